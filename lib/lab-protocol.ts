@@ -1,0 +1,241 @@
+// The lab's wire protocol, declared once for the server and the browser: the snapshot the server
+// pushes (coalesced, 10-20 a second at most), and the commands a client may send (validated with zod).
+
+import { z } from 'zod'
+import { PROCESSING_GUARANTEES, type ProcessingGuarantee } from './streams-config.ts'
+
+export type Backend = 'embedded' | 'kafka'
+export type Step = 1 | 2 | 3 | 4 | 5
+export const STEP_NAMES: Record<Step, string> = {
+  1: 'consume',
+  2: 'process + update state',
+  3: 'produce',
+  4: 'broker ack',
+  5: 'commit offset',
+}
+
+export interface LabConfig {
+  'processing.guarantee': ProcessingGuarantee
+  'commit.interval.ms': number
+  'transaction.timeout.ms': number
+  'session.timeout.ms': number
+  'enable.idempotence': boolean
+  /** Input records per second fed by the load generator. */
+  inputRatePerSec: number
+  workers: number
+  partitions: number
+  latencyModel: 'default' | 'off'
+}
+
+export type WorkerState = 'running' | 'paused' | 'killed' | 'stopped'
+
+export interface StepCounters {
+  consumed: number
+  processed: number
+  produced: number
+  acked: number
+  committed: number
+}
+
+export interface TaskView {
+  taskId: string
+  partition: number
+  workerId: string
+  state: 'restoring' | 'running' | 'suspended'
+  steps: StepCounters
+  /** Next offset to read from the input partition. */
+  position: number
+  committedOffset: number | null
+  /** Input high watermark minus the committed offset. */
+  lag: number
+}
+
+export interface ProducerView {
+  transactionalId: string | null
+  producerId: number
+  epoch: number
+}
+
+export interface WorkerView {
+  id: string
+  memberId: string | null
+  state: WorkerState
+  taskIds: string[]
+  producers: ProducerView[]
+  startedAtMs: number
+}
+
+export interface ChartPoint {
+  t: number
+  /** MEASURES: records/s by which the group's committed input offsets advance. */
+  processedPerSec: number
+  /** Committed output records/s seen by a read_committed consumer of the output topic. */
+  visibleOutputPerSec: number
+  latencyP50Ms: number | null
+  latencyP99Ms: number | null
+  latencyMaxMs: number | null
+}
+
+export type MarkerKind = 'kill' | 'pause' | 'resume' | 'rebalance' | 'config' | 'fenced' | 'ack-dropped' | 'worker-added' | 'reset' | 'recovered'
+
+export interface TimelineMarker {
+  t: number
+  kind: MarkerKind
+  label: string
+}
+
+export type AbortReasonView = 'fenced' | 'crash' | 'timeout' | 'error'
+
+export interface TxnView {
+  id: string
+  transactionalId: string
+  producerId: number
+  epoch: number
+  partitions: string[]
+  outputRecords: number
+  changelogRecords: number
+  offsetsCommitted: number
+  beginMs: number
+  endMs: number | null
+  outcome: 'open' | 'committed' | 'aborted'
+  abortReason: AbortReasonView | null
+}
+
+export interface RecoveryPhases {
+  detection: number | null
+  rebalance: number | null
+  fence: number | null
+  restore: number | null
+  catchUp: number | null
+}
+
+export interface RecoveryView {
+  id: string
+  workerId: string
+  guarantee: ProcessingGuarantee
+  t0: number
+  t1: number | null
+  recoveryMs: number | null
+  phases: RecoveryPhases
+  /** Instants at which each phase ended (for drawing the timeline). */
+  phaseEnds: RecoveryPhases
+  partitions: number[]
+  /** Position at kill minus committed offset at t0, summed. */
+  redone: number
+  /** Duplicates the validator attributes to this kill (null until known). */
+  duplicates: number | null
+}
+
+export interface CorrectnessView {
+  duplicates: number
+  lost: number
+  abortedReads: number
+  abortedReadsUncommitted: number
+  stateMismatches: number
+  openTransactions: number
+  /** What the current guarantee allows, one line per figure. */
+  allowed: Record<'duplicates' | 'lost' | 'abortedReads' | 'stateMismatches' | 'openTransactions', string>
+  duplicateKeys: string[]
+  checkedAtMs: number
+  inputChecked: number
+}
+
+export interface RecordTrace {
+  id: string
+  key: string
+  partition: number
+  offset: number
+  workerId: string
+  steps: { step: Step; atMs: number }[]
+  /** The step at which the worker died holding this record, if it did. */
+  crashedAtStep: Step | null
+  outcome: 'in-flight' | 'committed' | 'aborted' | 'redone'
+}
+
+export interface LabSnapshot {
+  seq: number
+  atMs: number
+  startedAtMs: number
+  backend: Backend
+  /** Backend limitations stated plainly (e.g. exactly_once_v2 unavailable on kafkajs). */
+  notes: string[]
+  config: LabConfig
+  kafkaStreamsDefaults: { commitIntervalMs: Record<ProcessingGuarantee, number> }
+  workers: WorkerView[]
+  tasks: TaskView[]
+  series: ChartPoint[]
+  markers: TimelineMarker[]
+  transactions: TxnView[]
+  txnTotals: { committed: number; aborted: number; open: number }
+  recoveries: RecoveryView[]
+  correctness: CorrectnessView | null
+  traces: RecordTrace[]
+  totals: { inputRecords: number; committedInput: number; outputRecords: number; kills: number; droppedAcks: number; fenced: number }
+}
+
+// ---- commands ---------------------------------------------------------------------------------
+
+export const LIMITS = {
+  commitIntervalMs: { min: 10, max: 30_000 },
+  inputRatePerSec: { min: 0, max: 200_000 },
+  workers: { min: 1, max: 12 },
+} as const
+
+const workerId = z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/)
+
+export const SetConfigCommand = z
+  .object({
+    'processing.guarantee': z.enum(PROCESSING_GUARANTEES).optional(),
+    'commit.interval.ms': z.number().int().min(LIMITS.commitIntervalMs.min).max(LIMITS.commitIntervalMs.max).optional(),
+    'transaction.timeout.ms': z.number().int().min(100).max(900_000).optional(),
+    'session.timeout.ms': z.number().int().min(100).max(60_000).optional(),
+    'enable.idempotence': z.boolean().optional(),
+    inputRatePerSec: z.number().min(LIMITS.inputRatePerSec.min).max(LIMITS.inputRatePerSec.max).optional(),
+    workers: z.number().int().min(LIMITS.workers.min).max(LIMITS.workers.max).optional(),
+  })
+  .strict()
+  .refine((v) => Object.keys(v).length > 0, { message: 'name at least one setting to change' })
+
+export const WorkerCommand = z.object({ workerId }).strict()
+export const DropAcksCommand = z.object({ count: z.number().int().min(1).max(1000).default(1) }).strict()
+export const EmptyCommand = z.object({}).strict()
+
+export const COMMANDS = {
+  setConfig: SetConfigCommand,
+  killWorker: WorkerCommand,
+  pauseWorker: WorkerCommand,
+  resumeWorker: WorkerCommand,
+  addWorker: EmptyCommand,
+  dropAcks: DropAcksCommand,
+  reset: EmptyCommand,
+} as const
+
+export type CommandName = keyof typeof COMMANDS
+export type CommandPayload<N extends CommandName> = z.infer<(typeof COMMANDS)[N]>
+
+export type CommandResult = { ok: true; message?: string } | { ok: false; error: string }
+
+/** Validates a command by name; never throws. */
+export function parseCommand(name: unknown, payload: unknown): { ok: true; name: CommandName; payload: unknown } | { ok: false; error: string } {
+  if (typeof name !== 'string' || !Object.hasOwn(COMMANDS, name)) {
+    return { ok: false, error: `unknown command ${JSON.stringify(String(name).slice(0, 40))}; known: ${Object.keys(COMMANDS).join(', ')}` }
+  }
+  const schema = COMMANDS[name as CommandName]
+  const r = schema.safeParse(payload ?? {})
+  if (!r.success) {
+    const issue = r.error.issues[0]
+    const where = issue?.path.length ? issue.path.join('.') + ': ' : ''
+    return { ok: false, error: `invalid ${name}: ${where}${issue?.message ?? 'invalid payload'}` }
+  }
+  return { ok: true, name: name as CommandName, payload: r.data }
+}
+
+// ---- socket.io events -------------------------------------------------------------------------
+
+export interface ServerToClientEvents {
+  snapshot: (s: LabSnapshot) => void
+}
+
+export interface ClientToServerEvents {
+  command: (name: string, payload: unknown, ack: (r: CommandResult) => void) => void
+}

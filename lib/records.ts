@@ -1,0 +1,76 @@
+// The record formats of eoscope's topics and the aggregation, as pure functions.
+// Input records carry the key as record key and a number as value. Output and changelog values are
+// JSON with the running aggregate per key and the provenance of the input record that produced it.
+
+export const DEFAULT_INPUT_TOPIC = 'input'
+export const DEFAULT_OUTPUT_TOPIC = 'output'
+export const STORE_NAME = 'aggregates'
+/** Dead-letter topic for input values that do not parse. */
+export const DEFAULT_DLQ_TOPIC = 'input-dlq'
+
+/** Kafka Streams names a changelog `<application.id>-<store>-changelog`. */
+export function changelogTopic(applicationId: string, store = STORE_NAME): string {
+  return `${applicationId}-${store}-changelog`
+}
+
+export interface Aggregate {
+  count: number
+  sum: number
+  min: number
+  max: number
+}
+
+export interface Provenance {
+  partition: number
+  offset: number
+}
+
+export interface OutputValue extends Aggregate {
+  key: string
+  source: Provenance
+}
+
+/** Applies one input value to a key's aggregate (pure). */
+export function applyToAggregate(prev: Aggregate | undefined, value: number): Aggregate {
+  if (!prev) return { count: 1, sum: value, min: value, max: value }
+  return { count: prev.count + 1, sum: prev.sum + value, min: value < prev.min ? value : prev.min, max: value > prev.max ? value : prev.max }
+}
+
+export function aggregatesEqual(a: Aggregate | undefined, b: Aggregate | undefined): boolean {
+  if (!a || !b) return a === b
+  return a.count === b.count && a.sum === b.sum && a.min === b.min && a.max === b.max
+}
+
+/** Input values are integers written as decimal text; anything else is a poison record. */
+export function parseInputValue(value: string | null): number | null {
+  if (value === null || value.length === 0 || value.length > 16) return null
+  const n = Number(value)
+  return Number.isSafeInteger(n) && /^-?\d+$/.test(value) ? n : null
+}
+
+export function encodeOutputValue(key: string, agg: Aggregate, source: Provenance): string {
+  // Hand-built for speed on the hot path; keys are JSON-escaped.
+  return `{"key":${JSON.stringify(key)},"count":${agg.count},"sum":${agg.sum},"min":${agg.min},"max":${agg.max},"source":{"partition":${source.partition},"offset":${source.offset}}}`
+}
+
+/** Parses an output or changelog value; null when it is not one. */
+export function decodeOutputValue(value: string | null): OutputValue | null {
+  if (value === null) return null
+  try {
+    const v = JSON.parse(value) as OutputValue
+    if (
+      typeof v.key !== 'string' ||
+      typeof v.count !== 'number' ||
+      typeof v.sum !== 'number' ||
+      typeof v.min !== 'number' ||
+      typeof v.max !== 'number' ||
+      typeof v.source?.partition !== 'number' ||
+      typeof v.source?.offset !== 'number'
+    ) {
+      return null
+    }
+    return v
+  } catch {
+    return null
+  }
+}

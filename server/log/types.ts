@@ -1,0 +1,171 @@
+// The log seam: everything the engine, the validator and the lab need from a log.
+// The embedded log (server/log/embedded) and Kafka through kafkajs (server/log/kafka) sit behind it.
+
+import type { IsolationLevel } from '../../lib/streams-config.ts'
+
+export interface TopicPartition {
+  topic: string
+  partition: number
+}
+
+export function tpKey(topic: string, partition: number): string {
+  return `${topic}-${partition}`
+}
+
+export type Headers = Record<string, string>
+
+export interface ProduceRecord {
+  topic: string
+  partition: number
+  key: string | null
+  value: string | null
+  headers?: Headers
+  timestamp?: number
+}
+
+export interface RecordMetadata {
+  topic: string
+  partition: number
+  offset: number
+}
+
+/** What a consumer sees: data records only, never control markers. */
+export interface ConsumedRecord {
+  topic: string
+  partition: number
+  offset: number
+  key: string | null
+  value: string | null
+  headers: Headers | undefined
+  timestamp: number
+}
+
+export type ControlType = 'COMMIT' | 'ABORT'
+export type TxnOutcome = 'committed' | 'aborted' | 'pending'
+
+/** A record as stored, with its batch's producer fields: what a dump or a deep view shows. */
+export interface StoredRecordView extends ConsumedRecord {
+  producerId: number
+  producerEpoch: number
+  sequence: number
+  transactional: boolean
+  control: ControlType | null
+  /** null for non-transactional records. */
+  txnOutcome: TxnOutcome | null
+}
+
+export interface PartitionOffsets {
+  logStartOffset: number
+  lastStableOffset: number
+  highWatermark: number
+}
+
+export interface ProducerIdentity {
+  transactionalId: string | null
+  producerId: number
+  epoch: number
+}
+
+export interface ConsumerGroupMetadata {
+  groupId: string
+  memberId: string
+  generationId: number
+}
+
+export interface OffsetToCommit {
+  topic: string
+  partition: number
+  /** The next offset to read: last processed + 1. */
+  offset: number
+}
+
+export interface ProducerOptions {
+  clientId: string
+  idempotent: boolean
+  transactionalId?: string
+  transactionTimeoutMs?: number
+}
+
+/** Only StreamsProducer in the engine calls the transactional half of this. */
+export interface LogProducer {
+  identity(): ProducerIdentity | null
+  /** Fences every older epoch of this transactional.id and aborts its open transaction. */
+  initTransactions(): Promise<ProducerIdentity>
+  beginTransaction(): void
+  /** Appends the records (one request); resolves when the broker acknowledged them. */
+  send(records: ProduceRecord[]): Promise<RecordMetadata[]>
+  sendOffsetsToTransaction(offsets: OffsetToCommit[], group: ConsumerGroupMetadata): Promise<void>
+  commitTransaction(): Promise<void>
+  abortTransaction(): Promise<void>
+  close(): Promise<void>
+}
+
+export interface RebalanceListener {
+  /** Clean hand-off: commit, then the partitions are released to their next owner. */
+  onPartitionsRevoked(partitions: TopicPartition[]): Promise<void>
+  onPartitionsAssigned(partitions: TopicPartition[]): Promise<void>
+  /** The member was dropped from the group (session expired): no commit is possible any more. */
+  onPartitionsLost(partitions: TopicPartition[]): Promise<void>
+}
+
+export interface ConsumerOptions {
+  groupId: string
+  clientId: string
+  isolationLevel: IsolationLevel
+  sessionTimeoutMs: number
+  heartbeatIntervalMs: number
+}
+
+export interface LogConsumer {
+  subscribe(topics: string[], listener: RebalanceListener): Promise<void>
+  /** Heartbeats, runs rebalance callbacks, then fetches from the assigned partitions' positions. */
+  poll(maxRecords: number): Promise<ConsumedRecord[]>
+  seek(tp: TopicPartition, offset: number): void
+  position(tp: TopicPartition): number | undefined
+  assignment(): TopicPartition[]
+  /** Committed offsets, stable: waits while a transaction may still change them (requireStable). */
+  committed(partitions: TopicPartition[]): Promise<Map<string, number | null>>
+  /** Non-transactional offset commit, checked against the member's generation. */
+  commitOffsets(offsets: OffsetToCommit[]): Promise<void>
+  groupMetadata(): ConsumerGroupMetadata
+  /** Leaves the group (clean close). A killed worker never calls it. */
+  close(): Promise<void>
+}
+
+/** Group-less reads: changelog restore, the validator, deep views. */
+export interface LogReader {
+  offsets(tp: TopicPartition): Promise<PartitionOffsets>
+  /** Reads from `from`; read_committed stops at the last stable offset and skips aborted records. */
+  read(tp: TopicPartition, from: number, maxRecords: number, isolation: IsolationLevel): Promise<{ records: ConsumedRecord[]; nextOffset: number }>
+}
+
+/** Raw access for audits: every stored record with its producer fields, control markers included. */
+export interface LogInspector {
+  topics(): Promise<{ topic: string; partitions: number }[]>
+  offsets(tp: TopicPartition): Promise<PartitionOffsets>
+  /** Stored records in [from, to), markers included; bounded by maxRecords. */
+  readRaw(tp: TopicPartition, from: number, to: number, maxRecords: number): Promise<StoredRecordView[]>
+  committedOffsets(groupId: string): Promise<OffsetToCommit[]>
+}
+
+export interface TopicSpec {
+  topic: string
+  partitions: number
+  /** cleanup.policy=compact (changelogs). */
+  compacted?: boolean
+}
+
+export interface LogAdmin {
+  createTopics(topics: TopicSpec[]): Promise<void>
+  deleteTopics(topics: string[]): Promise<void>
+}
+
+/** One process's connection to the log (a worker, the lab, the validator). */
+export interface LogConnection {
+  readonly backend: 'embedded' | 'kafka'
+  admin(): LogAdmin
+  producer(options: ProducerOptions): LogProducer
+  consumer(options: ConsumerOptions): LogConsumer
+  reader(): LogReader
+  inspector(): LogInspector
+}
