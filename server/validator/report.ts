@@ -1,0 +1,105 @@
+// The validator's report and the guarantee check over it. The five rows are MEASURES.md's:
+// duplicates, lost, abortedReads, stateMismatches, openTransactions. A row that cannot be computed
+// exactly (the log no longer holds the records it needs) is null and says why in `unavailable`.
+
+import type { Aggregate, Provenance } from '../../lib/records.ts'
+import { isExactlyOnce, type ProcessingGuarantee } from '../../lib/streams-config.ts'
+
+export const VALIDATION_ROWS = ['duplicates', 'lost', 'abortedReads', 'stateMismatches', 'openTransactions'] as const
+export type ValidationRow = (typeof VALIDATION_ROWS)[number]
+
+export interface PartitionCommit {
+  partition: number
+  /** The group's committed offset (next offset to read); null when the group committed none. */
+  committedOffset: number | null
+  logStartOffset: number
+  highWatermark: number
+}
+
+export interface KeyCount {
+  key: string
+  count: number
+}
+
+export interface StateMismatchExample {
+  key: string
+  source: Provenance | null
+  expected: Aggregate | null
+  actual: Aggregate | null
+  where: 'output' | 'changelog' | 'finalState'
+}
+
+export interface ValidationReport {
+  groupId: string
+  inputTopic: string
+  outputTopic: string
+  changelogTopic: string
+  /** The dead-letter topic, when it exists. */
+  dlqTopic: string | null
+
+  /** Committed input records: below the committed offset, poison records included. */
+  inputRecords: number
+  /** Committed input records that cannot be processed: no key, or a value that does not parse. */
+  poison: number
+  /** Committed output records. */
+  outputRecords: number
+  /** Committed DLQ records. */
+  dlqRecords: number
+  /** Committed records whose value is not an output (or DLQ) value. */
+  malformed: { output: number; changelog: number; dlq: number }
+
+  duplicates: number | null
+  /** Keys of the extra copies, with how many extra copies each, most first. */
+  duplicateKeys: KeyCount[]
+  lost: number | null
+  abortedReads: number
+  abortedReadsUncommitted: number
+  stateMismatches: number | null
+  stateMismatchesBy: {
+    /** Output records whose aggregate differs from the recomputation right after their input record. */
+    output: number
+    /** Keys whose latest committed changelog value differs from the final recomputation; null without a changelog topic. */
+    changelog: number | null
+    /** Keys of opts.finalState that differ from the final recomputation; null when not given. */
+    finalState: number | null
+  }
+  openTransactions: number
+  /** `<topic>-<partition>` of each partition whose last stable offset is below its high watermark. */
+  openTransactionPartitions: string[]
+
+  /** Committed output records whose provenance names no committed input record (no such record, a marker, an aborted or poison one). */
+  orphanOutputs: number
+  /** Committed output records of input records at or past the committed offset (processed, offset not committed yet). */
+  outputsBeyondCommitted: number
+  committedOffsets: PartitionCommit[]
+  unavailable: { row: ValidationRow; reason: string }[]
+  notes: string[]
+  examples: {
+    duplicates: (Provenance & { key: string; copies: number })[]
+    lost: Provenance[]
+    stateMismatches: StateMismatchExample[]
+  }
+}
+
+export type Guarantee = 'exactly-once' | 'at-least-once'
+
+export interface Violation {
+  row: ValidationRow
+  /** null: the row could not be computed, so the guarantee cannot be shown to hold. */
+  value: number | null
+}
+
+function requiredRows(guarantee: Guarantee | ProcessingGuarantee): readonly ValidationRow[] {
+  const exactlyOnce = guarantee === 'exactly-once' || (guarantee !== 'at-least-once' && isExactlyOnce(guarantee))
+  return exactlyOnce ? VALIDATION_ROWS : ['lost']
+}
+
+/**
+ * The rows that break the guarantee: under exactly-once all five must be 0, under at-least-once
+ * nothing may be lost (duplicates and state mismatches are expected after faults, and counted).
+ */
+export function violations(report: ValidationReport, guarantee: Guarantee | ProcessingGuarantee): Violation[] {
+  return requiredRows(guarantee)
+    .map((row) => ({ row, value: report[row] }))
+    .filter((v) => v.value !== 0)
+}
