@@ -128,6 +128,8 @@ export interface LogConsumer {
   /** Non-transactional offset commit, checked against the member's generation. */
   commitOffsets(offsets: OffsetToCommit[]): Promise<void>
   groupMetadata(): ConsumerGroupMetadata
+  /** Makes the next poll heartbeat (and rejoin if this member was dropped) before anything else. */
+  enforceRebalance?(): void
   /** Leaves the group (clean close). A killed worker never calls it. */
   close(): Promise<void>
 }

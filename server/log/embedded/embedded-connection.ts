@@ -451,6 +451,10 @@ class EmbeddedConsumer implements LogConsumer {
     await this.conn.request(c.latency.requestMs, () => this.group.commitOffsets(this.memberId!, this.generationId, offsets))
   }
 
+  enforceRebalance(): void {
+    this.lastHeartbeatMs = Number.NEGATIVE_INFINITY
+  }
+
   groupMetadata(): ConsumerGroupMetadata {
     return { groupId: this.options.groupId, memberId: this.memberId ?? '', generationId: this.generationId }
   }

@@ -1,0 +1,116 @@
+// One task per input partition: the stateful aggregation of the five steps' step 2, with the
+// output and changelog records it produces and the counters the dashboard shows.
+
+import type { StepCounters } from '../../lib/lab-protocol.ts'
+import { applyToAggregate, encodeOutputValue, parseInputValue } from '../../lib/records.ts'
+import type { ConsumedRecord, ProduceRecord } from '../log/types.ts'
+import { KeyValueStore } from './state-store.ts'
+import { StreamsError } from './errors.ts'
+import type { StreamsProducer } from './streams-producer.ts'
+
+export type TaskState = 'created' | 'restoring' | 'running' | 'closed'
+
+/** default.deserialization.exception.handler, as Kafka Streams names its two policies. */
+export type DeserializationPolicy = 'log-and-continue' | 'fail'
+
+export interface TaskTopics {
+  input: string
+  output: string
+  changelog: string
+  deadLetter: string
+}
+
+export interface PoisonRecord {
+  partition: number
+  offset: number
+}
+
+export class StreamTask {
+  readonly id: string
+  state: TaskState = 'created'
+  readonly store = new KeyValueStore()
+  readonly steps: StepCounters = { consumed: 0, processed: 0, produced: 0, acked: 0, committed: 0 }
+  /** Next input offset to process (last processed + 1). */
+  consumedOffset = 0
+  /** Last committed input offset (next offset to read), as this task knows it. */
+  committedOffset: number | null = null
+  /** Records produced by the batch in progress, waiting to be sent. */
+  pending: ProduceRecord[] = []
+  /** The producer this task's records go through (its own under exactly_once). */
+  producer: StreamsProducer | null = null
+  private readonly poison: PoisonRecord[] = []
+  private uncommitted = false
+
+  constructor(
+    readonly partition: number,
+    readonly topics: TaskTopics,
+    readonly deserializationPolicy: DeserializationPolicy,
+  ) {
+    this.id = `0_${partition}`
+  }
+
+  /** Step 2: process each record with state, queueing its output and changelog records. */
+  process(records: readonly ConsumedRecord[]): PoisonRecord[] {
+    const { output, changelog, deadLetter } = this.topics
+    const p = this.partition
+    const found: PoisonRecord[] = []
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!
+      const v = parseInputValue(r.value)
+      if (v === null || r.key === null) {
+        if (this.deserializationPolicy === 'fail') {
+          throw new StreamsError(
+            `task ${this.id}: input record at ${r.topic}-${r.partition}@${r.offset} has a value that does not parse (${JSON.stringify(String(r.value).slice(0, 40))}); default.deserialization.exception.handler=fail stops the task`,
+          )
+        }
+        // log-and-continue: the record goes to the dead-letter topic with its provenance, never dropped silently.
+        this.pending.push({
+          topic: deadLetter,
+          partition: p,
+          key: r.key,
+          value: r.value,
+          // Kafka Streams' dead-letter headers (KIP-1034).
+          headers: {
+            '__streams.errors.topic': r.topic,
+            '__streams.errors.partition': String(p),
+            '__streams.errors.offset': String(r.offset),
+            '__streams.errors.message': 'value is not an integer',
+          },
+          timestamp: r.timestamp,
+        })
+        found.push({ partition: p, offset: r.offset })
+      } else {
+        const agg = applyToAggregate(this.store.get(r.key), v)
+        this.store.put(r.key, agg)
+        const value = encodeOutputValue(r.key, agg, { partition: p, offset: r.offset })
+        // Kafka Streams gives an output record its input record's timestamp.
+        this.pending.push({ topic: output, partition: p, key: r.key, value, timestamp: r.timestamp })
+        this.pending.push({ topic: changelog, partition: p, key: r.key, value, timestamp: r.timestamp })
+      }
+      this.consumedOffset = r.offset + 1
+    }
+    this.steps.processed += records.length
+    if (records.length > 0) this.uncommitted = true
+    for (const x of found) this.poison.push(x)
+    return found
+  }
+
+  takePending(): ProduceRecord[] {
+    const out = this.pending
+    this.pending = []
+    return out
+  }
+
+  /** Whether records were processed since the last commit. */
+  needsCommit(): boolean {
+    return this.state === 'running' && this.uncommitted
+  }
+  markCommitted(): void {
+    this.committedOffset = this.consumedOffset
+    this.uncommitted = false
+  }
+
+  poisonCount(): number {
+    return this.poison.length
+  }
+}

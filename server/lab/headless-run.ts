@@ -1,0 +1,189 @@
+// A headless run: feed N records through the engine under a guarantee, apply faults on a seeded
+// schedule, wait until every input record is processed and committed, then let the validator read
+// the logs. What `eoscope run` prints.
+
+import type { Step } from '../../lib/lab-protocol.ts'
+import { defaultStreamsConfig, type ProcessingGuarantee, type StreamsConfig } from '../../lib/streams-config.ts'
+import { SystemTime, type Time } from '../log/time.ts'
+import { validateRun } from '../validator/validator.ts'
+import type { ValidationReport } from '../validator/report.ts'
+import { LabRuntime } from './lab-runtime.ts'
+import { phaseDurations, redone } from './recovery-tracker.ts'
+
+export interface RunOptions {
+  guarantee: ProcessingGuarantee
+  commitIntervalMs?: number
+  transactionTimeoutMs?: number
+  sessionTimeoutMs?: number
+  workers: number
+  partitions: number
+  records: number
+  /** Records per second; Infinity: as fast as possible. */
+  rate: number
+  seed: number
+  killEveryMs: number | null
+  killAtStep: Step | null
+  restartAfterMs: number
+  dropAcks: number
+  idempotence: boolean
+  latency: 'default' | 'off'
+  keys?: number
+  /** Give up (and report it) after this long. */
+  timeoutMs?: number
+}
+
+export interface RunResult {
+  guarantee: ProcessingGuarantee
+  commitIntervalMs: number
+  records: number
+  outputRecords: number
+  throughputPerSec: number
+  durationMs: number
+  duplicates: number | null
+  lost: number | null
+  abortedReads: number
+  abortedReadsUncommitted: number
+  stateMismatches: number | null
+  openTransactions: number
+  kills: number
+  droppedAcks: number
+  fenced: number
+  transactions: { committed: number; aborted: number }
+  recoveries: { workerId: string; t0: number; ms: number | null; redone: number; phases: { detection: number | null; rebalance: number | null; fence: number | null; restore: number | null; catchUp: number | null } }[]
+  duplicateKeys: { key: string; count: number }[]
+  completed: boolean
+  validation: ValidationReport
+}
+
+export function runConfig(o: RunOptions): StreamsConfig {
+  const c = defaultStreamsConfig(o.guarantee)
+  if (o.commitIntervalMs !== undefined) c['commit.interval.ms'] = o.commitIntervalMs
+  if (o.transactionTimeoutMs !== undefined) c['transaction.timeout.ms'] = o.transactionTimeoutMs
+  if (o.sessionTimeoutMs !== undefined) {
+    c['session.timeout.ms'] = o.sessionTimeoutMs
+    c['heartbeat.interval.ms'] = Math.max(1, Math.min(c['heartbeat.interval.ms'], Math.floor(o.sessionTimeoutMs / 3)))
+  }
+  c['enable.idempotence'] = o.guarantee === 'at_least_once' ? o.idempotence : true
+  return c
+}
+
+export async function runHeadless(o: RunOptions, time: Time = new SystemTime(), onRuntime?: (r: LabRuntime) => void): Promise<RunResult> {
+  const config = runConfig(o)
+  const lab = new LabRuntime(time, {
+    config,
+    workers: o.workers,
+    partitions: o.partitions,
+    ratePerSec: o.rate,
+    maxRecords: o.records,
+    keys: o.keys ?? 100,
+    seed: o.seed,
+    latency: o.latency,
+    restartAfterMs: o.restartAfterMs,
+    deserializationPolicy: 'log-and-continue',
+    traceIntervalMs: 1_000,
+  })
+  onRuntime?.(lab)
+  let committedTxns = 0
+  let abortedTxns = 0
+  lab.onEvent((e) => {
+    if ('source' in e && e.type === 'txn-ended') {
+      if (e.outcome === 'committed') committedTxns++
+      else abortedTxns++
+    }
+  })
+  const started = time.now()
+  await lab.start()
+
+  const feedMs = Number.isFinite(o.rate) && o.rate > 0 ? (o.records / o.rate) * 1000 : 2_000
+  const faults = scheduleFaults(lab, o, feedMs)
+  const deadline = started + (o.timeoutMs ?? 300_000)
+  let completed = true
+  while (!lab.caughtUp()) {
+    if (time.now() > deadline) {
+      completed = false
+      break
+    }
+    await time.sleep(10)
+  }
+  const finished = time.now()
+  faults.stop()
+  await faults.done
+  await lab.stop()
+
+  const report = await validateRun(lab.connection.inspector(), {
+    groupId: lab.groupId,
+    inputTopic: lab.topics.input,
+    outputTopic: lab.topics.output,
+    changelogTopic: lab.topics.changelog,
+    dlqTopic: lab.topics.deadLetter,
+  })
+  const durationMs = finished - started
+  return {
+    guarantee: o.guarantee,
+    commitIntervalMs: config['commit.interval.ms'],
+    records: o.records,
+    outputRecords: report.outputRecords,
+    throughputPerSec: durationMs > 0 ? Math.round((lab.committedTotal() / durationMs) * 1000) : 0,
+    durationMs,
+    duplicates: report.duplicates,
+    lost: report.lost,
+    abortedReads: report.abortedReads,
+    abortedReadsUncommitted: report.abortedReadsUncommitted,
+    stateMismatches: report.stateMismatches,
+    openTransactions: report.openTransactions,
+    kills: lab.kills,
+    droppedAcks: lab.droppedAcks,
+    fenced: lab.fenced,
+    transactions: { committed: committedTxns, aborted: abortedTxns },
+    recoveries: lab.tracker.recoveries.map((r) => ({
+      workerId: r.workerId,
+      t0: r.t0 - started,
+      ms: r.t1 === null ? null : r.t1 - r.t0,
+      redone: redone(r),
+      phases: phaseDurations(r),
+    })),
+    duplicateKeys: report.duplicateKeys.map((k) => ({ key: k.key, count: k.count })),
+    completed,
+    validation: report,
+  }
+}
+
+/** Kills every killEveryMs while input is still fed, and spreads the dropped acks over the feed. */
+function scheduleFaults(lab: LabRuntime, o: RunOptions, feedMs: number): { stop: () => void; done: Promise<void> } {
+  let stopped = false
+  const time = lab.time
+  const rng = lab.random
+  const loops: Promise<void>[] = []
+  if (o.killEveryMs !== null && o.killEveryMs > 0) {
+    const every = o.killEveryMs
+    loops.push(
+      (async () => {
+        while (!stopped && !lab.generator.finished) {
+          await time.sleep(every)
+          if (stopped || lab.generator.finished) break
+          const live = lab.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
+          if (live.length === 0) continue
+          const slot = rng.pick(live)
+          lab.kill(slot.worker!.id, o.killAtStep)
+        }
+      })(),
+    )
+  }
+  if (o.dropAcks > 0) {
+    const spacing = (feedMs * 0.8) / (o.dropAcks + 1)
+    loops.push(
+      (async () => {
+        for (let i = 0; i < o.dropAcks && !stopped; i++) {
+          await time.sleep(spacing)
+          lab.dropAcks(1)
+        }
+      })(),
+    )
+  }
+  return {
+    stop: () => {
+      stopped = true
+    },
+    done: Promise.all(loops).then(() => undefined),
+  }
+}
