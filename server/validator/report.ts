@@ -64,7 +64,7 @@ export interface ValidationReport {
     finalState: number | null
   }
   openTransactions: number
-  /** `<topic>-<partition>` of each partition whose last stable offset is below its high watermark. */
+  /** `<topic>-<partition>` of each partition whose last stable offset is below its high watermark, sorted. */
   openTransactionPartitions: string[]
 
   /** Committed output records whose provenance names no committed input record (no such record, a marker, an aborted or poison one). */

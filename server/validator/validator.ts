@@ -399,6 +399,7 @@ class RunValidation {
         if (o.lastStableOffset < o.highWatermark) this.report.openTransactionPartitions.push(tpKey(topic, partition))
       }
     }
+    this.report.openTransactionPartitions.sort()
     this.report.openTransactions = this.report.openTransactionPartitions.length
   }
 
