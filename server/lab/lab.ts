@@ -1,0 +1,466 @@
+// The dashboard's lab: a LabRuntime on the embedded log, its telemetry aggregated into coalesced
+// snapshots, and the commands a browser or the REST API may send.
+
+import {
+  type ChartPoint,
+  type CommandResult,
+  type CorrectnessView,
+  type LabConfig,
+  type LabSnapshot,
+  type RecordTrace,
+  type TimelineMarker,
+  type TxnView,
+  parseCommand,
+  type CommandPayload,
+} from '../../lib/lab-protocol.ts'
+import { ConfigException, defaultStreamsConfig, KAFKA_STREAMS_DEFAULTS, type ProcessingGuarantee, withConfigChange } from '../../lib/streams-config.ts'
+import { SystemTime, type Time } from '../log/time.ts'
+import type { LabController } from './lab-controller.ts'
+import { LabRuntime, type LabEvent } from './lab-runtime.ts'
+import { phaseDurations, phaseEnds, redone } from './recovery-tracker.ts'
+import { VisibilityTracker } from './visibility-tracker.ts'
+import { validateRun } from '../validator/validator.ts'
+
+export interface LabOptions {
+  time?: Time
+  partitions?: number
+  workers?: number
+  ratePerSec?: number
+  guarantee?: ProcessingGuarantee
+  latency?: 'default' | 'off'
+  seed?: number
+  snapshotIntervalMs?: number
+  validateIntervalMs?: number
+}
+
+const SERIES_WINDOW_MS = 500
+const VISIBILITY_POLL_MS = 20
+const MAX_SERIES = 240
+const MAX_TXNS = 120
+const MAX_MARKERS = 60
+const MAX_TRACES = 16
+
+const ALLOWED: Record<ProcessingGuarantee, CorrectnessView['allowed']> = {
+  at_least_once: {
+    duplicates: 'allowed after faults: at_least_once redoes work a crash left uncommitted',
+    lost: 'must be 0: offsets are committed only after the output is acknowledged',
+    abortedReads: 'must be 0: no transactions are used',
+    stateMismatches: 'allowed after faults: a redone record updates the state twice',
+    openTransactions: 'must be 0: no transactions are used',
+  },
+  exactly_once: {
+    duplicates: 'must be 0: output, changelog and offsets commit in one transaction',
+    lost: 'must be 0',
+    abortedReads: 'must be 0: read_committed never delivers an aborted record',
+    stateMismatches: 'must be 0: a crashed task restores its state from the committed changelog',
+    openTransactions: 'open while running; must be 0 once the run has finished',
+  },
+  exactly_once_v2: {
+    duplicates: 'must be 0: output, changelog and offsets commit in one transaction',
+    lost: 'must be 0',
+    abortedReads: 'must be 0: read_committed never delivers an aborted record',
+    stateMismatches: 'must be 0: a crashed task restores its state from the committed changelog',
+    openTransactions: 'open while running; must be 0 once the run has finished',
+  },
+}
+
+export class Lab implements LabController {
+  private runtime!: LabRuntime
+  private visibility!: VisibilityTracker
+  private readonly time: Time
+  private seq = 0
+  private latest!: LabSnapshot
+  private readonly listeners = new Set<(s: LabSnapshot) => void>()
+  private series: ChartPoint[] = []
+  private markers: TimelineMarker[] = []
+  private txns = new Map<string, TxnView>()
+  private traces = new Map<string, RecordTrace>()
+  private correctness: CorrectnessView | null = null
+  private lastSample = { t: 0, committed: 0 }
+  private timers: { stop: boolean } = { stop: false }
+  private validating = false
+  private rate: number
+  private commandQueue: Promise<unknown> = Promise.resolve()
+
+  constructor(private readonly options: LabOptions = {}) {
+    this.time = options.time ?? new SystemTime()
+    this.rate = options.ratePerSec ?? 500
+  }
+
+  async start(): Promise<void> {
+    const guarantee = this.options.guarantee ?? 'exactly_once'
+    this.runtime = new LabRuntime(this.time, {
+      config: defaultStreamsConfig(guarantee),
+      workers: this.options.workers ?? 3,
+      partitions: this.options.partitions ?? 6,
+      ratePerSec: this.rate,
+      maxRecords: Number.POSITIVE_INFINITY,
+      keys: 50,
+      seed: this.options.seed ?? 1,
+      latency: this.options.latency ?? 'default',
+      restartAfterMs: 3_000,
+      deserializationPolicy: 'log-and-continue',
+      traceIntervalMs: 500,
+    })
+    this.visibility = new VisibilityTracker(this.runtime.connection.reader(), this.runtime.topics.output, this.options.partitions ?? 6)
+    this.runtime.onEvent((e) => this.onEvent(e))
+    this.lastSample = { t: this.time.now(), committed: 0 }
+    await this.runtime.start()
+    this.latest = this.build()
+    const timers = { stop: false }
+    this.timers = timers
+    void this.loop(timers, this.options.snapshotIntervalMs ?? 100, () => this.publish())
+    void this.loop(timers, VISIBILITY_POLL_MS, () => this.visibility.poll(this.time.now()))
+    void this.loop(timers, SERIES_WINDOW_MS, () => this.sample())
+    void this.loop(timers, this.options.validateIntervalMs ?? 2_000, () => void this.validate())
+  }
+
+  private async loop(timers: { stop: boolean }, everyMs: number, fn: () => unknown): Promise<void> {
+    while (!timers.stop) {
+      await this.time.sleep(everyMs)
+      if (timers.stop) break
+      try {
+        await fn()
+      } catch {
+        // a failed sample or snapshot is skipped; the next one retries
+      }
+    }
+  }
+
+  private mark(kind: TimelineMarker['kind'], label: string, t = this.time.now()): void {
+    this.markers.push({ t, kind, label })
+    if (this.markers.length > MAX_MARKERS) this.markers.shift()
+  }
+
+  private onEvent(e: LabEvent): void {
+    if ('source' in e) {
+      if (e.type === 'group' && e.event.type === 'member-expired') this.mark('rebalance', `${e.event.memberId} expired`, e.event.atMs)
+      if (e.type === 'txn-ended' && e.outcome === 'aborted' && e.reason !== 'client') {
+        // Aborted by the coordinator: the owner crashed or was fenced, or the timeout hit.
+        for (const t of this.txns.values()) {
+          if (t.transactionalId === e.transactionalId && t.outcome === 'open') {
+            t.outcome = 'aborted'
+            t.endMs = e.endMs
+            const dead = this.runtime.slots.some((s) => s.process.state === 'killed' && t.transactionalId.endsWith(s.slotId))
+            t.abortReason = e.reason === 'timeout' ? 'timeout' : dead ? 'crash' : 'fenced'
+          }
+        }
+      }
+      return
+    }
+    switch (e.type) {
+      case 'txn-begin': {
+        const id = `${e.transactionalId}#${e.producerId}.${e.epoch}.${e.localTxnId}`
+        this.txns.set(id, {
+          id,
+          transactionalId: e.transactionalId,
+          producerId: e.producerId,
+          epoch: e.epoch,
+          partitions: [],
+          outputRecords: 0,
+          changelogRecords: 0,
+          offsetsCommitted: 0,
+          beginMs: e.atMs,
+          endMs: null,
+          outcome: 'open',
+          abortReason: null,
+        })
+        while (this.txns.size > MAX_TXNS) this.txns.delete(this.txns.keys().next().value!)
+        break
+      }
+      case 'txn-end': {
+        const id = `${e.transactionalId}#${e.producerId}.${e.epoch}.${e.localTxnId}`
+        const t = this.txns.get(id)
+        if (!t) break
+        t.partitions = e.partitions
+        t.outputRecords = e.outputRecords
+        t.changelogRecords = e.changelogRecords
+        t.offsetsCommitted = e.offsetsCommitted
+        if (t.outcome === 'open') {
+          t.outcome = e.outcome
+          t.endMs = e.endMs
+          t.abortReason = e.outcome === 'aborted' ? (e.reason === 'fenced' ? 'fenced' : 'error') : null
+        }
+        break
+      }
+      case 'worker-killed':
+        this.mark('kill', `${e.workerId} killed${e.step ? ` at step ${e.step}` : ''}`, e.atMs)
+        for (const tr of this.traces.values()) if (tr.workerId === e.workerId && tr.outcome === 'in-flight') tr.crashedAtStep = (tr.steps.at(-1)?.step ?? 1) as RecordTrace['crashedAtStep']
+        break
+      case 'ack-dropped':
+        this.mark('ack-dropped', `ack lost: producer ${e.producerId} epoch ${e.epoch}, sequences ${e.batches.map((b) => b.baseSequence).join(',')}`, e.atMs)
+        break
+      case 'task-migrated':
+        this.mark('fenced', `${e.workerId}: ${e.reason.slice(0, 80)}`, e.atMs)
+        break
+      case 'trace': {
+        const id = `${e.partition}@${e.offset}`
+        let tr = this.traces.get(id)
+        if (!tr) {
+          tr = { id, key: e.key, partition: e.partition, offset: e.offset, workerId: e.workerId, steps: [], crashedAtStep: null, outcome: 'in-flight' }
+          this.traces.set(id, tr)
+          while (this.traces.size > MAX_TRACES) this.traces.delete(this.traces.keys().next().value!)
+        }
+        if (tr.workerId !== e.workerId) {
+          tr.outcome = 'redone'
+          tr.workerId = e.workerId
+        }
+        tr.steps.push({ step: e.step, atMs: e.atMs })
+        if (e.step === 5) tr.outcome = 'committed'
+        break
+      }
+    }
+  }
+
+  private async sample(): Promise<void> {
+    const now = this.time.now()
+    const committed = this.runtime.committedTotal()
+    const dt = (now - this.lastSample.t) / 1000
+    const vis = this.visibility.drain()
+    const point: ChartPoint = {
+      t: now,
+      processedPerSec: dt > 0 ? Math.max(0, Math.round((committed - this.lastSample.committed) / dt)) : 0,
+      visibleOutputPerSec: dt > 0 ? Math.round(vis.records / dt) : 0,
+      latencyP50Ms: vis.p50,
+      latencyP99Ms: vis.p99,
+      latencyMaxMs: vis.max,
+    }
+    this.lastSample = { t: now, committed }
+    this.series.push(point)
+    if (this.series.length > MAX_SERIES) this.series.shift()
+  }
+
+  private async validate(): Promise<void> {
+    if (this.validating) return
+    this.validating = true
+    try {
+      const r = this.runtime
+      const report = await validateRun(r.connection.inspector(), {
+        groupId: r.groupId,
+        inputTopic: r.topics.input,
+        outputTopic: r.topics.output,
+        changelogTopic: r.topics.changelog,
+        dlqTopic: r.topics.deadLetter,
+      })
+      this.correctness = {
+        duplicates: report.duplicates ?? 0,
+        lost: report.lost ?? 0,
+        abortedReads: report.abortedReads,
+        abortedReadsUncommitted: report.abortedReadsUncommitted,
+        stateMismatches: report.stateMismatches ?? 0,
+        openTransactions: report.openTransactions,
+        allowed: ALLOWED[r.config['processing.guarantee']],
+        duplicateKeys: report.duplicateKeys.slice(0, 12).map((k) => `${k.key}×${k.count}`),
+        checkedAtMs: this.time.now(),
+        inputChecked: report.inputRecords,
+      }
+    } finally {
+      this.validating = false
+    }
+  }
+
+  private config(): LabConfig {
+    const c = this.runtime.config
+    return {
+      'processing.guarantee': c['processing.guarantee'],
+      'commit.interval.ms': c['commit.interval.ms'],
+      'transaction.timeout.ms': c['transaction.timeout.ms'],
+      'session.timeout.ms': c['session.timeout.ms'],
+      'enable.idempotence': c['enable.idempotence'],
+      inputRatePerSec: this.rate,
+      workers: this.runtime.slots.length,
+      partitions: this.runtime.options.partitions,
+      latencyModel: this.runtime.options.latency,
+    }
+  }
+
+  private build(): LabSnapshot {
+    const r = this.runtime
+    const now = this.time.now()
+    const ends = r.inputEndOffsets()
+    const committed = r.committedOffsets()
+    const workers = r.slots.map((s) => ({
+      id: s.worker?.id ?? s.slotId,
+      memberId: s.worker?.memberId ?? null,
+      state: s.process.state === 'killed' ? ('killed' as const) : s.process.state === 'paused' ? ('paused' as const) : s.worker?.state === 'stopped' || s.worker?.state === 'failed' ? ('stopped' as const) : ('running' as const),
+      taskIds: s.process.alive && s.worker ? [...s.worker.tasks.values()].map((t) => t.id) : [],
+      producers: s.process.alive && s.worker ? s.worker.producers() : [],
+      startedAtMs: s.startedAtMs,
+    }))
+    const tasks = r.slots.flatMap((s) =>
+      s.process.alive && s.worker
+        ? [...s.worker.tasks.values()].map((t) => ({
+            taskId: t.id,
+            partition: t.partition,
+            workerId: s.worker!.id,
+            state: t.state === 'running' ? ('running' as const) : t.state === 'restoring' ? ('restoring' as const) : ('suspended' as const),
+            steps: { ...t.steps },
+            position: t.consumedOffset,
+            committedOffset: committed[t.partition] ?? null,
+            lag: (ends[t.partition] ?? 0) - (committed[t.partition] ?? 0),
+          }))
+        : [],
+    ).sort((a, b) => a.partition - b.partition)
+    const txns = [...this.txns.values()]
+    return {
+      seq: ++this.seq,
+      atMs: now,
+      startedAtMs: r.startedAtMs,
+      backend: 'embedded',
+      notes: [],
+      config: this.config(),
+      kafkaStreamsDefaults: { commitIntervalMs: { ...KAFKA_STREAMS_DEFAULTS.commitIntervalMs } },
+      workers,
+      tasks,
+      series: this.series.slice(-120),
+      markers: [...this.markers],
+      transactions: txns.slice(-60),
+      txnTotals: {
+        committed: txns.filter((t) => t.outcome === 'committed').length,
+        aborted: txns.filter((t) => t.outcome === 'aborted').length,
+        open: txns.filter((t) => t.outcome === 'open').length,
+      },
+      recoveries: r.tracker.recoveries.slice(-8).map((x) => {
+        const phases = phaseDurations(x)
+        return {
+          id: x.id,
+          workerId: x.workerId,
+          guarantee: x.guarantee,
+          t0: x.t0,
+          t1: x.t1,
+          recoveryMs: x.t1 === null ? null : x.t1 - x.t0,
+          phases,
+          phaseEnds: phaseEnds(x),
+          partitions: x.partitions.map((p) => p.partition),
+          redone: redone(x),
+          duplicates: null,
+        }
+      }),
+      correctness: this.correctness,
+      traces: [...this.traces.values()],
+      totals: {
+        inputRecords: ends.reduce((a, b) => a + b, 0),
+        committedInput: committed.reduce<number>((a, b) => a + (b ?? 0), 0),
+        outputRecords: this.visibility.total,
+        kills: r.kills,
+        droppedAcks: r.droppedAcks,
+        fenced: r.fenced,
+      },
+    }
+  }
+
+  private publish(): void {
+    this.latest = this.build()
+    for (const l of this.listeners) l(this.latest)
+  }
+
+  snapshot(): LabSnapshot {
+    return this.latest
+  }
+
+  onSnapshot(listener: (s: LabSnapshot) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Commands run one at a time, in arrival order. */
+  execute(name: string, payload: unknown): Promise<CommandResult> {
+    const run = this.commandQueue.then(() => this.executeNow(name, payload))
+    this.commandQueue = run.catch(() => undefined)
+    return run
+  }
+
+  private async executeNow(name: string, payload: unknown): Promise<CommandResult> {
+    const parsed = parseCommand(name, payload)
+    if (!parsed.ok) return parsed
+    try {
+      const r = this.runtime
+      switch (parsed.name) {
+        case 'setConfig': {
+          const p = parsed.payload as CommandPayload<'setConfig'>
+          const { inputRatePerSec, workers, ...streams } = p
+          if (Object.keys(streams).length > 0) {
+            const next = withConfigChange(r.config, streams) // throws ConfigException; nothing changed then
+            if (p['processing.guarantee'] && p['commit.interval.ms'] === undefined && p['processing.guarantee'] !== r.config['processing.guarantee']) {
+              next['commit.interval.ms'] = withConfigChange(next, { 'commit.interval.ms': defaultStreamsConfig(p['processing.guarantee'])['commit.interval.ms'] })['commit.interval.ms']
+            }
+            await r.reconfigure(next)
+            this.mark('config', Object.entries(streams).map(([k, v]) => `${k}=${v}`).join(', '))
+          }
+          if (inputRatePerSec !== undefined) {
+            this.rate = inputRatePerSec
+            r.generator.setRate(inputRatePerSec)
+            this.mark('config', `input rate ${inputRatePerSec}/s`)
+          }
+          if (workers !== undefined) {
+            await r.setWorkers(workers)
+            this.mark('config', `workers=${workers}`)
+          }
+          break
+        }
+        case 'killWorker': {
+          const { workerId } = parsed.payload as CommandPayload<'killWorker'>
+          if (!r.kill(workerId)) return { ok: false, error: `no live worker ${workerId}` }
+          break
+        }
+        case 'pauseWorker': {
+          const { workerId } = parsed.payload as CommandPayload<'pauseWorker'>
+          if (!r.pause(workerId)) return { ok: false, error: `no running worker ${workerId} to pause` }
+          this.mark('pause', `${workerId} paused (zombie to be)`)
+          break
+        }
+        case 'resumeWorker': {
+          const { workerId } = parsed.payload as CommandPayload<'resumeWorker'>
+          if (!r.resume(workerId)) return { ok: false, error: `no paused worker ${workerId}` }
+          this.mark('resume', `${workerId} woke up`)
+          break
+        }
+        case 'addWorker': {
+          if (r.slots.length >= 12) return { ok: false, error: 'at most 12 workers' }
+          const s = r.addWorker()
+          this.mark('worker-added', `${s.slotId} added`)
+          break
+        }
+        case 'dropAcks': {
+          const { count } = parsed.payload as CommandPayload<'dropAcks'>
+          r.dropAcks(count)
+          break
+        }
+        case 'reset': {
+          await this.reset()
+          break
+        }
+      }
+      this.publish()
+      return { ok: true }
+    } catch (e) {
+      if (e instanceof ConfigException) return { ok: false, error: e.message }
+      return { ok: false, error: `command ${parsed.name} failed: ${e instanceof Error ? e.message : 'internal error'}` }
+    }
+  }
+
+  private async reset(): Promise<void> {
+    const guarantee = this.runtime.config['processing.guarantee']
+    this.timers.stop = true
+    await this.runtime.destroy()
+    this.series = []
+    this.markers = []
+    this.txns = new Map()
+    this.traces = new Map()
+    this.correctness = null
+    this.options.guarantee = guarantee
+    await this.start()
+    this.mark('reset', 'lab reset')
+  }
+
+  async close(): Promise<void> {
+    this.timers.stop = true
+    await this.runtime.destroy()
+  }
+}
+
+export async function createLab(options: LabOptions = {}): Promise<Lab> {
+  const lab = new Lab(options)
+  await lab.start()
+  return lab
+}

@@ -1,0 +1,62 @@
+// What a read_committed consumer of the output topic sees: the visible output rate, and the
+// end-to-end latency of each record (visible now, minus its input record's append time, which
+// the output record carries as its timestamp, as Kafka Streams propagates it).
+
+import type { LogReader } from '../log/types.ts'
+
+const MAX_SAMPLES = 20_000
+
+export function percentile(sorted: readonly number[], q: number): number | null {
+  if (sorted.length === 0) return null
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))
+  return sorted[i]!
+}
+
+export class VisibilityTracker {
+  private readonly positions: number[]
+  total = 0
+
+  constructor(
+    private readonly reader: LogReader,
+    private readonly topic: string,
+    partitions: number,
+  ) {
+    this.positions = new Array(partitions).fill(0)
+  }
+
+  private latencies: number[] = []
+  private records = 0
+
+  /**
+   * Reads everything newly visible. Called often (every few tens of ms): a record's visibility
+   * instant is known to within one polling interval.
+   */
+  async poll(nowMs: number): Promise<void> {
+    const latencies = this.latencies
+    for (let p = 0; p < this.positions.length; p++) {
+      const tp = { topic: this.topic, partition: p }
+      for (;;) {
+        const offsets = await this.reader.offsets(tp)
+        if (this.positions[p]! < offsets.logStartOffset) this.positions[p] = offsets.logStartOffset
+        if (this.positions[p]! >= offsets.lastStableOffset) break
+        const r = await this.reader.read(tp, this.positions[p]!, 10_000, 'read_committed')
+        for (const rec of r.records) {
+          this.records++
+          this.total++
+          if (latencies.length < MAX_SAMPLES) latencies.push(Math.max(0, nowMs - rec.timestamp))
+        }
+        if (r.nextOffset <= this.positions[p]!) break
+        this.positions[p] = r.nextOffset
+      }
+    }
+  }
+
+  /** The window since the last drain: records made visible and their end-to-end latency. */
+  drain(): { records: number; p50: number | null; p99: number | null; max: number | null } {
+    const latencies = this.latencies.sort((a, b) => a - b)
+    const records = this.records
+    this.latencies = []
+    this.records = 0
+    return { records, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), max: latencies.length ? latencies[latencies.length - 1]! : null }
+  }
+}
