@@ -1,0 +1,122 @@
+// The kafkajs client settings a connection passes through (brokers, TLS, SASL), and one kafkajs
+// client per producer, consumer, admin or fetcher, each with a log tap.
+//
+// The tap exists because kafkajs keeps some protocol facts out of its public API and only logs
+// them at debug level: the producer id and epoch from InitProducerId, and the consumer group
+// generation from SyncGroup. A client that needs them is created at debug level; its tap reads
+// those messages and forwards warnings and errors to the console at the configured level.
+// (KAFKAJS_LOG_LEVEL in the environment overrides every level and can hide those facts.)
+
+import { Kafka, logLevel, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs'
+import type { ConnectionOptions } from 'node:tls'
+
+/** What a deployment sets: the kafkajs client config subset eoscope passes through unchanged. */
+export interface KafkaClientConfig {
+  brokers: string[]
+  clientId: string
+  ssl?: ConnectionOptions | boolean
+  sasl?: SASLOptions
+  connectionTimeout?: number
+  requestTimeout?: number
+  /** kafkajs messages at or above this level go to the console; default ERROR. */
+  logLevel?: logLevel
+}
+
+export type LogTap = (entry: LogEntry) => void
+
+/** kafkajs warnings that eoscope's settings trigger on purpose. */
+const SILENCED = ['Limiting retries for the idempotent producer', 'KafkaJS v2.0.0 switched default partitioner']
+/**
+ * kafkajs logs every error response at ERROR in its Connection namespace, retried or not; the
+ * caller gets the final error as a LogError, so these stay off the console.
+ */
+const QUIET_NAMESPACES = new Set(['Connection'])
+
+const LEVEL_LABEL: Record<number, string> = { [logLevel.ERROR]: 'ERROR', [logLevel.WARN]: 'WARN', [logLevel.INFO]: 'INFO', [logLevel.DEBUG]: 'DEBUG' }
+
+/** Retries for back-to-back transactions: kafkajs's 300 ms initial retry time is far too slow. */
+export const CLIENT_RETRY = { initialRetryTime: 20, maxRetryTime: 1_000, retries: 8 }
+
+export function createKafka(config: KafkaClientConfig, clientId: string, tap?: LogTap): Kafka {
+  const consoleLevel = config.logLevel ?? logLevel.ERROR
+  const kafkaConfig: KafkaConfig = {
+    brokers: config.brokers,
+    clientId,
+    ssl: config.ssl,
+    sasl: config.sasl,
+    connectionTimeout: config.connectionTimeout ?? 3_000,
+    requestTimeout: config.requestTimeout ?? 30_000,
+    retry: CLIENT_RETRY,
+    logLevel: tap ? logLevel.DEBUG : consoleLevel,
+    logCreator: () => (entry) => {
+      tap?.(entry)
+      const quiet = QUIET_NAMESPACES.has(entry.namespace) || SILENCED.some((s) => entry.log.message.startsWith(s))
+      if (entry.level <= consoleLevel && entry.level !== logLevel.NOTHING && !quiet) {
+        const { message, ...extra } = entry.log
+        delete (extra as Record<string, unknown>).timestamp
+        delete (extra as Record<string, unknown>).logger
+        console.error(`[kafkajs ${LEVEL_LABEL[entry.level] ?? entry.level}] ${entry.namespace} ${clientId}: ${message}`, extra)
+      }
+    },
+  }
+  return new Kafka(kafkaConfig)
+}
+
+/**
+ * The low-level cluster of a kafkajs client (metadata, leaders, brokers' raw requests), reached
+ * through the client's private factory. eoscope uses it only for group-less fetches: kafkajs has
+ * no public API that reads a partition without joining a consumer group.
+ */
+export interface KafkajsCluster {
+  connect(): Promise<void>
+  disconnect(): Promise<void>
+  addTargetTopic(topic: string): Promise<void>
+  refreshMetadata(): Promise<void>
+  findLeaderForPartitions(topic: string, partitions: number[]): Record<string, number[]>
+  findBroker(args: { nodeId: string | number }): Promise<KafkajsBroker>
+}
+
+export interface KafkajsBroker {
+  fetch(args: {
+    replicaId?: number
+    isolationLevel: number
+    maxWaitTime: number
+    minBytes: number
+    maxBytes: number
+    topics: { topic: string; partitions: { partition: number; fetchOffset: string; maxBytes: number }[] }[]
+  }): Promise<{ responses: { topicName: string; partitions: RawFetchPartition[] }[] }>
+}
+
+export interface RawFetchPartition {
+  partition: number
+  errorCode: number
+  highWatermark: string
+  lastStableOffset: string
+  lastStartOffset: string
+  abortedTransactions: { producerId: string; firstOffset: string }[]
+  messages: RawFetchedRecord[]
+}
+
+export interface RawFetchedRecord {
+  offset: string
+  timestamp: string
+  key: Buffer | null
+  value: Buffer | null
+  headers: Record<string, Buffer | Buffer[] | undefined>
+  isControlRecord: boolean
+  batchContext: {
+    firstOffset: string
+    producerId: string
+    producerEpoch: number
+    firstSequence: number
+    inTransaction: boolean
+    isControlBatch: boolean
+  }
+}
+
+export function createCluster(kafka: Kafka): KafkajsCluster {
+  const factory = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster')
+  if (!factory) throw new Error('this kafkajs version has no private cluster factory; eoscope pins kafkajs 2.2.4')
+  const create = (kafka as unknown as Record<symbol, (o: object) => KafkajsCluster>)[factory]!
+  return create({ metadataMaxAge: 60_000, allowAutoTopicCreation: false, maxInFlightRequests: null })
+}

@@ -1,0 +1,307 @@
+// The consumer in a group, on kafkajs, behind the poll() model of the log seam.
+//
+// kafkajs pushes batches to an eachBatch callback from its own fetch loop; this consumer runs
+// that loop with autoCommit off and keeps what it fetched in a buffer that poll() drains. When
+// the buffer holds maxBufferedRecords, eachBatch waits (heartbeating) until poll() takes some:
+// that is the backpressure. kafkajs has no rebalance callbacks, so the listener is driven by
+// kafkajs's GROUP_JOIN event, and its calls run in the next poll(), as Java runs them in poll():
+// - onPartitionsAssigned: the partitions that the new assignment adds;
+// - onPartitionsRevoked: the partitions that it no longer has. kafkajs rejoins the group as soon
+//   as it sees a rebalance and gives no hook before it does, so this runs AFTER the partitions
+//   were released: a commit made there is not a clean hand-off. Under exactly_once the next
+//   owner's initTransactions fences the old producer, so such a commit fails with PRODUCER_FENCED;
+//   under at_least_once it may overwrite the next owner's first commit (duplicates, no loss).
+// - onPartitionsLost: all previous partitions, when the group gave this member a new member id
+//   (the coordinator had dropped it: session expired), then onPartitionsAssigned for the new ones.
+// After each rebalance kafkajs restarts every partition from its committed offset; this consumer
+// seeks the partitions it keeps back to its own positions, so no record is skipped or replayed.
+
+import type { Admin, Consumer, EachBatchPayload } from 'kafkajs'
+import { LogError } from '../errors.ts'
+import type { ConsumedRecord, ConsumerGroupMetadata, ConsumerOptions, LogConsumer, OffsetToCommit, RebalanceListener, TopicPartition } from '../types.ts'
+import { tpKey } from '../types.ts'
+import { createKafka, type KafkaClientConfig } from './kafka-client.ts'
+import { mapErrors, toLogError } from './kafka-errors.ts'
+import { toConsumedRecord } from './kafka-records.ts'
+import { byTopic, fromAssignment } from './topic-partitions.ts'
+
+export interface KafkaConsumerTuning {
+  /** Records fetched ahead of poll(); eachBatch waits while the buffer holds this many. */
+  maxBufferedRecords?: number
+  /** How long an empty poll() waits for records. */
+  pollWaitMs?: number
+  /** Like max.poll.interval.ms: no heartbeats from a full buffer when poll() was not called for this long. */
+  maxPollIntervalMs?: number
+}
+
+type RebalanceStep = { kind: 'lost' | 'revoked' | 'assigned'; partitions: TopicPartition[] }
+
+const SYNC_MESSAGE = 'Received assignment'
+
+export class KafkaLogConsumer implements LogConsumer {
+  private readonly consumer: Consumer
+  private readonly admin: Admin
+  private adminConnected: Promise<void> | null = null
+  private listener: RebalanceListener | null = null
+  private memberId = ''
+  private generationId = -1
+  /** The partitions kafkajs fetches (changed at each join). */
+  private readonly owned = new Map<string, TopicPartition>()
+  /** The partitions the listener was told about (changed in poll, as in Java). */
+  private readonly assigned = new Map<string, TopicPartition>()
+  private readonly positions = new Map<string, number>()
+  private readonly buffers = new Map<string, ConsumedRecord[]>()
+  private buffered = 0
+  private cursor = 0
+  private readonly steps: RebalanceStep[] = []
+  private readonly wakers = new Set<() => void>()
+  private crash: unknown = null
+  private lastPollMs = Date.now()
+  private closed = false
+  private readonly maxBuffered: number
+  private readonly pollWaitMs: number
+  private readonly maxPollIntervalMs: number
+
+  constructor(
+    config: KafkaClientConfig,
+    private readonly options: ConsumerOptions,
+    tuning: KafkaConsumerTuning = {},
+  ) {
+    this.maxBuffered = tuning.maxBufferedRecords ?? 2_000
+    this.pollWaitMs = tuning.pollWaitMs ?? Math.min(50, options.heartbeatIntervalMs)
+    this.maxPollIntervalMs = tuning.maxPollIntervalMs ?? 300_000
+    const kafka = createKafka(config, options.clientId, (entry) => {
+      // SyncGroup's generation: kafkajs logs it, its API does not expose it.
+      if (entry.log.message === SYNC_MESSAGE) {
+        const generation = Number((entry.log as unknown as { generationId?: number }).generationId)
+        if (Number.isInteger(generation)) this.generationId = generation
+      }
+    })
+    this.consumer = kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: options.sessionTimeoutMs,
+      heartbeatInterval: options.heartbeatIntervalMs,
+      rebalanceTimeout: Math.max(10_000, 3 * options.sessionTimeoutMs),
+      readUncommitted: options.isolationLevel === 'read_uncommitted',
+      // Heartbeats go out between fetches: a fetch must not wait longer than a heartbeat interval.
+      maxWaitTimeInMs: Math.max(10, Math.min(100, options.heartbeatIntervalMs)),
+      allowAutoTopicCreation: false,
+      retry: { initialRetryTime: 50, maxRetryTime: 1_000, retries: 10 },
+    })
+    this.admin = createKafka(config, `${options.clientId}-admin`).admin()
+    this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => this.onGroupJoin(e.payload.memberId, e.payload.memberAssignment))
+    this.consumer.on(this.consumer.events.CRASH, (e) => {
+      if (!e.payload.restart) {
+        this.crash = e.payload.error
+        this.wake()
+      }
+    })
+  }
+
+  async subscribe(topics: string[], listener: RebalanceListener): Promise<void> {
+    if (this.listener) throw new LogError('INVALID_REQUEST', `consumer ${this.options.clientId} is already subscribed`)
+    this.listener = listener
+    await mapErrors(`subscribe ${this.options.groupId} to ${topics.join(', ')}`, async () => {
+      await this.consumer.connect()
+      await this.consumer.subscribe({ topics, fromBeginning: true })
+      await this.consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: true,
+        partitionsConsumedConcurrently: 1,
+        eachBatch: (payload) => this.onBatch(payload),
+      })
+    })
+    if (this.crash) throw toLogError(this.crash, `consumer ${this.options.clientId} could not join group ${this.options.groupId}`)
+  }
+
+  /**
+   * Called by kafkajs inside its join, before any fetch for the new assignment. The fetch side
+   * (what kafkajs owns, the buffer, the restart positions) changes at once; what assignment()
+   * shows and what the listener hears change in the next poll().
+   */
+  private onGroupJoin(memberId: string, memberAssignment: Record<string, number[]>): void {
+    const next = fromAssignment(memberAssignment)
+    const previous = [...this.owned.values()]
+    const nextKeys = new Set(next.map((tp) => tpKey(tp.topic, tp.partition)))
+    const kicked = this.memberId !== '' && memberId !== this.memberId
+    this.memberId = memberId
+    if (kicked) {
+      if (previous.length > 0) this.steps.push({ kind: 'lost', partitions: previous })
+      this.owned.clear()
+    } else {
+      const revoked = previous.filter((tp) => !nextKeys.has(tpKey(tp.topic, tp.partition)))
+      if (revoked.length > 0) this.steps.push({ kind: 'revoked', partitions: revoked })
+      for (const tp of revoked) this.owned.delete(tpKey(tp.topic, tp.partition))
+    }
+    const added = next.filter((tp) => !this.owned.has(tpKey(tp.topic, tp.partition)))
+    if (added.length > 0) this.steps.push({ kind: 'assigned', partitions: added })
+    // kafkajs restarts every partition from its committed offset: refetch kept ones from our positions.
+    this.buffers.clear()
+    this.buffered = 0
+    for (const tp of next) {
+      const key = tpKey(tp.topic, tp.partition)
+      const position = this.owned.has(key) ? this.positions.get(key) : undefined
+      if (position !== undefined) this.consumer.seek({ topic: tp.topic, partition: tp.partition, offset: String(position) })
+      this.owned.set(key, tp)
+    }
+    this.wake()
+  }
+
+  private async onBatch({ batch, heartbeat, isStale, isRunning }: EachBatchPayload): Promise<void> {
+    const tp = { topic: batch.topic, partition: batch.partition }
+    const key = tpKey(tp.topic, tp.partition)
+    if (isStale() || !isRunning() || !this.owned.has(key) || batch.messages.length === 0) return
+    const records = batch.messages.map((m) => toConsumedRecord(tp, m))
+    const buffer = this.buffers.get(key)
+    if (buffer) buffer.push(...records)
+    else this.buffers.set(key, records)
+    this.buffered += records.length
+    this.wake()
+    while (this.buffered >= this.maxBuffered && isRunning() && !this.closed) {
+      await this.sleep(this.options.heartbeatIntervalMs)
+      if (Date.now() - this.lastPollMs < this.maxPollIntervalMs) await heartbeat()
+    }
+  }
+
+  private wake(): void {
+    for (const w of this.wakers) w()
+    this.wakers.clear()
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        this.wakers.delete(done)
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      this.wakers.add(done)
+    })
+  }
+
+  private async runRebalanceSteps(): Promise<void> {
+    while (this.steps.length > 0) {
+      const step = this.steps.shift()!
+      if (step.kind === 'assigned') {
+        for (const tp of step.partitions) this.assigned.set(tpKey(tp.topic, tp.partition), tp)
+        await this.listener!.onPartitionsAssigned(step.partitions)
+        continue
+      }
+      if (step.kind === 'lost') await this.listener!.onPartitionsLost(step.partitions)
+      else await this.listener!.onPartitionsRevoked(step.partitions)
+      for (const tp of step.partitions) {
+        const key = tpKey(tp.topic, tp.partition)
+        this.assigned.delete(key)
+        this.positions.delete(key)
+      }
+    }
+  }
+
+  private drain(maxRecords: number): ConsumedRecord[] {
+    const out: ConsumedRecord[] = []
+    const keys = [...this.buffers.keys()].filter((k) => this.assigned.has(k))
+    for (let i = 0; i < keys.length && out.length < maxRecords; i++) {
+      const key = keys[(this.cursor + i) % keys.length]!
+      const buffer = this.buffers.get(key)!
+      const taken = buffer.splice(0, maxRecords - out.length)
+      if (buffer.length === 0) this.buffers.delete(key)
+      if (taken.length === 0) continue
+      this.buffered -= taken.length
+      this.positions.set(key, taken[taken.length - 1]!.offset + 1)
+      out.push(...taken)
+    }
+    this.cursor = keys.length > 0 ? (this.cursor + 1) % keys.length : 0
+    if (out.length > 0) this.wake()
+    return out
+  }
+
+  async poll(maxRecords: number): Promise<ConsumedRecord[]> {
+    if (!this.listener) throw new LogError('INVALID_REQUEST', 'subscribe before poll')
+    if (this.closed) throw new LogError('INVALID_REQUEST', `consumer ${this.options.clientId} is closed`)
+    this.lastPollMs = Date.now()
+    if (this.crash) throw toLogError(this.crash, `consumer ${this.options.clientId} of group ${this.options.groupId} stopped`)
+    await this.runRebalanceSteps()
+    let out = this.drain(maxRecords)
+    if (out.length === 0 && this.steps.length === 0) {
+      await this.sleep(this.pollWaitMs)
+      if (this.steps.length === 0) out = this.drain(maxRecords)
+    }
+    this.lastPollMs = Date.now()
+    return out
+  }
+
+  seek(tp: TopicPartition, offset: number): void {
+    const key = tpKey(tp.topic, tp.partition)
+    if (!this.assigned.has(key)) throw new LogError('INVALID_REQUEST', `${key} is not assigned to this consumer`)
+    this.positions.set(key, offset)
+    const buffer = this.buffers.get(key)
+    if (buffer) {
+      this.buffered -= buffer.length
+      this.buffers.delete(key)
+      this.wake()
+    }
+    this.consumer.seek({ topic: tp.topic, partition: tp.partition, offset: String(offset) })
+  }
+
+  position(tp: TopicPartition): number | undefined {
+    return this.positions.get(tpKey(tp.topic, tp.partition))
+  }
+
+  assignment(): TopicPartition[] {
+    return [...this.assigned.values()]
+  }
+
+  private async connectedAdmin(): Promise<Admin> {
+    this.adminConnected ??= this.admin.connect().catch((e) => {
+      this.adminConnected = null
+      throw e
+    })
+    await this.adminConnected
+    return this.admin
+  }
+
+  /**
+   * Committed offsets through OffsetFetch. kafkajs's OffsetFetch has no requireStable: offsets
+   * that an open transaction is about to commit are not waited for, the last stable ones come
+   * back. A new owner must therefore init its transactional producer (which aborts or completes
+   * the previous owner's transaction) before it reads them.
+   */
+  async committed(partitions: TopicPartition[]): Promise<Map<string, number | null>> {
+    const out = new Map<string, number | null>()
+    if (partitions.length === 0) return out
+    const admin = await this.connectedAdmin()
+    const topics = [...byTopic(partitions).keys()]
+    const fetched = await mapErrors(`committed offsets of group ${this.options.groupId}`, () => admin.fetchOffsets({ groupId: this.options.groupId, topics }))
+    for (const tp of partitions) {
+      const offset = fetched.find((t) => t.topic === tp.topic)?.partitions.find((p) => p.partition === tp.partition)?.offset
+      const n = offset === undefined ? -1 : Number(offset)
+      out.set(tpKey(tp.topic, tp.partition), n >= 0 ? n : null)
+    }
+    return out
+  }
+
+  /** OffsetCommit with the member's current generation: ILLEGAL_GENERATION after a rebalance it missed. */
+  async commitOffsets(offsets: OffsetToCommit[]): Promise<void> {
+    if (offsets.length === 0) return
+    await mapErrors(`commit offsets of group ${this.options.groupId}`, () =>
+      this.consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) }))),
+    )
+  }
+
+  groupMetadata(): ConsumerGroupMetadata {
+    return { groupId: this.options.groupId, memberId: this.memberId, generationId: this.generationId }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    this.wake()
+    await this.consumer.disconnect().catch(() => {})
+    if (this.adminConnected) await this.admin.disconnect().catch(() => {})
+    this.assigned.clear()
+    this.owned.clear()
+    this.buffers.clear()
+    this.buffered = 0
+  }
+}

@@ -1,0 +1,40 @@
+// kafkajs errors to LogError codes, through kafkajs's own wrappers (no broker needed).
+
+import { describe, expect, it } from 'vitest'
+import kafkajs from 'kafkajs'
+import { LogError } from '../errors.ts'
+import { logErrorCode, toLogError } from './kafka-errors.ts'
+
+const { KafkaJSProtocolError, KafkaJSNumberOfRetriesExceeded, KafkaJSNonRetriableError, KafkaJSConnectionError, KafkaJSAggregateError } = kafkajs as unknown as Record<string, new (...args: any[]) => Error>
+
+function protocol(type: string, code: number): Error {
+  return new KafkaJSProtocolError({ message: `broker said ${type}`, type, code, retriable: false })
+}
+
+describe('kafkajs error mapping', () => {
+  it('names a fenced producer PRODUCER_FENCED, whichever code the broker version uses', () => {
+    expect(logErrorCode(protocol('INVALID_PRODUCER_EPOCH', 47))).toBe('PRODUCER_FENCED')
+    expect(logErrorCode(protocol('KAFKAJS_UNKNOWN_ERROR', 90))).toBe('PRODUCER_FENCED')
+  })
+
+  it('finds the protocol error inside kafkajs retry and aggregate wrappers', () => {
+    const retried = new KafkaJSNumberOfRetriesExceeded(protocol('CONCURRENT_TRANSACTIONS', 51), { retryCount: 5, retryTime: 100 })
+    expect(logErrorCode(retried)).toBe('CONCURRENT_TRANSACTIONS')
+    const wrapped = new KafkaJSNonRetriableError(retried, { cause: retried })
+    const mapped = toLogError(wrapped, 'sendOffsets')
+    expect(mapped).toBeInstanceOf(LogError)
+    expect((mapped as LogError).code).toBe('CONCURRENT_TRANSACTIONS')
+    expect((mapped as LogError).retriable).toBe(true)
+    expect((mapped as LogError).message).toMatch(/^CONCURRENT_TRANSACTIONS: sendOffsets: /)
+    expect(logErrorCode(new KafkaJSAggregateError('many', [new Error('x'), protocol('UNKNOWN_MEMBER_ID', 25)]))).toBe('UNKNOWN_MEMBER_ID')
+  })
+
+  it('maps rebalances and connection failures, and leaves other errors alone', () => {
+    expect(logErrorCode(protocol('REBALANCE_IN_PROGRESS', 27))).toBe('ILLEGAL_GENERATION')
+    expect(logErrorCode(new KafkaJSConnectionError('Connection error: ECONNREFUSED', { broker: '127.0.0.1:1' }))).toBe('BROKER_NOT_AVAILABLE')
+    const bug = new TypeError('undefined is not a function')
+    expect(toLogError(bug, 'send')).toBe(bug)
+    const already = new LogError('INVALID_TXN_STATE', 'x')
+    expect(toLogError(already, 'send')).toBe(already)
+  })
+})

@@ -1,0 +1,95 @@
+// kafkajs errors to the log seam's LogError codes. kafkajs wraps protocol errors in retry errors
+// (KafkaJSNumberOfRetriesExceeded, KafkaJSNonRetriableError) and aggregates them; the protocol
+// type is found by walking `cause` and `errors`.
+
+import { LogError, type LogErrorCode } from '../errors.ts'
+
+interface KafkajsErrorLike {
+  name?: string
+  message?: string
+  type?: string
+  code?: number | string
+  cause?: unknown
+  errors?: unknown[]
+}
+
+/** Kafka protocol error types (as kafkajs names them) to LogError codes. */
+const BY_PROTOCOL_TYPE: Record<string, LogErrorCode> = {
+  INVALID_PRODUCER_EPOCH: 'PRODUCER_FENCED',
+  PRODUCER_FENCED: 'PRODUCER_FENCED',
+  OUT_OF_ORDER_SEQUENCE_NUMBER: 'OUT_OF_ORDER_SEQUENCE_NUMBER',
+  INVALID_TXN_STATE: 'INVALID_TXN_STATE',
+  INVALID_PRODUCER_ID_MAPPING: 'INVALID_TXN_STATE',
+  CONCURRENT_TRANSACTIONS: 'CONCURRENT_TRANSACTIONS',
+  ILLEGAL_GENERATION: 'ILLEGAL_GENERATION',
+  REBALANCE_IN_PROGRESS: 'ILLEGAL_GENERATION',
+  UNKNOWN_MEMBER_ID: 'UNKNOWN_MEMBER_ID',
+  UNSTABLE_OFFSET_COMMIT: 'UNSTABLE_OFFSET_COMMIT',
+  UNKNOWN_TOPIC_OR_PARTITION: 'UNKNOWN_TOPIC_OR_PARTITION',
+  TOPIC_ALREADY_EXISTS: 'TOPIC_ALREADY_EXISTS',
+  OFFSET_OUT_OF_RANGE: 'OFFSET_OUT_OF_RANGE',
+  REQUEST_TIMED_OUT: 'REQUEST_TIMED_OUT',
+  INVALID_REQUEST: 'INVALID_REQUEST',
+  LEADER_NOT_AVAILABLE: 'BROKER_NOT_AVAILABLE',
+  NOT_LEADER_FOR_PARTITION: 'BROKER_NOT_AVAILABLE',
+  BROKER_NOT_AVAILABLE: 'BROKER_NOT_AVAILABLE',
+  COORDINATOR_NOT_AVAILABLE: 'BROKER_NOT_AVAILABLE',
+  GROUP_COORDINATOR_NOT_AVAILABLE: 'BROKER_NOT_AVAILABLE',
+  NOT_COORDINATOR: 'BROKER_NOT_AVAILABLE',
+  NOT_COORDINATOR_FOR_GROUP: 'BROKER_NOT_AVAILABLE',
+  COORDINATOR_LOAD_IN_PROGRESS: 'BROKER_NOT_AVAILABLE',
+  GROUP_LOAD_IN_PROGRESS: 'BROKER_NOT_AVAILABLE',
+}
+
+/** Protocol error codes kafkajs 2.2.4 does not know (it reports them as KAFKAJS_UNKNOWN_ERROR). */
+const BY_PROTOCOL_CODE: Record<number, LogErrorCode> = { 90: 'PRODUCER_FENCED' }
+
+const CONNECTION_ERRORS = new Set([
+  'KafkaJSConnectionError',
+  'KafkaJSConnectionClosedError',
+  'KafkaJSNoBrokerAvailableError',
+  'KafkaJSBrokerNotFound',
+  'KafkaJSGroupCoordinatorNotFound',
+  'KafkaJSMetadataNotLoaded',
+])
+
+function* chain(e: unknown, depth = 0): Generator<KafkajsErrorLike> {
+  if (depth > 8 || e === null || typeof e !== 'object') return
+  const err = e as KafkajsErrorLike
+  yield err
+  if (Array.isArray(err.errors)) for (const inner of err.errors) yield* chain(inner, depth + 1)
+  if (err.cause !== undefined && err.cause !== e) yield* chain(err.cause, depth + 1)
+}
+
+/** The LogError code for a kafkajs error, or null when it is not one eoscope names. */
+export function logErrorCode(e: unknown): LogErrorCode | null {
+  let fallback: LogErrorCode | null = null
+  for (const err of chain(e)) {
+    if (err.type && BY_PROTOCOL_TYPE[err.type]) return BY_PROTOCOL_TYPE[err.type]!
+    if (typeof err.code === 'number' && BY_PROTOCOL_CODE[err.code]) return BY_PROTOCOL_CODE[err.code]!
+    if (err.name === 'KafkaJSRequestTimeoutError' || err.name === 'KafkaJSTimeout') fallback ??= 'REQUEST_TIMED_OUT'
+    if (err.name && CONNECTION_ERRORS.has(err.name)) fallback ??= 'BROKER_NOT_AVAILABLE'
+  }
+  return fallback
+}
+
+/**
+ * A LogError for a kafkajs error, named by the first Kafka protocol error in its chain; errors
+ * eoscope has no code for are returned unchanged (a bug or a misuse should keep its own type).
+ */
+export function toLogError(e: unknown, what: string): unknown {
+  if (e instanceof LogError) return e
+  const code = logErrorCode(e)
+  if (code === null) return e
+  const message = e instanceof Error ? e.message : String(e)
+  return new LogError(code, `${what}: ${message}`, { cause: e })
+}
+
+/** Runs a kafkajs call and rethrows its failure as a LogError where one applies. */
+export async function mapErrors<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (e) {
+    throw toLogError(e, what)
+  }
+}

@@ -1,0 +1,219 @@
+// The producer: idempotent (at_least_once) or transactional (exactly_once), on kafkajs.
+//
+// kafkajs fetches the transactional producer id, and so fences the previous owner of the
+// transactional.id and aborts its open transaction, at the first `producer.transaction()` call,
+// not at connect. initTransactions therefore opens a transaction and aborts it at once: nothing
+// was added to it, so kafkajs sends no EndTxn, and the fence happens at init time as in Java.
+
+import type { Producer, RecordMetadata as KafkajsRecordMetadata, Transaction } from 'kafkajs'
+import { LogError, isLogError } from '../errors.ts'
+import type { ConsumerGroupMetadata, LogProducer, OffsetToCommit, ProduceRecord, ProducerIdentity, ProducerOptions, RecordMetadata } from '../types.ts'
+import { createKafka, type KafkaClientConfig } from './kafka-client.ts'
+import { toLogError } from './kafka-errors.ts'
+import { toKafkajsMessage } from './kafka-records.ts'
+import { byTopic } from './topic-partitions.ts'
+
+type ProducerState = 'UNINITIALIZED' | 'READY' | 'TRANSACTING' | 'COMMITTING' | 'ABORTING' | 'FENCED' | 'FAILED' | 'CLOSED'
+
+const LEGAL_STATES: Record<'initTransactions' | 'beginTransaction' | 'send' | 'sendOffsets' | 'commit' | 'abort', readonly ProducerState[]> = {
+  initTransactions: ['UNINITIALIZED', 'READY'],
+  beginTransaction: ['READY'],
+  send: ['TRANSACTING'],
+  sendOffsets: ['TRANSACTING'],
+  commit: ['TRANSACTING'],
+  abort: ['TRANSACTING', 'READY'],
+}
+
+/** AddOffsetsToTxn inside kafkajs's sendOffsets is not retried on CONCURRENT_TRANSACTIONS. */
+const SEND_OFFSETS_ATTEMPTS = 12
+const SEND_OFFSETS_BACKOFF_MS = 10
+const PRODUCE_RETRIES = 20
+const INIT_MESSAGE = 'Initialized producer id & epoch'
+
+export class KafkaLogProducer implements LogProducer {
+  private state: ProducerState = 'UNINITIALIZED'
+  private producer: Producer
+  private connected: Promise<void> | null = null
+  private txn: Promise<Transaction> | null = null
+  private pid: { producerId: number; epoch: number } | null = null
+  private readonly transactionalId: string | null
+
+  constructor(
+    private readonly config: KafkaClientConfig,
+    private readonly options: ProducerOptions,
+  ) {
+    this.transactionalId = options.transactionalId ?? null
+    if (this.transactionalId !== null && !options.idempotent) {
+      throw new LogError('INVALID_REQUEST', 'a transactional producer must be idempotent (enable.idempotence=true)')
+    }
+    this.producer = this.createProducer()
+  }
+
+  private createProducer(): Producer {
+    const kafka = createKafka(this.config, this.options.clientId, (entry) => {
+      if (entry.log.message === INIT_MESSAGE) {
+        const { producerId, producerEpoch } = entry.log as unknown as { producerId: string | number; producerEpoch: number }
+        this.pid = { producerId: Number(producerId), epoch: Number(producerEpoch) }
+      }
+    })
+    return kafka.producer({
+      idempotent: this.options.idempotent,
+      transactionalId: this.transactionalId ?? undefined,
+      transactionTimeout: this.options.transactionTimeoutMs,
+      maxInFlightRequests: this.options.idempotent ? 1 : undefined,
+      allowAutoTopicCreation: false,
+      // Bounded, so that a broker that is gone fails the call instead of hanging it (kafkajs's
+      // warning about limited idempotent retries is silenced in kafka-client.ts).
+      retry: { initialRetryTime: 20, maxRetryTime: 1_000, retries: PRODUCE_RETRIES },
+    })
+  }
+
+  identity(): ProducerIdentity | null {
+    return this.pid && { transactionalId: this.transactionalId, producerId: this.pid.producerId, epoch: this.pid.epoch }
+  }
+
+  private name(): string {
+    return this.transactionalId ?? this.options.clientId
+  }
+
+  private require(call: keyof typeof LEGAL_STATES): void {
+    if (this.state === 'FENCED') {
+      throw new LogError('PRODUCER_FENCED', `producer ${this.pid?.producerId ?? '?'} (${this.transactionalId}) was fenced by a newer epoch; close it and create a new one`)
+    }
+    if (this.state === 'FAILED') throw new LogError('INVALID_TXN_STATE', `producer ${this.name()} failed while ending a transaction; close it and create a new one`)
+    if (this.state === 'CLOSED') throw new LogError('INVALID_REQUEST', `producer ${this.name()} is closed`)
+    if (!LEGAL_STATES[call].includes(this.state)) {
+      throw new LogError('INVALID_TXN_STATE', `${call} is not legal in state ${this.state} (${this.name()})`)
+    }
+  }
+
+  /** Maps a kafkajs failure; a fenced producer stays unusable. */
+  private fail(e: unknown, what: string, next?: ProducerState): never {
+    const mapped = toLogError(e, `${what} (${this.name()})`)
+    if (isLogError(mapped, 'PRODUCER_FENCED')) this.state = 'FENCED'
+    else if (next) this.state = next
+    throw mapped
+  }
+
+  private connect(): Promise<void> {
+    this.connected ??= this.producer.connect().catch((e) => {
+      this.connected = null
+      throw e
+    })
+    return this.connected
+  }
+
+  async initTransactions(): Promise<ProducerIdentity> {
+    if (this.transactionalId === null) throw new LogError('INVALID_REQUEST', 'initTransactions needs a transactional.id')
+    this.require('initTransactions')
+    if (this.state === 'READY') {
+      // kafkajs initialises a producer id once per client: a second init needs a new client.
+      await this.producer.disconnect().catch(() => {})
+      this.producer = this.createProducer()
+      this.connected = null
+      this.pid = null
+    }
+    try {
+      await this.connect()
+      const txn = await this.producer.transaction()
+      await txn.abort()
+    } catch (e) {
+      this.fail(e, 'initTransactions')
+    }
+    this.state = 'READY'
+    const id = this.identity()
+    if (!id) throw new LogError('INVALID_TXN_STATE', `initTransactions for ${this.transactionalId}: the producer id was not reported (is KAFKAJS_LOG_LEVEL set?)`)
+    return id
+  }
+
+  beginTransaction(): void {
+    this.require('beginTransaction')
+    const txn = this.producer.transaction()
+    // A failure shows at the next call that awaits it.
+    txn.catch(() => {})
+    this.txn = txn
+    this.state = 'TRANSACTING'
+  }
+
+  async send(records: ProduceRecord[]): Promise<RecordMetadata[]> {
+    if (records.length === 0) return []
+    if (this.transactionalId !== null) this.require('send')
+    else if (this.state === 'CLOSED') throw new LogError('INVALID_REQUEST', `producer ${this.name()} is closed`)
+    const groups = byTopic(records)
+    const topicMessages = [...groups].map(([topic, rs]) => ({ topic, messages: rs.map(toKafkajsMessage) }))
+    let result: KafkajsRecordMetadata[]
+    try {
+      if (this.transactionalId !== null) {
+        const txn = await this.txn!
+        result = await txn.sendBatch({ topicMessages, acks: -1 })
+      } else {
+        await this.connect()
+        result = await this.producer.sendBatch({ topicMessages, acks: -1 })
+      }
+    } catch (e) {
+      this.fail(e, 'send')
+    }
+    // kafkajs writes one batch per partition in request order: offsets are the base offset plus the index.
+    const base = new Map<string, number>()
+    for (const m of result) base.set(`${m.topicName}\u0000${m.partition}`, Number(m.baseOffset))
+    const next = new Map<string, number>()
+    return records.map((r) => {
+      const k = `${r.topic}\u0000${r.partition}`
+      const b = base.get(k)
+      if (b === undefined) throw new LogError('INVALID_REQUEST', `no produce response for ${r.topic}-${r.partition}`)
+      const i = next.get(k) ?? 0
+      next.set(k, i + 1)
+      return { topic: r.topic, partition: r.partition, offset: b + i }
+    })
+  }
+
+  async sendOffsetsToTransaction(offsets: OffsetToCommit[], group: ConsumerGroupMetadata): Promise<void> {
+    this.require('sendOffsets')
+    const topics = [...byTopic(offsets)].map(([topic, os]) => ({ topic, partitions: os.map((o) => ({ partition: o.partition, offset: String(o.offset) })) }))
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const txn = await this.txn!
+        await txn.sendOffsets({ consumerGroupId: group.groupId, topics })
+        return
+      } catch (e) {
+        const mapped = toLogError(e, `sendOffsetsToTransaction (${this.name()})`)
+        if (isLogError(mapped, 'CONCURRENT_TRANSACTIONS') && attempt < SEND_OFFSETS_ATTEMPTS) {
+          await new Promise((r) => setTimeout(r, Math.min(200, SEND_OFFSETS_BACKOFF_MS * 2 ** (attempt - 1))))
+          continue
+        }
+        this.fail(e, 'sendOffsetsToTransaction')
+      }
+    }
+  }
+
+  async commitTransaction(): Promise<void> {
+    this.require('commit')
+    this.state = 'COMMITTING'
+    try {
+      await (await this.txn!).commit()
+    } catch (e) {
+      this.fail(e, 'commitTransaction', 'FAILED')
+    }
+    this.txn = null
+    this.state = 'READY'
+  }
+
+  async abortTransaction(): Promise<void> {
+    this.require('abort')
+    if (this.state === 'READY') return
+    this.state = 'ABORTING'
+    try {
+      await (await this.txn!).abort()
+    } catch (e) {
+      this.fail(e, 'abortTransaction', 'FAILED')
+    }
+    this.txn = null
+    this.state = 'READY'
+  }
+
+  async close(): Promise<void> {
+    if (this.state === 'CLOSED') return
+    this.state = 'CLOSED'
+    await this.producer.disconnect().catch(() => {})
+  }
+}

@@ -1,0 +1,21 @@
+// Grouping helpers for requests that kafkajs shapes by topic.
+
+import type { TopicPartition } from '../types.ts'
+
+/** Items grouped by topic, each group in input order. */
+export function byTopic<T extends { topic: string }>(items: T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>()
+  for (const item of items) {
+    const list = out.get(item.topic)
+    if (list) list.push(item)
+    else out.set(item.topic, [item])
+  }
+  return out
+}
+
+/** A kafkajs assignment ({ topic: partitions }) as a list. */
+export function fromAssignment(assignment: Record<string, number[]>): TopicPartition[] {
+  const out: TopicPartition[] = []
+  for (const [topic, partitions] of Object.entries(assignment)) for (const partition of partitions) out.push({ topic, partition })
+  return out.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition)
+}

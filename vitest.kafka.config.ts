@@ -1,0 +1,14 @@
+// Tests against a real Kafka broker: `npm run test:kafka`. The global setup starts the local
+// broker (scripts/kafka-broker.sh) or uses KAFKA_BROKERS.
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['server/log/kafka/**/*.test.ts', 'e2e/kafka/**/*.test.ts'],
+    globalSetup: ['server/log/kafka/broker-global-setup.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // One broker on two cores: one test file at a time.
+    fileParallelism: false,
+  },
+})
