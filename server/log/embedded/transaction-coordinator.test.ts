@@ -87,6 +87,21 @@ describe('TransactionCoordinator InitProducerId', () => {
     )
     expect(next.epoch).toBeGreaterThan(old.epoch)
   })
+  it.each([
+    { what: 'with its transaction open (aborted by the fence)', open: true },
+    { what: 'after committing its last transaction', open: false },
+  ])('refuses the EndTxn of a producer fenced $what instead of answering it as a retry with the new epoch', ({ open }) => {
+    const s = setup()
+    const zombie = s.cluster.initProducerId(TID, TIMEOUT_MS)
+    write(s, zombie, OUT0, ['a'])
+    let zombieEpoch = zombie.epoch
+    if (!open) zombieEpoch = s.cluster.endTxn(TID, zombie.producerId, zombie.epoch, true).epoch
+    const owner = s.cluster.initProducerId(TID, TIMEOUT_MS)
+    expect(owner.epoch).toBe(zombieEpoch + 1)
+    const outcome = open ? false : true
+    expect(errorCode(() => s.cluster.endTxn(TID, zombie.producerId, zombieEpoch, outcome))).toBe('PRODUCER_FENCED')
+    expect(errorCode(() => s.cluster.endTxn(TID, zombie.producerId, zombieEpoch, !outcome))).toBe('PRODUCER_FENCED')
+  })
 })
 
 describe('TransactionCoordinator timeout', () => {

@@ -139,6 +139,9 @@ export class TransactionCoordinator {
       this.abort(meta, 'fenced')
     }
     this.bumpEpoch(meta)
+    // The epoch before this bump belongs to a fenced producer now, not to the last EndTxn: its
+    // EndTxn must be refused, not answered as a retry (which would hand it the new epoch).
+    meta.lastOutcome = null
     meta.timeoutMs = timeoutMs
     return { producerId: meta.producerId, epoch: meta.epoch }
   }
