@@ -1,0 +1,149 @@
+// A representative LabSnapshot for component tests: three workers (one killed and recovered),
+// six tasks, a minute of chart points, transactions of every outcome and a recovery in progress.
+
+import type { ChartPoint, LabSnapshot, RecordTrace, TaskView, TxnView } from '../../lib/lab-protocol.ts'
+
+const T0 = 1_764_400_000_000
+
+function tasks(): TaskView[] {
+  return Array.from({ length: 6 }, (_, p) => ({
+    taskId: `0_${p}`,
+    partition: p,
+    workerId: `worker-${(p % 2) + 1}`,
+    state: p === 4 ? 'restoring' : 'running',
+    steps: { consumed: 12_000 + p * 10, processed: 11_990 + p * 10, produced: 11_980 + p * 10, acked: 11_970 + p * 10, committed: 11_900 + p * 10 },
+    position: 12_000 + p * 10,
+    committedOffset: p === 5 ? null : 11_900 + p * 10,
+    lag: 100 + p,
+  }))
+}
+
+function series(): ChartPoint[] {
+  return Array.from({ length: 60 }, (_, i) => ({
+    t: T0 + i * 1000,
+    processedPerSec: 1000 + (i % 7) * 20,
+    visibleOutputPerSec: 990 + (i % 5) * 20,
+    latencyP50Ms: 60 + (i % 3),
+    latencyP99Ms: i === 30 ? null : 140 + (i % 4) * 5,
+    latencyMaxMs: i === 30 ? null : 210 + (i % 6) * 10,
+  }))
+}
+
+function transactions(): TxnView[] {
+  const out: TxnView[] = []
+  for (let i = 0; i < 12; i++) {
+    const outcome = i === 11 ? 'open' : i === 4 ? 'aborted' : 'committed'
+    out.push({
+      id: `txn-${100 + i}`,
+      transactionalId: `eoscope-0_${i % 3}`,
+      producerId: 1000 + (i % 3),
+      epoch: i === 4 ? 1 : 2,
+      partitions: ['output-0', 'eoscope-aggregates-changelog-0'],
+      outputRecords: 95 + i,
+      changelogRecords: 95 + i,
+      offsetsCommitted: 1,
+      beginMs: T0 + 50_000 + i * 800,
+      endMs: outcome === 'open' ? null : T0 + 50_000 + i * 800 + 100,
+      outcome,
+      abortReason: outcome === 'aborted' ? 'fenced' : null,
+    })
+  }
+  return out
+}
+
+function traces(): RecordTrace[] {
+  return [
+    { id: 'r-1', key: 'k7', partition: 0, offset: 11_999, workerId: 'worker-1', steps: [{ step: 1, atMs: T0 + 59_000 }, { step: 2, atMs: T0 + 59_010 }], crashedAtStep: null, outcome: 'in-flight' },
+    { id: 'r-2', key: 'k3', partition: 1, offset: 12_005, workerId: 'worker-2', steps: [1, 2, 3, 4, 5].map((s) => ({ step: s as 1, atMs: T0 + 58_000 + s * 20 })), crashedAtStep: null, outcome: 'committed' },
+    { id: 'r-3', key: 'k1', partition: 4, offset: 12_031, workerId: 'worker-3', steps: [1, 2, 3].map((s) => ({ step: s as 1, atMs: T0 + 55_000 + s * 20 })), crashedAtStep: 3, outcome: 'aborted' },
+  ]
+}
+
+export const fixtureSnapshot: LabSnapshot = {
+  seq: 600,
+  atMs: T0 + 60_000,
+  startedAtMs: T0,
+  backend: 'embedded',
+  notes: ['exactly_once_v2 runs on the embedded log with group-generation fencing (KIP-447).'],
+  config: {
+    'processing.guarantee': 'exactly_once',
+    'commit.interval.ms': 100,
+    'transaction.timeout.ms': 10_000,
+    'session.timeout.ms': 1_000,
+    'enable.idempotence': true,
+    inputRatePerSec: 1000,
+    workers: 3,
+    partitions: 6,
+    latencyModel: 'default',
+  },
+  kafkaStreamsDefaults: { commitIntervalMs: { at_least_once: 30_000, exactly_once: 100, exactly_once_v2: 100 } },
+  workers: [
+    { id: 'worker-1', memberId: 'm-1', state: 'running', taskIds: ['0_0', '0_2', '0_4'], producers: [{ transactionalId: 'eoscope-0_0', producerId: 1000, epoch: 2 }], startedAtMs: T0 },
+    { id: 'worker-2', memberId: 'm-2', state: 'paused', taskIds: ['0_1', '0_3', '0_5'], producers: [{ transactionalId: 'eoscope-0_1', producerId: 1001, epoch: 2 }], startedAtMs: T0 },
+    { id: 'worker-3', memberId: null, state: 'killed', taskIds: [], producers: [], startedAtMs: T0 },
+  ],
+  tasks: tasks(),
+  series: series(),
+  markers: [
+    { t: T0 + 20_000, kind: 'config', label: 'exactly_once' },
+    { t: T0 + 40_000, kind: 'kill', label: 'kill worker-3' },
+    { t: T0 + 41_000, kind: 'rebalance', label: 'rebalance' },
+  ],
+  transactions: transactions(),
+  txnTotals: { committed: 540, aborted: 3, open: 1 },
+  recoveries: [
+    {
+      id: 'rec-1',
+      workerId: 'worker-3',
+      guarantee: 'exactly_once',
+      t0: T0 + 40_000,
+      t1: T0 + 42_400,
+      recoveryMs: 2400,
+      phases: { detection: 1000, rebalance: 300, fence: 150, restore: 650, catchUp: 300 },
+      phaseEnds: { detection: T0 + 41_000, rebalance: T0 + 41_300, fence: T0 + 41_450, restore: T0 + 42_100, catchUp: T0 + 42_400 },
+      partitions: [4, 5],
+      redone: 180,
+      duplicates: 0,
+    },
+    {
+      id: 'rec-2',
+      workerId: 'worker-4',
+      guarantee: 'exactly_once',
+      t0: T0 + 58_000,
+      t1: null,
+      recoveryMs: null,
+      phases: { detection: 1000, rebalance: 250, fence: null, restore: null, catchUp: null },
+      phaseEnds: { detection: T0 + 59_000, rebalance: T0 + 59_250, fence: null, restore: null, catchUp: null },
+      partitions: [2],
+      redone: 40,
+      duplicates: null,
+    },
+  ],
+  correctness: {
+    duplicates: 0,
+    lost: 0,
+    abortedReads: 0,
+    abortedReadsUncommitted: 212,
+    stateMismatches: 0,
+    openTransactions: 1,
+    allowed: {
+      duplicates: 'exactly_once: must be 0',
+      lost: 'must be 0 under every guarantee',
+      abortedReads: 'must be 0 (read_committed)',
+      stateMismatches: 'exactly_once: must be 0',
+      openTransactions: 'may be open while running; 0 when the run has finished',
+    },
+    duplicateKeys: [],
+    checkedAtMs: T0 + 59_500,
+    inputChecked: 71_900,
+  },
+  traces: traces(),
+  totals: { inputRecords: 72_000, committedInput: 71_900, outputRecords: 71_950, kills: 1, droppedAcks: 0, fenced: 1 },
+}
+
+/** The fixture under at_least_once after a kill: duplicates counted. */
+export const fixtureAtLeastOnce: LabSnapshot = {
+  ...fixtureSnapshot,
+  config: { ...fixtureSnapshot.config, 'processing.guarantee': 'at_least_once', 'commit.interval.ms': 1000, 'enable.idempotence': false },
+  correctness: { ...fixtureSnapshot.correctness!, duplicates: 37, stateMismatches: 12, duplicateKeys: ['k1', 'k4'] },
+}

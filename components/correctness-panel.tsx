@@ -1,0 +1,94 @@
+import { memo } from 'react'
+import type { CorrectnessView } from '../lib/lab-protocol.ts'
+import { isExactlyOnce, type ProcessingGuarantee } from '../lib/streams-config.ts'
+import { fmtInt, fmtSince } from './format.ts'
+import { Panel } from './panel.tsx'
+
+export interface CorrectnessPanelProps {
+  correctness: CorrectnessView | null
+  guarantee: ProcessingGuarantee
+  startedAtMs: number
+}
+
+type Figure = keyof CorrectnessView['allowed']
+
+export const FIGURES: { key: Figure; label: string; definition: string }[] = [
+  { key: 'duplicates', label: 'Duplicates', definition: 'committed output records whose provenance (input partition, offset) appears more than once' },
+  { key: 'lost', label: 'Lost', definition: 'input records below the committed input offset with no committed output record' },
+  { key: 'abortedReads', label: 'Aborted reads', definition: 'records of aborted transactions delivered to a read_committed consumer' },
+  { key: 'stateMismatches', label: 'State mismatches', definition: 'output values or state-store entries that differ from the recomputation' },
+  { key: 'openTransactions', label: 'Open transactions', definition: 'partitions whose last stable offset is below the high watermark' },
+]
+
+/**
+ * Whether a figure breaks what the guarantee allows (MEASURES.md): exactly-once allows no
+ * duplicates, losses, aborted reads or state mismatches; at_least_once allows duplicates and state
+ * mismatches after faults, but no losses and no aborted reads. Open transactions are normal while
+ * the lab runs.
+ */
+export function isViolation(figure: Figure, value: number, guarantee: ProcessingGuarantee): boolean {
+  if (value <= 0) return false
+  switch (figure) {
+    case 'lost':
+    case 'abortedReads':
+      return true
+    case 'duplicates':
+    case 'stateMismatches':
+      return isExactlyOnce(guarantee)
+    case 'openTransactions':
+      return false
+  }
+}
+
+export const CorrectnessPanel = memo(function CorrectnessPanel({ correctness, guarantee, startedAtMs }: CorrectnessPanelProps) {
+  return (
+    <Panel
+      title="Correctness"
+      hint={
+        correctness
+          ? `validator: read the logs up to ${fmtInt(correctness.inputChecked)} input records, at ${fmtSince(correctness.checkedAtMs, startedAtMs)}`
+          : 'validator: reads the logs only, never the engine’s counters'
+      }
+      testId="correctness"
+    >
+      {correctness === null ? (
+        <p className="muted empty">The validator has not run yet.</p>
+      ) : (
+        <ul className="checks">
+          {FIGURES.map((f) => {
+            const value = correctness[f.key]
+            const bad = isViolation(f.key, value, guarantee)
+            const expected = value > 0 && !bad && f.key !== 'openTransactions'
+            return (
+              <li key={f.key} className={`check ${bad ? 'check-bad' : expected ? 'check-expected' : f.key === 'openTransactions' && value > 0 ? 'check-neutral' : 'check-ok'}`} data-testid={`correctness-${f.key}`} data-violation={bad}>
+                <div className="check-main">
+                  <span className="check-label" title={f.definition}>
+                    {f.label}
+                  </span>
+                  <span className="check-value num" data-testid={`correctness-${f.key}-value`}>
+                    {fmtInt(value)}
+                  </span>
+                </div>
+                <div className="check-allowed small">
+                  {bad ? <strong>violation · </strong> : null}
+                  {correctness.allowed[f.key]}
+                </div>
+                {f.key === 'abortedReads' ? (
+                  <div className="check-contrast small muted">
+                    read_uncommitted would have read <span className="num">{fmtInt(correctness.abortedReadsUncommitted)}</span>
+                  </div>
+                ) : null}
+                {f.key === 'duplicates' && correctness.duplicateKeys.length ? (
+                  <div className="check-contrast small muted ellipsis" title={correctness.duplicateKeys.join(', ')}>
+                    keys: <span className="mono">{correctness.duplicateKeys.slice(0, 8).join(', ')}</span>
+                    {correctness.duplicateKeys.length > 8 ? ` +${correctness.duplicateKeys.length - 8}` : ''}
+                  </div>
+                ) : null}
+              </li>
+            )
+          })}
+        </ul>
+      )}
+    </Panel>
+  )
+})

@@ -1,0 +1,68 @@
+'use client'
+// The live dashboard: one socket, one snapshot, the panels. Everything below renders from the
+// snapshot; commands go out through `send` and each control shows its acknowledgement's error.
+
+import { useEffect } from 'react'
+import type { LabSnapshot } from '../lib/lab-protocol.ts'
+import { ChartsPanel } from './charts-panel.tsx'
+import { ControlsPanel } from './controls-panel.tsx'
+import { CorrectnessPanel } from './correctness-panel.tsx'
+import { HeaderBar } from './header-bar.tsx'
+import { PipelinePanel } from './pipeline-panel.tsx'
+import { RecoveryPanel } from './recovery-panel.tsx'
+import { StatRow } from './stat-row.tsx'
+import { TransactionsPanel } from './transactions-panel.tsx'
+import type { SendCommand } from './use-command.ts'
+import { useLab, type ConnectionState } from './use-lab.ts'
+import { WorkersPanel } from './workers-panel.tsx'
+
+/** performance.mark name set when the first live snapshot is on screen (time to first data). */
+export const FIRST_DATA_MARK = 'eoscope:first-data'
+
+export interface LabViewProps {
+  snapshot: LabSnapshot | null
+  connection: ConnectionState
+  send: SendCommand
+}
+
+/** The dashboard for one snapshot; pure rendering, used live and in tests. */
+export function LabView({ snapshot, connection, send }: LabViewProps) {
+  return (
+    <div className="app">
+      <HeaderBar backend={snapshot?.backend ?? null} notes={snapshot?.notes ?? NO_NOTES} connection={connection} />
+      {snapshot === null ? (
+        <main className="loading" aria-busy="true">
+          <p className="muted">Waiting for the lab…</p>
+        </main>
+      ) : (
+        <main className="layout" data-testid="dashboard" data-seq={snapshot.seq}>
+          <StatRow snapshot={snapshot} />
+          <div className="columns">
+            <aside className="side">
+              <ControlsPanel config={snapshot.config} defaults={snapshot.kafkaStreamsDefaults} send={send} />
+              <CorrectnessPanel correctness={snapshot.correctness} guarantee={snapshot.config['processing.guarantee']} startedAtMs={snapshot.startedAtMs} />
+            </aside>
+            <div className="main-col">
+              <ChartsPanel series={snapshot.series} markers={snapshot.markers} startedAtMs={snapshot.startedAtMs} />
+              <PipelinePanel tasks={snapshot.tasks} traces={snapshot.traces} />
+              <WorkersPanel workers={snapshot.workers} send={send} />
+              <RecoveryPanel recoveries={snapshot.recoveries} startedAtMs={snapshot.startedAtMs} nowMs={snapshot.atMs} />
+              <TransactionsPanel transactions={snapshot.transactions} totals={snapshot.txnTotals} startedAtMs={snapshot.startedAtMs} nowMs={snapshot.atMs} />
+            </div>
+          </div>
+        </main>
+      )}
+    </div>
+  )
+}
+
+const NO_NOTES: string[] = []
+
+export function LabDashboard() {
+  const { snapshot, connection, send } = useLab()
+  const hasData = snapshot !== null
+  useEffect(() => {
+    if (hasData && performance.getEntriesByName(FIRST_DATA_MARK).length === 0) performance.mark(FIRST_DATA_MARK)
+  }, [hasData])
+  return <LabView snapshot={snapshot} connection={connection} send={send} />
+}

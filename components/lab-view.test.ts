@@ -1,0 +1,110 @@
+import { createElement } from 'react'
+import { renderToString } from 'react-dom/server'
+import { describe, expect, it } from 'vitest'
+import { fixtureAtLeastOnce, fixtureSnapshot } from './__fixtures__/lab-snapshot.ts'
+import { isViolation } from './correctness-panel.tsx'
+import { LabView } from './lab-dashboard.tsx'
+import { COMMIT_INTERVAL_SCALE, fromPosition, toPosition } from './log-scale.ts'
+import { recoverySegments } from './recovery-panel.tsx'
+import { toLanes } from './transactions-panel.tsx'
+
+const send = async () => ({ ok: true as const })
+
+function render(snapshot = fixtureSnapshot): string {
+  return renderToString(createElement(LabView, { snapshot, connection: 'live', send }))
+}
+
+describe('the dashboard rendered from a snapshot', () => {
+  it('names the backend and shows the notes', () => {
+    const html = render()
+    expect(html).toContain('backend: <!-- -->embedded')
+    expect(html).toContain('exactly_once_v2 runs on the embedded log')
+  })
+
+  it('shows every processing.guarantee with the current one checked', () => {
+    const html = render()
+    for (const g of ['at_least_once', 'exactly_once', 'exactly_once_v2']) expect(html).toContain(`data-testid="guarantee-${g}"`)
+    expect(html).toMatch(/aria-checked="true"[^>]*data-testid="guarantee-exactly_once"/)
+  })
+
+  it('locks enable.idempotence under exactly_once and says why', () => {
+    const html = render()
+    expect(html).toMatch(/<input[^>]*disabled=""[^>]*data-testid="idempotence"/)
+    expect(html).toContain('exactly_once forces enable.idempotence=true')
+    expect(render(fixtureAtLeastOnce)).not.toMatch(/<input[^>]*disabled=""[^>]*data-testid="idempotence"/)
+  })
+
+  it('shows the five steps per task with lag and committed offset', () => {
+    const html = render()
+    for (const name of ['consume', 'process + update state', 'produce', 'broker ack', 'commit offset']) expect(html).toContain(name)
+    expect(html).toContain('data-testid="task-0_5"')
+    expect(html.match(/data-testid="trace-dot"/g)?.length).toBe(3)
+  })
+
+  it('draws a card per worker with kill and pause or resume', () => {
+    const html = render()
+    expect(html).toContain('data-testid="kill-worker-1"')
+    expect(html).toContain('data-testid="resume-worker-2"')
+    expect(html).toMatch(/<button[^>]*disabled=""[^>]*data-testid="kill-worker-3"/)
+  })
+
+  it('draws recoveries with their phases, pending ones marked pending', () => {
+    const html = render()
+    expect(html.match(/data-testid="recovery"/g)?.length).toBe(2)
+    expect(html).toContain('recovered in')
+    expect(html).toContain('recovering…')
+    expect(html).toContain('pending')
+  })
+
+  it('draws transaction bars of every outcome and a history table', () => {
+    const html = render()
+    for (const o of ['committed', 'aborted', 'open']) expect(html).toContain(`data-outcome="${o}"`)
+    expect(html).toContain('data-testid="txn-history"')
+    expect(html).toContain('fenced')
+  })
+
+  it('highlights duplicates as a violation under exactly_once only', () => {
+    expect(render()).not.toContain('data-violation="true"')
+    const eosWithDupes = { ...fixtureSnapshot, correctness: { ...fixtureSnapshot.correctness!, duplicates: 3 } }
+    expect(render(eosWithDupes)).toMatch(/data-testid="correctness-duplicates" data-violation="true"/)
+    expect(render(fixtureAtLeastOnce)).toMatch(/data-testid="correctness-duplicates" data-violation="false"/)
+  })
+
+  it('waits for the lab before the first snapshot', () => {
+    const html = renderToString(createElement(LabView, { snapshot: null, connection: 'connecting', send }))
+    expect(html).toContain('Waiting for the lab')
+  })
+})
+
+describe('helpers', () => {
+  it('maps commit.interval.ms to a log slider and back', () => {
+    const s = COMMIT_INTERVAL_SCALE
+    expect(toPosition(s, 10)).toBe(0)
+    expect(toPosition(s, 30_000)).toBe(s.steps)
+    for (const ms of [10, 100, 1000, 30_000]) expect(fromPosition(s, toPosition(s, ms))).toBe(ms)
+    expect(fromPosition(s, toPosition(s, 250))).toBeCloseTo(250, -1)
+  })
+
+  it('allows at_least_once duplicates but never lost records or aborted reads', () => {
+    expect(isViolation('duplicates', 5, 'at_least_once')).toBe(false)
+    expect(isViolation('duplicates', 5, 'exactly_once_v2')).toBe(true)
+    expect(isViolation('lost', 1, 'at_least_once')).toBe(true)
+    expect(isViolation('abortedReads', 1, 'at_least_once')).toBe(true)
+    expect(isViolation('openTransactions', 2, 'exactly_once')).toBe(false)
+  })
+
+  it('splits a recovery into the phases reached so far', () => {
+    const [done, pending] = fixtureSnapshot.recoveries
+    expect(recoverySegments(done!, 0).segments.map((s) => s.key)).toEqual(['detection', 'rebalance', 'fence', 'restore', 'catchUp'])
+    const p = recoverySegments(pending!, pending!.t0 + 2000)
+    expect(p.segments.map((s) => s.key)).toEqual(['detection', 'rebalance'])
+    expect(p.pendingFrom).toBe(1250)
+    expect(p.span).toBe(2000)
+  })
+
+  it('puts each transactional producer on its own lane', () => {
+    const lanes = toLanes(fixtureSnapshot.transactions)
+    expect(lanes.map((l) => l.transactionalId)).toEqual(['eoscope-0_0', 'eoscope-0_1', 'eoscope-0_2'])
+    expect(lanes[1]!.epoch).toBe(2)
+  })
+})

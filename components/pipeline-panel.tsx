@@ -1,0 +1,115 @@
+import { memo } from 'react'
+import { STEP_NAMES, type RecordTrace, type Step, type StepCounters, type TaskView } from '../lib/lab-protocol.ts'
+import { fmtCompact, fmtInt } from './format.ts'
+import { Panel } from './panel.tsx'
+
+export interface PipelinePanelProps {
+  tasks: TaskView[]
+  traces: RecordTrace[]
+}
+
+const STEPS: Step[] = [1, 2, 3, 4, 5]
+const COUNTER_OF: Record<Step, keyof StepCounters> = { 1: 'consumed', 2: 'processed', 3: 'produced', 4: 'acked', 5: 'committed' }
+
+function lastStep(trace: RecordTrace): Step {
+  return trace.steps.length ? trace.steps[trace.steps.length - 1]!.step : 1
+}
+
+const TaskRow = memo(function TaskRow({ task, traces }: { task: TaskView; traces: RecordTrace[] }) {
+  return (
+    <div className={`task-row task-${task.state}`} role="row" data-testid={`task-${task.taskId}`}>
+      <div className="task-id" role="rowheader">
+        <span className="mono">{task.taskId}</span>
+        <span className="muted small">{task.workerId}</span>
+        {task.state !== 'running' ? <span className={`badge badge-${task.state}`}>{task.state}</span> : null}
+      </div>
+      <div className="task-steps" role="cell">
+        {STEPS.map((s) => (
+          <div key={s} className="step-cell">
+            <span className="num">{fmtCompact(task.steps[COUNTER_OF[s]])}</span>
+          </div>
+        ))}
+        <div className="trace-track" aria-hidden="true">
+          {placeTraces(traces).map(({ trace: t, step, rank }) => (
+            <span key={t.id} className="trace-slot" style={{ left: `${(step - 1) * 20}%`, transform: `translateX(${rank * 48}px)` }}>
+              <span className={`trace-dot trace-${t.outcome}${t.crashedAtStep ? ' trace-crashed' : ''}`} title={traceTitle(t)} data-testid="trace-dot">
+                {t.key}
+              </span>
+            </span>
+          ))}
+        </div>
+      </div>
+      <div className="num task-figure" role="cell">
+        {fmtInt(task.lag)}
+      </div>
+      <div className="num task-figure" role="cell">
+        {fmtInt(task.committedOffset)}
+      </div>
+    </div>
+  )
+})
+
+/** Where each trace sits: its latest step (or the step its worker died at), side by side with others there. */
+export function placeTraces(traces: RecordTrace[]): { trace: RecordTrace; step: Step; rank: number }[] {
+  const perStep = new Map<Step, number>()
+  const placed = [...traces]
+    .sort((a, b) => a.offset - b.offset)
+    .map((trace) => {
+      const step = trace.crashedAtStep ?? lastStep(trace)
+      const rank = perStep.get(step) ?? 0
+      perStep.set(step, rank + 1)
+      return { trace, step, rank }
+    })
+  // Centre each step's group in its column.
+  return placed.map((p) => ({ ...p, rank: p.rank - ((perStep.get(p.step) ?? 1) - 1) / 2 }))
+}
+
+function traceTitle(t: RecordTrace): string {
+  return `${t.key} @ p${t.partition}:${t.offset} (${t.workerId}) — ${t.outcome}${t.crashedAtStep ? `, worker died at step ${t.crashedAtStep}` : ''}`
+}
+
+export const PipelinePanel = memo(function PipelinePanel({ tasks, traces }: PipelinePanelProps) {
+  const byPartition = new Map<number, RecordTrace[]>()
+  for (const t of traces) {
+    const list = byPartition.get(t.partition) ?? []
+    list.push(t)
+    byPartition.set(t.partition, list)
+  }
+  const sorted = [...tasks].sort((a, b) => a.partition - b.partition)
+  return (
+    <Panel
+      title="Pipeline"
+      hint="Per task: records through each step; sampled records move along the steps (set the input rate to 1/s to follow them)"
+      testId="pipeline"
+    >
+      <div className="pipeline" role="table" aria-label="steps per task">
+        <div className="task-row task-head" role="row">
+          <div role="columnheader">task</div>
+          <div className="task-steps" role="columnheader">
+            {STEPS.map((s) => (
+              <div key={s} className="step-cell step-name">
+                <span className="step-no">{s}</span> {STEP_NAMES[s]}
+              </div>
+            ))}
+          </div>
+          <div role="columnheader" className="task-figure" title="input high watermark minus committed offset">
+            lag
+          </div>
+          <div role="columnheader" className="task-figure">
+            committed
+          </div>
+        </div>
+        {sorted.map((task) => (
+          <TaskRow key={task.taskId} task={task} traces={byPartition.get(task.partition) ?? NO_TRACES} />
+        ))}
+        {sorted.length === 0 ? <p className="muted">No tasks assigned (rebalancing?)</p> : null}
+      </div>
+      <div className="legend small muted">
+        <span className="trace-dot trace-in-flight">k</span> in flight <span className="trace-dot trace-committed">k</span> committed{' '}
+        <span className="trace-dot trace-aborted">k</span> aborted <span className="trace-dot trace-redone">k</span> redone
+      </div>
+    </Panel>
+  )
+})
+
+const NO_TRACES: RecordTrace[] = []

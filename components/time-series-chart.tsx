@@ -1,0 +1,88 @@
+import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
+import type { TimelineMarker } from '../lib/lab-protocol.ts'
+import type { ChartConfig } from './chart-config.ts'
+import { MARKER_COLORS } from './chart-config.ts'
+
+export type ChartRow<K extends string> = { x: number } & Partial<Record<K, number | null>>
+
+export interface TimeSeriesChartProps<K extends string> {
+  config: ChartConfig<K>
+  rows: ChartRow<K>[]
+  /** Markers with x in the rows' unit (seconds since the lab started). */
+  markers: (TimelineMarker & { x: number })[]
+  height?: number
+}
+
+/** Stacks marker labels that would overlap into rows (at most three; later ones reuse the last). */
+export function labelRows<M extends { x: number }>(markers: M[], minGap: number): { marker: M; row: number }[] {
+  const rowEnds: number[] = []
+  return [...markers]
+    .sort((a, b) => a.x - b.x)
+    .map((marker) => {
+      let row = rowEnds.findIndex((end) => marker.x - end >= minGap)
+      if (row === -1) row = rowEnds.length < 3 ? rowEnds.length : 2
+      rowEnds[row] = marker.x
+      return { marker, row }
+    })
+}
+
+const axisTick = { fill: 'var(--muted)', fontSize: 11 }
+
+/** The one chart wrapper: a time axis in seconds, lines from the config, markers as reference lines. */
+export function TimeSeriesChart<K extends string>({ config, rows, markers, height = 210 }: TimeSeriesChartProps<K>) {
+  const xMin = rows.length ? rows[0]!.x : 0
+  const xMax = rows.length ? rows[rows.length - 1]!.x : 1
+  return (
+    <div className="chart" style={{ height }} data-testid={`chart-${config.id}`}>
+      <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 520, height }}>
+        <LineChart data={rows} margin={{ top: 18, right: 12, bottom: 0, left: 4 }}>
+          <CartesianGrid stroke="var(--grid)" strokeDasharray="2 4" vertical={false} />
+          <XAxis
+            dataKey="x"
+            type="number"
+            domain={[xMin, xMax]}
+            tick={axisTick}
+            tickFormatter={(v: number) => `${Math.round(v)} s`}
+            stroke="var(--border)"
+            allowDataOverflow
+          />
+          <YAxis tick={axisTick} tickFormatter={config.formatY} width={64} stroke="var(--border)" />
+          <Tooltip
+            isAnimationActive={false}
+            contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }}
+            labelFormatter={(v) => `${Number(v).toFixed(1)} s`}
+            formatter={(v) => (typeof v === 'number' ? config.formatY(v) : '—')}
+          />
+          <Legend wrapperStyle={{ fontSize: 12 }} iconType="plainline" />
+          {labelRows(markers.filter((m) => m.x >= xMin && m.x <= xMax), (xMax - xMin) * 0.14).map(({ marker: m, row }) => (
+            <ReferenceLine
+              key={`${m.t}-${m.kind}-${m.label}`}
+              x={m.x}
+              stroke={MARKER_COLORS[m.kind]}
+              strokeDasharray="3 3"
+              label={(props: { viewBox?: { x?: number; y?: number } }) => (
+                <text x={(props.viewBox?.x ?? 0) + 3} y={(props.viewBox?.y ?? 0) + 9 + row * 11} fill={MARKER_COLORS[m.kind]} fontSize={10}>
+                  {m.label}
+                </text>
+              )}
+            />
+          ))}
+          {config.series.map((s) => (
+            <Line
+              key={s.key}
+              dataKey={s.key}
+              name={s.label}
+              stroke={s.color}
+              strokeWidth={s.dashed ? 1.5 : 2}
+              strokeDasharray={s.dashed ? '5 3' : undefined}
+              dot={false}
+              isAnimationActive={false}
+              connectNulls={false}
+              type="monotone"
+            />
+          ))}
+        </LineChart>
+      </ResponsiveContainer>
+    </div>
+  )
+}

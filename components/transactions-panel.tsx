@@ -1,0 +1,174 @@
+import { memo } from 'react'
+import type { TxnView } from '../lib/lab-protocol.ts'
+import { fmtInt, fmtMs, fmtSince } from './format.ts'
+import { Panel } from './panel.tsx'
+
+export interface TransactionsPanelProps {
+  transactions: TxnView[]
+  totals: { committed: number; aborted: number; open: number }
+  startedAtMs: number
+  nowMs: number
+  /** Widest time window of the lanes. */
+  windowMs?: number
+  historyRows?: number
+}
+
+export interface Lane {
+  transactionalId: string
+  producerId: number
+  epoch: number
+  txns: TxnView[]
+}
+
+/** One lane per transactional producer, sorted by transactional.id; the latest epoch labels the lane. */
+export function toLanes(transactions: TxnView[]): Lane[] {
+  const lanes = new Map<string, Lane>()
+  for (const t of transactions) {
+    const lane = lanes.get(t.transactionalId) ?? { transactionalId: t.transactionalId, producerId: t.producerId, epoch: t.epoch, txns: [] }
+    lane.txns.push(t)
+    if (t.epoch > lane.epoch || (t.epoch === lane.epoch && t.producerId !== lane.producerId)) {
+      lane.epoch = t.epoch
+      lane.producerId = t.producerId
+    }
+    lanes.set(t.transactionalId, lane)
+  }
+  return [...lanes.values()].sort((a, b) => a.transactionalId.localeCompare(b.transactionalId, 'en', { numeric: true }))
+}
+
+function txnTitle(t: TxnView): string {
+  const dur = t.endMs === null ? 'open' : fmtMs(t.endMs - t.beginMs)
+  return `${t.id} · ${t.outcome}${t.abortReason ? ` (${t.abortReason})` : ''} · ${fmtInt(t.outputRecords)} output + ${fmtInt(t.changelogRecords)} changelog records · ${fmtInt(t.offsetsCommitted)} offsets · ${dur} · producer ${t.producerId} epoch ${t.epoch}`
+}
+
+/**
+ * The lanes' time window: at most `maxMs`, but no older than the oldest transaction the snapshot
+ * holds (the lab keeps the latest ones only), and at least one second.
+ */
+export function laneWindow(transactions: TxnView[], nowMs: number, maxMs: number): number {
+  let oldest = nowMs
+  for (const t of transactions) if (t.beginMs < oldest) oldest = t.beginMs
+  return Math.min(maxMs, Math.max(1000, nowMs - oldest))
+}
+
+/** History rows: the latest finished transactions, newest first, with every aborted one the snapshot still holds. */
+export function historyRows(transactions: TxnView[], rows: number): TxnView[] {
+  const finished = transactions.filter((t) => t.outcome !== 'open').sort((a, b) => (b.endMs ?? 0) - (a.endMs ?? 0))
+  const shown = finished.slice(0, rows)
+  const extra = finished.slice(rows).filter((t) => t.outcome === 'aborted').slice(0, 5)
+  return [...shown, ...extra].sort((a, b) => (b.endMs ?? 0) - (a.endMs ?? 0))
+}
+
+const TxnLanes = memo(function TxnLanes({ transactions, nowMs, maxWindowMs }: { transactions: TxnView[]; nowMs: number; maxWindowMs: number }) {
+  const windowMs = laneWindow(transactions, nowMs, maxWindowMs)
+  const from = nowMs - windowMs
+  const lanes = toLanes(transactions)
+  const pct = (ms: number) => `${Math.max(0, Math.min(100, ((ms - from) / windowMs) * 100))}%`
+  return (
+    <div className="lanes" role="list" aria-label="transactions per producer">
+      {lanes.map((lane) => (
+        <div className="lane" role="listitem" key={lane.transactionalId}>
+          <div className="lane-label mono" title={`transactional.id ${lane.transactionalId}, producer id ${lane.producerId}, epoch ${lane.epoch}`}>
+            <span className="ellipsis">{lane.transactionalId}</span>
+            <span className="muted small">
+              pid {lane.producerId} · e{lane.epoch}
+            </span>
+          </div>
+          <div className="lane-track">
+            {lane.txns
+              .filter((t) => (t.endMs ?? nowMs) >= from)
+              .map((t) => {
+                const begin = Math.max(t.beginMs, from)
+                const end = t.endMs ?? nowMs
+                return (
+                  <span
+                    key={t.id}
+                    className={`txn-bar txn-${t.outcome}`}
+                    data-testid="txn-bar"
+                    data-outcome={t.outcome}
+                    style={{ left: pct(begin), width: `max(3px, calc(${pct(end)} - ${pct(begin)}))` }}
+                    title={txnTitle(t)}
+                  />
+                )
+              })}
+          </div>
+        </div>
+      ))}
+      {lanes.length === 0 ? <p className="muted empty">No transactions: at_least_once writes without them.</p> : null}
+      <div className="lane lane-axis" aria-hidden="true">
+        <div />
+        <div className="lane-track axis">
+          <span style={{ left: '0%' }}>−{(windowMs / 1000).toFixed(1)} s</span>
+          <span style={{ left: '50%' }}>−{(windowMs / 2000).toFixed(1)} s</span>
+          <span style={{ right: '0%' }}>now</span>
+        </div>
+      </div>
+    </div>
+  )
+})
+
+const TxnHistory = memo(function TxnHistory({ transactions, startedAtMs, rows }: { transactions: TxnView[]; startedAtMs: number; rows: number }) {
+  const latest = historyRows(transactions, rows)
+  return (
+    <div className="table-scroll">
+      <table className="history" data-testid="txn-history">
+        <thead>
+          <tr>
+            <th>id</th>
+            <th>producer · epoch</th>
+            <th>partitions</th>
+            <th className="r">out</th>
+            <th className="r">changelog</th>
+            <th className="r">offsets</th>
+            <th className="r">began</th>
+            <th className="r">duration</th>
+            <th>outcome</th>
+            <th>abort reason</th>
+          </tr>
+        </thead>
+        <tbody>
+          {latest.map((t) => (
+            <tr key={t.id} className={`row-${t.outcome}`} data-outcome={t.outcome}>
+              <td className="mono">{t.id}</td>
+              <td className="mono" title={t.transactionalId}>
+                {t.producerId} · {t.epoch}
+              </td>
+              <td className="mono ellipsis cell-partitions" title={t.partitions.join(', ')}>
+                {t.partitions.join(', ')}
+              </td>
+              <td className="num r">{fmtInt(t.outputRecords)}</td>
+              <td className="num r">{fmtInt(t.changelogRecords)}</td>
+              <td className="num r">{fmtInt(t.offsetsCommitted)}</td>
+              <td className="num r">{fmtSince(t.beginMs, startedAtMs)}</td>
+              <td className="num r">{t.endMs === null ? '—' : fmtMs(t.endMs - t.beginMs)}</td>
+              <td>
+                <span className={`badge badge-${t.outcome}`}>{t.outcome}</span>
+              </td>
+              <td>{t.abortReason ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {latest.length === 0 ? <p className="muted empty">No finished transactions yet.</p> : null}
+    </div>
+  )
+})
+
+export const TransactionsPanel = memo(function TransactionsPanel({ transactions, totals, startedAtMs, nowMs, windowMs = 10_000, historyRows: rows = 12 }: TransactionsPanelProps) {
+  return (
+    <Panel
+      title="Transactions"
+      hint="A lane per transactional producer; each bar runs from begin to commit (green) or abort (red); hover for record counts"
+      testId="transactions"
+      actions={
+        <span className="txn-totals num" data-testid="txn-totals">
+          <span className="ok">{fmtInt(totals.committed)} committed</span> · <span className={totals.aborted ? 'bad' : ''} data-testid="txn-aborted">{fmtInt(totals.aborted)} aborted</span> ·{' '}
+          <span>{fmtInt(totals.open)} open</span>
+        </span>
+      }
+    >
+      <TxnLanes transactions={transactions} nowMs={nowMs} maxWindowMs={windowMs} />
+      <h3 className="sub-head">History · finished transactions, newest first</h3>
+      <TxnHistory transactions={transactions} startedAtMs={startedAtMs} rows={rows} />
+    </Panel>
+  )
+})

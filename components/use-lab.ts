@@ -1,0 +1,83 @@
+// The live lab in a component: the latest snapshot (rendered at most once per animation frame),
+// the connection state, and a command sender that resolves with the server's acknowledgement.
+
+import { useCallback, useEffect, useState } from 'react'
+import type { CommandName, CommandPayload, CommandResult, LabSnapshot } from '../lib/lab-protocol.ts'
+import { applyPatch, type SnapshotDelta } from '../server/http/live-delta.ts'
+import { getLabSocket } from './socket-client.ts'
+
+export type ConnectionState = 'connecting' | 'live' | 'offline'
+
+export const COMMAND_TIMEOUT_MS = 5000
+
+export interface UseLab {
+  snapshot: LabSnapshot | null
+  connection: ConnectionState
+  send: <N extends CommandName>(name: N, payload: CommandPayload<N>) => Promise<CommandResult>
+}
+
+export function useLab(): UseLab {
+  const [snapshot, setSnapshot] = useState<LabSnapshot | null>(null)
+  const [connection, setConnection] = useState<ConnectionState>('connecting')
+
+  useEffect(() => {
+    const socket = getLabSocket()
+    let latest: LabSnapshot | null = null
+    let frame = 0
+    let resyncing = false
+
+    const show = (s: LabSnapshot) => {
+      latest = s
+      if (frame) return
+      frame = requestAnimationFrame(() => {
+        frame = 0
+        setSnapshot(latest)
+      })
+    }
+    const resync = () => {
+      if (resyncing) return
+      resyncing = true
+      socket.timeout(COMMAND_TIMEOUT_MS).emit('resync', (err, s) => {
+        resyncing = false
+        if (!err && s) show(s)
+      })
+    }
+
+    const onSnapshot = (s: LabSnapshot) => show(s)
+    const onDelta = (d: SnapshotDelta) => {
+      if (latest && latest.seq === d.base) show(applyPatch(latest, d.patch))
+      else if (latest?.seq !== d.seq) resync()
+    }
+    const onConnect = () => setConnection('live')
+    const onDisconnect = () => setConnection('offline')
+    const onConnectError = () => setConnection('offline')
+
+    socket.on('snapshot', onSnapshot)
+    socket.on('delta', onDelta)
+    socket.on('connect', onConnect)
+    socket.on('disconnect', onDisconnect)
+    socket.on('connect_error', onConnectError)
+    socket.connect()
+    return () => {
+      socket.off('snapshot', onSnapshot)
+      socket.off('delta', onDelta)
+      socket.off('connect', onConnect)
+      socket.off('disconnect', onDisconnect)
+      socket.off('connect_error', onConnectError)
+      if (frame) cancelAnimationFrame(frame)
+      socket.disconnect()
+    }
+  }, [])
+
+  const send = useCallback(async <N extends CommandName>(name: N, payload: CommandPayload<N>): Promise<CommandResult> => {
+    const socket = getLabSocket()
+    if (!socket.connected) return { ok: false, error: 'not connected to the lab' }
+    try {
+      return await socket.timeout(COMMAND_TIMEOUT_MS).emitWithAck('command', name, payload)
+    } catch {
+      return { ok: false, error: `no answer from the lab within ${COMMAND_TIMEOUT_MS / 1000} s` }
+    }
+  }, [])
+
+  return { snapshot, connection, send }
+}

@@ -1,0 +1,48 @@
+// Chromium for the browser tests and the ui bench: Debian's /usr/bin/chromium through
+// playwright-core, a fresh profile per run, flags that keep it quiet on a closed network.
+
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { chromium, type BrowserContext } from 'playwright-core'
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-background-timer-throttling',
+  '--disable-renderer-backgrounding',
+]
+
+export function chromiumAvailable(): boolean {
+  return existsSync(CHROMIUM_PATH)
+}
+
+export interface Browser {
+  context: BrowserContext
+  close(): Promise<void>
+}
+
+export async function launchBrowser({ width = 1440, height = 1000, colorScheme = 'dark' as 'dark' | 'light' } = {}): Promise<Browser> {
+  const profile = mkdtempSync(path.join(tmpdir(), 'eoscope-chromium-'))
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width, height },
+    colorScheme,
+  })
+  return {
+    context,
+    async close() {
+      await context.close().catch(() => {})
+      rmSync(profile, { recursive: true, force: true })
+    },
+  }
+}

@@ -1,0 +1,144 @@
+// The dashboard in Chromium against the real server and the embedded lab.
+// Under CI=true a missing chromium fails the run; elsewhere these tests are skipped with a reason.
+
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CHROMIUM_PATH, chromiumAvailable, launchBrowser, type Browser } from './browser.ts'
+import { ROOT, startServer, type ServerProcess } from './server-process.ts'
+
+const CI = process.env.CI === 'true' || process.env.CI === '1'
+const SHOTS = path.join(ROOT, 'test-results')
+
+if (!chromiumAvailable()) {
+  const msg = `chromium not found at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`
+  if (CI) throw new Error(msg)
+  console.warn(`skipping browser tests: ${msg}`)
+}
+
+async function numberIn(page: Page, testId: string): Promise<number> {
+  const text = (await page.getByTestId(testId).textContent()) ?? ''
+  const n = Number(text.replace(/[^0-9.-]/g, ''))
+  return Number.isFinite(n) && text.trim() !== '—' ? n : Number.NaN
+}
+
+async function waitForNumber(page: Page, testId: string, ok: (n: number) => boolean, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs
+  let last = Number.NaN
+  while (Date.now() < deadline) {
+    last = await numberIn(page, testId)
+    if (ok(last)) return last
+    await page.waitForTimeout(250)
+  }
+  throw new Error(`${testId} stayed at ${last} for ${timeoutMs} ms`)
+}
+
+async function killRunningWorker(page: Page): Promise<string> {
+  const card = page.locator('article.worker-card[data-state="running"]').first()
+  const id = (await card.getAttribute('data-testid'))!.replace(/^worker-/, '')
+  await page.getByTestId(`kill-${id}`).click()
+  await page.locator(`article.worker-card[data-testid="worker-${id}"][data-state="killed"]`).waitFor({ timeout: 10_000 })
+  return id
+}
+
+describe.skipIf(!chromiumAvailable())('the dashboard in chromium', () => {
+  let server: ServerProcess
+  let browser: Browser
+  let page: Page
+  const consoleErrors: string[] = []
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true })
+    server = await startServer()
+    browser = await launchBrowser()
+    page = browser.context.pages()[0] ?? (await browser.context.newPage())
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text())
+    })
+    page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`))
+    await page.goto(server.url)
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+  })
+
+  it('shows live data from the embedded lab', async () => {
+    await page.getByTestId('dashboard').waitFor({ timeout: 15_000 })
+    await expect.poll(() => page.getByTestId('backend').textContent()).toContain('embedded')
+    await expect.poll(() => page.getByTestId('connection').textContent()).toContain('live')
+    const seq0 = Number(await page.getByTestId('dashboard').getAttribute('data-seq'))
+    const input0 = await numberIn(page, 'stat-committed-input')
+    await page.waitForTimeout(1500)
+    expect(Number(await page.getByTestId('dashboard').getAttribute('data-seq'))).toBeGreaterThan(seq0)
+    await waitForNumber(page, 'stat-committed-input', (n) => n > input0, 10_000)
+    await waitForNumber(page, 'stat-processed', (n) => n > 0, 10_000)
+    expect(await page.locator('[data-testid^="task-0_"]').count()).toBeGreaterThan(0)
+    await page.screenshot({ path: path.join(SHOTS, 'dashboard-live.png'), fullPage: true })
+  })
+
+  it('under exactly_once, a kill aborts a transaction and causes 0 duplicates', async () => {
+    await expect.poll(() => page.getByTestId('stat-guarantee').textContent()).toBe('exactly_once')
+    await page.waitForTimeout(1000)
+    const killed = await killRunningWorker(page)
+    await page.getByTestId('recovery').first().waitFor({ timeout: 10_000 })
+    await page.locator('[data-testid="recovery"][data-complete="true"]').first().waitFor({ timeout: 30_000 })
+    await waitForNumber(page, 'txn-aborted', (n) => n > 0, 20_000)
+    // Let the validator read past the recovery, then check the duplicates it found.
+    await page.waitForTimeout(2500)
+    expect(await numberIn(page, 'correctness-duplicates-value')).toBe(0)
+    expect(await numberIn(page, 'correctness-lost-value')).toBe(0)
+    expect(await page.getByTestId('correctness').locator('[data-violation="true"]').count()).toBe(0)
+    expect(await page.getByTestId('recovery-timeline').textContent()).toContain(killed)
+    await page.screenshot({ path: path.join(SHOTS, 'exactly-once-after-kill.png'), fullPage: true })
+  })
+
+  it('toggles processing.guarantee live', async () => {
+    await page.getByTestId('guarantee-at_least_once').click()
+    await expect.poll(() => page.getByTestId('stat-guarantee').textContent(), { timeout: 10_000 }).toBe('at_least_once')
+    expect(await page.getByTestId('guarantee-at_least_once').getAttribute('aria-checked')).toBe('true')
+    // enable.idempotence is only settable under at_least_once.
+    await expect.poll(() => page.getByTestId('idempotence').isEnabled()).toBe(true)
+  })
+
+  it('under at_least_once without idempotence, a dropped ack and a kill make the duplicates counter rise', async () => {
+    await page.getByTestId('reset').click()
+    await expect.poll(() => page.getByTestId('stat-kills').textContent(), { timeout: 10_000 }).toBe('0')
+    const idem = page.getByTestId('idempotence')
+    if (await idem.isChecked()) await idem.click()
+    await expect.poll(() => idem.isChecked(), { timeout: 10_000 }).toBe(false)
+    await page.waitForTimeout(1000)
+    await page.getByTestId('drop-ack').click()
+    await page.waitForTimeout(600)
+    await killRunningWorker(page)
+    await page.getByTestId('recovery').first().waitFor({ timeout: 10_000 })
+    const dupes = await waitForNumber(page, 'correctness-duplicates-value', (n) => n > 0, 30_000)
+    expect(dupes).toBeGreaterThan(0)
+    expect(await numberIn(page, 'correctness-lost-value')).toBe(0)
+    await page.locator('[data-testid="recovery"][data-complete="true"]').first().waitFor({ timeout: 30_000 })
+    await page.screenshot({ path: path.join(SHOTS, 'at-least-once-duplicates.png'), fullPage: true })
+  })
+
+  it('switches to the light theme', async () => {
+    const before = await page.evaluate(() => document.documentElement.dataset.theme)
+    await page.getByTestId('theme-toggle').click()
+    const after = await page.evaluate(() => document.documentElement.dataset.theme)
+    expect(after).not.toBe(before)
+    await page.screenshot({ path: path.join(SHOTS, `dashboard-${after}.png`), fullPage: true })
+  })
+
+  it('refuses a bad command with a clear error and changes nothing', async () => {
+    const before = (await (await fetch(`${server.url}/api/lab`)).json()) as { config: Record<string, unknown> }
+    const r = await fetch(`${server.url}/api/lab/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ 'commit.interval.ms': 5 }) })
+    expect(r.status).toBe(400)
+    expect(((await r.json()) as { error: string }).error).toMatch(/commit\.interval\.ms/)
+    const after = (await (await fetch(`${server.url}/api/lab`)).json()) as { config: Record<string, unknown> }
+    expect(after.config).toEqual(before.config)
+  })
+
+  it('logged no console errors', () => {
+    expect(consoleErrors).toEqual([])
+  })
+})

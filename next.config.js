@@ -1,0 +1,11 @@
+// Next.js configuration. The app is served by the custom server in server/index.ts, which keeps
+// /api and /socket.io for itself before Next's handler sees a request.
+
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  reactStrictMode: true,
+  poweredByHeader: false,
+  devIndicators: false,
+}
+
+export default nextConfig

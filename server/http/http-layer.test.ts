@@ -1,0 +1,163 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { io as connect, type Socket } from 'socket.io-client'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { LabSnapshot } from '../../lib/lab-protocol.ts'
+import { createFakeLab, type FakeLab } from './__fixtures__/fake-lab.ts'
+import { applyPatch, type LiveClientToServerEvents, type LiveServerToClientEvents, type SnapshotDelta } from './live-delta.ts'
+import { attachLiveSocket, type LiveSocket } from './live-socket.ts'
+import { MAX_BODY_BYTES, createRestHandler } from './rest.ts'
+
+let server: Server
+let lab: FakeLab
+let live: LiveSocket
+let url: string
+
+beforeEach(async () => {
+  lab = createFakeLab()
+  server = createServer()
+  const rest = createRestHandler(lab)
+  server.on('request', (req, res) => {
+    void rest(req, res).then((handled) => {
+      if (!handled) {
+        res.writeHead(404)
+        res.end('not the api')
+      }
+    })
+  })
+  live = attachLiveSocket(server, { lab, minIntervalMs: 20 })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+
+afterEach(async () => {
+  await live.close()
+  await lab.close()
+})
+
+const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  })
+
+describe('the REST API', () => {
+  it('serves the snapshot and the route list', async () => {
+    expect(((await (await fetch(`${url}/api/lab`)).json()) as LabSnapshot).seq).toBe(lab.snapshot().seq)
+    const index = (await (await fetch(`${url}/api`)).json()) as { routes: unknown[] }
+    expect(index.routes.length).toBeGreaterThan(5)
+  })
+
+  it('runs valid commands', async () => {
+    expect((await post('/api/lab/config', { 'processing.guarantee': 'at_least_once' })).status).toBe(200)
+    expect((await post('/api/workers/worker-1/kill')).status).toBe(200)
+    expect((await post('/api/workers/worker-2/resume', {})).status).toBe(200)
+    expect((await post('/api/faults/drop-acks', { count: 2 })).status).toBe(200)
+    expect((await post('/api/workers')).status).toBe(200)
+    expect((await post('/api/lab/reset')).status).toBe(200)
+    expect(lab.executed.map((e) => e.name)).toEqual(['setConfig', 'killWorker', 'resumeWorker', 'dropAcks', 'addWorker', 'reset'])
+    expect(lab.executed[1]!.payload).toEqual({ workerId: 'worker-1' })
+  })
+
+  it.each([
+    ['an unknown setting', '/api/lab/config', { 'commit.interval': 100 }, 400],
+    ['a value out of range', '/api/lab/config', { 'commit.interval.ms': 5 }, 400],
+    ['an empty change', '/api/lab/config', {}, 400],
+    ['a body for a worker action', '/api/workers/worker-1/kill', { workerId: 'worker-2' }, 400],
+    ['an unknown worker', '/api/workers/nobody/kill', undefined, 400],
+    ['a bad worker id', '/api/workers/a%20b/pause', undefined, 400],
+    ['a negative drop count', '/api/faults/drop-acks', { count: -1 }, 400],
+    ['broken JSON', '/api/lab/config', '{"commit.interval.ms":', 400],
+    ['an unknown endpoint', '/api/nothing', {}, 404],
+  ])('refuses %s with an error and changes nothing', async (_what, path, body, status) => {
+    const before = JSON.stringify(lab.snapshot().config)
+    const r = await post(path, body)
+    expect(r.status).toBe(status)
+    expect(((await r.json()) as { error: string }).error).toMatch(/\S/)
+    expect(lab.executed).toEqual([])
+    expect(JSON.stringify(lab.snapshot().config)).toBe(before)
+  })
+
+  it('refuses bodies over 16 KB, other content types, wrong methods and other origins', async () => {
+    expect((await post('/api/lab/config', { 'commit.interval.ms': 100, pad: 'x'.repeat(MAX_BODY_BYTES) })).status).toBe(413)
+    expect((await post('/api/lab/config', 'commit.interval.ms=100', { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(415)
+    expect((await fetch(`${url}/api/lab/reset`)).status).toBe(405)
+    expect((await post('/api/lab/reset', {}, { origin: 'http://evil.example' })).status).toBe(403)
+    expect(lab.executed).toEqual([])
+  })
+
+  it('leaves other paths to the next handler', async () => {
+    expect(await (await fetch(`${url}/apis`)).text()).toBe('not the api')
+  })
+})
+
+describe('the live socket', () => {
+  type Client = Socket<LiveServerToClientEvents, LiveClientToServerEvents>
+  const clients: Client[] = []
+  afterEach(() => {
+    for (const c of clients.splice(0)) c.disconnect()
+  })
+  const open = (headers: Record<string, string> = {}): Client => {
+    const c: Client = connect(url, { transports: ['websocket'], extraHeaders: headers, reconnection: false, forceNew: true })
+    clients.push(c)
+    return c
+  }
+
+  it('sends a snapshot on connect, then deltas that rebuild the lab snapshot, even when the lab mutates objects in place', async () => {
+    const c = open()
+    let state: LabSnapshot | null = null
+    let deltas = 0
+    c.on('snapshot', (s) => (state = s))
+    c.on('delta', (d: SnapshotDelta) => {
+      expect(state?.seq).toBe(d.base)
+      state = applyPatch(state!, d.patch)
+      deltas++
+    })
+    await new Promise<void>((r) => c.on('snapshot', () => r()))
+    for (let i = 0; i < 5; i++) {
+      lab.tick()
+      await new Promise((r) => setTimeout(r, 40))
+      // The lab may update the objects of a published snapshot in place (as the real one does).
+      const published = lab.snapshot()
+      ;(published.transactions[published.transactions.length - 1] as { outcome: string }).outcome = i % 2 ? 'committed' : 'aborted'
+    }
+    lab.tick()
+    await new Promise((r) => setTimeout(r, 60))
+    expect(deltas).toBeGreaterThan(0)
+    expect(state).toEqual(JSON.parse(JSON.stringify(lab.snapshot())))
+  })
+
+  it('pushes at most one update per interval however fast the lab publishes', async () => {
+    const c = open()
+    let received = 0
+    c.on('delta', () => received++)
+    await new Promise<void>((r) => c.on('snapshot', () => r()))
+    const started = Date.now()
+    while (Date.now() - started < 300) {
+      lab.tick()
+      await new Promise((r) => setTimeout(r, 2))
+    }
+    await new Promise((r) => setTimeout(r, 30))
+    // 300 ms at one push per 20 ms: about 15, never one per tick.
+    expect(received).toBeGreaterThan(3)
+    expect(received).toBeLessThanOrEqual(17)
+  })
+
+  it('answers commands with the acknowledgement, errors included', async () => {
+    const c = open()
+    await new Promise<void>((r) => c.on('connect', () => r()))
+    expect(await c.emitWithAck('command', 'killWorker', { workerId: 'worker-1' })).toEqual({ ok: true })
+    const bad = await c.emitWithAck('command', 'setConfig', { 'commit.interval.ms': 'fast' })
+    expect(bad.ok).toBe(false)
+    expect(await c.emitWithAck('command', 'formatDisk', {})).toMatchObject({ ok: false, error: expect.stringMatching(/unknown command/) })
+  })
+
+  it('refuses a page from another origin', async () => {
+    const c = open({ origin: 'http://evil.example' })
+    await expect(new Promise((resolve, reject) => {
+      c.on('connect', () => resolve('connected'))
+      c.on('connect_error', reject)
+    })).rejects.toBeTruthy()
+  })
+})

@@ -1,0 +1,151 @@
+// The lab's REST API, served by the custom server before Next's handler.
+//
+//   GET  /api                          this list, as JSON
+//   GET  /api/lab                      the latest LabSnapshot
+//   POST /api/lab/config               change settings; body: a setConfig command, e.g.
+//                                      {"processing.guarantee":"exactly_once","commit.interval.ms":100}
+//   POST /api/lab/reset                reset the lab (body: none or {})
+//   POST /api/workers                  add a worker (body: none or {})
+//   POST /api/workers/:id/kill         kill a worker abruptly: no flush, no commit, no abort, no leave-group
+//   POST /api/workers/:id/pause        pause a worker (it turns zombie and is fenced when it resumes)
+//   POST /api/workers/:id/resume       resume a paused worker
+//   POST /api/faults/drop-acks         drop the next produce acks; body: {"count": 1}
+//
+// Bodies are JSON (Content-Type: application/json), at most 16 KB. Every body is validated with
+// the lab protocol's parseCommand; bad input gets 400 {"error": "..."} and changes nothing.
+// Success is 200 {"ok": true, "message"?: "..."}. Requests from another origin's page get 403.
+
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { parseCommand, type CommandName } from '../../lib/lab-protocol.ts'
+import type { LabController } from '../lab/lab-controller.ts'
+import { isSameOrigin } from './origin.ts'
+
+export const MAX_BODY_BYTES = 16 * 1024
+
+export const API_ROUTES = [
+  { method: 'GET', path: '/api/lab', does: 'the latest lab snapshot' },
+  { method: 'POST', path: '/api/lab/config', does: 'change settings (setConfig body)' },
+  { method: 'POST', path: '/api/lab/reset', does: 'reset the lab' },
+  { method: 'POST', path: '/api/workers', does: 'add a worker' },
+  { method: 'POST', path: '/api/workers/:id/kill', does: 'kill a worker abruptly' },
+  { method: 'POST', path: '/api/workers/:id/pause', does: 'pause a worker (zombie)' },
+  { method: 'POST', path: '/api/workers/:id/resume', does: 'resume a paused worker' },
+  { method: 'POST', path: '/api/faults/drop-acks', does: 'drop the next produce acks ({count})' },
+] as const
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+type Route = { command: CommandName; payload: (body: unknown) => unknown } | { get: 'lab' | 'index' }
+
+const WORKER_ACTIONS: Record<string, CommandName> = { kill: 'killWorker', pause: 'pauseWorker', resume: 'resumeWorker' }
+
+/** Maps a method and path to a route; throws HttpError 404/405. */
+function route(method: string, pathname: string): Route {
+  const post = (command: CommandName, payload: (body: unknown) => unknown = (b) => b): Route => {
+    if (method !== 'POST') throw new HttpError(405, `use POST for ${pathname}`)
+    return { command, payload }
+  }
+  if (pathname === '/api' || pathname === '/api/') {
+    if (method !== 'GET') throw new HttpError(405, 'use GET for /api')
+    return { get: 'index' }
+  }
+  if (pathname === '/api/lab') {
+    if (method !== 'GET') throw new HttpError(405, 'use GET for /api/lab')
+    return { get: 'lab' }
+  }
+  if (pathname === '/api/lab/config') return post('setConfig')
+  if (pathname === '/api/lab/reset') return post('reset')
+  if (pathname === '/api/workers') return post('addWorker')
+  if (pathname === '/api/faults/drop-acks') return post('dropAcks')
+  const m = /^\/api\/workers\/([^/]+)\/(kill|pause|resume)$/.exec(pathname)
+  if (m) {
+    let workerId: string
+    try {
+      workerId = decodeURIComponent(m[1]!)
+    } catch {
+      throw new HttpError(400, 'malformed worker id')
+    }
+    return post(WORKER_ACTIONS[m[2]!]!, (body) => {
+      if (body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
+        throw new HttpError(400, `invalid ${WORKER_ACTIONS[m[2]!]}: the worker is named in the path; send no body or {}`)
+      }
+      return { workerId }
+    })
+  }
+  throw new HttpError(404, `no such endpoint: ${method} ${pathname}; see GET /api`)
+}
+
+/** Reads a JSON body of at most MAX_BODY_BYTES; undefined when the body is empty. */
+async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  const declared = Number(req.headers['content-length'] ?? 0)
+  if (declared > MAX_BODY_BYTES) throw new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`)
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`)
+    chunks.push(chunk)
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim()
+  if (text === '') return undefined
+  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+  if (type !== 'application/json') throw new HttpError(415, 'send the body as Content-Type: application/json')
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new HttpError(400, 'body is not valid JSON')
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body)
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    ...(status === 413 ? { connection: 'close' } : {}),
+  })
+  res.end(text)
+}
+
+/**
+ * Handles a request under /api/; returns false (and does nothing) for any other path, so the
+ * caller can pass it on to Next.
+ */
+export function createRestHandler(lab: LabController, log: (msg: string) => void = () => {}) {
+  return async function handleRest(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname
+    if (pathname !== '/api' && !pathname.startsWith('/api/')) return false
+    try {
+      const r = route(req.method ?? 'GET', pathname)
+      if ('get' in r) {
+        if (r.get === 'lab') sendJson(res, 200, lab.snapshot())
+        else sendJson(res, 200, { routes: API_ROUTES, maxBodyBytes: MAX_BODY_BYTES })
+        return true
+      }
+      if (!isSameOrigin(req)) throw new HttpError(403, 'cross-origin requests are refused')
+      const body = await readJsonBody(req)
+      const parsed = parseCommand(r.command, r.payload(body) ?? {})
+      if (!parsed.ok) throw new HttpError(400, parsed.error)
+      const result = await lab.execute(parsed.name, parsed.payload)
+      if (!result.ok) throw new HttpError(400, result.error)
+      sendJson(res, 200, result)
+    } catch (err) {
+      if (err instanceof HttpError) sendJson(res, err.status, { error: err.message })
+      else {
+        // Never a stack trace to the client.
+        log(`REST ${req.method} ${pathname} failed: ${err instanceof Error ? err.message : String(err)}`)
+        sendJson(res, 500, { error: 'internal error' })
+      }
+    }
+    return true
+  }
+}
