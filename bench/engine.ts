@@ -1,0 +1,70 @@
+// npm run bench:engine — processed throughput of the engine on the embedded log, per guarantee,
+// commit.interval.ms and latency model: 3 workers on 6 partitions, median of N runs with min and max.
+// Writes bench/results/engine.json. Flags: --records N (default 1000000), --runs N (default 3),
+// --intervals 10,100,1000, --latency off,default, --guarantees a,b.
+
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { cpus } from 'node:os'
+import { runHeadless } from '../server/lab/headless-run.ts'
+import type { ProcessingGuarantee } from '../lib/streams-config.ts'
+
+function flag(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`)
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback
+}
+
+const records = Number(flag('records', '1000000'))
+const runs = Number(flag('runs', '3'))
+const intervals = flag('intervals', '10,100,1000').split(',').map(Number)
+const latencies = flag('latency', 'off,default').split(',') as ('off' | 'default')[]
+const guarantees = flag('guarantees', 'at_least_once,exactly_once,exactly_once_v2').split(',') as ProcessingGuarantee[]
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+
+const rows = []
+for (const latency of latencies) {
+  for (const commitIntervalMs of intervals) {
+    for (const guarantee of guarantees) {
+      const samples: number[] = []
+      for (let i = 0; i < runs; i++) {
+        const r = await runHeadless({ guarantee, commitIntervalMs, workers: 3, partitions: 6, records, rate: Number.POSITIVE_INFINITY, seed: i + 1, killEveryMs: null, killAtStep: null, restartAfterMs: 0, dropAcks: 0, idempotence: true, latency })
+        if (!r.completed || r.lost !== 0 || (guarantee !== 'at_least_once' && r.duplicates !== 0)) throw new Error(`bench run violated its guarantee: ${JSON.stringify({ guarantee, commitIntervalMs, lost: r.lost, duplicates: r.duplicates })}`)
+        samples.push(r.throughputPerSec)
+      }
+      const row = { guarantee, commitIntervalMs, latencyModel: latency, records, runs, throughputPerSec: { median: median(samples), min: Math.min(...samples), max: Math.max(...samples), samples } }
+      rows.push(row)
+      process.stdout.write(`${latency.padEnd(8)} ${String(commitIntervalMs).padStart(5)} ms  ${guarantee.padEnd(16)} median ${row.throughputPerSec.median} rec/s (min ${row.throughputPerSec.min}, max ${row.throughputPerSec.max})\n`)
+    }
+  }
+}
+
+const overhead = rows
+  .filter((r) => r.guarantee === 'exactly_once')
+  .map((eos) => {
+    const alos = rows.find((r) => r.guarantee === 'at_least_once' && r.commitIntervalMs === eos.commitIntervalMs && r.latencyModel === eos.latencyModel)
+    return alos ? { commitIntervalMs: eos.commitIntervalMs, latencyModel: eos.latencyModel, transactionOverhead: 1 - eos.throughputPerSec.median / alos.throughputPerSec.median } : null
+  })
+  .filter(Boolean)
+
+mkdirSync('bench/results', { recursive: true })
+writeFileSync(
+  'bench/results/engine.json',
+  JSON.stringify(
+    {
+      benchmark: 'engine',
+      definition: 'processed throughput: records/s by which the group committed input offsets advance, over the whole run (the load generator appends concurrently, in the same process)',
+      machine: { cpus: cpus().length, node: process.version },
+      at: new Date().toISOString(),
+      workers: 3,
+      partitions: 6,
+      rows,
+      overhead,
+    },
+    null,
+    2,
+  ) + '\n',
+)
+process.exit(0)
