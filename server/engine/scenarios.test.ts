@@ -8,6 +8,7 @@ import { defaultStreamsConfig, type ProcessingGuarantee, type StreamsConfig } fr
 import { MockTime } from '../log/time.ts'
 import { LabRuntime, type LabEvent } from '../lab/lab-runtime.ts'
 import { runHeadless } from '../lab/headless-run.ts'
+import { phaseDurations } from '../lab/recovery-tracker.ts'
 import { validateRun } from '../validator/validator.ts'
 import type { ValidationReport } from '../validator/report.ts'
 
@@ -67,6 +68,17 @@ function abortedTxns(events: readonly LabEvent[]): number {
   return events.filter((e) => 'source' in e && e.type === 'txn-ended' && e.outcome === 'aborted').length
 }
 
+/** The kill's recovery was measured to the end, and its phases add up to t1 - t0. */
+function expectRecoveryMeasured(lab: LabRuntime): void {
+  expect(lab.tracker.recoveries).toHaveLength(1)
+  const r = lab.tracker.recoveries[0]!
+  expect(r.t1).not.toBeNull()
+  const phases = Object.values(phaseDurations(r))
+  expect(phases.every((p) => p !== null && p >= 0)).toBe(true)
+  expect(phases.reduce<number>((a, b) => a + b!, 0)).toBe(r.t1! - r.t0)
+  if (r.guarantee === 'at_least_once') expect(phaseDurations(r).fence).toBe(0)
+}
+
 function config(guarantee: ProcessingGuarantee, overrides: Partial<StreamsConfig> = {}): StreamsConfig {
   return { ...defaultStreamsConfig(guarantee), ...overrides }
 }
@@ -87,6 +99,7 @@ describe('a worker killed after the broker acked its writes and before it commit
     expect(report.lost).toBe(0)
     expect(report.duplicates).toBeGreaterThan(0)
     expect(report.abortedReads).toBe(0)
+    expectRecoveryMeasured(l.lab)
   })
 
   it.each(['exactly_once', 'exactly_once_v2'] as const)('under %s leaves no duplicates, nothing lost, no state mismatch, and aborts the open transaction', async (guarantee) => {
@@ -101,6 +114,7 @@ describe('a worker killed after the broker acked its writes and before it commit
       openTransactions: 0,
     })
     expect(abortedTxns(l.events)).toBeGreaterThanOrEqual(1)
+    expectRecoveryMeasured(l.lab)
   })
 })
 
