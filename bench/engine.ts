@@ -24,7 +24,15 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }
 
-const rows = []
+interface Row {
+  guarantee: ProcessingGuarantee
+  commitIntervalMs: number
+  latencyModel: 'off' | 'default'
+  records: number
+  runs: number
+  throughputPerSec: { median: number; min: number; max: number; samples: number[] }
+}
+const rows: Row[] = []
 for (const latency of latencies) {
   for (const commitIntervalMs of intervals) {
     for (const guarantee of guarantees) {
@@ -34,7 +42,7 @@ for (const latency of latencies) {
         if (!r.completed || r.lost !== 0 || (guarantee !== 'at_least_once' && r.duplicates !== 0)) throw new Error(`bench run violated its guarantee: ${JSON.stringify({ guarantee, commitIntervalMs, lost: r.lost, duplicates: r.duplicates })}`)
         samples.push(r.throughputPerSec)
       }
-      const row = { guarantee, commitIntervalMs, latencyModel: latency, records, runs, throughputPerSec: { median: median(samples), min: Math.min(...samples), max: Math.max(...samples), samples } }
+      const row: Row = { guarantee, commitIntervalMs, latencyModel: latency, records, runs, throughputPerSec: { median: median(samples), min: Math.min(...samples), max: Math.max(...samples), samples } }
       rows.push(row)
       process.stdout.write(`${latency.padEnd(8)} ${String(commitIntervalMs).padStart(5)} ms  ${guarantee.padEnd(16)} median ${row.throughputPerSec.median} rec/s (min ${row.throughputPerSec.min}, max ${row.throughputPerSec.max})\n`)
     }
