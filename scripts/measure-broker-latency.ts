@@ -5,6 +5,7 @@
 //   sendOffsets  AddOffsetsToTxn + TxnOffsetCommit
 //   endTxn       EndTxn (commit); the coordinator answers before it writes the markers
 //   markers      from the EndTxn answer until every partition's last stable offset passed the marker
+//                (probed with one empty Fetch per partition and round: `fetch` is that probe's cost)
 // for N = 1, 2, 4, 8 partitions in the transaction.
 //
 //   npx tsx scripts/measure-broker-latency.ts [--brokers host:port] [--iterations 100]
@@ -67,6 +68,15 @@ async function main(): Promise<void> {
     }
     await idem.close()
     rows.push(`produce (idempotent, acks=all)   | - | ${fmt(quantile(produce, 0.5))} | ${fmt(quantile(produce, 0.9))}`)
+    // The marker probe's own cost: one empty read_committed Fetch per partition and round.
+    const fetch: number[] = []
+    const hw = WARMUP + iterations
+    for (let i = 0; i < WARMUP + iterations; i++) {
+      const t0 = now()
+      await fetcher.fetch({ topic, partition: 0 }, hw, 'read_committed', 1)
+      if (i >= WARMUP) fetch.push(now() - t0)
+    }
+    rows.push(`fetch (empty, marker probe)      | - | ${fmt(quantile(fetch, 0.5))} | ${fmt(quantile(fetch, 0.9))}`)
 
     const producer = conn.producer({ clientId: 'latency-txn', idempotent: true, transactionalId: `eoscope-latency-${run}` })
     await producer.initTransactions()
