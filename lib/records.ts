@@ -43,14 +43,31 @@ export function aggregatesEqual(a: Aggregate | undefined, b: Aggregate | undefin
 
 /** Input values are integers written as decimal text; anything else is a poison record. */
 export function parseInputValue(value: string | null): number | null {
-  if (value === null || value.length === 0 || value.length > 16) return null
-  const n = Number(value)
-  return Number.isSafeInteger(n) && /^-?\d+$/.test(value) ? n : null
+  if (value === null) return null
+  const len = value.length
+  if (len === 0 || len > 16) return null
+  let i = value.charCodeAt(0) === 45 /* - */ ? 1 : 0
+  if (i === len) return null
+  let n = 0
+  for (; i < len; i++) {
+    const c = value.charCodeAt(i) - 48
+    if (c < 0 || c > 9) return null
+    n = n * 10 + c
+  }
+  if (!Number.isSafeInteger(n)) return null
+  return value.charCodeAt(0) === 45 ? -n : n
+}
+
+const SAFE_KEY = /^[A-Za-z0-9._:-]*$/
+
+/** A JSON string literal for the key; plain keys skip JSON.stringify. */
+function jsonKey(key: string): string {
+  return key.length <= 64 && SAFE_KEY.test(key) ? `"${key}"` : JSON.stringify(key)
 }
 
 export function encodeOutputValue(key: string, agg: Aggregate, source: Provenance): string {
   // Hand-built for speed on the hot path; keys are JSON-escaped.
-  return `{"key":${JSON.stringify(key)},"count":${agg.count},"sum":${agg.sum},"min":${agg.min},"max":${agg.max},"source":{"partition":${source.partition},"offset":${source.offset}}}`
+  return `{"key":${jsonKey(key)},"count":${agg.count},"sum":${agg.sum},"min":${agg.min},"max":${agg.max},"source":{"partition":${source.partition},"offset":${source.offset}}}`
 }
 
 /** Parses an output or changelog value; null when it is not one. */

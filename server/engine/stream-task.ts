@@ -34,8 +34,10 @@ export class StreamTask {
   consumedOffset = 0
   /** Last committed input offset (next offset to read), as this task knows it. */
   committedOffset: number | null = null
-  /** Records produced by the batch in progress, waiting to be sent. */
-  pending: ProduceRecord[] = []
+  /** Records produced by the batch in progress, waiting to be sent, one list per topic. */
+  private pendingOutput: ProduceRecord[] = []
+  private pendingChangelog: ProduceRecord[] = []
+  private pendingDeadLetter: ProduceRecord[] = []
   /** The producer this task's records go through (its own under exactly_once). */
   producer: StreamsProducer | null = null
   private readonly poison: PoisonRecord[] = []
@@ -64,7 +66,7 @@ export class StreamTask {
           )
         }
         // log-and-continue: the record goes to the dead-letter topic with its provenance, never dropped silently.
-        this.pending.push({
+        this.pendingDeadLetter.push({
           topic: deadLetter,
           partition: p,
           key: r.key,
@@ -84,8 +86,8 @@ export class StreamTask {
         this.store.put(r.key, agg)
         const value = encodeOutputValue(r.key, agg, { partition: p, offset: r.offset })
         // Kafka Streams gives an output record its input record's timestamp.
-        this.pending.push({ topic: output, partition: p, key: r.key, value, timestamp: r.timestamp })
-        this.pending.push({ topic: changelog, partition: p, key: r.key, value, timestamp: r.timestamp })
+        this.pendingOutput.push({ topic: output, partition: p, key: r.key, value, timestamp: r.timestamp })
+        this.pendingChangelog.push({ topic: changelog, partition: p, key: r.key, value, timestamp: r.timestamp })
       }
       this.consumedOffset = r.offset + 1
     }
@@ -96,8 +98,12 @@ export class StreamTask {
   }
 
   takePending(): ProduceRecord[] {
-    const out = this.pending
-    this.pending = []
+    const out = this.pendingOutput
+    for (const r of this.pendingChangelog) out.push(r)
+    for (const r of this.pendingDeadLetter) out.push(r)
+    this.pendingOutput = []
+    this.pendingChangelog = []
+    this.pendingDeadLetter = []
     return out
   }
 

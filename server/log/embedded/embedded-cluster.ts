@@ -3,11 +3,11 @@
 // latency model's time around them.
 
 import { LogError } from '../errors.ts'
-import type { ControlType, OffsetToCommit, TopicPartition, TopicSpec } from '../types.ts'
+import type { ConsumedRecord, ControlType, OffsetToCommit, TopicPartition, TopicSpec } from '../types.ts'
 import { tpKey } from '../types.ts'
 import type { Time } from '../time.ts'
 import type { IsolationLevel } from '../../../lib/streams-config.ts'
-import { type DataRecord, type Entry, NO_PRODUCER_ID, NO_SEQUENCE, PartitionLog } from './partition-log.ts'
+import { type DataRecord, NO_PRODUCER_ID, NO_SEQUENCE, PartitionLog } from './partition-log.ts'
 import { TransactionCoordinator, type TxnEnded } from './transaction-coordinator.ts'
 import { GroupCoordinator, type GroupEvent } from './group-coordinator.ts'
 import { LATENCY_OFF, type LatencyModel } from './latency-model.ts'
@@ -136,7 +136,7 @@ export class EmbeddedCluster {
     return results
   }
 
-  fetch(tp: TopicPartition, from: number, maxRecords: number, isolation: IsolationLevel): { records: Entry[]; nextOffset: number } {
+  fetch(tp: TopicPartition, from: number, maxRecords: number, isolation: IsolationLevel): { records: ConsumedRecord[]; nextOffset: number } {
     return this.partitionLog(tp).read(from, maxRecords, isolation)
   }
 

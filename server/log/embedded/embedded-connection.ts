@@ -216,15 +216,22 @@ class EmbeddedProducer implements LogProducer {
     }
     const c = this.conn.cluster
     try {
-      // Group into one batch per partition, in order.
+      // Group into one batch per partition, in order (records are passed on as they are: no copies).
       const byPartition = new Map<string, { tp: TopicPartition; records: DataRecord[]; indexes: number[] }>()
+      let lastTopic = ''
+      let lastPartition = -1
+      let last: { tp: TopicPartition; records: DataRecord[]; indexes: number[] } | undefined
       for (let i = 0; i < records.length; i++) {
         const r = records[i]!
-        const k = tpKey(r.topic, r.partition)
-        let g = byPartition.get(k)
-        if (!g) byPartition.set(k, (g = { tp: { topic: r.topic, partition: r.partition }, records: [], indexes: [] }))
-        g.records.push({ key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp })
-        g.indexes.push(i)
+        if (r.partition !== lastPartition || r.topic !== lastTopic || !last) {
+          const k = tpKey(r.topic, r.partition)
+          last = byPartition.get(k)
+          if (!last) byPartition.set(k, (last = { tp: { topic: r.topic, partition: r.partition }, records: [], indexes: [] }))
+          lastTopic = r.topic
+          lastPartition = r.partition
+        }
+        last.records.push(r)
+        last.indexes.push(i)
       }
       if (this.transactionalId !== null) {
         const added: TopicPartition[] = []

@@ -21,7 +21,7 @@ export interface Batch {
   outcome: TxnOutcome | null
 }
 
-/** A stored record. It is what consumers receive too, so reads allocate nothing per record. */
+/** A stored record with its batch, as entryAt() shows it. */
 export interface Entry extends ConsumedRecord {
   readonly batch: Batch
 }
@@ -61,7 +61,13 @@ export interface AppendResult {
 }
 
 export class PartitionLog {
-  private entries: Entry[] = []
+  // Columnar storage: one slot per offset in each array, so a stored record costs no object of
+  // its own (far less for the garbage collector to trace); reads build short-lived objects.
+  private keys: (string | null)[] = []
+  private values: (string | null)[] = []
+  private timestamps: number[] = []
+  private batchOf: Batch[] = []
+  private readonly headersAt = new Map<number, Headers>()
   private startOffset = 0
   private readonly producers = new Map<number, ProducerEntry>()
   private readonly ongoing = new Map<number, OngoingTxn>()
@@ -78,7 +84,7 @@ export class PartitionLog {
   }
   /** No replication here, so the high watermark is the log end offset. */
   get highWatermark(): number {
-    return this.startOffset + this.entries.length
+    return this.startOffset + this.keys.length
   }
   get lastStableOffset(): number {
     let lso = this.highWatermark
@@ -142,16 +148,11 @@ export class PartitionLog {
     }
     for (let i = 0; i < records.length; i++) {
       const r = records[i]!
-      this.entries.push({
-        topic: this.topic,
-        partition: this.partition,
-        offset: baseOffset + i,
-        key: r.key,
-        value: r.value,
-        headers: r.headers,
-        timestamp: r.timestamp ?? now,
-        batch,
-      })
+      this.keys.push(r.key)
+      this.values.push(r.value)
+      this.timestamps.push(r.timestamp ?? now)
+      this.batchOf.push(batch)
+      if (r.headers !== undefined) this.headersAt.set(baseOffset + i, r.headers)
     }
     if (producerId !== NO_PRODUCER_ID) {
       if (!producer || producer.epoch !== producerEpoch) {
@@ -191,7 +192,10 @@ export class PartitionLog {
       control: type,
       outcome: type === 'COMMIT' ? 'committed' : 'aborted',
     }
-    this.entries.push({ topic: this.topic, partition: this.partition, offset, key: null, value: null, headers: undefined, timestamp: now, batch })
+    this.keys.push(null)
+    this.values.push(null)
+    this.timestamps.push(now)
+    this.batchOf.push(batch)
     const txn = this.ongoing.get(producerId)
     if (txn) {
       for (const b of txn.batches) b.outcome = batch.outcome
@@ -211,19 +215,29 @@ export class PartitionLog {
   }
 
   /** A consumer's fetch. Control markers are never returned; read_committed stops at the LSO and skips aborted records. */
-  read(from: number, maxRecords: number, isolation: IsolationLevel): { records: Entry[]; nextOffset: number } {
+  read(from: number, maxRecords: number, isolation: IsolationLevel): { records: ConsumedRecord[]; nextOffset: number } {
     if (from < this.startOffset) {
       throw new LogError('OFFSET_OUT_OF_RANGE', `offset ${from} is below the log start offset ${this.startOffset} of ${this.topic}-${this.partition}`)
     }
     const end = isolation === 'read_committed' ? this.lastStableOffset : this.highWatermark
-    const records: Entry[] = []
+    const records: ConsumedRecord[] = []
     let offset = from
     let i = this.indexOf(from)
     const last = this.indexOf(end)
+    const hasHeaders = this.headersAt.size > 0
     while (i < last && records.length < maxRecords) {
-      const e = this.entries[i]!
-      const b = e.batch
-      if (b.control === null && !(isolation === 'read_committed' && b.outcome === 'aborted')) records.push(e)
+      const b = this.batchOf[i]!
+      if (b.control === null && !(isolation === 'read_committed' && b.outcome === 'aborted')) {
+        records.push({
+          topic: this.topic,
+          partition: this.partition,
+          offset,
+          key: this.keys[i]!,
+          value: this.values[i]!,
+          headers: hasHeaders ? this.headersAt.get(offset) : undefined,
+          timestamp: this.timestamps[i]!,
+        })
+      }
       i++
       offset++
     }
@@ -234,13 +248,24 @@ export class PartitionLog {
     const out: StoredRecordView[] = []
     const start = Math.max(from, this.startOffset)
     const end = Math.min(to, this.highWatermark)
-    for (let o = start; o < end && out.length < maxRecords; o++) out.push(toView(this.entries[this.indexOf(o)]!))
+    for (let o = start; o < end && out.length < maxRecords; o++) out.push(toView(this.entryAt(o)!))
     return out
   }
 
   /** The stored entry at an offset (for tests and deep views). */
   entryAt(offset: number): Entry | undefined {
-    return this.entries[this.indexOf(offset)]
+    const i = this.indexOf(offset)
+    if (i < 0 || i >= this.keys.length) return undefined
+    return {
+      topic: this.topic,
+      partition: this.partition,
+      offset,
+      key: this.keys[i]!,
+      value: this.values[i]!,
+      headers: this.headersAt.get(offset),
+      timestamp: this.timestamps[i]!,
+      batch: this.batchOf[i]!,
+    }
   }
 
   /**
@@ -250,16 +275,20 @@ export class PartitionLog {
   applyRetention(policy: { maxRecords?: number; maxAgeMs?: number }, now: number, keepFrom = Number.POSITIVE_INFINITY): number {
     const limit = Math.min(this.lastStableOffset, keepFrom)
     let newStart = this.startOffset
-    if (policy.maxRecords !== undefined && this.entries.length > policy.maxRecords) {
+    if (policy.maxRecords !== undefined && this.keys.length > policy.maxRecords) {
       newStart = Math.max(newStart, this.highWatermark - policy.maxRecords)
     }
     if (policy.maxAgeMs !== undefined) {
-      while (newStart < limit && now - this.entries[this.indexOf(newStart)]!.timestamp > policy.maxAgeMs) newStart++
+      while (newStart < limit && now - this.timestamps[this.indexOf(newStart)]! > policy.maxAgeMs) newStart++
     }
     newStart = Math.min(newStart, limit)
     const dropped = newStart - this.startOffset
     if (dropped <= 0) return 0
-    this.entries.splice(0, dropped)
+    this.keys.splice(0, dropped)
+    this.values.splice(0, dropped)
+    this.timestamps.splice(0, dropped)
+    this.batchOf.splice(0, dropped)
+    for (const o of this.headersAt.keys()) if (o < newStart) this.headersAt.delete(o)
     this.startOffset = newStart
     while (this.abortedTxns.length > 0 && this.abortedTxns[0]!.lastOffset < newStart) this.abortedTxns.shift()
     return dropped

@@ -334,13 +334,15 @@ class Schedule {
       ensure(all.nextOffset <= lso, `read_committed of ${OUT}-${p} passed the LSO ${lso}`)
       for (const r of all.records) {
         ensure(r.offset < lso, `read_committed returned ${OUT}-${p}@${r.offset} at or past the LSO ${lso}`)
-        ensure(r.batch.outcome === 'committed' || r.batch.outcome === null, `read_committed returned ${r.batch.outcome} record ${r.value}`)
+        const outcome = log.entryAt(r.offset)!.batch.outcome
+        ensure(outcome === 'committed' || outcome === null, `read_committed returned ${outcome} record ${r.value}`)
         visible.add(r.value!)
       }
       // A consumer reading on from where it stopped is given only final, committed records.
       const next = log.read(this.positions[p]!, Number.MAX_SAFE_INTEGER, 'read_committed')
       for (const r of next.records) {
-        ensure(r.batch.outcome === 'committed', `a consumer was given ${r.batch.outcome} record ${r.value}`)
+        const outcome = log.entryAt(r.offset)!.batch.outcome
+        ensure(outcome === 'committed', `a consumer was given ${outcome} record ${r.value}`)
         this.delivered.push({ partition: p, offset: r.offset })
       }
       this.positions[p] = next.nextOffset
