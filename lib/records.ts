@@ -91,3 +91,11 @@ export function decodeOutputValue(value: string | null): OutputValue | null {
     return null
   }
 }
+
+/** Headers of a dead-letter record, as Kafka Streams' dead letter queue names them (KIP-1034). */
+export const DLQ_HEADERS = {
+  topic: '__streams.errors.topic',
+  partition: '__streams.errors.partition',
+  offset: '__streams.errors.offset',
+  message: '__streams.errors.message',
+} as const

@@ -2,7 +2,7 @@
 // output and changelog records it produces and the counters the dashboard shows.
 
 import type { StepCounters } from '../../lib/lab-protocol.ts'
-import { applyToAggregate, encodeOutputValue, parseInputValue } from '../../lib/records.ts'
+import { applyToAggregate, DLQ_HEADERS, encodeOutputValue, parseInputValue } from '../../lib/records.ts'
 import type { ConsumedRecord, ProduceRecord } from '../log/types.ts'
 import { KeyValueStore } from './state-store.ts'
 import { StreamsError } from './errors.ts'
@@ -73,10 +73,10 @@ export class StreamTask {
           value: r.value,
           // Kafka Streams' dead-letter headers (KIP-1034).
           headers: {
-            '__streams.errors.topic': r.topic,
-            '__streams.errors.partition': String(p),
-            '__streams.errors.offset': String(r.offset),
-            '__streams.errors.message': 'value is not an integer',
+            [DLQ_HEADERS.topic]: r.topic,
+            [DLQ_HEADERS.partition]: String(p),
+            [DLQ_HEADERS.offset]: String(r.offset),
+            [DLQ_HEADERS.message]: r.key === null ? 'record has no key' : 'value is not an integer',
           },
           timestamp: r.timestamp,
         })

@@ -5,9 +5,11 @@
 import type { Headers } from '../log/types.ts'
 import type { Provenance } from '../../lib/records.ts'
 
-export const DLQ_HEADER_TOPIC = '__streams.errors.topic'
-export const DLQ_HEADER_PARTITION = '__streams.errors.partition'
-export const DLQ_HEADER_OFFSET = '__streams.errors.offset'
+import { DLQ_HEADERS } from '../../lib/records.ts'
+
+export const DLQ_HEADER_TOPIC = DLQ_HEADERS.topic
+export const DLQ_HEADER_PARTITION = DLQ_HEADERS.partition
+export const DLQ_HEADER_OFFSET = DLQ_HEADERS.offset
 
 function nonNegativeInteger(text: string | undefined): number | null {
   if (text === undefined || !/^\d{1,15}$/.test(text)) return null
