@@ -35,7 +35,7 @@ const QUIET_NAMESPACES = new Set(['Connection'])
 const LEVEL_LABEL: Record<number, string> = { [logLevel.ERROR]: 'ERROR', [logLevel.WARN]: 'WARN', [logLevel.INFO]: 'INFO', [logLevel.DEBUG]: 'DEBUG' }
 
 /** Retries for back-to-back transactions: kafkajs's 300 ms initial retry time is far too slow. */
-export const CLIENT_RETRY = { initialRetryTime: 20, maxRetryTime: 1_000, retries: 8 }
+export const CLIENT_RETRY = { initialRetryTime: 20, maxRetryTime: 1_000, retries: 10 }
 
 export function createKafka(config: KafkaClientConfig, clientId: string, tap?: LogTap): Kafka {
   const consoleLevel = config.logLevel ?? logLevel.ERROR

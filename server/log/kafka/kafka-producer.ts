@@ -24,8 +24,12 @@ const LEGAL_STATES: Record<'initTransactions' | 'beginTransaction' | 'send' | 's
   abort: ['TRANSACTING', 'READY'],
 }
 
-/** AddOffsetsToTxn inside kafkajs's sendOffsets is not retried on CONCURRENT_TRANSACTIONS. */
-const SEND_OFFSETS_ATTEMPTS = 12
+/**
+ * AddOffsetsToTxn inside kafkajs's sendOffsets is not retried on CONCURRENT_TRANSACTIONS, and its
+ * TxnOffsetCommit retries run out while a new broker is still loading the offsets topic: retry
+ * retriable failures here, for up to this long.
+ */
+const SEND_OFFSETS_DEADLINE_MS = 15_000
 const SEND_OFFSETS_BACKOFF_MS = 10
 const PRODUCE_RETRIES = 20
 const INIT_MESSAGE = 'Initialized producer id & epoch'
@@ -170,6 +174,7 @@ export class KafkaLogProducer implements LogProducer {
   async sendOffsetsToTransaction(offsets: OffsetToCommit[], group: ConsumerGroupMetadata): Promise<void> {
     this.require('sendOffsets')
     const topics = [...byTopic(offsets)].map(([topic, os]) => ({ topic, partitions: os.map((o) => ({ partition: o.partition, offset: String(o.offset) })) }))
+    const deadline = Date.now() + SEND_OFFSETS_DEADLINE_MS
     for (let attempt = 1; ; attempt++) {
       try {
         const txn = await this.txn!
@@ -177,7 +182,7 @@ export class KafkaLogProducer implements LogProducer {
         return
       } catch (e) {
         const mapped = toLogError(e, `sendOffsetsToTransaction (${this.name()})`)
-        if (isLogError(mapped, 'CONCURRENT_TRANSACTIONS') && attempt < SEND_OFFSETS_ATTEMPTS) {
+        if (isLogError(mapped) && mapped.retriable && Date.now() < deadline) {
           await new Promise((r) => setTimeout(r, Math.min(200, SEND_OFFSETS_BACKOFF_MS * 2 ** (attempt - 1))))
           continue
         }
