@@ -22,6 +22,7 @@ LIBS="$KAFKA_DIR/libs"
 DATA="$KAFKA_DIR/data"
 PROPS="$KAFKA_DIR/server.properties"
 PIDFILE="$KAFKA_DIR/broker.pid"
+PORTFILE="$KAFKA_DIR/broker.port"
 LOGFILE="$KAFKA_DIR/broker.log"
 READY_TIMEOUT_MS="${KAFKA_READY_TIMEOUT_MS:-60000}"
 HEAP="${KAFKA_HEAP_OPTS:--Xms256m -Xmx768m}"
@@ -45,6 +46,9 @@ running_pid() {
   tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'kafka.Kafka' || return 1
   echo "$pid"
 }
+
+# The port the running broker was started on.
+running_port() { cat "$PORTFILE" 2>/dev/null || echo "?"; }
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
@@ -101,6 +105,8 @@ start() {
   mkdir -p "$KAFKA_DIR"
   local pid
   if pid="$(running_pid)"; then
+    [[ "$(running_port)" == "$KAFKA_PORT" ]] \
+      || die "the broker of $KAFKA_DIR (pid $pid) listens on port $(running_port), not $KAFKA_PORT: stop it first"
     say "already running: pid $pid on 127.0.0.1:$KAFKA_PORT"
     return 0
   fi
@@ -122,6 +128,7 @@ start() {
     -Dlog4j2.configurationFile="$LOG4J" -cp "$LIBS/*" kafka.Kafka "$PROPS" </dev/null >>"$LOGFILE" 2>&1 &
   pid=$!
   echo "$pid" >"$PIDFILE"
+  echo "$KAFKA_PORT" >"$PORTFILE"
   wait_ready "$pid" "$t0"
 }
 
@@ -142,13 +149,17 @@ stop() {
     say "pid $pid did not stop within 30 s; killing it"
     kill -KILL "$pid" 2>/dev/null || true
   fi
-  rm -f "$PIDFILE"
+  rm -f "$PIDFILE" "$PORTFILE"
   say "stopped pid $pid"
 }
 
 status() {
   local pid
   if pid="$(running_pid)"; then
+    if [[ "$(running_port)" != "$KAFKA_PORT" ]]; then
+      say "pid $pid runs on port $(running_port), not $KAFKA_PORT"
+      return 1
+    fi
     if port_open "$KAFKA_PORT"; then
       say "running: pid $pid on 127.0.0.1:$KAFKA_PORT"
       return 0
