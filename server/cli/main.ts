@@ -2,13 +2,16 @@
 
 import { RUN_USAGE, runCommand } from './run-command.ts'
 import { UsageError } from './args.ts'
+import { SCENARIO_USAGE, scenarioCommand } from './scenario-command.ts'
 
 const USAGE = `usage:
   ${RUN_USAGE}
+  ${SCENARIO_USAGE}
 `
 
 const COMMANDS: Record<string, (argv: string[], out: (s: string) => void) => Promise<number>> = {
   run: runCommand,
+  scenario: scenarioCommand,
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -45,6 +45,7 @@ export interface WorkerSlot {
 }
 
 export type LabEvent = EngineEvent | ({ source: 'broker' } & BrokerEvent) | ({ type: 'ack-dropped' } & AckDropped) | { type: 'worker-killed'; workerId: string; step: Step | null; atMs: number }
+  | { type: 'worker-paused'; workerId: string; step: Step | null; atMs: number }
 
 export class LabRuntime {
   readonly cluster: EmbeddedCluster
@@ -56,6 +57,7 @@ export class LabRuntime {
   readonly workerFaults = new ClientFaults()
   private readonly labConn: EmbeddedConnection
   private readonly armedKills = new Map<string, Step>()
+  private readonly armedPauses = new Map<string, Step>()
   private readonly listeners: ((e: LabEvent) => void)[] = []
   private stopped = false
   private tickerDone: Promise<void> = Promise.resolve()
@@ -184,6 +186,12 @@ export class LabRuntime {
       this.killNow(slot, step)
       throw new ProcessKilledError(workerId)
     }
+    if (this.armedPauses.get(workerId) === step) {
+      this.armedPauses.delete(workerId)
+      slot.process.pause()
+      this.emit({ type: 'worker-paused', workerId, step, atMs: this.time.now() })
+      await slot.process.gate()
+    }
   }
 
   liveSlots(): WorkerSlot[] {
@@ -232,10 +240,16 @@ export class LabRuntime {
     }
   }
 
-  pause(workerId: string): boolean {
+  /** Pauses a worker now, or when it next reaches `step` (SIGSTOP: no heartbeats, it becomes a zombie). */
+  pause(workerId: string, step: Step | null = null): boolean {
     const slot = this.slotOf(workerId)
     if (!slot || slot.process.state !== 'running') return false
+    if (step !== null) {
+      this.armedPauses.set(workerId, step)
+      return true
+    }
     slot.process.pause()
+    this.emit({ type: 'worker-paused', workerId, step: null, atMs: this.time.now() })
     return true
   }
   resume(workerId: string): boolean {
@@ -256,6 +270,7 @@ export class LabRuntime {
     for (const s of this.slots) if (s.process.alive) s.worker?.requestStop()
     await Promise.all(this.slots.map((s) => s.worker?.done))
     this.armedKills.clear()
+    this.armedPauses.clear()
     this.config = next
     for (const s of this.slots) this.startInSlot(s)
   }

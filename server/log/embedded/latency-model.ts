@@ -17,7 +17,7 @@ export interface LatencyModel {
 
 export const LATENCY_OFF: LatencyModel = Object.freeze({ name: 'off', requestMs: 0, endTxnMs: 0, markerMs: 0 })
 
-export const LATENCY_DEFAULT: LatencyModel = Object.freeze({ name: 'default', requestMs: 1, endTxnMs: 2, markerMs: 0.25 })
+export const LATENCY_DEFAULT: LatencyModel = Object.freeze({ name: 'default', requestMs: 1, endTxnMs: 0.5, markerMs: 0.25 })
 
 export function latencyModel(name: 'default' | 'off', overrides: Partial<Omit<LatencyModel, 'name'>> = {}): LatencyModel {
   const base = name === 'off' ? LATENCY_OFF : LATENCY_DEFAULT

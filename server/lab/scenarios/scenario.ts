@@ -1,0 +1,197 @@
+// Guided fault scenarios: a seeded script sets a lab up, injects its fault at the right moment,
+// and ends by stating what the evidence shows. The same script runs headless (eoscope scenario)
+// and on the dashboard's live lab; its expectations are asserted in tests.
+
+import type { Step } from '../../../lib/lab-protocol.ts'
+import { defaultStreamsConfig, type ProcessingGuarantee } from '../../../lib/streams-config.ts'
+import type { Time } from '../../log/time.ts'
+import { validateRun } from '../../validator/validator.ts'
+import type { ValidationReport } from '../../validator/report.ts'
+import { LabRuntime, type LabEvent } from '../lab-runtime.ts'
+
+export interface ScenarioSetup {
+  guarantee: ProcessingGuarantee
+  commitIntervalMs?: number
+  idempotence?: boolean
+  workers?: number
+  partitions?: number
+  ratePerSec: number
+  records: number
+  restartAfterMs?: number | null
+  sessionTimeoutMs?: number
+  transactionTimeoutMs?: number
+  latency?: 'default' | 'off'
+  keys?: number
+}
+
+/** Where a scenario's labs run: a fresh runtime headless, or the dashboard's live lab. */
+export interface ScenarioHost {
+  readonly time: Time
+  readonly seed: number
+  /** Starts a lab with this setup; on the dashboard it becomes the lab on screen. */
+  start(setup: ScenarioSetup): Promise<LabRuntime>
+}
+
+export interface Expectation {
+  claim: string
+  holds: boolean
+}
+
+export interface ScenarioResult {
+  name: string
+  title: string
+  backend: 'embedded' | 'kafka'
+  seed: number
+  narrative: { atMs: number; text: string }[]
+  evidence: Record<string, unknown>
+  expectations: Expectation[]
+  passed: boolean
+  conclusion: string
+}
+
+export interface ScenarioContext {
+  host: ScenarioHost
+  time: Time
+  say(text: string): void
+  expect(claim: string, holds: boolean): void
+  evidence: Record<string, unknown>
+}
+
+export interface Scenario {
+  name: string
+  title: string
+  /** One or two sentences in the vocabulary of the five steps and the three writes. */
+  summary: string
+  run(ctx: ScenarioContext): Promise<string>
+}
+
+export function runtimeOptions(setup: ScenarioSetup, seed: number): ConstructorParameters<typeof LabRuntime>[1] {
+  const config = defaultStreamsConfig(setup.guarantee, 'eoscope')
+  if (setup.commitIntervalMs !== undefined) config['commit.interval.ms'] = setup.commitIntervalMs
+  if (setup.sessionTimeoutMs !== undefined) {
+    config['session.timeout.ms'] = setup.sessionTimeoutMs
+    config['heartbeat.interval.ms'] = Math.max(1, Math.min(config['heartbeat.interval.ms'], Math.floor(setup.sessionTimeoutMs / 3)))
+  }
+  if (setup.transactionTimeoutMs !== undefined) config['transaction.timeout.ms'] = setup.transactionTimeoutMs
+  if (setup.guarantee === 'at_least_once' && setup.idempotence !== undefined) config['enable.idempotence'] = setup.idempotence
+  return {
+    config,
+    workers: setup.workers ?? 3,
+    partitions: setup.partitions ?? 6,
+    ratePerSec: setup.ratePerSec,
+    maxRecords: setup.records,
+    keys: setup.keys ?? 20,
+    seed,
+    latency: setup.latency ?? 'default',
+    restartAfterMs: setup.restartAfterMs === undefined ? 500 : setup.restartAfterMs,
+    deserializationPolicy: 'log-and-continue',
+    traceIntervalMs: 250,
+  }
+}
+
+/** A host that starts fresh runtimes (headless, tests). */
+export class HeadlessHost implements ScenarioHost {
+  readonly runtimes: LabRuntime[] = []
+  constructor(
+    readonly time: Time,
+    readonly seed: number,
+  ) {}
+  async start(setup: ScenarioSetup): Promise<LabRuntime> {
+    const r = new LabRuntime(this.time, runtimeOptions(setup, this.seed))
+    this.runtimes.push(r)
+    await r.start()
+    return r
+  }
+  async close(): Promise<void> {
+    for (const r of this.runtimes) await r.destroy()
+  }
+}
+
+export async function waitUntil(time: Time, predicate: () => boolean, maxMs: number, what: string): Promise<void> {
+  const deadline = time.now() + maxMs
+  while (!predicate()) {
+    if (time.now() > deadline) throw new Error(`scenario gave up waiting for ${what} after ${maxMs} ms`)
+    await time.sleep(10)
+  }
+}
+
+/** Waits until every input record is committed, then stops the lab cleanly and validates its logs. */
+export async function finishAndValidate(runtime: LabRuntime, maxMs = 60_000): Promise<ValidationReport> {
+  await waitUntil(runtime.time, () => runtime.caughtUp(), maxMs, 'all input to be processed and committed')
+  await runtime.stop()
+  return validateRun(runtime.connection.inspector(), {
+    groupId: runtime.groupId,
+    inputTopic: runtime.topics.input,
+    outputTopic: runtime.topics.output,
+    changelogTopic: runtime.topics.changelog,
+    dlqTopic: runtime.topics.deadLetter,
+  })
+}
+
+/** A live worker that owns at least one task, chosen by the seeded random. */
+export function pickWorkerWithTasks(runtime: LabRuntime): string {
+  const live = runtime.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
+  if (live.length === 0) throw new Error('no live worker owns a task yet')
+  return runtime.random.pick(live).worker!.id
+}
+
+export function collect(runtime: LabRuntime): LabEvent[] {
+  const events: LabEvent[] = []
+  runtime.onEvent((e) => events.push(e))
+  return events
+}
+
+/**
+ * Committed output records per provenance (input partition and offset), as a read_committed
+ * consumer of the output topic would count them.
+ */
+export async function outputProvenance(runtime: LabRuntime): Promise<Map<string, { key: string; copies: number; partition: number; offset: number }>> {
+  const inspector = runtime.connection.inspector()
+  const out = new Map<string, { key: string; copies: number; partition: number; offset: number }>()
+  for (let p = 0; p < runtime.options.partitions; p++) {
+    const tp = { topic: runtime.topics.output, partition: p }
+    const { highWatermark } = await inspector.offsets(tp)
+    for (const r of await inspector.readRaw(tp, 0, highWatermark, Number.MAX_SAFE_INTEGER)) {
+      if (r.control !== null || r.txnOutcome === 'aborted' || r.txnOutcome === 'pending' || r.value === null) continue
+      const v = JSON.parse(r.value) as { key: string; source: { partition: number; offset: number } }
+      const k = `${v.source.partition}@${v.source.offset}`
+      const e = out.get(k)
+      if (e) e.copies++
+      else out.set(k, { key: v.key, copies: 1, partition: v.source.partition, offset: v.source.offset })
+    }
+  }
+  return out
+}
+
+export async function runScenario(scenario: Scenario, host: ScenarioHost): Promise<ScenarioResult> {
+  const narrative: { atMs: number; text: string }[] = []
+  const expectations: Expectation[] = []
+  const t0 = host.time.now()
+  const ctx: ScenarioContext = {
+    host,
+    time: host.time,
+    say: (text) => narrative.push({ atMs: Math.round(host.time.now() - t0), text }),
+    expect: (claim, holds) => expectations.push({ claim, holds }),
+    evidence: {},
+  }
+  const conclusion = await scenario.run(ctx)
+  return {
+    name: scenario.name,
+    title: scenario.title,
+    backend: 'embedded',
+    seed: host.seed,
+    narrative,
+    evidence: ctx.evidence,
+    expectations,
+    passed: expectations.length > 0 && expectations.every((e) => e.holds),
+    conclusion,
+  }
+}
+
+export const STEP_WORDS: Record<Step, string> = {
+  1: 'step 1 (consume)',
+  2: 'step 2 (process + update state)',
+  3: 'step 3 (produce)',
+  4: 'step 4 (broker ack)',
+  5: 'step 5 (commit offsets)',
+}
