@@ -152,6 +152,18 @@ export interface RecordTrace {
   outcome: 'in-flight' | 'committed' | 'aborted' | 'redone'
 }
 
+export interface ScenarioView {
+  name: string
+  title: string
+  summary: string
+  status: 'running' | 'passed' | 'failed' | 'error'
+  narrative: { atMs: number; text: string }[]
+  expectations: { claim: string; holds: boolean }[]
+  conclusion: string | null
+  error: string | null
+  startedAtMs: number
+}
+
 export interface LabSnapshot {
   seq: number
   atMs: number
@@ -170,6 +182,10 @@ export interface LabSnapshot {
   recoveries: RecoveryView[]
   correctness: CorrectnessView | null
   traces: RecordTrace[]
+  /** The guided scenario running or last run on this lab. */
+  scenario?: ScenarioView | null
+  /** The scenarios a user can start, with what each shows. */
+  scenarios?: { name: string; title: string; summary: string }[]
   totals: { inputRecords: number; committedInput: number; outputRecords: number; kills: number; droppedAcks: number; fenced: number }
 }
 
@@ -208,6 +224,7 @@ export const COMMANDS = {
   addWorker: EmptyCommand,
   dropAcks: DropAcksCommand,
   reset: EmptyCommand,
+  runScenario: z.object({ name: z.string().min(1).max(64).regex(/^[a-z0-9-]+$/) }).strict(),
 } as const
 
 export type CommandName = keyof typeof COMMANDS

@@ -12,11 +12,14 @@ import {
   type TxnView,
   parseCommand,
   type CommandPayload,
+  type ScenarioView,
 } from '../../lib/lab-protocol.ts'
 import { ConfigException, defaultStreamsConfig, KAFKA_STREAMS_DEFAULTS, type ProcessingGuarantee, withConfigChange } from '../../lib/streams-config.ts'
 import { SystemTime, type Time } from '../log/time.ts'
 import type { LabController } from './lab-controller.ts'
-import { LabRuntime, type LabEvent } from './lab-runtime.ts'
+import { LabRuntime, type LabEvent, type LabRuntimeOptions } from './lab-runtime.ts'
+import { runScenario, SCENARIOS, scenarioByName } from './scenarios/index.ts'
+import { runtimeOptions, type ScenarioHost } from './scenarios/scenario.ts'
 import { phaseDurations, phaseEnds, redone } from './recovery-tracker.ts'
 import { VisibilityTracker } from './visibility-tracker.ts'
 import { validateRun } from '../validator/validator.ts'
@@ -81,6 +84,7 @@ export class Lab implements LabController {
   private validating = false
   private rate: number
   private commandQueue: Promise<unknown> = Promise.resolve()
+  private scenario: ScenarioView | null = null
 
   constructor(private readonly options: LabOptions = {}) {
     this.time = options.time ?? new SystemTime()
@@ -89,7 +93,7 @@ export class Lab implements LabController {
 
   async start(): Promise<void> {
     const guarantee = this.options.guarantee ?? 'exactly_once'
-    this.runtime = new LabRuntime(this.time, {
+    await this.startWith({
       config: defaultStreamsConfig(guarantee),
       workers: this.options.workers ?? 3,
       partitions: this.options.partitions ?? 6,
@@ -102,7 +106,13 @@ export class Lab implements LabController {
       deserializationPolicy: 'log-and-continue',
       traceIntervalMs: 500,
     })
-    this.visibility = new VisibilityTracker(this.runtime.connection.reader(), this.runtime.topics.output, this.options.partitions ?? 6)
+  }
+
+  /** Starts a lab runtime with these options and everything that watches it. */
+  private async startWith(options: LabRuntimeOptions): Promise<LabRuntime> {
+    this.runtime = new LabRuntime(this.time, options)
+    this.rate = options.ratePerSec
+    this.visibility = new VisibilityTracker(this.runtime.connection.reader(), this.runtime.topics.output, options.partitions)
     this.runtime.onEvent((e) => this.onEvent(e))
     this.lastSample = { t: this.time.now(), committed: 0 }
     await this.runtime.start()
@@ -113,6 +123,46 @@ export class Lab implements LabController {
     void this.loop(timers, VISIBILITY_POLL_MS, () => this.visibility.poll(this.time.now()))
     void this.loop(timers, SERIES_WINDOW_MS, () => this.sample())
     void this.loop(timers, this.options.validateIntervalMs ?? 2_000, () => void this.validate())
+    return this.runtime
+  }
+
+  /** Stops the current runtime at once and forgets what was shown of it. */
+  private async teardown(): Promise<void> {
+    this.timers.stop = true
+    await this.runtime.destroy()
+    this.series = []
+    this.markers = []
+    this.txns = new Map()
+    this.traces = new Map()
+    this.correctness = null
+  }
+
+  /** Runs a guided scenario on the lab on screen: each lab it starts replaces the current one. */
+  private async runScenario(name: string): Promise<CommandResult> {
+    const scenario = scenarioByName(name)
+    if (!scenario) return { ok: false, error: `unknown scenario ${JSON.stringify(name)}` }
+    if (this.scenario?.status === 'running') return { ok: false, error: `scenario ${this.scenario.name} is still running` }
+    const host: ScenarioHost = {
+      time: this.time,
+      seed: this.options.seed ?? 1,
+      start: async (setup) => {
+        await this.teardown()
+        const r = await this.startWith(runtimeOptions(setup, this.options.seed ?? 1))
+        this.mark('config', `scenario ${scenario.name}: ${setup.guarantee}, commit.interval.ms=${r.config['commit.interval.ms']}`)
+        return r
+      },
+    }
+    const view: ScenarioView = { name: scenario.name, title: scenario.title, summary: scenario.summary, status: 'running', narrative: [], expectations: [], conclusion: null, error: null, startedAtMs: this.time.now() }
+    this.scenario = view
+    void runScenario(scenario, host).then(
+      (r) => {
+        Object.assign(view, { status: r.passed ? 'passed' : 'failed', narrative: r.narrative, expectations: r.expectations, conclusion: r.conclusion })
+      },
+      (e: unknown) => {
+        Object.assign(view, { status: 'error', error: e instanceof Error ? e.message : 'scenario failed' })
+      },
+    )
+    return { ok: true, message: `scenario ${scenario.name} started` }
   }
 
   private async loop(timers: { stop: boolean }, everyMs: number, fn: () => unknown): Promise<void> {
@@ -337,6 +387,8 @@ export class Lab implements LabController {
         }
       }),
       correctness: this.correctness,
+      scenario: this.scenario ? { ...this.scenario, narrative: [...this.scenario.narrative], expectations: [...this.scenario.expectations] } : null,
+      scenarios: SCENARIOS.map((x) => ({ name: x.name, title: x.title, summary: x.summary })),
       traces: [...this.traces.values()],
       totals: {
         inputRecords: ends.reduce((a, b) => a + b, 0),
@@ -430,6 +482,12 @@ export class Lab implements LabController {
           await this.reset()
           break
         }
+        case 'runScenario': {
+          const { name } = parsed.payload as CommandPayload<'runScenario'>
+          const r = await this.runScenario(name)
+          if (!r.ok) return r
+          break
+        }
       }
       this.publish()
       return { ok: true }
@@ -441,13 +499,8 @@ export class Lab implements LabController {
 
   private async reset(): Promise<void> {
     const guarantee = this.runtime.config['processing.guarantee']
-    this.timers.stop = true
-    await this.runtime.destroy()
-    this.series = []
-    this.markers = []
-    this.txns = new Map()
-    this.traces = new Map()
-    this.correctness = null
+    await this.teardown()
+    this.scenario = null
     this.options.guarantee = guarantee
     await this.start()
     this.mark('reset', 'lab reset')

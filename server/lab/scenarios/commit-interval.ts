@@ -5,7 +5,7 @@ import { pickWorkerWithTasks, type Scenario, type ScenarioContext, waitUntil } f
 
 async function measure(ctx: ScenarioContext, commitIntervalMs: number) {
   const { time } = ctx
-  const lab = await ctx.host.start({ guarantee: 'exactly_once', commitIntervalMs, ratePerSec: 40_000, records: Number.POSITIVE_INFINITY, restartAfterMs: 500 })
+  const lab = await ctx.host.start({ guarantee: 'exactly_once', commitIntervalMs, ratePerSec: Number.POSITIVE_INFINITY, records: Number.POSITIVE_INFINITY, restartAfterMs: 500 })
   const commits: { t: number; total: number }[] = []
   lab.onEvent((e) => {
     if (e.type === 'offsets-committed') commits.push({ t: e.atMs, total: lab.committedTotal() })
