@@ -38,7 +38,7 @@ export function toRows(series: ChartPoint[], startedAtMs: number): ChartRow<Key>
   return series.map(({ t, ...rest }) => ({ x: (t - startedAtMs) / 1000, ...rest }))
 }
 
-export const ChartsPanel = memo(function ChartsPanel({ series, markers, startedAtMs, redrawMs = 500 }: ChartsPanelProps) {
+export const ChartsPanel = memo(function ChartsPanel({ series, markers, startedAtMs, redrawMs = 1000 }: ChartsPanelProps) {
   const shownSeries = useThrottled(series, redrawMs)
   const shownMarkers = useThrottled(markers, redrawMs)
   const rows = toRows(shownSeries, startedAtMs)

@@ -8,6 +8,7 @@ import { ChartsPanel } from './charts-panel.tsx'
 import { ControlsPanel } from './controls-panel.tsx'
 import { CorrectnessPanel } from './correctness-panel.tsx'
 import { HeaderBar } from './header-bar.tsx'
+import { FIRST_DATA_MARK } from './perf-marks.ts'
 import { PipelinePanel } from './pipeline-panel.tsx'
 import { RecoveryPanel } from './recovery-panel.tsx'
 import { StatRow } from './stat-row.tsx'
@@ -16,8 +17,6 @@ import type { SendCommand } from './use-command.ts'
 import { useLab, type ConnectionState } from './use-lab.ts'
 import { WorkersPanel } from './workers-panel.tsx'
 
-/** performance.mark name set when the first live snapshot is on screen (time to first data). */
-export const FIRST_DATA_MARK = 'eoscope:first-data'
 
 export interface LabViewProps {
   snapshot: LabSnapshot | null
@@ -44,7 +43,7 @@ export function LabView({ snapshot, connection, send }: LabViewProps) {
             </aside>
             <div className="main-col">
               <ChartsPanel series={snapshot.series} markers={snapshot.markers} startedAtMs={snapshot.startedAtMs} />
-              <PipelinePanel tasks={snapshot.tasks} traces={snapshot.traces} />
+              <PipelinePanel tasks={snapshot.tasks} traces={snapshot.traces} nowMs={snapshot.atMs} />
               <WorkersPanel workers={snapshot.workers} send={send} />
               <RecoveryPanel recoveries={snapshot.recoveries} startedAtMs={snapshot.startedAtMs} nowMs={snapshot.atMs} />
               <TransactionsPanel transactions={snapshot.transactions} totals={snapshot.txnTotals} startedAtMs={snapshot.startedAtMs} nowMs={snapshot.atMs} />

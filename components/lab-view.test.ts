@@ -3,6 +3,7 @@ import { renderToString } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
 import { fixtureAtLeastOnce, fixtureSnapshot } from './__fixtures__/lab-snapshot.ts'
 import { isViolation } from './correctness-panel.tsx'
+import { visibleTraces } from './pipeline-panel.tsx'
 import { LabView } from './lab-dashboard.tsx'
 import { COMMIT_INTERVAL_SCALE, fromPosition, toPosition } from './log-scale.ts'
 import { recoverySegments } from './recovery-panel.tsx'
@@ -100,6 +101,13 @@ describe('helpers', () => {
     expect(p.segments.map((s) => s.key)).toEqual(['detection', 'rebalance'])
     expect(p.pendingFrom).toBe(1250)
     expect(p.span).toBe(2000)
+  })
+
+  it('shows in-flight traces first and lets finished ones linger briefly', () => {
+    const traces = fixtureSnapshot.traces
+    const now = fixtureSnapshot.atMs
+    expect(visibleTraces(traces, now).map((t) => t.id)).toEqual(['r-1', 'r-3', 'r-2'])
+    expect(visibleTraces(traces, now + 10_000).map((t) => t.id)).toEqual(['r-1'])
   })
 
   it('puts each transactional producer on its own lane', () => {

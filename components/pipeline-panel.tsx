@@ -6,6 +6,21 @@ import { Panel } from './panel.tsx'
 export interface PipelinePanelProps {
   tasks: TaskView[]
   traces: RecordTrace[]
+  nowMs: number
+}
+
+/** A finished trace stays on screen this long after its last step. */
+export const TRACE_LINGER_MS = 3000
+/** At most this many traces per task (the in-flight ones first). */
+export const TRACES_PER_TASK = 3
+
+/** The traces worth showing for one task: in flight, or finished within TRACE_LINGER_MS. */
+export function visibleTraces(traces: RecordTrace[], nowMs: number): RecordTrace[] {
+  const lastAt = (t: RecordTrace) => t.steps[t.steps.length - 1]?.atMs ?? 0
+  return traces
+    .filter((t) => t.outcome === 'in-flight' || nowMs - lastAt(t) <= TRACE_LINGER_MS)
+    .sort((a, b) => Number(b.outcome === 'in-flight') - Number(a.outcome === 'in-flight') || lastAt(b) - lastAt(a))
+    .slice(0, TRACES_PER_TASK)
 }
 
 const STEPS: Step[] = [1, 2, 3, 4, 5]
@@ -68,7 +83,7 @@ function traceTitle(t: RecordTrace): string {
   return `${t.key} @ p${t.partition}:${t.offset} (${t.workerId}) — ${t.outcome}${t.crashedAtStep ? `, worker died at step ${t.crashedAtStep}` : ''}`
 }
 
-export const PipelinePanel = memo(function PipelinePanel({ tasks, traces }: PipelinePanelProps) {
+export const PipelinePanel = memo(function PipelinePanel({ tasks, traces, nowMs }: PipelinePanelProps) {
   const byPartition = new Map<number, RecordTrace[]>()
   for (const t of traces) {
     const list = byPartition.get(t.partition) ?? []
@@ -100,7 +115,7 @@ export const PipelinePanel = memo(function PipelinePanel({ tasks, traces }: Pipe
           </div>
         </div>
         {sorted.map((task) => (
-          <TaskRow key={task.taskId} task={task} traces={byPartition.get(task.partition) ?? NO_TRACES} />
+          <TaskRow key={task.taskId} task={task} traces={visibleTraces(byPartition.get(task.partition) ?? NO_TRACES, nowMs)} />
         ))}
         {sorted.length === 0 ? <p className="muted">No tasks assigned (rebalancing?)</p> : null}
       </div>

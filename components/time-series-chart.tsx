@@ -13,18 +13,36 @@ export interface TimeSeriesChartProps<K extends string> {
   height?: number
 }
 
-/** Stacks marker labels that would overlap into rows (at most three; later ones reuse the last). */
-export function labelRows<M extends { x: number }>(markers: M[], minGap: number): { marker: M; row: number }[] {
+export const MARKER_LABEL_CHARS = 26
+
+export function shortLabel(label: string): string {
+  return label.length > MARKER_LABEL_CHARS ? `${label.slice(0, MARKER_LABEL_CHARS - 1)}…` : label
+}
+
+/**
+ * Stacks marker labels that would overlap into rows (at most three; later ones share the last).
+ * `unitsPerChar` is how much of the x axis one label character takes.
+ */
+export function labelRows<M extends { x: number; label: string }>(markers: M[], unitsPerChar: number): { marker: M; row: number }[] {
   const rowEnds: number[] = []
   return [...markers]
     .sort((a, b) => a.x - b.x)
     .map((marker) => {
-      let row = rowEnds.findIndex((end) => marker.x - end >= minGap)
+      let row = rowEnds.findIndex((end) => marker.x >= end)
       if (row === -1) row = rowEnds.length < 3 ? rowEnds.length : 2
-      rowEnds[row] = marker.x
+      rowEnds[row] = marker.x + (shortLabel(marker.label).length + 1) * unitsPerChar
       return { marker, row }
     })
 }
+
+/** Axis ticks in seconds, with a decimal when the window is short. */
+function secondsTick(span: number) {
+  return (v: number) => (span < 20 ? `${v.toFixed(1)} s` : `${Math.round(v)} s`)
+}
+
+/** Approximate plot width in px, for label stacking (the charts are 380-700 px wide). */
+const PLOT_WIDTH_PX = 480
+const CHAR_WIDTH_PX = 5.6
 
 const axisTick = { fill: 'var(--muted)', fontSize: 11 }
 
@@ -42,7 +60,7 @@ export function TimeSeriesChart<K extends string>({ config, rows, markers, heigh
             type="number"
             domain={[xMin, xMax]}
             tick={axisTick}
-            tickFormatter={(v: number) => `${Math.round(v)} s`}
+            tickFormatter={secondsTick(xMax - xMin)}
             stroke="var(--border)"
             allowDataOverflow
           />
@@ -54,17 +72,31 @@ export function TimeSeriesChart<K extends string>({ config, rows, markers, heigh
             formatter={(v) => (typeof v === 'number' ? config.formatY(v) : '—')}
           />
           <Legend wrapperStyle={{ fontSize: 12 }} iconType="plainline" />
-          {labelRows(markers.filter((m) => m.x >= xMin && m.x <= xMax), (xMax - xMin) * 0.14).map(({ marker: m, row }) => (
+          {labelRows(
+            markers.filter((m) => m.x >= xMin && m.x <= xMax),
+            ((xMax - xMin) / PLOT_WIDTH_PX) * CHAR_WIDTH_PX,
+          ).map(({ marker: m, row }) => (
             <ReferenceLine
               key={`${m.t}-${m.kind}-${m.label}`}
               x={m.x}
               stroke={MARKER_COLORS[m.kind]}
               strokeDasharray="3 3"
-              label={(props: { viewBox?: { x?: number; y?: number } }) => (
-                <text x={(props.viewBox?.x ?? 0) + 3} y={(props.viewBox?.y ?? 0) + 9 + row * 11} fill={MARKER_COLORS[m.kind]} fontSize={10}>
-                  {m.label}
+              label={(props: { viewBox?: { x?: number; y?: number } }) => {
+                // Labels in the right part of the plot run leftwards, so they stay inside it.
+                const leftwards = (m.x - xMin) / Math.max(1e-9, xMax - xMin) > 0.6
+                return (
+                <text
+                  x={(props.viewBox?.x ?? 0) + (leftwards ? -3 : 3)}
+                  y={(props.viewBox?.y ?? 0) + 9 + row * 11}
+                  textAnchor={leftwards ? 'end' : 'start'}
+                  fill={MARKER_COLORS[m.kind]}
+                  fontSize={10}
+                >
+                  <title>{m.label}</title>
+                  {shortLabel(m.label)}
                 </text>
-              )}
+                )
+              }}
             />
           ))}
           {config.series.map((s) => (

@@ -94,7 +94,7 @@ const TxnLanes = memo(function TxnLanes({ transactions, nowMs, maxWindowMs }: { 
         </div>
       ))}
       {lanes.length === 0 ? <p className="muted empty">No transactions: at_least_once writes without them.</p> : null}
-      <div className="lane lane-axis" aria-hidden="true">
+      <div className="lane lane-axis" aria-hidden="true" hidden={lanes.length === 0}>
         <div />
         <div className="lane-track axis">
           <span style={{ left: '0%' }}>−{(windowMs / 1000).toFixed(1)} s</span>

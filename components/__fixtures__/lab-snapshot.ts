@@ -55,7 +55,7 @@ function traces(): RecordTrace[] {
   return [
     { id: 'r-1', key: 'k7', partition: 0, offset: 11_999, workerId: 'worker-1', steps: [{ step: 1, atMs: T0 + 59_000 }, { step: 2, atMs: T0 + 59_010 }], crashedAtStep: null, outcome: 'in-flight' },
     { id: 'r-2', key: 'k3', partition: 1, offset: 12_005, workerId: 'worker-2', steps: [1, 2, 3, 4, 5].map((s) => ({ step: s as 1, atMs: T0 + 58_000 + s * 20 })), crashedAtStep: null, outcome: 'committed' },
-    { id: 'r-3', key: 'k1', partition: 4, offset: 12_031, workerId: 'worker-3', steps: [1, 2, 3].map((s) => ({ step: s as 1, atMs: T0 + 55_000 + s * 20 })), crashedAtStep: 3, outcome: 'aborted' },
+    { id: 'r-3', key: 'k1', partition: 4, offset: 12_031, workerId: 'worker-3', steps: [1, 2, 3].map((s) => ({ step: s as 1, atMs: T0 + 58_500 + s * 20 })), crashedAtStep: 3, outcome: 'aborted' },
   ]
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { fixtureSnapshot } from '../../components/__fixtures__/lab-snapshot.ts'
 import type { LabSnapshot } from '../../lib/lab-protocol.ts'
-import { applyPatch, diff } from './live-delta.ts'
+import { applyPatch, diff, wireCopy } from './live-delta.ts'
 
 function roundTrip(prev: unknown, next: unknown) {
   const patch = diff(prev, next)
@@ -59,5 +59,14 @@ describe('snapshot deltas', () => {
       [[], [{ id: 1 }]],
     ]
     for (const [prev, next] of cases) expect(roundTrip(prev, next)).toEqual(next)
+  })
+})
+
+describe('the wire copy', () => {
+  it('trims numbers to what the dashboard shows and copies deeply', () => {
+    const src = { t: 1795938349311.363, p50: 85.12109375, n: 7, nested: [{ x: 0.004 }], none: null, gone: undefined }
+    const copy = wireCopy(src)
+    expect(copy).toEqual({ t: 1795938349311, p50: 85.12, n: 7, nested: [{ x: 0 }], none: null })
+    expect(copy.nested[0]).not.toBe(src.nested[0])
   })
 })

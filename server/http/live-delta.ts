@@ -34,6 +34,25 @@ export interface LiveClientToServerEvents extends ClientToServerEvents {
 
 type Obj = Record<string, unknown>
 
+/**
+ * A deep copy for the wire with numbers trimmed to what the dashboard can show: instants and other
+ * large values to whole milliseconds, the rest to two decimals. A copy also protects the deltas
+ * from a lab that updates the objects of an earlier snapshot in place.
+ */
+export function wireCopy<T>(value: T): T {
+  if (typeof value === 'number') {
+    if (Number.isInteger(value) || !Number.isFinite(value)) return value
+    return (Math.abs(value) >= 100_000 ? Math.round(value) : Math.round(value * 100) / 100) as T
+  }
+  if (Array.isArray(value)) return value.map(wireCopy) as T
+  if (value !== null && typeof value === 'object') {
+    const out: Obj = {}
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = wireCopy(v)
+    return out as T
+  }
+  return value
+}
+
 function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }

@@ -5,15 +5,17 @@ import type { Server as HttpServer } from 'node:http'
 import { Server, type Socket } from 'socket.io'
 import type { CommandResult, LabSnapshot } from '../../lib/lab-protocol.ts'
 import type { LabController } from '../lab/lab-controller.ts'
-import { diff, type LiveClientToServerEvents, type LiveServerToClientEvents } from './live-delta.ts'
+import { diff, wireCopy, type LiveClientToServerEvents, type LiveServerToClientEvents } from './live-delta.ts'
 import { isSameOrigin } from './origin.ts'
 
-/** At most this many pushes a second reach a browser, whatever the lab's rate. */
+/** At most this many pushes a second reach a browser, whatever the lab's rate (the guard is 15). */
 export const MAX_EMITS_PER_SEC = 15
+/** The default push rate: each push coalesces everything that changed since the previous one. */
+export const DEFAULT_EMITS_PER_SEC = 10
 
 export interface LiveSocketOptions {
   lab: LabController
-  /** Minimum milliseconds between two pushes (default 1000 / MAX_EMITS_PER_SEC). */
+  /** Minimum milliseconds between two pushes (default 1000 / DEFAULT_EMITS_PER_SEC; keep it at or above 1000 / MAX_EMITS_PER_SEC). */
   minIntervalMs?: number
   log?: (msg: string) => void
 }
@@ -25,7 +27,7 @@ export interface LiveSocket {
 
 type LiveSocketConn = Socket<LiveClientToServerEvents, LiveServerToClientEvents>
 
-export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 1000 / MAX_EMITS_PER_SEC, log = () => {} }: LiveSocketOptions): LiveSocket {
+export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 1000 / DEFAULT_EMITS_PER_SEC, log = () => {} }: LiveSocketOptions): LiveSocket {
   const io = new Server<LiveClientToServerEvents, LiveServerToClientEvents>(httpServer, {
     path: '/socket.io',
     serveClient: false,
@@ -37,7 +39,7 @@ export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 
 
   // The last snapshot every connected browser has been offered: deltas are computed against it.
   // A private copy: the lab may reuse and update the objects of an earlier snapshot in place.
-  let broadcast: LabSnapshot = structuredClone(lab.snapshot())
+  let broadcast: LabSnapshot = wireCopy(lab.snapshot())
   let pending: LabSnapshot | null = null
   let lastEmitAt = 0
   let timer: NodeJS.Timeout | null = null
@@ -45,7 +47,7 @@ export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 
   const flush = () => {
     timer = null
     if (!pending) return
-    const next = structuredClone(pending)
+    const next = wireCopy(pending)
     pending = null
     lastEmitAt = performance.now()
     const patch = diff(broadcast, next)
