@@ -3,15 +3,18 @@
 import { RUN_USAGE, runCommand } from './run-command.ts'
 import { UsageError } from './args.ts'
 import { SCENARIO_USAGE, scenarioCommand } from './scenario-command.ts'
+import { WORKER_USAGE, workerCommand } from './worker-command.ts'
 
 const USAGE = `usage:
   ${RUN_USAGE}
   ${SCENARIO_USAGE}
+  ${WORKER_USAGE}
 `
 
 const COMMANDS: Record<string, (argv: string[], out: (s: string) => void) => Promise<number>> = {
   run: runCommand,
   scenario: scenarioCommand,
+  worker: workerCommand,
 }
 
 export async function main(argv: string[]): Promise<number> {

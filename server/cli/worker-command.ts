@@ -1,0 +1,70 @@
+// `eoscope worker`: one worker process on a Kafka cluster (see server/lab/kafka/kafka-worker.ts).
+// The lab spawns these locally; started by hand on other machines against the same cluster and
+// application.id, they join the same group and show up in the same telemetry.
+
+import { defaultStreamsConfig, PROCESSING_GUARANTEES, type ProcessingGuarantee, validateStreamsConfig } from '../../lib/streams-config.ts'
+import { DROP_ACKS_UNAVAILABLE, EXACTLY_ONCE_V2_UNAVAILABLE } from '../lab/kafka/kafka-app.ts'
+import { parseFlags, UsageError } from './args.ts'
+
+export const WORKER_USAGE = `eoscope worker --brokers HOST:PORT[,HOST:PORT] --application-id ID [--slot-id SLOT] [--worker-id ID]
+            [--guarantee at_least_once|exactly_once] [--commit-interval-ms N] [--session-timeout-ms N]
+            [--transaction-timeout-ms N] [--idempotence on|off] [--partitions N] [--max-poll-records N]`
+
+const SPEC = {
+  brokers: { kind: 'string' },
+  'application-id': { kind: 'string' },
+  'slot-id': { kind: 'string' },
+  'worker-id': { kind: 'string' },
+  guarantee: { kind: 'string', choices: PROCESSING_GUARANTEES },
+  'commit-interval-ms': { kind: 'int', min: 1, max: 600_000 },
+  'session-timeout-ms': { kind: 'int', min: 10, max: 600_000 },
+  'transaction-timeout-ms': { kind: 'int', min: 1, max: 900_000 },
+  idempotence: { kind: 'string', choices: ['on', 'off'] },
+  partitions: { kind: 'int', min: 1, max: 256 },
+  'max-poll-records': { kind: 'int', min: 1, max: 100_000 },
+  'drop-acks': { kind: 'int', min: 0 },
+} as const
+
+export function parseBrokers(s: string | undefined): string[] {
+  const brokers = (s ?? '').split(',').map((b) => b.trim()).filter((b) => b.length > 0)
+  if (brokers.length === 0) throw new UsageError('--brokers HOST:PORT is required for the kafka backend')
+  for (const b of brokers) if (!/^[^\s:]+:\d{1,5}$/.test(b)) throw new UsageError(`--brokers: ${JSON.stringify(b)} is not HOST:PORT`)
+  return brokers
+}
+
+export async function workerCommand(argv: string[], out: (s: string) => void): Promise<number> {
+  const f = parseFlags(argv, SPEC)
+  const brokers = parseBrokers(f.brokers as string | undefined)
+  const appId = f['application-id'] as string | undefined
+  if (!appId) throw new UsageError('--application-id is required')
+  if (f['drop-acks'] !== undefined) throw new UsageError(DROP_ACKS_UNAVAILABLE)
+  const guarantee = (f.guarantee as ProcessingGuarantee | undefined) ?? 'exactly_once'
+  if (guarantee === 'exactly_once_v2') throw new UsageError(EXACTLY_ONCE_V2_UNAVAILABLE)
+  if (f.idempotence === 'off' && guarantee !== 'at_least_once') throw new UsageError(`--idempotence off is only allowed with --guarantee at_least_once`)
+  const config = defaultStreamsConfig(guarantee, appId)
+  if (f['commit-interval-ms'] !== undefined) config['commit.interval.ms'] = f['commit-interval-ms'] as number
+  if (f['transaction-timeout-ms'] !== undefined) config['transaction.timeout.ms'] = f['transaction-timeout-ms'] as number
+  if (f['session-timeout-ms'] !== undefined) {
+    config['session.timeout.ms'] = f['session-timeout-ms'] as number
+    config['heartbeat.interval.ms'] = Math.max(1, Math.min(config['heartbeat.interval.ms'], Math.floor(config['session.timeout.ms'] / 3)))
+  }
+  if (f['max-poll-records'] !== undefined) config['max.poll.records'] = f['max-poll-records'] as number
+  config['enable.idempotence'] = guarantee === 'at_least_once' ? f.idempotence !== 'off' : true
+  try {
+    validateStreamsConfig(config)
+  } catch (e) {
+    throw new UsageError((e as Error).message)
+  }
+  const slotId = (f['slot-id'] as string | undefined) ?? `worker-${process.pid}`
+  const workerId = (f['worker-id'] as string | undefined) ?? `${slotId}-${process.pid}`
+  const { KafkaWorkerProcess } = await import('../lab/kafka/kafka-worker.ts')
+  const proc = new KafkaWorkerProcess({
+    client: { brokers, clientId: `eoscope-${workerId}` },
+    config,
+    slotId,
+    workerId,
+    partitions: (f.partitions as number | undefined) ?? 6,
+  })
+  out(`eoscope worker ${workerId} (slot ${slotId}, pid ${process.pid}): ${guarantee} on ${brokers.join(',')}, application.id ${appId}`)
+  return proc.run()
+}

@@ -1,0 +1,173 @@
+// One eoscope worker as an operating-system process on a Kafka cluster: a StreamWorker on a
+// KafkaConnection, its telemetry published to `<application.id>-telemetry` (a plain producer,
+// batched every ~100 ms) and its commands read from `<application.id>-commands`.
+//
+// A kill is SIGKILL and nothing else: a worker told to die at a step first publishes where it
+// stands (its telemetry, on its own non-transactional producer: the engine's producers, consumer
+// and transactions are left exactly as they are), then sends SIGKILL to itself.
+
+import { hostname } from 'node:os'
+import type { Step } from '../../../lib/lab-protocol.ts'
+import type { StreamsConfig } from '../../../lib/streams-config.ts'
+import { StreamWorker } from '../../engine/stream-worker.ts'
+import type { EngineEvent } from '../../engine/telemetry.ts'
+import { KafkaConnection, type KafkaClientConfig } from '../../log/kafka/kafka-connection.ts'
+import { SystemTime } from '../../log/time.ts'
+import type { LogProducer } from '../../log/types.ts'
+import { EXACTLY_ONCE_V2_UNAVAILABLE, isWorkerCommand, kafkaAppTopics, kafkaAppTopicSpecs, type TelemetryEnvelope, type WorkerCommand, type WorkerStatus } from './kafka-app.ts'
+
+export interface KafkaWorkerOptions {
+  client: KafkaClientConfig
+  config: StreamsConfig
+  slotId: string
+  workerId: string
+  /** Creates the application's topics with this many partitions if they are missing. */
+  partitions: number
+  flushIntervalMs?: number
+  traceIntervalMs?: number
+}
+
+const FLUSH_MS = 100
+
+/** Retries a call that a just-created topic may fail transiently (its leader is still being elected). */
+export async function retrying<T>(call: () => Promise<T>, deadlineMs: number): Promise<T> {
+  const deadline = Date.now() + deadlineMs
+  for (;;) {
+    try {
+      return await call()
+    } catch (e) {
+      if (Date.now() > deadline) throw e
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+}
+const COMMAND_POLL_MS = 50
+
+export class KafkaWorkerProcess {
+  readonly conn: KafkaConnection
+  readonly topics
+  private worker: StreamWorker | null = null
+  private telemetryProducer: LogProducer | null = null
+  private pending: EngineEvent[] = []
+  private flushing: Promise<void> = Promise.resolve()
+  private stopped = false
+  private armedKill: Step | null = null
+  private readonly time = new SystemTime()
+
+  constructor(private readonly o: KafkaWorkerOptions) {
+    if (o.config['processing.guarantee'] === 'exactly_once_v2') throw new Error(EXACTLY_ONCE_V2_UNAVAILABLE)
+    this.conn = new KafkaConnection(o.client)
+    this.topics = kafkaAppTopics(o.config['application.id'])
+  }
+
+  async run(): Promise<number> {
+    await this.conn.admin().createTopics(kafkaAppTopicSpecs(this.topics, this.o.partitions))
+    this.telemetryProducer = this.conn.producer({ clientId: `${this.o.workerId}-telemetry`, idempotent: false })
+    const commandsFrom = await retrying(() => this.conn.reader().offsets({ topic: this.topics.commands, partition: 0 }), 10_000).then((o) => o.highWatermark)
+    const worker = new StreamWorker(
+      this.o.workerId,
+      this.conn,
+      {
+        slotId: this.o.slotId,
+        config: this.o.config,
+        topics: this.topics,
+        deserializationPolicy: 'log-and-continue',
+        traceIntervalMs: this.o.traceIntervalMs ?? 1_000,
+      },
+      this.time,
+      { emit: (e) => this.pending.push(e) },
+      { atStep: (_id, step) => this.atStep(step) },
+    )
+    this.worker = worker
+    const onTerm = () => worker.requestStop()
+    process.on('SIGTERM', onTerm)
+    process.on('SIGINT', onTerm)
+    const flusher = this.flushLoop()
+    const commands = this.commandLoop(commandsFrom)
+    await worker.start()
+    this.stopped = true
+    await Promise.allSettled([flusher, commands])
+    await this.flush({ stopped: true }).catch(() => {})
+    await this.conn.close()
+    return worker.state === 'failed' ? 1 : 0
+  }
+
+  private status(): WorkerStatus {
+    const w = this.worker!
+    return {
+      state: w.state,
+      memberId: w.memberId,
+      tasks: [...w.tasks.values()].map((t) => ({
+        partition: t.partition,
+        state: t.state,
+        consumedOffset: t.consumedOffset,
+        committedOffset: t.committedOffset,
+        inTransaction: t.producer?.transactionInFlight === true,
+      })),
+      producers: w.producers(),
+      error: w.error,
+    }
+  }
+
+  /** Publishes the pending events and the status in one message; one flush at a time. */
+  private flush(extra: Partial<TelemetryEnvelope> = {}): Promise<void> {
+    const next = this.flushing.then(async () => {
+      const events = this.pending
+      this.pending = []
+      const envelope: TelemetryEnvelope = { workerId: this.o.workerId, slotId: this.o.slotId, pid: process.pid, host: hostname(), atMs: this.time.now(), events, status: this.status(), ...extra }
+      await this.telemetryProducer!.send([{ topic: this.topics.telemetry, partition: 0, key: this.o.workerId, value: JSON.stringify(envelope) }])
+    })
+    this.flushing = next.catch(() => {})
+    return next
+  }
+
+  private async flushLoop(): Promise<void> {
+    const every = this.o.flushIntervalMs ?? FLUSH_MS
+    while (!this.stopped) {
+      await this.flush().catch((e) => console.error(`eoscope worker ${this.o.workerId}: telemetry not published: ${(e as Error).message}`))
+      await this.time.sleep(every)
+    }
+  }
+
+  private async commandLoop(from: number): Promise<void> {
+    const reader = this.conn.reader()
+    const tp = { topic: this.topics.commands, partition: 0 }
+    let offset = from
+    while (!this.stopped) {
+      try {
+        const r = await reader.read(tp, offset, 100, 'read_uncommitted')
+        offset = r.nextOffset
+        for (const rec of r.records) {
+          let cmd: unknown
+          try {
+            cmd = JSON.parse(rec.value ?? '')
+          } catch {
+            continue
+          }
+          if (isWorkerCommand(cmd) && (cmd.target === '*' || cmd.target === this.o.workerId || cmd.target === this.o.slotId)) await this.obey(cmd)
+        }
+      } catch (e) {
+        if (!this.stopped) console.error(`eoscope worker ${this.o.workerId}: commands not read: ${(e as Error).message}`)
+      }
+      await this.time.sleep(COMMAND_POLL_MS)
+    }
+  }
+
+  private async obey(cmd: WorkerCommand): Promise<void> {
+    if (cmd.command === 'stop') this.worker?.requestStop()
+    else if (cmd.command === 'kill-at-step') this.armedKill = cmd.step
+    else await this.die(null)
+  }
+
+  private async atStep(step: Step): Promise<void> {
+    if (this.armedKill === step) await this.die(step)
+  }
+
+  /** Publishes where it stands (bounded wait), then SIGKILL: no engine cleanup of any kind. */
+  private async die(step: Step | null): Promise<never> {
+    const published = this.flush({ killed: { step } }).catch(() => {})
+    await Promise.race([published, new Promise((r) => setTimeout(r, 2_000))])
+    process.kill(process.pid, 'SIGKILL')
+    return new Promise<never>(() => {})
+  }
+}
