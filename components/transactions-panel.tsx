@@ -1,4 +1,4 @@
-import { memo } from 'react'
+import { memo, useRef } from 'react'
 import type { TxnView } from '../lib/lab-protocol.ts'
 import { fmtInt, fmtMs, fmtSince } from './format.ts'
 import { Panel } from './panel.tsx'
@@ -54,7 +54,7 @@ export function laneWindow(transactions: TxnView[], nowMs: number, maxMs: number
 export function historyRows(transactions: TxnView[], rows: number): TxnView[] {
   const finished = transactions.filter((t) => t.outcome !== 'open').sort((a, b) => (b.endMs ?? 0) - (a.endMs ?? 0))
   const shown = finished.slice(0, rows)
-  const extra = finished.slice(rows).filter((t) => t.outcome === 'aborted').slice(0, 5)
+  const extra = finished.slice(rows).filter((t) => t.outcome === 'aborted').slice(0, REMEMBERED_ABORTS)
   return [...shown, ...extra].sort((a, b) => (b.endMs ?? 0) - (a.endMs ?? 0))
 }
 
@@ -153,7 +153,26 @@ const TxnHistory = memo(function TxnHistory({ transactions, startedAtMs, rows }:
   )
 })
 
+/** How many aborted transactions the page remembers after the lab's snapshot has dropped them. */
+export const REMEMBERED_ABORTS = 10
+
+/**
+ * Aborted transactions seen since the lab (re)started, newest last: the lab keeps only its latest
+ * transactions, and an abort after a kill should stay in the history table.
+ */
+function useRememberedAborts(transactions: TxnView[], startedAtMs: number): TxnView[] {
+  const memory = useRef<{ startedAtMs: number; aborts: Map<string, TxnView> }>({ startedAtMs, aborts: new Map() })
+  if (memory.current.startedAtMs !== startedAtMs) memory.current = { startedAtMs, aborts: new Map() }
+  const aborts = memory.current.aborts
+  for (const t of transactions) if (t.outcome === 'aborted' && !aborts.has(t.id)) aborts.set(t.id, t)
+  while (aborts.size > REMEMBERED_ABORTS) aborts.delete(aborts.keys().next().value!)
+  return [...aborts.values()]
+}
+
 export const TransactionsPanel = memo(function TransactionsPanel({ transactions, totals, startedAtMs, nowMs, windowMs = 10_000, historyRows: rows = 12 }: TransactionsPanelProps) {
+  const remembered = useRememberedAborts(transactions, startedAtMs)
+  const held = new Set(transactions.map((t) => t.id))
+  const forHistory = remembered.some((t) => !held.has(t.id)) ? [...transactions, ...remembered.filter((t) => !held.has(t.id))] : transactions
   return (
     <Panel
       title="Transactions"
@@ -168,7 +187,7 @@ export const TransactionsPanel = memo(function TransactionsPanel({ transactions,
     >
       <TxnLanes transactions={transactions} nowMs={nowMs} maxWindowMs={windowMs} />
       <h3 className="sub-head">History · finished transactions, newest first</h3>
-      <TxnHistory transactions={transactions} startedAtMs={startedAtMs} rows={rows} />
+      <TxnHistory transactions={forHistory} startedAtMs={startedAtMs} rows={rows} />
     </Panel>
   )
 })
