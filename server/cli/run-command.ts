@@ -6,13 +6,16 @@ import { runHeadless, type RunResult } from '../lab/headless-run.ts'
 import { dumpRun } from '../validator/dump.ts'
 import { violations } from '../validator/report.ts'
 import { parseFlags, UsageError } from './args.ts'
-import type { LabRuntime } from '../lab/lab-runtime.ts'
+import type { RunRuntime } from '../lab/run-runtime.ts'
+import { DROP_ACKS_UNAVAILABLE, EXACTLY_ONCE_V2_UNAVAILABLE } from '../lab/kafka/kafka-app.ts'
+import { parseBrokers } from './worker-command.ts'
 
 export const RUN_USAGE = `eoscope run [--guarantee at_least_once|exactly_once|exactly_once_v2] [--commit-interval-ms N]
             [--workers N] [--partitions N] [--records N] [--rate N] [--seed N]
             [--kill-every MS] [--kill-at-step 1-5] [--restart-after MS] [--drop-acks N] [--idempotence on|off]
             [--session-timeout-ms N] [--transaction-timeout-ms N]
-            [--latency-model default|off] [--json] [--dump DIR] [--expect exactly-once|at-least-once]`
+            [--latency-model default|off] [--json] [--dump DIR] [--expect exactly-once|at-least-once]
+            [--backend embedded|kafka] [--brokers HOST:PORT[,HOST:PORT]] [--application-id ID] [--worker-logs]`
 
 const SPEC = {
   guarantee: { kind: 'string', choices: PROCESSING_GUARANTEES },
@@ -35,16 +38,24 @@ const SPEC = {
   expect: { kind: 'string', choices: ['exactly-once', 'at-least-once'] },
   backend: { kind: 'string', choices: ['embedded', 'kafka'] },
   brokers: { kind: 'string' },
+  'application-id': { kind: 'string' },
+  'worker-logs': { kind: 'bool' },
 } as const
 
 export async function runCommand(argv: string[], out: (s: string) => void): Promise<number> {
   const f = parseFlags(argv, SPEC)
-  if (f.backend === 'kafka') throw new UsageError('--backend kafka is not available for `run` yet; use the embedded backend')
   const guarantee = (f.guarantee as ProcessingGuarantee | undefined) ?? 'exactly_once'
+  const kafka = f.backend === 'kafka'
+  if (!kafka && (f.brokers !== undefined || f['application-id'] !== undefined || f['worker-logs'] !== undefined)) throw new UsageError('--brokers, --application-id and --worker-logs need --backend kafka')
+  if (kafka) {
+    if (guarantee === 'exactly_once_v2') throw new UsageError(EXACTLY_ONCE_V2_UNAVAILABLE)
+    if (((f['drop-acks'] as number | undefined) ?? 0) > 0) throw new UsageError(DROP_ACKS_UNAVAILABLE)
+    if (f['latency-model'] !== undefined) throw new UsageError('--latency-model applies to the embedded log only; on Kafka the latencies are the broker\'s')
+  }
   if (f.idempotence === 'off' && guarantee !== 'at_least_once') {
     throw new UsageError(`--idempotence off is only allowed with --guarantee at_least_once (Kafka Streams forces enable.idempotence=true under ${guarantee})`)
   }
-  let runtime: LabRuntime | null = null
+  const dumpDir = typeof f.dump === 'string' ? f.dump : null
   const result = await runHeadless(
     {
       guarantee,
@@ -62,14 +73,14 @@ export async function runCommand(argv: string[], out: (s: string) => void): Prom
       dropAcks: (f['drop-acks'] as number | undefined) ?? 0,
       idempotence: f.idempotence !== 'off',
       latency: (f['latency-model'] as 'default' | 'off' | undefined) ?? 'default',
+      backend: kafka ? 'kafka' : 'embedded',
+      kafka: kafka ? { client: { brokers: parseBrokers(f.brokers as string | undefined) }, applicationId: f['application-id'] as string | undefined, workerLogs: f['worker-logs'] === true } : undefined,
+      beforeClose: dumpDir === null ? undefined : (r: RunRuntime) => dumpRun(r.connection.inspector(), dumpDir, r.groupId),
     },
-    undefined,
-    (r) => (runtime = r),
   ).catch((e: unknown) => {
     if (e instanceof Error && e.name === 'ConfigException') throw new UsageError(e.message)
     throw e
   })
-  if (typeof f.dump === 'string' && runtime) await dumpRun((runtime as LabRuntime).connection.inspector(), f.dump, (runtime as LabRuntime).groupId)
   const { validation, ...summary } = result
   if (f.json) out(JSON.stringify({ ...summary, poison: validation.poison, unavailable: validation.unavailable }))
   else out(formatSummary(result))
@@ -86,7 +97,7 @@ export async function runCommand(argv: string[], out: (s: string) => void): Prom
 
 function formatSummary(r: RunResult): string {
   const lines = [
-    `eoscope run: ${r.guarantee}, commit.interval.ms=${r.commitIntervalMs}, ${r.records} records${r.completed ? '' : ' (DID NOT COMPLETE)'}`,
+    `eoscope run: ${r.backend} backend, ${r.guarantee}, commit.interval.ms=${r.commitIntervalMs}, ${r.records} records${r.completed ? '' : ' (DID NOT COMPLETE)'}`,
     `  processed throughput  ${r.throughputPerSec.toLocaleString('en-US')} records/s over ${(r.durationMs / 1000).toFixed(2)} s`,
     `  output records        ${r.outputRecords}`,
     `  faults                ${r.kills} kills, ${r.droppedAcks} dropped acks, ${r.fenced} fenced/migrated`,

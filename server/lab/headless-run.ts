@@ -9,6 +9,8 @@ import { validateRun } from '../validator/validator.ts'
 import type { ValidationReport } from '../validator/report.ts'
 import { LabRuntime } from './lab-runtime.ts'
 import { phaseDurations, redone } from './recovery-tracker.ts'
+import type { RunRuntime } from './run-runtime.ts'
+import type { KafkaClientConfig } from '../log/kafka/kafka-client.ts'
 
 export interface RunOptions {
   guarantee: ProcessingGuarantee
@@ -30,9 +32,18 @@ export interface RunOptions {
   keys?: number
   /** Give up (and report it) after this long. */
   timeoutMs?: number
+  /** The embedded log (default) or a Kafka cluster, with worker processes. */
+  backend?: 'embedded' | 'kafka'
+  /** Kafka only: the cluster, and the application.id (default: a fresh one per run). */
+  kafka?: { client: Omit<KafkaClientConfig, 'clientId'> & { clientId?: string }; applicationId?: string; workerLogs?: boolean }
+  /** Runs after validation, before the runtime is closed (a dump reads the logs here). */
+  beforeClose?: (runtime: RunRuntime) => Promise<void>
 }
 
 export interface RunResult {
+  backend: 'embedded' | 'kafka'
+  /** What this backend measures differently or cannot measure. */
+  notes?: readonly string[]
   guarantee: ProcessingGuarantee
   commitIntervalMs: number
   records: number
@@ -67,9 +78,9 @@ export function runConfig(o: RunOptions): StreamsConfig {
   return c
 }
 
-export async function runHeadless(o: RunOptions, time: Time = new SystemTime(), onRuntime?: (r: LabRuntime) => void): Promise<RunResult> {
+export async function runHeadless(o: RunOptions, time: Time = new SystemTime(), onRuntime?: (r: RunRuntime) => void): Promise<RunResult> {
   const config = runConfig(o)
-  const lab = new LabRuntime(time, {
+  const lab: RunRuntime = o.backend === 'kafka' ? await kafkaRuntime(o, config, time) : new LabRuntime(time, {
     config,
     workers: o.workers,
     partitions: o.partitions,
@@ -83,6 +94,33 @@ export async function runHeadless(o: RunOptions, time: Time = new SystemTime(), 
     traceIntervalMs: 1_000,
   })
   onRuntime?.(lab)
+  try {
+    return await runOn(lab, o, config, time)
+  } finally {
+    await lab.close?.()
+  }
+}
+
+async function kafkaRuntime(o: RunOptions, config: StreamsConfig, time: Time): Promise<RunRuntime> {
+  if (!o.kafka) throw new Error('the kafka backend needs brokers')
+  if (!(time instanceof SystemTime)) throw new Error('the kafka backend runs on the system clock only')
+  const { KafkaLabRuntime } = await import('./kafka/kafka-lab-runtime.ts')
+  config['application.id'] = o.kafka.applicationId ?? `eoscope-run-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`
+  return new KafkaLabRuntime(time, {
+    client: { ...o.kafka.client, clientId: o.kafka.client.clientId ?? 'eoscope' },
+    config,
+    workers: o.workers,
+    partitions: o.partitions,
+    ratePerSec: o.rate,
+    maxRecords: o.records,
+    keys: o.keys ?? 100,
+    seed: o.seed,
+    restartAfterMs: o.restartAfterMs,
+    workerLogs: o.kafka.workerLogs,
+  })
+}
+
+async function runOn(lab: RunRuntime, o: RunOptions, config: StreamsConfig, time: Time): Promise<RunResult> {
   let committedTxns = 0
   let abortedTxns = 0
   lab.onEvent((e) => {
@@ -117,8 +155,11 @@ export async function runHeadless(o: RunOptions, time: Time = new SystemTime(), 
     changelogTopic: lab.topics.changelog,
     dlqTopic: lab.topics.deadLetter,
   })
+  await o.beforeClose?.(lab)
   const durationMs = finished - started
   return {
+    backend: lab.backend ?? 'embedded',
+    ...(lab.notes ? { notes: lab.notes } : {}),
     guarantee: o.guarantee,
     commitIntervalMs: config['commit.interval.ms'],
     records: o.records,
@@ -134,7 +175,7 @@ export async function runHeadless(o: RunOptions, time: Time = new SystemTime(), 
     kills: lab.kills,
     droppedAcks: lab.droppedAcks,
     fenced: lab.fenced,
-    transactions: { committed: committedTxns, aborted: abortedTxns },
+    transactions: lab.transactionCounts?.() ?? { committed: committedTxns, aborted: abortedTxns },
     recoveries: lab.tracker.recoveries.map((r) => ({
       workerId: r.workerId,
       t0: r.t0 - started,
@@ -149,7 +190,7 @@ export async function runHeadless(o: RunOptions, time: Time = new SystemTime(), 
 }
 
 /** Kills every killEveryMs while input is still fed, and spreads the dropped acks over the feed. */
-function scheduleFaults(lab: LabRuntime, o: RunOptions, feedMs: number): { stop: () => void; done: Promise<void> } {
+function scheduleFaults(lab: RunRuntime, o: RunOptions, feedMs: number): { stop: () => void; done: Promise<void> } {
   let stopped = false
   const time = lab.time
   const rng = lab.random
@@ -158,9 +199,10 @@ function scheduleFaults(lab: LabRuntime, o: RunOptions, feedMs: number): { stop:
     const every = o.killEveryMs
     loops.push(
       (async () => {
-        while (!stopped && !lab.generator.finished) {
+        const open = () => (lab.faultWindowOpen ? lab.faultWindowOpen() : !lab.generator.finished)
+        while (!stopped && open()) {
           await time.sleep(every)
-          if (stopped || lab.generator.finished) break
+          if (stopped || !open()) break
           const live = lab.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
           if (live.length === 0) continue
           const slot = rng.pick(live)

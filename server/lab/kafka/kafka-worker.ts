@@ -14,6 +14,7 @@ import type { EngineEvent } from '../../engine/telemetry.ts'
 import { KafkaConnection, type KafkaClientConfig } from '../../log/kafka/kafka-connection.ts'
 import { SystemTime } from '../../log/time.ts'
 import type { LogProducer } from '../../log/types.ts'
+import { withPositionGuard } from './position-guard.ts'
 import { EXACTLY_ONCE_V2_UNAVAILABLE, isWorkerCommand, kafkaAppTopics, kafkaAppTopicSpecs, type TelemetryEnvelope, type WorkerCommand, type WorkerStatus } from './kafka-app.ts'
 
 export interface KafkaWorkerOptions {
@@ -66,7 +67,7 @@ export class KafkaWorkerProcess {
     const commandsFrom = await retrying(() => this.conn.reader().offsets({ topic: this.topics.commands, partition: 0 }), 10_000).then((o) => o.highWatermark)
     const worker = new StreamWorker(
       this.o.workerId,
-      this.conn,
+      withPositionGuard(this.conn),
       {
         slotId: this.o.slotId,
         config: this.o.config,

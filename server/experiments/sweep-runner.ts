@@ -1,0 +1,377 @@
+// The commit-interval sweep: for each commit.interval.ms and guarantee, R repetitions of
+//
+//   1. throughput (a fresh lab, saturated load): every worker is kept its share of `backlogRecords`
+//      ahead of what it has consumed, so it never waits for input; after a warm-up, processed
+//      throughput over a window of max(minWindowMs, windowCommits × commit.interval.ms);
+//   2. latency (a second fresh lab, steady load at `steadyRatePerSec`, well below capacity): after a
+//      warm-up, end-to-end latency p50/p99 over a window of the same length, read_committed;
+//   3. recovery (the same lab, same load): one worker killed at a seeded random moment within one
+//      commit interval after the latency window (so it lands anywhere in the commit cycle); t1 − t0
+//      and its five phases from the RecoveryTracker; then a clean stop and the validator counts
+//      the duplicates (the kill is the lab's only fault, so every duplicate is the kill's).
+//
+// Throughput needs saturated load (at a fixed rate below capacity every guarantee processes just
+// the offered rate); latency and recovery need steady load below capacity (a backlog would add
+// queueing time to latency and make catch-up a measure of the backlog). Hence the two labs.
+// The clock is injected: on MockTime with the latency model on, the shapes are deterministic.
+
+import { cpus } from 'node:os'
+import {
+  cellOf,
+  type CellResult,
+  type ExperimentProgress,
+  type ExperimentRecord,
+  type PhaseDurations,
+  type RepetitionResult,
+  type SweepRequest,
+  type SweepSettings,
+} from '../../lib/experiment-protocol.ts'
+import { defaultStreamsConfig, type ProcessingGuarantee, type StreamsConfig } from '../../lib/streams-config.ts'
+import { MockTime, SeededRandom, SystemTime, type Time } from '../log/time.ts'
+import { LabRuntime } from '../lab/lab-runtime.ts'
+import { phaseDurations, redone } from '../lab/recovery-tracker.ts'
+import { validateRun } from '../validator/validator.ts'
+import { commitRate, type CommitSample } from './commit-rate.ts'
+import { LatencyWindow } from './latency-window.ts'
+
+export const DEFAULT_SWEEP_SETTINGS: SweepSettings = Object.freeze({
+  workers: 3,
+  partitions: 6,
+  keys: 10_000,
+  latencyModel: 'default',
+  steadyRatePerSec: 5_000,
+  warmupMs: 1_000,
+  minWindowMs: 2_000,
+  windowCommits: 4,
+  backlogRecords: 20_000,
+  sessionTimeoutMs: 1_000,
+  maxPollRecords: 1_000,
+  recoveryTimeoutMs: 30_000,
+  visibilityPollMs: 5,
+})
+
+export class SweepCancelledError extends Error {
+  readonly name = 'SweepCancelledError'
+  constructor() {
+    super('experiment cancelled')
+  }
+}
+
+export class BackendUnavailableError extends Error {
+  readonly name = 'BackendUnavailableError'
+}
+
+/** The backends a sweep can run on today. The Kafka backend is not wired into the lab runtime yet. */
+export const AVAILABLE_SWEEP_BACKENDS = ['embedded'] as const
+
+export interface SweepRunOptions {
+  request: SweepRequest
+  settings?: Partial<SweepSettings>
+  time?: Time
+  signal?: AbortSignal
+  id?: string
+  /** Called whenever progress or a result changes; the record is a fresh copy each time. */
+  onProgress?: (record: ExperimentRecord) => void
+}
+
+export function windowMs(s: SweepSettings, commitIntervalMs: number): number {
+  return Math.max(s.minWindowMs, s.windowCommits * commitIntervalMs)
+}
+
+export function sweepConfig(guarantee: ProcessingGuarantee, commitIntervalMs: number, s: SweepSettings): StreamsConfig {
+  const c = defaultStreamsConfig(guarantee)
+  c['commit.interval.ms'] = commitIntervalMs
+  c['transaction.timeout.ms'] = Math.max(c['transaction.timeout.ms'], 2 * commitIntervalMs)
+  c['session.timeout.ms'] = s.sessionTimeoutMs
+  c['heartbeat.interval.ms'] = Math.max(1, Math.min(c['heartbeat.interval.ms'], Math.floor(s.sessionTimeoutMs / 3)))
+  c['max.poll.records'] = s.maxPollRecords
+  return c
+}
+
+export function newExperimentId(nowMs: number, seed: number): string {
+  return `${new Date(nowMs).toISOString().replace(/[:.]/g, '-')}-s${seed}`
+}
+
+/** Runs the whole sweep; resolves with the final record (status done, or cancelled with the partial results). */
+export async function runSweep(o: SweepRunOptions): Promise<ExperimentRecord> {
+  const req = o.request
+  if (!(AVAILABLE_SWEEP_BACKENDS as readonly string[]).includes(req.backend)) {
+    throw new BackendUnavailableError(`backend ${req.backend} is not available for experiments yet (the lab runtime runs on the embedded log only); use --backend embedded`)
+  }
+  const time = o.time ?? new SystemTime()
+  const settings: SweepSettings = { ...DEFAULT_SWEEP_SETTINGS, ...o.settings }
+  const seed = req.seed ?? 1
+  const total = req.intervals.length * req.guarantees.length * req.repeat
+  const record: ExperimentRecord = {
+    id: o.id ?? newExperimentId(time.now(), seed),
+    label: req.label ?? null,
+    status: 'running',
+    error: null,
+    startedAt: new Date(time.now()).toISOString(),
+    finishedAt: null,
+    request: req,
+    settings,
+    machine: { cpus: cpus().length, node: process.version, clock: time instanceof MockTime ? 'virtual' : 'system' },
+    progress: { done: 0, total, current: null },
+    cells: [],
+  }
+  const report = () => o.onProgress?.(structuredClone(record))
+  report()
+  try {
+    for (const commitIntervalMs of req.intervals) {
+      for (const guarantee of req.guarantees) {
+        const reps: RepetitionResult[] = []
+        for (let i = 0; i < req.repeat; i++) {
+          const setStage = (stage: NonNullable<ExperimentProgress['current']>['stage']) => {
+            record.progress.current = { guarantee, commitIntervalMs, repetition: i + 1, stage }
+            report()
+          }
+          reps.push(await runRepetition({ guarantee, commitIntervalMs, repetition: i + 1, seed: seed + i, settings, time, signal: o.signal, onStage: setStage }))
+          record.progress.done++
+          const cell = cellOf(guarantee, commitIntervalMs, reps)
+          const at = record.cells.findIndex((c) => c.guarantee === guarantee && c.commitIntervalMs === commitIntervalMs)
+          if (at >= 0) record.cells[at] = cell
+          else record.cells.push(cell)
+          report()
+        }
+      }
+    }
+    record.status = 'done'
+  } catch (e) {
+    if (!(e instanceof SweepCancelledError)) {
+      record.status = 'failed'
+      record.error = e instanceof Error ? e.message : String(e)
+      record.finishedAt = new Date(time.now()).toISOString()
+      record.progress.current = null
+      report()
+      throw e
+    }
+    record.status = 'cancelled'
+  }
+  record.finishedAt = new Date(time.now()).toISOString()
+  record.progress.current = null
+  report()
+  return structuredClone(record)
+}
+
+// ---- one repetition ----------------------------------------------------------------------------
+
+interface RepetitionContext {
+  guarantee: ProcessingGuarantee
+  commitIntervalMs: number
+  repetition: number
+  seed: number
+  settings: SweepSettings
+  time: Time
+  signal?: AbortSignal
+  onStage?: (stage: 'throughput' | 'latency' | 'recovery' | 'validation') => void
+}
+
+function checkAborted(signal?: AbortSignal): void {
+  if (signal?.aborted) throw new SweepCancelledError()
+}
+
+/** Sleeps in small steps so a cancellation is noticed promptly. */
+async function sleepFor(ctx: RepetitionContext, ms: number): Promise<void> {
+  const end = ctx.time.now() + ms
+  while (ctx.time.now() < end) {
+    checkAborted(ctx.signal)
+    await ctx.time.sleep(Math.min(50, end - ctx.time.now()))
+  }
+  checkAborted(ctx.signal)
+}
+
+/** Waits until predicate holds; false after maxMs. */
+async function waitFor(ctx: RepetitionContext, predicate: () => boolean, maxMs: number, stepMs = 10): Promise<boolean> {
+  const deadline = ctx.time.now() + maxMs
+  while (!predicate()) {
+    checkAborted(ctx.signal)
+    if (ctx.time.now() >= deadline) return false
+    await ctx.time.sleep(stepMs)
+  }
+  return true
+}
+
+function newLab(ctx: RepetitionContext, ratePerSec: number): LabRuntime {
+  const s = ctx.settings
+  return new LabRuntime(ctx.time, {
+    config: sweepConfig(ctx.guarantee, ctx.commitIntervalMs, s),
+    workers: s.workers,
+    partitions: s.partitions,
+    ratePerSec,
+    maxRecords: Number.POSITIVE_INFINITY,
+    keys: s.keys,
+    seed: ctx.seed,
+    latency: s.latencyModel,
+    restartAfterMs: null,
+    deserializationPolicy: 'log-and-continue',
+    traceIntervalMs: 1_000,
+  })
+}
+
+/** Every input partition has a running task and the group has committed something. */
+function settled(lab: LabRuntime): boolean {
+  let tasks = 0
+  for (const s of lab.liveSlots()) for (const t of s.worker!.tasks.values()) if (t.state === 'running') tasks++
+  return tasks === lab.options.partitions && lab.committedTotal() > 0
+}
+
+/** Per live worker: records appended to its partitions but not yet consumed by its tasks. */
+function unconsumedByWorker(lab: LabRuntime): number[] {
+  const ends = lab.inputEndOffsets()
+  const out: number[] = []
+  for (const s of lab.liveSlots()) {
+    let n = 0
+    for (const t of s.worker!.tasks.values()) if (t.state === 'running') n += Math.max(0, ends[t.partition]! - t.consumedOffset)
+    out.push(n)
+  }
+  return out
+}
+
+async function awaitSettled(ctx: RepetitionContext, lab: LabRuntime): Promise<void> {
+  if (!(await waitFor(ctx, () => settled(lab), 30_000))) throw new Error('the lab did not settle: not every partition got a running task within 30 s')
+}
+
+export async function runRepetition(ctx: RepetitionContext): Promise<RepetitionResult> {
+  const thr = await measureThroughput(ctx)
+  const rest = await measureLatencyAndRecovery(ctx)
+  return { repetition: ctx.repetition, seed: ctx.seed, ...thr, ...rest }
+}
+
+async function measureThroughput(ctx: RepetitionContext): Promise<Pick<RepetitionResult, 'throughputPerSec' | 'throughputWindowMs' | 'saturated'>> {
+  ctx.onStage?.('throughput')
+  const s = ctx.settings
+  const lab = newLab(ctx, 0)
+  const commits: CommitSample[] = []
+  lab.onEvent((e) => {
+    if (!('source' in e) && e.type === 'offsets-committed') for (const o of e.offsets) commits.push({ partition: o.partition, offset: o.offset, atMs: e.atMs })
+  })
+  let stop = false
+  let sampling = false
+  let samples = 0
+  let drySamples = 0
+  // Keeps every worker busy: full speed while some worker has fewer than its share of backlogRecords
+  // waiting (keys do not spread evenly over partitions), never more than 4 × backlogRecords in all.
+  const share = s.backlogRecords / s.workers
+  const keeper = async () => {
+    while (!stop) {
+      const waiting = unconsumedByWorker(lab)
+      if (sampling) {
+        samples++
+        if (waiting.some((n) => n === 0)) drySamples++
+      }
+      const total = waiting.reduce((a, b) => a + b, 0)
+      lab.generator.setRate(waiting.some((n) => n < share) && total < 4 * s.backlogRecords ? Number.POSITIVE_INFINITY : 0)
+      await ctx.time.sleep(5)
+    }
+  }
+  let keeperDone: Promise<void> = Promise.resolve()
+  try {
+    await lab.start()
+    keeperDone = keeper()
+    await awaitSettled(ctx, lab)
+    await sleepFor(ctx, s.warmupMs + ctx.commitIntervalMs)
+    const window = windowMs(s, ctx.commitIntervalMs)
+    const from = ctx.time.now()
+    sampling = true
+    await sleepFor(ctx, window)
+    sampling = false
+    const to = ctx.time.now()
+    const rate = commitRate(commits, s.partitions, from, to)
+    return { throughputPerSec: rate === null ? null : Math.round(rate), throughputWindowMs: window, saturated: samples > 0 && drySamples / samples < 0.05 }
+  } finally {
+    stop = true
+    lab.generator.setRate(0)
+    await keeperDone
+    await lab.destroy()
+  }
+}
+
+const NO_PHASES: PhaseDurations = { detection: null, rebalance: null, fence: null, restore: null, catchUp: null }
+
+async function measureLatencyAndRecovery(
+  ctx: RepetitionContext,
+): Promise<Omit<RepetitionResult, 'repetition' | 'seed' | 'throughputPerSec' | 'throughputWindowMs' | 'saturated'>> {
+  ctx.onStage?.('latency')
+  const s = ctx.settings
+  const lab = newLab(ctx, s.steadyRatePerSec)
+  const rng = new SeededRandom((ctx.seed * 0x9e37 + ctx.commitIntervalMs) >>> 0)
+  const latency = new LatencyWindow(lab.connection.reader(), lab.topics.output, s.partitions)
+  let polling = true
+  let pollDone: Promise<void> = Promise.resolve()
+  let cleanlyStopped = false
+  try {
+    await lab.start()
+    await awaitSettled(ctx, lab)
+    pollDone = (async () => {
+      while (polling) {
+        await latency.poll(ctx.time.now())
+        await ctx.time.sleep(s.visibilityPollMs)
+      }
+    })()
+    await sleepFor(ctx, s.warmupMs + ctx.commitIntervalMs)
+    latency.drain()
+    const window = windowMs(s, ctx.commitIntervalMs)
+    await sleepFor(ctx, window)
+    const lat = latency.drain()
+    polling = false
+    await pollDone
+
+    // The kill: a seeded moment within one commit interval, a seeded worker among those with tasks.
+    ctx.onStage?.('recovery')
+    const killWindowStart = ctx.time.now()
+    await sleepFor(ctx, rng.int(0, Math.max(1, ctx.commitIntervalMs)))
+    const candidates = lab.liveSlots().filter((x) => x.process.state === 'running' && (x.worker?.tasks.size ?? 0) > 0)
+    let killedWorker: string | null = null
+    let killDelayMs: number | null = null
+    let recoveryMs: number | null = null
+    let phases: PhaseDurations = NO_PHASES
+    let redoneRecords: number | null = null
+    if (candidates.length > 0) {
+      const slot = rng.pick(candidates)
+      killedWorker = slot.worker!.id
+      killDelayMs = ctx.time.now() - killWindowStart
+      lab.kill(killedWorker, null)
+      const r = lab.tracker.recoveries[lab.tracker.recoveries.length - 1]
+      if (r) {
+        await waitFor(ctx, () => r.t1 !== null, s.recoveryTimeoutMs)
+        if (r.t1 !== null) {
+          recoveryMs = r.t1 - r.t0
+          phases = phaseDurations(r)
+        }
+        redoneRecords = redone(r)
+      }
+    }
+
+    ctx.onStage?.('validation')
+    await lab.stop()
+    cleanlyStopped = true
+    const report = await validateRun(lab.connection.inspector(), {
+      groupId: lab.groupId,
+      inputTopic: lab.topics.input,
+      outputTopic: lab.topics.output,
+      changelogTopic: lab.topics.changelog,
+      dlqTopic: lab.topics.deadLetter,
+    })
+    return {
+      latencyP50Ms: lat.p50,
+      latencyP99Ms: lat.p99,
+      latencyMaxMs: lat.max,
+      latencyRecords: lat.records,
+      latencyWindowMs: window,
+      killedWorker,
+      killDelayMs,
+      recoveryMs,
+      phases,
+      redone: redoneRecords,
+      duplicates: killedWorker === null ? null : report.duplicates,
+      lost: report.lost,
+    }
+  } finally {
+    polling = false
+    await pollDone
+    if (!cleanlyStopped) await lab.destroy()
+  }
+}
+
+export type { CellResult }

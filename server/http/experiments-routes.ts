@@ -1,0 +1,129 @@
+// The experiments' REST API, served before the lab's:
+//
+//   GET  /api/experiments               stored experiments (newest first), whether one is running, backends
+//   POST /api/experiments               start one; body {"intervals":[10,100,1000],"guarantees":["at_least_once","exactly_once"],
+//                                       "repeat":1,"backend":"embedded"}; 202 with the record; 400 bad body (nothing
+//                                       starts), 409 one is already running, 501 backend not available
+//   GET  /api/experiments/current       {"experiment": the running (or last) record, or null}
+//   POST /api/experiments/cancel        cancel the running one; {"ok":true,"cancelled":true|false}
+//   GET  /api/experiments/:id           a stored record as JSON; :id.json and :id.csv download it
+//
+// Bodies are JSON, at most 16 KB; POSTs from another origin's page get 403.
+
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { DEFAULT_SWEEP_GUARANTEES, DEFAULT_SWEEP_INTERVALS, DEFAULT_SWEEP_REPEAT, EXPERIMENT_ID_PATTERN, parseSweepRequest, toCsv } from '../../lib/experiment-protocol.ts'
+import type { ExperimentService } from '../experiments/experiment-service.ts'
+import { isSameOrigin } from './origin.ts'
+
+const MAX_BODY_BYTES = 16 * 1024
+
+export const EXPERIMENT_ROUTES = [
+  { method: 'GET', path: '/api/experiments', does: 'stored experiments, running state, backends' },
+  { method: 'POST', path: '/api/experiments', does: 'start an experiment ({intervals, guarantees, repeat, backend})' },
+  { method: 'GET', path: '/api/experiments/current', does: 'the running (or last) experiment' },
+  { method: 'POST', path: '/api/experiments/cancel', does: 'cancel the running experiment' },
+  { method: 'GET', path: '/api/experiments/:id(.json|.csv)', does: 'a stored experiment, as JSON or CSV' },
+] as const
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+function send(res: ServerResponse, status: number, body: string, type: string, extra: Record<string, string> = {}): void {
+  res.writeHead(status, {
+    'content-type': type,
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    ...extra,
+  })
+  res.end(body)
+}
+
+const sendJson = (res: ServerResponse, status: number, body: unknown, extra?: Record<string, string>) => send(res, status, JSON.stringify(body), 'application/json; charset=utf-8', extra)
+
+async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) throw new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`)
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`)
+    chunks.push(chunk)
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim()
+  if (text === '') return undefined
+  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+  if (type !== 'application/json') throw new HttpError(415, 'send the body as Content-Type: application/json')
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new HttpError(400, 'body is not valid JSON')
+  }
+}
+
+/** Handles /api/experiments[/...]; returns false (doing nothing) for any other path. */
+export function createExperimentsHandler(service: ExperimentService, log: (msg: string) => void = () => {}) {
+  return async function handleExperiments(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/\/+$/, '')
+    if (pathname !== '/api/experiments' && !pathname.startsWith('/api/experiments/')) return false
+    const method = req.method ?? 'GET'
+    try {
+      const rest = pathname.slice('/api/experiments'.length).replace(/^\//, '')
+      if (method === 'POST') {
+        if (!isSameOrigin(req)) throw new HttpError(403, 'cross-origin requests are refused')
+        if (rest === '') {
+          const parsed = parseSweepRequest(await readJsonBody(req))
+          if (!parsed.ok) throw new HttpError(400, parsed.error)
+          const started = service.start(parsed.request)
+          if (!started.ok) throw new HttpError(started.status, started.error)
+          sendJson(res, 202, { ok: true, experiment: started.record })
+          return true
+        }
+        if (rest === 'cancel') {
+          const body = await readJsonBody(req)
+          if (body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) throw new HttpError(400, 'cancel takes no body (or {})')
+          sendJson(res, 200, { ok: true, cancelled: await service.cancel() })
+          return true
+        }
+        throw new HttpError(rest === 'current' ? 405 : 404, rest === 'current' ? 'use GET for /api/experiments/current' : `no such endpoint: POST ${pathname}`)
+      }
+      if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, `use GET or POST for ${pathname}`)
+      if (rest === '') {
+        sendJson(res, 200, {
+          experiments: await service.store.list(),
+          running: service.isRunning(),
+          backends: service.backends,
+          defaults: { intervals: DEFAULT_SWEEP_INTERVALS, guarantees: DEFAULT_SWEEP_GUARANTEES, repeat: DEFAULT_SWEEP_REPEAT },
+        })
+        return true
+      }
+      if (rest === 'current') {
+        sendJson(res, 200, { experiment: service.current() })
+        return true
+      }
+      if (rest === 'cancel') throw new HttpError(405, 'use POST for /api/experiments/cancel')
+      const m = /^([^/]+?)(\.json|\.csv)?$/.exec(rest)
+      const id = m?.[1] ?? ''
+      if (!m || !EXPERIMENT_ID_PATTERN.test(id)) throw new HttpError(404, `no such experiment: ${rest.slice(0, 80)}`)
+      const running = service.current()
+      const record = running?.id === id ? running : await service.store.load(id)
+      if (!record) throw new HttpError(404, `no such experiment: ${id}`)
+      if (m[2] === '.csv') send(res, 200, toCsv(record.cells), 'text/csv; charset=utf-8', { 'content-disposition': `attachment; filename="eoscope-sweep-${id}.csv"` })
+      else if (m[2] === '.json') sendJson(res, 200, record, { 'content-disposition': `attachment; filename="eoscope-sweep-${id}.json"` })
+      else sendJson(res, 200, record)
+    } catch (err) {
+      if (err instanceof HttpError) sendJson(res, err.status, { error: err.message })
+      else {
+        log(`REST ${method} ${pathname} failed: ${err instanceof Error ? err.message : String(err)}`)
+        sendJson(res, 500, { error: 'internal error' })
+      }
+    }
+    return true
+  }
+}
