@@ -34,6 +34,8 @@ export interface LabRuntimeOptions {
   deserializationPolicy: DeserializationPolicy
   traceIntervalMs: number
   poisonRatio?: number
+  /** At full speed, the generator pauses while the workers have more than this many records left to consume. */
+  maxBacklog?: number
 }
 
 export interface WorkerSlot {
@@ -82,7 +84,17 @@ export class LabRuntime {
     this.labConn = new EmbeddedConnection(this.cluster, new ProcessHandle('lab'), new ClientFaults())
     this.generator = new LoadGenerator(
       this.labConn.producer({ clientId: 'load-generator', idempotent: true }),
-      { topic: this.topics.input, partitions: options.partitions, ratePerSec: options.ratePerSec, maxRecords: options.maxRecords, keys: options.keys, seed: options.seed ^ 0x5eed, poisonRatio: options.poisonRatio },
+      {
+        topic: this.topics.input,
+        partitions: options.partitions,
+        ratePerSec: options.ratePerSec,
+        maxRecords: options.maxRecords,
+        keys: options.keys,
+        seed: options.seed ^ 0x5eed,
+        poisonRatio: options.poisonRatio,
+        maxBacklog: options.maxBacklog,
+        backlog: () => this.backlog(),
+      },
       time,
     )
     this.startedAtMs = time.now()
@@ -296,6 +308,18 @@ export class LabRuntime {
     const m = this.cluster.group(this.groupId).fetchCommitted(tps, false)
     return tps.map((tp) => m.get(tpKey(tp.topic, tp.partition)) ?? null)
   }
+  /** Input records not yet consumed: the input end offsets minus the consumer positions (or committed offsets). */
+  backlog(): number {
+    const ends = this.inputEndOffsets()
+    const committed = this.committedOffsets()
+    const position = ends.map((_, p) => committed[p] ?? 0)
+    for (const s of this.slots) {
+      if (!s.process.alive || !s.worker) continue
+      for (const t of s.worker.tasks.values()) position[t.partition] = Math.max(position[t.partition]!, t.consumedOffset)
+    }
+    return ends.reduce((n, e, p) => n + Math.max(0, e - position[p]!), 0)
+  }
+
   committedTotal(): number {
     return this.committedOffsets().reduce<number>((a, b) => a + (b ?? 0), 0)
   }

@@ -17,6 +17,9 @@ export interface LoadGeneratorOptions {
   poisonRatio?: number
   tickMs?: number
   batchMax?: number
+  /** At full speed, stop feeding while the workers have more than this many records left to consume. */
+  maxBacklog?: number
+  backlog?: () => number
 }
 
 export class LoadGenerator {
@@ -78,13 +81,15 @@ export class LoadGenerator {
       last = now
       if (!Number.isFinite(rate)) credit = batchMax
       credit = Math.min(credit, batchMax * 4)
-      const n = Math.min(Math.floor(credit), batchMax, this.options.maxRecords - this.sent)
+      let n = Math.min(Math.floor(credit), batchMax, this.options.maxRecords - this.sent)
+      if (this.options.maxBacklog !== undefined && this.options.backlog && this.options.backlog() > this.options.maxBacklog) n = 0
       if (n > 0) {
         await this.producer.send(this.nextBatch(n))
         this.sent += n
         credit -= n
       }
       if (Number.isFinite(rate)) await this.time.sleep(rate > 0 && rate < 1000 / tickMs ? Math.min(1000 / rate, 250) : tickMs)
+      else if (n === 0) await this.time.sleep(1)
       else await this.time.yield()
     }
   }

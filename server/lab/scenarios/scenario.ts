@@ -22,6 +22,7 @@ export interface ScenarioSetup {
   transactionTimeoutMs?: number
   latency?: 'default' | 'off'
   keys?: number
+  maxBacklog?: number
 }
 
 /** Where a scenario's labs run: a fresh runtime headless, or the dashboard's live lab. */
@@ -86,6 +87,7 @@ export function runtimeOptions(setup: ScenarioSetup, seed: number): ConstructorP
     restartAfterMs: setup.restartAfterMs === undefined ? 500 : setup.restartAfterMs,
     deserializationPolicy: 'log-and-continue',
     traceIntervalMs: 250,
+    maxBacklog: setup.maxBacklog,
   }
 }
 
