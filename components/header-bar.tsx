@@ -28,6 +28,9 @@ export const HeaderBar = memo(function HeaderBar({ backend, notes, connection }:
         <span className={`conn conn-${connection}`} data-testid="connection" role="status">
           <span className="dot" aria-hidden="true" /> {CONNECTION_TEXT[connection]}
         </span>
+        <a href="/experiments" style={{ color: 'var(--accent)', fontSize: 12.5 }} data-testid="link-experiments" title="throughput against latency and recovery as commit.interval.ms changes">
+          experiments
+        </a>
         <ThemeToggle />
       </div>
       {notes.length ? (

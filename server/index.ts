@@ -11,6 +11,8 @@ import next from 'next'
 import { createLab } from './lab/index.ts'
 import { createRestHandler } from './http/rest.ts'
 import { attachLiveSocket } from './http/live-socket.ts'
+import { createExperimentsHandler } from './http/experiments-routes.ts'
+import { ExperimentService } from './experiments/experiment-service.ts'
 
 const dev = process.argv.includes('--dev')
 const host = process.env.HOST || '127.0.0.1'
@@ -29,11 +31,13 @@ async function main(): Promise<void> {
   await app.prepare()
   const handleNext = app.getRequestHandler()
   const handleRest = createRestHandler(lab, log)
+  const handleExperiments = createExperimentsHandler(new ExperimentService({ log }), log)
 
   httpServer.on('request', (req, res) => {
     // socket.io answers its own path through its own request listener.
     if (req.url?.startsWith('/socket.io/')) return
-    handleRest(req, res)
+    handleExperiments(req, res)
+      .then((handled) => handled || handleRest(req, res))
       .then((handled) => (handled ? undefined : handleNext(req, res)))
       .catch((err: unknown) => {
         log(`request ${req.method} ${req.url} failed: ${err instanceof Error ? err.message : String(err)}`)

@@ -4,16 +4,19 @@ import { RUN_USAGE, runCommand } from './run-command.ts'
 import { UsageError } from './args.ts'
 import { SCENARIO_USAGE, scenarioCommand } from './scenario-command.ts'
 import { WORKER_USAGE, workerCommand } from './worker-command.ts'
+import { SWEEP_USAGE, sweepCommand } from './sweep-command.ts'
 
 const USAGE = `usage:
   ${RUN_USAGE}
   ${SCENARIO_USAGE}
+  ${SWEEP_USAGE}
   ${WORKER_USAGE}
 `
 
 const COMMANDS: Record<string, (argv: string[], out: (s: string) => void) => Promise<number>> = {
   run: runCommand,
   scenario: scenarioCommand,
+  sweep: sweepCommand,
   worker: workerCommand,
 }
 

@@ -6,7 +6,7 @@ import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { EXPERIMENT_ID_PATTERN, summarize, type ExperimentRecord, type ExperimentSummary } from '../../lib/experiment-protocol.ts'
 
-export function defaultExperimentsDir(env: { EOSCOPE_DATA_DIR?: string } = process.env): string {
+export function defaultExperimentsDir(env: Record<string, string | undefined> = process.env): string {
   return path.resolve(env.EOSCOPE_DATA_DIR || 'data', 'experiments')
 }
 

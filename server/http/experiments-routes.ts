@@ -11,7 +11,7 @@
 // Bodies are JSON, at most 16 KB; POSTs from another origin's page get 403.
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { DEFAULT_SWEEP_GUARANTEES, DEFAULT_SWEEP_INTERVALS, DEFAULT_SWEEP_REPEAT, EXPERIMENT_ID_PATTERN, parseSweepRequest, toCsv } from '../../lib/experiment-protocol.ts'
+import { DEFAULT_SWEEP_GUARANTEES, DEFAULT_SWEEP_INTERVALS, DEFAULT_SWEEP_REPEAT, EXPERIMENT_ID_PATTERN, parseSweepRequest, summarize, toCsv } from '../../lib/experiment-protocol.ts'
 import type { ExperimentService } from '../experiments/experiment-service.ts'
 import { isSameOrigin } from './origin.ts'
 
@@ -95,8 +95,11 @@ export function createExperimentsHandler(service: ExperimentService, log: (msg: 
       }
       if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, `use GET or POST for ${pathname}`)
       if (rest === '') {
+        // The in-memory record is newer than its file while a save is under way.
+        const live = service.current()
+        const stored = await service.store.list()
         sendJson(res, 200, {
-          experiments: await service.store.list(),
+          experiments: live ? stored.map((e) => (e.id === live.id ? summarize(live) : e)) : stored,
           running: service.isRunning(),
           backends: service.backends,
           defaults: { intervals: DEFAULT_SWEEP_INTERVALS, guarantees: DEFAULT_SWEEP_GUARANTEES, repeat: DEFAULT_SWEEP_REPEAT },

@@ -1,0 +1,141 @@
+// The /experiments page in Chromium against the real server: a small sweep started from the page,
+// its progress, the five charts drawn, an earlier run overlaid, the exports.
+// Under CI=true a missing chromium fails the run; elsewhere these tests are skipped with a reason.
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { cellOf, type ExperimentRecord, type RepetitionResult } from '../lib/experiment-protocol.ts'
+import { DEFAULT_SWEEP_SETTINGS } from '../server/experiments/sweep-runner.ts'
+import { CHROMIUM_PATH, chromiumAvailable, launchBrowser, type Browser } from './browser.ts'
+import { ROOT, startServer, type ServerProcess } from './server-process.ts'
+
+const CI = process.env.CI === 'true' || process.env.CI === '1'
+const SHOTS = path.join(ROOT, 'test-results')
+
+if (!chromiumAvailable()) {
+  const msg = `chromium not found at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`
+  if (CI) throw new Error(msg)
+  console.warn(`skipping browser tests: ${msg}`)
+}
+
+/** A stored earlier run to overlay: made-up figures with the right shape. */
+function earlierRun(): ExperimentRecord {
+  const rep = (g: string, ms: number): RepetitionResult => ({
+    repetition: 1,
+    seed: 1,
+    throughputPerSec: g === 'at_least_once' ? 150_000 : 150_000 * (1 - 8 / (ms + 8)),
+    throughputWindowMs: 2000,
+    saturated: true,
+    latencyP50Ms: g === 'at_least_once' ? 5 : ms / 2 + 10,
+    latencyP99Ms: g === 'at_least_once' ? 30 : ms + 20,
+    latencyMaxMs: null,
+    latencyRecords: 1000,
+    latencyWindowMs: 2000,
+    killedWorker: 'worker-1',
+    killDelayMs: 1,
+    recoveryMs: 1000 + ms / 2,
+    phases: { detection: 950, rebalance: 10, fence: g === 'at_least_once' ? 0 : 3, restore: 10, catchUp: ms / 2 + 27 - (g === 'at_least_once' ? 0 : 3) },
+    redone: ms * 2.5,
+    duplicates: g === 'at_least_once' ? ms * 2.5 : 0,
+    lost: 0,
+  })
+  const cells = [10, 25, 100].flatMap((ms) => (['at_least_once', 'exactly_once'] as const).map((g) => cellOf(g, ms, [rep(g, ms)])))
+  return {
+    id: 'earlier-run',
+    label: 'earlier run',
+    status: 'done',
+    error: null,
+    startedAt: '2024-01-01T00:00:00.000Z',
+    finishedAt: '2024-01-01T00:05:00.000Z',
+    request: { intervals: [10, 25, 100], guarantees: ['at_least_once', 'exactly_once'], repeat: 1, backend: 'embedded', label: 'earlier run' },
+    settings: DEFAULT_SWEEP_SETTINGS,
+    machine: { cpus: 2, node: process.version, clock: 'system' },
+    progress: { done: 6, total: 6, current: null },
+    cells,
+  }
+}
+
+async function pathsIn(page: Page, testId: string): Promise<number> {
+  return page.locator(`[data-testid="${testId}"] svg path`).count()
+}
+
+describe.skipIf(!chromiumAvailable())('the experiments page in chromium', () => {
+  let server: ServerProcess
+  let browser: Browser
+  let page: Page
+  let dataDir: string
+  const consoleErrors: string[] = []
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true })
+    dataDir = mkdtempSync(path.join(tmpdir(), 'eoscope-e2e-data-'))
+    mkdirSync(path.join(dataDir, 'experiments'))
+    writeFileSync(path.join(dataDir, 'experiments', 'earlier-run.json'), JSON.stringify(earlierRun()))
+    server = await startServer({ env: { EOSCOPE_DATA_DIR: dataDir } })
+    browser = await launchBrowser()
+    page = browser.context.pages()[0] ?? (await browser.context.newPage())
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text())
+    })
+    page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`))
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it('is linked from the dashboard header', async () => {
+    await page.goto(server.url)
+    await page.getByTestId('link-experiments').click()
+    await page.getByTestId('experiments').waitFor({ timeout: 15_000 })
+    expect(new URL(page.url()).pathname).toBe('/experiments')
+  })
+
+  it('runs a small sweep with live progress and draws all five charts', { timeout: 240_000 }, async () => {
+    await page.getByTestId('results-list').waitFor({ timeout: 10_000 })
+    // Intervals 10 and 25 ms (the form starts with 10, 100, 1000), both default guarantees, one repetition.
+    await page.getByTestId('interval-100').uncheck()
+    await page.getByTestId('interval-1000').uncheck()
+    await page.getByTestId('interval-25').check()
+    await page.getByTestId('repeat').fill('1')
+    await page.getByTestId('start-sweep').click()
+    await page.locator('[data-testid="sweep-progress"][data-status="running"]').waitFor({ timeout: 10_000 })
+    expect(await page.getByTestId('start-sweep').isDisabled()).toBe(true)
+    // Partial results: the first cell's charts appear while the sweep still runs.
+    await page.getByTestId('sweep-chart-throughput').waitFor({ timeout: 60_000 })
+    expect(await page.locator('[data-testid="sweep-progress"][data-status="running"]').count()).toBe(1)
+    await page.getByTestId('sweep-progress').waitFor({ state: 'detached', timeout: 200_000 })
+    expect(await page.getByTestId('sweep-table').locator('tbody tr').count()).toBe(4)
+
+    for (const id of ['sweep-chart-throughput', 'sweep-chart-recovery', 'sweep-chart-latency', 'sweep-chart-tradeoff', 'sweep-chart-duplicates']) {
+      expect(await pathsIn(page, id), id).toBeGreaterThan(0)
+    }
+    // Lines: throughput has one per guarantee; recovery bars are stacked by phase.
+    expect(await page.locator('[data-testid="sweep-chart-throughput"] .recharts-line-curve').count()).toBe(2)
+    expect(await page.locator('[data-testid="sweep-chart-recovery"] .recharts-bar-rectangle').count()).toBeGreaterThan(4)
+    expect(await page.locator('[data-testid="sweep-chart-tradeoff"] .recharts-label-list text').count()).toBe(4)
+    await page.screenshot({ path: path.join(SHOTS, 'experiments-sweep.png'), fullPage: true })
+  })
+
+  it('overlays an earlier run and exports CSV and JSON', async () => {
+    await page.getByTestId('overlay-earlier-run').click()
+    await expect.poll(() => page.locator('[data-testid="sweep-chart-throughput"] .recharts-line-curve').count(), { timeout: 10_000 }).toBe(4)
+    await expect.poll(() => page.getByTestId('shown-experiment').textContent()).toContain('earlier run')
+    await page.screenshot({ path: path.join(SHOTS, 'experiments-overlay.png'), fullPage: true })
+    const csvHref = (await page.getByTestId('export-csv').getAttribute('href'))!
+    const csv = await (await fetch(server.url + csvHref)).text()
+    expect(csv.split('\n')[0]).toMatch(/^guarantee,commitIntervalMs,repetitions,throughputPerSecMedian/)
+    expect(csv.trimEnd().split('\n')).toHaveLength(5)
+    const json = await (await fetch(server.url + (await page.getByTestId('export-json').getAttribute('href'))!)).json()
+    expect(json.cells).toHaveLength(4)
+  })
+
+  it('logs no errors in the browser console', () => {
+    expect(consoleErrors).toEqual([])
+  })
+})
