@@ -4,6 +4,7 @@
 import { LogError } from '../errors.ts'
 import type { ConsumedRecord, ControlType, Headers, PartitionOffsets, StoredRecordView, TxnOutcome } from '../types.ts'
 import type { IsolationLevel } from '../../../lib/streams-config.ts'
+import { ByteArena } from './byte-arena.ts'
 
 export const NO_PRODUCER_ID = -1
 export const NO_SEQUENCE = -1
@@ -64,7 +65,10 @@ export class PartitionLog {
   // Columnar storage: one slot per offset in each array, so a stored record costs no object of
   // its own (far less for the garbage collector to trace); reads build short-lived objects.
   private keys: (string | null)[] = []
-  private values: (string | null)[] = []
+  /** Values as UTF-8 bytes in an arena: a location and a byte length per offset (length -1: null). */
+  private readonly arena = new ByteArena()
+  private valueAt: number[] = []
+  private valueLength: number[] = []
   private timestamps: number[] = []
   private batchOf: Batch[] = []
   private readonly headersAt = new Map<number, Headers>()
@@ -149,7 +153,7 @@ export class PartitionLog {
     for (let i = 0; i < records.length; i++) {
       const r = records[i]!
       this.keys.push(r.key)
-      this.values.push(r.value)
+      this.pushValue(r.value)
       this.timestamps.push(r.timestamp ?? now)
       this.batchOf.push(batch)
       if (r.headers !== undefined) this.headersAt.set(baseOffset + i, r.headers)
@@ -193,7 +197,7 @@ export class PartitionLog {
       outcome: type === 'COMMIT' ? 'committed' : 'aborted',
     }
     this.keys.push(null)
-    this.values.push(null)
+    this.pushValue(null)
     this.timestamps.push(now)
     this.batchOf.push(batch)
     const txn = this.ongoing.get(producerId)
@@ -208,6 +212,22 @@ export class PartitionLog {
       this.producers.set(producerId, { epoch: producerEpoch, lastSequence: -1, recent: [] })
     }
     return offset
+  }
+
+  private pushValue(value: string | null): void {
+    if (value === null) {
+      this.valueAt.push(0)
+      this.valueLength.push(-1)
+      return
+    }
+    const at = this.arena.write(value)
+    this.valueAt.push(at)
+    this.valueLength.push(this.arena.end - at)
+  }
+
+  private valueOf(i: number): string | null {
+    const len = this.valueLength[i]!
+    return len < 0 ? null : this.arena.read(this.valueAt[i]!, len)
   }
 
   private indexOf(offset: number): number {
@@ -233,7 +253,7 @@ export class PartitionLog {
           partition: this.partition,
           offset,
           key: this.keys[i]!,
-          value: this.values[i]!,
+          value: this.valueOf(i),
           headers: hasHeaders ? this.headersAt.get(offset) : undefined,
           timestamp: this.timestamps[i]!,
         })
@@ -261,7 +281,7 @@ export class PartitionLog {
       partition: this.partition,
       offset,
       key: this.keys[i]!,
-      value: this.values[i]!,
+      value: this.valueOf(i),
       headers: this.headersAt.get(offset),
       timestamp: this.timestamps[i]!,
       batch: this.batchOf[i]!,
@@ -285,7 +305,9 @@ export class PartitionLog {
     const dropped = newStart - this.startOffset
     if (dropped <= 0) return 0
     this.keys.splice(0, dropped)
-    this.values.splice(0, dropped)
+    this.valueAt.splice(0, dropped)
+    this.valueLength.splice(0, dropped)
+    if (this.valueAt.length > 0) this.arena.releaseBefore(this.valueAt[0]!)
     this.timestamps.splice(0, dropped)
     this.batchOf.splice(0, dropped)
     for (const o of this.headersAt.keys()) if (o < newStart) this.headersAt.delete(o)
