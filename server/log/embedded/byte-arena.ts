@@ -4,6 +4,20 @@
 
 const CHUNK_SIZE = 1 << 22 // 4 MiB
 
+// Buffer's own UTF-8 codec methods (what buf.write and buf.toString call after normalising their
+// arguments); the public forms cost more than the copy itself on short values.
+interface Utf8Codec {
+  utf8Write?(s: string, offset: number): number
+  utf8Slice?(start: number, end: number): string
+}
+const codec = Buffer.prototype as unknown as Utf8Codec
+const utf8Write: (buf: Buffer, s: string, offset: number) => number = codec.utf8Write
+  ? (buf, s, offset) => (buf as unknown as Required<Utf8Codec>).utf8Write(s, offset)
+  : (buf, s, offset) => buf.write(s, offset, 'utf8')
+const utf8Slice: (buf: Buffer, start: number, end: number) => string = codec.utf8Slice
+  ? (buf, start, end) => (buf as unknown as Required<Utf8Codec>).utf8Slice(start, end)
+  : (buf, start, end) => buf.toString('utf8', start, end)
+
 export class ByteArena {
   private readonly chunks: (Buffer | null)[] = []
   private current: Buffer | null = null
@@ -19,7 +33,7 @@ export class ByteArena {
       this.position = 0
     }
     const location = (this.chunks.length - 1) * CHUNK_SIZE + this.position
-    this.position += this.current.write(s, this.position, 'utf8')
+    this.position += utf8Write(this.current, s, this.position)
     return location
   }
 
@@ -32,7 +46,7 @@ export class ByteArena {
     const chunk = this.chunks[Math.floor(location / CHUNK_SIZE)]
     if (!chunk) throw new Error(`value at ${location} was released by retention`)
     const start = location % CHUNK_SIZE
-    return chunk.toString('utf8', start, start + byteLength)
+    return utf8Slice(chunk, start, start + byteLength)
   }
 
   /** Releases every chunk that holds only bytes before `location`. */
