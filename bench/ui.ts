@@ -1,7 +1,10 @@
 // UI responsiveness bench (MEASURES.md, "UI responsiveness"): drives the dashboard in Chromium for
 // 30 s with the engine at full speed and writes bench/results/ui.json.
 //
-//   npm run bench:ui            (BENCH_UI_SECONDS=30, BENCH_UI_RATE=200000 by default)
+//   npm run bench:ui            (BENCH_UI_SECONDS=30; BENCH_UI_RATE=10000 by default: about the most
+//                                the embedded engine keeps up with on 2 cores with a browser beside
+//                                it; above that it falls behind and starves the browser of CPU.
+//                                The result records the processed throughput, so a reader can tell.)
 //
 // - frames per second: counted with requestAnimationFrame in the page, per 10 s window;
 // - socket messages and bytes per second for this browser: every WebSocket frame the page
@@ -22,7 +25,7 @@ import { ROOT, startServer } from '../e2e/server-process.ts'
 
 const SECONDS = Number(process.env.BENCH_UI_SECONDS ?? 30)
 const WINDOWS = 3
-const RATE = Number(process.env.BENCH_UI_RATE ?? 200_000)
+const RATE = Number(process.env.BENCH_UI_RATE ?? 10_000)
 const TARGETS = { fps: { min: 50 }, messagesPerSec: { max: 20 }, bytesPerSec: { max: 50 * 1024 }, firstDataMs: { max: 2000 } }
 
 /** A TCP relay that counts the bytes the server sends on socket.io connections. */

@@ -1,4 +1,4 @@
-import { memo, useEffect, useRef, useState } from 'react'
+import { memo, useEffect, useMemo, useRef, useState } from 'react'
 import type { ChartPoint, TimelineMarker } from '../lib/lab-protocol.ts'
 import { CHART_MARKERS, LATENCY_CHART, THROUGHPUT_CHART } from './chart-config.ts'
 import { Panel } from './panel.tsx'
@@ -34,15 +34,25 @@ function useThrottled<T>(value: T, ms: number): T {
 
 type Key = Exclude<keyof ChartPoint, 't'>
 
-export function toRows(series: ChartPoint[], startedAtMs: number): ChartRow<Key>[] {
-  return series.map(({ t, ...rest }) => ({ x: (t - startedAtMs) / 1000, ...rest }))
+/** At most this many points per line: more cannot be told apart at the charts' width. */
+export const MAX_CHART_POINTS = 150
+
+/** Chart rows in seconds since the lab started, thinned evenly to MAX_CHART_POINTS (the last point always kept). */
+export function toRows(series: ChartPoint[], startedAtMs: number, maxPoints = MAX_CHART_POINTS): ChartRow<Key>[] {
+  const step = Math.max(1, Math.ceil(series.length / maxPoints))
+  const picked = step === 1 ? series : series.filter((_, i) => (series.length - 1 - i) % step === 0)
+  return picked.map(({ t, ...rest }) => ({ x: (t - startedAtMs) / 1000, ...rest }))
 }
 
 export const ChartsPanel = memo(function ChartsPanel({ series, markers, startedAtMs, redrawMs = 1000 }: ChartsPanelProps) {
   const shownSeries = useThrottled(series, redrawMs)
   const shownMarkers = useThrottled(markers, redrawMs)
-  const rows = toRows(shownSeries, startedAtMs)
-  const marks = shownMarkers.filter((m) => CHART_MARKERS.includes(m.kind)).map((m) => ({ ...m, x: (m.t - startedAtMs) / 1000 }))
+  // New rows only when the throttled series changes: recharts redraws whenever its data does.
+  const rows = useMemo(() => toRows(shownSeries, startedAtMs), [shownSeries, startedAtMs])
+  const marks = useMemo(
+    () => shownMarkers.filter((m) => CHART_MARKERS.includes(m.kind)).map((m) => ({ ...m, x: (m.t - startedAtMs) / 1000 })),
+    [shownMarkers, startedAtMs],
+  )
   return (
     <div className="charts">
       {[THROUGHPUT_CHART, LATENCY_CHART].map((config) => (

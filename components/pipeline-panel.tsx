@@ -46,7 +46,7 @@ const TaskRow = memo(function TaskRow({ task, traces }: { task: TaskView; traces
         ))}
         <div className="trace-track" aria-hidden="true">
           {placeTraces(traces).map(({ trace: t, step, rank }) => (
-            <span key={t.id} className="trace-slot" style={{ left: `${(step - 1) * 20}%`, transform: `translateX(${rank * 48}px)` }}>
+            <span key={t.id} className="trace-slot" style={{ transform: `translateX(calc(${(step - 1) * 100}% + ${rank * 48}px))` }}>
               <span className={`trace-dot trace-${t.outcome}${t.crashedAtStep ? ' trace-crashed' : ''}`} title={traceTitle(t)} data-testid="trace-dot">
                 {t.key}
               </span>

@@ -1,3 +1,4 @@
+import { memo } from 'react'
 import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
 import type { TimelineMarker } from '../lib/lab-protocol.ts'
 import type { ChartConfig } from './chart-config.ts'
@@ -47,7 +48,9 @@ const CHAR_WIDTH_PX = 5.6
 const axisTick = { fill: 'var(--muted)', fontSize: 11 }
 
 /** The one chart wrapper: a time axis in seconds, lines from the config, markers as reference lines. */
-export function TimeSeriesChart<K extends string>({ config, rows, markers, height = 210 }: TimeSeriesChartProps<K>) {
+export const TimeSeriesChart = memo(TimeSeriesChartImpl) as typeof TimeSeriesChartImpl
+
+function TimeSeriesChartImpl<K extends string>({ config, rows, markers, height = 210 }: TimeSeriesChartProps<K>) {
   const xMin = rows.length ? rows[0]!.x : 0
   const xMax = rows.length ? rows[rows.length - 1]!.x : 1
   return (
@@ -110,7 +113,7 @@ export function TimeSeriesChart<K extends string>({ config, rows, markers, heigh
               dot={false}
               isAnimationActive={false}
               connectNulls={false}
-              type="monotone"
+              type="linear"
             />
           ))}
         </LineChart>
