@@ -9,7 +9,12 @@
 // - a record below the partition's position (the last seek, or the last record returned + 1) is
 //   dropped;
 // - a record of a partition that has not been sought since it was assigned is dropped too: the
-//   engine seeks every partition it takes (createTask), and that seek refetches from there.
+//   engine seeks every partition it takes (createTask), and that seek refetches from there;
+// - with `contiguous` (input topics whose offsets have no gaps: eoscope's input is written by a
+//   non-transactional producer, so no markers and no aborted records), a record past the
+//   position is a batch fetched from an older position that a seek did not catch (seen after a
+//   zombie's SIGCONT: processed, it skips records, and their offsets are committed without their
+//   outputs). It is dropped and the partition is sought back to the position.
 
 import type { ConsumedRecord, ConsumerGroupMetadata, LogConnection, LogConsumer, OffsetToCommit, RebalanceListener, TopicPartition } from '../../log/types.ts'
 import { tpKey } from '../../log/types.ts'
@@ -20,8 +25,19 @@ export class PositionGuardedConsumer implements LogConsumer {
   dropped = 0
   readonly enforceRebalance?: () => void
 
-  constructor(private readonly inner: LogConsumer) {
+  /** Records dropped because they were past the position (contiguous input only). */
+  gaps = 0
+
+  constructor(
+    private readonly inner: LogConsumer,
+    private readonly contiguous = false,
+  ) {
     if (inner.enforceRebalance) this.enforceRebalance = () => inner.enforceRebalance!()
+  }
+
+  /** The engine closed the partition's task: records of it are dropped until the next task's seek. */
+  forgetPartition(partition: number): void {
+    for (const [key] of this.next) if (key.endsWith(`-${partition}`) && Number(key.slice(key.lastIndexOf('-') + 1)) === partition) this.next.delete(key)
   }
 
   private forget(tps: TopicPartition[]): void {
@@ -48,6 +64,7 @@ export class PositionGuardedConsumer implements LogConsumer {
   async poll(maxRecords: number): Promise<ConsumedRecord[]> {
     const records = await this.inner.poll(maxRecords)
     const out: ConsumedRecord[] = []
+    const reseek = new Map<string, TopicPartition>()
     for (const r of records) {
       const key = tpKey(r.topic, r.partition)
       const n = this.next.get(key)
@@ -55,8 +72,20 @@ export class PositionGuardedConsumer implements LogConsumer {
         this.dropped++
         continue
       }
+      if (this.contiguous && (r.offset > n || reseek.has(key))) {
+        this.gaps++
+        reseek.set(key, { topic: r.topic, partition: r.partition })
+        continue
+      }
       this.next.set(key, r.offset + 1)
       out.push(r)
+    }
+    for (const [key, tp] of reseek) {
+      try {
+        this.inner.seek(tp, this.next.get(key)!)
+      } catch {
+        // No longer assigned: the next rebalance step forgets it.
+      }
     }
     return out
   }
@@ -86,14 +115,42 @@ export class PositionGuardedConsumer implements LogConsumer {
   }
 }
 
-/** The same connection, with every consumer it makes guarded. */
-export function withPositionGuard(conn: LogConnection): LogConnection {
-  return {
-    backend: conn.backend,
-    admin: () => conn.admin(),
-    producer: (o) => conn.producer(o),
-    consumer: (o) => new PositionGuardedConsumer(conn.consumer(o)),
-    reader: () => conn.reader(),
-    inspector: () => conn.inspector(),
+/**
+ * The same connection, with every consumer it makes guarded. forgetPartition must be called when
+ * the engine closes a task (its task-closed event): a task closed dirty (migrated) keeps its
+ * partition assigned, and records polled before its successor's seek come from the old position.
+ */
+export class PositionGuardedConnection implements LogConnection {
+  readonly backend
+  private readonly consumers: PositionGuardedConsumer[] = []
+
+  constructor(
+    private readonly conn: LogConnection,
+    private readonly contiguous = false,
+  ) {
+    this.backend = conn.backend
+  }
+  admin() {
+    return this.conn.admin()
+  }
+  producer(o: Parameters<LogConnection['producer']>[0]) {
+    return this.conn.producer(o)
+  }
+  consumer(o: Parameters<LogConnection['consumer']>[0]) {
+    const c = new PositionGuardedConsumer(this.conn.consumer(o), this.contiguous)
+    this.consumers.push(c)
+    return c
+  }
+  reader() {
+    return this.conn.reader()
+  }
+  inspector() {
+    return this.conn.inspector()
+  }
+  forgetPartition(partition: number): void {
+    for (const c of this.consumers) c.forgetPartition(partition)
+  }
+  get dropped(): number {
+    return this.consumers.reduce((n, c) => n + c.dropped + c.gaps, 0)
   }
 }

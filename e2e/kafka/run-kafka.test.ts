@@ -1,0 +1,145 @@
+// `eoscope run --backend kafka` against a real broker (npm run test:kafka starts one), with worker
+// processes killed by SIGKILL and paused by SIGSTOP. The validator reads the real topics.
+// Each run uses a fresh application.id, so its topics and group are its own.
+
+import { execFile } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, describe, expect, inject, it } from 'vitest'
+import { defaultStreamsConfig } from '../../lib/streams-config.ts'
+import { KafkaLabRuntime } from '../../server/lab/kafka/kafka-lab-runtime.ts'
+import { SystemTime } from '../../server/log/time.ts'
+import { validateRun } from '../../server/validator/validator.ts'
+
+const brokers = inject('kafkaBrokers')
+const BIN = fileURLToPath(new URL('../../bin/eoscope.mjs', import.meta.url))
+const run = randomUUID().slice(0, 8)
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function eoscopeRun(args: string[]): Promise<Record<string, unknown> & { code: number }> {
+  if (!brokers) throw new Error('no Kafka broker: run these tests with npm run test:kafka')
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'run', '--backend', 'kafka', '--brokers', brokers, '--json', ...args], { timeout: 150_000, maxBuffer: 16 * 1024 * 1024 })
+    return { ...JSON.parse(stdout.trim().split('\n').pop()!), code: 0 }
+  } catch (e) {
+    const err = e as { code?: number; stdout?: string; stderr?: string }
+    throw new Error(`eoscope run failed (exit ${err.code}): ${err.stdout ?? ''}\n${err.stderr ?? ''}`)
+  }
+}
+
+describe('eoscope run --backend kafka', () => {
+  it('exactly_once with SIGKILL kills: 0 in every correctness figure', { timeout: 180_000 }, async () => {
+    const r = await eoscopeRun(['--guarantee', 'exactly_once', '--workers', '3', '--partitions', '6', '--records', '30000', '--kill-every', '2500', '--application-id', `eoscope-e2e-eos-${run}`])
+    expect(r.completed).toBe(true)
+    expect(r.backend).toBe('kafka')
+    expect(r.kills as number).toBeGreaterThanOrEqual(2)
+    expect({ duplicates: r.duplicates, lost: r.lost, abortedReads: r.abortedReads, stateMismatches: r.stateMismatches, openTransactions: r.openTransactions }).toEqual({
+      duplicates: 0,
+      lost: 0,
+      abortedReads: 0,
+      stateMismatches: 0,
+      openTransactions: 0,
+    })
+    expect(r.outputRecords).toBe(30000)
+    expect(r.droppedAcks).toBe(0)
+  })
+
+  it('at_least_once with kills at step 5 (after the ack, before the commit): duplicates, nothing lost', { timeout: 180_000 }, async () => {
+    const r = await eoscopeRun(['--guarantee', 'at_least_once', '--workers', '3', '--partitions', '6', '--records', '30000', '--rate', '4000', '--kill-every', '2000', '--kill-at-step', '5', '--application-id', `eoscope-e2e-alos-${run}`])
+    expect(r.completed).toBe(true)
+    expect(r.kills as number).toBeGreaterThanOrEqual(1)
+    expect(r.duplicates as number).toBeGreaterThan(0)
+    expect(r.lost).toBe(0)
+    expect(r.abortedReads).toBe(0)
+  })
+
+  it('refuses exactly_once_v2 and --drop-acks on Kafka with the reason (exit 2)', async () => {
+    const bad = (args: string[]) =>
+      promisify(execFile)(process.execPath, [BIN, 'run', '--backend', 'kafka', '--brokers', brokers ?? '127.0.0.1:1', ...args]).then(
+        () => ({ code: 0, stderr: '' }),
+        (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+      )
+    const v2 = await bad(['--guarantee', 'exactly_once_v2'])
+    expect(v2.code).toBe(2)
+    expect(v2.stderr).toContain('KIP-447')
+    const acks = await bad(['--drop-acks', '2'])
+    expect(acks.code).toBe(2)
+    expect(acks.stderr).toContain('drop a produce acknowledgement')
+  })
+})
+
+describe('a paused worker on Kafka', () => {
+  let lab: KafkaLabRuntime | null = null
+  afterAll(async () => {
+    await lab?.close()
+  })
+
+  it('SIGSTOP past session.timeout.ms, then SIGCONT: it is fenced and nothing it writes becomes visible', { timeout: 180_000 }, async () => {
+    if (!brokers) throw new Error('no Kafka broker: run these tests with npm run test:kafka')
+    const config = defaultStreamsConfig('exactly_once', `eoscope-e2e-pause-${run}`)
+    lab = new KafkaLabRuntime(new SystemTime(), {
+      client: { brokers: [brokers], clientId: `eoscope-e2e-pause-${run}` },
+      config,
+      workers: 2,
+      partitions: 4,
+      ratePerSec: 2_000,
+      maxRecords: 24_000,
+      keys: 50,
+      seed: 7,
+      restartAfterMs: null,
+    })
+    await lab.start()
+    const slot = lab.slots[0]!
+    const until = async (what: string, ok: () => boolean, ms = 60_000) => {
+      const deadline = Date.now() + ms
+      while (!ok()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+        await sleep(20)
+      }
+    }
+    // Paused while it owns tasks with committed progress and, most likely, an open transaction.
+    await until('worker-1 to process records', () => [...(slot.worker?.tasks.values() ?? [])].some((t) => (t.committedOffset ?? 0) > 0))
+    const zombie = slot.worker!
+    expect(lab.pause(zombie.id)).toBe(true)
+    await sleep(150) // its last status, sent just before the stop, has arrived
+    const zombieProducers = new Set(zombie.producers.map((p) => `${p.producerId}/${p.epoch}`))
+    expect(zombieProducers.size).toBeGreaterThan(0)
+    const outputEndsAtPause = await Promise.all([0, 1, 2, 3].map((p) => lab!.connection.inspector().offsets({ topic: lab!.topics.output, partition: p })))
+
+    // Past session.timeout.ms (1000 ms): the group drops it and its partitions move to worker-2.
+    const other = lab.slots[1]!.worker!
+    await until('worker-2 to own all partitions', () => other.tasks.size === 4, 30_000)
+    const migratedBefore = lab.fenced
+    expect(lab.resume(zombie.id)).toBe(true)
+    // Back from SIGSTOP, its producers are fenced (or its partitions lost): it reports a migration.
+    await until('the zombie to report its tasks migrated', () => lab!.fenced > migratedBefore, 30_000)
+
+    await until('all input committed', () => lab!.caughtUp(), 90_000)
+    await lab.stop()
+    const report = await validateRun(lab.connection.inspector(), {
+      groupId: lab.groupId,
+      inputTopic: lab.topics.input,
+      outputTopic: lab.topics.output,
+      changelogTopic: lab.topics.changelog,
+      dlqTopic: lab.topics.deadLetter,
+    })
+    expect({ duplicates: report.duplicates, lost: report.lost, abortedReads: report.abortedReads, stateMismatches: report.stateMismatches, openTransactions: report.openTransactions }).toEqual({
+      duplicates: 0,
+      lost: 0,
+      abortedReads: 0,
+      stateMismatches: 0,
+      openTransactions: 0,
+    })
+    // Nothing the zombie's producers wrote after the pause is committed.
+    const inspector = lab.connection.inspector()
+    let visibleFromZombie = 0
+    for (let p = 0; p < 4; p++) {
+      const tp = { topic: lab.topics.output, partition: p }
+      const end = (await inspector.offsets(tp)).highWatermark
+      const records = await inspector.readRaw(tp, outputEndsAtPause[p]!.highWatermark, end, 100_000)
+      visibleFromZombie += records.filter((r) => r.control === null && r.txnOutcome === 'committed' && zombieProducers.has(`${r.producerId}/${r.producerEpoch}`)).length
+    }
+    expect(visibleFromZombie).toBe(0)
+  })
+})
