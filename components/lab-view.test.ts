@@ -7,6 +7,7 @@ import { visibleTraces } from './pipeline-panel.tsx'
 import { LabView } from './lab-dashboard.tsx'
 import { COMMIT_INTERVAL_SCALE, fromPosition, toPosition } from './log-scale.ts'
 import { recoverySegments } from './recovery-panel.tsx'
+import { labelRows } from './time-series-chart.tsx'
 import { toLanes } from './transactions-panel.tsx'
 
 const send = async () => ({ ok: true as const })
@@ -114,5 +115,20 @@ describe('helpers', () => {
     const lanes = toLanes(fixtureSnapshot.transactions)
     expect(lanes.map((l) => l.transactionalId)).toEqual(['eoscope-0_0', 'eoscope-0_1', 'eoscope-0_2'])
     expect(lanes[1]!.epoch).toBe(2)
+  })
+})
+
+describe('chart marker labels', () => {
+  it('stack into rows when they would overlap, leftward ones included', () => {
+    const m = (x: number, label: string) => ({ x, label })
+    // 0..10 s axis, 0.1 s per character: labels of 10 characters take 1.1 s.
+    const rows = labelRows([m(1, 'ack lost 1'), m(1.5, 'killed w-1'), m(5, 'rebalanced'), m(8, 'expired w1'), m(7.5, 'config xyz')], 0.1, 0, 10)
+    const rowOf = (label: string) => rows.find((r) => r.marker.label === label)!.row
+    expect(rowOf('ack lost 1')).toBe(0)
+    expect(rowOf('killed w-1')).toBe(1)
+    expect(rowOf('rebalanced')).toBe(0)
+    // Right of 60% labels run leftwards: 7.5 covers 6.4..7.5 and 8 covers 6.9..8, so they overlap.
+    expect(rowOf('config xyz')).toBe(0)
+    expect(rowOf('expired w1')).toBe(1)
   })
 })

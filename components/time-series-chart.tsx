@@ -20,18 +20,25 @@ export function shortLabel(label: string): string {
   return label.length > MARKER_LABEL_CHARS ? `${label.slice(0, MARKER_LABEL_CHARS - 1)}…` : label
 }
 
+/** Labels in the right part of the plot run leftwards, so they stay inside it. */
+export function runsLeftwards(x: number, xMin: number, xMax: number): boolean {
+  return (x - xMin) / Math.max(1e-9, xMax - xMin) > 0.6
+}
+
 /**
  * Stacks marker labels that would overlap into rows (at most three; later ones share the last).
  * `unitsPerChar` is how much of the x axis one label character takes.
  */
-export function labelRows<M extends { x: number; label: string }>(markers: M[], unitsPerChar: number): { marker: M; row: number }[] {
-  const rowEnds: number[] = []
+export function labelRows<M extends { x: number; label: string }>(markers: M[], unitsPerChar: number, xMin: number, xMax: number): { marker: M; row: number }[] {
+  const rows: [number, number][][] = []
   return [...markers]
     .sort((a, b) => a.x - b.x)
     .map((marker) => {
-      let row = rowEnds.findIndex((end) => marker.x >= end)
-      if (row === -1) row = rowEnds.length < 3 ? rowEnds.length : 2
-      rowEnds[row] = marker.x + (shortLabel(marker.label).length + 1) * unitsPerChar
+      const width = (shortLabel(marker.label).length + 1) * unitsPerChar
+      const span: [number, number] = runsLeftwards(marker.x, xMin, xMax) ? [marker.x - width, marker.x] : [marker.x, marker.x + width]
+      let row = rows.findIndex((taken) => taken.every(([s, e]) => span[1] <= s || span[0] >= e))
+      if (row === -1) row = rows.length < 3 ? rows.length : 2
+      ;(rows[row] ??= []).push(span)
       return { marker, row }
     })
 }
@@ -78,6 +85,8 @@ function TimeSeriesChartImpl<K extends string>({ config, rows, markers, height =
           {labelRows(
             markers.filter((m) => m.x >= xMin && m.x <= xMax),
             ((xMax - xMin) / PLOT_WIDTH_PX) * CHAR_WIDTH_PX,
+            xMin,
+            xMax,
           ).map(({ marker: m, row }) => (
             <ReferenceLine
               key={`${m.t}-${m.kind}-${m.label}`}
@@ -85,8 +94,7 @@ function TimeSeriesChartImpl<K extends string>({ config, rows, markers, height =
               stroke={MARKER_COLORS[m.kind]}
               strokeDasharray="3 3"
               label={(props: { viewBox?: { x?: number; y?: number } }) => {
-                // Labels in the right part of the plot run leftwards, so they stay inside it.
-                const leftwards = (m.x - xMin) / Math.max(1e-9, xMax - xMin) > 0.6
+                const leftwards = runsLeftwards(m.x, xMin, xMax)
                 return (
                 <text
                   x={(props.viewBox?.x ?? 0) + (leftwards ? -3 : 3)}
