@@ -218,16 +218,20 @@ export class EmbeddedCluster {
     for (const g of this.groups.values()) g.expireMembers()
   }
 
-  /** Retention for every topic but the internal ones; returns records dropped. */
+  /**
+   * Retention, as a broker's log cleaner applies it: compacted topics (changelogs, the offsets
+   * topic) keep the latest record per key; the others drop their oldest records by size or age,
+   * never past what `keepFrom` says a reader still needs. Returns records removed.
+   */
   applyRetention(policy: RetentionPolicy, keepFrom?: (tp: TopicPartition) => number): number {
-    let dropped = 0
+    let removed = 0
     const now = this.time.now()
     for (const { spec, partitions } of this.topics.values()) {
-      if (spec.topic === OFFSETS_TOPIC) continue
-      for (const p of partitions) dropped += p.applyRetention(policy, now, keepFrom?.(p) ?? Number.POSITIVE_INFINITY)
+      for (const p of partitions) {
+        if (spec.compacted) removed += p.maybeCompact()
+        else removed += p.applyRetention(policy, now, keepFrom?.(p) ?? Number.POSITIVE_INFINITY)
+      }
     }
-    return dropped
+    return removed
   }
-
-
 }

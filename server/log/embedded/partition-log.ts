@@ -66,13 +66,18 @@ export class PartitionLog {
   // its own (far less for the garbage collector to trace); reads build short-lived objects.
   private keys: (string | null)[] = []
   /** Values as UTF-8 bytes in an arena: a location and a byte length per offset (length -1: null). */
-  private readonly arena = new ByteArena()
+  private arena = new ByteArena()
   private valueAt: number[] = []
   private valueLength: number[] = []
   private timestamps: number[] = []
   private batchOf: Batch[] = []
   private readonly headersAt = new Map<number, Headers>()
+  /** The offset of each slot once compaction has left gaps; null while slots are dense (slot = offset - start). */
+  private offsetAt: number[] | null = null
   private startOffset = 0
+  private endOffset = 0
+  /** Slots right after the last compaction, to decide when the next one pays. */
+  private compactedSlots = 0
   private readonly producers = new Map<number, ProducerEntry>()
   private readonly ongoing = new Map<number, OngoingTxn>()
   /** The abort index: what a read_committed fetch must filter out. */
@@ -88,7 +93,11 @@ export class PartitionLog {
   }
   /** No replication here, so the high watermark is the log end offset. */
   get highWatermark(): number {
-    return this.startOffset + this.keys.length
+    return this.endOffset
+  }
+  /** Records (and markers) physically stored. */
+  get storedRecords(): number {
+    return this.keys.length
   }
   get lastStableOffset(): number {
     let lso = this.highWatermark
@@ -157,7 +166,9 @@ export class PartitionLog {
       this.timestamps.push(r.timestamp ?? now)
       this.batchOf.push(batch)
       if (r.headers !== undefined) this.headersAt.set(baseOffset + i, r.headers)
+      if (this.offsetAt !== null) this.offsetAt.push(baseOffset + i)
     }
+    this.endOffset = baseOffset + records.length
     if (producerId !== NO_PRODUCER_ID) {
       if (!producer || producer.epoch !== producerEpoch) {
         producer = { epoch: producerEpoch, lastSequence: -1, recent: [] }
@@ -200,6 +211,8 @@ export class PartitionLog {
     this.pushValue(null)
     this.timestamps.push(now)
     this.batchOf.push(batch)
+    if (this.offsetAt !== null) this.offsetAt.push(offset)
+    this.endOffset = offset + 1
     const txn = this.ongoing.get(producerId)
     if (txn) {
       for (const b of txn.batches) b.outcome = batch.outcome
@@ -230,8 +243,22 @@ export class PartitionLog {
     return len < 0 ? null : this.arena.read(this.valueAt[i]!, len)
   }
 
-  private indexOf(offset: number): number {
-    return offset - this.startOffset
+  /** The first slot holding an offset at or after `offset`. */
+  private slotOf(offset: number): number {
+    const n = this.keys.length
+    if (this.offsetAt === null) return Math.max(0, Math.min(n, offset - this.startOffset))
+    let lo = 0
+    let hi = n
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (this.offsetAt[mid]! < offset) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+
+  private offsetOfSlot(i: number): number {
+    return this.offsetAt === null ? this.startOffset + i : this.offsetAt[i]!
   }
 
   /** A consumer's fetch. Control markers are never returned; read_committed stops at the LSO and skips aborted records. */
@@ -241,11 +268,15 @@ export class PartitionLog {
     }
     const end = isolation === 'read_committed' ? this.lastStableOffset : this.highWatermark
     const records: ConsumedRecord[] = []
-    let offset = from
-    let i = this.indexOf(from)
-    const last = this.indexOf(end)
+    const n = this.keys.length
     const hasHeaders = this.headersAt.size > 0
-    while (i < last && records.length < maxRecords) {
+    let i = this.slotOf(from)
+    for (; i < n; i++) {
+      const offset = this.offsetOfSlot(i)
+      if (offset >= end) break
+      if (records.length >= maxRecords) {
+        return { records, nextOffset: offset }
+      }
       const b = this.batchOf[i]!
       if (b.control === null && !(isolation === 'read_committed' && b.outcome === 'aborted')) {
         records.push({
@@ -258,24 +289,31 @@ export class PartitionLog {
           timestamp: this.timestamps[i]!,
         })
       }
-      i++
-      offset++
     }
-    return { records, nextOffset: offset }
+    // Every slot below `end` was examined; gaps left by compaction are skipped too.
+    return { records, nextOffset: Math.max(from, end) }
   }
 
   readRaw(from: number, to: number, maxRecords: number): StoredRecordView[] {
     const out: StoredRecordView[] = []
-    const start = Math.max(from, this.startOffset)
     const end = Math.min(to, this.highWatermark)
-    for (let o = start; o < end && out.length < maxRecords; o++) out.push(toView(this.entryAt(o)!))
+    for (let i = this.slotOf(Math.max(from, this.startOffset)); i < this.keys.length && out.length < maxRecords; i++) {
+      const offset = this.offsetOfSlot(i)
+      if (offset >= end) break
+      out.push(toView(this.entryAtSlot(i)))
+    }
     return out
   }
 
   /** The stored entry at an offset (for tests and deep views). */
   entryAt(offset: number): Entry | undefined {
-    const i = this.indexOf(offset)
-    if (i < 0 || i >= this.keys.length) return undefined
+    const i = this.slotOf(offset)
+    if (i >= this.keys.length || this.offsetOfSlot(i) !== offset) return undefined
+    return this.entryAtSlot(i)
+  }
+
+  private entryAtSlot(i: number): Entry {
+    const offset = this.offsetOfSlot(i)
     return {
       topic: this.topic,
       partition: this.partition,
@@ -294,26 +332,84 @@ export class PartitionLog {
    */
   applyRetention(policy: { maxRecords?: number; maxAgeMs?: number }, now: number, keepFrom = Number.POSITIVE_INFINITY): number {
     const limit = Math.min(this.lastStableOffset, keepFrom)
-    let newStart = this.startOffset
-    if (policy.maxRecords !== undefined && this.keys.length > policy.maxRecords) {
-      newStart = Math.max(newStart, this.highWatermark - policy.maxRecords)
+    const n = this.keys.length
+    let drop = 0
+    if (policy.maxRecords !== undefined && n > policy.maxRecords) drop = n - policy.maxRecords
+    if (policy.maxAgeMs !== undefined) while (drop < n && now - this.timestamps[drop]! > policy.maxAgeMs) drop++
+    // Never at or past the limit.
+    while (drop > 0 && this.offsetOfSlot(drop - 1) >= limit) drop--
+    if (drop <= 0) return 0
+    const newStart = drop < n ? this.offsetOfSlot(drop) : Math.min(limit, this.endOffset)
+    this.dropSlots(drop)
+    this.startOffset = Math.max(this.startOffset, Math.min(newStart, limit))
+    for (const o of this.headersAt.keys()) if (o < this.startOffset) this.headersAt.delete(o)
+    while (this.abortedTxns.length > 0 && this.abortedTxns[0]!.lastOffset < this.startOffset) this.abortedTxns.shift()
+    return drop
+  }
+
+  private dropSlots(drop: number): void {
+    this.keys.splice(0, drop)
+    this.valueAt.splice(0, drop)
+    this.valueLength.splice(0, drop)
+    this.timestamps.splice(0, drop)
+    this.batchOf.splice(0, drop)
+    this.offsetAt?.splice(0, drop)
+    const firstValue = this.valueLength.findIndex((l) => l >= 0)
+    if (firstValue >= 0) this.arena.releaseBefore(this.valueAt[firstValue]!)
+  }
+
+  /**
+   * Compaction (cleanup.policy=compact): below the last stable offset, keeps only the latest
+   * committed (or non-transactional) record of each key; aborted records and control markers
+   * there are dropped. Offsets do not change; they leave gaps. Returns the records removed.
+   * Runs when the log has at least doubled since the last compaction.
+   */
+  maybeCompact(minSlots = 10_000): number {
+    const n = this.keys.length
+    if (n < minSlots || n < 2 * this.compactedSlots) return 0
+    const lso = this.lastStableOffset
+    const latest = new Map<string | null, number>()
+    let cut = 0
+    for (; cut < n; cut++) {
+      if (this.offsetOfSlot(cut) >= lso) break
+      const b = this.batchOf[cut]!
+      if (b.control === null && b.outcome !== 'aborted' && this.keys[cut] !== null) latest.set(this.keys[cut]!, cut)
     }
-    if (policy.maxAgeMs !== undefined) {
-      while (newStart < limit && now - this.timestamps[this.indexOf(newStart)]! > policy.maxAgeMs) newStart++
+    const keep: number[] = [...latest.values()].sort((a, b) => a - b)
+    for (let i = cut; i < n; i++) keep.push(i)
+    const removed = n - keep.length
+    if (removed === 0) {
+      this.compactedSlots = n
+      return 0
     }
-    newStart = Math.min(newStart, limit)
-    const dropped = newStart - this.startOffset
-    if (dropped <= 0) return 0
-    this.keys.splice(0, dropped)
-    this.valueAt.splice(0, dropped)
-    this.valueLength.splice(0, dropped)
-    if (this.valueAt.length > 0) this.arena.releaseBefore(this.valueAt[0]!)
-    this.timestamps.splice(0, dropped)
-    this.batchOf.splice(0, dropped)
-    for (const o of this.headersAt.keys()) if (o < newStart) this.headersAt.delete(o)
-    this.startOffset = newStart
-    while (this.abortedTxns.length > 0 && this.abortedTxns[0]!.lastOffset < newStart) this.abortedTxns.shift()
-    return dropped
+    const arena = new ByteArena()
+    const next = { keys: [] as (string | null)[], valueAt: [] as number[], valueLength: [] as number[], timestamps: [] as number[], batchOf: [] as Batch[], offsetAt: [] as number[] }
+    for (const i of keep) {
+      next.keys.push(this.keys[i]!)
+      const v = this.valueOf(i)
+      if (v === null) {
+        next.valueAt.push(0)
+        next.valueLength.push(-1)
+      } else {
+        const at = arena.write(v)
+        next.valueAt.push(at)
+        next.valueLength.push(arena.end - at)
+      }
+      next.timestamps.push(this.timestamps[i]!)
+      next.batchOf.push(this.batchOf[i]!)
+      next.offsetAt.push(this.offsetOfSlot(i))
+    }
+    const kept = new Set(next.offsetAt)
+    for (const o of this.headersAt.keys()) if (!kept.has(o)) this.headersAt.delete(o)
+    this.arena = arena
+    this.keys = next.keys
+    this.valueAt = next.valueAt
+    this.valueLength = next.valueLength
+    this.timestamps = next.timestamps
+    this.batchOf = next.batchOf
+    this.offsetAt = next.offsetAt
+    this.compactedSlots = this.keys.length
+    return removed
   }
 }
 
