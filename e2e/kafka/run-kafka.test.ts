@@ -30,7 +30,7 @@ async function eoscopeRun(args: string[]): Promise<Record<string, unknown> & { c
 
 describe('eoscope run --backend kafka', () => {
   it('exactly_once with SIGKILL kills: 0 in every correctness figure', { timeout: 180_000 }, async () => {
-    const r = await eoscopeRun(['--guarantee', 'exactly_once', '--workers', '3', '--partitions', '6', '--records', '30000', '--kill-every', '2500', '--application-id', `eoscope-e2e-eos-${run}`])
+    const r = await eoscopeRun(['--guarantee', 'exactly_once', '--workers', '3', '--partitions', '6', '--records', '30000', '--rate', '3000', '--kill-every', '2000', '--application-id', `eoscope-e2e-eos-${run}`])
     expect(r.completed).toBe(true)
     expect(r.backend).toBe('kafka')
     expect(r.kills as number).toBeGreaterThanOrEqual(2)

@@ -97,6 +97,7 @@ export class KafkaWorkerProcess {
     await Promise.allSettled([flusher, commands])
     await this.flush({ stopped: true }).catch(() => {})
     await this.conn.close()
+    if (worker.state === 'failed') console.error(`eoscope worker ${this.o.workerId} failed: ${worker.error}`)
     return worker.state === 'failed' ? 1 : 0
   }
 

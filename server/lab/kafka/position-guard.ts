@@ -18,6 +18,7 @@
 
 import type { ConsumedRecord, ConsumerGroupMetadata, LogConnection, LogConsumer, OffsetToCommit, RebalanceListener, TopicPartition } from '../../log/types.ts'
 import { tpKey } from '../../log/types.ts'
+import { isMigrationError, TaskMigratedError } from '../../engine/errors.ts'
 
 export class PositionGuardedConsumer implements LogConsumer {
   private readonly next = new Map<string, number>()
@@ -104,8 +105,18 @@ export class PositionGuardedConsumer implements LogConsumer {
   committed(partitions: TopicPartition[]): Promise<Map<string, number | null>> {
     return this.inner.committed(partitions)
   }
-  commitOffsets(offsets: OffsetToCommit[]): Promise<void> {
-    return this.inner.commitOffsets(offsets)
+  /**
+   * A commit refused for the member's generation (the group rebalanced under it) is a migration,
+   * as Kafka Streams turns CommitFailedException into TaskMigratedException: the engine closes
+   * the tasks dirty and rejoins, instead of failing the worker.
+   */
+  async commitOffsets(offsets: OffsetToCommit[]): Promise<void> {
+    try {
+      await this.inner.commitOffsets(offsets)
+    } catch (e) {
+      if (isMigrationError(e)) throw new TaskMigratedError(offsets.map((o) => `0_${o.partition}`), `offset commit refused: ${(e as Error).message}`, { cause: e })
+      throw e
+    }
   }
   groupMetadata(): ConsumerGroupMetadata {
     return this.inner.groupMetadata()

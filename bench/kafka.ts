@@ -1,0 +1,159 @@
+// npm run bench:kafka — processed throughput on the local Kafka broker (scripts/kafka-broker.sh),
+// at_least_once against exactly_once at commit.interval.ms 10, 100 and 1000: 3 worker processes
+// on 6 partitions, median of N runs with min and max, and the transaction overhead as MEASURES.md
+// defines it. The two guarantees alternate within each repetition, so they are measured side by
+// side under the same machine load. Writes bench/results/kafka.json.
+// Flags: --brokers HOST:PORT (default KAFKA_BROKERS or 127.0.0.1:19092), --records N (default 30000),
+// --runs N (default 3), --intervals 10,100,1000.
+//
+// Window: the input is fed as fast as the broker takes it, so the workers run on a backlog; the
+// committed input offsets (describe/fetch every 100 ms, and the workers' offsets-committed events)
+// are sampled every 50 ms, and the window runs from the first sample at or past 10% of the records
+// to the first at or past 90%: worker start-up and the last commit's tail stay out of it.
+
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { cpus } from 'node:os'
+import { defaultStreamsConfig, type ProcessingGuarantee } from '../lib/streams-config.ts'
+import { KafkaLabRuntime } from '../server/lab/kafka/kafka-lab-runtime.ts'
+import { KafkaConnection } from '../server/log/kafka/kafka-connection.ts'
+import { SystemTime } from '../server/log/time.ts'
+import { validateRun } from '../server/validator/validator.ts'
+
+function flag(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`)
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback
+}
+
+const brokers = flag('brokers', process.env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(',')
+const records = Number(flag('records', '30000'))
+const runs = Number(flag('runs', '3'))
+const intervals = flag('intervals', '10,100,1000').split(',').map(Number)
+const guarantees: ProcessingGuarantee[] = ['at_least_once', 'exactly_once']
+const WORKERS = 3
+const PARTITIONS = 6
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+
+interface Sample {
+  throughputPerSec: number
+  windowMs: number
+  transactions: number
+}
+
+async function once(guarantee: ProcessingGuarantee, commitIntervalMs: number, seed: number): Promise<Sample> {
+  const appId = `eoscope-bench-${guarantee === 'at_least_once' ? 'alos' : 'eos'}-${commitIntervalMs}-${Date.now().toString(36)}`
+  const config = defaultStreamsConfig(guarantee, appId)
+  config['commit.interval.ms'] = commitIntervalMs
+  const lab = new KafkaLabRuntime(new SystemTime(), {
+    client: { brokers, clientId: appId },
+    config,
+    workers: WORKERS,
+    partitions: PARTITIONS,
+    ratePerSec: Number.POSITIVE_INFINITY,
+    maxRecords: records,
+    keys: 100,
+    seed,
+    restartAfterMs: null,
+  })
+  try {
+    await lab.start()
+    let t10: number | null = null
+    let c10 = 0
+    let t90: number | null = null
+    let c90 = 0
+    const deadline = Date.now() + 180_000
+    while (!lab.caughtUp()) {
+      if (Date.now() > deadline) throw new Error(`${appId}: not caught up after 180 s`)
+      const c = lab.committedTotal()
+      const now = performance.now()
+      if (t10 === null && c >= records * 0.1) [t10, c10] = [now, c]
+      if (t90 === null && c >= records * 0.9) [t90, c90] = [now, c]
+      await sleep(50)
+    }
+    if (t90 === null) [t90, c90] = [performance.now(), lab.committedTotal()]
+    await lab.stop()
+    const report = await validateRun(lab.connection.inspector(), { groupId: lab.groupId, inputTopic: lab.topics.input, outputTopic: lab.topics.output, changelogTopic: lab.topics.changelog, dlqTopic: lab.topics.deadLetter })
+    if (report.lost !== 0 || (guarantee === 'exactly_once' && (report.duplicates !== 0 || report.stateMismatches !== 0))) {
+      throw new Error(`${appId}: the bench run violated its guarantee: lost ${report.lost}, duplicates ${report.duplicates}, state mismatches ${report.stateMismatches}`)
+    }
+    const windowMs = t90 - (t10 ?? t90)
+    const counts = lab.transactionCounts()
+    return { throughputPerSec: windowMs > 0 ? Math.round(((c90 - c10) / windowMs) * 1000) : 0, windowMs: Math.round(windowMs), transactions: counts.committed + counts.aborted }
+  } finally {
+    await lab.close()
+    const cleanup = new KafkaConnection({ brokers, clientId: `${appId}-cleanup` })
+    const t = lab.topics
+    await cleanup.admin().deleteTopics([t.input, t.output, t.changelog, t.deadLetter, t.telemetry, t.commands]).catch(() => {})
+    await cleanup.close()
+  }
+}
+
+interface Row {
+  guarantee: ProcessingGuarantee
+  commitIntervalMs: number
+  records: number
+  runs: number
+  throughputPerSec: { median: number; min: number; max: number; samples: number[] }
+  windowMs: number[]
+  transactionsPerRun: number[]
+}
+
+const rows: Row[] = []
+for (const commitIntervalMs of intervals) {
+  const samples = new Map<ProcessingGuarantee, Sample[]>(guarantees.map((g) => [g, []]))
+  for (let i = 0; i < runs; i++) {
+    for (const guarantee of guarantees) {
+      const s = await once(guarantee, commitIntervalMs, i + 1)
+      samples.get(guarantee)!.push(s)
+      process.stdout.write(`${String(commitIntervalMs).padStart(5)} ms  ${guarantee.padEnd(14)} run ${i + 1}: ${s.throughputPerSec} rec/s over ${s.windowMs} ms\n`)
+    }
+  }
+  for (const guarantee of guarantees) {
+    const ss = samples.get(guarantee)!
+    const t = ss.map((s) => s.throughputPerSec)
+    rows.push({
+      guarantee,
+      commitIntervalMs,
+      records,
+      runs,
+      throughputPerSec: { median: median(t), min: Math.min(...t), max: Math.max(...t), samples: t },
+      windowMs: ss.map((s) => s.windowMs),
+      transactionsPerRun: ss.map((s) => s.transactions),
+    })
+  }
+}
+
+const overhead = intervals.map((commitIntervalMs) => {
+  const alos = rows.find((r) => r.guarantee === 'at_least_once' && r.commitIntervalMs === commitIntervalMs)!
+  const eos = rows.find((r) => r.guarantee === 'exactly_once' && r.commitIntervalMs === commitIntervalMs)!
+  return { commitIntervalMs, transactionOverhead: Number((1 - eos.throughputPerSec.median / alos.throughputPerSec.median).toFixed(3)) }
+})
+for (const o of overhead) process.stdout.write(`overhead at ${o.commitIntervalMs} ms: ${(o.transactionOverhead * 100).toFixed(1)}%\n`)
+
+mkdirSync('bench/results', { recursive: true })
+writeFileSync(
+  'bench/results/kafka.json',
+  JSON.stringify(
+    {
+      benchmark: 'kafka',
+      definition:
+        'processed throughput: records/s by which the group committed input offsets advance, over the window from 10% to 90% of the records committed (input fed as fast as the broker takes it, so the workers run on a backlog); transaction overhead = 1 - exactly_once median / at_least_once median at the same commit.interval.ms, the two guarantees alternating within each repetition',
+      broker: { brokers, note: 'the local single-node KRaft broker of scripts/kafka-broker.sh, on the same machine as the workers' },
+      machine: { cpus: cpus().length, node: process.version },
+      at: new Date().toISOString(),
+      workers: WORKERS,
+      partitions: PARTITIONS,
+      maxPollRecords: defaultStreamsConfig('exactly_once')['max.poll.records'],
+      rows,
+      overhead,
+      notes: process.env.BENCH_NOTES ?? '',
+    },
+    null,
+    2,
+  ) + '\n',
+)
+process.exit(0)
