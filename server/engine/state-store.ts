@@ -58,3 +58,20 @@ export async function restoreFromChangelog(
   }
   return { records, fromOffset: offsets.logStartOffset, toOffset: end }
 }
+
+/**
+ * Waits until no transaction is pending on the changelog partition (its last stable offset has
+ * reached the high watermark). A pending transaction there belongs to a previous owner of the task
+ * that crashed or was paused: until it is aborted (by fencing or transaction.timeout.ms), the
+ * committed records written after it by a later owner are hidden from read_committed, and a
+ * restore would silently miss them. Like requireStable for offsets, for the store.
+ */
+export async function awaitStableChangelog(reader: LogReader, changelog: TopicPartition, sleep: (ms: number) => Promise<void>, pollMs = 10): Promise<number> {
+  let waited = 0
+  for (;;) {
+    const o = await reader.offsets(changelog)
+    if (o.lastStableOffset >= o.highWatermark) return waited
+    await sleep(pollMs)
+    waited += pollMs
+  }
+}

@@ -10,7 +10,7 @@ import { ProcessKilledError } from '../log/errors.ts'
 import type { ConsumedRecord, LogConnection, LogConsumer, LogReader, OffsetToCommit, ProduceRecord, TopicPartition } from '../log/types.ts'
 import type { Time } from '../log/time.ts'
 import { TaskMigratedError } from './errors.ts'
-import { restoreFromChangelog } from './state-store.ts'
+import { awaitStableChangelog, restoreFromChangelog } from './state-store.ts'
 import { type DeserializationPolicy, StreamTask, type TaskTopics } from './stream-task.ts'
 import { StreamsProducer } from './streams-producer.ts'
 import type { TelemetrySink } from './telemetry.ts'
@@ -298,12 +298,15 @@ export class StreamWorker {
     } else {
       task.producer = this.threadProducer
     }
+    const changelog = { topic: this.options.topics.changelog, partition: tp.partition }
+    // A previous owner's open transaction on the changelog must end (aborted by the fence above,
+    // or by transaction.timeout.ms) before the store can be restored completely.
+    if (isExactlyOnce(this.guarantee)) await awaitStableChangelog(this.reader, changelog, (ms) => this.time.sleep(ms))
     this.telemetry.emit({ type: 'fence-complete', workerId: this.id, taskId: task.id, atMs: this.time.now() })
     // 2. Committed offsets, stable (waits for pending transactional commits).
     const committed = (await this.consumer.committed([tp])).get(`${tp.topic}-${tp.partition}`) ?? null
     // 3. Restore the store from the changelog.
     const isolation = isExactlyOnce(this.guarantee) ? 'read_committed' : 'read_uncommitted'
-    const changelog = { topic: this.options.topics.changelog, partition: tp.partition }
     this.telemetry.emit({ type: 'restore-start', workerId: this.id, taskId: task.id, fromOffset: 0, toOffset: 0, atMs: this.time.now() })
     const restored = await restoreFromChangelog(task.store, this.reader, changelog, isolation)
     this.telemetry.emit({ type: 'restore-end', workerId: this.id, taskId: task.id, records: restored.records, atMs: this.time.now() })

@@ -22,6 +22,8 @@ export interface SoakOptions {
   /** Validate the logs this often while running. */
   validateEveryMs?: number
   onProgress?: (p: SoakProgress) => void
+  /** Called after each fault is applied (for tracing a failing seed). */
+  onFault?: (kind: FaultKind, detail: string, lab: LabRuntime) => Promise<void> | void
 }
 
 export interface SoakProgress {
@@ -126,15 +128,19 @@ export async function runSoak(time: Time, o: SoakOptions): Promise<SoakResult> {
       if (rng.next() < 0.5) {
         lab.kill(victim)
         faults.kill++
+        await o.onFault?.('kill', victim, lab)
       } else {
-        lab.kill(victim, rng.int(1, 6) as Step)
+        const step = rng.int(1, 6) as Step
+        lab.kill(victim, step)
         faults.killAtStep++
+        await o.onFault?.('killAtStep', `${victim} at step ${step}`, lab)
       }
     } else if (roll < 0.45 && live.length > 1 && paused.size === 0) {
       const victim = rng.pick(live).worker!.id
       if (lab.pause(victim, rng.next() < 0.5 ? null : (rng.int(2, 6) as Step))) {
         paused.add(victim)
         faults.pause++
+        await o.onFault?.('pause', victim, lab)
         // Wake it up past its session timeout, as a zombie.
         const wakeAfter = lab.config['session.timeout.ms'] + rng.int(100, 1_500)
         void time.sleep(wakeAfter).then(() => {
@@ -145,18 +151,21 @@ export async function runSoak(time: Time, o: SoakOptions): Promise<SoakResult> {
     } else if (roll < 0.75) {
       lab.dropAcks(1)
       faults.droppedAck++
+      await o.onFault?.('droppedAck', '', lab)
     } else if (roll < 0.85 && guarantees.length > 1) {
       const next = guarantees.find((g) => g !== lab.config['processing.guarantee'])!
       paused.clear()
       await lab.reconfigure({ ...lab.config, 'processing.guarantee': next })
       visitedG.add(next)
       faults.guaranteeChange++
+      await o.onFault?.('guaranteeChange', next, lab)
     } else {
       const interval = rng.pick(COMMIT_INTERVALS.filter((i) => i !== lab.config['commit.interval.ms']))
       paused.clear()
       await lab.reconfigure({ ...lab.config, 'commit.interval.ms': interval })
       visitedI.add(interval)
       faults.commitIntervalChange++
+      await o.onFault?.('commitIntervalChange', String(interval), lab)
     }
     if (time.now() - lastCheck >= (o.validateEveryMs ?? 10_000)) {
       lastCheck = time.now()

@@ -348,6 +348,25 @@ class EmbeddedConsumer implements LogConsumer {
     this.topics = topics
     this.listener = listener
     await this.join()
+    void this.heartbeatThread()
+  }
+
+  /**
+   * Kafka's consumer heartbeats from a background thread, so a worker busy restoring or waiting
+   * still keeps its session; a killed or paused (SIGSTOP) process sends none. Assignment changes
+   * are picked up by the next poll, as in Kafka.
+   */
+  private async heartbeatThread(): Promise<void> {
+    const c = this.conn.cluster
+    try {
+      while (this.memberId !== null) {
+        await c.time.sleep(this.options.heartbeatIntervalMs)
+        await this.conn.process.gate()
+        if (this.memberId !== null) this.group.touch(this.memberId)
+      }
+    } catch {
+      // the process was killed: its heartbeats stop with it
+    }
   }
 
   private async join(): Promise<void> {

@@ -201,6 +201,15 @@ export class GroupCoordinator {
     return { generationId: this.generation, revoke, assign }
   }
 
+  /** The consumer's background heartbeat: keeps the session alive, changes nothing else. */
+  touch(memberId: string): boolean {
+    this.expireMembers()
+    const m = this.members.get(memberId)
+    if (!m) return false
+    m.lastHeartbeatMs = this.now()
+    return true
+  }
+
   /** The member handed these partitions off after committing them. */
   release(memberId: string, tps: readonly TopicPartition[]): void {
     this.requireMember(memberId)
