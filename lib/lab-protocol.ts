@@ -164,6 +164,54 @@ export interface ScenarioView {
   startedAtMs: number
 }
 
+/** One stored record of the partition log view (deep view). */
+export interface LogCell {
+  offset: number
+  key: string | null
+  producerId: number
+  epoch: number
+  sequence: number
+  /** null: data record; otherwise the control marker's type. */
+  control: 'COMMIT' | 'ABORT' | null
+  /** null for non-transactional records. */
+  outcome: 'committed' | 'aborted' | 'pending' | null
+  /** The input record this output/changelog record comes from. */
+  source: { partition: number; offset: number } | null
+}
+
+export interface PartitionLogView {
+  topic: string
+  partition: number
+  logStartOffset: number
+  lastStableOffset: number
+  highWatermark: number
+  /** The most recent records (up to ~120), oldest first. */
+  cells: LogCell[]
+  /** Where a read_committed and a read_uncommitted consumer of this partition stand (next offset to read). */
+  readCommittedPosition: number
+  readUncommittedPosition: number
+}
+
+export interface ProducerTimeline {
+  transactionalId: string
+  producerId: number
+  /** Each epoch the producer id had, and when it began. */
+  epochs: { epoch: number; atMs: number }[]
+  fencings: { atMs: number; reason: string }[]
+  /** The last sequence number the broker holds for this producer, per partition. */
+  lastSequence: { partition: string; sequence: number }[]
+}
+
+export interface DuplicateLedgerEntry {
+  key: string
+  /** Committed output records beyond the first for the same input record. */
+  duplicates: number
+  /** Output values whose aggregate was inflated by a double-applied update. */
+  doubleApplied: number
+  /** What caused them: a kill (recovery id and worker) or a retried produce (lost ack). */
+  causes: string[]
+}
+
 export interface LabSnapshot {
   seq: number
   atMs: number
@@ -182,6 +230,10 @@ export interface LabSnapshot {
   recoveries: RecoveryView[]
   correctness: CorrectnessView | null
   traces: RecordTrace[]
+  /** Deep views. */
+  partitionLog?: PartitionLogView | null
+  producers?: ProducerTimeline[]
+  duplicateLedger?: DuplicateLedgerEntry[]
   /** The guided scenario running or last run on this lab. */
   scenario?: ScenarioView | null
   /** The scenarios a user can start, with what each shows. */
@@ -225,6 +277,8 @@ export const COMMANDS = {
   dropAcks: DropAcksCommand,
   reset: EmptyCommand,
   runScenario: z.object({ name: z.string().min(1).max(64).regex(/^[a-z0-9-]+$/) }).strict(),
+  /** Which partition the partition log view shows. */
+  selectPartition: z.object({ topic: z.enum(['input', 'output', 'changelog']), partition: z.number().int().min(0).max(255) }).strict(),
 } as const
 
 export type CommandName = keyof typeof COMMANDS

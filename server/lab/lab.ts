@@ -13,7 +13,11 @@ import {
   parseCommand,
   type CommandPayload,
   type ScenarioView,
+  type LogCell,
+  type PartitionLogView,
+  type ProducerTimeline,
 } from '../../lib/lab-protocol.ts'
+import { decodeOutputValue } from '../../lib/records.ts'
 import { ConfigException, defaultStreamsConfig, KAFKA_STREAMS_DEFAULTS, type ProcessingGuarantee, withConfigChange } from '../../lib/streams-config.ts'
 import { SystemTime, type Time } from '../log/time.ts'
 import type { LabController } from './lab-controller.ts'
@@ -22,6 +26,7 @@ import { runScenario, SCENARIOS, scenarioByName } from './scenarios/index.ts'
 import { runtimeOptions, type ScenarioHost } from './scenarios/scenario.ts'
 import { phaseDurations, phaseEnds, redone } from './recovery-tracker.ts'
 import { VisibilityTracker } from './visibility-tracker.ts'
+import { DuplicateLedger } from './duplicate-ledger.ts'
 import { validateRun } from '../validator/validator.ts'
 
 export interface LabOptions {
@@ -85,6 +90,11 @@ export class Lab implements LabController {
   private rate: number
   private commandQueue: Promise<unknown> = Promise.resolve()
   private scenario: ScenarioView | null = null
+  private ledger = new DuplicateLedger()
+  private txnCounts = { committed: 0, aborted: 0 }
+  private abortedKept: TxnView[] = []
+  private producerTimelines = new Map<string, ProducerTimeline>()
+  private selected: { topic: 'input' | 'output' | 'changelog'; partition: number } = { topic: 'output', partition: 0 }
 
   constructor(private readonly options: LabOptions = {}) {
     this.time = options.time ?? new SystemTime()
@@ -112,7 +122,8 @@ export class Lab implements LabController {
   private async startWith(options: LabRuntimeOptions): Promise<LabRuntime> {
     this.runtime = new LabRuntime(this.time, options)
     this.rate = options.ratePerSec
-    this.visibility = new VisibilityTracker(this.runtime.connection.reader(), this.runtime.topics.output, options.partitions)
+    this.ledger = new DuplicateLedger()
+    this.visibility = new VisibilityTracker(this.runtime.connection.reader(), this.runtime.topics.output, options.partitions, (r) => this.ledger.observe(r))
     this.runtime.onEvent((e) => this.onEvent(e))
     this.lastSample = { t: this.time.now(), committed: 0 }
     await this.runtime.start()
@@ -135,6 +146,9 @@ export class Lab implements LabController {
     this.txns = new Map()
     this.traces = new Map()
     this.correctness = null
+    this.txnCounts = { committed: 0, aborted: 0 }
+    this.abortedKept = []
+    this.producerTimelines = new Map()
   }
 
   /** Runs a guided scenario on the lab on screen: each lab it starts replaces the current one. */
@@ -185,22 +199,31 @@ export class Lab implements LabController {
   private onEvent(e: LabEvent): void {
     if ('source' in e) {
       if (e.type === 'group' && e.event.type === 'member-expired') this.mark('rebalance', `${e.event.memberId} expired`, e.event.atMs)
+      if (e.type === 'txn-ended' && e.outcome === 'aborted' && (e.reason === 'fenced' || e.reason === 'timeout')) {
+        const tl = this.producerTimelines.get(e.transactionalId)
+        if (tl) {
+          tl.fencings.push({ atMs: e.endMs, reason: e.reason === 'timeout' ? 'transaction.timeout.ms expired: aborted and fenced by the coordinator' : 'a new owner called initTransactions: older epoch fenced, open transaction aborted' })
+          if (tl.fencings.length > 10) tl.fencings.shift()
+        }
+      }
       if (e.type === 'txn-ended' && e.outcome === 'aborted' && e.reason !== 'client') {
         // Aborted by the coordinator: the owner crashed or was fenced, or the timeout hit.
         for (const t of this.txns.values()) {
           if (t.transactionalId === e.transactionalId && t.outcome === 'open') {
-            t.outcome = 'aborted'
-            t.endMs = e.endMs
             const dead = this.runtime.slots.some((s) => s.process.state === 'killed' && t.transactionalId.endsWith(s.slotId))
-            t.abortReason = e.reason === 'timeout' ? 'timeout' : dead ? 'crash' : 'fenced'
+            this.endTxn(t, 'aborted', e.endMs, e.reason === 'timeout' ? 'timeout' : dead ? 'crash' : 'fenced')
           }
         }
       }
       return
     }
     switch (e.type) {
+      case 'producer-init':
+        if (e.transactionalId) this.noteEpoch(e.transactionalId, e.producerId, e.epoch, e.atMs)
+        break
       case 'txn-begin': {
-        const id = `${e.transactionalId}#${e.producerId}.${e.epoch}.${e.localTxnId}`
+        this.noteEpoch(e.transactionalId, e.producerId, e.epoch, e.atMs)
+        const id = `${e.producerId}.${e.epoch}.${e.localTxnId}`
         this.txns.set(id, {
           id,
           transactionalId: e.transactionalId,
@@ -219,18 +242,14 @@ export class Lab implements LabController {
         break
       }
       case 'txn-end': {
-        const id = `${e.transactionalId}#${e.producerId}.${e.epoch}.${e.localTxnId}`
+        const id = `${e.producerId}.${e.epoch}.${e.localTxnId}`
         const t = this.txns.get(id)
         if (!t) break
         t.partitions = e.partitions
         t.outputRecords = e.outputRecords
         t.changelogRecords = e.changelogRecords
         t.offsetsCommitted = e.offsetsCommitted
-        if (t.outcome === 'open') {
-          t.outcome = e.outcome
-          t.endMs = e.endMs
-          t.abortReason = e.outcome === 'aborted' ? (e.reason === 'fenced' ? 'fenced' : 'error') : null
-        }
+        if (t.outcome === 'open') this.endTxn(t, e.outcome, e.endMs, e.outcome === 'aborted' ? (e.reason === 'fenced' ? 'fenced' : 'error') : null)
         break
       }
       case 'worker-killed':
@@ -238,6 +257,7 @@ export class Lab implements LabController {
         for (const tr of this.traces.values()) if (tr.workerId === e.workerId && tr.outcome === 'in-flight') tr.crashedAtStep = (tr.steps.at(-1)?.step ?? 1) as RecordTrace['crashedAtStep']
         break
       case 'ack-dropped':
+        for (const b of e.batches) if (b.topic === this.runtime.topics.output) this.ledger.noteRetriedBatch(b.partition, b.baseOffset, b.count)
         this.mark('ack-dropped', `ack lost: producer ${e.producerId} epoch ${e.epoch}, sequences ${e.batches.map((b) => b.baseSequence).join(',')}`, e.atMs)
         break
       case 'task-migrated':
@@ -260,6 +280,35 @@ export class Lab implements LabController {
         break
       }
     }
+  }
+
+  private endTxn(t: TxnView, outcome: 'committed' | 'aborted', endMs: number, reason: TxnView['abortReason']): void {
+    t.outcome = outcome
+    t.endMs = endMs
+    t.abortReason = reason
+    this.txnCounts[outcome]++
+    if (outcome === 'aborted') {
+      this.abortedKept.push(t)
+      if (this.abortedKept.length > 10) this.abortedKept.shift()
+    }
+  }
+
+  private timeline(transactionalId: string, producerId: number): ProducerTimeline {
+    let tl = this.producerTimelines.get(transactionalId)
+    if (!tl || tl.producerId !== producerId) {
+      tl = { transactionalId, producerId, epochs: [], fencings: tl?.fencings ?? [], lastSequence: [] }
+      this.producerTimelines.delete(transactionalId)
+      this.producerTimelines.set(transactionalId, tl)
+      while (this.producerTimelines.size > 12) this.producerTimelines.delete(this.producerTimelines.keys().next().value!)
+    }
+    return tl
+  }
+
+  private noteEpoch(transactionalId: string, producerId: number, epoch: number, atMs: number): void {
+    const tl = this.timeline(transactionalId, producerId)
+    if (tl.epochs.at(-1)?.epoch === epoch) return
+    tl.epochs.push({ epoch, atMs })
+    if (tl.epochs.length > 24) tl.epochs.shift()
   }
 
   private async sample(): Promise<void> {
@@ -351,7 +400,9 @@ export class Lab implements LabController {
           }))
         : [],
     ).sort((a, b) => a.partition - b.partition)
-    const txns = [...this.txns.values()]
+    const recent = [...this.txns.values()].slice(-40)
+    const txns = [...this.abortedKept.filter((t) => !recent.includes(t)), ...recent]
+    this.ledger.windows = r.tracker.recoveries.flatMap((x) => x.partitions.map((p) => ({ id: x.id, label: `kill of ${x.workerId} (${x.id})`, partition: p.partition, from: p.committedAtKill ?? 0, to: p.positionAtKill })))
     return {
       seq: ++this.seq,
       atMs: now,
@@ -364,12 +415,8 @@ export class Lab implements LabController {
       tasks,
       series: this.series.slice(-120),
       markers: [...this.markers],
-      transactions: txns.slice(-60),
-      txnTotals: {
-        committed: txns.filter((t) => t.outcome === 'committed').length,
-        aborted: txns.filter((t) => t.outcome === 'aborted').length,
-        open: txns.filter((t) => t.outcome === 'open').length,
-      },
+      transactions: txns,
+      txnTotals: { committed: this.txnCounts.committed, aborted: this.txnCounts.aborted, open: [...this.txns.values()].filter((t) => t.outcome === 'open').length },
       recoveries: r.tracker.recoveries.slice(-8).map((x) => {
         const phases = phaseDurations(x)
         return {
@@ -383,13 +430,16 @@ export class Lab implements LabController {
           phaseEnds: phaseEnds(x),
           partitions: x.partitions.map((p) => p.partition),
           redone: redone(x),
-          duplicates: null,
+          duplicates: x.t1 === null ? null : this.ledger.duplicatesFrom(`kill of ${x.workerId} (${x.id})`),
         }
       }),
       correctness: this.correctness,
       scenario: this.scenario ? { ...this.scenario, narrative: [...this.scenario.narrative], expectations: [...this.scenario.expectations] } : null,
       scenarios: SCENARIOS.map((x) => ({ name: x.name, title: x.title, summary: x.summary })),
       traces: [...this.traces.values()],
+      partitionLog: this.partitionLogView(),
+      producers: this.producerViews(),
+      duplicateLedger: this.ledger.entries(),
       totals: {
         inputRecords: ends.reduce((a, b) => a + b, 0),
         committedInput: committed.reduce<number>((a, b) => a + (b ?? 0), 0),
@@ -399,6 +449,52 @@ export class Lab implements LabController {
         fenced: r.fenced,
       },
     }
+  }
+
+  private partitionLogView(): PartitionLogView | null {
+    const r = this.runtime
+    const topic = this.selected.topic === 'input' ? r.topics.input : this.selected.topic === 'output' ? r.topics.output : r.topics.changelog
+    const partition = Math.min(this.selected.partition, r.options.partitions - 1)
+    const log = r.cluster.partitionLog({ topic, partition })
+    const o = log.offsets()
+    const raw = log.readRaw(Math.max(o.logStartOffset, o.highWatermark - 120), o.highWatermark, 120)
+    const cells: LogCell[] = raw.map((x) => {
+      const v = x.control === null && topic !== r.topics.input ? decodeOutputValue(x.value) : null
+      return {
+        offset: x.offset,
+        key: x.key,
+        producerId: x.producerId,
+        epoch: x.producerEpoch,
+        sequence: x.sequence,
+        control: x.control,
+        outcome: x.txnOutcome,
+        source: v ? v.source : topic === r.topics.input ? { partition, offset: x.offset } : null,
+      }
+    })
+    const rc = topic === r.topics.output ? (this.visibility.positions[partition] ?? o.lastStableOffset) : o.lastStableOffset
+    return { topic, partition, logStartOffset: o.logStartOffset, lastStableOffset: o.lastStableOffset, highWatermark: o.highWatermark, cells, readCommittedPosition: rc, readUncommittedPosition: o.highWatermark }
+  }
+
+  private producerViews(): ProducerTimeline[] {
+    const r = this.runtime
+    // Idempotent producers (at_least_once) have no transactional.id: shown by their worker.
+    const idempotent: ProducerTimeline[] = []
+    for (const s of r.slots) {
+      if (!s.process.alive || !s.worker) continue
+      for (const p of s.worker.producers()) {
+        if (p.transactionalId === null) idempotent.push({ transactionalId: `idempotent producer of ${s.worker.id}`, producerId: p.producerId, epochs: [{ epoch: p.epoch, atMs: s.startedAtMs }], fencings: [], lastSequence: [] })
+      }
+    }
+    return [...idempotent, ...this.producerTimelines.values()].map((tl) => {
+      const lastSequence: { partition: string; sequence: number }[] = []
+      for (const topic of [r.topics.output, r.topics.changelog]) {
+        for (let p = 0; p < r.options.partitions; p++) {
+          const seq = r.cluster.partitionLog({ topic, partition: p }).lastSequence(tl.producerId)
+          if (seq !== undefined && seq >= 0) lastSequence.push({ partition: `${topic}-${p}`, sequence: seq })
+        }
+      }
+      return { ...tl, epochs: [...tl.epochs], fencings: [...tl.fencings], lastSequence }
+    })
   }
 
   private publish(): void {
@@ -480,6 +576,12 @@ export class Lab implements LabController {
         }
         case 'reset': {
           await this.reset()
+          break
+        }
+        case 'selectPartition': {
+          const sel = parsed.payload as CommandPayload<'selectPartition'>
+          if (sel.partition >= r.options.partitions) return { ok: false, error: `partition ${sel.partition} does not exist: the lab has ${r.options.partitions}` }
+          this.selected = sel
           break
         }
         case 'runScenario': {

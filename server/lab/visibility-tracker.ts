@@ -2,7 +2,7 @@
 // end-to-end latency of each record (visible now, minus its input record's append time, which
 // the output record carries as its timestamp, as Kafka Streams propagates it).
 
-import type { LogReader } from '../log/types.ts'
+import type { ConsumedRecord, LogReader } from '../log/types.ts'
 
 const MAX_SAMPLES = 20_000
 
@@ -13,13 +13,14 @@ export function percentile(sorted: readonly number[], q: number): number | null 
 }
 
 export class VisibilityTracker {
-  private readonly positions: number[]
+  readonly positions: number[]
   total = 0
 
   constructor(
     private readonly reader: LogReader,
     private readonly topic: string,
     partitions: number,
+    private readonly observe?: (r: ConsumedRecord) => void,
   ) {
     this.positions = new Array(partitions).fill(0)
   }
@@ -41,6 +42,7 @@ export class VisibilityTracker {
         if (this.positions[p]! >= offsets.lastStableOffset) break
         const r = await this.reader.read(tp, this.positions[p]!, 10_000, 'read_committed')
         for (const rec of r.records) {
+          this.observe?.(rec)
           this.records++
           this.total++
           if (latencies.length < MAX_SAMPLES) latencies.push(Math.max(0, nowMs - rec.timestamp))

@@ -1,0 +1,83 @@
+// The duplicate ledger: which keys got duplicate outputs or double-applied updates, by how much,
+// and from which kill or retry. Fed with the committed output records a read_committed consumer
+// sees, in order; bounded memory (a sliding window of provenances per input partition).
+
+import type { DuplicateLedgerEntry } from '../../lib/lab-protocol.ts'
+import { decodeOutputValue } from '../../lib/records.ts'
+import type { ConsumedRecord } from '../log/types.ts'
+
+interface Seen {
+  outputPartition: number
+  outputOffset: number
+  count: number
+}
+
+export interface ReplayWindow {
+  id: string
+  label: string
+  partition: number
+  from: number
+  to: number
+}
+
+/** How far behind the newest provenance of a partition a first copy is remembered. */
+const WINDOW = 200_000
+
+export class DuplicateLedger {
+  private readonly seen = new Map<number, Map<number, Seen>>()
+  private readonly newest = new Map<number, number>()
+  private readonly byKey = new Map<string, { duplicates: number; doubleApplied: number; causes: Map<string, number> }>()
+  private readonly perCause = new Map<string, number>()
+  /** Output ranges [from, to) appended by a request whose ack was lost: a second copy of them is a retry's. */
+  private readonly retried: { partition: number; from: number; to: number }[] = []
+  windows: ReplayWindow[] = []
+  total = 0
+
+  noteRetriedBatch(outputPartition: number, baseOffset: number, count: number): void {
+    this.retried.push({ partition: outputPartition, from: baseOffset, to: baseOffset + count })
+    if (this.retried.length > 500) this.retried.shift()
+  }
+
+  private causeOf(first: Seen, inputPartition: number, inputOffset: number): string {
+    if (this.retried.some((r) => r.partition === first.outputPartition && first.outputOffset >= r.from && first.outputOffset < r.to)) return 'retry after a lost ack'
+    const w = this.windows.find((x) => x.partition === inputPartition && inputOffset >= x.from && inputOffset < x.to)
+    return w ? w.label : 'unattributed'
+  }
+
+  observe(r: ConsumedRecord): void {
+    const v = decodeOutputValue(r.value)
+    if (!v) return
+    const p = v.source.partition
+    const o = v.source.offset
+    let m = this.seen.get(p)
+    if (!m) this.seen.set(p, (m = new Map()))
+    const first = m.get(o)
+    if (!first) {
+      m.set(o, { outputPartition: r.partition, outputOffset: r.offset, count: v.count })
+      const newest = Math.max(this.newest.get(p) ?? 0, o)
+      this.newest.set(p, newest)
+      if (m.size > WINDOW * 1.5) for (const k of m.keys()) if (k < newest - WINDOW) m.delete(k)
+      return
+    }
+    this.total++
+    const cause = this.causeOf(first, p, o)
+    let e = this.byKey.get(v.key)
+    if (!e) this.byKey.set(v.key, (e = { duplicates: 0, doubleApplied: 0, causes: new Map() }))
+    e.duplicates++
+    // The redo applied the update on top of a state that already had it: the aggregate is inflated.
+    if (v.count > first.count) e.doubleApplied++
+    e.causes.set(cause, (e.causes.get(cause) ?? 0) + 1)
+    this.perCause.set(cause, (this.perCause.get(cause) ?? 0) + 1)
+  }
+
+  duplicatesFrom(label: string): number {
+    return this.perCause.get(label) ?? 0
+  }
+
+  entries(limit = 20): DuplicateLedgerEntry[] {
+    return [...this.byKey.entries()]
+      .sort((a, b) => b[1].duplicates - a[1].duplicates || (a[0] < b[0] ? -1 : 1))
+      .slice(0, limit)
+      .map(([key, e]) => ({ key, duplicates: e.duplicates, doubleApplied: e.doubleApplied, causes: [...e.causes.entries()].map(([c, n]) => `${c} (${n})`) }))
+  }
+}
