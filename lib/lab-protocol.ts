@@ -25,7 +25,12 @@ export interface LabConfig {
   workers: number
   partitions: number
   latencyModel: 'default' | 'off'
+  /** Kafka Streams' name for the poison-record policy. */
+  'default.deserialization.exception.handler': DeserializationHandler
 }
+
+export const DESERIALIZATION_HANDLERS = ['log-and-continue', 'fail'] as const
+export type DeserializationHandler = (typeof DESERIALIZATION_HANDLERS)[number]
 
 export type WorkerState = 'running' | 'paused' | 'killed' | 'stopped'
 
@@ -63,6 +68,8 @@ export interface WorkerView {
   taskIds: string[]
   producers: ProducerView[]
   startedAtMs: number
+  /** Why the worker stopped, when it failed (for example a poison record under the fail policy). */
+  error?: string | null
 }
 
 export interface ChartPoint {
@@ -238,7 +245,7 @@ export interface LabSnapshot {
   scenario?: ScenarioView | null
   /** The scenarios a user can start, with what each shows. */
   scenarios?: { name: string; title: string; summary: string }[]
-  totals: { inputRecords: number; committedInput: number; outputRecords: number; kills: number; droppedAcks: number; fenced: number }
+  totals: { inputRecords: number; committedInput: number; outputRecords: number; kills: number; droppedAcks: number; fenced: number; deadLetters?: number }
 }
 
 // ---- commands ---------------------------------------------------------------------------------
@@ -260,6 +267,7 @@ export const SetConfigCommand = z
     'enable.idempotence': z.boolean().optional(),
     inputRatePerSec: z.number().min(LIMITS.inputRatePerSec.min).max(LIMITS.inputRatePerSec.max).optional(),
     workers: z.number().int().min(LIMITS.workers.min).max(LIMITS.workers.max).optional(),
+    'default.deserialization.exception.handler': z.enum(DESERIALIZATION_HANDLERS).optional(),
   })
   .strict()
   .refine((v) => Object.keys(v).length > 0, { message: 'name at least one setting to change' })
@@ -277,6 +285,8 @@ export const COMMANDS = {
   dropAcks: DropAcksCommand,
   reset: EmptyCommand,
   runScenario: z.object({ name: z.string().min(1).max(64).regex(/^[a-z0-9-]+$/) }).strict(),
+  /** Appends input records whose values do not parse. */
+  injectPoison: z.object({ count: z.number().int().min(1).max(100).default(1) }).strict(),
   /** Which partition the partition log view shows. */
   selectPartition: z.object({ topic: z.enum(['input', 'output', 'changelog']), partition: z.number().int().min(0).max(255) }).strict(),
 } as const

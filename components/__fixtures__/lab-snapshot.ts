@@ -1,7 +1,7 @@
 // A representative LabSnapshot for component tests: three workers (one killed and recovered),
 // six tasks, a minute of chart points, transactions of every outcome and a recovery in progress.
 
-import type { ChartPoint, LabSnapshot, RecordTrace, TaskView, TxnView } from '../../lib/lab-protocol.ts'
+import type { ChartPoint, DuplicateLedgerEntry, LabSnapshot, LogCell, PartitionLogView, ProducerTimeline, RecordTrace, ScenarioView, TaskView, TxnView } from '../../lib/lab-protocol.ts'
 
 const T0 = 1_764_400_000_000
 
@@ -59,6 +59,86 @@ function traces(): RecordTrace[] {
   ]
 }
 
+/**
+ * output-0 around a kill: committed transactions of 6 records and a COMMIT marker each, one
+ * aborted by the fence (ABORT marker), a non-transactional record, and an open transaction at the end.
+ */
+function partitionLog(): PartitionLogView {
+  const cells: LogCell[] = []
+  let offset = 4_000
+  let seq = 0
+  const txn = (producerId: number, epoch: number, records: number, outcome: 'committed' | 'aborted' | 'pending') => {
+    for (let i = 0; i < records; i++) {
+      cells.push({ offset, key: `k${offset % 9}`, producerId, epoch, sequence: seq++, control: null, outcome, source: { partition: 0, offset: 11_000 + offset - 4_000 } })
+      offset++
+    }
+    if (outcome !== 'pending') cells.push({ offset: offset++, key: null, producerId, epoch, sequence: -1, control: outcome === 'committed' ? 'COMMIT' : 'ABORT', outcome, source: null })
+  }
+  for (let t = 0; t < 10; t++) txn(1000, 2, 6, 'committed')
+  txn(1000, 2, 5, 'aborted')
+  cells.push({ offset: offset++, key: 'k0', producerId: -1, epoch: -1, sequence: -1, control: null, outcome: null, source: null })
+  for (let t = 0; t < 5; t++) txn(1000, 3, 6, 'committed')
+  txn(1000, 3, 4, 'pending')
+  const lastStableOffset = offset - 4
+  return {
+    topic: 'output',
+    partition: 0,
+    logStartOffset: 0,
+    lastStableOffset,
+    highWatermark: offset,
+    cells: cells.slice(-120),
+    readCommittedPosition: lastStableOffset,
+    readUncommittedPosition: offset,
+  }
+}
+
+function producers(): ProducerTimeline[] {
+  return [
+    {
+      transactionalId: 'eoscope-0_0',
+      producerId: 1000,
+      epochs: [
+        { epoch: 0, atMs: T0 + 1_000 },
+        { epoch: 1, atMs: T0 + 20_500 },
+        { epoch: 2, atMs: T0 + 41_300 },
+      ],
+      fencings: [{ atMs: T0 + 41_300, reason: 'epoch 1 fenced by initTransactions of worker-1 (epoch 2)' }],
+      lastSequence: [
+        { partition: 'output-0', sequence: 5_811 },
+        { partition: 'eoscope-aggregates-changelog-0', sequence: 5_790 },
+      ],
+    },
+    { transactionalId: 'eoscope-0_1', producerId: 1001, epochs: [{ epoch: 0, atMs: T0 + 1_000 }], fencings: [], lastSequence: [{ partition: 'output-1', sequence: 6_020 }] },
+  ]
+}
+
+function duplicateLedger(): DuplicateLedgerEntry[] {
+  return [
+    { key: 'k4', duplicates: 3, doubleApplied: 3, causes: ['kill worker-3 (rec-1)'] },
+    { key: 'k1', duplicates: 1, doubleApplied: 0, causes: ['retried produce after a lost ack (producer 1002, sequence 311)'] },
+  ]
+}
+
+const scenarioRun: ScenarioView = {
+  name: 'crash-before-commit-eos',
+  title: 'Crash before commit, exactly_once',
+  summary: 'Output, changelog and offsets are one transaction. The crash leaves it open; the new owner fences it (ABORT markers), restores state from the committed changelog and redoes the records: nothing is visible twice.',
+  status: 'passed',
+  narrative: [
+    { atMs: 0, text: 'Three workers under exactly_once, commit.interval.ms=1000.' },
+    { atMs: 1_800, text: 'worker-2 dies after step 4 (broker ack), before step 5 (commit offsets).' },
+    { atMs: 4_900, text: 'The new owner fenced the open transaction: 1 ABORT marker per partition it touched.' },
+  ],
+  expectations: [
+    { claim: 'at least 1 transaction aborted', holds: true },
+    { claim: '0 duplicates', holds: true },
+    { claim: '0 state mismatches', holds: true },
+  ],
+  conclusion: 'The crash aborted its open transaction; nothing it wrote became visible, and the redone records were written once.',
+  error: null,
+  startedAtMs: T0 + 30_000,
+}
+
 export const fixtureSnapshot: LabSnapshot = {
   seq: 600,
   atMs: T0 + 60_000,
@@ -75,6 +155,7 @@ export const fixtureSnapshot: LabSnapshot = {
     workers: 3,
     partitions: 6,
     latencyModel: 'default',
+    'default.deserialization.exception.handler': 'log-and-continue',
   },
   kafkaStreamsDefaults: { commitIntervalMs: { at_least_once: 30_000, exactly_once: 100, exactly_once_v2: 100 } },
   workers: [
@@ -138,6 +219,14 @@ export const fixtureSnapshot: LabSnapshot = {
     inputChecked: 71_900,
   },
   traces: traces(),
+  partitionLog: partitionLog(),
+  producers: producers(),
+  duplicateLedger: duplicateLedger(),
+  scenario: scenarioRun,
+  scenarios: [
+    { name: 'crash-before-commit', title: 'Crash before commit, at_least_once', summary: 'A worker dies between step 4 (broker ack) and step 5 (commit offsets). The next owner starts from the last committed offset and redoes the records: duplicates and inflated counts.' },
+    { name: scenarioRun.name, title: scenarioRun.title, summary: scenarioRun.summary },
+  ],
   totals: { inputRecords: 72_000, committedInput: 71_900, outputRecords: 71_950, kills: 1, droppedAcks: 0, fenced: 1 },
 }
 

@@ -110,6 +110,17 @@ export class StreamWorker {
       this.state = 'failed'
       this.error = e instanceof Error ? e.message : String(e)
       this.telemetry.emit({ type: 'worker-failed', workerId: this.id, error: this.error, atMs: this.time.now() })
+      await this.shutdownAfterFailure()
+    }
+  }
+
+  /** A failed worker closes its tasks dirty and leaves the group, as a dying StreamThread does. */
+  private async shutdownAfterFailure(): Promise<void> {
+    try {
+      await this.closeAllDirty()
+      await this.consumer?.close()
+    } catch {
+      // best effort: the process may be gone too
     }
   }
 

@@ -18,6 +18,7 @@ import { StreamWorker } from '../engine/stream-worker.ts'
 import type { DeserializationPolicy, TaskTopics } from '../engine/stream-task.ts'
 import type { EngineEvent, TelemetrySink } from '../engine/telemetry.ts'
 import { LoadGenerator } from './load-generator.ts'
+import { partitionForKey } from '../../lib/partitioner.ts'
 import { RecoveryTracker, type KilledPartition } from './recovery-tracker.ts'
 
 export interface LabRuntimeOptions {
@@ -65,6 +66,7 @@ export class LabRuntime {
   private tickerDone: Promise<void> = Promise.resolve()
   private workerSeq = 0
   config: StreamsConfig
+  deserializationPolicy: DeserializationPolicy
   kills = 0
   droppedAcks = 0
   fenced = 0
@@ -75,6 +77,7 @@ export class LabRuntime {
     readonly options: LabRuntimeOptions,
   ) {
     this.config = validateStreamsConfig({ ...options.config })
+    this.deserializationPolicy = options.deserializationPolicy
     this.random = new SeededRandom(options.seed)
     this.cluster = new EmbeddedCluster(time, { latency: latencyModel(options.latency) })
     const appId = this.config['application.id']
@@ -183,7 +186,7 @@ export class LabRuntime {
     slot.worker = new StreamWorker(
       id,
       conn,
-      { slotId: slot.slotId, config: this.config, topics: this.topics, deserializationPolicy: this.options.deserializationPolicy, traceIntervalMs: this.options.traceIntervalMs },
+      { slotId: slot.slotId, config: this.config, topics: this.topics, deserializationPolicy: this.deserializationPolicy, traceIntervalMs: this.options.traceIntervalMs },
       this.time,
       this.telemetry,
       { atStep: (workerId, step) => this.atStep(slot, workerId, step) },
@@ -271,13 +274,28 @@ export class LabRuntime {
     return true
   }
 
+  /** Appends input records whose values do not parse (poison), keyed like the rest. */
+  async injectPoison(count: number): Promise<void> {
+    const keys = Array.from({ length: count }, () => `k${String(this.random.int(0, this.options.keys)).padStart(4, '0')}`)
+    const producer = this.labConn.producer({ clientId: 'poison-injector', idempotent: false })
+    await producer.send(keys.map((key) => ({ topic: this.topics.input, partition: partitionForKey(key, this.options.partitions), key, value: `not-a-number-${this.random.int(0, 1_000_000)}` })))
+  }
+
+  /** Committed records in the dead-letter topic (what a read_committed consumer of it sees). */
+  deadLetters(): number {
+    let n = 0
+    for (let p = 0; p < this.options.partitions; p++) n += this.cluster.partitionLog({ topic: this.topics.deadLetter, partition: p }).read(0, Number.MAX_SAFE_INTEGER, 'read_committed').records.length
+    return n
+  }
+
   dropAcks(n: number): void {
     this.workerFaults.dropNextAcks(n)
   }
 
   /** Restarts every worker cleanly with a new config (commit, close, leave; then start). */
-  async reconfigure(config: StreamsConfig): Promise<void> {
+  async reconfigure(config: StreamsConfig, deserializationPolicy: DeserializationPolicy = this.deserializationPolicy): Promise<void> {
     const next = validateStreamsConfig({ ...config })
+    this.deserializationPolicy = deserializationPolicy
     for (const s of this.slots) if (s.process.state === 'paused') s.process.resume()
     for (const s of this.slots) if (s.process.alive) s.worker?.requestStop()
     await Promise.all(this.slots.map((s) => s.worker?.done))

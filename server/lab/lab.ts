@@ -370,6 +370,7 @@ export class Lab implements LabController {
       workers: this.runtime.slots.length,
       partitions: this.runtime.options.partitions,
       latencyModel: this.runtime.options.latency,
+      'default.deserialization.exception.handler': this.runtime.deserializationPolicy,
     }
   }
 
@@ -385,6 +386,7 @@ export class Lab implements LabController {
       taskIds: s.process.alive && s.worker ? [...s.worker.tasks.values()].map((t) => t.id) : [],
       producers: s.process.alive && s.worker ? s.worker.producers() : [],
       startedAtMs: s.startedAtMs,
+      error: s.worker?.error ?? null,
     }))
     const tasks = r.slots.flatMap((s) =>
       s.process.alive && s.worker
@@ -447,6 +449,7 @@ export class Lab implements LabController {
         kills: r.kills,
         droppedAcks: r.droppedAcks,
         fenced: r.fenced,
+        deadLetters: r.deadLetters(),
       },
     }
   }
@@ -526,14 +529,14 @@ export class Lab implements LabController {
       switch (parsed.name) {
         case 'setConfig': {
           const p = parsed.payload as CommandPayload<'setConfig'>
-          const { inputRatePerSec, workers, ...streams } = p
-          if (Object.keys(streams).length > 0) {
+          const { inputRatePerSec, workers, 'default.deserialization.exception.handler': handler, ...streams } = p
+          if (Object.keys(streams).length > 0 || (handler !== undefined && handler !== r.deserializationPolicy)) {
             const next = withConfigChange(r.config, streams) // throws ConfigException; nothing changed then
             if (p['processing.guarantee'] && p['commit.interval.ms'] === undefined && p['processing.guarantee'] !== r.config['processing.guarantee']) {
               next['commit.interval.ms'] = withConfigChange(next, { 'commit.interval.ms': defaultStreamsConfig(p['processing.guarantee'])['commit.interval.ms'] })['commit.interval.ms']
             }
-            await r.reconfigure(next)
-            this.mark('config', Object.entries(streams).map(([k, v]) => `${k}=${v}`).join(', '))
+            await r.reconfigure(next, handler ?? r.deserializationPolicy)
+            this.mark('config', Object.entries({ ...streams, ...(handler ? { 'default.deserialization.exception.handler': handler } : {}) }).map(([k, v]) => `${k}=${v}`).join(', '))
           }
           if (inputRatePerSec !== undefined) {
             this.rate = inputRatePerSec
@@ -576,6 +579,12 @@ export class Lab implements LabController {
         }
         case 'reset': {
           await this.reset()
+          break
+        }
+        case 'injectPoison': {
+          const { count } = parsed.payload as CommandPayload<'injectPoison'>
+          await r.injectPoison(count)
+          this.mark('config', `${count} poison record(s) appended to the input`)
           break
         }
         case 'selectPartition': {
