@@ -33,6 +33,8 @@
 //   - Retention: rows become unavailable only if records were deleted before this validator read
 //     them (validateRun: as soon as any record is gone). keepFrom() tells the log what to keep.
 //   - The input is read and audited up to the committed offsets only.
+//   - Split keys (a key in several input partitions) are applied in the order the checks read
+//     them, validateRun applies them partition after partition.
 //   - Outputs ahead of their input that name a non-committed input record (a marker, an aborted
 //     record) count as beyond committed until that input is read, then as orphans.
 
@@ -149,10 +151,39 @@ class InputWindow {
   }
 }
 
+/** Where an output record is: examples are kept in the order validateRun's scan meets them. */
+interface OutputPosition {
+  partition: number
+  offset: number
+}
+
+function before(a: OutputPosition, b: OutputPosition): boolean {
+  return a.partition < b.partition || (a.partition === b.partition && a.offset < b.offset)
+}
+
+/** The MAX_EXAMPLES items met first in (output partition, offset) order, whatever order they come in. */
+class FirstExamples<T> {
+  readonly items: { at: OutputPosition; item: T }[] = []
+  add(at: OutputPosition, item: T): void {
+    const xs = this.items
+    if (xs.length >= MAX_EXAMPLES && !before(at, xs[xs.length - 1]!.at)) return
+    let i = xs.length
+    while (i > 0 && before(at, xs[i - 1]!.at)) i--
+    xs.splice(i, 0, { at, item })
+    if (xs.length > MAX_EXAMPLES) xs.pop()
+  }
+  find(match: (item: T) => boolean): T | undefined {
+    return this.items.find((x) => match(x.item))?.item
+  }
+  list(): T[] {
+    return this.items.map((x) => x.item)
+  }
+}
+
 interface OutputSeen {
   copies: number
   /** The first copy, until it has been compared with its input record. */
-  first: { key: string; agg: Aggregate } | null
+  first: { key: string; agg: Aggregate; at: OutputPosition } | null
 }
 
 type Exception = { kind: 'lost-value'; keyId: number; expected: Aggregate } | { kind: 'lost-poison' } | { kind: 'poison' } | { kind: 'not-input' }
@@ -254,8 +285,8 @@ export class IncrementalValidator {
   private lost = 0
   private orphanOutputs = 0
   private outputMismatches = 0
-  private readonly duplicateExamples: ValidationReport['examples']['duplicates'] = []
-  private readonly mismatchExamples: StateMismatchExample[] = []
+  private readonly duplicateExamples = new FirstExamples<ValidationReport['examples']['duplicates'][number]>()
+  private readonly mismatchExamples = new FirstExamples<StateMismatchExample>()
   private recordsRead = 0
   private hadDlqTopic = false
   private queue: Promise<unknown> = Promise.resolve()
@@ -452,24 +483,20 @@ export class IncrementalValidator {
     s.window.push(kind, keyId, agg)
     const seen = s.outputs.get(offset)
     if (seen?.first) {
-      this.compareFirstOutput(s.partition, offset, kind, keyId, agg, seen.first.key, seen.first.agg)
+      this.compareFirstOutput(s.partition, offset, kind, keyId, agg, seen.first.key, seen.first.agg, seen.first.at)
       seen.first = null
     }
   }
 
   /** The first copy of an output against its input record: an orphan, or a state mismatch, or fine. */
-  private compareFirstOutput(partition: number, offset: number, kind: number, keyId: number, expected: Aggregate | null, key: string, actual: Aggregate): void {
+  private compareFirstOutput(partition: number, offset: number, kind: number, keyId: number, expected: Aggregate | null, key: string, actual: Aggregate, at: OutputPosition): void {
     if (kind !== VALUE) {
       this.orphanOutputs++
       return
     }
     if (this.keyNames[keyId] === key && sameAggregate(expected!, actual)) return
     this.outputMismatches++
-    this.addMismatchExample({ key, source: { partition, offset }, expected: expected!, actual, where: 'output' })
-  }
-
-  private addMismatchExample(e: StateMismatchExample): void {
-    if (this.mismatchExamples.length < MAX_EXAMPLES) this.mismatchExamples.push(e)
+    this.mismatchExamples.add(at, { key, source: { partition, offset }, expected: expected!, actual, where: 'output' })
   }
 
   // ---- output, dead letters, changelog ---------------------------------------------------------
@@ -507,18 +534,19 @@ export class IncrementalValidator {
       return
     }
     const agg = toAggregate(v)
+    const at = { partition: r.partition, offset: r.offset }
     if (offset >= s.decided) {
       const seen = s.outputs.get(offset)
       if (seen) {
-        this.addDuplicate(v.key, partition, offset, ++seen.copies)
+        this.addDuplicate(v.key, partition, offset, ++seen.copies, at)
         return
       }
       const i = s.window.indexOf(offset)
       if (i >= 0) {
         s.outputs.set(offset, { copies: 1, first: null })
-        this.compareFirstOutput(partition, offset, s.window.kindAt(i), s.window.keyIdAt(i), s.window.kindAt(i) === VALUE ? s.window.expectedAt(i) : null, v.key, agg)
+        this.compareFirstOutput(partition, offset, s.window.kindAt(i), s.window.keyIdAt(i), s.window.kindAt(i) === VALUE ? s.window.expectedAt(i) : null, v.key, agg, at)
       } else {
-        s.outputs.set(offset, { copies: 1, first: { key: v.key, agg } })
+        s.outputs.set(offset, { copies: 1, first: { key: v.key, agg, at } })
       }
       return
     }
@@ -528,7 +556,7 @@ export class IncrementalValidator {
       s.exceptions.delete(offset)
       if (ex.kind === 'lost-value') {
         this.lost--
-        this.compareFirstOutput(partition, offset, VALUE, ex.keyId, ex.expected, v.key, agg)
+        this.compareFirstOutput(partition, offset, VALUE, ex.keyId, ex.expected, v.key, agg, at)
       } else {
         if (ex.kind === 'lost-poison') this.lost--
         this.orphanOutputs++
@@ -545,17 +573,17 @@ export class IncrementalValidator {
       return
     }
     const example = this.duplicateExamples.find((e) => e.partition === partition && e.offset === offset)
-    this.addDuplicate(v.key, partition, offset, example ? example.copies + 1 : 2)
+    this.addDuplicate(v.key, partition, offset, example ? example.copies + 1 : 2, at)
   }
 
-  private addDuplicate(key: string, partition: number, offset: number, copies: number): void {
+  private addDuplicate(key: string, partition: number, offset: number, copies: number, at: OutputPosition): void {
     this.duplicates++
     if (this.duplicateKeys.has(key) || this.duplicateKeys.size < this.maxDuplicateKeys) this.duplicateKeys.set(key, (this.duplicateKeys.get(key) ?? 0) + 1)
     else this.duplicateKeysTruncated = true
     const examples = this.duplicateExamples
     const seen = examples.find((e) => e.partition === partition && e.offset === offset)
     if (seen) seen.copies = copies
-    else if (examples.length < MAX_EXAMPLES) examples.push({ partition, offset, key, copies })
+    else examples.add(at, { partition, offset, key, copies })
   }
 
   private addDlq(r: StoredRecordView): void {
@@ -698,7 +726,7 @@ export class IncrementalValidator {
     if (this.duplicateKeysTruncated) notes.push(`duplicateKeys lists the first ${this.maxDuplicateKeys} keys only`)
     if (!hasChangelog) notes.push(`no changelog topic ${o.changelogTopic}: final state not checked against it`)
 
-    const examples = [...this.mismatchExamples]
+    const examples = this.mismatchExamples.list()
     const final = new Map<string, Aggregate>()
     for (const [key, k] of this.keys) final.set(key, k.agg)
     let changelogMismatches: number | null = null
@@ -773,7 +801,7 @@ export class IncrementalValidator {
       committedOffsets,
       unavailable: [],
       notes,
-      examples: { duplicates: this.duplicateExamples.map((e) => ({ ...e })), lost: lostExamples, stateMismatches: examples },
+      examples: { duplicates: this.duplicateExamples.list().map((e) => ({ ...e })), lost: lostExamples, stateMismatches: examples },
     }
     for (const [row, reason] of this.unavailable) {
       if (row === 'duplicates' || row === 'lost' || row === 'stateMismatches') report[row] = null
