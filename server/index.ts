@@ -3,26 +3,41 @@
 //   node --import tsx server/index.ts [--dev]
 //
 // PORT (default 3000; 0 picks a free port) and HOST (default 127.0.0.1) choose where it listens.
+// Bound to anything but loopback, it refuses to start without EOSCOPE_TOKEN (exit status 2), which
+// control actions must then carry; EOSCOPE_LOCK_READS=1 requires it for reads too. LOG_LEVEL sets
+// the level of the JSON logs on stdout (default info). GET /metrics serves Prometheus metrics.
 // Without --dev it serves the production build (`next build` first; `npm start` does that).
 
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import next from 'next'
 import { createLab } from './lab/index.ts'
-import { createRestHandler } from './http/rest.ts'
-import { attachLiveSocket } from './http/live-socket.ts'
-import { createExperimentsHandler } from './http/experiments-routes.ts'
 import { ExperimentService } from './experiments/experiment-service.ts'
+import { resolveAccessPolicy } from './http/access.ts'
+import { attachEoscopeHttp } from './http/app.ts'
+import { createLogger, logLevelFrom, messageLog } from './logging.ts'
+
+/** Refuses to start: a one-line message on stderr, exit status 2. */
+function refuse(message: string): never {
+  process.stderr.write(`eoscope: ${message}\n`)
+  process.exit(2)
+}
 
 const dev = process.argv.includes('--dev')
 const host = process.env.HOST || '127.0.0.1'
 const port = Number.parseInt(process.env.PORT ?? '3000', 10)
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(`PORT must be an integer in [0, 65535], got ${JSON.stringify(process.env.PORT)}`)
-  process.exit(2)
+if (!/^\d+$/.test((process.env.PORT ?? '3000').trim()) || !Number.isInteger(port) || port < 0 || port > 65535) {
+  refuse(`PORT must be an integer in [0, 65535], got ${JSON.stringify(process.env.PORT)}`)
 }
+const level = logLevelFrom(process.env)
+if (!level.ok) refuse(level.error)
+const access = resolveAccessPolicy(process.env, host)
+if (!access.ok) refuse(access.error)
+const policy = access.policy
 
-const log = (msg: string) => console.log(`[eoscope] ${msg}`)
+const logger = createLogger(level.level)
+// The full error of a crash reaches the log before Node ends the process.
+process.on('uncaughtExceptionMonitor', (err, origin) => logger.fatal({ event: 'crash', origin, err }, `${origin}: ${err instanceof Error ? err.message : String(err)}`))
 
 async function main(): Promise<void> {
   const httpServer = createServer()
@@ -30,22 +45,13 @@ async function main(): Promise<void> {
   const lab = await createLab()
   await app.prepare()
   const handleNext = app.getRequestHandler()
-  const handleRest = createRestHandler(lab, log)
-  const handleExperiments = createExperimentsHandler(new ExperimentService({ log }), log)
-
-  httpServer.on('request', (req, res) => {
-    // socket.io answers its own path through its own request listener.
-    if (req.url?.startsWith('/socket.io/')) return
-    handleExperiments(req, res)
-      .then((handled) => handled || handleRest(req, res))
-      .then((handled) => (handled ? undefined : handleNext(req, res)))
-      .catch((err: unknown) => {
-        log(`request ${req.method} ${req.url} failed: ${err instanceof Error ? err.message : String(err)}`)
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' })
-        res.end('internal error')
-      })
+  const http = attachEoscopeHttp(httpServer, {
+    lab,
+    policy,
+    experiments: new ExperimentService({ log: messageLog(logger, { event: 'experiment' }) }),
+    logger,
+    fallback: (req, res) => handleNext(req, res),
   })
-  const live = attachLiveSocket(httpServer, { lab, log })
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject)
@@ -53,23 +59,27 @@ async function main(): Promise<void> {
   })
   const addr = httpServer.address() as AddressInfo
   const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
-  log(`${dev ? 'dev' : 'production'} server ready on http://${shown}:${addr.port} (backend: ${lab.snapshot().backend})`)
+  const backend = lab.snapshot().backend
+  logger.info(
+    { event: 'start', address: addr.address, port: addr.port, url: `http://${shown}:${addr.port}`, mode: dev ? 'dev' : 'production', backend, controlNeedsToken: policy.token !== null, readsNeedToken: policy.lockReads, controlRate: policy.controlRate },
+    `${dev ? 'dev' : 'production'} server ready on http://${shown}:${addr.port} (backend: ${backend})`,
+  )
 
   let closing = false
   const shutdown = (signal: string) => {
     if (closing) return
     closing = true
-    log(`${signal}: shutting down`)
+    logger.info({ event: 'stop', signal }, `${signal}: shutting down`)
     const force = setTimeout(() => process.exit(1), 5000)
     force.unref()
     // Closing socket.io closes the http server too.
-    Promise.allSettled([live.close(), app.close(), lab.close()]).then(() => process.exit(0))
+    Promise.allSettled([http.close(), app.close(), lab.close()]).then(() => process.exit(0))
   }
   process.on('SIGINT', () => shutdown('SIGINT'))
   process.on('SIGTERM', () => shutdown('SIGTERM'))
 }
 
 main().catch((err: unknown) => {
-  console.error(err)
+  logger.fatal({ event: 'start-failed', err }, `server failed to start: ${err instanceof Error ? err.message : String(err)}`)
   process.exit(1)
 })

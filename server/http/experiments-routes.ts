@@ -14,6 +14,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { DEFAULT_SWEEP_GUARANTEES, DEFAULT_SWEEP_INTERVALS, DEFAULT_SWEEP_REPEAT, EXPERIMENT_ID_PATTERN, parseSweepRequest, summarize, toCsv } from '../../lib/experiment-protocol.ts'
 import type { ExperimentService } from '../experiments/experiment-service.ts'
 import { isSameOrigin } from './origin.ts'
+import { noteOutcome } from './outcome.ts'
+import { pathOf } from './rest.ts'
 
 const MAX_BODY_BYTES = 16 * 1024
 
@@ -70,7 +72,7 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
 /** Handles /api/experiments[/...]; returns false (doing nothing) for any other path. */
 export function createExperimentsHandler(service: ExperimentService, log: (msg: string) => void = () => {}) {
   return async function handleExperiments(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
-    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/\/+$/, '')
+    const pathname = pathOf(req).replace(/\/+$/, '')
     if (pathname !== '/api/experiments' && !pathname.startsWith('/api/experiments/')) return false
     const method = req.method ?? 'GET'
     try {
@@ -78,6 +80,7 @@ export function createExperimentsHandler(service: ExperimentService, log: (msg: 
       if (method === 'POST') {
         if (!isSameOrigin(req)) throw new HttpError(403, 'cross-origin requests are refused')
         if (rest === '') {
+          noteOutcome(res, { command: 'startExperiment' })
           const parsed = parseSweepRequest(await readJsonBody(req))
           if (!parsed.ok) throw new HttpError(400, parsed.error)
           const started = service.start(parsed.request)
@@ -86,6 +89,7 @@ export function createExperimentsHandler(service: ExperimentService, log: (msg: 
           return true
         }
         if (rest === 'cancel') {
+          noteOutcome(res, { command: 'cancelExperiment' })
           const body = await readJsonBody(req)
           if (body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) throw new HttpError(400, 'cancel takes no body (or {})')
           sendJson(res, 200, { ok: true, cancelled: await service.cancel() })
@@ -121,10 +125,15 @@ export function createExperimentsHandler(service: ExperimentService, log: (msg: 
       else if (m[2] === '.json') sendJson(res, 200, record, { 'content-disposition': `attachment; filename="eoscope-sweep-${id}.json"` })
       else sendJson(res, 200, record)
     } catch (err) {
-      if (err instanceof HttpError) sendJson(res, err.status, { error: err.message })
-      else {
+      if (err instanceof HttpError) {
+        noteOutcome(res, { error: err.message })
+        sendJson(res, err.status, { error: err.message })
+      } else {
+        // Never a stack trace to the client: the full error goes to the server's log.
         log(`REST ${method} ${pathname} failed: ${err instanceof Error ? err.message : String(err)}`)
-        sendJson(res, 500, { error: 'internal error' })
+        noteOutcome(res, { error: 'internal error', cause: err })
+        if (!res.headersSent) sendJson(res, 500, { error: 'internal error' })
+        else res.destroy()
       }
     }
     return true

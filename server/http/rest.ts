@@ -19,6 +19,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { parseCommand, type CommandName } from '../../lib/lab-protocol.ts'
 import type { LabController } from '../lab/lab-controller.ts'
 import { isSameOrigin } from './origin.ts'
+import { noteOutcome } from './outcome.ts'
 
 export const MAX_BODY_BYTES = 16 * 1024
 
@@ -82,6 +83,15 @@ function route(method: string, pathname: string): Route {
   throw new HttpError(404, `no such endpoint: ${method} ${pathname}; see GET /api`)
 }
 
+/** The request's path; '/' for a request target that is not a valid URL path. */
+export function pathOf(req: IncomingMessage): string {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost').pathname
+  } catch {
+    return '/'
+  }
+}
+
 /** Reads a JSON body of at most MAX_BODY_BYTES; undefined when the body is empty. */
 async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   const declared = Number(req.headers['content-length'] ?? 0)
@@ -122,7 +132,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
  */
 export function createRestHandler(lab: LabController, log: (msg: string) => void = () => {}) {
   return async function handleRest(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
-    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname
+    const pathname = pathOf(req)
     if (pathname !== '/api' && !pathname.startsWith('/api/')) return false
     try {
       const r = route(req.method ?? 'GET', pathname)
@@ -132,6 +142,7 @@ export function createRestHandler(lab: LabController, log: (msg: string) => void
         return true
       }
       if (!isSameOrigin(req)) throw new HttpError(403, 'cross-origin requests are refused')
+      noteOutcome(res, { command: r.command })
       const body = await readJsonBody(req)
       const parsed = parseCommand(r.command, r.payload(body) ?? {})
       if (!parsed.ok) throw new HttpError(400, parsed.error)
@@ -139,11 +150,15 @@ export function createRestHandler(lab: LabController, log: (msg: string) => void
       if (!result.ok) throw new HttpError(400, result.error)
       sendJson(res, 200, result)
     } catch (err) {
-      if (err instanceof HttpError) sendJson(res, err.status, { error: err.message })
-      else {
-        // Never a stack trace to the client.
+      if (err instanceof HttpError) {
+        noteOutcome(res, { error: err.message })
+        sendJson(res, err.status, { error: err.message })
+      } else {
+        // Never a stack trace to the client: the full error goes to the server's log.
         log(`REST ${req.method} ${pathname} failed: ${err instanceof Error ? err.message : String(err)}`)
-        sendJson(res, 500, { error: 'internal error' })
+        noteOutcome(res, { error: 'internal error', cause: err })
+        if (!res.headersSent) sendJson(res, 500, { error: 'internal error' })
+        else res.destroy()
       }
     }
     return true

@@ -1,0 +1,164 @@
+// The server's http layer on one http.Server: access checks (token, rate limit, origin), the
+// experiments and lab REST APIs, /metrics, socket.io, and whatever serves the rest (Next).
+// server/index.ts runs it with Next; tests run it with a real or fake lab and no Next.
+
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http'
+import type { LabController } from '../lab/lab-controller.ts'
+import type { ExperimentService } from '../experiments/experiment-service.ts'
+import { silentLogger, type Logger } from '../logging.ts'
+import { AccessGate, clientAddress, type AccessPolicy, type Rejection } from './access.ts'
+import { createExperimentsHandler } from './experiments-routes.ts'
+import { attachLiveSocket, type LiveSocket } from './live-socket.ts'
+import { createLabMetrics, type LabMetrics } from './metrics.ts'
+import { isSameOrigin } from './origin.ts'
+import { outcomeOf, rejectionReason } from './outcome.ts'
+import { createRestHandler, pathOf } from './rest.ts'
+
+export interface EoscopeHttpOptions {
+  lab: LabController
+  policy: AccessPolicy
+  experiments?: ExperimentService
+  logger?: Logger
+  /** Serves what the APIs do not (Next's handler); default: 404 JSON. */
+  fallback?: (req: IncomingMessage, res: ServerResponse) => Promise<void>
+  /** Live socket push interval (tests). */
+  minIntervalMs?: number
+  /** Node's process metrics in /metrics (default true). */
+  defaultMetrics?: boolean
+  /** Clock of the rate limiter (tests). */
+  now?: () => number
+}
+
+export interface EoscopeHttp {
+  live: LiveSocket
+  metrics: LabMetrics
+  gate: AccessGate
+  close(): Promise<void>
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err))
+
+function sendError(res: ServerResponse, status: number, error: string, extra: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.destroy()
+    return
+  }
+  const text = JSON.stringify({ error })
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    ...extra,
+  })
+  res.end(text)
+}
+
+const isApiPath = (p: string) => p === '/api' || p.startsWith('/api/') || p === '/metrics'
+
+/** Attaches the http layer to `httpServer` (before it listens). */
+export function attachEoscopeHttp(httpServer: HttpServer, options: EoscopeHttpOptions): EoscopeHttp {
+  const { lab, policy, experiments, logger = silentLogger, fallback } = options
+  const gate = new AccessGate(policy, options.now)
+  const handleRest = createRestHandler(lab, (msg) => logger.debug(msg))
+  const handleExperiments = experiments ? createExperimentsHandler(experiments, (msg) => logger.debug(msg)) : async () => false
+  let live: LiveSocket | null = null
+  const metrics = createLabMetrics({ lab, socketClients: () => live?.io.of('/').sockets.size ?? 0, defaultMetrics: options.defaultMetrics })
+
+  const refuse = (req: IncomingMessage, res: ServerResponse, r: Rejection) => {
+    sendError(res, r.status, r.error, r.status === 401 ? { 'www-authenticate': 'Bearer realm="eoscope"' } : r.retryAfterSec ? { 'retry-after': String(r.retryAfterSec) } : {})
+  }
+
+  const serveMetrics = async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'use GET for /metrics')
+    const text = await metrics.render()
+    res.writeHead(200, { 'content-type': metrics.contentType, 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' })
+    res.end(req.method === 'HEAD' ? undefined : text)
+  }
+
+  const onRequest = async (req: IncomingMessage, res: ServerResponse, pathname: string) => {
+    if (!isApiPath(pathname)) {
+      if (fallback) await fallback(req, res)
+      else sendError(res, 404, `no such page: ${pathname.slice(0, 80)}`)
+      return
+    }
+    const read = req.method === 'GET' || req.method === 'HEAD'
+    if (!read) {
+      // A control action: another origin's page is refused first, then the rate, then the token.
+      if (!isSameOrigin(req)) return refuse(req, res, { status: 403, error: 'cross-origin requests are refused', reason: 'cross_origin' })
+      const r = gate.checkControl(req)
+      if (r) return refuse(req, res, r)
+    } else {
+      const r = gate.checkRead(req)
+      if (r) return refuse(req, res, r)
+    }
+    if (pathname === '/metrics') return serveMetrics(req, res)
+    if (await handleExperiments(req, res)) return
+    if (await handleRest(req, res)) return
+    sendError(res, 404, `no such endpoint: ${pathname.slice(0, 80)}`)
+  }
+
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    // socket.io answers its own path through its own request listener.
+    if (req.url?.startsWith('/socket.io/')) return
+    const pathname = pathOf(req)
+    const client = clientAddress(req)
+    if (isApiPath(pathname)) {
+      res.once('finish', () => {
+        const outcome = outcomeOf(res)
+        const fields = { via: 'rest', method: req.method, path: pathname.slice(0, 200), status: res.statusCode, client }
+        if (outcome?.command && res.statusCode !== 401 && res.statusCode !== 403 && res.statusCode !== 429) {
+          const ok = res.statusCode < 400
+          metrics.countCommand('rest', outcome.command, ok)
+          logger.info({ ...fields, event: 'command', command: outcome.command, ok, ...(ok ? {} : { error: outcome.error }) }, `command ${outcome.command} ${ok ? 'ok' : 'refused'}`)
+        } else if (res.statusCode >= 400) {
+          const reason = rejectionReason(res.statusCode)
+          metrics.countRejected('rest', reason)
+          logger.warn({ ...fields, event: 'rejected', reason, error: outcome?.error }, `request refused: ${reason}`)
+        } else logger.debug({ ...fields, event: 'request' }, 'request')
+        if (outcome?.cause !== undefined) logger.error({ ...fields, event: 'error', err: outcome.cause }, `request failed: ${errorText(outcome.cause)}`)
+      })
+    }
+    onRequest(req, res, pathname).catch((err: unknown) => {
+      // Never a stack trace to the client: the full error goes to the log.
+      logger.error({ event: 'error', method: req.method, path: pathname.slice(0, 200), client, err }, `request failed: ${errorText(err)}`)
+      if (isApiPath(pathname)) sendError(res, 500, 'internal error')
+      else if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
+        res.end('internal error')
+      } else res.destroy()
+    })
+  }
+  httpServer.on('request', listener)
+
+  live = attachLiveSocket(httpServer, {
+    lab,
+    gate,
+    minIntervalMs: options.minIntervalMs,
+    log: (msg) => logger.debug(msg),
+    hooks: {
+      command({ name, ok, error, client }) {
+        metrics.countCommand('socket', name, ok)
+        logger.info({ event: 'command', via: 'socket', command: name, ok, ...(ok ? {} : { error }), client }, `command ${name} ${ok ? 'ok' : 'refused'}`)
+      },
+      rejected({ reason, error, client }) {
+        metrics.countRejected('socket', reason)
+        logger.warn({ event: 'rejected', via: 'socket', reason, error, client }, `socket message refused: ${reason}`)
+      },
+      failed({ where, err, client }) {
+        logger.error({ event: 'error', via: 'socket', where, client, err }, `${where} failed: ${errorText(err)}`)
+      },
+    },
+  })
+
+  return {
+    live,
+    metrics,
+    gate,
+    async close() {
+      httpServer.off('request', listener)
+      await live!.close()
+      metrics.close()
+    },
+  }
+}

@@ -1,0 +1,199 @@
+// GET /metrics: the lab in Prometheus' text format (prom-client). Lab figures are read from the
+// latest snapshot when scraped; recoveries are observed as they complete; commands and refused
+// requests are counted by the http layer.
+
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { COMMANDS, type LabSnapshot, type RecoveryPhases } from '../../lib/lab-protocol.ts'
+import type { LabController } from '../lab/lab-controller.ts'
+
+const PHASES: (keyof RecoveryPhases)[] = ['detection', 'rebalance', 'fence', 'restore', 'catchUp']
+const RECOVERY_BUCKETS_MS = [10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000]
+const EXTRA_COMMANDS = new Set(['startExperiment', 'cancelExperiment'])
+
+export interface LabMetrics {
+  readonly registry: Registry
+  /** Counts a command a client ran (ok) or that the lab refused (error). */
+  countCommand(via: 'rest' | 'socket', name: string, ok: boolean): void
+  /** Counts a refused request or socket message. */
+  countRejected(via: 'rest' | 'socket', reason: string): void
+  /** The exposition text. */
+  render(): Promise<string>
+  readonly contentType: string
+  close(): void
+}
+
+/** A counter that mirrors a running total kept elsewhere (it restarts when the lab is reset). */
+function mirroredCounter(registry: Registry, name: string, help: string, read: (s: LabSnapshot) => number | undefined, lab: LabController): Counter {
+  return new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      const v = read(lab.snapshot())
+      this.reset()
+      if (v !== undefined && Number.isFinite(v) && v > 0) this.inc(v)
+    },
+  })
+}
+
+export function createLabMetrics({ lab, socketClients, defaultMetrics = true }: { lab: LabController; socketClients: () => number; defaultMetrics?: boolean }): LabMetrics {
+  const registry = new Registry()
+  if (defaultMetrics) collectDefaultMetrics({ register: registry })
+  const snap = () => lab.snapshot()
+
+  new Gauge({
+    name: 'eoscope_lab_info',
+    help: 'The lab: backend and processing guarantee (value 1)',
+    labelNames: ['backend', 'guarantee'],
+    registers: [registry],
+    collect() {
+      const s = snap()
+      this.reset()
+      this.set({ backend: s.backend, guarantee: s.config['processing.guarantee'] }, 1)
+    },
+  })
+  new Gauge({
+    name: 'eoscope_commit_interval_ms',
+    help: 'commit.interval.ms in force',
+    registers: [registry],
+    collect() {
+      this.set(snap().config['commit.interval.ms'])
+    },
+  })
+  new Gauge({
+    name: 'eoscope_processed_records_per_second',
+    help: "Records/s by which the group's committed input offsets advance (latest point of the lab's series)",
+    registers: [registry],
+    collect() {
+      const s = snap()
+      this.set(s.series[s.series.length - 1]?.processedPerSec ?? 0)
+    },
+  })
+  new Gauge({
+    name: 'eoscope_visible_output_records_per_second',
+    help: 'Committed output records/s seen by a read_committed consumer (latest point)',
+    registers: [registry],
+    collect() {
+      const s = snap()
+      this.set(s.series[s.series.length - 1]?.visibleOutputPerSec ?? 0)
+    },
+  })
+  mirroredCounter(registry, 'eoscope_input_records_total', 'Input records fed by the load generator', (s) => s.totals.inputRecords, lab)
+  mirroredCounter(registry, 'eoscope_committed_input_records_total', 'Input records whose offsets are committed', (s) => s.totals.committedInput, lab)
+  mirroredCounter(registry, 'eoscope_output_records_total', 'Output records produced', (s) => s.totals.outputRecords, lab)
+  mirroredCounter(registry, 'eoscope_transactions_committed_total', 'Transactions committed since the lab started', (s) => s.txnTotals.committed, lab)
+  mirroredCounter(registry, 'eoscope_transactions_aborted_total', 'Transactions aborted since the lab started', (s) => s.txnTotals.aborted, lab)
+  new Gauge({
+    name: 'eoscope_transactions_open',
+    help: 'Transactions open now',
+    registers: [registry],
+    collect() {
+      this.set(snap().txnTotals.open)
+    },
+  })
+  mirroredCounter(registry, 'eoscope_worker_kills_total', 'Workers killed', (s) => s.totals.kills, lab)
+  mirroredCounter(registry, 'eoscope_dropped_acks_total', 'Produce acks dropped by fault injection', (s) => s.totals.droppedAcks, lab)
+  mirroredCounter(registry, 'eoscope_fenced_total', 'Producers fenced', (s) => s.totals.fenced, lab)
+  new Gauge({
+    name: 'eoscope_workers',
+    help: 'Workers by state',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const counts: Record<string, number> = { running: 0, paused: 0, killed: 0, stopped: 0 }
+      for (const w of snap().workers) counts[w.state] = (counts[w.state] ?? 0) + 1
+      for (const [state, n] of Object.entries(counts)) this.set({ state }, n)
+    },
+  })
+
+  // The validator's latest figures (absent until it has run once).
+  const validator: [string, string, (c: NonNullable<LabSnapshot['correctness']>) => number][] = [
+    ['eoscope_validator_duplicates', 'Duplicate output records found by the validator', (c) => c.duplicates],
+    ['eoscope_validator_lost', 'Input records with no committed output', (c) => c.lost],
+    ['eoscope_validator_aborted_reads', 'Aborted records delivered to a read_committed consumer', (c) => c.abortedReads],
+    ['eoscope_validator_state_mismatches', 'Keys whose state differs from the committed input', (c) => c.stateMismatches],
+    ['eoscope_validator_open_transactions', 'Transactions open when the validator ran', (c) => c.openTransactions],
+    ['eoscope_validator_input_checked', 'Input records the validator checked', (c) => c.inputChecked],
+  ]
+  for (const [name, help, read] of validator) {
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const c = snap().correctness
+        this.reset()
+        if (c) this.set(read(c))
+      },
+    })
+  }
+
+  new Gauge({
+    name: 'eoscope_socket_clients',
+    help: 'Browsers connected to the live socket',
+    registers: [registry],
+    collect() {
+      this.set(socketClients())
+    },
+  })
+
+  // Recoveries, observed once each as they complete.
+  const recoveries = new Counter({ name: 'eoscope_recoveries_total', help: 'Recoveries completed (a worker killed, its tasks running again elsewhere)', registers: [registry] })
+  const recoveryMs = new Histogram({ name: 'eoscope_recovery_duration_ms', help: 'Recovery time, from the kill until the tasks caught up', buckets: RECOVERY_BUCKETS_MS, registers: [registry] })
+  const phaseMs = new Histogram({ name: 'eoscope_recovery_phase_duration_ms', help: 'Recovery phases: detection, rebalance, fence, restore, catchUp', labelNames: ['phase'], buckets: RECOVERY_BUCKETS_MS, registers: [registry] })
+  const lastPhase = new Gauge({ name: 'eoscope_last_recovery_phase_ms', help: "The last completed recovery's phases", labelNames: ['phase'], registers: [registry] })
+  const lastRecovery = new Gauge({ name: 'eoscope_last_recovery_ms', help: 'The last completed recovery, from the kill until the tasks caught up', registers: [registry] })
+  new Gauge({
+    name: 'eoscope_recoveries_in_progress',
+    help: 'Recoveries under way',
+    registers: [registry],
+    collect() {
+      this.set(snap().recoveries.filter((r) => r.recoveryMs === null).length)
+    },
+  })
+  let seenRun = -1
+  let seen = new Set<string>()
+  const observe = (s: LabSnapshot) => {
+    if (s.startedAtMs !== seenRun) {
+      seenRun = s.startedAtMs
+      seen = new Set()
+    }
+    for (const r of s.recoveries) {
+      if (r.recoveryMs === null || seen.has(r.id)) continue
+      seen.add(r.id)
+      recoveries.inc()
+      recoveryMs.observe(r.recoveryMs)
+      lastRecovery.set(r.recoveryMs)
+      for (const phase of PHASES) {
+        const v = r.phases[phase]
+        if (v === null) lastPhase.remove({ phase })
+        else {
+          phaseMs.observe({ phase }, v)
+          lastPhase.set({ phase }, v)
+        }
+      }
+    }
+  }
+  observe(lab.snapshot())
+  const unsubscribe = lab.onSnapshot(observe)
+
+  const commands = new Counter({ name: 'eoscope_commands_total', help: 'Control commands by name, transport and outcome (ok: the lab ran it; error: refused)', labelNames: ['command', 'via', 'outcome'], registers: [registry] })
+  const rejected = new Counter({ name: 'eoscope_rejected_requests_total', help: 'Requests and socket messages refused, by reason', labelNames: ['via', 'reason'], registers: [registry] })
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    countCommand(via, name, ok) {
+      const known = Object.hasOwn(COMMANDS, name) || EXTRA_COMMANDS.has(name)
+      commands.inc({ command: known ? name : 'unknown', via, outcome: ok ? 'ok' : 'error' })
+    },
+    countRejected(via, reason) {
+      rejected.inc({ via, reason })
+    },
+    render: () => registry.metrics(),
+    close() {
+      unsubscribe()
+      registry.clear()
+    },
+  }
+}
