@@ -16,6 +16,8 @@ import { TransactionsPanel } from './transactions-panel.tsx'
 import type { SendCommand } from './use-command.ts'
 import { useLab, type ConnectionState } from './use-lab.ts'
 import { WorkersPanel } from './workers-panel.tsx'
+import { DeepViews } from './deep-views.tsx'
+import { ScenariosPanel } from './scenarios-panel.tsx'
 
 
 export interface LabViewProps {
@@ -40,6 +42,7 @@ export function LabView({ snapshot, connection, send }: LabViewProps) {
             <aside className="side">
               <ControlsPanel config={snapshot.config} defaults={snapshot.kafkaStreamsDefaults} send={send} />
               <CorrectnessPanel correctness={snapshot.correctness} guarantee={snapshot.config['processing.guarantee']} startedAtMs={snapshot.startedAtMs} />
+              <ScenariosPanel scenarios={snapshot.scenarios ?? NO_SCENARIOS} scenario={snapshot.scenario ?? null} send={send} nowMs={snapshot.scenario?.status === 'running' ? snapshot.atMs : 0} />
             </aside>
             <div className="main-col">
               <ChartsPanel series={snapshot.series} markers={snapshot.markers} startedAtMs={snapshot.startedAtMs} />
@@ -49,6 +52,7 @@ export function LabView({ snapshot, connection, send }: LabViewProps) {
               <TransactionsPanel transactions={snapshot.transactions} totals={snapshot.txnTotals} startedAtMs={snapshot.startedAtMs} nowMs={snapshot.atMs} />
             </div>
           </div>
+          <DeepViews snapshot={snapshot} send={send} />
         </main>
       )}
     </div>
@@ -56,6 +60,7 @@ export function LabView({ snapshot, connection, send }: LabViewProps) {
 }
 
 const NO_NOTES: string[] = []
+const NO_SCENARIOS: NonNullable<LabSnapshot['scenarios']> = []
 
 export function LabDashboard() {
   const { snapshot, connection, send } = useLab()

@@ -1,0 +1,71 @@
+import { memo } from 'react'
+import type { DuplicateLedgerEntry } from '../lib/lab-protocol.ts'
+import type { ProcessingGuarantee } from '../lib/streams-config.ts'
+import { fmtInt } from './format.ts'
+import { Panel } from './panel.tsx'
+
+export interface DuplicateLedgerProps {
+  entries: DuplicateLedgerEntry[]
+  guarantee: ProcessingGuarantee
+  /** Rows drawn at most; the totals count every entry. */
+  rows?: number
+}
+
+/** Worst keys first: by duplicates plus double-applied updates, then by key. */
+export function ledgerRows(entries: DuplicateLedgerEntry[]): DuplicateLedgerEntry[] {
+  return [...entries].sort((a, b) => b.duplicates + b.doubleApplied - (a.duplicates + a.doubleApplied) || a.key.localeCompare(b.key, 'en', { numeric: true }))
+}
+
+/** Which keys got duplicates or double-applied updates, by how much, and which kill or retry caused them. */
+export const DuplicateLedger = memo(function DuplicateLedger({ entries, guarantee, rows = 40 }: DuplicateLedgerProps) {
+  const sorted = ledgerRows(entries)
+  const shown = sorted.slice(0, rows)
+  const dupes = entries.reduce((n, e) => n + e.duplicates, 0)
+  const doubled = entries.reduce((n, e) => n + e.doubleApplied, 0)
+  return (
+    <Panel
+      title="Duplicate ledger"
+      hint="A duplicate is a second committed output record for the same input record, and a double-applied update the same redo seen in the state (a running count updated twice): a worker got past step 3 (produce) or step 4 (broker ack) but not step 5 (commit offset), or retried a produce whose ack was lost. Under exactly_once the three writes (sink records, changelog records, offset commits) commit or abort together, so this ledger stays empty."
+      testId="duplicate-ledger"
+    >
+      <p className="num ledger-totals" data-testid="ledger-totals">
+        <span className={dupes ? 'bad' : 'ok'}>{fmtInt(dupes)} duplicates</span> · <span className={doubled ? 'bad' : 'ok'}>{fmtInt(doubled)} double-applied updates</span> · {fmtInt(entries.length)} keys
+      </p>
+      <div className="table-scroll ledger-scroll">
+        <table className="history">
+          <thead>
+            <tr>
+              <th>key</th>
+              <th className="r">duplicates</th>
+              <th className="r">double-applied</th>
+              <th>caused by</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((e) => (
+              <tr key={e.key} data-testid="ledger-row" data-key={e.key}>
+                <td className="mono">{e.key}</td>
+                <td className={`num r${e.duplicates ? ' bad' : ''}`}>{fmtInt(e.duplicates)}</td>
+                <td className={`num r${e.doubleApplied ? ' bad' : ''}`}>{fmtInt(e.doubleApplied)}</td>
+                <td className="cause-cell">
+                  {e.causes.map((c) => (
+                    <span key={c} className="chip">
+                      {c}
+                    </span>
+                  ))}
+                  {e.causes.length === 0 ? <span className="muted">unattributed</span> : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {sorted.length > shown.length ? <p className="muted small">and {fmtInt(sorted.length - shown.length)} more keys</p> : null}
+        {entries.length === 0 ? (
+          <p className="muted empty" data-testid="ledger-empty">
+            No duplicates and no double-applied updates{guarantee === 'at_least_once' ? ' yet: under at_least_once a kill between step 4 and step 5 makes some.' : ` (${guarantee}).`}
+          </p>
+        ) : null}
+      </div>
+    </Panel>
+  )
+})

@@ -1,0 +1,127 @@
+import { memo } from 'react'
+import type { ScenarioView } from '../lib/lab-protocol.ts'
+import { fmtMs } from './format.ts'
+import { Panel } from './panel.tsx'
+import { useCommand, type SendCommand } from './use-command.ts'
+
+export interface ScenarioSummary {
+  name: string
+  title: string
+  summary: string
+}
+
+export interface ScenariosPanelProps {
+  scenarios: ScenarioSummary[]
+  scenario: ScenarioView | null
+  send: SendCommand
+  nowMs: number
+}
+
+const STATUS_WORD: Record<ScenarioView['status'], string> = {
+  running: 'running',
+  passed: 'all expectations hold',
+  failed: 'an expectation fails',
+  error: 'stopped by an error',
+}
+
+/** "+1.8 s": when a narrative line was said, from the scenario's start. */
+export function fmtOffset(ms: number): string {
+  return `+${(ms / 1000).toFixed(1)} s`
+}
+
+const ScenarioRun = memo(function ScenarioRun({ scenario, nowMs }: { scenario: ScenarioView; nowMs: number }) {
+  const running = scenario.status === 'running'
+  return (
+    <div className={`scenario-run scenario-${scenario.status}`} data-testid="scenario-view" data-name={scenario.name} data-status={scenario.status}>
+      <div className="scenario-run-head">
+        <h3>{scenario.title}</h3>
+        <span className={`badge badge-scenario-${scenario.status}`} data-testid="scenario-status">
+          {STATUS_WORD[scenario.status]}
+        </span>
+      </div>
+      {running ? (
+        <p className="muted small">
+          {fmtMs(Math.max(0, nowMs - scenario.startedAtMs))} in · every panel on this page shows the scenario&apos;s lab
+        </p>
+      ) : null}
+      <ol className="narrative" aria-live="polite" aria-label="what the scenario did" data-testid="scenario-narrative">
+        {scenario.narrative.map((line, i) => (
+          <li key={i}>
+            <span className="num muted narrative-at">{fmtOffset(line.atMs)}</span>
+            <span>{line.text}</span>
+          </li>
+        ))}
+        {running ? <li className="muted narrative-wait">…</li> : null}
+      </ol>
+      {!running && scenario.expectations.length > 0 ? (
+        <div className="verdict" data-testid="scenario-verdict">
+          <h4 className="sub-head">Verdict</h4>
+          <ul className="expectations">
+            {scenario.expectations.map((e) => (
+              <li key={e.claim} className={e.holds ? 'expect-holds' : 'expect-fails'} data-testid="scenario-expectation" data-holds={e.holds}>
+                <span className="expect-mark" aria-hidden="true">
+                  {e.holds ? '✓' : '✗'}
+                </span>
+                <span className="expect-claim">{e.claim}</span>
+                <span className="expect-word">{e.holds ? 'holds' : 'fails'}</span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {scenario.conclusion ? (
+        <p className="conclusion" data-testid="scenario-conclusion">
+          {scenario.conclusion}
+        </p>
+      ) : null}
+      {scenario.error ? (
+        <p className="control-error" role="alert">
+          ⚠ {scenario.error}
+        </p>
+      ) : null}
+    </div>
+  )
+})
+
+/** The guided scenarios: one click runs one on the lab on screen; its narrative and verdict appear here. */
+export const ScenariosPanel = memo(function ScenariosPanel({ scenarios, scenario, send, nowMs }: ScenariosPanelProps) {
+  const [run, state] = useCommand(send)
+  const busy = state.pending || scenario?.status === 'running'
+  return (
+    <Panel
+      title="Scenarios"
+      hint="One click runs a seeded script on this lab: it sets the lab up, injects a fault at a chosen step of the five, and states what the evidence shows."
+      testId="scenarios"
+    >
+      {scenario ? <ScenarioRun scenario={scenario} nowMs={nowMs} /> : null}
+      <p className="control-error" role="status" aria-live="polite">
+        {state.error ? `⚠ ${state.error}` : ''}
+      </p>
+      <ul className="scenario-list" aria-label="scenarios">
+        {scenarios.map((s) => {
+          const current = scenario?.name === s.name
+          return (
+            <li key={s.name}>
+              <article className={`scenario-card${current ? ' scenario-current' : ''}`} data-testid={`scenario-${s.name}`} aria-labelledby={`scenario-title-${s.name}`}>
+                <div className="scenario-card-head">
+                  <h3 id={`scenario-title-${s.name}`}>{s.title}</h3>
+                  <button
+                    type="button"
+                    data-testid={`run-scenario-${s.name}`}
+                    aria-label={`Run scenario: ${s.title}`}
+                    disabled={busy}
+                    onClick={() => void run('runScenario', { name: s.name })}
+                  >
+                    {current && scenario?.status === 'running' ? 'Running…' : 'Run'}
+                  </button>
+                </div>
+                <p className="small muted">{s.summary}</p>
+              </article>
+            </li>
+          )
+        })}
+      </ul>
+      {scenarios.length === 0 ? <p className="muted empty">This lab offers no scenarios.</p> : null}
+    </Panel>
+  )
+})

@@ -1,0 +1,94 @@
+// The deep views in Chromium against the real server and the embedded lab: the partition log's
+// cells and markers, a producer row with its epochs, traced records through the five steps, and a
+// kill under exactly_once seen as a fencing.
+
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chromiumAvailable, launchBrowser, type Browser } from './browser.ts'
+import { ROOT, startServer, type ServerProcess } from './server-process.ts'
+
+const SHOTS = path.join(ROOT, 'test-results')
+
+describe.skipIf(!chromiumAvailable())('the deep views in chromium', () => {
+  let server: ServerProcess
+  let browser: Browser
+  let page: Page
+  const consoleErrors: string[] = []
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true })
+    server = await startServer()
+    browser = await launchBrowser()
+    page = browser.context.pages()[0] ?? (await browser.context.newPage())
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text())
+    })
+    page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`))
+    await page.goto(server.url)
+    await page.getByTestId('dashboard').waitFor({ timeout: 15_000 })
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+  })
+
+  it('draws the partition log live: cells, the LSO and high watermark, both consumers', async () => {
+    const log = page.getByTestId('partition-log')
+    await log.scrollIntoViewIfNeeded()
+    await expect.poll(() => log.getByTestId('log-cell').count(), { timeout: 15_000 }).toBeGreaterThan(20)
+    // Committed records and COMMIT markers under exactly_once.
+    await expect.poll(() => log.locator('[data-testid="log-cell"][data-control="COMMIT"]').count(), { timeout: 10_000 }).toBeGreaterThan(0)
+    expect(await log.locator('[data-testid="log-cell"][data-outcome="committed"][data-control="none"]').count()).toBeGreaterThan(0)
+    for (const kind of ['lso', 'hw', 'rc', 'ru']) expect(await log.locator(`[data-testid="log-marker"][data-kinds~="${kind}"]`).count()).toBe(1)
+    expect(await log.locator('.log-slot').count()).toBe(120)
+    const hw = Number((await page.getByTestId('log-figure-hw').textContent())!.replace(/,/g, ''))
+    const lso = Number((await page.getByTestId('log-figure-lso').textContent())!.replace(/,/g, ''))
+    expect(hw).toBeGreaterThanOrEqual(lso)
+    // The grid keeps its size as records stream in.
+    const box0 = await page.getByTestId('log-grid').boundingBox()
+    await page.waitForTimeout(700)
+    const box1 = await page.getByTestId('log-grid').boundingBox()
+    expect(box1).toEqual(box0)
+    await log.screenshot({ path: path.join(SHOTS, 'deep-partition-log.png') })
+  })
+
+  it('switches the partition log to a changelog partition', async () => {
+    await page.getByTestId('log-topic-changelog').click()
+    await expect.poll(() => page.getByTestId('log-partition-name').textContent(), { timeout: 10_000 }).toContain('changelog')
+    await page.getByTestId('log-partition').selectOption('2')
+    await expect.poll(() => page.getByTestId('log-partition-name').textContent(), { timeout: 10_000 }).toMatch(/changelog-2$/)
+    await page.getByTestId('log-topic-output').click()
+    await expect.poll(() => page.getByTestId('log-partition-name').textContent(), { timeout: 10_000 }).toBe('output-2')
+  })
+
+  it('shows traced records with a time at each step they reached', async () => {
+    const traces = page.getByTestId('record-traces')
+    await traces.scrollIntoViewIfNeeded()
+    await expect.poll(() => traces.getByTestId('trace-row').count(), { timeout: 15_000 }).toBeGreaterThan(0)
+    expect(await traces.getByTestId('trace-row').first().getByTestId('trace-step').count()).toBe(5)
+    await expect.poll(() => traces.locator('[data-testid="trace-step"][data-state="reached"]').count(), { timeout: 10_000 }).toBeGreaterThan(0)
+  })
+
+  it('after a kill under exactly_once: a producer row with a newer epoch and a fencing', async () => {
+    const producers = page.getByTestId('producers')
+    await expect.poll(() => producers.getByTestId('producer-row').count(), { timeout: 10_000 }).toBeGreaterThan(0)
+    const card = page.locator('article.worker-card[data-state="running"]').first()
+    const id = (await card.getAttribute('data-testid'))!.replace(/^worker-/, '')
+    await page.getByTestId(`kill-${id}`).click()
+    await producers.scrollIntoViewIfNeeded()
+    await expect.poll(() => producers.getByTestId('fence-mark').count(), { timeout: 30_000 }).toBeGreaterThan(0)
+    await expect.poll(() => producers.getByTestId('epoch-step').count()).toBeGreaterThan(await producers.getByTestId('producer-row').count())
+    await page.waitForTimeout(1000)
+    await producers.screenshot({ path: path.join(SHOTS, 'deep-producers.png') })
+    await page.getByTestId('record-traces').screenshot({ path: path.join(SHOTS, 'deep-traces.png') })
+    await page.getByTestId('duplicate-ledger').screenshot({ path: path.join(SHOTS, 'deep-ledger.png') })
+    await page.getByTestId('deep-views').screenshot({ path: path.join(SHOTS, 'deep-views.png') })
+  })
+
+  it('logged no console errors', () => {
+    expect(consoleErrors).toEqual([])
+  })
+})
