@@ -50,6 +50,8 @@ export interface KafkaLabRuntimeOptions {
   /** A killed worker is replaced (new process, new member id, same slot) after this long; null: never. */
   restartAfterMs: number | null
   traceIntervalMs?: number
+  /** Start the load generator only when startLoad() is called (a benchmark waits for a stable group). */
+  holdLoad?: boolean
   /** Worker processes' stderr goes to this one's stderr (default: kept, shown only when a worker fails). */
   workerLogs?: boolean
 }
@@ -158,7 +160,19 @@ export class KafkaLabRuntime implements RunRuntime {
     this.commandsProducer = this.connection.producer({ clientId: `${this.groupId}-commands`, idempotent: false })
     for (let i = 0; i < this.options.workers; i++) this.addWorker()
     this.loops = [this.telemetryLoop(), this.groupLoop()]
+    if (!this.options.holdLoad) this.startLoad()
+  }
+
+  startLoad(): void {
     void this.generator.start()
+  }
+
+  /** Every partition owned by a running task, and every local worker owning at least one. */
+  groupSettled(): boolean {
+    const live = this.liveSlots()
+    const owned = new Set<number>()
+    for (const s of live) for (const t of s.worker?.tasks.values() ?? []) if (t.state === 'running') owned.add(t.partition)
+    return owned.size === this.options.partitions && live.every((s) => (s.worker?.tasks.size ?? 0) > 0)
   }
 
   addWorker(): KafkaSlot {
@@ -313,7 +327,8 @@ export class KafkaLabRuntime implements RunRuntime {
           if (r.records.length === 0) break
         }
       } catch (e) {
-        if (!this.stopped) process.stderr.write(`eoscope: telemetry not read: ${(e as Error).message}\n`)
+        // A just-created topic answers "not the leader" for a moment: only later failures are news.
+        if (!this.stopped && this.time.now() - this.startedAtMs > 10_000) process.stderr.write(`eoscope: telemetry not read: ${(e as Error).message}\n`)
       }
       await this.time.sleep(TELEMETRY_POLL_MS)
     }
