@@ -1,0 +1,160 @@
+// GET /metrics over the real lab: the exposition parses, names every figure, and the values move
+// with the lab (throughput, commits, a kill and its recovery, dropped acks, socket clients, commands).
+
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { io as connect, type Socket } from 'socket.io-client'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createLab, type Lab } from '../lab/index.ts'
+import { attachEoscopeHttp, type EoscopeHttp } from './app.ts'
+
+let server: Server
+let http: EoscopeHttp
+let lab: Lab
+let url: string
+
+beforeAll(async () => {
+  lab = await createLab({ ratePerSec: 400, snapshotIntervalMs: 50, validateIntervalMs: 500 })
+  server = createServer()
+  http = attachEoscopeHttp(server, { lab, policy: { token: null, lockReads: false, controlRate: { perSec: 100, burst: 100 } } })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}, 60_000)
+
+afterAll(async () => {
+  await http.close()
+  await lab.close()
+})
+
+type Sample = { name: string; labels: Record<string, string>; value: number }
+
+/** Parses the Prometheus text format (0.0.4): HELP/TYPE lines and samples. */
+function parseExposition(text: string): { types: Map<string, string>; samples: Sample[] } {
+  const types = new Map<string, string>()
+  const samples: Sample[] = []
+  for (const line of text.split('\n')) {
+    if (line === '') continue
+    const t = /^# TYPE (\S+) (counter|gauge|histogram|summary|untyped)$/.exec(line)
+    if (t) {
+      types.set(t[1]!, t[2]!)
+      continue
+    }
+    if (line.startsWith('# HELP ')) continue
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line)
+    if (!m) throw new Error(`not an exposition line: ${line}`)
+    const labels: Record<string, string> = {}
+    for (const [, k, v] of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[k!] = v!
+    // Go's ParseFloat (Prometheus' parser) reads NaN and Inf in any case.
+    const raw = m[3]!.toLowerCase()
+    const value = raw === '+inf' || raw === 'inf' ? Infinity : raw === '-inf' ? -Infinity : raw === 'nan' ? NaN : Number(raw)
+    if (Number.isNaN(value) && raw !== 'nan') throw new Error(`bad value in: ${line}`)
+    samples.push({ name: m[1]!, labels, value })
+  }
+  return { types, samples }
+}
+
+async function scrape() {
+  const r = await fetch(`${url}/metrics`)
+  expect(r.status).toBe(200)
+  expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/)
+  const parsed = parseExposition(await r.text())
+  const value = (name: string, labels: Record<string, string> = {}) => {
+    const s = parsed.samples.find((x) => x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v))
+    return s?.value
+  }
+  return { ...parsed, value }
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const v = await fn()
+    if (v) return v
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+describe('GET /metrics', () => {
+  it('names every figure with its type', async () => {
+    await until('a validator run', async () => lab.snapshot().correctness !== null)
+    const { types } = await scrape()
+    const expected: Record<string, string> = {
+      eoscope_processed_records_per_second: 'gauge',
+      eoscope_visible_output_records_per_second: 'gauge',
+      eoscope_committed_input_records_total: 'counter',
+      eoscope_input_records_total: 'counter',
+      eoscope_transactions_committed_total: 'counter',
+      eoscope_transactions_aborted_total: 'counter',
+      eoscope_transactions_open: 'gauge',
+      eoscope_recoveries_total: 'counter',
+      eoscope_recovery_duration_ms: 'histogram',
+      eoscope_recovery_phase_duration_ms: 'histogram',
+      eoscope_last_recovery_phase_ms: 'gauge',
+      eoscope_validator_duplicates: 'gauge',
+      eoscope_validator_lost: 'gauge',
+      eoscope_validator_aborted_reads: 'gauge',
+      eoscope_validator_state_mismatches: 'gauge',
+      eoscope_validator_open_transactions: 'gauge',
+      eoscope_socket_clients: 'gauge',
+      eoscope_worker_kills_total: 'counter',
+      eoscope_dropped_acks_total: 'counter',
+      eoscope_commands_total: 'counter',
+      eoscope_rejected_requests_total: 'counter',
+      eoscope_workers: 'gauge',
+      eoscope_lab_info: 'gauge',
+      process_resident_memory_bytes: 'gauge',
+    }
+    for (const [name, type] of Object.entries(expected)) expect(types.get(name), name).toBe(type)
+  })
+
+  it('moves with the lab: throughput, commits, validator, a kill and its recovery, dropped acks, clients, commands', async () => {
+    const first = await scrape()
+    expect(first.value('eoscope_lab_info', { backend: 'embedded', guarantee: 'exactly_once' })).toBe(1)
+    expect(first.value('eoscope_workers', { state: 'running' })).toBe(3)
+    expect(first.value('eoscope_validator_duplicates')).toBe(0)
+    expect(first.value('eoscope_validator_lost')).toBe(0)
+    const later = await until('throughput and commits', async () => {
+      const s = await scrape()
+      return (s.value('eoscope_processed_records_per_second') ?? 0) > 0 && s.value('eoscope_committed_input_records_total')! > first.value('eoscope_committed_input_records_total')! && s.value('eoscope_transactions_committed_total')! > first.value('eoscope_transactions_committed_total')! && s
+    })
+    expect(later.value('eoscope_validator_input_checked')).toBeGreaterThan(0)
+
+    // A socket client is counted while connected.
+    const c: Socket = connect(url, { transports: ['websocket'], reconnection: false, forceNew: true })
+    await new Promise<void>((r) => c.on('connect', () => r()))
+    expect((await scrape()).value('eoscope_socket_clients')).toBe(1)
+
+    // A kill over the socket, dropped acks over REST, and a refused command.
+    expect(await c.emitWithAck('command', 'killWorker', { workerId: lab.snapshot().workers[0]!.id })).toEqual({ ok: true })
+    expect((await fetch(`${url}/api/faults/drop-acks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"count":2}' })).status).toBe(200)
+    expect((await c.emitWithAck('command', 'setConfig', { workers: 99 })).ok).toBe(false)
+    expect((await fetch(`${url}/api/lab/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' })).status).toBe(400)
+    const afterKill = await scrape()
+    expect(afterKill.value('eoscope_worker_kills_total')).toBe(1)
+    expect(afterKill.value('eoscope_commands_total', { command: 'killWorker', via: 'socket', outcome: 'ok' })).toBe(1)
+    expect(afterKill.value('eoscope_commands_total', { command: 'dropAcks', via: 'rest', outcome: 'ok' })).toBe(1)
+    expect(afterKill.value('eoscope_commands_total', { command: 'setConfig', via: 'socket', outcome: 'error' })).toBe(1)
+    expect(afterKill.value('eoscope_commands_total', { command: 'setConfig', via: 'rest', outcome: 'error' })).toBe(1)
+    c.disconnect()
+
+    const recovered = await until('the recovery and the dropped acks', async () => {
+      const s = await scrape()
+      return s.value('eoscope_recoveries_total') === 1 && s.value('eoscope_dropped_acks_total') === 2 && s
+    }, 30_000)
+    expect(recovered.value('eoscope_recovery_duration_ms_count')).toBe(1)
+    expect(recovered.value('eoscope_recovery_duration_ms_sum')).toBeGreaterThan(0)
+    expect(recovered.value('eoscope_recovery_phase_duration_ms_count', { phase: 'detection' })).toBe(1)
+    expect(recovered.value('eoscope_last_recovery_phase_ms', { phase: 'detection' })).toBeGreaterThan(0)
+    expect(recovered.value('eoscope_last_recovery_ms')).toBeGreaterThan(0)
+    expect(recovered.value('eoscope_socket_clients')).toBe(0)
+  }, 60_000)
+
+  it('counts refused requests by reason', async () => {
+    await fetch(`${url}/api/nothing`)
+    await fetch(`${url}/api/lab/reset`, { method: 'POST', headers: { origin: 'http://evil.example' } })
+    const s = await scrape()
+    expect(s.value('eoscope_rejected_requests_total', { via: 'rest', reason: 'not_found' })).toBeGreaterThanOrEqual(1)
+    expect(s.value('eoscope_rejected_requests_total', { via: 'rest', reason: 'forbidden' })).toBeGreaterThanOrEqual(1)
+  })
+})
