@@ -26,8 +26,9 @@ export const FIGURES: { key: Figure; label: string; definition: string }[] = [
  * mismatches after faults, but no losses and no aborted reads. Open transactions are normal while
  * the lab runs.
  */
-export function isViolation(figure: Figure, value: number, guarantee: ProcessingGuarantee): boolean {
-  if (value <= 0) return false
+export function isViolation(figure: Figure, value: number | null, guarantee: ProcessingGuarantee): boolean {
+  // null: unavailable, shown as such, neither ok nor a violation
+  if (value === null || value <= 0) return false
   switch (figure) {
     case 'lost':
     case 'abortedReads':
@@ -58,9 +59,9 @@ export const CorrectnessPanel = memo(function CorrectnessPanel({ correctness, gu
           {FIGURES.map((f) => {
             const value = correctness[f.key]
             const bad = isViolation(f.key, value, guarantee)
-            const expected = value > 0 && !bad && f.key !== 'openTransactions'
+            const expected = value !== null && value > 0 && !bad && f.key !== 'openTransactions'
             return (
-              <li key={f.key} className={`check ${bad ? 'check-bad' : expected ? 'check-expected' : f.key === 'openTransactions' && value > 0 ? 'check-neutral' : 'check-ok'}`} data-testid={`correctness-${f.key}`} data-violation={bad}>
+              <li key={f.key} className={`check ${bad ? 'check-bad' : expected ? 'check-expected' : (f.key === 'openTransactions' && value !== null && value > 0) || value === null ? 'check-neutral' : 'check-ok'}`} data-testid={`correctness-${f.key}`} data-violation={bad}>
                 <div className="check-main">
                   <span className="check-label" title={f.definition}>
                     {f.label}

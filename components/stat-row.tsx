@@ -28,7 +28,7 @@ export const StatRow = memo(function StatRow({ snapshot }: StatRowProps) {
       label: 'duplicates',
       value: fmtInt(c?.duplicates),
       hint: 'from the validator',
-      tone: c && c.duplicates > 0 ? (g === 'at_least_once' ? 'warn' : 'bad') : 'ok',
+      tone: c && c.duplicates !== null && c.duplicates > 0 ? (g === 'at_least_once' ? 'warn' : 'bad') : 'ok',
     },
     { id: 'aborted', label: 'aborted txns', value: fmtInt(snapshot.txnTotals.aborted), hint: 'transactions aborted (fenced, crash, timeout, error)' },
     { id: 'kills', label: 'kills', value: fmtInt(snapshot.totals.kills), hint: 'workers killed so far' },

@@ -134,11 +134,12 @@ export interface RecoveryView {
 }
 
 export interface CorrectnessView {
-  duplicates: number
-  lost: number
+  /** null: unavailable (for example records the figure needs were deleted by retention before they were checked). */
+  duplicates: number | null
+  lost: number | null
   abortedReads: number
   abortedReadsUncommitted: number
-  stateMismatches: number
+  stateMismatches: number | null
   openTransactions: number
   /** What the current guarantee allows, one line per figure. */
   allowed: Record<'duplicates' | 'lost' | 'abortedReads' | 'stateMismatches' | 'openTransactions', string>

@@ -27,7 +27,7 @@ import { runtimeOptions, type ScenarioHost } from './scenarios/scenario.ts'
 import { phaseDurations, phaseEnds, redone } from './recovery-tracker.ts'
 import { VisibilityTracker } from './visibility-tracker.ts'
 import { DuplicateLedger } from './duplicate-ledger.ts'
-import { validateRun } from '../validator/validator.ts'
+import { IncrementalValidator } from '../validator/incremental-validator.ts'
 
 export interface LabOptions {
   time?: Time
@@ -43,6 +43,9 @@ export interface LabOptions {
 
 const SERIES_WINDOW_MS = 500
 const VISIBILITY_POLL_MS = 20
+const RETENTION_EVERY_MS = 5_000
+/** Records kept per partition of input, output and dead-letter topics (retention.bytes, by count). */
+const RETAINED_RECORDS = 200_000
 const MAX_SERIES = 240
 const MAX_TXNS = 120
 const MAX_MARKERS = 60
@@ -91,6 +94,7 @@ export class Lab implements LabController {
   private commandQueue: Promise<unknown> = Promise.resolve()
   private scenario: ScenarioView | null = null
   private ledger = new DuplicateLedger()
+  private validator!: IncrementalValidator
   private txnCounts = { committed: 0, aborted: 0 }
   private abortedKept: TxnView[] = []
   private producerTimelines = new Map<string, ProducerTimeline>()
@@ -123,6 +127,8 @@ export class Lab implements LabController {
     this.runtime = new LabRuntime(this.time, options)
     this.rate = options.ratePerSec
     this.ledger = new DuplicateLedger()
+    const rt = this.runtime
+    this.validator = new IncrementalValidator(rt.connection.inspector(), { groupId: rt.groupId, inputTopic: rt.topics.input, outputTopic: rt.topics.output, changelogTopic: rt.topics.changelog, dlqTopic: rt.topics.deadLetter })
     this.visibility = new VisibilityTracker(this.runtime.connection.reader(), this.runtime.topics.output, options.partitions, (r) => this.ledger.observe(r))
     this.runtime.onEvent((e) => this.onEvent(e))
     this.lastSample = { t: this.time.now(), committed: 0 }
@@ -134,6 +140,7 @@ export class Lab implements LabController {
     void this.loop(timers, VISIBILITY_POLL_MS, () => this.visibility.poll(this.time.now()))
     void this.loop(timers, SERIES_WINDOW_MS, () => this.sample())
     void this.loop(timers, this.options.validateIntervalMs ?? 2_000, () => void this.validate())
+    void this.loop(timers, RETENTION_EVERY_MS, () => this.applyRetention())
     return this.runtime
   }
 
@@ -282,6 +289,22 @@ export class Lab implements LabController {
     }
   }
 
+  /**
+   * Bounded memory for a lab that runs for hours: compaction for the changelog and offsets topics,
+   * size retention for the rest, never past what a reader still needs: the group's committed
+   * offsets (a new owner restarts there), the dashboard's read_committed consumer, and the validator.
+   */
+  private applyRetention(): void {
+    const r = this.runtime
+    const committed = r.committedOffsets()
+    r.cluster.applyRetention({ maxRecords: RETAINED_RECORDS }, (tp) => {
+      let keep = this.validator.keepFrom(tp)
+      if (tp.topic === r.topics.input) keep = Math.min(keep, committed[tp.partition] ?? 0)
+      if (tp.topic === r.topics.output) keep = Math.min(keep, this.visibility.positions[tp.partition] ?? 0)
+      return keep
+    })
+  }
+
   private endTxn(t: TxnView, outcome: 'committed' | 'aborted', endMs: number, reason: TxnView['abortReason']): void {
     t.outcome = outcome
     t.endMs = endMs
@@ -334,19 +357,13 @@ export class Lab implements LabController {
     this.validating = true
     try {
       const r = this.runtime
-      const report = await validateRun(r.connection.inspector(), {
-        groupId: r.groupId,
-        inputTopic: r.topics.input,
-        outputTopic: r.topics.output,
-        changelogTopic: r.topics.changelog,
-        dlqTopic: r.topics.deadLetter,
-      })
+      const report = await this.validator.check()
       this.correctness = {
-        duplicates: report.duplicates ?? 0,
-        lost: report.lost ?? 0,
+        duplicates: report.duplicates,
+        lost: report.lost,
         abortedReads: report.abortedReads,
         abortedReadsUncommitted: report.abortedReadsUncommitted,
-        stateMismatches: report.stateMismatches ?? 0,
+        stateMismatches: report.stateMismatches,
         openTransactions: report.openTransactions,
         allowed: ALLOWED[r.config['processing.guarantee']],
         duplicateKeys: report.duplicateKeys.slice(0, 12).map((k) => `${k.key}×${k.count}`),
