@@ -1,0 +1,54 @@
+// npm run bench:memory -- [--minutes 60] [--rate 2000]
+// Runs the dashboard's lab (retention, compaction, incremental validation, a kill every minute)
+// at steady load and samples resident memory. Memory is bounded when RSS grows by less than 10%
+// after the first five minutes. Adds a `memory` section to bench/results/soak-embedded.json.
+
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { parseFlags } from '../server/cli/args.ts'
+import { createLab } from '../server/lab/index.ts'
+
+const f = parseFlags(process.argv.slice(2), { minutes: { kind: 'number', min: 1, max: 600 }, rate: { kind: 'number', min: 1, max: 100_000 } })
+const minutes = (f.minutes as number | undefined) ?? 60
+const rate = (f.rate as number | undefined) ?? 2_000
+const lab = await createLab({ ratePerSec: rate })
+const start = Date.now()
+const samples: { atS: number; rssMB: number; heapUsedMB: number; committedInput: number }[] = []
+const mb = (b: number) => Math.round((b / 1024 / 1024) * 10) / 10
+let kills = 0
+while (Date.now() - start < minutes * 60_000) {
+  await new Promise((r) => setTimeout(r, 30_000))
+  const s = lab.snapshot()
+  const m = process.memoryUsage()
+  samples.push({ atS: Math.round((Date.now() - start) / 1000), rssMB: mb(m.rss), heapUsedMB: mb(m.heapUsed), committedInput: s.totals.committedInput })
+  process.stdout.write(`${samples.at(-1)!.atS} s: rss ${samples.at(-1)!.rssMB} MB, heap ${samples.at(-1)!.heapUsedMB} MB, committed input ${s.totals.committedInput}\n`)
+  if (samples.length % 2 === 0) {
+    const live = s.workers.find((w) => w.state === 'running' && w.taskIds.length > 0)
+    if (live && (await lab.execute('killWorker', { workerId: live.id })).ok) kills++
+  }
+}
+const snap = lab.snapshot()
+await lab.close()
+const after5 = samples.filter((x) => x.atS >= 300)
+const base = after5[0]
+const peak = after5.reduce((m, x) => Math.max(m, x.rssMB), 0)
+const last = after5.at(-1)
+const memory = {
+  minutes,
+  ratePerSec: rate,
+  kills,
+  committedInput: snap.totals.committedInput,
+  correctness: snap.correctness,
+  rssAt5MinMB: base?.rssMB ?? null,
+  rssEndMB: last?.rssMB ?? null,
+  rssPeakAfter5MinMB: peak || null,
+  growthAfter5Min: base && last ? Math.round(((last.rssMB - base.rssMB) / base.rssMB) * 1000) / 1000 : null,
+  peakGrowthAfter5Min: base ? Math.round(((peak - base.rssMB) / base.rssMB) * 1000) / 1000 : null,
+  samples,
+}
+mkdirSync('bench/results', { recursive: true })
+const file = 'bench/results/soak-embedded.json'
+const doc = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : { benchmark: 'soak', backend: 'embedded' }
+doc.memory = memory
+writeFileSync(file, JSON.stringify(doc, null, 2) + '\n')
+process.stdout.write(`rss after 5 min ${memory.rssAt5MinMB} MB, at the end ${memory.rssEndMB} MB: growth ${memory.growthAfter5Min}\n`)
+process.exit(memory.growthAfter5Min !== null && memory.growthAfter5Min < 0.1 ? 0 : 1)
