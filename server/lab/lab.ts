@@ -45,7 +45,7 @@ const SERIES_WINDOW_MS = 500
 const VISIBILITY_POLL_MS = 20
 const RETENTION_EVERY_MS = 5_000
 /** Records kept per partition of input, output and dead-letter topics (retention.bytes, by count). */
-const RETAINED_RECORDS = 200_000
+const RETAINED_RECORDS = 50_000
 const MAX_SERIES = 240
 const MAX_TXNS = 120
 const MAX_MARKERS = 60
