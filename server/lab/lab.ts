@@ -98,6 +98,8 @@ export class Lab implements LabController {
   private txnCounts = { committed: 0, aborted: 0 }
   private abortedKept: TxnView[] = []
   private producerTimelines = new Map<string, ProducerTimeline>()
+  /** The worker that began each transactional.id's latest transaction. */
+  private txnOwner = new Map<string, string>()
   private selected: { topic: 'input' | 'output' | 'changelog'; partition: number } = { topic: 'output', partition: 0 }
 
   constructor(private readonly options: LabOptions = {}) {
@@ -217,7 +219,9 @@ export class Lab implements LabController {
         // Aborted by the coordinator: the owner crashed or was fenced, or the timeout hit.
         for (const t of this.txns.values()) {
           if (t.transactionalId === e.transactionalId && t.outcome === 'open') {
-            const dead = this.runtime.slots.some((s) => s.process.state === 'killed' && t.transactionalId.endsWith(s.slotId))
+            // Aborted by the coordinator: a crash if the worker that ran it was killed, else a fencing (zombie) or the timeout.
+            const owner = this.txnOwner.get(t.transactionalId)
+            const dead = this.runtime.slots.some((s) => s.process.state === 'killed' && s.process.id === owner)
             this.endTxn(t, 'aborted', e.endMs, e.reason === 'timeout' ? 'timeout' : dead ? 'crash' : 'fenced')
           }
         }
@@ -230,6 +234,7 @@ export class Lab implements LabController {
         break
       case 'txn-begin': {
         this.noteEpoch(e.transactionalId, e.producerId, e.epoch, e.atMs)
+        this.txnOwner.set(e.transactionalId, e.workerId)
         const id = `${e.producerId}.${e.epoch}.${e.localTxnId}`
         this.txns.set(id, {
           id,
