@@ -11,7 +11,7 @@ import { createExperimentsHandler } from './experiments-routes.ts'
 import { attachLiveSocket, type LiveSocket } from './live-socket.ts'
 import { createLabMetrics, type LabMetrics } from './metrics.ts'
 import { isSameOrigin } from './origin.ts'
-import { outcomeOf, rejectionReason } from './outcome.ts'
+import { noteOutcome, outcomeOf, rejectionReason } from './outcome.ts'
 import { createRestHandler, pathOf } from './rest.ts'
 
 export interface EoscopeHttpOptions {
@@ -43,6 +43,7 @@ function sendError(res: ServerResponse, status: number, error: string, extra: Re
     res.destroy()
     return
   }
+  noteOutcome(res, { error })
   const text = JSON.stringify({ error })
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',

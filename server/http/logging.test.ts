@@ -61,7 +61,7 @@ describe('structured logs', () => {
 
     expect(lines).toContainEqual(expect.objectContaining({ level: 30, event: 'command', via: 'rest', command: 'setConfig', ok: true, status: 200, client: '127.0.0.1' }))
     expect(lines).toContainEqual(expect.objectContaining({ event: 'command', via: 'rest', command: 'setConfig', ok: false, status: 400, error: expect.stringMatching(/commit\.interval\.ms/) }))
-    expect(lines).toContainEqual(expect.objectContaining({ level: 40, event: 'rejected', via: 'rest', reason: 'unauthorized', status: 401, path: '/api/lab/reset' }))
+    expect(lines).toContainEqual(expect.objectContaining({ level: 40, event: 'rejected', via: 'rest', reason: 'unauthorized', status: 401, path: '/api/lab/reset', error: 'unauthorized: the token is not valid' }))
     expect(lines).toContainEqual(expect.objectContaining({ event: 'command', via: 'socket', command: 'killWorker', ok: true, client: expect.stringMatching(/127\.0\.0\.1/) }))
     expect(lines).toContainEqual(expect.objectContaining({ event: 'command', via: 'socket', command: 'killWorker', ok: false, error: 'no such worker: nobody' }))
     const error = lines.find((l) => l.event === 'error') as { level: number; err: { message: string; stack: string } }
