@@ -2,6 +2,7 @@ import { createElement } from 'react'
 import { renderToString } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
 import type { LabSnapshot, LogCell, RecordTrace } from '../lib/lab-protocol.ts'
+import { applyPatch, diff } from '../server/http/live-delta.ts'
 import { fixtureAtLeastOnce, fixtureSnapshot } from './__fixtures__/lab-snapshot.ts'
 import { ledgerRows } from './duplicate-ledger.tsx'
 import { LabView } from './lab-dashboard.tsx'
@@ -146,5 +147,22 @@ describe('the traced records', () => {
     const t = (id: string, at: number, crashedAtStep: RecordTrace['crashedAtStep']): RecordTrace => ({ id, key: id, partition: 0, offset: at, workerId: 'w', steps: [{ step: 1, atMs: at }], crashedAtStep, outcome: 'in-flight' })
     const rows = traceRows([t('a', 3, null), t('b', 2, null)], [t('c', 1, 4)], 2)
     expect(rows.map((r) => r.id)).toEqual(['c', 'a'])
+  })
+})
+
+describe('the deep views on the wire', () => {
+  it('send a sliding partition log and growing producer timelines as small deltas that rebuild the snapshot', () => {
+    const log = fixtureSnapshot.partitionLog!
+    const last = log.cells[log.cells.length - 1]!
+    const more = [1, 2, 3].map((i) => ({ ...cell(last.offset + i), outcome: 'pending' as const }))
+    const prev = fixtureSnapshot
+    const next: LabSnapshot = {
+      ...prev,
+      partitionLog: { ...log, cells: [...log.cells.slice(3).map((c) => (c.outcome === 'pending' ? { ...c, outcome: 'committed' as const } : c)), ...more], highWatermark: log.highWatermark + 3 },
+      producers: prev.producers!.map((p, i) => (i === 0 ? { ...p, epochs: [...p.epochs, { epoch: 3, atMs: prev.atMs }], lastSequence: p.lastSequence.map((x) => ({ ...x, sequence: x.sequence + 3 })) } : p)),
+    }
+    const patch = diff(prev, next)!
+    expect(applyPatch(prev, patch)).toEqual(next)
+    expect(JSON.stringify(patch).length).toBeLessThan(JSON.stringify(next.partitionLog).length / 4)
   })
 })

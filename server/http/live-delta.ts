@@ -64,6 +64,12 @@ function itemKey(item: unknown): ArrayKey | undefined {
   if (typeof item.taskId === 'string') return item.taskId
   if (typeof item.t === 'number') return typeof item.kind === 'string' ? `${item.t}|${item.kind}|${String(item.label ?? '')}` : item.t
   if (typeof item.step === 'number') return item.step
+  // Deep views: partition log cells by offset, producer timelines by transactional.id, their
+  // sequences by partition, epochs and fencings by instant (duplicates fall back to a full copy).
+  if (typeof item.offset === 'number') return item.offset
+  if (typeof item.transactionalId === 'string') return item.transactionalId
+  if (typeof item.partition === 'string') return item.partition
+  if (typeof item.atMs === 'number') return item.atMs
   return undefined
 }
 
