@@ -107,7 +107,7 @@ export function createLabMetrics({ lab, socketClients, defaultMetrics = true }: 
   })
 
   // The validator's latest figures (absent until it has run once).
-  const validator: [string, string, (c: NonNullable<LabSnapshot['correctness']>) => number][] = [
+  const validator: [string, string, (c: NonNullable<LabSnapshot['correctness']>) => number | null][] = [
     ['eoscope_validator_duplicates', 'Duplicate output records found by the validator', (c) => c.duplicates],
     ['eoscope_validator_lost', 'Input records with no committed output', (c) => c.lost],
     ['eoscope_validator_aborted_reads', 'Aborted records delivered to a read_committed consumer', (c) => c.abortedReads],
@@ -123,7 +123,9 @@ export function createLabMetrics({ lab, socketClients, defaultMetrics = true }: 
       collect() {
         const c = snap().correctness
         this.reset()
-        if (c) this.set(read(c))
+        // An unavailable figure is left out rather than reported as a number.
+        const v = c ? read(c) : null
+        if (v !== null) this.set(v)
       },
     })
   }
