@@ -167,7 +167,7 @@ describe('bound to 0.0.0.0', () => {
       }
       const refused = connect(server.url, { transports: ['websocket'], reconnection: false, forceNew: true })
       await expect(new Promise((resolve, reject) => {
-        refused.on('connect', resolve)
+        refused.on('connect', () => resolve('connected'))
         refused.on('connect_error', reject)
       })).rejects.toThrow(/unauthorized/)
       refused.disconnect()
