@@ -203,7 +203,13 @@ function scheduleFaults(lab: RunRuntime, o: RunOptions, feedMs: number): { stop:
         while (!stopped && open()) {
           await time.sleep(every)
           if (stopped || !open()) break
-          const live = lab.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
+          let live = lab.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
+          // Worker processes report their tasks every ~100 ms and lose them during rebalances: on
+          // Kafka a kill that falls due then waits for a worker with tasks instead of being skipped.
+          while (live.length === 0 && lab.backend === 'kafka' && !stopped && open()) {
+            await time.sleep(50)
+            live = lab.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
+          }
           if (live.length === 0) continue
           const slot = rng.pick(live)
           lab.kill(slot.worker!.id, o.killAtStep)
