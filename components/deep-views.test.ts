@@ -6,7 +6,7 @@ import { applyPatch, diff } from '../server/http/live-delta.ts'
 import { fixtureAtLeastOnce, fixtureSnapshot } from './__fixtures__/lab-snapshot.ts'
 import { ledgerRows } from './duplicate-ledger.tsx'
 import { LabView } from './lab-dashboard.tsx'
-import { boundaries, boundarySlot, LOG_SLOTS, topicKind } from './partition-log-view.tsx'
+import { boundaries, boundarySlot, LOG_SLOTS, raiseHighWatermark, topicKind } from './partition-log-view.tsx'
 import { epochSteps } from './producers-view.tsx'
 import { traceRows } from './record-trace-view.tsx'
 
@@ -82,6 +82,12 @@ describe('the partition log', () => {
     const marks = boundaries(log, log.cells)
     expect(marks.find((m) => m.kind === 'hw')!.slot).toBe(log.cells.length)
     expect(marks.find((m) => m.kind === 'lso')!.slot).toBe(log.cells.length - 4)
+  })
+
+  it('raises the HW tag when the LSO is one cell before it', () => {
+    const log = fixtureSnapshot.partitionLog!
+    expect(raiseHighWatermark(boundaries(log, log.cells))).toBe(false)
+    expect(raiseHighWatermark(boundaries({ ...log, lastStableOffset: log.highWatermark - 1 }, log.cells))).toBe(true)
   })
 
   it('knows the three topics by name', () => {

@@ -69,13 +69,20 @@ function cellTitle(c: LogCell): string {
   return `offset ${c.offset}: ${what}${key}${producer}${source}`
 }
 
-function Marks({ marks, edge }: { marks: Boundary[]; edge: 'left' | 'right' }) {
+/** The HW tag goes a line higher when the LSO is a single cell before it: their tags would overlap. */
+export function raiseHighWatermark(marks: Boundary[]): boolean {
+  const lso = marks.find((m) => m.kind === 'lso')
+  const hw = marks.find((m) => m.kind === 'hw')
+  return !!lso && !!hw && hw.slot - lso.slot === 1
+}
+
+function Marks({ marks, edge, raised }: { marks: Boundary[]; edge: 'left' | 'right'; raised: boolean }) {
   const log = marks.filter((m) => m.kind === 'lso' || m.kind === 'hw')
   const readers = marks.filter((m) => m.kind === 'rc' || m.kind === 'ru')
   return (
     <>
       {log.length ? (
-        <span className={`log-mark log-mark-${edge} log-mark-${log.map((m) => m.kind).join('-')}`} data-testid="log-marker" data-kinds={log.map((m) => m.kind).join(' ')}>
+        <span className={`log-mark log-mark-${edge} log-mark-${log.map((m) => m.kind).join('-')}${raised && log.length === 1 && log[0]!.kind === 'hw' ? ' log-mark-raised' : ''}`} data-testid="log-marker" data-kinds={log.map((m) => m.kind).join(' ')}>
           <span className="log-mark-tag">{log.map((m) => (m.before ? `← ${m.label} ${m.offset}` : m.label)).join(' · ')}</span>
         </span>
       ) : null}
@@ -140,6 +147,7 @@ function PartitionSelector({ log, partitions, send }: { log: PartitionLog | null
 export const PartitionLogView = memo(function PartitionLogView({ log, partitions, send }: PartitionLogViewProps) {
   const cells = log ? log.cells.slice(-LOG_SLOTS) : []
   const marks = log ? boundaries(log, cells) : []
+  const raised = raiseHighWatermark(marks)
   const bySlot = new Map<number, Boundary[]>()
   for (const m of marks) bySlot.set(Math.min(m.slot, LOG_SLOTS), [...(bySlot.get(Math.min(m.slot, LOG_SLOTS)) ?? []), m])
   return (
@@ -205,8 +213,8 @@ export const PartitionLogView = memo(function PartitionLogView({ log, partitions
                   ) : (
                     <span className="log-cell log-empty" />
                   )}
-                  {here ? <Marks marks={here} edge="left" /> : null}
-                  {after ? <Marks marks={after} edge="right" /> : null}
+                  {here ? <Marks marks={here} edge="left" raised={raised} /> : null}
+                  {after ? <Marks marks={after} edge="right" raised={raised} /> : null}
                 </div>
               )
             })}

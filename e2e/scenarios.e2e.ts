@@ -59,6 +59,12 @@ describe.skipIf(!chromiumAvailable())('guided scenarios in chromium', () => {
     // The lab on screen is the scenario's: it ran under exactly_once and aborted the crashed transaction.
     await expect.poll(() => page.getByTestId('stat-guarantee').textContent()).toBe('exactly_once')
     await page.getByTestId('scenarios').screenshot({ path: path.join(SHOTS, 'scenario-verdict.png') })
+    // The crashed worker's producer was fenced when the new owner took its transactional.id over.
+    const producers = page.getByTestId('producers')
+    await producers.scrollIntoViewIfNeeded()
+    await expect.poll(() => producers.getByTestId('fence-mark').count(), { timeout: 10_000 }).toBeGreaterThan(0)
+    await producers.screenshot({ path: path.join(SHOTS, 'scenario-producers-fenced.png') })
+    await page.getByTestId('record-traces').screenshot({ path: path.join(SHOTS, 'scenario-traces.png') })
     await page.screenshot({ path: path.join(SHOTS, 'scenario-dashboard.png'), fullPage: true })
   })
 
