@@ -9,7 +9,7 @@ import { isExactlyOnce, type StreamsConfig } from '../../lib/streams-config.ts'
 import { ProcessKilledError } from '../log/errors.ts'
 import type { ConsumedRecord, LogConnection, LogConsumer, LogReader, OffsetToCommit, ProduceRecord, TopicPartition } from '../log/types.ts'
 import type { Time } from '../log/time.ts'
-import { TaskMigratedError } from './errors.ts'
+import { isMigrationError, TaskMigratedError } from './errors.ts'
 import { awaitStableChangelog, restoreFromChangelog } from './state-store.ts'
 import { type DeserializationPolicy, StreamTask, type TaskTopics } from './stream-task.ts'
 import { StreamsProducer } from './streams-producer.ts'
@@ -176,11 +176,23 @@ export class StreamWorker {
   private async processBatch(records: ConsumedRecord[]): Promise<void> {
     const now = this.time.now()
     const byTask = new Map<StreamTask, ConsumedRecord[]>()
+    const stale = new Set<StreamTask>()
     for (const r of records) {
       const task = this.tasks.get(r.partition)
       if (!task || task.state !== 'running') continue // not ours any more: its next owner reads it from the committed offset
+      // Position guard: a task processes its input in offset order from where it resumed. Records
+      // fetched before its seek (a batch from a closed predecessor's position) are dropped, and
+      // the partition is fetched again from the task's own position: no record is skipped.
+      if (r.offset < task.consumedOffset || stale.has(task)) continue
       let list = byTask.get(task)
-      if (!list) byTask.set(task, (list = []))
+      if (!list) {
+        if (r.offset > task.consumedOffset) {
+          stale.add(task)
+          this.consumer.seek({ topic: r.topic, partition: r.partition }, task.consumedOffset)
+          continue
+        }
+        byTask.set(task, (list = []))
+      }
       list.push(r)
     }
     const traced: Trace[] = []
@@ -261,7 +273,15 @@ export class StreamWorker {
     const dirty = [...this.tasks.values()].filter((t) => t.needsCommit())
     const offsetOf = (t: StreamTask): OffsetToCommit => ({ topic: input, partition: t.partition, offset: t.consumedOffset })
     if (this.guarantee === 'at_least_once') {
-      if (dirty.length > 0) await this.consumer.commitOffsets(dirty.map(offsetOf))
+      if (dirty.length > 0) {
+        try {
+          await this.consumer.commitOffsets(dirty.map(offsetOf))
+        } catch (e) {
+          // A commit refused by the group (this member was dropped, or its generation is over): migrated.
+          if (isMigrationError(e)) throw new TaskMigratedError(dirty.map((t) => t.id), `offset commit refused: ${(e as Error).message}`, { cause: e })
+          throw e
+        }
+      }
     } else if (this.guarantee === 'exactly_once_v2') {
       await this.threadProducer!.commitTransaction(dirty.map(offsetOf), this.consumer.groupMetadata())
     } else {
