@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
-    exclude: ['**/node_modules/**', 'e2e/**', 'server/log/kafka/**'],
+    exclude: ['**/node_modules/**', 'e2e/**', 'server/log/kafka/**', 'server/lab/scenarios/**', 'scratch/**'],
     testTimeout: 30_000,
   },
 })

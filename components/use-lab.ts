@@ -2,18 +2,20 @@
 // the connection state, and a command sender that resolves with the server's acknowledgement.
 
 import { useCallback, useEffect, useState } from 'react'
-import type { CommandName, CommandPayload, CommandResult, LabSnapshot } from '../lib/lab-protocol.ts'
+import type { CommandName, CommandInput, CommandResult, LabSnapshot } from '../lib/lab-protocol.ts'
 import { applyPatch, type SnapshotDelta } from '../server/http/live-delta.ts'
-import { getLabSocket } from './socket-client.ts'
+import { isUnauthorized, refusalMessage, requestToken } from './lab-token.ts'
+import { closeLabSocket, getLabSocket, openLabSocket } from './socket-client.ts'
 
-export type ConnectionState = 'connecting' | 'live' | 'offline'
+/** locked: the server refused the handshake for want of a valid token (EOSCOPE_LOCK_READS). */
+export type ConnectionState = 'connecting' | 'live' | 'offline' | 'locked'
 
 export const COMMAND_TIMEOUT_MS = 5000
 
 export interface UseLab {
   snapshot: LabSnapshot | null
   connection: ConnectionState
-  send: <N extends CommandName>(name: N, payload: CommandPayload<N>) => Promise<CommandResult>
+  send: <N extends CommandName>(name: N, payload: CommandInput<N>) => Promise<CommandResult>
 }
 
 export function useLab(): UseLab {
@@ -50,14 +52,20 @@ export function useLab(): UseLab {
     }
     const onConnect = () => setConnection('live')
     const onDisconnect = () => setConnection('offline')
-    const onConnectError = () => setConnection('offline')
+    const onConnectError = (err: Error) => {
+      // A refused handshake is not retried by socket.io: ask for the token instead of waiting.
+      if (isUnauthorized(err.message)) {
+        setConnection('locked')
+        requestToken(refusalMessage(err.message, 'reads'))
+      } else setConnection('offline')
+    }
 
     socket.on('snapshot', onSnapshot)
     socket.on('delta', onDelta)
     socket.on('connect', onConnect)
     socket.on('disconnect', onDisconnect)
     socket.on('connect_error', onConnectError)
-    socket.connect()
+    openLabSocket()
     return () => {
       socket.off('snapshot', onSnapshot)
       socket.off('delta', onDelta)
@@ -65,15 +73,17 @@ export function useLab(): UseLab {
       socket.off('disconnect', onDisconnect)
       socket.off('connect_error', onConnectError)
       if (frame) cancelAnimationFrame(frame)
-      socket.disconnect()
+      closeLabSocket()
     }
   }, [])
 
-  const send = useCallback(async <N extends CommandName>(name: N, payload: CommandPayload<N>): Promise<CommandResult> => {
+  const send = useCallback(async <N extends CommandName>(name: N, payload: CommandInput<N>): Promise<CommandResult> => {
     const socket = getLabSocket()
     if (!socket.connected) return { ok: false, error: 'not connected to the lab' }
     try {
-      return await socket.timeout(COMMAND_TIMEOUT_MS).emitWithAck('command', name, payload)
+      const r = await socket.timeout(COMMAND_TIMEOUT_MS).emitWithAck('command', name, payload)
+      if (!r.ok && isUnauthorized(r.error)) requestToken(refusalMessage(r.error, 'command'))
+      return r
     } catch {
       return { ok: false, error: `no answer from the lab within ${COMMAND_TIMEOUT_MS / 1000} s` }
     }

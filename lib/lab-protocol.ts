@@ -289,11 +289,21 @@ export const COMMANDS = {
   /** Appends input records whose values do not parse. */
   injectPoison: z.object({ count: z.number().int().min(1).max(100).default(1) }).strict(),
   /** Which partition the partition log view shows. */
-  selectPartition: z.object({ topic: z.enum(['input', 'output', 'changelog']), partition: z.number().int().min(0).max(255) }).strict(),
+  selectPartition: z
+    .object({
+      topic: z.enum(['input', 'output', 'changelog']),
+      partition: z.number().int().min(0).max(255),
+      /** latest: the newest records; last-abort: the records around the partition's latest ABORT marker. */
+      window: z.enum(['latest', 'last-abort']).default('latest'),
+    })
+    .strict(),
 } as const
 
 export type CommandName = keyof typeof COMMANDS
+/** A command's payload after validation (defaults applied). */
 export type CommandPayload<N extends CommandName> = z.infer<(typeof COMMANDS)[N]>
+/** What a client sends (fields with defaults may be left out). */
+export type CommandInput<N extends CommandName> = z.input<(typeof COMMANDS)[N]>
 
 export type CommandResult = { ok: true; message?: string } | { ok: false; error: string }
 

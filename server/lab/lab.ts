@@ -100,7 +100,7 @@ export class Lab implements LabController {
   private producerTimelines = new Map<string, ProducerTimeline>()
   /** The worker that began each transactional.id's latest transaction. */
   private txnOwner = new Map<string, string>()
-  private selected: { topic: 'input' | 'output' | 'changelog'; partition: number } = { topic: 'output', partition: 0 }
+  private selected: { topic: 'input' | 'output' | 'changelog'; partition: number; window: 'latest' | 'last-abort' } = { topic: 'output', partition: 0, window: 'latest' }
 
   constructor(private readonly options: LabOptions = {}) {
     this.time = options.time ?? new SystemTime()
@@ -177,9 +177,9 @@ export class Lab implements LabController {
     }
     const view: ScenarioView = { name: scenario.name, title: scenario.title, summary: scenario.summary, status: 'running', narrative: [], expectations: [], conclusion: null, error: null, startedAtMs: this.time.now() }
     this.scenario = view
-    void runScenario(scenario, host).then(
+    void runScenario(scenario, host, (line) => view.narrative.push(line)).then(
       (r) => {
-        Object.assign(view, { status: r.passed ? 'passed' : 'failed', narrative: r.narrative, expectations: r.expectations, conclusion: r.conclusion })
+        Object.assign(view, { status: r.passed ? 'passed' : 'failed', expectations: r.expectations, conclusion: r.conclusion })
       },
       (e: unknown) => {
         Object.assign(view, { status: 'error', error: e instanceof Error ? e.message : 'scenario failed' })
@@ -230,7 +230,16 @@ export class Lab implements LabController {
     }
     switch (e.type) {
       case 'producer-init':
-        if (e.transactionalId) this.noteEpoch(e.transactionalId, e.producerId, e.epoch, e.atMs)
+        if (e.transactionalId) {
+          const tl = this.producerTimelines.get(e.transactionalId)
+          const previousOwner = this.txnOwner.get(e.transactionalId)
+          if (tl && tl.epochs.length > 0 && previousOwner !== undefined && previousOwner !== e.workerId) {
+            tl.fencings.push({ atMs: e.atMs, reason: `${e.workerId} called initTransactions: epoch ${e.epoch} fences ${previousOwner}'s epoch ${tl.epochs.at(-1)!.epoch}` })
+            if (tl.fencings.length > 10) tl.fencings.shift()
+          }
+          this.txnOwner.set(e.transactionalId, e.workerId)
+          this.noteEpoch(e.transactionalId, e.producerId, e.epoch, e.atMs)
+        }
         break
       case 'txn-begin': {
         this.noteEpoch(e.transactionalId, e.producerId, e.epoch, e.atMs)
@@ -266,7 +275,13 @@ export class Lab implements LabController {
       }
       case 'worker-killed':
         this.mark('kill', `${e.workerId} killed${e.step ? ` at step ${e.step}` : ''}`, e.atMs)
-        for (const tr of this.traces.values()) if (tr.workerId === e.workerId && tr.outcome === 'in-flight') tr.crashedAtStep = (tr.steps.at(-1)?.step ?? 1) as RecordTrace['crashedAtStep']
+        for (const tr of this.traces.values()) {
+          if (tr.workerId === e.workerId && tr.outcome === 'in-flight') {
+            tr.crashedAtStep = (tr.steps.at(-1)?.step ?? 1) as RecordTrace['crashedAtStep']
+            // Its offset was not committed: the next owner processes it again.
+            tr.outcome = 'redone'
+          }
+        }
         break
       case 'ack-dropped':
         for (const b of e.batches) if (b.topic === this.runtime.topics.output) this.ledger.noteRetriedBatch(b.partition, b.baseOffset, b.count)
@@ -482,7 +497,10 @@ export class Lab implements LabController {
     const partition = Math.min(this.selected.partition, r.options.partitions - 1)
     const log = r.cluster.partitionLog({ topic, partition })
     const o = log.offsets()
-    const raw = log.readRaw(Math.max(o.logStartOffset, o.highWatermark - 120), o.highWatermark, 120)
+    // The newest 120 offsets, or the 120 ending a few records after the latest ABORT marker.
+    const lastAbort = this.selected.window === 'last-abort' ? log.abortedTxns.at(-1)?.lastOffset : undefined
+    const end = lastAbort === undefined ? o.highWatermark : Math.min(o.highWatermark, lastAbort + 10)
+    const raw = log.readRaw(Math.max(o.logStartOffset, end - 120), end, 120)
     const cells: LogCell[] = raw.map((x) => {
       const v = x.control === null && topic !== r.topics.input ? decodeOutputValue(x.value) : null
       return {

@@ -165,14 +165,18 @@ export async function outputProvenance(runtime: LabRuntime): Promise<Map<string,
   return out
 }
 
-export async function runScenario(scenario: Scenario, host: ScenarioHost): Promise<ScenarioResult> {
+export async function runScenario(scenario: Scenario, host: ScenarioHost, onSay?: (line: { atMs: number; text: string }) => void): Promise<ScenarioResult> {
   const narrative: { atMs: number; text: string }[] = []
   const expectations: Expectation[] = []
   const t0 = host.time.now()
   const ctx: ScenarioContext = {
     host,
     time: host.time,
-    say: (text) => narrative.push({ atMs: Math.round(host.time.now() - t0), text }),
+    say: (text) => {
+      const line = { atMs: Math.round(host.time.now() - t0), text }
+      narrative.push(line)
+      onSay?.(line)
+    },
     expect: (claim, holds) => expectations.push({ claim, holds }),
     evidence: {},
   }
