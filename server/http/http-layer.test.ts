@@ -60,6 +60,17 @@ describe('the REST API', () => {
     expect(lab.executed[1]!.payload).toEqual({ workerId: 'worker-1' })
   })
 
+  it('maps the scenario, poison and partition view endpoints to their commands', async () => {
+    expect((await post('/api/scenarios/crash-before-commit')).status).toBe(200)
+    expect((await post('/api/faults/poison', { count: 3 })).status).toBe(200)
+    expect((await post('/api/views/partition', { topic: 'changelog', partition: 2 })).status).toBe(200)
+    expect(lab.executed.map((e) => [e.name, e.payload])).toEqual([
+      ['runScenario', { name: 'crash-before-commit' }],
+      ['injectPoison', { count: 3 }],
+      ['selectPartition', { topic: 'changelog', partition: 2, window: 'latest' }],
+    ])
+  })
+
   it.each([
     ['an unknown setting', '/api/lab/config', { 'commit.interval': 100 }, 400],
     ['a value out of range', '/api/lab/config', { 'commit.interval.ms': 5 }, 400],
@@ -70,6 +81,9 @@ describe('the REST API', () => {
     ['a negative drop count', '/api/faults/drop-acks', { count: -1 }, 400],
     ['broken JSON', '/api/lab/config', '{"commit.interval.ms":', 400],
     ['an unknown endpoint', '/api/nothing', {}, 404],
+    ['a body for a scenario', '/api/scenarios/zombie', { name: 'lost-ack' }, 400],
+    ['a scenario name that is not one', '/api/scenarios/Bad_Name', undefined, 404],
+    ['too many poison records', '/api/faults/poison', { count: 1000 }, 400],
   ])('refuses %s with an error and changes nothing', async (_what, path, body, status) => {
     const before = JSON.stringify(lab.snapshot().config)
     const r = await post(path, body)

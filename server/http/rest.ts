@@ -10,6 +10,9 @@
 //   POST /api/workers/:id/pause        pause a worker (it turns zombie and is fenced when it resumes)
 //   POST /api/workers/:id/resume       resume a paused worker
 //   POST /api/faults/drop-acks         drop the next produce acks; body: {"count": 1}
+//   POST /api/faults/poison            append input records whose values do not parse; body: {"count": 1}
+//   POST /api/scenarios/:name          run a guided scenario on the lab on screen (body: none or {})
+//   POST /api/views/partition          choose the partition log view; body: {"topic":"output","partition":0,"window":"latest"}
 //
 // Bodies are JSON (Content-Type: application/json), at most 16 KB. Every body is validated with
 // the lab protocol's parseCommand; bad input gets 400 {"error": "..."} and changes nothing.
@@ -32,6 +35,9 @@ export const API_ROUTES = [
   { method: 'POST', path: '/api/workers/:id/pause', does: 'pause a worker (zombie)' },
   { method: 'POST', path: '/api/workers/:id/resume', does: 'resume a paused worker' },
   { method: 'POST', path: '/api/faults/drop-acks', does: 'drop the next produce acks ({count})' },
+  { method: 'POST', path: '/api/faults/poison', does: 'append input records whose values do not parse ({count})' },
+  { method: 'POST', path: '/api/scenarios/:name', does: 'run a guided scenario on the lab on screen' },
+  { method: 'POST', path: '/api/views/partition', does: 'choose the partition log view ({topic, partition, window})' },
 ] as const
 
 class HttpError extends Error {
@@ -65,6 +71,17 @@ function route(method: string, pathname: string): Route {
   if (pathname === '/api/lab/reset') return post('reset')
   if (pathname === '/api/workers') return post('addWorker')
   if (pathname === '/api/faults/drop-acks') return post('dropAcks')
+  if (pathname === '/api/faults/poison') return post('injectPoison')
+  if (pathname === '/api/views/partition') return post('selectPartition')
+  const scenario = /^\/api\/scenarios\/([a-z0-9-]{1,64})$/.exec(pathname)
+  if (scenario) {
+    return post('runScenario', (body) => {
+      if (body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
+        throw new HttpError(400, 'invalid runScenario: the scenario is named in the path; send no body or {}')
+      }
+      return { name: scenario[1] }
+    })
+  }
   const m = /^\/api\/workers\/([^/]+)\/(kill|pause|resume)$/.exec(pathname)
   if (m) {
     let workerId: string
