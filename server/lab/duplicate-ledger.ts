@@ -20,8 +20,11 @@ export interface ReplayWindow {
   to: number
 }
 
-/** How far behind the newest provenance of a partition a first copy is remembered. */
-const WINDOW = 200_000
+/**
+ * How far behind the newest provenance of a partition a first copy is remembered. A redo after a
+ * crash goes back one commit interval's worth of input at most, far less than this.
+ */
+const WINDOW = 50_000
 
 export class DuplicateLedger {
   private readonly seen = new Map<number, Map<number, Seen>>()
@@ -56,7 +59,7 @@ export class DuplicateLedger {
       m.set(o, { outputPartition: r.partition, outputOffset: r.offset, count: v.count })
       const newest = Math.max(this.newest.get(p) ?? 0, o)
       this.newest.set(p, newest)
-      if (m.size > WINDOW * 1.5) for (const k of m.keys()) if (k < newest - WINDOW) m.delete(k)
+      if (m.size > WINDOW * 1.2) for (const k of m.keys()) if (k < newest - WINDOW) m.delete(k)
       return
     }
     this.total++

@@ -50,8 +50,6 @@ export class EmbeddedCluster {
   readonly txnCoordinator: TransactionCoordinator
   private readonly groups = new Map<string, GroupCoordinator>()
   private readonly listeners: ((e: BrokerEvent) => void)[] = []
-  /** Records appended to each ongoing transaction, per transactional.id and topic. */
-  private readonly txnRecordCounts = new Map<string, Map<string, number>>()
   latency: LatencyModel
 
   constructor(
@@ -126,10 +124,6 @@ export class EmbeddedCluster {
       const r = log.append(req.producerId, req.epoch, b.baseSequence, req.transactionalId !== null, b.records, now)
       if (r.duplicate) {
         this.emit({ type: 'retry-deduplicated', producerId: req.producerId, epoch: req.epoch, topic: b.topic, partition: b.partition, baseSequence: b.baseSequence, count: b.records.length, baseOffset: r.baseOffset, atMs: now })
-      } else if (req.transactionalId !== null) {
-        let counts = this.txnRecordCounts.get(req.transactionalId)
-        if (!counts) this.txnRecordCounts.set(req.transactionalId, (counts = new Map()))
-        counts.set(b.topic, (counts.get(b.topic) ?? 0) + b.records.length)
       }
       results.push({ topic: b.topic, partition: b.partition, baseOffset: r.baseOffset, duplicate: r.duplicate })
     }
@@ -144,7 +138,6 @@ export class EmbeddedCluster {
 
   initProducerId(transactionalId: string | null, transactionTimeoutMs: number): { producerId: number; epoch: number } {
     if (transactionalId === null) return { producerId: this.txnCoordinator.allocateProducerId(), epoch: 0 }
-    this.txnRecordCounts.delete(transactionalId)
     return this.txnCoordinator.initProducerId(transactionalId, transactionTimeoutMs)
   }
 
@@ -179,12 +172,7 @@ export class EmbeddedCluster {
     return { epoch: r.epoch, markers }
   }
 
-  /** Records written by the ongoing (or just ended) transaction of this transactional.id, per topic. */
-  takeTxnRecordCounts(transactionalId: string): Map<string, number> {
-    const counts = this.txnRecordCounts.get(transactionalId) ?? new Map<string, number>()
-    this.txnRecordCounts.delete(transactionalId)
-    return counts
-  }
+
 
   // ---- groups -------------------------------------------------------------------------------
 
