@@ -274,12 +274,14 @@ export const SetConfigCommand = z
   .refine((v) => Object.keys(v).length > 0, { message: 'name at least one setting to change' })
 
 export const WorkerCommand = z.object({ workerId }).strict()
+/** A kill is abrupt; with a step, the worker dies when it next reaches that step of the five. */
+export const KillCommand = z.object({ workerId, step: z.number().int().min(1).max(5).optional() }).strict()
 export const DropAcksCommand = z.object({ count: z.number().int().min(1).max(1000).default(1) }).strict()
 export const EmptyCommand = z.object({}).strict()
 
 export const COMMANDS = {
   setConfig: SetConfigCommand,
-  killWorker: WorkerCommand,
+  killWorker: KillCommand,
   pauseWorker: WorkerCommand,
   resumeWorker: WorkerCommand,
   addWorker: EmptyCommand,

@@ -6,7 +6,8 @@
 //                                      {"processing.guarantee":"exactly_once","commit.interval.ms":100}
 //   POST /api/lab/reset                reset the lab (body: none or {})
 //   POST /api/workers                  add a worker (body: none or {})
-//   POST /api/workers/:id/kill         kill a worker abruptly: no flush, no commit, no abort, no leave-group
+//   POST /api/workers/:id/kill         kill a worker abruptly: no flush, no commit, no abort, no leave-group;
+//                                      body {"step": 1-5} kills it when it next reaches that step
 //   POST /api/workers/:id/pause        pause a worker (it turns zombie and is fenced when it resumes)
 //   POST /api/workers/:id/resume       resume a paused worker
 //   POST /api/faults/drop-acks         drop the next produce acks; body: {"count": 1}
@@ -91,6 +92,10 @@ function route(method: string, pathname: string): Route {
       throw new HttpError(400, 'malformed worker id')
     }
     return post(WORKER_ACTIONS[m[2]!]!, (body) => {
+      // A kill may name the step at which the worker dies: {"step": 1-5}.
+      if (m[2] === 'kill' && typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 1 && 'step' in body) {
+        return { workerId, step: (body as { step: unknown }).step }
+      }
       if (body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
         throw new HttpError(400, `invalid ${WORKER_ACTIONS[m[2]!]}: the worker is named in the path; send no body or {}`)
       }

@@ -13,6 +13,7 @@ import {
   parseCommand,
   type CommandPayload,
   type ScenarioView,
+  type Step,
   type LogCell,
   type PartitionLogView,
   type ProducerTimeline,
@@ -590,8 +591,8 @@ export class Lab implements LabController {
           break
         }
         case 'killWorker': {
-          const { workerId } = parsed.payload as CommandPayload<'killWorker'>
-          if (!r.kill(workerId)) return { ok: false, error: `no live worker ${workerId}` }
+          const { workerId, step } = parsed.payload as CommandPayload<'killWorker'>
+          if (!r.kill(workerId, (step ?? null) as Step | null)) return { ok: false, error: `no live worker ${workerId}` }
           break
         }
         case 'pauseWorker': {
