@@ -54,6 +54,34 @@ export function defaultStreamsConfig(guarantee: ProcessingGuarantee = 'exactly_o
   }
 }
 
+/** What a run, a scenario or a worker may set beyond the defaults. */
+export interface StreamsOverrides {
+  applicationId?: string
+  commitIntervalMs?: number
+  transactionTimeoutMs?: number
+  sessionTimeoutMs?: number
+  /** Only under at_least_once: exactly-once forces it on. */
+  idempotence?: boolean
+  maxPollRecords?: number
+}
+
+/**
+ * The defaults for a guarantee with overrides applied (not yet validated). A shorter
+ * session.timeout.ms brings heartbeat.interval.ms down to a third of it, as Kafka advises.
+ */
+export function streamsConfigFor(guarantee: ProcessingGuarantee, o: StreamsOverrides = {}): StreamsConfig {
+  const c = defaultStreamsConfig(guarantee, o.applicationId)
+  if (o.commitIntervalMs !== undefined) c['commit.interval.ms'] = o.commitIntervalMs
+  if (o.transactionTimeoutMs !== undefined) c['transaction.timeout.ms'] = o.transactionTimeoutMs
+  if (o.sessionTimeoutMs !== undefined) {
+    c['session.timeout.ms'] = o.sessionTimeoutMs
+    c['heartbeat.interval.ms'] = Math.max(1, Math.min(c['heartbeat.interval.ms'], Math.floor(o.sessionTimeoutMs / 3)))
+  }
+  if (o.maxPollRecords !== undefined) c['max.poll.records'] = o.maxPollRecords
+  if (o.idempotence !== undefined && guarantee === 'at_least_once') c['enable.idempotence'] = o.idempotence
+  return c
+}
+
 export function isExactlyOnce(guarantee: ProcessingGuarantee): boolean {
   return guarantee !== 'at_least_once'
 }

@@ -2,7 +2,7 @@
 // The lab spawns these locally; started by hand on other machines against the same cluster and
 // application.id, they join the same group and show up in the same telemetry.
 
-import { defaultStreamsConfig, PROCESSING_GUARANTEES, type ProcessingGuarantee, validateStreamsConfig } from '../../lib/streams-config.ts'
+import { PROCESSING_GUARANTEES, type ProcessingGuarantee, streamsConfigFor, validateStreamsConfig } from '../../lib/streams-config.ts'
 import { DROP_ACKS_UNAVAILABLE, EXACTLY_ONCE_V2_UNAVAILABLE } from '../lab/kafka/kafka-app.ts'
 import { parseFlags, UsageError } from './args.ts'
 
@@ -41,15 +41,14 @@ export async function workerCommand(argv: string[], out: (s: string) => void): P
   const guarantee = (f.guarantee as ProcessingGuarantee | undefined) ?? 'exactly_once'
   if (guarantee === 'exactly_once_v2') throw new UsageError(EXACTLY_ONCE_V2_UNAVAILABLE)
   if (f.idempotence === 'off' && guarantee !== 'at_least_once') throw new UsageError(`--idempotence off is only allowed with --guarantee at_least_once`)
-  const config = defaultStreamsConfig(guarantee, appId)
-  if (f['commit-interval-ms'] !== undefined) config['commit.interval.ms'] = f['commit-interval-ms'] as number
-  if (f['transaction-timeout-ms'] !== undefined) config['transaction.timeout.ms'] = f['transaction-timeout-ms'] as number
-  if (f['session-timeout-ms'] !== undefined) {
-    config['session.timeout.ms'] = f['session-timeout-ms'] as number
-    config['heartbeat.interval.ms'] = Math.max(1, Math.min(config['heartbeat.interval.ms'], Math.floor(config['session.timeout.ms'] / 3)))
-  }
-  if (f['max-poll-records'] !== undefined) config['max.poll.records'] = f['max-poll-records'] as number
-  config['enable.idempotence'] = guarantee === 'at_least_once' ? f.idempotence !== 'off' : true
+  const config = streamsConfigFor(guarantee, {
+    applicationId: appId,
+    commitIntervalMs: f['commit-interval-ms'] as number | undefined,
+    transactionTimeoutMs: f['transaction-timeout-ms'] as number | undefined,
+    sessionTimeoutMs: f['session-timeout-ms'] as number | undefined,
+    maxPollRecords: f['max-poll-records'] as number | undefined,
+    idempotence: f.idempotence !== 'off',
+  })
   try {
     validateStreamsConfig(config)
   } catch (e) {

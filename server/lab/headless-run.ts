@@ -3,7 +3,7 @@
 // the logs. What `eoscope run` prints.
 
 import type { Step } from '../../lib/lab-protocol.ts'
-import { defaultStreamsConfig, type ProcessingGuarantee, type StreamsConfig } from '../../lib/streams-config.ts'
+import { streamsConfigFor, type ProcessingGuarantee, type StreamsConfig } from '../../lib/streams-config.ts'
 import { SystemTime, type Time } from '../log/time.ts'
 import { validateRun } from '../validator/validator.ts'
 import type { ValidationReport } from '../validator/report.ts'
@@ -67,15 +67,12 @@ export interface RunResult {
 }
 
 export function runConfig(o: RunOptions): StreamsConfig {
-  const c = defaultStreamsConfig(o.guarantee)
-  if (o.commitIntervalMs !== undefined) c['commit.interval.ms'] = o.commitIntervalMs
-  if (o.transactionTimeoutMs !== undefined) c['transaction.timeout.ms'] = o.transactionTimeoutMs
-  if (o.sessionTimeoutMs !== undefined) {
-    c['session.timeout.ms'] = o.sessionTimeoutMs
-    c['heartbeat.interval.ms'] = Math.max(1, Math.min(c['heartbeat.interval.ms'], Math.floor(o.sessionTimeoutMs / 3)))
-  }
-  c['enable.idempotence'] = o.guarantee === 'at_least_once' ? o.idempotence : true
-  return c
+  return streamsConfigFor(o.guarantee, {
+    commitIntervalMs: o.commitIntervalMs,
+    transactionTimeoutMs: o.transactionTimeoutMs,
+    sessionTimeoutMs: o.sessionTimeoutMs,
+    idempotence: o.idempotence,
+  })
 }
 
 export async function runHeadless(o: RunOptions, time: Time = new SystemTime(), onRuntime?: (r: RunRuntime) => void): Promise<RunResult> {

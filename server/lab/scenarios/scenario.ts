@@ -3,7 +3,7 @@
 // and on the dashboard's live lab; its expectations are asserted in tests.
 
 import type { Step } from '../../../lib/lab-protocol.ts'
-import { defaultStreamsConfig, type ProcessingGuarantee } from '../../../lib/streams-config.ts'
+import { streamsConfigFor, type ProcessingGuarantee } from '../../../lib/streams-config.ts'
 import type { Time } from '../../log/time.ts'
 import { validateRun } from '../../validator/validator.ts'
 import type { ValidationReport } from '../../validator/report.ts'
@@ -67,14 +67,13 @@ export interface Scenario {
 }
 
 export function runtimeOptions(setup: ScenarioSetup, seed: number): ConstructorParameters<typeof LabRuntime>[1] {
-  const config = defaultStreamsConfig(setup.guarantee, 'eoscope')
-  if (setup.commitIntervalMs !== undefined) config['commit.interval.ms'] = setup.commitIntervalMs
-  if (setup.sessionTimeoutMs !== undefined) {
-    config['session.timeout.ms'] = setup.sessionTimeoutMs
-    config['heartbeat.interval.ms'] = Math.max(1, Math.min(config['heartbeat.interval.ms'], Math.floor(setup.sessionTimeoutMs / 3)))
-  }
-  if (setup.transactionTimeoutMs !== undefined) config['transaction.timeout.ms'] = setup.transactionTimeoutMs
-  if (setup.guarantee === 'at_least_once' && setup.idempotence !== undefined) config['enable.idempotence'] = setup.idempotence
+  const config = streamsConfigFor(setup.guarantee, {
+    applicationId: 'eoscope',
+    commitIntervalMs: setup.commitIntervalMs,
+    sessionTimeoutMs: setup.sessionTimeoutMs,
+    transactionTimeoutMs: setup.transactionTimeoutMs,
+    idempotence: setup.idempotence,
+  })
   return {
     config,
     workers: setup.workers ?? 3,
