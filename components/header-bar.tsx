@@ -2,6 +2,7 @@ import { memo } from 'react'
 import type { Backend } from '../lib/lab-protocol.ts'
 import type { ConnectionState } from './use-lab.ts'
 import { ThemeToggle } from './theme-toggle.tsx'
+import { TokenControl } from './token-control.tsx'
 
 export interface HeaderBarProps {
   backend: Backend | null
@@ -9,7 +10,7 @@ export interface HeaderBarProps {
   connection: ConnectionState
 }
 
-const CONNECTION_TEXT: Record<ConnectionState, string> = { connecting: 'connecting…', live: 'live', offline: 'offline — reconnecting' }
+const CONNECTION_TEXT: Record<ConnectionState, string> = { connecting: 'connecting…', live: 'live', offline: 'offline — reconnecting', locked: 'locked — token needed' }
 
 export const HeaderBar = memo(function HeaderBar({ backend, notes, connection }: HeaderBarProps) {
   return (
@@ -26,8 +27,9 @@ export const HeaderBar = memo(function HeaderBar({ backend, notes, connection }:
           backend: {backend ?? '…'}
         </span>
         <span className={`conn conn-${connection}`} data-testid="connection" role="status">
-          <span className="dot" aria-hidden="true" /> {CONNECTION_TEXT[connection]}
+          <span className="dot" aria-hidden="true" style={connection === 'locked' ? { background: 'var(--warn)' } : undefined} /> {CONNECTION_TEXT[connection]}
         </span>
+        <TokenControl />
         <a href="/experiments" style={{ color: 'var(--accent)', fontSize: 12.5 }} data-testid="link-experiments" title="throughput against latency and recovery as commit.interval.ms changes">
           experiments
         </a>

@@ -1,4 +1,4 @@
-import { memo } from 'react'
+import { memo, useState } from 'react'
 import type { LogCell, PartitionLogView as PartitionLog } from '../lib/lab-protocol.ts'
 import { fmtInt } from './format.ts'
 import { Panel } from './panel.tsx'
@@ -16,6 +16,13 @@ export const LOG_SLOTS = 120
 
 export type TopicKind = 'input' | 'output' | 'changelog'
 const TOPIC_KINDS: TopicKind[] = ['input', 'output', 'changelog']
+
+/** Which offsets the lab sends: the newest, or those ending a few records after the latest ABORT marker. */
+export type LogWindow = 'latest' | 'last-abort'
+const LOG_WINDOWS: { value: LogWindow; label: string; title: string }[] = [
+  { value: 'latest', label: 'latest', title: `the newest ${LOG_SLOTS} offsets` },
+  { value: 'last-abort', label: 'around last abort', title: `the ${LOG_SLOTS} offsets ending a few records after the partition's latest ABORT marker (the newest ones while it has none)` },
+]
 
 /** Which of the lab's three topics a topic name is. */
 export function topicKind(topic: string): TopicKind {
@@ -97,12 +104,16 @@ function Marks({ marks, edge, raised }: { marks: Boundary[]; edge: 'left' | 'rig
   )
 }
 
-function PartitionSelector({ log, partitions, send }: { log: PartitionLog | null; partitions: number; send: SendCommand }) {
+function PartitionSelector({ log, partitions, send, logWindow, onWindow }: { log: PartitionLog | null; partitions: number; send: SendCommand; logWindow: LogWindow; onWindow: (w: LogWindow) => void }) {
   const [run, state] = useCommand(send)
   const kind = log ? topicKind(log.topic) : null
   const partition = log?.partition ?? 0
+  const setWindow = (w: LogWindow) => {
+    void run('selectPartition', { topic: kind ?? 'output', partition: Math.min(partition, Math.max(0, partitions - 1)), window: w }).then((r) => r.ok && onWindow(w))
+  }
   return (
-    <div className="log-selector">
+    // Two fixed rows: the topic; then which offsets and the partition.
+    <div className="log-selector" style={{ flexDirection: 'column', alignItems: 'flex-end', gap: 6 }}>
       <div className="segmented" role="radiogroup" aria-label="topic">
         {TOPIC_KINDS.map((t) => (
           <button
@@ -113,27 +124,46 @@ function PartitionSelector({ log, partitions, send }: { log: PartitionLog | null
             className={t === kind ? 'on' : ''}
             data-testid={`log-topic-${t}`}
             disabled={state.pending}
-            onClick={() => t !== kind && run('selectPartition', { topic: t, partition: Math.min(partition, Math.max(0, partitions - 1)) })}
+            onClick={() => t !== kind && run('selectPartition', { topic: t, partition: Math.min(partition, Math.max(0, partitions - 1)), window: logWindow })}
           >
             {t}
           </button>
         ))}
       </div>
-      <label className="small">
-        partition{' '}
-        <select
-          value={partition}
-          data-testid="log-partition"
-          disabled={state.pending}
-          onChange={(e) => run('selectPartition', { topic: kind ?? 'output', partition: Number(e.currentTarget.value) })}
-        >
-          {Array.from({ length: Math.max(1, partitions) }, (_, p) => (
-            <option key={p} value={p}>
-              {p}
-            </option>
+      <div style={{ display: 'flex', alignItems: 'center', gap: 10, whiteSpace: 'nowrap' }}>
+        <div className="segmented" role="radiogroup" aria-label="which offsets" style={{ flexShrink: 0 }}>
+          {LOG_WINDOWS.map((w) => (
+            <button
+              key={w.value}
+              type="button"
+              role="radio"
+              aria-checked={w.value === logWindow}
+              className={w.value === logWindow ? 'on' : ''}
+              title={w.title}
+              data-testid={`log-window-${w.value}`}
+              disabled={state.pending}
+              onClick={() => w.value !== logWindow && setWindow(w.value)}
+            >
+              {w.label}
+            </button>
           ))}
-        </select>
-      </label>
+        </div>
+        <label className="small">
+          partition{' '}
+          <select
+            value={partition}
+            data-testid="log-partition"
+            disabled={state.pending}
+            onChange={(e) => run('selectPartition', { topic: kind ?? 'output', partition: Number(e.currentTarget.value), window: logWindow })}
+          >
+            {Array.from({ length: Math.max(1, partitions) }, (_, p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
       {state.error ? (
         <span className="control-error" role="status">
           ⚠ {state.error}
@@ -145,6 +175,7 @@ function PartitionSelector({ log, partitions, send }: { log: PartitionLog | null
 
 /** The records of one partition as cells, with the LSO, the high watermark and where two consumers stand. */
 export const PartitionLogView = memo(function PartitionLogView({ log, partitions, send }: PartitionLogViewProps) {
+  const [logWindow, setLogWindow] = useState<LogWindow>('latest')
   const cells = log ? log.cells.slice(-LOG_SLOTS) : []
   const marks = log ? boundaries(log, cells) : []
   const raised = raiseHighWatermark(marks)
@@ -162,7 +193,7 @@ export const PartitionLogView = memo(function PartitionLogView({ log, partitions
       }
       testId="partition-log"
       className="deep-wide"
-      actions={<PartitionSelector log={log} partitions={partitions} send={send} />}
+      actions={<PartitionSelector log={log} partitions={partitions} send={send} logWindow={logWindow} onWindow={setLogWindow} />}
     >
       {log ? (
         <>
@@ -199,7 +230,7 @@ export const PartitionLogView = memo(function PartitionLogView({ log, partitions
             </div>
           </dl>
           <div className="log-scroll">
-          <div className="log-grid" role="list" aria-label={`the latest ${LOG_SLOTS} offsets of ${log.topic}-${log.partition}`} data-testid="log-grid">
+          <div className="log-grid" role="list" aria-label={`${logWindow === 'latest' ? `the latest ${LOG_SLOTS} offsets` : `${LOG_SLOTS} offsets around the latest ABORT marker`} of ${log.topic}-${log.partition}`} data-testid="log-grid" data-window={logWindow}>
             {Array.from({ length: LOG_SLOTS }, (_, i) => {
               const c = cells[i]
               const here = bySlot.get(i)

@@ -1,16 +1,49 @@
 // The browser's one socket to the lab, created on first use (never during server rendering).
+// It connects with the stored token (auth: { token }) and reconnects when the token changes.
 
 import { io, type Socket } from 'socket.io-client'
 import type { LiveClientToServerEvents, LiveServerToClientEvents } from '../server/http/live-delta.ts'
+import { readToken, subscribeToken } from './lab-token.ts'
 
 export type LabSocket = Socket<LiveServerToClientEvents, LiveClientToServerEvents>
 
 let socket: LabSocket | null = null
+/** A view wants the socket open (openLabSocket until closeLabSocket). */
+let wanted = false
+let lastToken: string | null = null
 
 export function getLabSocket(): LabSocket {
   if (!socket) {
     // Same origin; websocket straight away (the server accepts only this page's origin).
-    socket = io({ path: '/socket.io', transports: ['websocket'], autoConnect: false, reconnectionDelayMax: 2000 })
+    // auth is read at every (re)connection, so it always carries the current token.
+    socket = io({
+      path: '/socket.io',
+      transports: ['websocket'],
+      autoConnect: false,
+      reconnectionDelayMax: 2000,
+      auth: (cb) => {
+        const token = readToken()
+        cb(token ? { token } : {})
+      },
+    })
+    lastToken = readToken()
+    subscribeToken(() => {
+      const token = readToken()
+      if (token === lastToken) return
+      lastToken = token
+      // A new token: connect again so the handshake carries it (also after a refused handshake).
+      if (socket && wanted) socket.disconnect().connect()
+    })
   }
   return socket
+}
+
+export function openLabSocket(): LabSocket {
+  wanted = true
+  return getLabSocket().connect()
+}
+
+export function closeLabSocket(): void {
+  wanted = false
+  socket?.disconnect()
 }

@@ -6,6 +6,8 @@ import Link from 'next/link'
 import { useCallback, useEffect, useRef, useState } from 'react'
 import type { ExperimentRecord, ExperimentSummary, SweepRequest } from '../../lib/experiment-protocol.ts'
 import { ThemeToggle } from '../theme-toggle.tsx'
+import { TokenControl } from '../token-control.tsx'
+import { authHeaders, isUnauthorized, refusalMessage, requestToken, useLabToken } from '../lab-token.ts'
 import { Panel } from '../panel.tsx'
 import { fmtCompact, fmtMs } from '../format.ts'
 import { DuplicatesChart, LatencyChart, RecoveryChart, ThroughputChart, TradeOffChart } from './sweep-charts.tsx'
@@ -20,9 +22,18 @@ interface ListResponse {
   backends: string[]
 }
 
+/** The error of a failed request; a 401 also asks for the token (the header's control opens). */
+function refused(r: Response, error: string | undefined, what: 'command' | 'reads'): string {
+  const e = error ?? `${r.status} ${r.statusText}`
+  if (r.status !== 401 && !isUnauthorized(e)) return e
+  const why = refusalMessage(e, what)
+  requestToken(why)
+  return why
+}
+
 async function getJson<T>(url: string): Promise<T> {
-  const r = await fetch(url, { cache: 'no-store' })
-  if (!r.ok) throw new Error(((await r.json().catch(() => null)) as { error?: string } | null)?.error ?? `${r.status} ${r.statusText}`)
+  const r = await fetch(url, { cache: 'no-store', headers: authHeaders() })
+  if (!r.ok) throw new Error(refused(r, ((await r.json().catch(() => null)) as { error?: string } | null)?.error, 'reads'))
   return (await r.json()) as T
 }
 
@@ -36,6 +47,7 @@ export function ExperimentsView() {
   const [error, setError] = useState<string | null>(null)
   const running = current?.status === 'running'
   const wasRunning = useRef(false)
+  const { token } = useLabToken()
 
   const refreshList = useCallback(async () => {
     try {
@@ -75,9 +87,11 @@ export function ExperimentsView() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [running])
 
+  // Again when the token changes: reads may be locked.
   useEffect(() => {
+    setError(null)
     void refreshList()
-  }, [refreshList])
+  }, [refreshList, token])
 
   // With nothing running or chosen, show the newest stored experiment.
   useEffect(() => {
@@ -87,10 +101,10 @@ export function ExperimentsView() {
 
   const start = async (request: SweepRequest) => {
     setError(null)
-    const r = await fetch('/api/experiments', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) })
+    const r = await fetch('/api/experiments', { method: 'POST', headers: { 'content-type': 'application/json', ...authHeaders() }, body: JSON.stringify(request) })
     const body = (await r.json().catch(() => ({}))) as { experiment?: ExperimentRecord; error?: string }
     if (!r.ok || !body.experiment) {
-      setError(body.error ?? `${r.status} ${r.statusText}`)
+      setError(refused(r, body.error, 'command'))
       return
     }
     wasRunning.current = true
@@ -99,8 +113,8 @@ export function ExperimentsView() {
   }
 
   const cancel = async () => {
-    const r = await fetch('/api/experiments/cancel', { method: 'POST' })
-    if (!r.ok) setError(((await r.json().catch(() => ({}))) as { error?: string }).error ?? `${r.status}`)
+    const r = await fetch('/api/experiments/cancel', { method: 'POST', headers: authHeaders() })
+    if (!r.ok) setError(refused(r, ((await r.json().catch(() => ({}))) as { error?: string }).error, 'command'))
   }
 
   const choose = async (id: string, as: 'shown' | 'overlay') => {
@@ -131,6 +145,7 @@ export function ExperimentsView() {
         </div>
         <nav className="top-meta">
           <Link href="/">← live lab</Link>
+          <TokenControl />
           <ThemeToggle />
         </nav>
       </header>

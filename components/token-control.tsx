@@ -1,0 +1,111 @@
+'use client'
+// The header's token control: "unlock controls" opens an inline field for the lab's token
+// (EOSCOPE_TOKEN), kept in sessionStorage for this tab. A refusal from the lab opens it, says why
+// and moves the focus into it.
+
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react'
+import { dismissTokenPrompt, setToken, useLabToken } from './lab-token.ts'
+
+export function TokenControl() {
+  const { token, prompt, promptSeq } = useLabToken()
+  const [open, setOpen] = useState(false)
+  const [draft, setDraft] = useState('')
+  const input = useRef<HTMLInputElement>(null)
+  const toggle = useRef<HTMLButtonElement>(null)
+  const id = useId()
+
+  // Every request for the token opens the field and focuses it.
+  useEffect(() => {
+    if (promptSeq === 0) return
+    setOpen(true)
+    // After the field has rendered.
+    requestAnimationFrame(() => input.current?.focus())
+  }, [promptSeq])
+
+  useEffect(() => {
+    if (open) input.current?.focus()
+  }, [open])
+
+  const close = (focusToggle: boolean) => {
+    setOpen(false)
+    setDraft('')
+    dismissTokenPrompt()
+    if (focusToggle) requestAnimationFrame(() => toggle.current?.focus())
+  }
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    if (!draft.trim()) return
+    setToken(draft)
+    close(true)
+  }
+
+  return (
+    <div className="token-control" data-testid="token-control" data-state={token ? 'set' : 'none'} style={{ position: 'relative', display: 'flex', alignItems: 'center', gap: 8, fontSize: 12.5 }}>
+      {open ? (
+        <form onSubmit={submit} style={{ display: 'flex', alignItems: 'center', gap: 6 }} onKeyDown={(e) => e.key === 'Escape' && close(true)}>
+          <label htmlFor={id} className="muted">
+            token
+          </label>
+          <input
+            id={id}
+            ref={input}
+            className="text-input mono"
+            type="password"
+            name="eoscope-token"
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="EOSCOPE_TOKEN"
+            aria-describedby={prompt ? `${id}-why` : undefined}
+            aria-invalid={prompt ? true : undefined}
+            value={draft}
+            onChange={(e) => setDraft(e.currentTarget.value)}
+            data-testid="token-input"
+            style={{ width: '14em' }}
+          />
+          <button type="submit" disabled={!draft.trim()} data-testid="token-save">
+            unlock
+          </button>
+          {token ? (
+            <button
+              type="button"
+              className="link-button"
+              data-testid="token-forget"
+              onClick={() => {
+                setToken(null)
+                close(true)
+              }}
+            >
+              forget
+            </button>
+          ) : null}
+          <button type="button" className="link-button" onClick={() => close(true)}>
+            cancel
+          </button>
+        </form>
+      ) : (
+        <button
+          ref={toggle}
+          type="button"
+          aria-expanded={false}
+          data-testid="token-toggle"
+          title={token ? 'a token is stored for this tab: change or forget it' : 'enter the lab’s token (EOSCOPE_TOKEN) to use the controls'}
+          onClick={() => setOpen(true)}
+        >
+          {token ? 'token set ✓' : 'unlock controls'}
+        </button>
+      )}
+      {prompt ? (
+        // Below the control, over the page: the header keeps its height.
+        <p
+          id={`${id}-why`}
+          role="alert"
+          className="bad"
+          data-testid="token-message"
+          style={{ position: 'absolute', top: 'calc(100% + 8px)', left: 0, zIndex: 20, width: '24em', margin: 0, padding: '6px 10px', background: 'var(--panel)', border: '1px solid var(--bad)', borderRadius: 6, boxShadow: '0 4px 14px rgb(0 0 0 / 0.25)' }}
+        >
+          {prompt}
+        </p>
+      ) : null}
+    </div>
+  )
+}

@@ -1,0 +1,185 @@
+// The dashboard against a server started with EOSCOPE_TOKEN (on loopback a set token is enforced):
+// a kill is refused without the token and the header's token control opens; with the token
+// entered there the kill works. With EOSCOPE_LOCK_READS=1 the page asks for the token instead of
+// connecting forever. The token lives in sessionStorage only.
+
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CHROMIUM_PATH, chromiumAvailable, launchBrowser, type Browser } from './browser.ts'
+import { ROOT, ensureBuild, freePort, startServer, type ServerProcess } from './server-process.ts'
+
+const CI = process.env.CI === 'true' || process.env.CI === '1'
+const SHOTS = path.join(ROOT, 'test-results')
+const TOKEN = 'ui0a1b2c3d4e5f60718293a4b5c6d7e8f9'
+
+if (!chromiumAvailable()) {
+  const msg = `chromium not found at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`
+  if (CI) throw new Error(msg)
+  console.warn(`skipping browser tests: ${msg}`)
+}
+
+async function newPage(browser: Browser, errors: string[]): Promise<Page> {
+  const page = browser.context.pages()[0] ?? (await browser.context.newPage())
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`))
+  return page
+}
+
+const focusedTestId = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? null)
+
+describe.skipIf(!chromiumAvailable())('the token control, controls locked', () => {
+  let server: ServerProcess
+  let browser: Browser
+  let page: Page
+  const errors: string[] = []
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true })
+    server = await startServer({ env: { EOSCOPE_TOKEN: TOKEN, EOSCOPE_LOCK_READS: '' } })
+    browser = await launchBrowser()
+    page = await newPage(browser, errors)
+    await page.goto(server.url)
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+  })
+
+  it('refuses a kill without the token, says so and focuses the token field', async () => {
+    await page.getByTestId('dashboard').waitFor({ timeout: 20_000 })
+    await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 10_000 }).toContain('live')
+    await expect.poll(() => page.getByTestId('token-toggle').textContent()).toContain('unlock controls')
+    await page.locator('header.top-bar').screenshot({ path: path.join(SHOTS, 'token-header-locked.png') })
+
+    const card = page.locator('article.worker-card[data-state="running"]').first()
+    await card.waitFor({ timeout: 15_000 })
+    const id = (await card.getAttribute('data-testid'))!.replace(/^worker-/, '')
+    await page.getByTestId(`kill-${id}`).click()
+    await expect.poll(() => page.getByTestId(`worker-${id}`).textContent(), { timeout: 10_000 }).toMatch(/unauthorized: enter the lab’s token/)
+    await expect.poll(() => page.getByTestId('token-message').textContent()).toMatch(/Controls are locked: enter the lab’s token/)
+    await expect.poll(() => focusedTestId(page)).toBe('token-input')
+    expect(await page.locator(`article.worker-card[data-testid="worker-${id}"]`).getAttribute('data-state')).toBe('running')
+    await page.screenshot({ path: path.join(SHOTS, 'token-header-prompt.png'), clip: { x: 0, y: 0, width: 1440, height: 150 } }) // the header and the message below it
+  })
+
+  it('takes the token from the keyboard and the kill works; the token stays in sessionStorage only', async () => {
+    await page.keyboard.type(TOKEN)
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.getByTestId('token-toggle').textContent()).toContain('token set')
+    await expect.poll(() => focusedTestId(page)).toBe('token-toggle')
+    expect(await page.getByTestId('token-message').count()).toBe(0)
+    // The socket reconnects with auth: { token }.
+    await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 10_000 }).toContain('live')
+
+    const card = page.locator('article.worker-card[data-state="running"]').first()
+    const id = (await card.getAttribute('data-testid'))!.replace(/^worker-/, '')
+    await page.getByTestId(`kill-${id}`).click()
+    await page.locator(`article.worker-card[data-testid="worker-${id}"][data-state="killed"]`).waitFor({ timeout: 10_000 })
+
+    // The partition log's window toggle goes through the same command path.
+    await page.getByTestId('log-window-last-abort').click()
+    await expect.poll(() => page.getByTestId('log-grid').getAttribute('data-window')).toBe('last-abort')
+    expect(await page.getByTestId('log-window-last-abort').getAttribute('aria-checked')).toBe('true')
+    await page.getByTestId('partition-log').screenshot({ path: path.join(SHOTS, 'token-partition-log-last-abort.png') })
+    await page.getByTestId('log-window-latest').click()
+    await expect.poll(() => page.getByTestId('log-grid').getAttribute('data-window')).toBe('latest')
+
+    expect(page.url()).not.toContain(TOKEN)
+    const stored = await page.evaluate(() => ({ session: Object.values({ ...sessionStorage }), local: Object.values({ ...localStorage }) }))
+    expect(stored.session).toContain(TOKEN)
+    expect(stored.local).not.toContain(TOKEN)
+    await page.locator('header.top-bar').screenshot({ path: path.join(SHOTS, 'token-header-unlocked.png') })
+  })
+
+  it('sends the token as a bearer token from /experiments', async () => {
+    const sent = page.waitForRequest((r) => new URL(r.url()).pathname === '/api/experiments' && r.method() === 'GET', { timeout: 15_000 })
+    await page.goto(`${server.url}/experiments`)
+    expect((await sent).headers().authorization).toBe(`Bearer ${TOKEN}`)
+    await expect.poll(() => page.getByTestId('token-toggle').textContent()).toContain('token set')
+  })
+
+  it('keeps the token for the tab across page loads, and forgets it on request', async () => {
+    await page.goto(server.url)
+    await page.getByTestId('dashboard').waitFor({ timeout: 20_000 })
+    await expect.poll(() => page.getByTestId('token-toggle').textContent()).toContain('token set')
+    await page.getByTestId('token-toggle').focus()
+    await page.keyboard.press('Enter')
+    await expect.poll(() => focusedTestId(page)).toBe('token-input')
+    await page.getByTestId('token-forget').click()
+    await expect.poll(() => page.getByTestId('token-toggle').textContent()).toContain('unlock controls')
+    expect(await page.evaluate(() => Object.values({ ...sessionStorage }))).not.toContain(TOKEN)
+    expect(errors).toEqual([])
+  })
+})
+
+/** startServer waits for an open GET /api/lab; with reads locked it has to send the token. */
+async function startLockedServer(): Promise<{ url: string; stop(): Promise<void> }> {
+  ensureBuild()
+  const port = await freePort()
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', EOSCOPE_TOKEN: TOKEN, EOSCOPE_LOCK_READS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${out}`)
+    const ok = await fetch(`${url}/api/lab`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) => r.ok, () => false)
+    if (ok) break
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`server not ready:\n${out}`)
+    }
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  return {
+    url,
+    async stop() {
+      if (child.exitCode !== null) return
+      const exited = new Promise((r) => child.once('exit', r))
+      child.kill('SIGTERM')
+      const t = setTimeout(() => child.kill('SIGKILL'), 5000)
+      await exited
+      clearTimeout(t)
+    },
+  }
+}
+
+describe.skipIf(!chromiumAvailable())('the token control, reads locked', () => {
+  let server: { url: string; stop(): Promise<void> }
+  let browser: Browser
+  let page: Page
+  const errors: string[] = []
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true })
+    server = await startLockedServer()
+    browser = await launchBrowser()
+    page = await newPage(browser, errors)
+    await page.goto(server.url)
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+  })
+
+  it('asks for the token instead of connecting forever, then shows the lab', async () => {
+    await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 10_000 }).toContain('locked')
+    await expect.poll(() => focusedTestId(page)).toBe('token-input')
+    await expect.poll(() => page.getByTestId('token-message').textContent()).toMatch(/needs its token/)
+    await page.screenshot({ path: path.join(SHOTS, 'token-header-reads-locked.png'), clip: { x: 0, y: 0, width: 1440, height: 150 } }) // the header and the message below it
+    await page.getByTestId('token-input').fill(TOKEN)
+    await page.getByTestId('token-save').click()
+    await page.getByTestId('dashboard').waitFor({ timeout: 20_000 })
+    await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 10_000 }).toContain('live')
+    expect(errors).toEqual([])
+  })
+})
