@@ -4,7 +4,7 @@
 // --intervals 10,100,1000, --latency off,default, --guarantees a,b.
 
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import { runHeadless } from '../server/lab/headless-run.ts'
 import type { ProcessingGuarantee } from '../lib/streams-config.ts'
 
@@ -33,16 +33,22 @@ interface Row {
   throughputPerSec: { median: number; min: number; max: number; samples: number[] }
 }
 const rows: Row[] = []
+// The guarantees alternate within each repetition, so a noisy moment on a shared machine hits
+// them alike rather than one guarantee's runs all together.
+const loadBefore = loadavg()
 for (const latency of latencies) {
   for (const commitIntervalMs of intervals) {
-    for (const guarantee of guarantees) {
-      const samples: number[] = []
-      for (let i = 0; i < runs; i++) {
+    const samples = new Map<ProcessingGuarantee, number[]>(guarantees.map((g) => [g, []]))
+    for (let i = 0; i < runs; i++) {
+      for (const guarantee of guarantees) {
         const r = await runHeadless({ guarantee, commitIntervalMs, workers: 3, partitions: 6, records, rate: Number.POSITIVE_INFINITY, seed: i + 1, killEveryMs: null, killAtStep: null, restartAfterMs: 0, dropAcks: 0, idempotence: true, latency })
         if (!r.completed || r.lost !== 0 || (guarantee !== 'at_least_once' && r.duplicates !== 0)) throw new Error(`bench run violated its guarantee: ${JSON.stringify({ guarantee, commitIntervalMs, lost: r.lost, duplicates: r.duplicates })}`)
-        samples.push(r.throughputPerSec)
+        samples.get(guarantee)!.push(r.throughputPerSec)
       }
-      const row: Row = { guarantee, commitIntervalMs, latencyModel: latency, records, runs, throughputPerSec: { median: median(samples), min: Math.min(...samples), max: Math.max(...samples), samples } }
+    }
+    for (const guarantee of guarantees) {
+      const xs = samples.get(guarantee)!
+      const row: Row = { guarantee, commitIntervalMs, latencyModel: latency, records, runs, throughputPerSec: { median: median(xs), min: Math.min(...xs), max: Math.max(...xs), samples: xs } }
       rows.push(row)
       process.stdout.write(`${latency.padEnd(8)} ${String(commitIntervalMs).padStart(5)} ms  ${guarantee.padEnd(16)} median ${row.throughputPerSec.median} rec/s (min ${row.throughputPerSec.min}, max ${row.throughputPerSec.max})\n`)
     }
@@ -64,7 +70,7 @@ writeFileSync(
     {
       benchmark: 'engine',
       definition: 'processed throughput: records/s by which the group committed input offsets advance, over the whole run (the load generator appends concurrently, in the same process)',
-      machine: { cpus: cpus().length, node: process.version },
+      machine: { cpus: cpus().length, node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() },
       at: new Date().toISOString(),
       workers: 3,
       partitions: 6,
