@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { parseFlags } from '../server/cli/args.ts'
 import { createLab } from '../server/lab/index.ts'
+import { memoryGrowth } from './memory-growth.ts'
 
 const f = parseFlags(process.argv.slice(2), { minutes: { kind: 'number', min: 1, max: 600 }, rate: { kind: 'number', min: 1, max: 100_000 } })
 const minutes = (f.minutes as number | undefined) ?? 60
@@ -28,27 +29,12 @@ while (Date.now() - start < minutes * 60_000) {
 }
 const snap = lab.snapshot()
 await lab.close()
-const after5 = samples.filter((x) => x.atS >= 300)
-const base = after5[0]
-const peak = after5.reduce((m, x) => Math.max(m, x.rssMB), 0)
-const last = after5.at(-1)
-const memory = {
-  minutes,
-  ratePerSec: rate,
-  kills,
-  committedInput: snap.totals.committedInput,
-  correctness: snap.correctness,
-  rssAt5MinMB: base?.rssMB ?? null,
-  rssEndMB: last?.rssMB ?? null,
-  rssPeakAfter5MinMB: peak || null,
-  growthAfter5Min: base && last ? Math.round(((last.rssMB - base.rssMB) / base.rssMB) * 1000) / 1000 : null,
-  peakGrowthAfter5Min: base ? Math.round(((peak - base.rssMB) / base.rssMB) * 1000) / 1000 : null,
-  samples,
-}
+const memory = { minutes, ratePerSec: rate, kills, committedInput: snap.totals.committedInput, correctness: snap.correctness, ...memoryGrowth(samples) }
 mkdirSync('bench/results', { recursive: true })
 const file = 'bench/results/soak-embedded.json'
 const doc = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : { benchmark: 'soak', backend: 'embedded' }
 doc.memory = memory
 writeFileSync(file, JSON.stringify(doc, null, 2) + '\n')
-process.stdout.write(`rss after 5 min ${memory.rssAt5MinMB} MB, at the end ${memory.rssEndMB} MB: growth ${memory.growthAfter5Min}\n`)
+process.stdout.write(`rss median 5-10 min ${memory.rssMedianFirstWindowMB} MB, last 5 min ${memory.rssMedianLastWindowMB} MB: growth ${memory.growthAfter5Min}\n`)
 process.exit(memory.growthAfter5Min !== null && memory.growthAfter5Min < 0.1 ? 0 : 1)
+
