@@ -1,20 +1,26 @@
 // `eoscope sweep`: the commit-interval experiment from the command line. One row per guarantee and
 // commit.interval.ms; progress on stderr; the result is also stored under the data directory.
+// --backend kafka runs every lab on a Kafka cluster (--brokers, or KAFKA_BROKERS) with worker
+// processes, a fresh application.id per lab.
 
 import { CSV_COLUMNS, DEFAULT_SWEEP_GUARANTEES, DEFAULT_SWEEP_INTERVALS, DEFAULT_SWEEP_REPEAT, cellRow, parseSweepRequest, toCsv, type CellResult, type ExperimentRecord } from '../../lib/experiment-protocol.ts'
 import { PROCESSING_GUARANTEES } from '../../lib/streams-config.ts'
 import { ExperimentStore } from '../experiments/experiment-store.ts'
-import { AVAILABLE_SWEEP_BACKENDS, runSweep } from '../experiments/sweep-runner.ts'
+import { KAFKA_SWEEP_NOTES, runSweep, sweepUnavailableReason, type SweepKafkaTarget } from '../experiments/sweep-runner.ts'
 import { parseFlags, UsageError } from './args.ts'
+import { parseBrokers } from './worker-command.ts'
 
 export const SWEEP_USAGE = `eoscope sweep [--intervals 10,100,1000] [--guarantees at_least_once,exactly_once] [--repeat N]
-            [--backend embedded|kafka] [--seed N] [--json|--csv] [--no-save]`
+            [--backend embedded|kafka] [--brokers HOST:PORT[,HOST:PORT]] [--worker-logs] [--seed N] [--json|--csv] [--no-save]
+  --backend kafka: --brokers, or KAFKA_BROKERS in the environment; exactly_once_v2 is refused there (KIP-447)`
 
 const SPEC = {
   intervals: { kind: 'string' },
   guarantees: { kind: 'string' },
   repeat: { kind: 'int', min: 1, max: 10 },
   backend: { kind: 'string', choices: ['embedded', 'kafka'] },
+  brokers: { kind: 'string' },
+  'worker-logs': { kind: 'bool' },
   seed: { kind: 'int', min: 0, max: 2 ** 31 - 1 },
   json: { kind: 'bool' },
   csv: { kind: 'bool' },
@@ -49,9 +55,16 @@ export async function sweepCommand(argv: string[], out: (s: string) => void): Pr
   })
   if (!parsed.ok) throw new UsageError(parsed.error)
   const request = parsed.request
-  if (!(AVAILABLE_SWEEP_BACKENDS as readonly string[]).includes(request.backend)) {
-    throw new UsageError(`--backend ${request.backend} is not available for sweep yet (the lab runtime runs on the embedded log only); use --backend embedded`)
+  const kafka = request.backend === 'kafka'
+  if (!kafka && (f.brokers !== undefined || f['worker-logs'] !== undefined)) throw new UsageError('--brokers and --worker-logs need --backend kafka')
+  let target: SweepKafkaTarget | null = null
+  if (kafka) {
+    const brokers = (f.brokers as string | undefined) ?? process.env.KAFKA_BROKERS
+    if (brokers === undefined || brokers.trim() === '') throw new UsageError('--backend kafka needs --brokers HOST:PORT (or KAFKA_BROKERS in the environment)')
+    target = { brokers: parseBrokers(brokers), workerLogs: f['worker-logs'] === true }
   }
+  const unavailable = sweepUnavailableReason(request, target)
+  if (unavailable !== null) throw new UsageError(unavailable)
 
   const abort = new AbortController()
   const onSignal = () => abort.abort()
@@ -59,6 +72,7 @@ export async function sweepCommand(argv: string[], out: (s: string) => void): Pr
   let lastLine = ''
   const record = await runSweep({
     request,
+    kafka: target,
     signal: abort.signal,
     onProgress: (r) => {
       const c = r.progress.current
@@ -84,6 +98,7 @@ function jsonOf(r: ExperimentRecord) {
     id: r.id,
     status: r.status,
     backend: r.request.backend,
+    ...(r.request.backend === 'kafka' ? { notes: KAFKA_SWEEP_NOTES } : {}),
     settings: r.settings,
     machine: r.machine,
     rows: r.cells.map(rowOf),
@@ -141,7 +156,7 @@ function formatTable(r: ExperimentRecord): string {
   const fmt = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
   const s = r.settings
   return [
-    `eoscope sweep: ${r.request.backend} backend, ${r.request.repeat} repetition(s) per cell, ${r.status}`,
+    `eoscope sweep: ${r.request.backend} backend, ${r.request.repeat} repetition(s) per cell, ${r.status}${r.error ? ` (${r.error})` : ''}`,
     `  throughput: saturated input, window max(${s.minWindowMs} ms, ${s.windowCommits} × commit.interval.ms); latency and one kill: steady ${s.steadyRatePerSec} records/s; ${s.workers} workers, ${s.partitions} partitions, session.timeout.ms ${s.sessionTimeoutMs}`,
     fmt(header),
     ...rows.map(fmt),

@@ -1,18 +1,29 @@
 // One experiment at a time inside the server: start it, watch it, cancel it. The running record is
 // kept in memory for polling and written to the store whenever a repetition completes and at the end.
+// Experiments run on the embedded log, or on Kafka when the server knows brokers (KAFKA_BROKERS).
 
 import type { ExperimentRecord, SweepRequest, SweepSettings } from '../../lib/experiment-protocol.ts'
 import type { Time } from '../log/time.ts'
 import { ExperimentStore } from './experiment-store.ts'
-import { AVAILABLE_SWEEP_BACKENDS, runSweep } from './sweep-runner.ts'
+import { runSweep, sweepUnavailableReason, type SweepKafkaTarget } from './sweep-runner.ts'
 
-export type StartResult = { ok: true; record: ExperimentRecord } | { ok: false; status: 409 | 501; error: string }
+export type StartResult = { ok: true; record: ExperimentRecord } | { ok: false; status: 400 | 409 | 501; error: string }
+
+/** KAFKA_BROKERS as a list of HOST:PORT; null when unset or empty. Throws on a malformed entry. */
+export function brokersFromEnv(value: string | undefined = process.env.KAFKA_BROKERS): string[] | null {
+  const brokers = (value ?? '').split(',').map((b) => b.trim()).filter((b) => b.length > 0)
+  if (brokers.length === 0) return null
+  for (const b of brokers) if (!/^[^\s:]+:\d{1,5}$/.test(b)) throw new Error(`KAFKA_BROKERS: ${JSON.stringify(b)} is not HOST:PORT`)
+  return brokers
+}
 
 export interface ExperimentServiceOptions {
   store?: ExperimentStore
   settings?: Partial<SweepSettings>
   time?: Time
   log?: (msg: string) => void
+  /** The cluster for kafka experiments; default: KAFKA_BROKERS from the environment; null: none. */
+  kafka?: SweepKafkaTarget | null
 }
 
 export class ExperimentService {
@@ -22,12 +33,31 @@ export class ExperimentService {
   /** Saves in order, one at a time, so an older progress record never overwrites the final one. */
   private saving: Promise<void> = Promise.resolve()
 
+  readonly kafka: SweepKafkaTarget | null
+
   constructor(private readonly options: ExperimentServiceOptions = {}) {
     this.store = options.store ?? new ExperimentStore()
+    if (options.kafka !== undefined) this.kafka = options.kafka
+    else {
+      let brokers: string[] | null = null
+      try {
+        brokers = brokersFromEnv()
+      } catch (e) {
+        options.log?.(`kafka experiments unavailable: ${e instanceof Error ? e.message : String(e)}`)
+      }
+      this.kafka = brokers ? { brokers } : null
+    }
   }
 
+  /** The backends experiments can run on here: kafka only when brokers are known. */
   get backends(): readonly string[] {
-    return AVAILABLE_SWEEP_BACKENDS
+    return this.kafka ? ['embedded', 'kafka'] : ['embedded']
+  }
+
+  /** Why a backend cannot be chosen here (what the page shows beside it). */
+  get unavailableBackends(): Record<string, string> {
+    const kafka = sweepUnavailableReason({ backend: 'kafka', guarantees: [] }, this.kafka)
+    return kafka === null ? {} : { kafka }
   }
 
   /** The running experiment, or else the last one this server ran (null if none). */
@@ -41,8 +71,10 @@ export class ExperimentService {
 
   start(request: SweepRequest): StartResult {
     if (this.running) return { ok: false, status: 409, error: `experiment ${this.running.record.id} is running; cancel it first` }
-    if (!(AVAILABLE_SWEEP_BACKENDS as readonly string[]).includes(request.backend)) {
-      return { ok: false, status: 501, error: `backend ${request.backend} is not available for experiments yet; use embedded` }
+    const unavailable = sweepUnavailableReason(request, this.kafka)
+    if (unavailable !== null) {
+      // No brokers: this server cannot run it (501); exactly_once_v2 on Kafka: the request is at fault (400).
+      return { ok: false, status: request.backend === 'kafka' && this.kafka ? 400 : 501, error: unavailable }
     }
     const abort = new AbortController()
     let saved = -1
@@ -55,7 +87,7 @@ export class ExperimentService {
         this.save(r)
       }
     }
-    const run = runSweep({ request, settings: this.options.settings, time: this.options.time, signal: abort.signal, onProgress })
+    const run = runSweep({ request, settings: this.options.settings, time: this.options.time, signal: abort.signal, onProgress, kafka: this.kafka })
     // runSweep reports its first record synchronously, before its first await.
     const record = first!
     const done = run.then(

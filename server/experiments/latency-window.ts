@@ -34,6 +34,28 @@ export class LatencyWindow {
     }
   }
 
+  /**
+   * The same on a remote log (Kafka), whose every request takes a round trip: the partitions are
+   * read at once, each with one read_committed fetch (the broker stops it at the last stable
+   * offset), and a record is timed when the fetch that returned it was answered: it was visible
+   * by then, and was not yet when the previous fetch of its partition was sent.
+   */
+  async pollRemote(now: () => number): Promise<void> {
+    await Promise.all(
+      this.positions.map(async (_, p) => {
+        const tp = { topic: this.topic, partition: p }
+        for (;;) {
+          const r = await this.reader.read(tp, this.positions[p]!, 10_000, 'read_committed')
+          const nowMs = now()
+          for (const rec of r.records) this.samples.push(Math.max(0, nowMs - rec.timestamp))
+          if (r.nextOffset <= this.positions[p]!) break
+          this.positions[p] = r.nextOffset
+          if (r.records.length === 0) break
+        }
+      }),
+    )
+  }
+
   /** The window since the last drain: how many records became visible, and their latency percentiles. */
   drain(): { records: number; p50: number | null; p99: number | null; max: number | null } {
     const s = this.samples.sort((a, b) => a - b)

@@ -14,6 +14,11 @@
 // the offered rate); latency and recovery need steady load below capacity (a backlog would add
 // queueing time to latency and make catch-up a measure of the backlog). Hence the two labs.
 // The clock is injected: on MockTime with the latency model on, the shapes are deterministic.
+//
+// Both backends run the same procedure through a SweepLab (sweep-lab.ts): the embedded log's
+// LabRuntime, or KafkaLabRuntime's worker processes on a real cluster (system clock only; a fresh
+// application.id, group and topics for every lab; exactly_once_v2 refused, KIP-447). On Kafka the
+// recovery phases are the ones KafkaLabRuntime observes (see its header and KAFKA_SWEEP_NOTES).
 
 import { cpus } from 'node:os'
 import {
@@ -28,11 +33,14 @@ import {
 } from '../../lib/experiment-protocol.ts'
 import { defaultStreamsConfig, type ProcessingGuarantee, type StreamsConfig } from '../../lib/streams-config.ts'
 import { MockTime, SeededRandom, SystemTime, type Time } from '../log/time.ts'
-import { LabRuntime } from '../lab/lab-runtime.ts'
+import { EXACTLY_ONCE_V2_UNAVAILABLE } from '../lab/kafka/kafka-app.ts'
 import { phaseDurations, redone } from '../lab/recovery-tracker.ts'
 import { validateRun } from '../validator/validator.ts'
 import { commitRate, type CommitSample } from './commit-rate.ts'
 import { LatencyWindow } from './latency-window.ts'
+import { newEmbeddedSweepLab, newKafkaSweepLab, sweepApplicationId, type SweepKafkaTarget, type SweepLab } from './sweep-lab.ts'
+
+export { KAFKA_SWEEP_NOTES, type SweepKafkaTarget } from './sweep-lab.ts'
 
 export const DEFAULT_SWEEP_SETTINGS: SweepSettings = Object.freeze({
   workers: 3,
@@ -61,8 +69,37 @@ export class BackendUnavailableError extends Error {
   readonly name = 'BackendUnavailableError'
 }
 
-/** The backends a sweep can run on today. The Kafka backend is not wired into the lab runtime yet. */
-export const AVAILABLE_SWEEP_BACKENDS = ['embedded'] as const
+/**
+ * On Kafka, worker processes and the broker share the machine, so: the steady load is lower (well
+ * below what exactly_once at the shortest interval processes there); the saturated backlog is larger
+ * (worker positions are known only every ~100 ms); max.poll.records is smaller (with 1,000 a task
+ * committed only every few seconds, whatever commit.interval.ms said, because one batch took that
+ * long to process); the windows are longer (each partition must commit at least twice inside one).
+ */
+export const DEFAULT_KAFKA_SWEEP_SETTINGS: SweepSettings = Object.freeze({
+  ...DEFAULT_SWEEP_SETTINGS,
+  latencyModel: 'off',
+  steadyRatePerSec: 300,
+  maxPollRecords: 100,
+  minWindowMs: 3_000,
+  backlogRecords: 30_000,
+  recoveryTimeoutMs: 60_000,
+})
+
+export function defaultSweepSettings(backend: 'embedded' | 'kafka'): SweepSettings {
+  return backend === 'kafka' ? DEFAULT_KAFKA_SWEEP_SETTINGS : DEFAULT_SWEEP_SETTINGS
+}
+
+/** Both backends; kafka needs brokers (SweepRunOptions.kafka). */
+export const AVAILABLE_SWEEP_BACKENDS = ['embedded', 'kafka'] as const
+
+/** Why a sweep request cannot run on its backend, or null when it can. */
+export function sweepUnavailableReason(request: Pick<SweepRequest, 'backend' | 'guarantees'>, kafka: SweepKafkaTarget | null | undefined): string | null {
+  if (request.backend !== 'kafka') return null
+  if (!kafka || kafka.brokers.length === 0) return 'backend kafka needs brokers: start the server with KAFKA_BROKERS=host:port (or pass --brokers to eoscope sweep); use embedded otherwise'
+  if (request.guarantees.includes('exactly_once_v2')) return EXACTLY_ONCE_V2_UNAVAILABLE
+  return null
+}
 
 export interface SweepRunOptions {
   request: SweepRequest
@@ -72,6 +109,8 @@ export interface SweepRunOptions {
   id?: string
   /** Called whenever progress or a result changes; the record is a fresh copy each time. */
   onProgress?: (record: ExperimentRecord) => void
+  /** The cluster a kafka sweep runs on. */
+  kafka?: SweepKafkaTarget | null
 }
 
 export function windowMs(s: SweepSettings, commitIntervalMs: number): number {
@@ -95,12 +134,13 @@ export function newExperimentId(nowMs: number, seed: number): string {
 /** Runs the whole sweep; resolves with the final record (status done, or cancelled with the partial results). */
 export async function runSweep(o: SweepRunOptions): Promise<ExperimentRecord> {
   const req = o.request
-  if (!(AVAILABLE_SWEEP_BACKENDS as readonly string[]).includes(req.backend)) {
-    throw new BackendUnavailableError(`backend ${req.backend} is not available for experiments yet (the lab runtime runs on the embedded log only); use --backend embedded`)
-  }
+  const unavailable = sweepUnavailableReason(req, o.kafka)
+  if (unavailable !== null) throw new BackendUnavailableError(unavailable)
   const time = o.time ?? new SystemTime()
-  const settings: SweepSettings = { ...DEFAULT_SWEEP_SETTINGS, ...o.settings }
+  if (req.backend === 'kafka' && !(time instanceof SystemTime)) throw new BackendUnavailableError('the kafka backend runs on the system clock only')
+  const settings: SweepSettings = { ...defaultSweepSettings(req.backend), ...o.settings }
   const seed = req.seed ?? 1
+  const kafka = req.backend === 'kafka' ? { ...o.kafka!, applicationIdPrefix: o.kafka!.applicationIdPrefix ?? `eoscope-sweep-${Date.now().toString(36)}` } : null
   const total = req.intervals.length * req.guarantees.length * req.repeat
   const record: ExperimentRecord = {
     id: o.id ?? newExperimentId(time.now(), seed),
@@ -126,7 +166,7 @@ export async function runSweep(o: SweepRunOptions): Promise<ExperimentRecord> {
             record.progress.current = { guarantee, commitIntervalMs, repetition: i + 1, stage }
             report()
           }
-          reps.push(await runRepetition({ guarantee, commitIntervalMs, repetition: i + 1, seed: seed + i, settings, time, signal: o.signal, onStage: setStage }))
+          reps.push(await runRepetition({ guarantee, commitIntervalMs, repetition: i + 1, seed: seed + i, settings, time, signal: o.signal, onStage: setStage, kafka }))
           record.progress.done++
           const cell = cellOf(guarantee, commitIntervalMs, reps)
           const at = record.cells.findIndex((c) => c.guarantee === guarantee && c.commitIntervalMs === commitIntervalMs)
@@ -165,6 +205,8 @@ interface RepetitionContext {
   time: Time
   signal?: AbortSignal
   onStage?: (stage: 'throughput' | 'latency' | 'recovery' | 'validation') => void
+  /** Set: the labs run on this Kafka cluster; null or absent: on the embedded log. */
+  kafka?: SweepKafkaTarget | null
 }
 
 function checkAborted(signal?: AbortSignal): void {
@@ -192,44 +234,18 @@ async function waitFor(ctx: RepetitionContext, predicate: () => boolean, maxMs: 
   return true
 }
 
-function newLab(ctx: RepetitionContext, ratePerSec: number): LabRuntime {
+async function newLab(ctx: RepetitionContext, ratePerSec: number, purpose: 'thr' | 'rec'): Promise<SweepLab> {
   const s = ctx.settings
-  return new LabRuntime(ctx.time, {
-    config: sweepConfig(ctx.guarantee, ctx.commitIntervalMs, s),
-    workers: s.workers,
-    partitions: s.partitions,
-    ratePerSec,
-    maxRecords: Number.POSITIVE_INFINITY,
-    keys: s.keys,
-    seed: ctx.seed,
-    latency: s.latencyModel,
-    restartAfterMs: null,
-    deserializationPolicy: 'log-and-continue',
-    traceIntervalMs: 1_000,
-  })
+  const config = sweepConfig(ctx.guarantee, ctx.commitIntervalMs, s)
+  const spec = { time: ctx.time, config, workers: s.workers, partitions: s.partitions, ratePerSec, keys: s.keys, seed: ctx.seed, latencyModel: s.latencyModel }
+  if (!ctx.kafka) return newEmbeddedSweepLab(spec)
+  config['application.id'] = sweepApplicationId(ctx.kafka.applicationIdPrefix ?? 'eoscope-sweep', ctx.guarantee, ctx.commitIntervalMs, ctx.repetition, purpose)
+  return newKafkaSweepLab(spec, ctx.kafka)
 }
 
-/** Every input partition has a running task and the group has committed something. */
-function settled(lab: LabRuntime): boolean {
-  let tasks = 0
-  for (const s of lab.liveSlots()) for (const t of s.worker!.tasks.values()) if (t.state === 'running') tasks++
-  return tasks === lab.options.partitions && lab.committedTotal() > 0
-}
-
-/** Per live worker: records appended to its partitions but not yet consumed by its tasks. */
-function unconsumedByWorker(lab: LabRuntime): number[] {
-  const ends = lab.inputEndOffsets()
-  const out: number[] = []
-  for (const s of lab.liveSlots()) {
-    let n = 0
-    for (const t of s.worker!.tasks.values()) if (t.state === 'running') n += Math.max(0, ends[t.partition]! - t.consumedOffset)
-    out.push(n)
-  }
-  return out
-}
-
-async function awaitSettled(ctx: RepetitionContext, lab: LabRuntime): Promise<void> {
-  if (!(await waitFor(ctx, () => settled(lab), 30_000))) throw new Error('the lab did not settle: not every partition got a running task within 30 s')
+async function awaitSettled(ctx: RepetitionContext, lab: SweepLab): Promise<void> {
+  const s = Math.round(lab.settleTimeoutMs / 1000)
+  if (!(await waitFor(ctx, () => lab.settled(), lab.settleTimeoutMs))) throw new Error(`the lab did not settle: not every partition got a running task within ${s} s`)
 }
 
 export async function runRepetition(ctx: RepetitionContext): Promise<RepetitionResult> {
@@ -241,9 +257,9 @@ export async function runRepetition(ctx: RepetitionContext): Promise<RepetitionR
 async function measureThroughput(ctx: RepetitionContext): Promise<Pick<RepetitionResult, 'throughputPerSec' | 'throughputWindowMs' | 'saturated'>> {
   ctx.onStage?.('throughput')
   const s = ctx.settings
-  const lab = newLab(ctx, 0)
+  const lab = await newLab(ctx, 0, 'thr')
   const commits: CommitSample[] = []
-  lab.onEvent((e) => {
+  lab.runtime.onEvent((e) => {
     if (!('source' in e) && e.type === 'offsets-committed') for (const o of e.offsets) commits.push({ partition: o.partition, offset: o.offset, atMs: e.atMs })
   })
   let stop = false
@@ -255,13 +271,13 @@ async function measureThroughput(ctx: RepetitionContext): Promise<Pick<Repetitio
   const share = s.backlogRecords / s.workers
   const keeper = async () => {
     while (!stop) {
-      const waiting = unconsumedByWorker(lab)
+      const waiting = lab.unconsumedByWorker()
       if (sampling) {
         samples++
         if (waiting.some((n) => n === 0)) drySamples++
       }
       const total = waiting.reduce((a, b) => a + b, 0)
-      lab.generator.setRate(waiting.some((n) => n < share) && total < 4 * s.backlogRecords ? Number.POSITIVE_INFINITY : 0)
+      lab.setRate(waiting.some((n) => n < share) && total < 4 * s.backlogRecords ? Number.POSITIVE_INFINITY : 0)
       await ctx.time.sleep(5)
     }
   }
@@ -277,11 +293,13 @@ async function measureThroughput(ctx: RepetitionContext): Promise<Pick<Repetitio
     await sleepFor(ctx, window)
     sampling = false
     const to = ctx.time.now()
+    // On Kafka the window's last commits are still on their way on the telemetry topic.
+    if (lab.eventLagMs > 0) await sleepFor(ctx, lab.eventLagMs)
     const rate = commitRate(commits, s.partitions, from, to)
     return { throughputPerSec: rate === null ? null : Math.round(rate), throughputWindowMs: window, saturated: samples > 0 && drySamples / samples < 0.05 }
   } finally {
     stop = true
-    lab.generator.setRate(0)
+    lab.setRate(0)
     await keeperDone
     await lab.destroy()
   }
@@ -294,18 +312,22 @@ async function measureLatencyAndRecovery(
 ): Promise<Omit<RepetitionResult, 'repetition' | 'seed' | 'throughputPerSec' | 'throughputWindowMs' | 'saturated'>> {
   ctx.onStage?.('latency')
   const s = ctx.settings
-  const lab = newLab(ctx, s.steadyRatePerSec)
+  const sweepLab = await newLab(ctx, s.steadyRatePerSec, 'rec')
+  const lab = sweepLab.runtime
   const rng = new SeededRandom((ctx.seed * 0x9e37 + ctx.commitIntervalMs) >>> 0)
-  const latency = new LatencyWindow(lab.connection.reader(), lab.topics.output, s.partitions)
+  const latency = new LatencyWindow(sweepLab.reader(), lab.topics.output, s.partitions)
+  // On the embedded log a poll takes no time; on Kafka each partition is timed when its read returns.
+  const pollNow = sweepLab.backend === 'kafka' ? () => ctx.time.now() : null
   let polling = true
   let pollDone: Promise<void> = Promise.resolve()
   let cleanlyStopped = false
   try {
-    await lab.start()
-    await awaitSettled(ctx, lab)
+    await sweepLab.start()
+    await awaitSettled(ctx, sweepLab)
     pollDone = (async () => {
       while (polling) {
-        await latency.poll(ctx.time.now())
+        if (pollNow) await latency.pollRemote(pollNow)
+        else await latency.poll(ctx.time.now())
         await ctx.time.sleep(s.visibilityPollMs)
       }
     })()
@@ -370,7 +392,8 @@ async function measureLatencyAndRecovery(
   } finally {
     polling = false
     await pollDone
-    if (!cleanlyStopped) await lab.destroy()
+    if (!cleanlyStopped) await sweepLab.destroy()
+    else await sweepLab.close()
   }
 }
 

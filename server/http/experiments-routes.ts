@@ -3,7 +3,8 @@
 //   GET  /api/experiments               stored experiments (newest first), whether one is running, backends
 //   POST /api/experiments               start one; body {"intervals":[10,100,1000],"guarantees":["at_least_once","exactly_once"],
 //                                       "repeat":1,"backend":"embedded"}; 202 with the record; 400 bad body (nothing
-//                                       starts), 409 one is already running, 501 backend not available
+//                                       starts; also exactly_once_v2 on kafka), 409 one is already running,
+//                                       501 backend kafka while the server has no brokers (KAFKA_BROKERS)
 //   GET  /api/experiments/current       {"experiment": the running (or last) record, or null}
 //   POST /api/experiments/cancel        cancel the running one; {"ok":true,"cancelled":true|false}
 //   GET  /api/experiments/:id           a stored record as JSON; :id.json and :id.csv download it
@@ -106,6 +107,7 @@ export function createExperimentsHandler(service: ExperimentService, log: (msg: 
           experiments: live ? stored.map((e) => (e.id === live.id ? summarize(live) : e)) : stored,
           running: service.isRunning(),
           backends: service.backends,
+          unavailableBackends: service.unavailableBackends,
           defaults: { intervals: DEFAULT_SWEEP_INTERVALS, guarantees: DEFAULT_SWEEP_GUARANTEES, repeat: DEFAULT_SWEEP_REPEAT },
         })
         return true

@@ -1,0 +1,68 @@
+// Which backends the experiment service offers, and how it refuses the ones it cannot run.
+// No broker is contacted: every request here is refused before a lab starts.
+
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { brokersFromEnv, ExperimentService } from './experiment-service.ts'
+import { ExperimentStore } from './experiment-store.ts'
+import { BackendUnavailableError, DEFAULT_KAFKA_SWEEP_SETTINGS, defaultSweepSettings, runSweep, sweepUnavailableReason } from './sweep-runner.ts'
+
+const dirs: string[] = []
+const store = () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'eoscope-exp-service-'))
+  dirs.push(dir)
+  return new ExperimentStore(dir)
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+const request = (backend: 'embedded' | 'kafka', guarantees: ('at_least_once' | 'exactly_once' | 'exactly_once_v2')[] = ['exactly_once']) => ({ intervals: [10], guarantees, repeat: 1, backend })
+
+describe('the experiment service', () => {
+  it('offers kafka only when it knows brokers, and says why not otherwise', () => {
+    const without = new ExperimentService({ store: store(), kafka: null })
+    expect(without.backends).toEqual(['embedded'])
+    expect(without.unavailableBackends.kafka).toContain('KAFKA_BROKERS')
+    const withBrokers = new ExperimentService({ store: store(), kafka: { brokers: ['127.0.0.1:1'] } })
+    expect(withBrokers.backends).toEqual(['embedded', 'kafka'])
+    expect(withBrokers.unavailableBackends).toEqual({})
+  })
+
+  it('refuses kafka without brokers (501) and exactly_once_v2 on kafka with the KIP-447 reason (400)', () => {
+    const without = new ExperimentService({ store: store(), kafka: null })
+    const a = without.start(request('kafka'))
+    expect(a).toMatchObject({ ok: false, status: 501 })
+    expect(!a.ok && a.error).toContain('KAFKA_BROKERS')
+    const withBrokers = new ExperimentService({ store: store(), kafka: { brokers: ['127.0.0.1:1'] } })
+    const b = withBrokers.start(request('kafka', ['at_least_once', 'exactly_once_v2']))
+    expect(b).toMatchObject({ ok: false, status: 400 })
+    expect(!b.ok && b.error).toContain('KIP-447')
+    expect(withBrokers.isRunning()).toBe(false)
+  })
+
+  it('reads KAFKA_BROKERS', () => {
+    expect(brokersFromEnv(undefined)).toBeNull()
+    expect(brokersFromEnv(' ')).toBeNull()
+    expect(brokersFromEnv('127.0.0.1:19092, kafka:9092')).toEqual(['127.0.0.1:19092', 'kafka:9092'])
+    expect(() => brokersFromEnv('localhost')).toThrow(/HOST:PORT/)
+  })
+})
+
+describe('a sweep on kafka', () => {
+  it('needs brokers, the system clock and no exactly_once_v2', async () => {
+    expect(sweepUnavailableReason(request('embedded', ['exactly_once_v2']), null)).toBeNull()
+    expect(sweepUnavailableReason(request('kafka'), null)).toContain('KAFKA_BROKERS')
+    expect(sweepUnavailableReason(request('kafka', ['exactly_once_v2']), { brokers: ['h:1'] })).toContain('KIP-447')
+    expect(sweepUnavailableReason(request('kafka'), { brokers: ['h:1'] })).toBeNull()
+    await expect(runSweep({ request: request('kafka', ['exactly_once_v2']), kafka: { brokers: ['h:1'] } })).rejects.toBeInstanceOf(BackendUnavailableError)
+  })
+
+  it('has its own defaults, below what worker processes on one machine process', () => {
+    expect(defaultSweepSettings('kafka')).toBe(DEFAULT_KAFKA_SWEEP_SETTINGS)
+    expect(DEFAULT_KAFKA_SWEEP_SETTINGS.steadyRatePerSec).toBeLessThan(defaultSweepSettings('embedded').steadyRatePerSec)
+    expect(DEFAULT_KAFKA_SWEEP_SETTINGS.latencyModel).toBe('off')
+  })
+})
