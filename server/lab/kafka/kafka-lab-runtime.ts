@@ -54,6 +54,10 @@ export interface KafkaLabRuntimeOptions {
   holdLoad?: boolean
   /** Worker processes' stderr goes to this one's stderr (default: kept, shown only when a worker fails). */
   workerLogs?: boolean
+  /** A worker process that exits with an error (a broker outage, say) is replaced like a killed one. */
+  restartFailed?: boolean
+  /** Wraps the load generator's producer (given a way to make a fresh one): a soak retries sends across a broker restart. */
+  wrapLoadProducer?: (make: () => LogProducer) => LogProducer
 }
 
 export type KafkaProcessState = 'starting' | 'running' | 'paused' | 'killed' | 'exited'
@@ -100,6 +104,8 @@ export class KafkaLabRuntime implements RunRuntime {
     `detection is observed by polling describeGroups every ${GROUP_POLL_MS} ms; a parent's SIGKILL takes the position at kill from the worker's last status (at most ~100 ms old, a lower bound); a kill at a step is reported exactly by the worker before it dies.`,
   ]
   kills = 0
+  /** Worker processes that exited with an error (restarted when restartFailed is set). */
+  failedExits = 0
   readonly droppedAcks = 0
   fenced = 0
   readonly startedAtMs: number
@@ -132,8 +138,9 @@ export class KafkaLabRuntime implements RunRuntime {
     this.connection = new KafkaConnection({ ...options.client, clientId: `${options.client.clientId}-lab` })
     this.admin = createKafka(options.client, `${options.client.clientId}-lab-groups`).admin()
     this.committed = Array.from({ length: options.partitions }, () => null)
+    const makeLoadProducer = () => this.connection.producer({ clientId: `${this.config['application.id']}-load-generator`, idempotent: true })
     this.generator = new LoadGenerator(
-      this.connection.producer({ clientId: `${this.config['application.id']}-load-generator`, idempotent: true }),
+      options.wrapLoadProducer ? options.wrapLoadProducer(makeLoadProducer) : makeLoadProducer(),
       { topic: this.topics.input, partitions: options.partitions, ratePerSec: options.ratePerSec, maxRecords: options.maxRecords, keys: options.keys, seed: options.seed ^ 0x5eed },
       time,
     )
@@ -230,7 +237,9 @@ export class KafkaLabRuntime implements RunRuntime {
           }
         }
         if (slot.worker?.id === id) slot.worker.state = process$.state === 'killed' ? 'dead' : slot.worker.state
-        if (process$.state === 'killed' && this.options.restartAfterMs !== null && !this.stopped) {
+        const failed = process$.state === 'exited' && signal === null && code !== 0
+        if (failed) this.failedExits++
+        if ((process$.state === 'killed' || (failed && this.options.restartFailed)) && this.options.restartAfterMs !== null && !this.stopped) {
           setTimeout(() => {
             if (!this.stopped && slot.child === child) this.startInSlot(slot)
           }, this.options.restartAfterMs)
@@ -284,6 +293,18 @@ export class KafkaLabRuntime implements RunRuntime {
     slot.child.kill('SIGCONT')
     slot.process.state = 'running'
     return true
+  }
+
+  /**
+   * Stops every worker process cleanly and starts each slot again with `changes` applied to the
+   * config (a new commit.interval.ms, say), as LabRuntime.reconfigure does.
+   */
+  async restartWorkers(changes: Partial<StreamsConfig> = {}): Promise<void> {
+    const next = validateStreamsConfig({ ...this.config, ...changes })
+    if (next['processing.guarantee'] === 'exactly_once_v2') throw new Error(EXACTLY_ONCE_V2_UNAVAILABLE)
+    await this.stopWorkers()
+    Object.assign(this.config, next)
+    if (!this.stopped) for (const s of this.slots) this.startInSlot(s)
   }
 
   dropAcks(_n: number): void {

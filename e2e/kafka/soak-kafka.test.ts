@@ -1,0 +1,29 @@
+// A short chaos soak on the real broker (the full one: npm run soak -- --backend kafka): kills,
+// kills at a step, zombies, commit.interval.ms changes and a broker restart mid-run (the local
+// broker of scripts/kafka-broker.sh is stopped and started again), exactly_once. The validator
+// reads the real topics.
+
+import { describe, expect, inject, it } from 'vitest'
+import { runKafkaSoak } from '../../server/lab/kafka/kafka-soak.ts'
+
+const brokers = inject('kafkaBrokers')
+
+describe('the Kafka chaos soak, short', () => {
+  it('exactly_once: 30 faults with a broker restart, 0 in every correctness row', { timeout: 240_000 }, async () => {
+    if (!brokers) throw new Error('no Kafka broker: run these tests with npm run test:kafka')
+    const r = await runKafkaSoak({ mode: 'exactly-once', faults: 30, seed: 21, ratePerSec: 800, brokers: brokers.split(','), validateEveryMs: 20_000 })
+    expect(r.faults.total).toBeGreaterThanOrEqual(30)
+    expect(r.faults.brokerRestart).toBeGreaterThanOrEqual(1)
+    expect(r.input.failedSends).toBe(0)
+    expect(r.violations).toEqual([])
+    expect({ duplicates: r.final.duplicates, lost: r.final.lost, abortedReads: r.final.abortedReads, stateMismatches: r.final.stateMismatches, openTransactions: r.final.openTransactions }).toEqual({
+      duplicates: 0,
+      lost: 0,
+      abortedReads: 0,
+      stateMismatches: 0,
+      openTransactions: 0,
+    })
+    expect(r.final.inputRecords).toBeGreaterThan(0)
+    expect(r.passed).toBe(true)
+  })
+})
