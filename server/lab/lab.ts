@@ -9,7 +9,6 @@ import {
   type LabSnapshot,
   type RecordTrace,
   type TimelineMarker,
-  type TxnView,
   parseCommand,
   type CommandPayload,
   type ScenarioView,
@@ -28,6 +27,7 @@ import { runtimeOptions, type ScenarioHost } from './scenarios/scenario.ts'
 import { phaseDurations, phaseEnds, redone } from './recovery-tracker.ts'
 import { VisibilityTracker } from './visibility-tracker.ts'
 import { DuplicateLedger } from './duplicate-ledger.ts'
+import { TransactionBoard } from './transaction-board.ts'
 import { IncrementalValidator } from '../validator/incremental-validator.ts'
 
 export interface LabOptions {
@@ -48,7 +48,6 @@ const RETENTION_EVERY_MS = 5_000
 /** Records kept per partition of input, output and dead-letter topics (retention.bytes, by count). */
 const RETAINED_RECORDS = 50_000
 const MAX_SERIES = 240
-const MAX_TXNS = 120
 const MAX_MARKERS = 60
 const MAX_TRACES = 16
 
@@ -85,7 +84,6 @@ export class Lab implements LabController {
   private readonly listeners = new Set<(s: LabSnapshot) => void>()
   private series: ChartPoint[] = []
   private markers: TimelineMarker[] = []
-  private txns = new Map<string, TxnView>()
   private traces = new Map<string, RecordTrace>()
   private correctness: CorrectnessView | null = null
   private lastSample = { t: 0, committed: 0 }
@@ -96,11 +94,7 @@ export class Lab implements LabController {
   private scenario: ScenarioView | null = null
   private ledger = new DuplicateLedger()
   private validator!: IncrementalValidator
-  private txnCounts = { committed: 0, aborted: 0 }
-  private abortedKept: TxnView[] = []
-  private producerTimelines = new Map<string, ProducerTimeline>()
-  /** The worker that began each transactional.id's latest transaction. */
-  private txnOwner = new Map<string, string>()
+  private board = this.newBoard()
   private selected: { topic: 'input' | 'output' | 'changelog'; partition: number; window: 'latest' | 'last-abort' } = { topic: 'output', partition: 0, window: 'latest' }
 
   constructor(private readonly options: LabOptions = {}) {
@@ -153,12 +147,9 @@ export class Lab implements LabController {
     await this.runtime.destroy()
     this.series = []
     this.markers = []
-    this.txns = new Map()
     this.traces = new Map()
     this.correctness = null
-    this.txnCounts = { committed: 0, aborted: 0 }
-    this.abortedKept = []
-    this.producerTimelines = new Map()
+    this.board = this.newBoard()
   }
 
   /** Runs a guided scenario on the lab on screen: each lab it starts replaces the current one. */
@@ -209,71 +200,11 @@ export class Lab implements LabController {
   private onEvent(e: LabEvent): void {
     if ('source' in e) {
       if (e.type === 'group' && e.event.type === 'member-expired') this.mark('rebalance', `${e.event.memberId} expired`, e.event.atMs)
-      if (e.type === 'txn-ended' && e.outcome === 'aborted' && (e.reason === 'fenced' || e.reason === 'timeout')) {
-        const tl = this.producerTimelines.get(e.transactionalId)
-        if (tl) {
-          tl.fencings.push({ atMs: e.endMs, reason: e.reason === 'timeout' ? 'transaction.timeout.ms expired: aborted and fenced by the coordinator' : 'a new owner called initTransactions: older epoch fenced, open transaction aborted' })
-          if (tl.fencings.length > 10) tl.fencings.shift()
-        }
-      }
-      if (e.type === 'txn-ended' && e.outcome === 'aborted' && e.reason !== 'client') {
-        // Aborted by the coordinator: the owner crashed or was fenced, or the timeout hit.
-        for (const t of this.txns.values()) {
-          if (t.transactionalId === e.transactionalId && t.outcome === 'open') {
-            // Aborted by the coordinator: a crash if the worker that ran it was killed, else a fencing (zombie) or the timeout.
-            const owner = this.txnOwner.get(t.transactionalId)
-            const dead = this.runtime.slots.some((s) => s.process.state === 'killed' && s.process.id === owner)
-            this.endTxn(t, 'aborted', e.endMs, e.reason === 'timeout' ? 'timeout' : dead ? 'crash' : 'fenced')
-          }
-        }
-      }
+      if (e.type === 'txn-ended') this.board.onCoordinatorTxnEnded(e)
       return
     }
+    if (e.type === 'producer-init' || e.type === 'txn-begin' || e.type === 'txn-end') this.board.onEngineEvent(e)
     switch (e.type) {
-      case 'producer-init':
-        if (e.transactionalId) {
-          const tl = this.producerTimelines.get(e.transactionalId)
-          const previousOwner = this.txnOwner.get(e.transactionalId)
-          if (tl && tl.epochs.length > 0 && previousOwner !== undefined && previousOwner !== e.workerId) {
-            tl.fencings.push({ atMs: e.atMs, reason: `${e.workerId} called initTransactions: epoch ${e.epoch} fences ${previousOwner}'s epoch ${tl.epochs.at(-1)!.epoch}` })
-            if (tl.fencings.length > 10) tl.fencings.shift()
-          }
-          this.txnOwner.set(e.transactionalId, e.workerId)
-          this.noteEpoch(e.transactionalId, e.producerId, e.epoch, e.atMs)
-        }
-        break
-      case 'txn-begin': {
-        this.noteEpoch(e.transactionalId, e.producerId, e.epoch, e.atMs)
-        this.txnOwner.set(e.transactionalId, e.workerId)
-        const id = `${e.producerId}.${e.epoch}.${e.localTxnId}`
-        this.txns.set(id, {
-          id,
-          transactionalId: e.transactionalId,
-          producerId: e.producerId,
-          epoch: e.epoch,
-          partitions: [],
-          outputRecords: 0,
-          changelogRecords: 0,
-          offsetsCommitted: 0,
-          beginMs: e.atMs,
-          endMs: null,
-          outcome: 'open',
-          abortReason: null,
-        })
-        while (this.txns.size > MAX_TXNS) this.txns.delete(this.txns.keys().next().value!)
-        break
-      }
-      case 'txn-end': {
-        const id = `${e.producerId}.${e.epoch}.${e.localTxnId}`
-        const t = this.txns.get(id)
-        if (!t) break
-        t.partitions = e.partitions
-        t.outputRecords = e.outputRecords
-        t.changelogRecords = e.changelogRecords
-        t.offsetsCommitted = e.offsetsCommitted
-        if (t.outcome === 'open') this.endTxn(t, e.outcome, e.endMs, e.outcome === 'aborted' ? (e.reason === 'fenced' ? 'fenced' : 'error') : null)
-        break
-      }
       case 'worker-killed':
         this.mark('kill', `${e.workerId} killed${e.step ? ` at step ${e.step}` : ''}`, e.atMs)
         for (const tr of this.traces.values()) {
@@ -326,33 +257,8 @@ export class Lab implements LabController {
     })
   }
 
-  private endTxn(t: TxnView, outcome: 'committed' | 'aborted', endMs: number, reason: TxnView['abortReason']): void {
-    t.outcome = outcome
-    t.endMs = endMs
-    t.abortReason = reason
-    this.txnCounts[outcome]++
-    if (outcome === 'aborted') {
-      this.abortedKept.push(t)
-      if (this.abortedKept.length > 10) this.abortedKept.shift()
-    }
-  }
-
-  private timeline(transactionalId: string, producerId: number): ProducerTimeline {
-    let tl = this.producerTimelines.get(transactionalId)
-    if (!tl || tl.producerId !== producerId) {
-      tl = { transactionalId, producerId, epochs: [], fencings: tl?.fencings ?? [], lastSequence: [] }
-      this.producerTimelines.delete(transactionalId)
-      this.producerTimelines.set(transactionalId, tl)
-      while (this.producerTimelines.size > 12) this.producerTimelines.delete(this.producerTimelines.keys().next().value!)
-    }
-    return tl
-  }
-
-  private noteEpoch(transactionalId: string, producerId: number, epoch: number, atMs: number): void {
-    const tl = this.timeline(transactionalId, producerId)
-    if (tl.epochs.at(-1)?.epoch === epoch) return
-    tl.epochs.push({ epoch, atMs })
-    if (tl.epochs.length > 24) tl.epochs.shift()
+  private newBoard(): TransactionBoard {
+    return new TransactionBoard((workerId) => this.runtime?.slots.some((s) => s.process.state === 'killed' && s.process.id === workerId) ?? false)
   }
 
   private async sample(): Promise<void> {
@@ -440,8 +346,6 @@ export class Lab implements LabController {
           }))
         : [],
     ).sort((a, b) => a.partition - b.partition)
-    const recent = [...this.txns.values()].slice(-40)
-    const txns = [...this.abortedKept.filter((t) => !recent.includes(t)), ...recent]
     this.ledger.windows = r.tracker.recoveries.flatMap((x) => x.partitions.map((p) => ({ id: x.id, label: `kill of ${x.workerId} (${x.id})`, partition: p.partition, from: p.committedAtKill ?? 0, to: p.positionAtKill })))
     return {
       seq: ++this.seq,
@@ -455,8 +359,8 @@ export class Lab implements LabController {
       tasks,
       series: this.series.slice(-120),
       markers: [...this.markers],
-      transactions: txns,
-      txnTotals: { committed: this.txnCounts.committed, aborted: this.txnCounts.aborted, open: [...this.txns.values()].filter((t) => t.outcome === 'open').length },
+      transactions: this.board.transactions(),
+      txnTotals: this.board.totals(),
       recoveries: r.tracker.recoveries.slice(-8).map((x) => {
         const phases = phaseDurations(x)
         return {
@@ -529,7 +433,7 @@ export class Lab implements LabController {
         if (p.transactionalId === null) idempotent.push({ transactionalId: `idempotent producer of ${s.worker.id}`, producerId: p.producerId, epochs: [{ epoch: p.epoch, atMs: s.startedAtMs }], fencings: [], lastSequence: [] })
       }
     }
-    return [...idempotent, ...this.producerTimelines.values()].map((tl) => {
+    return [...idempotent, ...this.board.producerTimelines()].map((tl) => {
       const lastSequence: { partition: string; sequence: number }[] = []
       for (const topic of [r.topics.output, r.topics.changelog]) {
         for (let p = 0; p < r.options.partitions; p++) {

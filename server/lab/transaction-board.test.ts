@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest'
+import { TransactionBoard } from './transaction-board.ts'
+import type { TxnEnded } from '../log/embedded/transaction-coordinator.ts'
+import type { TxnEndEvent } from '../engine/telemetry.ts'
+
+const begin = (workerId: string, tid: string, producerId: number, epoch: number, localTxnId: number, atMs: number) =>
+  ({ type: 'txn-begin', workerId, transactionalId: tid, producerId, epoch, localTxnId, atMs }) as const
+const end = (workerId: string, tid: string, producerId: number, epoch: number, localTxnId: number, outcome: 'committed' | 'aborted', endMs: number): TxnEndEvent => ({
+  type: 'txn-end',
+  workerId,
+  transactionalId: tid,
+  producerId,
+  epoch,
+  localTxnId,
+  outcome,
+  reason: null,
+  partitions: ['output-0'],
+  outputRecords: 3,
+  changelogRecords: 3,
+  offsetsCommitted: 1,
+  beginMs: 0,
+  endMs,
+})
+const coordinatorAbort = (tid: string, producerId: number, reason: 'fenced' | 'timeout', endMs: number): TxnEnded => ({
+  transactionalId: tid,
+  producerId,
+  epoch: 0,
+  txnSeq: 1,
+  partitions: [],
+  groups: [],
+  outcome: 'aborted',
+  reason,
+  startMs: 0,
+  endMs,
+})
+
+describe('TransactionBoard', () => {
+  it('follows a transaction from begin to commit with its record counts, and counts it', () => {
+    const board = new TransactionBoard(() => false)
+    board.onEngineEvent(begin('w1', 'app-0_0', 1000, 3, 1, 10))
+    expect(board.totals()).toEqual({ committed: 0, aborted: 0, open: 1 })
+    board.onEngineEvent(end('w1', 'app-0_0', 1000, 3, 1, 'committed', 110))
+    const [t] = board.transactions()
+    expect(t).toMatchObject({ id: '1000.3.1', outcome: 'committed', endMs: 110, outputRecords: 3, changelogRecords: 3, offsetsCommitted: 1, abortReason: null })
+    expect(board.totals()).toEqual({ committed: 1, aborted: 0, open: 0 })
+  })
+
+  it('labels a coordinator abort a crash when the worker that ran it was killed, a fencing when it lives on, a timeout when it timed out', () => {
+    const killed = new Set(['w1'])
+    const board = new TransactionBoard((w) => killed.has(w))
+    board.onEngineEvent(begin('w1', 'app-0_0', 1000, 3, 1, 10))
+    board.onEngineEvent(begin('w2', 'app-0_1', 1001, 5, 1, 10))
+    board.onEngineEvent(begin('w3', 'app-0_2', 1002, 7, 1, 10))
+    board.onCoordinatorTxnEnded(coordinatorAbort('app-0_0', 1000, 'fenced', 50))
+    board.onCoordinatorTxnEnded(coordinatorAbort('app-0_1', 1001, 'fenced', 60))
+    board.onCoordinatorTxnEnded(coordinatorAbort('app-0_2', 1002, 'timeout', 70))
+    const reasons = Object.fromEntries(board.transactions().map((t) => [t.transactionalId, t.abortReason]))
+    expect(reasons).toEqual({ 'app-0_0': 'crash', 'app-0_1': 'fenced', 'app-0_2': 'timeout' })
+    expect(board.totals().aborted).toBe(3)
+    expect(board.producerTimelines().every((tl) => tl.fencings.length === 1)).toBe(true)
+  })
+
+  it('keeps the latest aborts in view after many newer transactions', () => {
+    const board = new TransactionBoard(() => true)
+    board.onEngineEvent(begin('w1', 'app-0_0', 1000, 1, 1, 0))
+    board.onCoordinatorTxnEnded(coordinatorAbort('app-0_0', 1000, 'fenced', 5))
+    for (let i = 2; i < 300; i++) {
+      board.onEngineEvent(begin('w2', 'app-0_0', 1000, i, i, i * 10))
+      board.onEngineEvent(end('w2', 'app-0_0', 1000, i, i, 'committed', i * 10 + 5))
+    }
+    const shown = board.transactions()
+    expect(shown.length).toBeLessThanOrEqual(41)
+    expect(shown.some((t) => t.outcome === 'aborted' && t.abortReason === 'crash')).toBe(true)
+    expect(board.totals()).toEqual({ committed: 298, aborted: 1, open: 0 })
+  })
+
+  it('records a fencing when another worker initialises a transactional.id, and the epochs it went through', () => {
+    const board = new TransactionBoard(() => false)
+    board.onEngineEvent({ type: 'producer-init', workerId: 'w1', transactionalId: 'app-0_0', producerId: 1000, epoch: 0, atMs: 0 })
+    board.onEngineEvent(begin('w1', 'app-0_0', 1000, 0, 1, 1))
+    board.onEngineEvent({ type: 'producer-init', workerId: 'w2', transactionalId: 'app-0_0', producerId: 1000, epoch: 2, atMs: 9 })
+    const [tl] = board.producerTimelines()
+    expect(tl!.epochs.map((e) => e.epoch)).toEqual([0, 2])
+    expect(tl!.fencings).toEqual([{ atMs: 9, reason: "w2 called initTransactions: epoch 2 fences w1's epoch 0" }])
+  })
+})
