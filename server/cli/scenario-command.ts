@@ -13,7 +13,13 @@ export async function scenarioCommand(argv: string[], out: (s: string) => void):
   const scenario = scenarioByName(name)
   if (!scenario) throw new UsageError(`unknown scenario ${JSON.stringify(name)}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`)
   const f = parseFlags(rest, { seed: { kind: 'int', min: 0, max: 2 ** 31 - 1 }, json: { kind: 'bool' }, backend: { kind: 'string', choices: ['embedded', 'kafka'] }, brokers: { kind: 'string' } })
-  if (f.backend === 'kafka') throw new UsageError('scenarios run on the embedded backend; the Kafka backend cannot inject faults at a chosen step inside the broker')
+  if (f.backend === 'kafka') {
+    throw new UsageError(
+      name === 'lost-ack'
+        ? 'lost-ack cannot run on Kafka: a real broker cannot be made to drop the ack of a request it appended'
+        : `${name} runs on the embedded backend only: its script reads the broker's own state (last stable offsets, control markers, producer epochs), which the Kafka backend does not expose to the lab; on Kafka, run the same faults with \`eoscope run --backend kafka --kill-at-step 5\``,
+    )
+  }
   const host = new HeadlessHost(new SystemTime(), (f.seed as number | undefined) ?? 1)
   try {
     const result = await runScenario(scenario, host)
