@@ -35,8 +35,11 @@ export interface SweepLab {
   readonly eventLagMs: number
   /** How long the group may take to settle at the start. */
   readonly settleTimeoutMs: number
-  /** After a clean stop and the validation: releases what is left. */
-  close(): Promise<void>
+  /**
+   * After a clean stop and the validation: releases what is left. `keep` (a reason): a Kafka lab
+   * keeps its topics for inspection and says so on stderr (the validator found something wrong).
+   */
+  close(keep?: string): Promise<void>
   /** Ends the lab without a clean stop (a throughput lab, or after a failure). */
   destroy(): Promise<void>
 }
@@ -207,12 +210,13 @@ class KafkaSweepLab implements SweepLab {
     this.admin = null
   }
 
-  async close(): Promise<void> {
+  async close(keep?: string): Promise<void> {
     if (this.closed) return
     this.closed = true
     await this.stopPolling()
     // The workers have stopped: the topics can go before the connections do.
-    await this.runtime.deleteTopics().catch(() => {})
+    if (keep === undefined) await this.runtime.deleteTopics().catch(() => {})
+    else process.stderr.write(`eoscope sweep: kept the topics and group of application.id ${this.runtime.groupId} for inspection: ${keep}\n`)
     await this.runtime.close()
   }
 

@@ -375,6 +375,8 @@ async function measureLatencyAndRecovery(
       changelogTopic: lab.topics.changelog,
       dlqTopic: lab.topics.deadLetter,
     })
+    const wrong = [report.lost ? `${report.lost} lost` : '', ctx.guarantee !== 'at_least_once' && report.duplicates ? `${report.duplicates} duplicates under ${ctx.guarantee}` : '', report.abortedReads ? `${report.abortedReads} aborted reads` : ''].filter((x) => x !== '')
+    await sweepLab.close(wrong.length > 0 ? wrong.join(', ') : undefined)
     return {
       latencyP50Ms: lat.p50,
       latencyP99Ms: lat.p99,
