@@ -180,19 +180,21 @@ export class StreamWorker {
     for (const r of records) {
       const task = this.tasks.get(r.partition)
       if (!task || task.state !== 'running') continue // not ours any more: its next owner reads it from the committed offset
-      // Position guard: a task processes its input in offset order from where it resumed. Records
-      // fetched before its seek (a batch from a closed predecessor's position) are dropped, and
-      // the partition is fetched again from the task's own position: no record is skipped.
-      if (r.offset < task.consumedOffset || stale.has(task)) continue
+      // Position guard: a task processes its input in offset order from where it resumed, without
+      // gaps (the input topic is written without transactions, so its offsets are dense). Records
+      // fetched before its seek (a batch from a closed predecessor's position), and everything after
+      // a gap, are dropped, and the partition is fetched again from the task's own position: no
+      // input record is ever skipped.
+      if (stale.has(task)) continue
       let list = byTask.get(task)
-      if (!list) {
-        if (r.offset > task.consumedOffset) {
-          stale.add(task)
-          this.consumer.seek({ topic: r.topic, partition: r.partition }, task.consumedOffset)
-          continue
-        }
-        byTask.set(task, (list = []))
+      const expected = task.consumedOffset + (list?.length ?? 0)
+      if (r.offset < expected) continue
+      if (r.offset > expected) {
+        stale.add(task)
+        this.consumer.seek({ topic: r.topic, partition: r.partition }, expected)
+        continue
       }
+      if (!list) byTask.set(task, (list = []))
       list.push(r)
     }
     const traced: Trace[] = []
