@@ -70,7 +70,7 @@ async function kafkaSoak(): Promise<number> {
   execFileSync('bash', ['scripts/kafka-broker.sh', 'start'], { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, KAFKA_PORT: port } })
   const brokers = [`127.0.0.1:${port}`]
   const started = Date.now()
-  const runs = []
+  const runs: Awaited<ReturnType<typeof runKafkaSoak>>[] = []
   for (const mode of ['exactly-once', 'at-least-once'] as const) {
     process.stdout.write(`soak kafka ${mode}: ${faults} faults at ${rate} records/s, seed ${seed}, broker ${brokers[0]}\n`)
     const r = await runKafkaSoak({
@@ -85,12 +85,16 @@ async function kafkaSoak(): Promise<number> {
     })
     process.stdout.write(`  ${r.passed ? 'passed' : 'FAILED'}: ${r.faults.total} faults (${r.faults.brokerRestart} broker restarts) in ${Math.round(r.durationMs / 1000)} s; ${r.final.inputRecords} input records; final duplicates ${r.final.duplicates}, lost ${r.final.lost}, aborted reads ${r.final.abortedReads}, state mismatches ${r.final.stateMismatches}, open transactions ${r.final.openTransactions}${r.violations.length ? `; violations: ${r.violations.join('; ')}` : ''}\n`)
     runs.push(r)
+    // Written after each mode, so a long run that is stopped keeps what it measured.
+    write(runs.length === 2)
   }
-  const passed = runs.every((r) => r.passed)
-  mkdirSync('bench/results', { recursive: true })
-  writeFileSync(
-    'bench/results/soak-kafka.json',
-    JSON.stringify({ benchmark: 'soak', backend: 'kafka', at: new Date().toISOString(), node: process.version, faultsPerMode: faults, seed, ratePerSec: rate, durationMs: Date.now() - started, notes: KAFKA_SOAK_NOTES, runs, passed }, null, 2) + '\n',
-  )
-  return passed ? 0 : 1
+  return runs.every((r) => r.passed) ? 0 : 1
+
+  function write(complete: boolean): void {
+    mkdirSync('bench/results', { recursive: true })
+    writeFileSync(
+      'bench/results/soak-kafka.json',
+      JSON.stringify({ benchmark: 'soak', backend: 'kafka', at: new Date().toISOString(), node: process.version, faultsPerMode: faults, seed, ratePerSec: rate, durationMs: Date.now() - started, complete, notes: KAFKA_SOAK_NOTES, runs, passed: runs.every((r) => r.passed) }, null, 2) + '\n',
+    )
+  }
 }
