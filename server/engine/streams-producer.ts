@@ -98,8 +98,16 @@ export class StreamsProducer {
       this.migrated(e, 'send')
     }
     if (this.inTransaction) {
-      for (const r of records) {
-        this.partitions.add(`${r.topic}-${r.partition}`)
+      // Records come grouped by topic and partition: name each partition once per run of records.
+      let lastTopic = ''
+      let lastPartition = -1
+      for (let i = 0; i < records.length; i++) {
+        const r = records[i]!
+        if (r.partition !== lastPartition || r.topic !== lastTopic) {
+          this.partitions.add(`${r.topic}-${r.partition}`)
+          lastTopic = r.topic
+          lastPartition = r.partition
+        }
         if (r.topic === this.options.changelogTopic) this.changelogRecords++
         else this.outputRecords++
       }
