@@ -23,6 +23,7 @@ import type { ValidationReport } from '../../validator/report.ts'
 import { soakViolations, type CorrectnessRow, type SoakMode } from '../soak.ts'
 import { EXACTLY_ONCE_V2_UNAVAILABLE } from './kafka-app.ts'
 import { KafkaLabRuntime } from './kafka-lab-runtime.ts'
+import { retrying } from './kafka-worker.ts'
 
 export type KafkaFaultKind = 'kill' | 'killAtStep' | 'pause' | 'droppedAck' | 'guaranteeChange' | 'commitIntervalChange' | 'brokerRestart'
 
@@ -266,7 +267,8 @@ export async function runKafkaSoak(o: KafkaSoakOptions): Promise<KafkaSoakResult
     /** Waits until the group's committed offsets reach the input's end offsets (read once, at the call). */
     const caughtUp = async (ms: number): Promise<boolean> => {
       await sleep(200) // the generator's last batch lands
-      const ends = await inputEnds()
+      // Right after a broker restart the partitions answer "not hosted here" for a while.
+      const ends = await retrying(inputEnds, 60_000)
       const deadline = time.now() + ms
       while (!ends.every((e, p) => (lab.committedOffsets()[p] ?? 0) >= e)) {
         if (time.now() > deadline) return false
@@ -333,7 +335,7 @@ export async function runKafkaSoak(o: KafkaSoakOptions): Promise<KafkaSoakResult
         const rate = lab.generator.rate
         lab.generator.setRate(0)
         const quiet = await caughtUp(60_000)
-        const r = row(await validate(), time.now() - start, lab.config['processing.guarantee'])
+        const r = row(await retrying(validate, 60_000), time.now() - start, lab.config['processing.guarantee'])
         lab.generator.setRate(rate)
         lastCheck = time.now()
         if (!quiet) violations.push(`at ${r.atMs} ms: the group did not commit its input within 60 s of the load pausing`)
@@ -350,7 +352,7 @@ export async function runKafkaSoak(o: KafkaSoakOptions): Promise<KafkaSoakResult
     for (const s of lab.slots) if (s.process.state === 'paused' && s.worker) lab.resume(s.worker.id)
     if (!(await caughtUp(180_000))) violations.push(`the workers did not commit all input within 180 s after the faults stopped (committed ${JSON.stringify(lab.committedOffsets())})`)
     await lab.stop()
-    const report = await validate()
+    const report = await retrying(validate, 60_000)
     const final = { ...row(report, time.now() - start, lab.config['processing.guarantee']), outputRecords: report.outputRecords, abortedReadsUncommitted: report.abortedReadsUncommitted, poison: report.poison }
     for (const v of soakViolations(o.mode, final, true)) violations.push(`final: ${v}`)
     const lp = loadProducer as RetryingLoadProducer | null
