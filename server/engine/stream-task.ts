@@ -32,6 +32,11 @@ export class StreamTask {
   readonly steps: StepCounters = { consumed: 0, processed: 0, produced: 0, acked: 0, committed: 0 }
   /** Next input offset to process (last processed + 1). */
   consumedOffset = 0
+  /**
+   * Input offset up to which this task's output and changelog records are acknowledged by the
+   * broker: the most a commit may ever say (commit offsets never run ahead of their output).
+   */
+  ackedOffset = 0
   /** Last committed input offset (next offset to read), as this task knows it. */
   committedOffset: number | null = null
   /** Records produced by the batch in progress, waiting to be sent, one list per topic. */
@@ -107,13 +112,27 @@ export class StreamTask {
     return out
   }
 
-  /** Whether records were processed since the last commit. */
+  /** Whether acknowledged records wait for their offsets to be committed. */
   needsCommit(): boolean {
     return this.state === 'running' && this.uncommitted
   }
+  /** The broker acknowledged everything this task processed so far (step 4). */
+  markAcked(): void {
+    this.ackedOffset = this.consumedOffset
+  }
+  /** Processed records whose output never reached the broker: state and position are ahead of the log. */
+  hasUnackedWork(): boolean {
+    return this.consumedOffset > this.ackedOffset
+  }
   markCommitted(): void {
-    this.committedOffset = this.consumedOffset
+    this.committedOffset = this.ackedOffset
     this.uncommitted = false
+  }
+  /** Resumes at an offset: nothing processed or acknowledged beyond it. */
+  resumeAt(offset: number, committed: number | null): void {
+    this.consumedOffset = offset
+    this.ackedOffset = offset
+    this.committedOffset = committed
   }
 
   poisonCount(): number {

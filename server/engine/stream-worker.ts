@@ -9,7 +9,7 @@ import { isExactlyOnce, type StreamsConfig } from '../../lib/streams-config.ts'
 import { ProcessKilledError } from '../log/errors.ts'
 import type { ConsumedRecord, LogConnection, LogConsumer, LogReader, OffsetToCommit, ProduceRecord, TopicPartition } from '../log/types.ts'
 import type { Time } from '../log/time.ts'
-import { isMigrationError, TaskMigratedError } from './errors.ts'
+import { isMigrationError, TaskCorruptedError, TaskMigratedError } from './errors.ts'
 import { awaitStableChangelog, restoreFromChangelog } from './state-store.ts'
 import { type DeserializationPolicy, StreamTask, type TaskTopics } from './stream-task.ts'
 import { StreamsProducer } from './streams-producer.ts'
@@ -96,6 +96,7 @@ export class StreamWorker {
           await this.runOnce()
         } catch (e) {
           if (e instanceof TaskMigratedError) await this.handleTaskMigrated(e)
+          else if (e instanceof TaskCorruptedError) await this.handleTaskCorrupted(e)
           else throw e
         }
       }
@@ -223,16 +224,31 @@ export class StreamWorker {
     } else {
       for (const task of byTask.keys()) sends.push({ producer: task.producer!, records: task.takePending(), tasks: [task] })
     }
+    // Under exactly_once each task sends through its own producer: a fenced one migrates that task
+    // only, and the other tasks' records are still sent, so that no task is left with processed
+    // records that never reached the broker.
+    let migrated: TaskMigratedError | null = null
+    const sent: StreamTask[] = []
     for (const s of sends) {
       for (const t of s.tasks) t.steps.produced = t.steps.processed
-      await s.producer.send(s.records)
+      try {
+        await s.producer.send(s.records)
+        sent.push(...s.tasks)
+      } catch (e) {
+        if (!(e instanceof TaskMigratedError) || !s.producer || this.threadProducer) throw e
+        migrated = new TaskMigratedError([...(migrated?.taskIds ?? []), ...e.taskIds], e.message, { cause: e })
+      }
     }
     this.emitTraces(traced, 3)
 
     // The broker has acknowledged; a worker killed here dies before acting on the ack.
     await this.hook.atStep(this.id, 4)
-    for (const task of byTask.keys()) task.steps.acked = task.steps.produced
+    for (const task of sent) {
+      task.steps.acked = task.steps.produced
+      task.markAcked()
+    }
     this.emitTraces(traced, 4)
+    if (migrated) throw migrated
   }
 
   private maybeTrace(task: StreamTask, r: ConsumedRecord, now: number): Trace | null {
@@ -272,8 +288,12 @@ export class StreamWorker {
   private async commitAll(): Promise<void> {
     const now = this.time.now()
     const input = this.options.topics.input
+    // A task whose processed records never reached the broker must not commit past them: its state
+    // and position are ahead of the log. It is corrupted: close it dirty and restore it.
+    const corrupted = [...this.tasks.values()].filter((t) => t.hasUnackedWork())
+    if (corrupted.length > 0) throw new TaskCorruptedError(corrupted.map((t) => t.id), 'processed records were never acknowledged by the broker')
     const dirty = [...this.tasks.values()].filter((t) => t.needsCommit())
-    const offsetOf = (t: StreamTask): OffsetToCommit => ({ topic: input, partition: t.partition, offset: t.consumedOffset })
+    const offsetOf = (t: StreamTask): OffsetToCommit => ({ topic: input, partition: t.partition, offset: t.ackedOffset })
     if (this.guarantee === 'at_least_once') {
       if (dirty.length > 0) {
         try {
@@ -297,12 +317,12 @@ export class StreamWorker {
       t.steps.committed = t.steps.acked
     }
     if (dirty.length > 0) {
-      this.telemetry.emit({ type: 'offsets-committed', workerId: this.id, offsets: dirty.map((t) => ({ partition: t.partition, offset: t.consumedOffset })), atMs: this.time.now() })
+      this.telemetry.emit({ type: 'offsets-committed', workerId: this.id, offsets: dirty.map((t) => ({ partition: t.partition, offset: t.ackedOffset })), atMs: this.time.now() })
       const done: Trace[] = []
       for (const t of dirty) {
         const tr = this.traces.get(t.partition)
         if (!tr) continue
-        tr.open = tr.open.filter((x) => (x.offset < t.consumedOffset ? (done.push(x), false) : true))
+        tr.open = tr.open.filter((x) => (x.offset < t.ackedOffset ? (done.push(x), false) : true))
       }
       this.emitTraces(done, 5)
     }
@@ -346,8 +366,7 @@ export class StreamWorker {
     // 4. Resume from the committed offset (auto.offset.reset=earliest).
     const start = committed ?? 0
     this.consumer.seek(tp, start)
-    task.consumedOffset = start
-    task.committedOffset = committed
+    task.resumeAt(start, committed)
     task.state = 'running'
   }
 
@@ -383,6 +402,17 @@ export class StreamWorker {
     }
     // Rejoin before any task is recreated, so a fenced member never fences its successor back.
     this.consumer.enforceRebalance?.()
+  }
+
+  /** Wipe and restore: close the tasks dirty; ensureTasks recreates them from the committed offsets and the changelog. */
+  private async handleTaskCorrupted(e: TaskCorruptedError): Promise<void> {
+    this.telemetry.emit({ type: 'task-migrated', workerId: this.id, taskIds: [...e.taskIds], reason: `task corrupted: ${e.message}`, atMs: this.time.now() })
+    if (this.guarantee === 'exactly_once') {
+      for (const id of e.taskIds) await this.closeTask(Number(id.split('_')[1]), false)
+    } else {
+      // One producer (and under exactly_once_v2 one transaction) for all tasks: all of them go.
+      await this.closeAllDirty()
+    }
   }
 
   private async closeAllDirty(): Promise<void> {
