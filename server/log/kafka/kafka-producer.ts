@@ -31,6 +31,8 @@ const LEGAL_STATES: Record<'initTransactions' | 'beginTransaction' | 'send' | 's
  */
 const SEND_OFFSETS_DEADLINE_MS = 15_000
 const SEND_OFFSETS_BACKOFF_MS = 10
+/** How long initTransactions retries a retriable answer (CONCURRENT_TRANSACTIONS, a coordinator loading). */
+const INIT_DEADLINE_MS = 30_000
 const PRODUCE_RETRIES = 20
 const INIT_MESSAGE = 'Initialized producer id & epoch'
 
@@ -117,12 +119,27 @@ export class KafkaLogProducer implements LogProducer {
       this.connected = null
       this.pid = null
     }
-    try {
-      await this.connect()
-      const txn = await this.producer.transaction()
-      await txn.abort()
-    } catch (e) {
-      this.fail(e, 'initTransactions')
+    // InitProducerId answers CONCURRENT_TRANSACTIONS while the coordinator still completes the
+    // previous owner's transaction (its abort markers): retriable, so retry it, on a fresh client.
+    const deadline = Date.now() + INIT_DEADLINE_MS
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.connect()
+        const txn = await this.producer.transaction()
+        await txn.abort()
+        break
+      } catch (e) {
+        const mapped = toLogError(e, `initTransactions (${this.name()})`)
+        if (isLogError(mapped) && mapped.retriable && Date.now() < deadline) {
+          await this.producer.disconnect().catch(() => {})
+          this.producer = this.createProducer()
+          this.connected = null
+          this.pid = null
+          await new Promise((r) => setTimeout(r, Math.min(500, SEND_OFFSETS_BACKOFF_MS * 2 ** (attempt - 1))))
+          continue
+        }
+        this.fail(e, 'initTransactions')
+      }
     }
     this.state = 'READY'
     const id = this.identity()
