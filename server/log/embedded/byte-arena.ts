@@ -2,7 +2,12 @@
 // value is a (location, length) pair of numbers, not a heap string the garbage collector must
 // trace and copy. Reads decode a fresh, short-lived string.
 
+/** The location space per chunk: a location is chunk index × CHUNK_SIZE + position in the chunk. */
 const CHUNK_SIZE = 1 << 22 // 4 MiB
+/** Chunks start small and double up to CHUNK_SIZE: a compacted partition of a few keys holds kilobytes, not megabytes. */
+const FIRST_CHUNK = 1 << 16 // 64 KiB
+/** Kafka's default max.message.bytes is 1 MiB; one value must fit in one chunk. */
+const MAX_VALUE_BYTES = CHUNK_SIZE
 
 // Buffer's own UTF-8 codec methods (what buf.write and buf.toString call after normalising their
 // arguments); the public forms cost more than the copy itself on short values.
@@ -27,8 +32,10 @@ export class ByteArena {
   write(s: string): number {
     // UTF-8 takes at most 3 bytes per UTF-16 code unit.
     const worst = s.length * 3
-    if (this.current === null || this.position + worst > CHUNK_SIZE) {
-      this.current = Buffer.allocUnsafe(Math.max(CHUNK_SIZE, worst))
+    if (worst > MAX_VALUE_BYTES) throw new RangeError(`a value of up to ${worst} bytes does not fit the log's ${MAX_VALUE_BYTES}-byte limit`)
+    if (this.current === null || this.position + worst > this.current.length) {
+      const size = this.current === null ? FIRST_CHUNK : Math.min(CHUNK_SIZE, this.current.length * 2)
+      this.current = Buffer.allocUnsafe(Math.max(size, worst))
       this.chunks.push(this.current)
       this.position = 0
     }
