@@ -36,6 +36,18 @@ describe('compaction (cleanup.policy=compact)', () => {
     ])
   })
 
+  it('keeps the COMMIT marker of a transaction whose record it keeps, so readers can still tell its outcome', () => {
+    const log = new PartitionLog('changelog', 0)
+    fill(log, 10_000, 2)
+    log.append(7, 0, 0, true, [rec('k0', 'in-txn')], 0)
+    log.writeMarker(7, 1, 'COMMIT', 0)
+    log.append(7, 1, 0, true, [rec('k9', 'later-aborted')], 0)
+    log.writeMarker(7, 2, 'ABORT', 0)
+    log.maybeCompact()
+    const stored = log.readRaw(0, log.highWatermark, 100)
+    expect(stored.map((r) => (r.control ? `${r.control}` : r.value))).toEqual(['v9999', 'in-txn', 'COMMIT'])
+  })
+
   it('never compacts at or past the last stable offset, and drops aborted records and markers below it', () => {
     const log = new PartitionLog('changelog', 0)
     fill(log, 10_000, 2)

@@ -360,8 +360,9 @@ export class PartitionLog {
 
   /**
    * Compaction (cleanup.policy=compact): below the last stable offset, keeps only the latest
-   * committed (or non-transactional) record of each key; aborted records and control markers
-   * there are dropped. Offsets do not change; they leave gaps. Returns the records removed.
+   * committed (or non-transactional) record of each key, and the control marker of each
+   * transaction a kept record belongs to; aborted records and the other markers there are
+   * dropped. Offsets do not change; they leave gaps. Returns the records removed.
    * Runs when the log has at least doubled since the last compaction.
    */
   maybeCompact(minSlots = 10_000): number {
@@ -375,7 +376,21 @@ export class PartitionLog {
       const b = this.batchOf[cut]!
       if (b.control === null && b.outcome !== 'aborted' && this.keys[cut] !== null) latest.set(this.keys[cut]!, cut)
     }
-    const keep: number[] = [...latest.values()].sort((a, b) => a - b)
+    // A control marker stays while any record of its transaction does, as Kafka's log cleaner keeps
+    // it: without it, a reader could no longer tell which transaction a kept record belonged to.
+    const keptData = new Set(latest.values())
+    const keep: number[] = []
+    const awaitingMarker = new Set<number>()
+    for (let i = 0; i < cut; i++) {
+      const b = this.batchOf[i]!
+      if (keptData.has(i)) {
+        keep.push(i)
+        if (b.transactional) awaitingMarker.add(b.producerId)
+      } else if (b.control !== null && awaitingMarker.has(b.producerId)) {
+        keep.push(i)
+        awaitingMarker.delete(b.producerId)
+      }
+    }
     for (let i = cut; i < n; i++) keep.push(i)
     const removed = n - keep.length
     if (removed === 0) {
