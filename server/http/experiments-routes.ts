@@ -17,8 +17,8 @@ import type { ExperimentService } from '../experiments/experiment-service.ts'
 import { isSameOrigin } from './origin.ts'
 import { noteOutcome } from './outcome.ts'
 import { pathOf } from './rest.ts'
+import { HttpError, MAX_BODY_BYTES, readJsonBody } from './json-body.ts'
 
-const MAX_BODY_BYTES = 16 * 1024
 
 export const EXPERIMENT_ROUTES = [
   { method: 'GET', path: '/api/experiments', does: 'stored experiments, running state, backends' },
@@ -28,14 +28,6 @@ export const EXPERIMENT_ROUTES = [
   { method: 'GET', path: '/api/experiments/:id(.json|.csv)', does: 'a stored experiment, as JSON or CSV' },
 ] as const
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message)
-  }
-}
 
 function send(res: ServerResponse, status: number, body: string, type: string, extra: Record<string, string> = {}): void {
   res.writeHead(status, {
@@ -50,25 +42,6 @@ function send(res: ServerResponse, status: number, body: string, type: string, e
 
 const sendJson = (res: ServerResponse, status: number, body: unknown, extra?: Record<string, string>) => send(res, status, JSON.stringify(body), 'application/json; charset=utf-8', extra)
 
-async function readJsonBody(req: IncomingMessage): Promise<unknown> {
-  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) throw new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`)
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`)
-    chunks.push(chunk)
-  }
-  const text = Buffer.concat(chunks).toString('utf8').trim()
-  if (text === '') return undefined
-  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
-  if (type !== 'application/json') throw new HttpError(415, 'send the body as Content-Type: application/json')
-  try {
-    return JSON.parse(text)
-  } catch {
-    throw new HttpError(400, 'body is not valid JSON')
-  }
-}
 
 /** Handles /api/experiments[/...]; returns false (doing nothing) for any other path. */
 export function createExperimentsHandler(service: ExperimentService, log: (msg: string) => void = () => {}) {

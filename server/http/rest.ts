@@ -24,8 +24,9 @@ import { parseCommand, type CommandName } from '../../lib/lab-protocol.ts'
 import type { LabController } from '../lab/lab-controller.ts'
 import { isSameOrigin } from './origin.ts'
 import { noteOutcome } from './outcome.ts'
+import { HttpError, MAX_BODY_BYTES, readJsonBody } from './json-body.ts'
 
-export const MAX_BODY_BYTES = 16 * 1024
+export { MAX_BODY_BYTES }
 
 export const API_ROUTES = [
   { method: 'GET', path: '/api/lab', does: 'the latest lab snapshot' },
@@ -41,14 +42,6 @@ export const API_ROUTES = [
   { method: 'POST', path: '/api/views/partition', does: 'choose the partition log view ({topic, partition, window})' },
 ] as const
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message)
-  }
-}
 
 type Route = { command: CommandName; payload: (body: unknown) => unknown } | { get: 'lab' | 'index' }
 
@@ -114,27 +107,6 @@ export function pathOf(req: IncomingMessage): string {
   }
 }
 
-/** Reads a JSON body of at most MAX_BODY_BYTES; undefined when the body is empty. */
-async function readJsonBody(req: IncomingMessage): Promise<unknown> {
-  const declared = Number(req.headers['content-length'] ?? 0)
-  if (declared > MAX_BODY_BYTES) throw new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`)
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`)
-    chunks.push(chunk)
-  }
-  const text = Buffer.concat(chunks).toString('utf8').trim()
-  if (text === '') return undefined
-  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
-  if (type !== 'application/json') throw new HttpError(415, 'send the body as Content-Type: application/json')
-  try {
-    return JSON.parse(text)
-  } catch {
-    throw new HttpError(400, 'body is not valid JSON')
-  }
-}
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body)
