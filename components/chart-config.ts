@@ -56,7 +56,8 @@ export const MARKER_COLORS: Record<MarkerKind, string> = {
   'worker-added': 'var(--muted)',
   reset: 'var(--muted)',
   recovered: 'var(--ok)',
+  outage: 'var(--bad)',
 }
 
 /** Marker kinds drawn on the charts (the others stay in the tables). */
-export const CHART_MARKERS: MarkerKind[] = ['kill', 'rebalance', 'config', 'pause', 'fenced', 'ack-dropped', 'reset', 'recovered', 'worker-added']
+export const CHART_MARKERS: MarkerKind[] = ['kill', 'rebalance', 'config', 'pause', 'fenced', 'ack-dropped', 'reset', 'recovered', 'worker-added', 'outage']

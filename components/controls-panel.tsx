@@ -1,5 +1,5 @@
 import { memo, useEffect, useId, useRef, useState } from 'react'
-import { LIMITS, type LabConfig } from '../lib/lab-protocol.ts'
+import { LIMITS, type LabConfig, type Unavailable } from '../lib/lab-protocol.ts'
 import { PROCESSING_GUARANTEES, type ProcessingGuarantee } from '../lib/streams-config.ts'
 import { fmtMs } from './format.ts'
 import { COMMIT_INTERVAL_SCALE, fromPosition, toPercent, toPosition } from './log-scale.ts'
@@ -10,7 +10,11 @@ export interface ControlsPanelProps {
   config: LabConfig
   defaults: { commitIntervalMs: Record<ProcessingGuarantee, number> }
   send: SendCommand
+  /** Controls this backend cannot offer, with the reason (shown, not hidden). */
+  unavailable?: Unavailable
 }
+
+const NOTHING_UNAVAILABLE: Unavailable = {}
 
 const RATE_PRESETS = [
   { value: 1, label: '1/s', title: 'slow motion: one record a second, watch it move through the steps' },
@@ -29,8 +33,9 @@ function CommandError({ state }: { state: CommandState }) {
   )
 }
 
-function GuaranteeControl({ value, send }: { value: ProcessingGuarantee; send: SendCommand }) {
+function GuaranteeControl({ value, send, unavailable }: { value: ProcessingGuarantee; send: SendCommand; unavailable: Unavailable }) {
   const [run, state] = useCommand(send)
+  const why = (g: ProcessingGuarantee) => (g === 'exactly_once_v2' ? unavailable.exactlyOnceV2 : undefined)
   return (
     <fieldset className="control">
       <legend>processing.guarantee</legend>
@@ -43,13 +48,19 @@ function GuaranteeControl({ value, send }: { value: ProcessingGuarantee; send: S
             aria-checked={g === value}
             data-testid={`guarantee-${g}`}
             className={g === value ? 'on' : ''}
-            disabled={state.pending}
+            disabled={state.pending || why(g) !== undefined}
+            title={why(g)}
             onClick={() => g !== value && run('setConfig', { 'processing.guarantee': g })}
           >
             {g}
           </button>
         ))}
       </div>
+      {unavailable.exactlyOnceV2 ? (
+        <p className="muted small unavailable" data-testid="unavailable-eos-v2">
+          exactly_once_v2 is unavailable here: {unavailable.exactlyOnceV2.replace(/^exactly_once_v2 is unavailable on the Kafka backend: /, '')}
+        </p>
+      ) : null}
       <CommandError state={state} />
     </fieldset>
   )
@@ -215,35 +226,40 @@ function WorkerCountControl({ value, send }: { value: number; send: SendCommand 
   )
 }
 
-function FaultControls({ send }: { send: SendCommand }) {
+function FaultControls({ send, unavailable }: { send: SendCommand; unavailable: Unavailable }) {
   const [runDrop, dropState] = useCommand(send)
   const [runReset, resetState] = useCommand(send)
   return (
     <div className="control">
       <span className="control-label">faults</span>
       <div className="control-row">
-        <button type="button" className="warn" data-testid="drop-ack" disabled={dropState.pending} onClick={() => runDrop('dropAcks', { count: 1 })}>
+        <button type="button" className="warn" data-testid="drop-ack" disabled={dropState.pending || unavailable.dropAcks !== undefined} title={unavailable.dropAcks} onClick={() => runDrop('dropAcks', { count: 1 })}>
           Drop next ack
         </button>
         <button type="button" data-testid="reset" disabled={resetState.pending} onClick={() => runReset('reset', {})}>
           Reset lab
         </button>
       </div>
+      {unavailable.dropAcks ? (
+        <p className="muted small unavailable" data-testid="unavailable-drop-acks">
+          {unavailable.dropAcks}
+        </p>
+      ) : null}
       <CommandError state={dropState.error ? dropState : resetState} />
     </div>
   )
 }
 
-export const ControlsPanel = memo(function ControlsPanel({ config, defaults, send }: ControlsPanelProps) {
+export const ControlsPanel = memo(function ControlsPanel({ config, defaults, send, unavailable = NOTHING_UNAVAILABLE }: ControlsPanelProps) {
   const g = config['processing.guarantee']
   return (
     <Panel title="Controls" hint="Kafka Streams settings, applied live; the workers restart their tasks" testId="controls">
-      <GuaranteeControl value={g} send={send} />
+      <GuaranteeControl value={g} send={send} unavailable={unavailable} />
       <CommitIntervalControl value={config['commit.interval.ms']} guarantee={g} defaults={defaults} send={send} />
       <InputRateControl value={config.inputRatePerSec} send={send} />
       <IdempotenceControl value={config['enable.idempotence']} guarantee={g} send={send} />
       <WorkerCountControl value={config.workers} send={send} />
-      <FaultControls send={send} />
+      <FaultControls send={send} unavailable={unavailable} />
     </Panel>
   )
 })

@@ -1,5 +1,5 @@
 import { memo } from 'react'
-import type { Backend } from '../lib/lab-protocol.ts'
+import type { Backend, BackendHealth } from '../lib/lab-protocol.ts'
 import type { ConnectionState } from './use-lab.ts'
 import { ThemeToggle } from './theme-toggle.tsx'
 import { TokenControl } from './token-control.tsx'
@@ -8,11 +8,30 @@ export interface HeaderBarProps {
   backend: Backend | null
   notes: string[]
   connection: ConnectionState
+  health: BackendHealth | null
+  applicationId: string | null
+  nowMs: number
+}
+
+function HealthBadge({ health, nowMs }: { health: BackendHealth; nowMs: number }) {
+  if (!health.reachable) {
+    return (
+      <span className="badge badge-outage" data-testid="health" data-reachable="false" role="alert" title={health.error ?? undefined}>
+        cluster unreachable for {Math.max(0, Math.round((nowMs - health.sinceMs) / 1000))} s
+      </span>
+    )
+  }
+  const last = health.lastOutage
+  return (
+    <span className="badge badge-health" data-testid="health" data-reachable="true" title={last ? `last outage lasted ${((last.toMs - last.fromMs) / 1000).toFixed(1)} s` : 'no outage since the lab started'}>
+      cluster reachable{health.outages > 0 ? ` · ${health.outages} outage${health.outages === 1 ? '' : 's'}` : ''}
+    </span>
+  )
 }
 
 const CONNECTION_TEXT: Record<ConnectionState, string> = { connecting: 'connecting…', live: 'live', offline: 'offline — reconnecting', locked: 'locked — token needed' }
 
-export const HeaderBar = memo(function HeaderBar({ backend, notes, connection }: HeaderBarProps) {
+export const HeaderBar = memo(function HeaderBar({ backend, notes, connection, health, applicationId, nowMs }: HeaderBarProps) {
   return (
     <header className="top-bar">
       <div className="brand">
@@ -26,6 +45,12 @@ export const HeaderBar = memo(function HeaderBar({ backend, notes, connection }:
         <span className="badge badge-backend" data-testid="backend" title="where the topics live">
           backend: {backend ?? '…'}
         </span>
+        {applicationId ? (
+          <span className="badge mono" data-testid="application-id" title="application.id: the consumer group and the prefix of every topic">
+            {applicationId}
+          </span>
+        ) : null}
+        {health ? <HealthBadge health={health} nowMs={nowMs} /> : null}
         <span className={`conn conn-${connection}`} data-testid="connection" role="status">
           <span className="dot" aria-hidden="true" style={connection === 'locked' ? { background: 'var(--warn)' } : undefined} /> {CONNECTION_TEXT[connection]}
         </span>
@@ -36,11 +61,14 @@ export const HeaderBar = memo(function HeaderBar({ backend, notes, connection }:
         <ThemeToggle />
       </div>
       {notes.length ? (
-        <ul className="notes" data-testid="notes">
-          {notes.map((n) => (
-            <li key={n}>{n}</li>
-          ))}
-        </ul>
+        <details className="notes" data-testid="notes" open={!(health?.reachable ?? true)}>
+          <summary>{health && !health.reachable ? notes[0] : `What the ${backend ?? ''} backend measures differently (${notes.length} notes)`}</summary>
+          <ul>
+            {notes.map((n) => (
+              <li key={n}>{n}</li>
+            ))}
+          </ul>
+        </details>
       ) : null}
     </header>
   )

@@ -30,7 +30,7 @@ export interface LabViewProps {
 export function LabView({ snapshot, connection, send }: LabViewProps) {
   return (
     <div className="app">
-      <HeaderBar backend={snapshot?.backend ?? null} notes={snapshot?.notes ?? NO_NOTES} connection={connection} />
+      <HeaderBar backend={snapshot?.backend ?? null} notes={snapshot?.notes ?? NO_NOTES} connection={connection} health={snapshot?.health ?? null} applicationId={snapshot?.applicationId ?? null} nowMs={snapshot?.atMs ?? 0} />
       {snapshot === null ? (
         <main className="loading" aria-busy="true">
           <p className="muted">Waiting for the lab…</p>
@@ -40,9 +40,9 @@ export function LabView({ snapshot, connection, send }: LabViewProps) {
           <StatRow snapshot={snapshot} />
           <div className="columns">
             <aside className="side">
-              <ControlsPanel config={snapshot.config} defaults={snapshot.kafkaStreamsDefaults} send={send} />
+              <ControlsPanel config={snapshot.config} defaults={snapshot.kafkaStreamsDefaults} send={send} unavailable={snapshot.unavailable} />
               <CorrectnessPanel correctness={snapshot.correctness} guarantee={snapshot.config['processing.guarantee']} startedAtMs={snapshot.startedAtMs} />
-              <ScenariosPanel scenarios={snapshot.scenarios ?? NO_SCENARIOS} scenario={snapshot.scenario ?? null} send={send} nowMs={snapshot.scenario?.status === 'running' ? snapshot.atMs : 0} />
+              <ScenariosPanel unavailable={snapshot.unavailable?.scenarios} scenarios={snapshot.scenarios ?? NO_SCENARIOS} scenario={snapshot.scenario ?? null} send={send} nowMs={snapshot.scenario?.status === 'running' ? snapshot.atMs : 0} />
             </aside>
             <div className="main-col">
               <ChartsPanel series={snapshot.series} markers={snapshot.markers} startedAtMs={snapshot.startedAtMs} />

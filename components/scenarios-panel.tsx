@@ -15,6 +15,8 @@ export interface ScenariosPanelProps {
   scenario: ScenarioView | null
   send: SendCommand
   nowMs: number
+  /** Why this backend offers no scenarios. */
+  unavailable?: string
 }
 
 const STATUS_WORD: Record<ScenarioView['status'], string> = {
@@ -84,7 +86,7 @@ const ScenarioRun = memo(function ScenarioRun({ scenario, nowMs }: { scenario: S
 })
 
 /** The guided scenarios: one click runs one on the lab on screen; its narrative and verdict appear here. */
-export const ScenariosPanel = memo(function ScenariosPanel({ scenarios, scenario, send, nowMs }: ScenariosPanelProps) {
+export const ScenariosPanel = memo(function ScenariosPanel({ scenarios, scenario, send, nowMs, unavailable }: ScenariosPanelProps) {
   const [run, state] = useCommand(send)
   const busy = state.pending || scenario?.status === 'running'
   return (
@@ -121,7 +123,13 @@ export const ScenariosPanel = memo(function ScenariosPanel({ scenarios, scenario
           )
         })}
       </ul>
-      {scenarios.length === 0 ? <p className="muted empty">This lab offers no scenarios.</p> : null}
+      {unavailable ? (
+        <p className="muted empty" data-testid="unavailable-scenarios">
+          {unavailable}
+        </p>
+      ) : scenarios.length === 0 ? (
+        <p className="muted empty">This lab offers no scenarios.</p>
+      ) : null}
     </Panel>
   )
 })

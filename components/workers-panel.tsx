@@ -15,6 +15,11 @@ const WorkerCard = memo(function WorkerCard({ worker, send }: { worker: WorkerVi
     <article className={`worker-card worker-${worker.state}`} data-testid={`worker-${worker.id}`} data-state={worker.state} aria-label={`${worker.id}, ${worker.state}`}>
       <header className="worker-head">
         <span className="mono strong">{worker.id}</span>
+        {worker.remote ? (
+          <span className="badge" data-testid={`remote-${worker.id}`} title="started on another machine against the same cluster and application.id">
+            remote
+          </span>
+        ) : null}
         <span className={`badge badge-${worker.state}`}>{worker.state}</span>
       </header>
       <dl className="worker-facts">
@@ -24,6 +29,15 @@ const WorkerCard = memo(function WorkerCard({ worker, send }: { worker: WorkerVi
         <dd className="mono ellipsis" title={worker.memberId ?? undefined}>
           {worker.memberId ?? '—'}
         </dd>
+        {worker.pid != null ? (
+          <>
+            <dt>process</dt>
+            <dd className="mono ellipsis" data-testid={`pid-${worker.id}`} title="operating-system process: kill is SIGKILL, pause SIGSTOP">
+              pid {worker.pid}
+              {worker.host ? ` @ ${worker.host}` : ''}
+            </dd>
+          </>
+        ) : null}
         <dt>producer</dt>
         <dd className="mono">
           {worker.producers.length === 0
@@ -44,7 +58,7 @@ const WorkerCard = memo(function WorkerCard({ worker, send }: { worker: WorkerVi
             Resume
           </button>
         ) : (
-          <button type="button" disabled={gone || state.pending} data-testid={`pause-${worker.id}`} onClick={() => run('pauseWorker', { workerId: worker.id })} title="the worker stalls and turns zombie; it is fenced when it wakes">
+          <button type="button" disabled={gone || state.pending || worker.remote === true} data-testid={`pause-${worker.id}`} onClick={() => run('pauseWorker', { workerId: worker.id })} title={worker.remote ? 'a worker on another machine can be killed from here, not paused' : 'the worker stalls and turns zombie; it is fenced when it wakes'}>
             Pause
           </button>
         )}

@@ -6,6 +6,7 @@ import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM_PATH, chromiumAvailable, launchBrowser, type Browser } from './browser.ts'
+import { numberIn, waitForNumber } from './page-helpers.ts'
 import { ROOT, startServer, type ServerProcess } from './server-process.ts'
 
 const CI = process.env.CI === 'true' || process.env.CI === '1'
@@ -15,23 +16,6 @@ if (!chromiumAvailable()) {
   const msg = `chromium not found at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`
   if (CI) throw new Error(msg)
   console.warn(`skipping browser tests: ${msg}`)
-}
-
-async function numberIn(page: Page, testId: string): Promise<number> {
-  const text = (await page.getByTestId(testId).textContent()) ?? ''
-  const n = Number(text.replace(/[^0-9.-]/g, ''))
-  return Number.isFinite(n) && text.trim() !== '—' ? n : Number.NaN
-}
-
-async function waitForNumber(page: Page, testId: string, ok: (n: number) => boolean, timeoutMs: number): Promise<number> {
-  const deadline = Date.now() + timeoutMs
-  let last = Number.NaN
-  while (Date.now() < deadline) {
-    last = await numberIn(page, testId)
-    if (ok(last)) return last
-    await page.waitForTimeout(250)
-  }
-  throw new Error(`${testId} stayed at ${last} for ${timeoutMs} ms`)
 }
 
 /**

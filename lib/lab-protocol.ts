@@ -70,6 +70,32 @@ export interface WorkerView {
   startedAtMs: number
   /** Why the worker stopped, when it failed (for example a poison record under the fail policy). */
   error?: string | null
+  /** Kafka backend: the worker's operating-system process and host. */
+  pid?: number | null
+  host?: string | null
+  /** Kafka backend: a worker this server did not start (another machine, same cluster and application.id); kill only. */
+  remote?: boolean
+}
+
+/** Controls a backend cannot offer, each with the reason shown beside it. */
+export interface Unavailable {
+  dropAcks?: string
+  scenarios?: string
+  exactlyOnceV2?: string
+  latencyModel?: string
+  pause?: string
+}
+
+/** Whether the lab reaches its cluster (Kafka backend): an outage is shown while it lasts and counted after. */
+export interface BackendHealth {
+  reachable: boolean
+  /** When the current state began. */
+  sinceMs: number
+  /** The last error while unreachable. */
+  error: string | null
+  /** Outages seen since the lab started, with the last one's span. */
+  outages: number
+  lastOutage: { fromMs: number; toMs: number } | null
 }
 
 export interface ChartPoint {
@@ -83,7 +109,7 @@ export interface ChartPoint {
   latencyMaxMs: number | null
 }
 
-export type MarkerKind = 'kill' | 'pause' | 'resume' | 'rebalance' | 'config' | 'fenced' | 'ack-dropped' | 'worker-added' | 'reset' | 'recovered'
+export type MarkerKind = 'kill' | 'pause' | 'resume' | 'rebalance' | 'config' | 'fenced' | 'ack-dropped' | 'worker-added' | 'reset' | 'recovered' | 'outage'
 
 export interface TimelineMarker {
   t: number
@@ -227,6 +253,11 @@ export interface LabSnapshot {
   backend: Backend
   /** Backend limitations stated plainly (e.g. exactly_once_v2 unavailable on kafkajs). */
   notes: string[]
+  /** Controls this backend cannot offer, with the reason. */
+  unavailable?: Unavailable
+  health?: BackendHealth
+  /** Kafka backend: the application.id naming the group and every topic. */
+  applicationId?: string
   config: LabConfig
   kafkaStreamsDefaults: { commitIntervalMs: Record<ProcessingGuarantee, number> }
   workers: WorkerView[]

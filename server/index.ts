@@ -6,12 +6,14 @@
 // Bound to anything but loopback, it refuses to start without EOSCOPE_TOKEN (exit status 2), which
 // control actions must then carry; EOSCOPE_LOCK_READS=1 requires it for reads too. LOG_LEVEL sets
 // the level of the JSON logs on stdout (default info). GET /metrics serves Prometheus metrics.
+// EOSCOPE_BACKEND=kafka with KAFKA_BROKERS=host:port runs the lab on a Kafka cluster (worker
+// processes; SASL and TLS from KAFKA_SASL_* and KAFKA_SSL_*); the default is the embedded log.
 // Without --dev it serves the production build (`next build` first; `npm start` does that).
 
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import next from 'next'
-import { createLab } from './lab/index.ts'
+import { labChoiceFromEnv, startLab } from './lab/lab-from-env.ts'
 import { ExperimentService } from './experiments/experiment-service.ts'
 import { resolveAccessPolicy } from './http/access.ts'
 import { attachEoscopeHttp } from './http/app.ts'
@@ -40,9 +42,12 @@ const logger = createLogger(level.level)
 process.on('uncaughtExceptionMonitor', (err, origin) => logger.fatal({ event: 'crash', origin, err }, `${origin}: ${err instanceof Error ? err.message : String(err)}`))
 
 async function main(): Promise<void> {
+  const choice = await labChoiceFromEnv(process.env)
+  if (!choice.ok) refuse(choice.error)
+  if (choice.backend === 'kafka') logger.info({ event: 'backend', backend: 'kafka', brokers: choice.brokers, security: choice.describe }, `lab on Kafka at ${choice.brokers.join(',')} (${choice.describe})`)
   const httpServer = createServer()
   const app = next({ dev, dir: process.cwd(), hostname: host, port, httpServer })
-  const lab = await createLab()
+  const lab = await startLab(choice)
   await app.prepare()
   const handleNext = app.getRequestHandler()
   const http = attachEoscopeHttp(httpServer, {

@@ -7,7 +7,6 @@ import {
   type CorrectnessView,
   type LabConfig,
   type LabSnapshot,
-  type RecordTrace,
   type TimelineMarker,
   parseCommand,
   type CommandPayload,
@@ -24,7 +23,7 @@ import type { LabController } from './lab-controller.ts'
 import { LabRuntime, type LabEvent, type LabRuntimeOptions } from './lab-runtime.ts'
 import { runScenario, SCENARIOS, scenarioByName } from './scenarios/index.ts'
 import { runtimeOptions, type ScenarioHost } from './scenarios/scenario.ts'
-import { phaseDurations, phaseEnds, redone } from './recovery-tracker.ts'
+import { correctnessView, ledgerWindows, recoveryViews, TraceBook } from './snapshot-parts.ts'
 import { VisibilityTracker } from './visibility-tracker.ts'
 import { DuplicateLedger } from './duplicate-ledger.ts'
 import { TransactionBoard } from './transaction-board.ts'
@@ -49,31 +48,6 @@ const RETENTION_EVERY_MS = 5_000
 const RETAINED_RECORDS = 50_000
 const MAX_SERIES = 240
 const MAX_MARKERS = 60
-const MAX_TRACES = 16
-
-const ALLOWED: Record<ProcessingGuarantee, CorrectnessView['allowed']> = {
-  at_least_once: {
-    duplicates: 'allowed after faults: at_least_once redoes work a crash left uncommitted',
-    lost: 'must be 0: offsets are committed only after the output is acknowledged',
-    abortedReads: 'must be 0: no transactions are used',
-    stateMismatches: 'allowed after faults: a redone record updates the state twice',
-    openTransactions: 'must be 0: no transactions are used',
-  },
-  exactly_once: {
-    duplicates: 'must be 0: output, changelog and offsets commit in one transaction',
-    lost: 'must be 0',
-    abortedReads: 'must be 0: read_committed never delivers an aborted record',
-    stateMismatches: 'must be 0: a crashed task restores its state from the committed changelog',
-    openTransactions: 'open while running; must be 0 once the run has finished',
-  },
-  exactly_once_v2: {
-    duplicates: 'must be 0: output, changelog and offsets commit in one transaction',
-    lost: 'must be 0',
-    abortedReads: 'must be 0: read_committed never delivers an aborted record',
-    stateMismatches: 'must be 0: a crashed task restores its state from the committed changelog',
-    openTransactions: 'open while running; must be 0 once the run has finished',
-  },
-}
 
 export class Lab implements LabController {
   private runtime!: LabRuntime
@@ -84,7 +58,7 @@ export class Lab implements LabController {
   private readonly listeners = new Set<(s: LabSnapshot) => void>()
   private series: ChartPoint[] = []
   private markers: TimelineMarker[] = []
-  private traces = new Map<string, RecordTrace>()
+  private readonly traces = new TraceBook()
   private correctness: CorrectnessView | null = null
   private lastSample = { t: 0, committed: 0 }
   private timers: { stop: boolean } = { stop: false }
@@ -147,7 +121,7 @@ export class Lab implements LabController {
     await this.runtime.destroy()
     this.series = []
     this.markers = []
-    this.traces = new Map()
+    this.traces.clear()
     this.correctness = null
     this.board = this.newBoard()
   }
@@ -207,13 +181,7 @@ export class Lab implements LabController {
     switch (e.type) {
       case 'worker-killed':
         this.mark('kill', `${e.workerId} killed${e.step ? ` at step ${e.step}` : ''}`, e.atMs)
-        for (const tr of this.traces.values()) {
-          if (tr.workerId === e.workerId && tr.outcome === 'in-flight') {
-            tr.crashedAtStep = (tr.steps.at(-1)?.step ?? 1) as RecordTrace['crashedAtStep']
-            // Its offset was not committed: the next owner processes it again.
-            tr.outcome = 'redone'
-          }
-        }
+        this.traces.onKilled(e.workerId)
         break
       case 'ack-dropped':
         for (const b of e.batches) if (b.topic === this.runtime.topics.output) this.ledger.noteRetriedBatch(b.partition, b.baseOffset, b.count)
@@ -222,22 +190,9 @@ export class Lab implements LabController {
       case 'task-migrated':
         this.mark('fenced', `${e.workerId}: ${e.reason.slice(0, 80)}`, e.atMs)
         break
-      case 'trace': {
-        const id = `${e.partition}@${e.offset}`
-        let tr = this.traces.get(id)
-        if (!tr) {
-          tr = { id, key: e.key, partition: e.partition, offset: e.offset, workerId: e.workerId, steps: [], crashedAtStep: null, outcome: 'in-flight' }
-          this.traces.set(id, tr)
-          while (this.traces.size > MAX_TRACES) this.traces.delete(this.traces.keys().next().value!)
-        }
-        if (tr.workerId !== e.workerId) {
-          tr.outcome = 'redone'
-          tr.workerId = e.workerId
-        }
-        tr.steps.push({ step: e.step, atMs: e.atMs })
-        if (e.step === 5) tr.outcome = 'committed'
+      case 'trace':
+        this.traces.onTrace(e)
         break
-      }
     }
   }
 
@@ -285,18 +240,7 @@ export class Lab implements LabController {
     try {
       const r = this.runtime
       const report = await this.validator.check()
-      this.correctness = {
-        duplicates: report.duplicates,
-        lost: report.lost,
-        abortedReads: report.abortedReads,
-        abortedReadsUncommitted: report.abortedReadsUncommitted,
-        stateMismatches: report.stateMismatches,
-        openTransactions: report.openTransactions,
-        allowed: ALLOWED[r.config['processing.guarantee']],
-        duplicateKeys: report.duplicateKeys.slice(0, 12).map((k) => `${k.key}×${k.count}`),
-        checkedAtMs: this.time.now(),
-        inputChecked: report.inputRecords,
-      }
+      this.correctness = correctnessView(report, r.config['processing.guarantee'], this.time.now())
     } finally {
       this.validating = false
     }
@@ -346,7 +290,7 @@ export class Lab implements LabController {
           }))
         : [],
     ).sort((a, b) => a.partition - b.partition)
-    this.ledger.windows = r.tracker.recoveries.flatMap((x) => x.partitions.map((p) => ({ id: x.id, label: `kill of ${x.workerId} (${x.id})`, partition: p.partition, from: p.committedAtKill ?? 0, to: p.positionAtKill })))
+    this.ledger.windows = ledgerWindows(r.tracker.recoveries)
     return {
       seq: ++this.seq,
       atMs: now,
@@ -361,26 +305,11 @@ export class Lab implements LabController {
       markers: [...this.markers],
       transactions: this.board.transactions(),
       txnTotals: this.board.totals(),
-      recoveries: r.tracker.recoveries.slice(-8).map((x) => {
-        const phases = phaseDurations(x)
-        return {
-          id: x.id,
-          workerId: x.workerId,
-          guarantee: x.guarantee,
-          t0: x.t0,
-          t1: x.t1,
-          recoveryMs: x.t1 === null ? null : x.t1 - x.t0,
-          phases,
-          phaseEnds: phaseEnds(x),
-          partitions: x.partitions.map((p) => p.partition),
-          redone: redone(x),
-          duplicates: x.t1 === null ? null : this.ledger.duplicatesFrom(`kill of ${x.workerId} (${x.id})`),
-        }
-      }),
+      recoveries: recoveryViews(r.tracker.recoveries, this.ledger),
       correctness: this.correctness,
       scenario: this.scenario ? { ...this.scenario, narrative: [...this.scenario.narrative], expectations: [...this.scenario.expectations] } : null,
       scenarios: SCENARIOS.map((x) => ({ name: x.name, title: x.title, summary: x.summary })),
-      traces: [...this.traces.values()],
+      traces: this.traces.list(),
       partitionLog: this.partitionLogView(),
       producers: this.producerViews(),
       duplicateLedger: this.ledger.entries(),

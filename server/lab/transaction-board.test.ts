@@ -83,4 +83,20 @@ describe('TransactionBoard', () => {
     expect(tl!.epochs.map((e) => e.epoch)).toEqual([0, 2])
     expect(tl!.fencings).toEqual([{ atMs: 9, reason: "w2 called initTransactions: epoch 2 fences w1's epoch 0" }])
   })
+
+  it("ends the previous owner's open transaction as aborted when a new owner initialises the transactional.id (what a Kafka client can know of it)", () => {
+    const killed = new Set(['w1'])
+    const board = new TransactionBoard((w) => killed.has(w))
+    board.onEngineEvent({ type: 'producer-init', workerId: 'w1', transactionalId: 'app-0_0', producerId: 1000, epoch: 0, atMs: 0 })
+    board.onEngineEvent(begin('w1', 'app-0_0', 1000, 0, 1, 1))
+    board.onEngineEvent({ type: 'producer-init', workerId: 'w1', transactionalId: 'app-0_1', producerId: 1001, epoch: 0, atMs: 0 })
+    board.onEngineEvent(begin('w1', 'app-0_1', 1001, 0, 1, 1))
+    board.onEngineEvent({ type: 'producer-init', workerId: 'w2', transactionalId: 'app-0_0', producerId: 1000, epoch: 1, atMs: 9 })
+    expect(board.totals()).toEqual({ committed: 0, aborted: 1, open: 1 })
+    const aborted = board.transactions().find((t) => t.transactionalId === 'app-0_0')!
+    expect(aborted).toMatchObject({ outcome: 'aborted', abortReason: 'crash', endMs: 9 })
+    // The same worker initialising again (a restart of its own producer) aborts nothing.
+    board.onEngineEvent({ type: 'producer-init', workerId: 'w1', transactionalId: 'app-0_1', producerId: 1001, epoch: 1, atMs: 10 })
+    expect(board.totals().open).toBe(1)
+  })
 })

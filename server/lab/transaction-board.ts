@@ -33,6 +33,10 @@ export class TransactionBoard {
         const previous = this.owner.get(e.transactionalId)
         if (tl && tl.epochs.length > 0 && previous !== undefined && previous !== e.workerId) {
           this.fencing(tl, e.atMs, `${e.workerId} called initTransactions: epoch ${e.epoch} fences ${previous}'s epoch ${tl.epochs.at(-1)!.epoch}`)
+          // InitProducerId completes the previous owner's open transaction by aborting it before the
+          // epoch bump. A cluster tells no client about that abort: this is when it is known to have happened.
+          const reason = this.isKilled(previous) ? 'crash' : 'fenced'
+          for (const t of this.txns.values()) if (t.transactionalId === e.transactionalId && t.outcome === 'open') this.end(t, 'aborted', e.atMs, reason)
         }
         this.owner.set(e.transactionalId, e.workerId)
         this.noteEpoch(e.transactionalId, e.producerId, e.epoch, e.atMs)

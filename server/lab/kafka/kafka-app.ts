@@ -2,7 +2,7 @@
 // application.id, so each run with a fresh application.id sees only its own data), the messages
 // that travel on its telemetry and commands topics, and what the Kafka backend cannot do.
 
-import type { Step } from '../../../lib/lab-protocol.ts'
+import type { Step, StepCounters } from '../../../lib/lab-protocol.ts'
 import { changelogTopic } from '../../../lib/records.ts'
 import type { TaskTopics } from '../../engine/stream-task.ts'
 import type { EngineEvent } from '../../engine/telemetry.ts'
@@ -55,6 +55,8 @@ export interface TaskStatus {
   consumedOffset: number
   committedOffset: number | null
   inTransaction: boolean
+  /** Records through each of the five steps (absent from workers of older versions). */
+  steps?: StepCounters
 }
 
 export interface WorkerStatus {

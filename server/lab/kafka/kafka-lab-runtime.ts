@@ -27,6 +27,7 @@ import { SeededRandom, type Time } from '../../log/time.ts'
 import type { LogProducer, ProducerIdentity } from '../../log/types.ts'
 import type { LabEvent } from '../lab-runtime.ts'
 import { LoadGenerator } from '../load-generator.ts'
+import { partitionForKey } from '../../../lib/partitioner.ts'
 import { RecoveryTracker } from '../recovery-tracker.ts'
 import type { RunRuntime } from '../run-runtime.ts'
 import { retrying } from './kafka-worker.ts'
@@ -112,6 +113,7 @@ export class KafkaLabRuntime implements RunRuntime {
   private readonly admin: Admin
   private adminConnected = false
   private commandsProducer: LogProducer | null = null
+  private poisonProducer: LogProducer | null = null
   private readonly listeners: ((e: LabEvent) => void)[] = []
   private stopped = false
   private loops: Promise<void>[] = []
@@ -305,6 +307,36 @@ export class KafkaLabRuntime implements RunRuntime {
     await this.stopWorkers()
     Object.assign(this.config, next)
     if (!this.stopped) for (const s of this.slots) this.startInSlot(s)
+  }
+
+  /** Stops the last slot's worker cleanly (SIGTERM: commit, close, leave) and forgets the slot. */
+  async removeWorker(): Promise<KafkaSlot | null> {
+    const slot = this.slots.at(-1)
+    if (!slot || this.slots.length <= 1) return null
+    this.slots.pop()
+    if (slot.child && (slot.process.state === 'running' || slot.process.state === 'paused')) {
+      if (slot.process.state === 'paused') slot.child.kill('SIGCONT')
+      slot.child.kill('SIGTERM')
+      const timer = setTimeout(() => slot.child?.kill('SIGKILL'), STOP_GRACE_MS)
+      await slot.exited
+      clearTimeout(timer)
+    }
+    return slot
+  }
+
+  /** Appends input records whose values do not parse (the workers' deserialization handler decides). */
+  async injectPoison(count: number): Promise<void> {
+    const keys = Array.from({ length: count }, () => `k${String(this.random.int(0, this.options.keys)).padStart(4, '0')}`)
+    this.poisonProducer ??= this.connection.producer({ clientId: `${this.groupId}-poison-injector`, idempotent: false })
+    await this.poisonProducer.send(keys.map((key) => ({ topic: this.topics.input, partition: partitionForKey(key, this.options.partitions), key, value: `not-a-number-${this.random.int(0, 1_000_000)}` })))
+  }
+
+  /** The input topic's high watermarks, asked of the cluster (throws while it is unreachable). */
+  async fetchInputEnds(): Promise<number[]> {
+    const ends = await this.admin.fetchTopicOffsets(this.topics.input)
+    const out = Array.from({ length: this.options.partitions }, () => 0)
+    for (const e of ends) if (e.partition < out.length) out[e.partition] = Number(e.high)
+    return out
   }
 
   dropAcks(_n: number): void {

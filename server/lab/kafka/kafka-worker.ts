@@ -112,6 +112,7 @@ export class KafkaWorkerProcess {
         consumedOffset: t.consumedOffset,
         committedOffset: t.committedOffset,
         inTransaction: t.producer?.transactionInFlight === true,
+        steps: { ...t.steps },
       })),
       producers: w.producers(),
       error: w.error,

@@ -1,0 +1,577 @@
+// The dashboard's lab on a Kafka cluster: a KafkaLabRuntime (worker processes, telemetry and
+// commands topics) watched the way the embedded Lab watches its runtime, with what a real cluster
+// changes: every view is read from the cluster over the network (cached, refreshed by loops),
+// kills are SIGKILL, pauses SIGSTOP/SIGCONT, workers started elsewhere show up and can be killed,
+// and a cluster that stops answering is shown as an outage while it lasts.
+
+import {
+  type BackendHealth,
+  type ChartPoint,
+  type CommandPayload,
+  type CommandResult,
+  type CorrectnessView,
+  type LabConfig,
+  type LabSnapshot,
+  type LogCell,
+  parseCommand,
+  type PartitionLogView,
+  type ProducerTimeline,
+  type Step,
+  type TaskView,
+  type TimelineMarker,
+  type Unavailable,
+  type WorkerView,
+} from '../../../lib/lab-protocol.ts'
+import { decodeOutputValue } from '../../../lib/records.ts'
+import { ConfigException, defaultStreamsConfig, KAFKA_STREAMS_DEFAULTS, type ProcessingGuarantee, type StreamsConfig, streamsConfigFor, withConfigChange } from '../../../lib/streams-config.ts'
+import type { KafkaClientConfig } from '../../log/kafka/kafka-client.ts'
+import { SystemTime } from '../../log/time.ts'
+import type { StoredRecordView } from '../../log/types.ts'
+import { IncrementalValidator } from '../../validator/incremental-validator.ts'
+import { DuplicateLedger } from '../duplicate-ledger.ts'
+import type { LabController } from '../lab-controller.ts'
+import type { LabEvent } from '../lab-runtime.ts'
+import { correctnessView, ledgerWindows, recoveryViews, TraceBook } from '../snapshot-parts.ts'
+import { TransactionBoard } from '../transaction-board.ts'
+import { VisibilityTracker } from '../visibility-tracker.ts'
+import { DROP_ACKS_UNAVAILABLE, EXACTLY_ONCE_V2_UNAVAILABLE } from './kafka-app.ts'
+import { KafkaLabRuntime } from './kafka-lab-runtime.ts'
+
+export interface KafkaLabOptions {
+  client: KafkaClientConfig
+  /** Each lab (and each reset) gets a fresh application.id: `<prefix>-<time>`. */
+  applicationIdPrefix?: string
+  partitions?: number
+  workers?: number
+  ratePerSec?: number
+  guarantee?: ProcessingGuarantee
+  seed?: number
+  snapshotIntervalMs?: number
+  validateIntervalMs?: number
+  /** Worker processes' stderr to this one's (default: kept, shown when a worker fails). */
+  workerLogs?: boolean
+  /** Delete the previous application's topics on reset and close (default true). */
+  deleteTopics?: boolean
+}
+
+const SERIES_WINDOW_MS = 500
+/** A read_committed fetch per partition per poll: coarser than the embedded lab's 20 ms, on purpose. */
+const VISIBILITY_POLL_MS = 100
+const HEALTH_POLL_MS = 1_000
+const LOG_VIEW_POLL_MS = 1_000
+const MAX_SERIES = 240
+const MAX_MARKERS = 60
+/** A worker started elsewhere that has not published for this long is shown as stopped. */
+const REMOTE_SILENT_MS = 5_000
+/** How far back the partition log view looks for the latest ABORT marker. */
+const ABORT_SEARCH_RECORDS = 20_000
+const LOG_WINDOW = 120
+
+export const KAFKA_UNAVAILABLE: Unavailable = {
+  dropAcks: DROP_ACKS_UNAVAILABLE.replace('--drop-acks', 'dropping an ack'),
+  scenarios: 'guided scenarios run on the embedded log: they place each fault at an exact step on a virtual clock, which a real cluster cannot replay; start eoscope without EOSCOPE_BACKEND=kafka to run them',
+  exactlyOnceV2: EXACTLY_ONCE_V2_UNAVAILABLE,
+  latencyModel: 'real network and broker latency: no model',
+}
+
+const NOTES_BEFORE_RUNTIME = [
+  'Workers are operating-system processes (eoscope worker): kill is SIGKILL, pause is SIGSTOP and resume SIGCONT.',
+  `Visible output and end-to-end latency come from a read_committed fetch of each output partition every ${VISIBILITY_POLL_MS} ms: latency is known to within that.`,
+  'Per-partition sequence numbers are shown on the embedded backend only; here the partition log view shows each record\'s producer id, epoch and sequence as the broker stores them.',
+]
+
+export class KafkaLab implements LabController {
+  private runtime!: KafkaLabRuntime
+  private visibility!: VisibilityTracker
+  private validator!: IncrementalValidator
+  private readonly time = new SystemTime()
+  private seq = 0
+  private latest!: LabSnapshot
+  private readonly listeners = new Set<(s: LabSnapshot) => void>()
+  private series: ChartPoint[] = []
+  private markers: TimelineMarker[] = []
+  private readonly traces = new TraceBook()
+  private correctness: CorrectnessView | null = null
+  private lastSample = { t: 0, committed: 0 }
+  private timers = { stop: false }
+  private validating = false
+  private rate: number
+  private guarantee: ProcessingGuarantee
+  private commandQueue: Promise<unknown> = Promise.resolve()
+  private ledger = new DuplicateLedger()
+  private board = this.newBoard()
+  private inputEnds: number[] = []
+  private deadLetters = 0
+  private logView: PartitionLogView | null = null
+  private selected: { topic: 'input' | 'output' | 'changelog'; partition: number; window: 'latest' | 'last-abort' } = { topic: 'output', partition: 0, window: 'latest' }
+  private health: BackendHealth
+  private readonly killedWorkers = new Set<string>()
+
+  constructor(private readonly options: KafkaLabOptions) {
+    this.rate = options.ratePerSec ?? 500
+    this.guarantee = options.guarantee ?? 'exactly_once'
+    if (this.guarantee === 'exactly_once_v2') throw new ConfigException('processing.guarantee', this.guarantee, EXACTLY_ONCE_V2_UNAVAILABLE)
+    this.health = { reachable: true, sinceMs: this.time.now(), error: null, outages: 0, lastOutage: null }
+  }
+
+  private newApplicationId(): string {
+    return `${this.options.applicationIdPrefix ?? 'eoscope-lab'}-${Date.now().toString(36)}`
+  }
+
+  async start(config?: StreamsConfig): Promise<void> {
+    const c = config ?? streamsConfigFor(this.guarantee, { applicationId: this.newApplicationId() })
+    const rt = new KafkaLabRuntime(this.time, {
+      client: this.options.client,
+      config: c,
+      workers: this.options.workers ?? 3,
+      partitions: this.options.partitions ?? 6,
+      ratePerSec: this.rate,
+      maxRecords: Number.POSITIVE_INFINITY,
+      keys: 50,
+      seed: this.options.seed ?? 1,
+      restartAfterMs: 3_000,
+      restartFailed: true,
+      workerLogs: this.options.workerLogs,
+    })
+    this.runtime = rt
+    this.ledger = new DuplicateLedger()
+    this.killedWorkers.clear()
+    this.validator = new IncrementalValidator(rt.connection.inspector(), { groupId: rt.groupId, inputTopic: rt.topics.input, outputTopic: rt.topics.output, changelogTopic: rt.topics.changelog, dlqTopic: rt.topics.deadLetter })
+    this.visibility = new VisibilityTracker(rt.connection.reader(), rt.topics.output, rt.options.partitions, (r) => this.ledger.observe(r), false)
+    this.inputEnds = Array.from({ length: rt.options.partitions }, () => 0)
+    this.deadLetters = 0
+    this.logView = null
+    rt.onEvent((e) => this.onEvent(e))
+    this.lastSample = { t: this.time.now(), committed: 0 }
+    await rt.start()
+    this.latest = this.build()
+    const timers = { stop: false }
+    this.timers = timers
+    void this.loop(timers, this.options.snapshotIntervalMs ?? 100, () => this.publish())
+    void this.loop(timers, VISIBILITY_POLL_MS, () => this.visibility.poll(this.time.now()))
+    void this.loop(timers, SERIES_WINDOW_MS, () => this.sample())
+    void this.loop(timers, this.options.validateIntervalMs ?? 2_000, () => this.validate())
+    void this.loop(timers, HEALTH_POLL_MS, () => this.checkHealth())
+    void this.loop(timers, LOG_VIEW_POLL_MS, () => this.refreshLogView())
+  }
+
+  private async loop(timers: { stop: boolean }, everyMs: number, fn: () => unknown): Promise<void> {
+    while (!timers.stop) {
+      await this.time.sleep(everyMs)
+      if (timers.stop) break
+      try {
+        await fn()
+      } catch {
+        // a failed read is retried by the next round; checkHealth reports an unreachable cluster
+      }
+    }
+  }
+
+  private mark(kind: TimelineMarker['kind'], label: string, t = this.time.now()): void {
+    this.markers.push({ t, kind, label })
+    if (this.markers.length > MAX_MARKERS) this.markers.shift()
+  }
+
+  private newBoard(): TransactionBoard {
+    return new TransactionBoard((workerId) => this.killedWorkers.has(workerId))
+  }
+
+  private onEvent(e: LabEvent): void {
+    if ('source' in e) return
+    if (e.type === 'producer-init' || e.type === 'txn-begin' || e.type === 'txn-end') this.board.onEngineEvent(e)
+    switch (e.type) {
+      case 'worker-killed':
+        this.killedWorkers.add(e.workerId)
+        this.mark('kill', `${e.workerId} killed (SIGKILL)${e.step ? ` at step ${e.step}` : ''}`, e.atMs)
+        this.traces.onKilled(e.workerId)
+        break
+      case 'worker-paused':
+        this.mark('pause', `${e.workerId} paused (SIGSTOP): zombie to be`, e.atMs)
+        break
+      case 'task-migrated':
+        this.mark('fenced', `${e.workerId}: ${e.reason.slice(0, 80)}`, e.atMs)
+        break
+      case 'trace':
+        this.traces.onTrace(e)
+        break
+    }
+  }
+
+  // ---- loops that read the cluster ---------------------------------------------------------
+
+  /** One cheap request a second: the input's end offsets. Failing means the cluster is unreachable. */
+  private async checkHealth(): Promise<void> {
+    const now = this.time.now()
+    try {
+      this.inputEnds = await this.runtime.fetchInputEnds()
+      if (!this.health.reachable) {
+        const from = this.health.sinceMs
+        this.health = { reachable: true, sinceMs: now, error: null, outages: this.health.outages, lastOutage: { fromMs: from, toMs: now } }
+        this.mark('outage', `cluster reachable again after ${((now - from) / 1000).toFixed(1)} s`)
+      }
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e)
+      if (this.health.reachable) {
+        this.health = { reachable: false, sinceMs: now, error, outages: this.health.outages + 1, lastOutage: this.health.lastOutage }
+        this.mark('outage', `cluster unreachable: ${error.slice(0, 80)}`)
+      } else {
+        this.health.error = error
+      }
+    }
+  }
+
+  private async sample(): Promise<void> {
+    const now = this.time.now()
+    const committed = this.runtime.committedTotal()
+    const dt = (now - this.lastSample.t) / 1000
+    const vis = this.visibility.drain()
+    this.series.push({
+      t: now,
+      processedPerSec: dt > 0 ? Math.max(0, Math.round((committed - this.lastSample.committed) / dt)) : 0,
+      visibleOutputPerSec: dt > 0 ? Math.round(vis.records / dt) : 0,
+      latencyP50Ms: vis.p50,
+      latencyP99Ms: vis.p99,
+      latencyMaxMs: vis.max,
+    })
+    this.lastSample = { t: now, committed }
+    if (this.series.length > MAX_SERIES) this.series.shift()
+  }
+
+  private async validate(): Promise<void> {
+    if (this.validating) return
+    this.validating = true
+    try {
+      const report = await this.validator.check()
+      this.correctness = correctnessView(report, this.runtime.config['processing.guarantee'], this.time.now())
+      this.deadLetters = report.dlqRecords
+    } finally {
+      this.validating = false
+    }
+  }
+
+  private topicOf(which: 'input' | 'output' | 'changelog'): string {
+    const t = this.runtime.topics
+    return which === 'input' ? t.input : which === 'output' ? t.output : t.changelog
+  }
+
+  /** The selected partition's newest stored records, or those around its latest ABORT marker. */
+  private async refreshLogView(): Promise<void> {
+    const rt = this.runtime
+    const topic = this.topicOf(this.selected.topic)
+    const partition = Math.min(this.selected.partition, rt.options.partitions - 1)
+    const tp = { topic, partition }
+    const inspector = rt.connection.inspector()
+    const o = await inspector.offsets(tp)
+    let end = o.highWatermark
+    if (this.selected.window === 'last-abort') {
+      const abort = await this.lastAbortOffset(tp, o.logStartOffset, o.highWatermark)
+      if (abort !== null) end = Math.min(o.highWatermark, abort + 10)
+    }
+    const raw = await inspector.readRaw(tp, Math.max(o.logStartOffset, end - LOG_WINDOW), end, LOG_WINDOW)
+    const cells: LogCell[] = raw.map((x) => this.cell(x, topic, partition))
+    const rc = topic === rt.topics.output ? (this.visibility.positions[partition] ?? o.lastStableOffset) : o.lastStableOffset
+    this.logView = { topic, partition, logStartOffset: o.logStartOffset, lastStableOffset: o.lastStableOffset, highWatermark: o.highWatermark, cells, readCommittedPosition: rc, readUncommittedPosition: o.highWatermark }
+  }
+
+  private cell(x: StoredRecordView, topic: string, partition: number): LogCell {
+    const input = topic === this.runtime.topics.input
+    const v = x.control === null && !input ? decodeOutputValue(x.value) : null
+    return {
+      offset: x.offset,
+      key: x.key,
+      producerId: x.producerId,
+      epoch: x.producerEpoch,
+      sequence: x.sequence,
+      control: x.control,
+      outcome: x.txnOutcome,
+      source: v ? v.source : input ? { partition, offset: x.offset } : null,
+    }
+  }
+
+  private async lastAbortOffset(tp: { topic: string; partition: number }, logStart: number, hw: number): Promise<number | null> {
+    const inspector = this.runtime.connection.inspector()
+    for (let to = hw; to > logStart && hw - to < ABORT_SEARCH_RECORDS; to -= 1_000) {
+      const from = Math.max(logStart, to - 1_000)
+      const raw = await inspector.readRaw(tp, from, to, 1_000)
+      for (let i = raw.length - 1; i >= 0; i--) if (raw[i]!.control === 'ABORT') return raw[i]!.offset
+    }
+    return null
+  }
+
+  // ---- the snapshot ---------------------------------------------------------------------------
+
+  private config(): LabConfig {
+    const c = this.runtime.config
+    return {
+      'processing.guarantee': c['processing.guarantee'],
+      'commit.interval.ms': c['commit.interval.ms'],
+      'transaction.timeout.ms': c['transaction.timeout.ms'],
+      'session.timeout.ms': c['session.timeout.ms'],
+      'enable.idempotence': c['enable.idempotence'],
+      inputRatePerSec: this.rate,
+      workers: this.runtime.slots.length,
+      partitions: this.runtime.options.partitions,
+      latencyModel: 'off',
+      'default.deserialization.exception.handler': 'log-and-continue',
+    }
+  }
+
+  private workerViews(): WorkerView[] {
+    const rt = this.runtime
+    const now = this.time.now()
+    const own: WorkerView[] = rt.slots.map((s) => {
+      const w = s.worker
+      const state = s.process.state === 'killed' ? 'killed' : s.process.state === 'paused' ? 'paused' : s.process.state === 'exited' || w?.state === 'stopped' || w?.state === 'failed' ? 'stopped' : 'running'
+      const alive = state === 'running' || state === 'paused'
+      return {
+        id: w?.id ?? s.slotId,
+        memberId: w?.memberId ?? null,
+        state,
+        taskIds: alive && w ? [...w.tasks.values()].map((t) => `0_${t.partition}`) : [],
+        producers: alive && w ? w.producers.map((p) => ({ ...p })) : [],
+        startedAtMs: s.startedAtMs,
+        error: s.process.state === 'exited' && s.stderr.length > 0 ? s.stderr.at(-1)!.slice(0, 200) : null,
+        pid: w?.pid ?? null,
+        host: w?.host ?? null,
+      }
+    })
+    const remote: WorkerView[] = [...rt.remoteWorkers.values()].map((w) => {
+      const state = w.state === 'dead' ? 'killed' : now - w.lastSeenMs > REMOTE_SILENT_MS || w.state === 'stopped' ? 'stopped' : 'running'
+      return {
+        id: w.id,
+        memberId: w.memberId,
+        state,
+        taskIds: state === 'running' ? [...w.tasks.values()].map((t) => `0_${t.partition}`) : [],
+        producers: state === 'running' ? w.producers.map((p) => ({ ...p })) : [],
+        startedAtMs: w.lastSeenMs,
+        error: null,
+        pid: w.pid,
+        host: w.host,
+        remote: true,
+      }
+    })
+    return [...own, ...remote]
+  }
+
+  private taskViews(committed: (number | null)[]): TaskView[] {
+    const rt = this.runtime
+    const now = this.time.now()
+    const views = [...rt.slots.filter((s) => s.process.state === 'running' || s.process.state === 'paused').map((s) => s.worker), ...[...rt.remoteWorkers.values()].filter((w) => w.state !== 'dead' && now - w.lastSeenMs <= REMOTE_SILENT_MS)]
+    const tasks: TaskView[] = []
+    for (const w of views) {
+      if (!w) continue
+      for (const t of w.tasks.values()) {
+        const c = committed[t.partition] ?? t.committedOffset
+        tasks.push({
+          taskId: `0_${t.partition}`,
+          partition: t.partition,
+          workerId: w.id,
+          state: t.state === 'running' ? 'running' : t.state === 'restoring' ? 'restoring' : 'suspended',
+          steps: t.steps ? { ...t.steps } : { consumed: 0, processed: 0, produced: 0, acked: 0, committed: 0 },
+          position: t.consumedOffset,
+          committedOffset: c ?? null,
+          lag: Math.max(0, (this.inputEnds[t.partition] ?? 0) - (c ?? 0)),
+        })
+      }
+    }
+    return tasks.sort((a, b) => a.partition - b.partition)
+  }
+
+  private producerViews(workers: WorkerView[]): ProducerTimeline[] {
+    const idempotent: ProducerTimeline[] = []
+    for (const w of workers) {
+      if (w.state !== 'running' && w.state !== 'paused') continue
+      for (const p of w.producers) if (p.transactionalId === null) idempotent.push({ transactionalId: `idempotent producer of ${w.id}`, producerId: p.producerId, epochs: [{ epoch: p.epoch, atMs: w.startedAtMs }], fencings: [], lastSequence: [] })
+    }
+    return [...idempotent, ...this.board.producerTimelines()].map((tl) => ({ ...tl, epochs: [...tl.epochs], fencings: [...tl.fencings], lastSequence: [] }))
+  }
+
+  private build(): LabSnapshot {
+    const rt = this.runtime
+    const committed = rt.committedOffsets()
+    const workers = this.workerViews()
+    this.ledger.windows = ledgerWindows(rt.tracker.recoveries)
+    const notes = [...NOTES_BEFORE_RUNTIME, ...rt.notes]
+    if (!this.health.reachable) notes.unshift(`The cluster (${this.options.client.brokers.join(',')}) does not answer since ${new Date(this.health.sinceMs).toISOString()}: ${this.health.error ?? 'no reply'}. Workers retry; figures resume when it is back.`)
+    return {
+      seq: ++this.seq,
+      atMs: this.time.now(),
+      startedAtMs: rt.startedAtMs,
+      backend: 'kafka',
+      notes,
+      unavailable: KAFKA_UNAVAILABLE,
+      health: { ...this.health },
+      applicationId: rt.groupId,
+      config: this.config(),
+      kafkaStreamsDefaults: { commitIntervalMs: { ...KAFKA_STREAMS_DEFAULTS.commitIntervalMs } },
+      workers,
+      tasks: this.taskViews(committed),
+      series: this.series.slice(-120),
+      markers: [...this.markers],
+      transactions: this.board.transactions(),
+      txnTotals: this.board.totals(),
+      recoveries: recoveryViews(rt.tracker.recoveries, this.ledger),
+      correctness: this.correctness,
+      scenario: null,
+      scenarios: [],
+      traces: this.traces.list(),
+      partitionLog: this.logView,
+      producers: this.producerViews(workers),
+      duplicateLedger: this.ledger.entries(),
+      totals: {
+        inputRecords: this.inputEnds.reduce((a, b) => a + b, 0),
+        committedInput: committed.reduce<number>((a, b) => a + (b ?? 0), 0),
+        outputRecords: this.visibility.total,
+        kills: rt.kills,
+        droppedAcks: 0,
+        fenced: rt.fenced,
+        deadLetters: this.deadLetters,
+      },
+    }
+  }
+
+  private publish(): void {
+    this.latest = this.build()
+    for (const l of this.listeners) l(this.latest)
+  }
+
+  snapshot(): LabSnapshot {
+    return this.latest
+  }
+
+  onSnapshot(listener: (s: LabSnapshot) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  // ---- commands ---------------------------------------------------------------------------------
+
+  /** Commands run one at a time, in arrival order. */
+  execute(name: string, payload: unknown): Promise<CommandResult> {
+    const run = this.commandQueue.then(() => this.executeNow(name, payload))
+    this.commandQueue = run.catch(() => undefined)
+    return run
+  }
+
+  private async executeNow(name: string, payload: unknown): Promise<CommandResult> {
+    const parsed = parseCommand(name, payload)
+    if (!parsed.ok) return parsed
+    try {
+      const rt = this.runtime
+      switch (parsed.name) {
+        case 'setConfig': {
+          const p = parsed.payload as CommandPayload<'setConfig'>
+          const { inputRatePerSec, workers, 'default.deserialization.exception.handler': handler, ...streams } = p
+          if (streams['processing.guarantee'] === 'exactly_once_v2') return { ok: false, error: EXACTLY_ONCE_V2_UNAVAILABLE }
+          if (handler !== undefined && handler !== 'log-and-continue') return { ok: false, error: 'the Kafka backend\'s workers use log-and-continue (poison records go to the dead-letter topic); the fail policy is shown on the embedded backend' }
+          if (Object.keys(streams).length > 0) {
+            const next = withConfigChange(rt.config, streams) // throws ConfigException; nothing changed then
+            if (p['processing.guarantee'] && p['commit.interval.ms'] === undefined && p['processing.guarantee'] !== rt.config['processing.guarantee']) {
+              next['commit.interval.ms'] = withConfigChange(next, { 'commit.interval.ms': defaultStreamsConfig(p['processing.guarantee'])['commit.interval.ms'] })['commit.interval.ms']
+            }
+            this.guarantee = next['processing.guarantee']
+            await rt.restartWorkers(next)
+            this.mark('config', `${Object.entries(streams).map(([k, v]) => `${k}=${v}`).join(', ')}: worker processes restarted`)
+          }
+          if (inputRatePerSec !== undefined) {
+            this.rate = inputRatePerSec
+            rt.generator.setRate(inputRatePerSec)
+            this.mark('config', `input rate ${inputRatePerSec}/s`)
+          }
+          if (workers !== undefined) {
+            while (rt.slots.length < workers) rt.addWorker()
+            while (rt.slots.length > workers && (await rt.removeWorker())) {
+              // stopped cleanly, one at a time
+            }
+            this.mark('config', `workers=${workers}`)
+          }
+          break
+        }
+        case 'killWorker': {
+          const { workerId, step } = parsed.payload as CommandPayload<'killWorker'>
+          if (!rt.kill(workerId, (step ?? null) as Step | null)) return { ok: false, error: `no live worker ${workerId}` }
+          break
+        }
+        case 'pauseWorker': {
+          const { workerId } = parsed.payload as CommandPayload<'pauseWorker'>
+          if (rt.remoteWorkers.has(workerId)) return { ok: false, error: `${workerId} runs on another machine: only this server's own worker processes can be paused (SIGSTOP)` }
+          if (!rt.pause(workerId)) return { ok: false, error: `no running worker ${workerId} to pause` }
+          break
+        }
+        case 'resumeWorker': {
+          const { workerId } = parsed.payload as CommandPayload<'resumeWorker'>
+          if (!rt.resume(workerId)) return { ok: false, error: `no paused worker ${workerId}` }
+          this.mark('resume', `${workerId} woke up (SIGCONT)`)
+          break
+        }
+        case 'addWorker': {
+          if (rt.slots.length >= 12) return { ok: false, error: 'at most 12 workers' }
+          const s = rt.addWorker()
+          this.mark('worker-added', `${s.slotId} added (new process)`)
+          break
+        }
+        case 'dropAcks':
+          return { ok: false, error: KAFKA_UNAVAILABLE.dropAcks! }
+        case 'runScenario':
+          return { ok: false, error: KAFKA_UNAVAILABLE.scenarios! }
+        case 'reset':
+          await this.reset()
+          break
+        case 'injectPoison': {
+          const { count } = parsed.payload as CommandPayload<'injectPoison'>
+          await rt.injectPoison(count)
+          this.mark('config', `${count} poison record(s) appended to the input`)
+          break
+        }
+        case 'selectPartition': {
+          const sel = parsed.payload as CommandPayload<'selectPartition'>
+          if (sel.partition >= rt.options.partitions) return { ok: false, error: `partition ${sel.partition} does not exist: the lab has ${rt.options.partitions}` }
+          this.selected = sel
+          void this.refreshLogView().catch(() => {})
+          break
+        }
+      }
+      this.publish()
+      return { ok: true }
+    } catch (e) {
+      if (e instanceof ConfigException) return { ok: false, error: e.message }
+      return { ok: false, error: `command ${parsed.name} failed: ${e instanceof Error ? e.message : 'internal error'}` }
+    }
+  }
+
+  /** Ends this application (SIGKILL to its workers, its topics deleted) and starts a fresh one. */
+  private async reset(): Promise<void> {
+    await this.stopRuntime()
+    this.series = []
+    this.markers = []
+    this.traces.clear()
+    this.correctness = null
+    this.board = this.newBoard()
+    await this.start()
+    this.mark('reset', `lab reset: application.id ${this.runtime.groupId}`)
+  }
+
+  private async stopRuntime(): Promise<void> {
+    this.timers.stop = true
+    const rt = this.runtime
+    await rt.close()
+    if (this.options.deleteTopics !== false) {
+      // A fresh connection: close() ended the runtime's own.
+      const { KafkaConnection } = await import('../../log/kafka/kafka-connection.ts')
+      const conn = new KafkaConnection({ ...this.options.client, clientId: `${this.options.client.clientId}-cleanup` })
+      const t = rt.topics
+      await conn.admin().deleteTopics([t.input, t.output, t.changelog, t.deadLetter, t.telemetry, t.commands]).catch(() => {})
+      await conn.close()
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.stopRuntime()
+  }
+}
+
+export async function createKafkaLab(options: KafkaLabOptions): Promise<KafkaLab> {
+  const lab = new KafkaLab(options)
+  await lab.start()
+  return lab
+}

@@ -1,0 +1,116 @@
+// Snapshot pieces both labs build the same way, whatever the backend: the correctness view from a
+// validator report, the recovery views from the recovery tracker, and the recent record traces.
+
+import type { CorrectnessView, RecordTrace, RecoveryView } from '../../lib/lab-protocol.ts'
+import type { ProcessingGuarantee } from '../../lib/streams-config.ts'
+import type { ValidationReport } from '../validator/report.ts'
+import type { DuplicateLedger } from './duplicate-ledger.ts'
+import { phaseDurations, phaseEnds, redone, type Recovery } from './recovery-tracker.ts'
+
+const MAX_TRACES = 16
+const SHOWN_RECOVERIES = 8
+
+/** What each guarantee allows of each correctness figure, as the dashboard states it. */
+export const ALLOWED: Record<ProcessingGuarantee, CorrectnessView['allowed']> = {
+  at_least_once: {
+    duplicates: 'allowed after faults: at_least_once redoes work a crash left uncommitted',
+    lost: 'must be 0: offsets are committed only after the output is acknowledged',
+    abortedReads: 'must be 0: no transactions are used',
+    stateMismatches: 'allowed after faults: a redone record updates the state twice',
+    openTransactions: 'must be 0: no transactions are used',
+  },
+  exactly_once: {
+    duplicates: 'must be 0: output, changelog and offsets commit in one transaction',
+    lost: 'must be 0',
+    abortedReads: 'must be 0: read_committed never delivers an aborted record',
+    stateMismatches: 'must be 0: a crashed task restores its state from the committed changelog',
+    openTransactions: 'open while running; must be 0 once the run has finished',
+  },
+  exactly_once_v2: {
+    duplicates: 'must be 0: output, changelog and offsets commit in one transaction',
+    lost: 'must be 0',
+    abortedReads: 'must be 0: read_committed never delivers an aborted record',
+    stateMismatches: 'must be 0: a crashed task restores its state from the committed changelog',
+    openTransactions: 'open while running; must be 0 once the run has finished',
+  },
+}
+
+export function correctnessView(report: ValidationReport, guarantee: ProcessingGuarantee, nowMs: number): CorrectnessView {
+  return {
+    duplicates: report.duplicates,
+    lost: report.lost,
+    abortedReads: report.abortedReads,
+    abortedReadsUncommitted: report.abortedReadsUncommitted,
+    stateMismatches: report.stateMismatches,
+    openTransactions: report.openTransactions,
+    allowed: ALLOWED[guarantee],
+    duplicateKeys: report.duplicateKeys.slice(0, 12).map((k) => `${k.key}×${k.count}`),
+    checkedAtMs: nowMs,
+    inputChecked: report.inputRecords,
+  }
+}
+
+/** The latest recoveries, each with its phases and the duplicates the ledger traced to its kill. */
+export function recoveryViews(recoveries: readonly Recovery[], ledger: DuplicateLedger): RecoveryView[] {
+  return recoveries.slice(-SHOWN_RECOVERIES).map((x) => ({
+    id: x.id,
+    workerId: x.workerId,
+    guarantee: x.guarantee,
+    t0: x.t0,
+    t1: x.t1,
+    recoveryMs: x.t1 === null ? null : x.t1 - x.t0,
+    phases: phaseDurations(x),
+    phaseEnds: phaseEnds(x),
+    partitions: x.partitions.map((p) => p.partition),
+    redone: redone(x),
+    duplicates: x.t1 === null ? null : ledger.duplicatesFrom(killLabel(x)),
+  }))
+}
+
+export function killLabel(x: Pick<Recovery, 'workerId' | 'id'>): string {
+  return `kill of ${x.workerId} (${x.id})`
+}
+
+/** The duplicate ledger's windows: the input offsets each kill left to be redone. */
+export function ledgerWindows(recoveries: readonly Recovery[]): { id: string; label: string; partition: number; from: number; to: number }[] {
+  return recoveries.flatMap((x) => x.partitions.map((p) => ({ id: x.id, label: killLabel(x), partition: p.partition, from: p.committedAtKill ?? 0, to: p.positionAtKill })))
+}
+
+/** A few sampled input records followed through the five steps, and what a kill did to them. */
+export class TraceBook {
+  private traces = new Map<string, RecordTrace>()
+
+  onKilled(workerId: string): void {
+    for (const tr of this.traces.values()) {
+      if (tr.workerId === workerId && tr.outcome === 'in-flight') {
+        tr.crashedAtStep = (tr.steps.at(-1)?.step ?? 1) as RecordTrace['crashedAtStep']
+        // Its offset was not committed: the next owner processes it again.
+        tr.outcome = 'redone'
+      }
+    }
+  }
+
+  onTrace(e: { partition: number; offset: number; key: string; workerId: string; step: RecordTrace['steps'][number]['step']; atMs: number }): void {
+    const id = `${e.partition}@${e.offset}`
+    let tr = this.traces.get(id)
+    if (!tr) {
+      tr = { id, key: e.key, partition: e.partition, offset: e.offset, workerId: e.workerId, steps: [], crashedAtStep: null, outcome: 'in-flight' }
+      this.traces.set(id, tr)
+      while (this.traces.size > MAX_TRACES) this.traces.delete(this.traces.keys().next().value!)
+    }
+    if (tr.workerId !== e.workerId) {
+      tr.outcome = 'redone'
+      tr.workerId = e.workerId
+    }
+    tr.steps.push({ step: e.step, atMs: e.atMs })
+    if (e.step === 5) tr.outcome = 'committed'
+  }
+
+  list(): RecordTrace[] {
+    return [...this.traces.values()]
+  }
+
+  clear(): void {
+    this.traces = new Map()
+  }
+}
