@@ -1,7 +1,7 @@
 import { createElement } from 'react'
 import { renderToString } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
-import { fixtureAtLeastOnce, fixtureSnapshot } from './__fixtures__/lab-snapshot.ts'
+import { fixtureAtLeastOnce, fixtureKafkaOutage, fixtureSnapshot } from './__fixtures__/lab-snapshot.ts'
 import { isViolation } from './correctness-panel.tsx'
 import { visibleTraces } from './pipeline-panel.tsx'
 import { LabView } from './lab-dashboard.tsx'
@@ -130,5 +130,26 @@ describe('chart marker labels', () => {
     // Right of 60% labels run leftwards: 7.5 covers 6.4..7.5 and 8 covers 6.9..8, so they overlap.
     expect(rowOf('config xyz')).toBe(0)
     expect(rowOf('expired w1')).toBe(1)
+  })
+
+  it('on Kafka: shows the application.id, the outage with its age, and each unavailable control disabled with its reason', () => {
+    const html = render(fixtureKafkaOutage)
+    expect(html).toContain('backend: <!-- -->kafka')
+    expect(html).toContain('eoscope-lab-mx1abc')
+    expect(html).toMatch(/data-testid="health" data-reachable="false" role="alert"[^>]*>cluster unreachable for <!-- -->12<!-- --> s/)
+    // The notes open on the outage.
+    expect(html).toMatch(/<details class="notes" data-testid="notes" open="">\s*<summary>The cluster \(127\.0\.0\.1:19092\) does not answer/)
+    expect(html).toMatch(/disabled=""[^>]*title="exactly_once_v2 is unavailable[^"]*"[^>]*>exactly_once_v2</)
+    expect(html).toMatch(/data-testid="drop-ack" disabled=""/)
+    expect(html).toContain('data-testid="unavailable-scenarios"')
+    expect(html).toMatch(/data-testid="pid-[^"]+"[^>]*>pid <!-- -->4000<!-- --> @ node-a/)
+    expect(html).toContain('>remote</span>')
+  })
+
+  it('on the embedded backend: no health badge, every control enabled', () => {
+    const html = render()
+    expect(html).not.toContain('data-testid="health"')
+    expect(html).not.toMatch(/data-testid="drop-ack" disabled=""/)
+    expect(html).not.toContain('unavailable-')
   })
 })

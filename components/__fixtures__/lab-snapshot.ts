@@ -236,3 +236,20 @@ export const fixtureAtLeastOnce: LabSnapshot = {
   config: { ...fixtureSnapshot.config, 'processing.guarantee': 'at_least_once', 'commit.interval.ms': 1000, 'enable.idempotence': false },
   correctness: { ...fixtureSnapshot.correctness!, duplicates: 37, stateMismatches: 12, duplicateKeys: ['k1', 'k4'] },
 }
+
+/** The Kafka backend during a broker outage: what it cannot do, and the cluster unreachable for 12 s. */
+export const fixtureKafkaOutage: LabSnapshot = {
+  ...fixtureSnapshot,
+  backend: 'kafka',
+  applicationId: 'eoscope-lab-mx1abc',
+  notes: ['The cluster (127.0.0.1:19092) does not answer since 2026-01-01T00:00:48.000Z: Connection error: connect ECONNREFUSED 127.0.0.1:19092. Workers retry; figures resume when it is back.', 'Workers are operating-system processes (eoscope worker): kill is SIGKILL, pause is SIGSTOP and resume SIGCONT.'],
+  unavailable: {
+    exactlyOnceV2: 'exactly_once_v2 is unavailable on the Kafka backend: it needs the consumer group generation and member id on the transactional offset commit (KIP-447, TxnOffsetCommit v3)',
+    dropAcks: 'dropping an ack is unavailable on the Kafka backend: a real broker cannot be made to drop a produce acknowledgement',
+    scenarios: 'guided scenarios run on the embedded log',
+  },
+  health: { reachable: false, sinceMs: T0 + 48_000, error: 'Connection error: connect ECONNREFUSED 127.0.0.1:19092', outages: 1, lastOutage: null },
+  workers: fixtureSnapshot.workers.map((w, i) => ({ ...w, pid: 4000 + i, host: 'node-a', remote: i === 2 })),
+  scenarios: [],
+  scenario: null,
+}

@@ -17,7 +17,7 @@ import type { ExperimentService } from '../experiments/experiment-service.ts'
 import { isSameOrigin } from './origin.ts'
 import { noteOutcome } from './outcome.ts'
 import { pathOf } from './rest.ts'
-import { HttpError, MAX_BODY_BYTES, readJsonBody } from './json-body.ts'
+import { HttpError, readJsonBody } from './json-body.ts'
 
 
 export const EXPERIMENT_ROUTES = [

@@ -60,7 +60,7 @@ export async function forEachRecord(
 }
 
 // What an input offset holds, for the checks of the output against it.
-const NOT_INPUT = 0 // a marker, an aborted or unfinished transactional record, or nothing
+// NOT_INPUT (0): a marker, an aborted or unfinished transactional record, or nothing
 const COMMITTED_VALUE = 1
 const COMMITTED_POISON = 2
 const UNCOMMITTED = 3 // a data record at or past the committed offset

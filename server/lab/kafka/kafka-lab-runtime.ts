@@ -261,17 +261,31 @@ export class KafkaLabRuntime implements RunRuntime {
 
   /** SIGKILL now, or (step given) the worker kills itself with SIGKILL when it next reaches that step. */
   kill(workerId: string, step: Step | null = null): boolean {
+    const sent = this.killNow(workerId, step)
+    if (sent === false) return false
+    if (sent !== true) sent.catch((e: unknown) => process.stderr.write(`eoscope: kill command for ${workerId} not sent: ${(e as Error).message}\n`))
+    return true
+  }
+
+  /** As kill, but a kill that travels on the commands topic resolves once the cluster took it (and throws if it did not). */
+  async killConfirmed(workerId: string, step: Step | null = null): Promise<boolean> {
+    const sent = this.killNow(workerId, step)
+    if (typeof sent === 'boolean') return sent
+    await sent
+    return true
+  }
+
+  /** false: no such live worker; true: killed by SIGKILL here; a promise: a kill command on its way. */
+  private killNow(workerId: string, step: Step | null): boolean | Promise<void> {
     const slot = this.slotOf(workerId)
     if (!slot || !slot.child || (slot.process.state !== 'running' && slot.process.state !== 'paused')) {
       if (this.remoteWorkers.has(workerId)) {
-        void this.sendCommand(step === null ? { target: workerId, command: 'kill', issuedAtMs: this.time.now() } : { target: workerId, command: 'kill-at-step', step, issuedAtMs: this.time.now() })
-        return true
+        return this.sendCommand(step === null ? { target: workerId, command: 'kill', issuedAtMs: this.time.now() } : { target: workerId, command: 'kill-at-step', step, issuedAtMs: this.time.now() })
       }
       return false
     }
     if (step !== null && slot.process.state === 'running') {
-      void this.sendCommand({ target: workerId, command: 'kill-at-step', step, issuedAtMs: this.time.now() })
-      return true
+      return this.sendCommand({ target: workerId, command: 'kill-at-step', step, issuedAtMs: this.time.now() })
     }
     const now = this.time.now()
     slot.process.state = 'killed'

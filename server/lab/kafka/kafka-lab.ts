@@ -36,6 +36,7 @@ import { TransactionBoard } from '../transaction-board.ts'
 import { VisibilityTracker } from '../visibility-tracker.ts'
 import { DROP_ACKS_UNAVAILABLE, EXACTLY_ONCE_V2_UNAVAILABLE } from './kafka-app.ts'
 import { KafkaLabRuntime } from './kafka-lab-runtime.ts'
+import { RetryingLoadProducer } from './retrying-load-producer.ts'
 
 export interface KafkaLabOptions {
   client: KafkaClientConfig
@@ -66,6 +67,8 @@ const REMOTE_SILENT_MS = 5_000
 /** How far back the partition log view looks for the latest ABORT marker. */
 const ABORT_SEARCH_RECORDS = 20_000
 const LOG_WINDOW = 120
+/** How long the load generator retries one send through an outage before it gives up (and says so). */
+const LOAD_SEND_DEADLINE_MS = 15 * 60_000
 
 export const KAFKA_UNAVAILABLE: Unavailable = {
   dropAcks: DROP_ACKS_UNAVAILABLE.replace('--drop-acks', 'dropping an ack'),
@@ -106,6 +109,8 @@ export class KafkaLab implements LabController {
   private selected: { topic: 'input' | 'output' | 'changelog'; partition: number; window: 'latest' | 'last-abort' } = { topic: 'output', partition: 0, window: 'latest' }
   private health: BackendHealth
   private readonly killedWorkers = new Set<string>()
+  private loadProducer: RetryingLoadProducer | null = null
+  private loadError: string | null = null
 
   constructor(private readonly options: KafkaLabOptions) {
     this.rate = options.ratePerSec ?? 500
@@ -132,7 +137,10 @@ export class KafkaLab implements LabController {
       restartAfterMs: 3_000,
       restartFailed: true,
       workerLogs: this.options.workerLogs,
+      // Through a broker outage the load waits and resumes; a send that fails for good is shown.
+      wrapLoadProducer: (make) => (this.loadProducer = new RetryingLoadProducer(make, LOAD_SEND_DEADLINE_MS)),
     })
+    this.loadError = null
     this.runtime = rt
     this.ledger = new DuplicateLedger()
     this.killedWorkers.clear()
@@ -144,6 +152,9 @@ export class KafkaLab implements LabController {
     rt.onEvent((e) => this.onEvent(e))
     this.lastSample = { t: this.time.now(), committed: 0 }
     await rt.start()
+    void rt.generator.done.catch((e: unknown) => {
+      if (this.runtime === rt) this.loadError = e instanceof Error ? e.message : String(e)
+    })
     this.latest = this.build()
     const timers = { stop: false }
     this.timers = timers
@@ -392,6 +403,7 @@ export class KafkaLab implements LabController {
     const workers = this.workerViews()
     this.ledger.windows = ledgerWindows(rt.tracker.recoveries)
     const notes = [...NOTES_BEFORE_RUNTIME, ...rt.notes]
+    if (this.loadError !== null) notes.unshift(`The load generator stopped: ${this.loadError} (${this.loadProducer?.failedRecords ?? 0} input records not written). Reset the lab to start again.`)
     if (!this.health.reachable) notes.unshift(`The cluster (${this.options.client.brokers.join(',')}) does not answer since ${new Date(this.health.sinceMs).toISOString()}: ${this.health.error ?? 'no reply'}. Workers retry; figures resume when it is back.`)
     return {
       seq: ++this.seq,
@@ -489,7 +501,7 @@ export class KafkaLab implements LabController {
         }
         case 'killWorker': {
           const { workerId, step } = parsed.payload as CommandPayload<'killWorker'>
-          if (!rt.kill(workerId, (step ?? null) as Step | null)) return { ok: false, error: `no live worker ${workerId}` }
+          if (!(await rt.killConfirmed(workerId, (step ?? null) as Step | null))) return { ok: false, error: `no live worker ${workerId}` }
           break
         }
         case 'pauseWorker': {

@@ -15,15 +15,16 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import type { Step } from '../../../lib/lab-protocol.ts'
 import { defaultStreamsConfig, type ProcessingGuarantee } from '../../../lib/streams-config.ts'
-import { isLogError } from '../../log/errors.ts'
 import { SystemTime } from '../../log/time.ts'
-import type { ConsumerGroupMetadata, LogProducer, OffsetToCommit, ProduceRecord, ProducerIdentity, RecordMetadata } from '../../log/types.ts'
 import { validateRun } from '../../validator/validator.ts'
 import type { ValidationReport } from '../../validator/report.ts'
 import { soakViolations, type CorrectnessRow, type SoakMode } from '../soak.ts'
 import { EXACTLY_ONCE_V2_UNAVAILABLE } from './kafka-app.ts'
 import { KafkaLabRuntime } from './kafka-lab-runtime.ts'
 import { retrying } from './kafka-worker.ts'
+import { RetryingLoadProducer } from './retrying-load-producer.ts'
+
+export { RetryingLoadProducer }
 
 export type KafkaFaultKind = 'kill' | 'killAtStep' | 'pause' | 'droppedAck' | 'guaranteeChange' | 'commitIntervalChange' | 'brokerRestart'
 
@@ -85,78 +86,9 @@ export const KAFKA_SOAK_NOTES = [
 ]
 
 const COMMIT_INTERVALS = [50, 100, 250, 500, 1_000]
-const SEND_DEADLINE_MS = 180_000
 const SCRIPT = fileURLToPath(new URL('../../../scripts/kafka-broker.sh', import.meta.url))
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
-
-/**
- * The load generator's producer for a soak: a send that fails is sent again (a retriable error
- * with the same producer, whose sequence numbers let the broker drop a copy it already has;
- * anything else with a fresh producer) until SEND_DEADLINE_MS has passed. A send that still fails
- * is counted and thrown, never dropped silently.
- */
-export class RetryingLoadProducer implements LogProducer {
-  retriedSends = 0
-  replacedProducers = 0
-  failedSends = 0
-  failedRecords = 0
-  sentRecords = 0
-  private producer: LogProducer
-
-  constructor(
-    private readonly make: () => LogProducer,
-    private readonly deadlineMs = SEND_DEADLINE_MS,
-  ) {
-    this.producer = make()
-  }
-
-  async send(records: ProduceRecord[]): Promise<RecordMetadata[]> {
-    const deadline = Date.now() + this.deadlineMs
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const out = await this.producer.send(records)
-        this.sentRecords += records.length
-        return out
-      } catch (e) {
-        if (attempt === 1) this.retriedSends++
-        if (Date.now() > deadline) {
-          this.failedSends++
-          this.failedRecords += records.length
-          throw new Error(`input send of ${records.length} records failed for good after ${attempt} attempts: ${(e as Error).message}`, { cause: e })
-        }
-        if (!isLogError(e) || !e.retriable) {
-          await this.producer.close().catch(() => {})
-          this.producer = this.make()
-          this.replacedProducers++
-        }
-        await sleep(Math.min(1_000, 50 * 2 ** Math.min(attempt, 5)))
-      }
-    }
-  }
-
-  identity(): ProducerIdentity | null {
-    return this.producer.identity()
-  }
-  initTransactions(): Promise<ProducerIdentity> {
-    return Promise.reject(new Error('the load generator producer is not transactional'))
-  }
-  beginTransaction(): void {
-    throw new Error('the load generator producer is not transactional')
-  }
-  sendOffsetsToTransaction(_o: OffsetToCommit[], _g: ConsumerGroupMetadata): Promise<void> {
-    return Promise.reject(new Error('the load generator producer is not transactional'))
-  }
-  commitTransaction(): Promise<void> {
-    return Promise.reject(new Error('the load generator producer is not transactional'))
-  }
-  abortTransaction(): Promise<void> {
-    return Promise.reject(new Error('the load generator producer is not transactional'))
-  }
-  close(): Promise<void> {
-    return this.producer.close()
-  }
-}
 
 function portOpen(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -3,8 +3,7 @@
 // latency model's time around them.
 
 import { LogError } from '../errors.ts'
-import type { ConsumedRecord, ControlType, OffsetToCommit, TopicPartition, TopicSpec } from '../types.ts'
-import { tpKey } from '../types.ts'
+import type { ConsumedRecord, OffsetToCommit, TopicPartition, TopicSpec } from '../types.ts'
 import type { Time } from '../time.ts'
 import type { IsolationLevel } from '../../../lib/streams-config.ts'
 import { type DataRecord, NO_PRODUCER_ID, NO_SEQUENCE, PartitionLog } from './partition-log.ts'
