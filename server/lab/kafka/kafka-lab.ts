@@ -37,6 +37,7 @@ import { VisibilityTracker } from '../visibility-tracker.ts'
 import { DROP_ACKS_UNAVAILABLE, EXACTLY_ONCE_V2_UNAVAILABLE } from './kafka-app.ts'
 import { KafkaLabRuntime } from './kafka-lab-runtime.ts'
 import { RetryingLoadProducer } from './retrying-load-producer.ts'
+import { descriptorOf, publishLab } from './lab-directory.ts'
 
 export interface KafkaLabOptions {
   client: KafkaClientConfig
@@ -152,6 +153,7 @@ export class KafkaLab implements LabController {
     rt.onEvent((e) => this.onEvent(e))
     this.lastSample = { t: this.time.now(), committed: 0 }
     await rt.start()
+    await this.publishDescriptor()
     void rt.generator.done.catch((e: unknown) => {
       if (this.runtime === rt) this.loadError = e instanceof Error ? e.message : String(e)
     })
@@ -164,6 +166,12 @@ export class KafkaLab implements LabController {
     void this.loop(timers, this.options.validateIntervalMs ?? 2_000, () => this.validate())
     void this.loop(timers, HEALTH_POLL_MS, () => this.checkHealth())
     void this.loop(timers, LOG_VIEW_POLL_MS, () => this.refreshLogView())
+  }
+
+  /** Tells workers started elsewhere with --follow-lab which application to join, with which settings. */
+  private async publishDescriptor(): Promise<void> {
+    const rt = this.runtime
+    await publishLab(rt.connection, descriptorOf(rt.config, rt.options.partitions, this.time.now()))
   }
 
   private async loop(timers: { stop: boolean }, everyMs: number, fn: () => unknown): Promise<void> {
@@ -483,6 +491,7 @@ export class KafkaLab implements LabController {
             }
             this.guarantee = next['processing.guarantee']
             await rt.restartWorkers(next)
+            await this.publishDescriptor()
             this.mark('config', `${Object.entries(streams).map(([k, v]) => `${k}=${v}`).join(', ')}: worker processes restarted`)
           }
           if (inputRatePerSec !== undefined) {

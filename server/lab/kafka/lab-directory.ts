@@ -1,0 +1,129 @@
+// Where workers on other machines find the dashboard's lab: the `eoscope-labs` topic (one
+// partition) holds one descriptor per start, reset or config change of the lab — its
+// application.id and the settings every member of its group must share. `eoscope worker
+// --follow-lab` reads the latest, joins that application, and starts again with the next one
+// whenever the lab moves on, so a worker started once keeps following a lab that resets.
+
+import { PROCESSING_GUARANTEES, type ProcessingGuarantee, type StreamsConfig, streamsConfigFor, validateStreamsConfig } from '../../../lib/streams-config.ts'
+import type { LogConnection } from '../../log/types.ts'
+import { retrying } from './kafka-worker.ts'
+
+export const LAB_DIRECTORY_TOPIC = 'eoscope-labs'
+const POLL_MS = 500
+
+export interface LabDescriptor {
+  applicationId: string
+  partitions: number
+  'processing.guarantee': ProcessingGuarantee
+  'commit.interval.ms': number
+  'session.timeout.ms': number
+  'transaction.timeout.ms': number
+  'enable.idempotence': boolean
+  'max.poll.records': number
+  publishedAtMs: number
+}
+
+export function descriptorOf(config: StreamsConfig, partitions: number, nowMs: number): LabDescriptor {
+  return {
+    applicationId: config['application.id'],
+    partitions,
+    'processing.guarantee': config['processing.guarantee'],
+    'commit.interval.ms': config['commit.interval.ms'],
+    'session.timeout.ms': config['session.timeout.ms'],
+    'transaction.timeout.ms': config['transaction.timeout.ms'],
+    'enable.idempotence': config['enable.idempotence'],
+    'max.poll.records': config['max.poll.records'],
+    publishedAtMs: nowMs,
+  }
+}
+
+/** A descriptor read from the topic, checked: anything malformed is refused (null), never guessed at. */
+export function parseDescriptor(value: string | null): LabDescriptor | null {
+  let v: unknown
+  try {
+    v = JSON.parse(value ?? '')
+  } catch {
+    return null
+  }
+  if (typeof v !== 'object' || v === null) return null
+  const d = v as Record<string, unknown>
+  const int = (x: unknown, min: number) => typeof x === 'number' && Number.isInteger(x) && x >= min
+  if (typeof d.applicationId !== 'string' || !/^[A-Za-z0-9._-]{1,200}$/.test(d.applicationId)) return null
+  if (!int(d.partitions, 1) || !int(d['commit.interval.ms'], 1) || !int(d['session.timeout.ms'], 1) || !int(d['transaction.timeout.ms'], 1) || !int(d['max.poll.records'], 1)) return null
+  if (!PROCESSING_GUARANTEES.includes(d['processing.guarantee'] as ProcessingGuarantee) || typeof d['enable.idempotence'] !== 'boolean' || typeof d.publishedAtMs !== 'number') return null
+  return d as unknown as LabDescriptor
+}
+
+/** The streams config a follower runs with (the descriptor's settings, validated as any config is). */
+export function configOf(d: LabDescriptor): StreamsConfig {
+  return validateStreamsConfig(
+    streamsConfigFor(d['processing.guarantee'], {
+      applicationId: d.applicationId,
+      commitIntervalMs: d['commit.interval.ms'],
+      sessionTimeoutMs: d['session.timeout.ms'],
+      transactionTimeoutMs: d['transaction.timeout.ms'],
+      maxPollRecords: d['max.poll.records'],
+      idempotence: d['enable.idempotence'],
+    }),
+  )
+}
+
+/** Same application and the same settings (the publish time aside). */
+export function sameLab(a: LabDescriptor, b: LabDescriptor): boolean {
+  const { publishedAtMs: _a, ...x } = a
+  const { publishedAtMs: _b, ...y } = b
+  return JSON.stringify(x) === JSON.stringify(y)
+}
+
+export async function publishLab(conn: LogConnection, d: LabDescriptor): Promise<void> {
+  await conn.admin().createTopics([{ topic: LAB_DIRECTORY_TOPIC, partitions: 1 }])
+  const producer = conn.producer({ clientId: 'eoscope-lab-directory', idempotent: true })
+  try {
+    await retrying(() => producer.send([{ topic: LAB_DIRECTORY_TOPIC, partition: 0, key: 'lab', value: JSON.stringify(d) }]), 10_000)
+  } finally {
+    await producer.close().catch(() => {})
+  }
+}
+
+/** The newest well-formed descriptor and the offset after it, or null when no lab has published one. */
+export async function latestLab(conn: LogConnection): Promise<{ descriptor: LabDescriptor; nextOffset: number } | null> {
+  await conn.admin().createTopics([{ topic: LAB_DIRECTORY_TOPIC, partitions: 1 }])
+  const tp = { topic: LAB_DIRECTORY_TOPIC, partition: 0 }
+  const reader = conn.reader()
+  const o = await retrying(() => reader.offsets(tp), 10_000)
+  // The newest descriptors are at the end: look back a little further each time none parses.
+  for (let back = 16; ; back *= 4) {
+    const from = Math.max(o.logStartOffset, o.highWatermark - back)
+    let latest: LabDescriptor | null = null
+    let offset = from
+    while (offset < o.highWatermark) {
+      const r = await reader.read(tp, offset, 1_000, 'read_committed')
+      for (const rec of r.records) latest = parseDescriptor(rec.value) ?? latest
+      if (r.nextOffset <= offset) break
+      offset = r.nextOffset
+    }
+    if (latest) return { descriptor: latest, nextOffset: offset }
+    if (from === o.logStartOffset) return null
+  }
+}
+
+/** Waits for a descriptor after `fromOffset` that names another lab or other settings; resolves with it. */
+export async function nextLab(conn: LogConnection, current: LabDescriptor, fromOffset: number, stopped: () => boolean): Promise<{ descriptor: LabDescriptor; nextOffset: number } | null> {
+  const tp = { topic: LAB_DIRECTORY_TOPIC, partition: 0 }
+  const reader = conn.reader()
+  let offset = fromOffset
+  while (!stopped()) {
+    try {
+      const r = await reader.read(tp, offset, 1_000, 'read_committed')
+      let newest: LabDescriptor | null = null
+      for (const rec of r.records) newest = parseDescriptor(rec.value) ?? newest
+      offset = Math.max(offset, r.nextOffset)
+      // The newest of what arrived: a lab reset twice in a row is followed once.
+      if (newest && !sameLab(newest, current)) return { descriptor: newest, nextOffset: offset }
+    } catch {
+      // an outage: try again
+    }
+    await new Promise((r) => setTimeout(r, POLL_MS))
+  }
+  return null
+}
