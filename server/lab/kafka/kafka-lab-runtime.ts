@@ -53,6 +53,8 @@ export interface KafkaLabRuntimeOptions {
   traceIntervalMs?: number
   /** Start the load generator only when startLoad() is called (a benchmark waits for a stable group). */
   holdLoad?: boolean
+  /** Write all maxRecords input records before any worker starts: the workers then run on a backlog (a benchmark). */
+  prefill?: boolean
   /** Worker processes' stderr goes to this one's stderr (default: kept, shown only when a worker fails). */
   workerLogs?: boolean
   /** A worker process that exits with an error (a broker outage, say) is replaced like a killed one. */
@@ -167,9 +169,13 @@ export class KafkaLabRuntime implements RunRuntime {
     await this.admin.connect()
     this.adminConnected = true
     this.commandsProducer = this.connection.producer({ clientId: `${this.groupId}-commands`, idempotent: false })
+    if (this.options.prefill) {
+      if (!Number.isFinite(this.options.maxRecords)) throw new Error('prefill needs a finite maxRecords')
+      await this.generator.start()
+    }
     for (let i = 0; i < this.options.workers; i++) this.addWorker()
     this.loops = [this.telemetryLoop(), this.groupLoop()]
-    if (!this.options.holdLoad) this.startLoad()
+    if (!this.options.holdLoad && !this.options.prefill) this.startLoad()
   }
 
   startLoad(): void {
