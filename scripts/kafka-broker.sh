@@ -7,7 +7,9 @@
 #   scripts/kafka-broker.sh reset    stop, then delete its data (topics, offsets, transactions)
 #
 # Environment: KAFKA_PORT (default 19092), KAFKA_CONTROLLER_PORT (default KAFKA_PORT+1),
-# KAFKA_DIR (default .kafka in the repository), KAFKA_HEAP_OPTS, KAFKA_READY_TIMEOUT_MS (default 60000).
+# KAFKA_SASL_PORT (default KAFKA_PORT+2: a SASL_PLAINTEXT listener, mechanisms PLAIN, SCRAM-SHA-256
+# and SCRAM-SHA-512, user eoscope, password eoscope-secret; for tests only), KAFKA_DIR (default
+# .kafka in the repository), KAFKA_HEAP_OPTS, KAFKA_READY_TIMEOUT_MS (default 60000).
 # Needs java 17+ and mvn; the jars come from Maven Central into ~/.m2 and are copied to $KAFKA_DIR/libs.
 set -euo pipefail
 
@@ -17,6 +19,7 @@ TEMPLATE="$ROOT/scripts/kafka/server.properties.template"
 LOG4J="$ROOT/scripts/kafka/log4j2.properties"
 KAFKA_PORT="${KAFKA_PORT:-19092}"
 CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-$((KAFKA_PORT + 1))}"
+SASL_PORT="${KAFKA_SASL_PORT:-$((KAFKA_PORT + 2))}"
 KAFKA_DIR="${KAFKA_DIR:-$ROOT/.kafka}"
 LIBS="$KAFKA_DIR/libs"
 DATA="$KAFKA_DIR/data"
@@ -71,7 +74,7 @@ java_cp() { java -cp "$LIBS/*" -Dlog4j2.configurationFile="$LOG4J" "$@"; }
 
 write_config() {
   mkdir -p "$DATA"
-  sed -e "s|@KAFKA_PORT@|$KAFKA_PORT|g" -e "s|@CONTROLLER_PORT@|$CONTROLLER_PORT|g" -e "s|@DATA_DIR@|$DATA|g" \
+  sed -e "s|@KAFKA_PORT@|$KAFKA_PORT|g" -e "s|@CONTROLLER_PORT@|$CONTROLLER_PORT|g" -e "s|@SASL_PORT@|$SASL_PORT|g" -e "s|@DATA_DIR@|$DATA|g" \
     "$TEMPLATE" >"$PROPS"
 }
 
@@ -97,7 +100,29 @@ wait_ready() {
   ((left > 0)) || left=1000
   node "$ROOT/scripts/kafka/broker-ready.mjs" "127.0.0.1:$KAFKA_PORT" "$left" </dev/null \
     || die "broker on port $KAFKA_PORT does not answer requests (log: $LOGFILE)"
-  say "broker pid $pid ready on 127.0.0.1:$KAFKA_PORT in $(($(now_ms) - t0)) ms (log: $LOGFILE)"
+  until port_open "$SASL_PORT"; do
+    (($(now_ms) < deadline)) || die "SASL port $SASL_PORT not open after ${READY_TIMEOUT_MS} ms (log: $LOGFILE)"
+    sleep 0.1
+  done
+  say "broker pid $pid ready on 127.0.0.1:$KAFKA_PORT (SASL_PLAINTEXT on $SASL_PORT) in $(($(now_ms) - t0)) ms (log: $LOGFILE)"
+}
+
+# The test user's SCRAM credentials are cluster metadata, not configuration: added once per data
+# directory (through the plaintext listener), remembered by a stamp file beside the data.
+SCRAM_USER=eoscope
+SCRAM_PASSWORD=eoscope-secret
+add_scram_user() {
+  local stamp="$DATA/.scram-$SCRAM_USER" mechanism
+  [[ -f "$stamp" ]] && return 0
+  for mechanism in SCRAM-SHA-256 SCRAM-SHA-512; do
+    java_cp kafka.admin.ConfigCommand --bootstrap-server "127.0.0.1:$KAFKA_PORT" --alter --entity-type users --entity-name "$SCRAM_USER" \
+      --add-config "$mechanism=[password=$SCRAM_PASSWORD]" </dev/null >>"$LOGFILE" 2>&1 || {
+      say "warning: could not add the $mechanism credentials of user $SCRAM_USER (log: $LOGFILE); SCRAM logins will fail"
+      return 0
+    }
+  done
+  touch "$stamp"
+  say "added SCRAM-SHA-256 and SCRAM-SHA-512 credentials for user $SCRAM_USER"
 }
 
 start() {
@@ -108,6 +133,8 @@ start() {
     [[ "$(running_port)" == "$KAFKA_PORT" ]] \
       || die "the broker of $KAFKA_DIR (pid $pid) listens on port $(running_port), not $KAFKA_PORT: stop it first"
     say "already running: pid $pid on 127.0.0.1:$KAFKA_PORT"
+    port_open "$SASL_PORT" \
+      || say "note: it has no SASL listener on $SASL_PORT (started with an older configuration?); restart it for the SASL tests"
     return 0
   fi
   rm -f "$PIDFILE"
@@ -118,6 +145,7 @@ start() {
     fi
     die "port $KAFKA_PORT is in use by something that is not a Kafka broker: set KAFKA_PORT"
   fi
+  if port_open "$SASL_PORT"; then die "port $SASL_PORT (the SASL listener) is in use: set KAFKA_SASL_PORT"; fi
   fetch_jars
   write_config
   format_storage
@@ -130,6 +158,7 @@ start() {
   echo "$pid" >"$PIDFILE"
   echo "$KAFKA_PORT" >"$PORTFILE"
   wait_ready "$pid" "$t0"
+  add_scram_user
 }
 
 stop() {

@@ -8,14 +8,15 @@ import { violations } from '../validator/report.ts'
 import { parseFlags, UsageError } from './args.ts'
 import type { RunRuntime } from '../lab/run-runtime.ts'
 import { DROP_ACKS_UNAVAILABLE, EXACTLY_ONCE_V2_UNAVAILABLE } from '../lab/kafka/kafka-app.ts'
-import { parseBrokers } from './worker-command.ts'
+import { kafkaSecurityForCommand, parseBrokers } from './worker-command.ts'
 
 export const RUN_USAGE = `eoscope run [--guarantee at_least_once|exactly_once|exactly_once_v2] [--commit-interval-ms N]
             [--workers N] [--partitions N] [--records N] [--rate N] [--seed N]
             [--kill-every MS] [--kill-at-step 1-5] [--restart-after MS] [--drop-acks N] [--idempotence on|off]
             [--session-timeout-ms N] [--transaction-timeout-ms N]
             [--latency-model default|off] [--json] [--dump DIR] [--expect exactly-once|at-least-once]
-            [--backend embedded|kafka] [--brokers HOST:PORT[,HOST:PORT]] [--application-id ID] [--worker-logs]`
+            [--backend embedded|kafka] [--brokers HOST:PORT[,HOST:PORT]] [--application-id ID] [--worker-logs]
+  --backend kafka: TLS and SASL from KAFKA_SSL* and KAFKA_SASL_* in the environment (see eoscope worker)`
 
 const SPEC = {
   guarantee: { kind: 'string', choices: PROCESSING_GUARANTEES },
@@ -52,6 +53,7 @@ export async function runCommand(argv: string[], out: (s: string) => void): Prom
     if (((f['drop-acks'] as number | undefined) ?? 0) > 0) throw new UsageError(DROP_ACKS_UNAVAILABLE)
     if (f['latency-model'] !== undefined) throw new UsageError('--latency-model applies to the embedded log only; on Kafka the latencies are the broker\'s')
   }
+  const kafkaClient = kafka ? { brokers: parseBrokers(f.brokers as string | undefined), ...kafkaSecurityForCommand() } : null
   if (f.idempotence === 'off' && guarantee !== 'at_least_once') {
     throw new UsageError(`--idempotence off is only allowed with --guarantee at_least_once (Kafka Streams forces enable.idempotence=true under ${guarantee})`)
   }
@@ -74,7 +76,7 @@ export async function runCommand(argv: string[], out: (s: string) => void): Prom
       idempotence: f.idempotence !== 'off',
       latency: (f['latency-model'] as 'default' | 'off' | undefined) ?? 'default',
       backend: kafka ? 'kafka' : 'embedded',
-      kafka: kafka ? { client: { brokers: parseBrokers(f.brokers as string | undefined) }, applicationId: f['application-id'] as string | undefined, workerLogs: f['worker-logs'] === true } : undefined,
+      kafka: kafkaClient ? { client: kafkaClient, applicationId: f['application-id'] as string | undefined, workerLogs: f['worker-logs'] === true } : undefined,
       beforeClose: dumpDir === null ? undefined : (r: RunRuntime) => dumpRun(r.connection.inspector(), dumpDir, r.groupId),
     },
   ).catch((e: unknown) => {

@@ -8,11 +8,12 @@ import { PROCESSING_GUARANTEES } from '../../lib/streams-config.ts'
 import { ExperimentStore } from '../experiments/experiment-store.ts'
 import { KAFKA_SWEEP_NOTES, runSweep, sweepUnavailableReason, type SweepKafkaTarget } from '../experiments/sweep-runner.ts'
 import { parseFlags, UsageError } from './args.ts'
-import { parseBrokers } from './worker-command.ts'
+import { kafkaSecurityForCommand, parseBrokers } from './worker-command.ts'
 
 export const SWEEP_USAGE = `eoscope sweep [--intervals 10,100,1000] [--guarantees at_least_once,exactly_once] [--repeat N]
             [--backend embedded|kafka] [--brokers HOST:PORT[,HOST:PORT]] [--worker-logs] [--seed N] [--json|--csv] [--no-save]
-  --backend kafka: --brokers, or KAFKA_BROKERS in the environment; exactly_once_v2 is refused there (KIP-447)`
+  --backend kafka: --brokers, or KAFKA_BROKERS in the environment; exactly_once_v2 is refused there (KIP-447);
+  TLS and SASL from KAFKA_SSL* and KAFKA_SASL_* in the environment (see eoscope worker)`
 
 const SPEC = {
   intervals: { kind: 'string' },
@@ -61,7 +62,7 @@ export async function sweepCommand(argv: string[], out: (s: string) => void): Pr
   if (kafka) {
     const brokers = (f.brokers as string | undefined) ?? process.env.KAFKA_BROKERS
     if (brokers === undefined || brokers.trim() === '') throw new UsageError('--backend kafka needs --brokers HOST:PORT (or KAFKA_BROKERS in the environment)')
-    target = { brokers: parseBrokers(brokers), workerLogs: f['worker-logs'] === true }
+    target = { brokers: parseBrokers(brokers), security: kafkaSecurityForCommand(), workerLogs: f['worker-logs'] === true }
   }
   const unavailable = sweepUnavailableReason(request, target)
   if (unavailable !== null) throw new UsageError(unavailable)

@@ -5,10 +5,13 @@
 import { PROCESSING_GUARANTEES, type ProcessingGuarantee, streamsConfigFor, validateStreamsConfig } from '../../lib/streams-config.ts'
 import { DROP_ACKS_UNAVAILABLE, EXACTLY_ONCE_V2_UNAVAILABLE } from '../lab/kafka/kafka-app.ts'
 import { parseFlags, UsageError } from './args.ts'
+import { describeKafkaSecurity, type Env, type KafkaSecurity, KafkaSecurityConfigException, kafkaSecurityFromEnv } from '../log/kafka/client-security.ts'
 
 export const WORKER_USAGE = `eoscope worker --brokers HOST:PORT[,HOST:PORT] --application-id ID [--slot-id SLOT] [--worker-id ID]
             [--guarantee at_least_once|exactly_once] [--commit-interval-ms N] [--session-timeout-ms N]
-            [--transaction-timeout-ms N] [--idempotence on|off] [--partitions N] [--max-poll-records N]`
+            [--transaction-timeout-ms N] [--idempotence on|off] [--partitions N] [--max-poll-records N]
+  kafka TLS and SASL come from the environment: KAFKA_SSL, KAFKA_SSL_CA_FILE, KAFKA_SSL_CERT_FILE, KAFKA_SSL_KEY_FILE,
+  KAFKA_SSL_REJECT_UNAUTHORIZED, KAFKA_SASL_MECHANISM (plain|scram-sha-256|scram-sha-512), KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD`
 
 const SPEC = {
   brokers: { kind: 'string' },
@@ -32,9 +35,23 @@ export function parseBrokers(s: string | undefined): string[] {
   return brokers
 }
 
+/**
+ * TLS and SASL from the environment (KAFKA_SSL*, KAFKA_SASL_*; never from flags, so no password
+ * shows in `ps`); malformed or partial settings are a usage error.
+ */
+export function kafkaSecurityForCommand(env: Env = process.env): KafkaSecurity {
+  try {
+    return kafkaSecurityFromEnv(env)
+  } catch (e) {
+    if (e instanceof KafkaSecurityConfigException) throw new UsageError(e.message)
+    throw e
+  }
+}
+
 export async function workerCommand(argv: string[], out: (s: string) => void): Promise<number> {
   const f = parseFlags(argv, SPEC)
   const brokers = parseBrokers(f.brokers as string | undefined)
+  const security = kafkaSecurityForCommand()
   const appId = f['application-id'] as string | undefined
   if (!appId) throw new UsageError('--application-id is required')
   if (f['drop-acks'] !== undefined) throw new UsageError(DROP_ACKS_UNAVAILABLE)
@@ -58,12 +75,12 @@ export async function workerCommand(argv: string[], out: (s: string) => void): P
   const workerId = (f['worker-id'] as string | undefined) ?? `${slotId}-${process.pid}`
   const { KafkaWorkerProcess } = await import('../lab/kafka/kafka-worker.ts')
   const proc = new KafkaWorkerProcess({
-    client: { brokers, clientId: `eoscope-${workerId}` },
+    client: { brokers, clientId: `eoscope-${workerId}`, ...security },
     config,
     slotId,
     workerId,
     partitions: (f.partitions as number | undefined) ?? 6,
   })
-  out(`eoscope worker ${workerId} (slot ${slotId}, pid ${process.pid}): ${guarantee} on ${brokers.join(',')}, application.id ${appId}`)
+  out(`eoscope worker ${workerId} (slot ${slotId}, pid ${process.pid}): ${guarantee} on ${brokers.join(',')} (${describeKafkaSecurity(security)}), application.id ${appId}`)
   return proc.run()
 }

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { brokersFromEnv, ExperimentService } from './experiment-service.ts'
 import { ExperimentStore } from './experiment-store.ts'
 import { BackendUnavailableError, DEFAULT_KAFKA_SWEEP_SETTINGS, defaultSweepSettings, runSweep, sweepUnavailableReason } from './sweep-runner.ts'
@@ -17,6 +17,7 @@ const store = () => {
 }
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+  vi.unstubAllEnvs()
 })
 
 const request = (backend: 'embedded' | 'kafka', guarantees: ('at_least_once' | 'exactly_once' | 'exactly_once_v2')[] = ['exactly_once']) => ({ intervals: [10], guarantees, repeat: 1, backend })
@@ -41,6 +42,33 @@ describe('the experiment service', () => {
     expect(b).toMatchObject({ ok: false, status: 400 })
     expect(!b.ok && b.error).toContain('KIP-447')
     expect(withBrokers.isRunning()).toBe(false)
+  })
+
+  it('takes TLS and SASL for its kafka experiments from the environment', () => {
+    vi.stubEnv('KAFKA_BROKERS', 'kafka-1:9093')
+    vi.stubEnv('KAFKA_SSL', 'true')
+    vi.stubEnv('KAFKA_SASL_MECHANISM', 'scram-sha-512')
+    vi.stubEnv('KAFKA_SASL_USERNAME', 'alice')
+    vi.stubEnv('KAFKA_SASL_PASSWORD', 'hunter2-secret')
+    const service = new ExperimentService({ store: store() })
+    expect(service.kafka).toEqual({ brokers: ['kafka-1:9093'], security: { ssl: true, sasl: { mechanism: 'scram-sha-512', username: 'alice', password: 'hunter2-secret' } } })
+    expect(service.backends).toEqual(['embedded', 'kafka'])
+  })
+
+  it('offers no kafka when the security settings are half-configured, logs why and tells clients only that they are invalid', () => {
+    vi.stubEnv('KAFKA_BROKERS', 'kafka-1:9093')
+    vi.stubEnv('KAFKA_SASL_MECHANISM', 'plain')
+    vi.stubEnv('KAFKA_SASL_USERNAME', 'alice')
+    vi.stubEnv('KAFKA_SASL_PASSWORD', '')
+    const logged: string[] = []
+    const service = new ExperimentService({ store: store(), log: (m) => logged.push(m) })
+    expect(service.kafka).toBeNull()
+    expect(service.backends).toEqual(['embedded'])
+    expect(logged).toEqual(['kafka experiments unavailable: KAFKA_SASL_MECHANISM is plain but KAFKA_SASL_PASSWORD is not set'])
+    expect(service.unavailableBackends.kafka).toMatch(/Kafka settings .* are invalid; its log says why/)
+    const r = service.start(request('kafka'))
+    expect(r).toMatchObject({ ok: false, status: 501 })
+    expect(!r.ok && r.error).toMatch(/are invalid/)
   })
 
   it('reads KAFKA_BROKERS', () => {

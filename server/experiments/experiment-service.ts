@@ -1,9 +1,11 @@
 // One experiment at a time inside the server: start it, watch it, cancel it. The running record is
 // kept in memory for polling and written to the store whenever a repetition completes and at the end.
-// Experiments run on the embedded log, or on Kafka when the server knows brokers (KAFKA_BROKERS).
+// Experiments run on the embedded log, or on Kafka when the server knows brokers (KAFKA_BROKERS),
+// with TLS and SASL from KAFKA_SSL* and KAFKA_SASL_* (server/log/kafka/client-security.ts).
 
 import type { ExperimentRecord, SweepRequest, SweepSettings } from '../../lib/experiment-protocol.ts'
 import type { Time } from '../log/time.ts'
+import { kafkaSecurityFromEnv } from '../log/kafka/client-security.ts'
 import { ExperimentStore } from './experiment-store.ts'
 import { runSweep, sweepUnavailableReason, type SweepKafkaTarget } from './sweep-runner.ts'
 
@@ -22,7 +24,7 @@ export interface ExperimentServiceOptions {
   settings?: Partial<SweepSettings>
   time?: Time
   log?: (msg: string) => void
-  /** The cluster for kafka experiments; default: KAFKA_BROKERS from the environment; null: none. */
+  /** The cluster for kafka experiments; default: KAFKA_BROKERS, TLS and SASL from the environment; null: none. */
   kafka?: SweepKafkaTarget | null
 }
 
@@ -34,19 +36,27 @@ export class ExperimentService {
   private saving: Promise<void> = Promise.resolve()
 
   readonly kafka: SweepKafkaTarget | null
+  /** The environment names Kafka but its settings are malformed (the details are in the log only). */
+  private readonly kafkaMisconfigured: boolean = false
 
   constructor(private readonly options: ExperimentServiceOptions = {}) {
     this.store = options.store ?? new ExperimentStore()
     if (options.kafka !== undefined) this.kafka = options.kafka
     else {
-      let brokers: string[] | null = null
       try {
-        brokers = brokersFromEnv()
+        const brokers = brokersFromEnv()
+        this.kafka = brokers ? { brokers, security: kafkaSecurityFromEnv() } : null
       } catch (e) {
+        this.kafka = null
+        this.kafkaMisconfigured = true
         options.log?.(`kafka experiments unavailable: ${e instanceof Error ? e.message : String(e)}`)
       }
-      this.kafka = brokers ? { brokers } : null
     }
+  }
+
+  /** Why kafka is unavailable when the settings, not their absence, are at fault. */
+  private get misconfiguredReason(): string | null {
+    return this.kafkaMisconfigured ? "backend kafka is unavailable: the server's Kafka settings (KAFKA_BROKERS, KAFKA_SSL*, KAFKA_SASL_*) are invalid; its log says why" : null
   }
 
   /** The backends experiments can run on here: kafka only when brokers are known. */
@@ -56,7 +66,7 @@ export class ExperimentService {
 
   /** Why a backend cannot be chosen here (what the page shows beside it). */
   get unavailableBackends(): Record<string, string> {
-    const kafka = sweepUnavailableReason({ backend: 'kafka', guarantees: [] }, this.kafka)
+    const kafka = this.misconfiguredReason ?? sweepUnavailableReason({ backend: 'kafka', guarantees: [] }, this.kafka)
     return kafka === null ? {} : { kafka }
   }
 
@@ -71,7 +81,7 @@ export class ExperimentService {
 
   start(request: SweepRequest): StartResult {
     if (this.running) return { ok: false, status: 409, error: `experiment ${this.running.record.id} is running; cancel it first` }
-    const unavailable = sweepUnavailableReason(request, this.kafka)
+    const unavailable = (request.backend === 'kafka' ? this.misconfiguredReason : null) ?? sweepUnavailableReason(request, this.kafka)
     if (unavailable !== null) {
       // No brokers: this server cannot run it (501); exactly_once_v2 on Kafka: the request is at fault (400).
       return { ok: false, status: request.backend === 'kafka' && this.kafka ? 400 : 501, error: unavailable }

@@ -14,6 +14,7 @@
 import type { Admin } from 'kafkajs'
 import type { ProcessingGuarantee, StreamsConfig } from '../../lib/streams-config.ts'
 import type { KafkaClientConfig } from '../log/kafka/kafka-client.ts'
+import type { KafkaSecurity } from '../log/kafka/client-security.ts'
 import { SystemTime, type Time } from '../log/time.ts'
 import type { LogReader } from '../log/types.ts'
 import { LabRuntime } from '../lab/lab-runtime.ts'
@@ -58,6 +59,8 @@ export interface SweepLabSpec {
 /** Where a Kafka sweep runs: the cluster, and a prefix for every application.id it creates. */
 export interface SweepKafkaTarget {
   brokers: string[]
+  /** TLS and SASL for every client of the sweep (worker processes read the same environment). */
+  security?: KafkaSecurity
   /** Prefix of each lab's application.id (a fresh suffix per lab is added). */
   applicationIdPrefix?: string
   /** Worker processes' stderr to this process's stderr. */
@@ -251,7 +254,7 @@ export async function newKafkaSweepLab(spec: SweepLabSpec, target: SweepKafkaTar
   if (!(spec.time instanceof SystemTime)) throw new Error('the kafka backend runs on the system clock only')
   const { KafkaLabRuntime } = await import('../lab/kafka/kafka-lab-runtime.ts')
   const { createKafka } = await import('../log/kafka/kafka-client.ts')
-  const client: KafkaClientConfig = { brokers: target.brokers, clientId: 'eoscope-sweep' }
+  const client: KafkaClientConfig = { brokers: target.brokers, clientId: 'eoscope-sweep', ...target.security }
   const runtime = new KafkaLabRuntime(spec.time, {
     client,
     config: spec.config,
