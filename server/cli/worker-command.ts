@@ -4,12 +4,16 @@
 
 import { PROCESSING_GUARANTEES, type ProcessingGuarantee, streamsConfigFor, validateStreamsConfig } from '../../lib/streams-config.ts'
 import { DROP_ACKS_UNAVAILABLE, EXACTLY_ONCE_V2_UNAVAILABLE } from '../lab/kafka/kafka-app.ts'
+import { hostname } from 'node:os'
 import { parseFlags, UsageError } from './args.ts'
 import { describeKafkaSecurity, type Env, type KafkaSecurity, KafkaSecurityConfigException, kafkaSecurityFromEnv } from '../log/kafka/client-security.ts'
 
 export const WORKER_USAGE = `eoscope worker --brokers HOST:PORT[,HOST:PORT] --application-id ID [--slot-id SLOT] [--worker-id ID]
             [--guarantee at_least_once|exactly_once] [--commit-interval-ms N] [--session-timeout-ms N]
             [--transaction-timeout-ms N] [--idempotence on|off] [--partitions N] [--max-poll-records N]
+eoscope worker --brokers HOST:PORT[,HOST:PORT] --follow-lab [--slot-id SLOT] [--worker-id ID]
+  --follow-lab joins the application the dashboard's Kafka lab runs (read from the eoscope-labs topic), with its
+  settings, and starts again with the next one whenever the lab resets or changes a setting
   kafka TLS and SASL come from the environment: KAFKA_SSL, KAFKA_SSL_CA_FILE, KAFKA_SSL_CERT_FILE, KAFKA_SSL_KEY_FILE,
   KAFKA_SSL_REJECT_UNAUTHORIZED, KAFKA_SASL_MECHANISM (plain|scram-sha-256|scram-sha-512), KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD`
 
@@ -26,7 +30,14 @@ const SPEC = {
   partitions: { kind: 'int', min: 1, max: 256 },
   'max-poll-records': { kind: 'int', min: 1, max: 100_000 },
   'drop-acks': { kind: 'int', min: 0 },
+  'follow-lab': { kind: 'bool' },
 } as const
+
+/** How long a follower whose worker failed waits for the lab's next application before it gives up. */
+const FOLLOW_GRACE_MS = 15_000
+
+/** Flags a follower takes from the lab instead. */
+const LAB_SETTINGS = ['application-id', 'guarantee', 'commit-interval-ms', 'session-timeout-ms', 'transaction-timeout-ms', 'idempotence', 'partitions', 'max-poll-records'] as const
 
 export function parseBrokers(s: string | undefined): string[] {
   const brokers = (s ?? '').split(',').map((b) => b.trim()).filter((b) => b.length > 0)
@@ -52,9 +63,16 @@ export async function workerCommand(argv: string[], out: (s: string) => void): P
   const f = parseFlags(argv, SPEC)
   const brokers = parseBrokers(f.brokers as string | undefined)
   const security = kafkaSecurityForCommand()
-  const appId = f['application-id'] as string | undefined
-  if (!appId) throw new UsageError('--application-id is required')
   if (f['drop-acks'] !== undefined) throw new UsageError(DROP_ACKS_UNAVAILABLE)
+  if (f['follow-lab'] === true) {
+    const given = LAB_SETTINGS.filter((k) => f[k] !== undefined)
+    if (given.length > 0) throw new UsageError(`--follow-lab takes the application and its settings from the lab: drop ${given.map((k) => `--${k}`).join(', ')}`)
+    const slotId = (f['slot-id'] as string | undefined) ?? hostname()
+    const workerId = (f['worker-id'] as string | undefined) ?? `${slotId}-${process.pid}`
+    return followLab({ brokers, security, slotId, workerId }, out)
+  }
+  const appId = f['application-id'] as string | undefined
+  if (!appId) throw new UsageError('--application-id is required (or --follow-lab)')
   const guarantee = (f.guarantee as ProcessingGuarantee | undefined) ?? 'exactly_once'
   if (guarantee === 'exactly_once_v2') throw new UsageError(EXACTLY_ONCE_V2_UNAVAILABLE)
   if (f.idempotence === 'off' && guarantee !== 'at_least_once') throw new UsageError(`--idempotence off is only allowed with --guarantee at_least_once`)
@@ -83,4 +101,58 @@ export async function workerCommand(argv: string[], out: (s: string) => void): P
   })
   out(`eoscope worker ${workerId} (slot ${slotId}, pid ${process.pid}): ${guarantee} on ${brokers.join(',')} (${describeKafkaSecurity(security)}), application.id ${appId}`)
   return proc.run()
+}
+
+/**
+ * A worker that follows the dashboard's Kafka lab: it joins the application the lab published
+ * last, and when the lab publishes another (a reset, a new guarantee or commit.interval.ms) it
+ * stops cleanly and joins that one. SIGTERM or SIGINT ends it; a worker that fails ends it too
+ * (exit 1: a supervisor such as docker compose's restart policy starts it again).
+ */
+async function followLab(o: { brokers: string[]; security: KafkaSecurity; slotId: string; workerId: string }, out: (s: string) => void): Promise<number> {
+  const { KafkaConnection } = await import('../log/kafka/kafka-connection.ts')
+  const { KafkaWorkerProcess } = await import('../lab/kafka/kafka-worker.ts')
+  const { configOf, latestLab, nextLab } = await import('../lab/kafka/lab-directory.ts')
+  const directory = new KafkaConnection({ brokers: o.brokers, clientId: `eoscope-${o.workerId}-directory`, ...o.security })
+  let terminating = false
+  let current: { stop(): void } | null = null
+  const onTerm = () => {
+    terminating = true
+    current?.stop()
+  }
+  process.on('SIGTERM', onTerm)
+  process.on('SIGINT', onTerm)
+  try {
+    let lab = await latestLab(directory)
+    if (!lab) out(`eoscope worker ${o.workerId}: no lab has published an application on ${o.brokers.join(',')} yet; waiting`)
+    while (!lab && !terminating) {
+      await new Promise((r) => setTimeout(r, 1_000))
+      lab = await latestLab(directory).catch(() => null)
+    }
+    while (lab && !terminating) {
+      const d = lab.descriptor
+      const proc = new KafkaWorkerProcess({ client: { brokers: o.brokers, clientId: `eoscope-${o.workerId}`, ...o.security }, config: configOf(d), slotId: o.slotId, workerId: o.workerId, partitions: d.partitions })
+      current = proc
+      out(`eoscope worker ${o.workerId} (pid ${process.pid}) follows the lab: ${d['processing.guarantee']}, commit.interval.ms ${d['commit.interval.ms']}, application.id ${d.applicationId} on ${o.brokers.join(',')} (${describeKafkaSecurity(o.security)})`)
+      let next: Awaited<ReturnType<typeof nextLab>> = null
+      // After the worker ends, the directory is still watched for a while: a lab that resets deletes
+      // its old topics, which may fail this worker just before the next application is published.
+      let watchUntil = Number.POSITIVE_INFINITY
+      const watching = nextLab(directory, d, lab.nextOffset, () => terminating || Date.now() > watchUntil).then((n) => {
+        next = n
+        if (n) proc.stop()
+      })
+      const code = await proc.run()
+      watchUntil = Date.now() + (code === 0 ? 0 : FOLLOW_GRACE_MS)
+      await watching
+      if (next === null) return code
+      if (code !== 0) out(`eoscope worker ${o.workerId}: the worker on ${d.applicationId} ended with status ${code} as the lab moved on; following the next application`)
+      lab = next
+    }
+    return 0
+  } finally {
+    process.off('SIGTERM', onTerm)
+    process.off('SIGINT', onTerm)
+    await directory.close()
+  }
 }

@@ -25,6 +25,7 @@ import {
 import { decodeOutputValue } from '../../../lib/records.ts'
 import { ConfigException, defaultStreamsConfig, KAFKA_STREAMS_DEFAULTS, type ProcessingGuarantee, type StreamsConfig, streamsConfigFor, withConfigChange } from '../../../lib/streams-config.ts'
 import type { KafkaClientConfig } from '../../log/kafka/kafka-client.ts'
+import { KafkaConnection } from '../../log/kafka/kafka-connection.ts'
 import { SystemTime } from '../../log/time.ts'
 import type { StoredRecordView } from '../../log/types.ts'
 import { IncrementalValidator } from '../../validator/incremental-validator.ts'
@@ -68,6 +69,8 @@ const REMOTE_SILENT_MS = 5_000
 /** How far back the partition log view looks for the latest ABORT marker. */
 const ABORT_SEARCH_RECORDS = 20_000
 const LOG_WINDOW = 120
+/** After a reset, how long workers following the lab get to move to the new application before the old topics go. */
+const FOLLOWERS_LEAVE_MS = 5_000
 /** How long the load generator retries one send through an outage before it gives up (and says so). */
 const LOAD_SEND_DEADLINE_MS = 15 * 60_000
 
@@ -560,9 +563,14 @@ export class KafkaLab implements LabController {
     }
   }
 
-  /** Ends this application (SIGKILL to its workers, its topics deleted) and starts a fresh one. */
+  /**
+   * Ends this application (SIGKILL to its own workers) and starts a fresh one; the old topics are
+   * deleted only once the new application is published, so workers following the lab move over first.
+   */
   private async reset(): Promise<void> {
-    await this.stopRuntime()
+    const old = this.runtime
+    this.timers.stop = true
+    await old.close()
     this.series = []
     this.markers = []
     this.traces.clear()
@@ -570,24 +578,30 @@ export class KafkaLab implements LabController {
     this.board = this.newBoard()
     await this.start()
     this.mark('reset', `lab reset: application.id ${this.runtime.groupId}`)
+    void this.deleteTopicsOf(old).catch(() => {})
   }
 
-  private async stopRuntime(): Promise<void> {
-    this.timers.stop = true
-    const rt = this.runtime
-    await rt.close()
-    if (this.options.deleteTopics !== false) {
-      // A fresh connection: close() ended the runtime's own.
-      const { KafkaConnection } = await import('../../log/kafka/kafka-connection.ts')
-      const conn = new KafkaConnection({ ...this.options.client, clientId: `${this.options.client.clientId}-cleanup` })
-      const t = rt.topics
-      await conn.admin().deleteTopics([t.input, t.output, t.changelog, t.deadLetter, t.telemetry, t.commands]).catch(() => {})
+  private async deleteTopicsOf(rt: KafkaLabRuntime): Promise<void> {
+    if (this.options.deleteTopics === false) return
+    // A fresh connection: close() ended the runtime's own. Followers get a few seconds to leave.
+    await new Promise((r) => setTimeout(r, FOLLOWERS_LEAVE_MS))
+    const conn = new KafkaConnection({ ...this.options.client, clientId: `${this.options.client.clientId}-cleanup` })
+    const t = rt.topics
+    try {
+      await conn.admin().deleteTopics([t.input, t.output, t.changelog, t.deadLetter, t.telemetry, t.commands])
+    } finally {
       await conn.close()
     }
   }
 
   async close(): Promise<void> {
-    await this.stopRuntime()
+    this.timers.stop = true
+    await this.runtime.close()
+    if (this.options.deleteTopics === false) return
+    const conn = new KafkaConnection({ ...this.options.client, clientId: `${this.options.client.clientId}-cleanup` })
+    const t = this.runtime.topics
+    await conn.admin().deleteTopics([t.input, t.output, t.changelog, t.deadLetter, t.telemetry, t.commands]).catch(() => {})
+    await conn.close()
   }
 }
 

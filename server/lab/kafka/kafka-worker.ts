@@ -54,6 +54,7 @@ export class KafkaWorkerProcess {
   private stopped = false
   private armedKill: Step | null = null
   private readonly time = new SystemTime()
+  private stopRequested = false
 
   constructor(private readonly o: KafkaWorkerOptions) {
     if (o.config['processing.guarantee'] === 'exactly_once_v2') throw new Error(EXACTLY_ONCE_V2_UNAVAILABLE)
@@ -90,15 +91,24 @@ export class KafkaWorkerProcess {
     const onTerm = () => worker.requestStop()
     process.on('SIGTERM', onTerm)
     process.on('SIGINT', onTerm)
+    if (this.stopRequested) worker.requestStop()
     const flusher = this.flushLoop()
     const commands = this.commandLoop(commandsFrom)
     await worker.start()
+    process.off('SIGTERM', onTerm)
+    process.off('SIGINT', onTerm)
     this.stopped = true
     await Promise.allSettled([flusher, commands])
     await this.flush({ stopped: true }).catch(() => {})
     await this.conn.close()
     if (worker.state === 'failed') console.error(`eoscope worker ${this.o.workerId} failed: ${worker.error}`)
     return worker.state === 'failed' ? 1 : 0
+  }
+
+  /** A clean stop, as on SIGTERM: commit what is processed, close the tasks, leave the group. */
+  stop(): void {
+    this.stopRequested = true
+    this.worker?.requestStop()
   }
 
   private status(): WorkerStatus {
