@@ -6,6 +6,7 @@ import type { Step } from '../../lib/lab-protocol.ts'
 import { streamsConfigFor, type ProcessingGuarantee, type StreamsConfig } from '../../lib/streams-config.ts'
 import { SystemTime, type Time } from '../log/time.ts'
 import { validateRun } from '../validator/validator.ts'
+import type { LogInspector } from '../log/types.ts'
 import type { ValidationReport } from '../validator/report.ts'
 import { LabRuntime } from './lab-runtime.ts'
 import { phaseDurations, redone } from './recovery-tracker.ts'
@@ -144,6 +145,9 @@ async function runOn(lab: RunRuntime, o: RunOptions, config: StreamsConfig, time
   faults.stop()
   await faults.done
   await lab.stop()
+  // On Kafka the coordinator writes a transaction's COMMIT markers after EndTxn has answered:
+  // the run has finished once they are in (bounded, so a transaction left open is still reported).
+  if (lab.backend === 'kafka') await untilStable(lab.connection.inspector(), [lab.topics.output, lab.topics.changelog, lab.topics.deadLetter], MARKERS_GRACE_MS)
 
   const report = await validateRun(lab.connection.inspector(), {
     groupId: lab.groupId,
@@ -230,5 +234,25 @@ function scheduleFaults(lab: RunRuntime, o: RunOptions, feedMs: number): { stop:
       stopped = true
     },
     done: Promise.all(loops).then(() => undefined),
+  }
+}
+
+/** How long a finished Kafka run waits for the last transactions' markers before it is validated. */
+const MARKERS_GRACE_MS = 5_000
+
+/** Waits until every partition of these topics has its last stable offset at its high watermark, or the time is up. */
+async function untilStable(inspector: LogInspector, topics: string[], withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs
+  const existing = new Map((await inspector.topics()).map((t) => [t.topic, t.partitions]))
+  for (;;) {
+    let open = false
+    for (const topic of topics) {
+      for (let partition = 0; partition < (existing.get(topic) ?? 0); partition++) {
+        const o = await inspector.offsets({ topic, partition })
+        if (o.lastStableOffset < o.highWatermark) open = true
+      }
+    }
+    if (!open || Date.now() > deadline) return
+    await new Promise((r) => setTimeout(r, 50))
   }
 }
