@@ -66,7 +66,7 @@ export function attachEoscopeHttp(httpServer: HttpServer, options: EoscopeHttpOp
   let live: LiveSocket | null = null
   const metrics = createLabMetrics({ lab, socketClients: () => live?.io.of('/').sockets.size ?? 0, defaultMetrics: options.defaultMetrics })
 
-  const refuse = (req: IncomingMessage, res: ServerResponse, r: Rejection) => {
+  const refuse = (res: ServerResponse, r: Rejection) => {
     sendError(res, r.status, r.error, r.status === 401 ? { 'www-authenticate': 'Bearer realm="eoscope"' } : r.retryAfterSec ? { 'retry-after': String(r.retryAfterSec) } : {})
   }
 
@@ -86,12 +86,12 @@ export function attachEoscopeHttp(httpServer: HttpServer, options: EoscopeHttpOp
     const read = req.method === 'GET' || req.method === 'HEAD'
     if (!read) {
       // A control action: another origin's page is refused first, then the rate, then the token.
-      if (!isSameOrigin(req)) return refuse(req, res, { status: 403, error: 'cross-origin requests are refused', reason: 'cross_origin' })
+      if (!isSameOrigin(req)) return refuse(res, { status: 403, error: 'cross-origin requests are refused', reason: 'cross_origin' })
       const r = gate.checkControl(req)
-      if (r) return refuse(req, res, r)
+      if (r) return refuse(res, r)
     } else {
       const r = gate.checkRead(req)
-      if (r) return refuse(req, res, r)
+      if (r) return refuse(res, r)
     }
     if (pathname === '/metrics') return serveMetrics(req, res)
     if (await handleExperiments(req, res)) return
