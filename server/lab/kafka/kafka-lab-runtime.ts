@@ -541,6 +541,11 @@ export class KafkaLabRuntime implements RunRuntime {
 
   // ---- queries ------------------------------------------------------------------------------
 
+  /** The member the group last assigned this partition to (describeGroups, or the new owner's task-created telemetry). */
+  ownerOf(partition: number): string | undefined {
+    return this.owner.get(partition)
+  }
+
   committedOffsets(): (number | null)[] {
     return [...this.committed]
   }

@@ -36,7 +36,7 @@ import { correctnessView, ledgerWindows, recoveryViews, TraceBook } from '../sna
 import { TransactionBoard } from '../transaction-board.ts'
 import { VisibilityTracker } from '../visibility-tracker.ts'
 import { DROP_ACKS_UNAVAILABLE, EXACTLY_ONCE_V2_UNAVAILABLE } from './kafka-app.ts'
-import { KafkaLabRuntime } from './kafka-lab-runtime.ts'
+import { KafkaLabRuntime, type KafkaWorkerView } from './kafka-lab-runtime.ts'
 import { RetryingLoadProducer } from './retrying-load-producer.ts'
 import { descriptorOf, publishLab } from './lab-directory.ts'
 
@@ -379,10 +379,22 @@ export class KafkaLab implements LabController {
     const rt = this.runtime
     const now = this.time.now()
     const views = [...rt.slots.filter((s) => s.process.state === 'running' || s.process.state === 'paused').map((s) => s.worker), ...[...rt.remoteWorkers.values()].filter((w) => w.state !== 'dead' && now - w.lastSeenMs <= REMOTE_SILENT_MS)]
+    // During a rebalance the old owner's last status and the new owner's first one can both claim a
+    // partition: the group's assignment decides, then the freshest status.
+    const claims = new Map<number, KafkaWorkerView>()
+    for (const w of views) {
+      if (!w) continue
+      for (const t of w.tasks.values()) {
+        const other = claims.get(t.partition)
+        const owner = rt.ownerOf(t.partition)
+        if (!other || (other.memberId !== owner && (w.memberId === owner || w.lastSeenMs > other.lastSeenMs))) claims.set(t.partition, w)
+      }
+    }
     const tasks: TaskView[] = []
     for (const w of views) {
       if (!w) continue
       for (const t of w.tasks.values()) {
+        if (claims.get(t.partition) !== w) continue
         const c = committed[t.partition] ?? t.committedOffset
         tasks.push({
           taskId: `0_${t.partition}`,
