@@ -13,7 +13,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import next from 'next'
-import { labChoiceFromEnv, startLab } from './lab/lab-from-env.ts'
+import { firstReachableBroker, labChoiceFromEnv, startLab } from './lab/lab-from-env.ts'
 import { ExperimentService } from './experiments/experiment-service.ts'
 import { resolveAccessPolicy } from './http/access.ts'
 import { attachEoscopeHttp } from './http/app.ts'
@@ -44,6 +44,11 @@ process.on('uncaughtExceptionMonitor', (err, origin) => logger.fatal({ event: 'c
 async function main(): Promise<void> {
   const choice = await labChoiceFromEnv(process.env)
   if (!choice.ok) refuse(choice.error)
+  if (choice.backend === 'kafka' && (await firstReachableBroker(choice.brokers)) === null) {
+    logger.fatal({ event: 'start-failed', brokers: choice.brokers }, 'no Kafka broker reachable')
+    process.stderr.write(`eoscope: no broker of KAFKA_BROKERS=${choice.brokers.join(',')} accepts connections: start one (scripts/kafka-broker.sh start runs one on 127.0.0.1:19092) or fix KAFKA_BROKERS\n`)
+    process.exit(1)
+  }
   if (choice.backend === 'kafka') logger.info({ event: 'backend', backend: 'kafka', brokers: choice.brokers, security: choice.describe }, `lab on Kafka at ${choice.brokers.join(',')} (${choice.describe})`)
   const httpServer = createServer()
   const app = next({ dev, dir: process.cwd(), hostname: host, port, httpServer })

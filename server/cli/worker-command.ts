@@ -11,7 +11,7 @@ import { describeKafkaSecurity, type Env, type KafkaSecurity, KafkaSecurityConfi
 export const WORKER_USAGE = `eoscope worker --brokers HOST:PORT[,HOST:PORT] --application-id ID [--slot-id SLOT] [--worker-id ID]
             [--guarantee at_least_once|exactly_once] [--commit-interval-ms N] [--session-timeout-ms N]
             [--transaction-timeout-ms N] [--idempotence on|off] [--partitions N] [--max-poll-records N]
-eoscope worker --brokers HOST:PORT[,HOST:PORT] --follow-lab [--slot-id SLOT] [--worker-id ID]
+  eoscope worker --brokers HOST:PORT[,HOST:PORT] --follow-lab [--slot-id SLOT] [--worker-id ID]
   --follow-lab joins the application the dashboard's Kafka lab runs (read from the eoscope-labs topic), with its
   settings, and starts again with the next one whenever the lab resets or changes a setting
   kafka TLS and SASL come from the environment: KAFKA_SSL, KAFKA_SSL_CA_FILE, KAFKA_SSL_CERT_FILE, KAFKA_SSL_KEY_FILE,

@@ -29,6 +29,23 @@ export async function labChoiceFromEnv(env: Env): Promise<LabChoice> {
   }
 }
 
+/** The first broker that accepts a TCP connection within timeoutMs, or null: a quick check before a lab is built on the cluster. */
+export async function firstReachableBroker(brokers: readonly string[], timeoutMs = 3_000): Promise<string | null> {
+  const { connect } = await import('node:net')
+  for (const b of brokers) {
+    const i = b.lastIndexOf(':')
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = connect({ host: b.slice(0, i), port: Number(b.slice(i + 1)) })
+      s.setTimeout(timeoutMs)
+      s.once('connect', () => (s.destroy(), resolve(true)))
+      s.once('error', () => resolve(false))
+      s.once('timeout', () => (s.destroy(), resolve(false)))
+    })
+    if (ok) return b
+  }
+  return null
+}
+
 export async function startLab(choice: LabChoice & { ok: true }): Promise<LabController> {
   if (choice.backend === 'embedded') {
     const { createLab } = await import('./lab.ts')
