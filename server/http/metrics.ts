@@ -106,6 +106,20 @@ export function createLabMetrics({ lab, socketClients, defaultMetrics = true }: 
     },
   })
 
+  // Kafka backend: whether the lab reaches its cluster, and the outages so far (absent on the embedded log).
+  new Gauge({
+    name: 'eoscope_cluster_reachable',
+    help: 'Kafka backend: 1 while the lab reaches its cluster, 0 during an outage (by application.id; absent on the embedded log)',
+    labelNames: ['application_id'],
+    registers: [registry],
+    collect() {
+      this.reset()
+      const s = snap()
+      if (s.health) this.set({ application_id: s.applicationId ?? '' }, s.health.reachable ? 1 : 0)
+    },
+  })
+  mirroredCounter(registry, 'eoscope_cluster_outages_total', 'Kafka backend: times the lab lost its cluster', (s) => s.health?.outages ?? 0, lab)
+
   // The validator's latest figures (absent until it has run once).
   const validator: [string, string, (c: NonNullable<LabSnapshot['correctness']>) => number | null][] = [
     ['eoscope_validator_duplicates', 'Duplicate output records found by the validator', (c) => c.duplicates],
