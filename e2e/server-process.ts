@@ -82,7 +82,7 @@ export async function startServer({ env = {}, timeoutMs = 30_000 }: { env?: Reco
       if (child.exitCode !== null) return
       const exited = new Promise((r) => child.once('exit', r))
       child.kill('SIGTERM')
-      const t = setTimeout(() => child.kill('SIGKILL'), 5000)
+      const t = setTimeout(() => child.kill('SIGKILL'), 15_000)
       await exited
       clearTimeout(t)
     },

@@ -53,20 +53,26 @@ async function main(): Promise<void> {
   const httpServer = createServer()
   const app = next({ dev, dir: process.cwd(), hostname: host, port, httpServer })
   const lab = await startLab(choice)
-  await app.prepare()
-  const handleNext = app.getRequestHandler()
-  const http = attachEoscopeHttp(httpServer, {
-    lab,
-    policy,
-    experiments: new ExperimentService({ log: messageLog(logger, { event: 'experiment' }) }),
-    logger,
-    fallback: (req, res) => handleNext(req, res),
-  })
-
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject)
-    httpServer.listen(port, host, () => resolve())
-  })
+  let http: ReturnType<typeof attachEoscopeHttp>
+  try {
+    await app.prepare()
+    const handleNext = app.getRequestHandler()
+    http = attachEoscopeHttp(httpServer, {
+      lab,
+      policy,
+      experiments: new ExperimentService({ log: messageLog(logger, { event: 'experiment' }) }),
+      logger,
+      fallback: (req, res) => handleNext(req, res),
+    })
+    await new Promise<void>((resolve, reject) => {
+      httpServer.once('error', reject)
+      httpServer.listen(port, host, () => resolve())
+    })
+  } catch (e) {
+    // No build, a port in use: the lab's worker processes (Kafka backend) must not outlive the server.
+    await lab.close().catch(() => {})
+    throw e
+  }
   const addr = httpServer.address() as AddressInfo
   const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
   const backend = lab.snapshot().backend
@@ -80,7 +86,8 @@ async function main(): Promise<void> {
     if (closing) return
     closing = true
     logger.info({ event: 'stop', signal }, `${signal}: shutting down`)
-    const force = setTimeout(() => process.exit(1), 5000)
+    // The Kafka lab kills its workers first, then tells followers and deletes its topics: give it time.
+    const force = setTimeout(() => process.exit(1), 12_000)
     force.unref()
     // Closing socket.io closes the http server too.
     Promise.allSettled([http.close(), app.close(), lab.close()]).then(() => process.exit(0))

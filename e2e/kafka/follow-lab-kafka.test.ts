@@ -1,7 +1,7 @@
 // A worker started on its own (as on another machine) with `eoscope worker --follow-lab` joins the
 // dashboard's Kafka lab: it shows up as a remote worker, the lab can kill it (a command on the
-// commands topic; the worker SIGKILLs itself), and it follows the lab to new settings and to a
-// fresh application after a reset.
+// commands topic; the worker SIGKILLs itself), and it follows the lab to new settings, to a fresh
+// application after a reset, and waits when the lab shuts down.
 
 import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -92,7 +92,12 @@ describe('eoscope worker --follow-lab', () => {
     await untilOutput(second, new RegExp(`application\\.id ${fresh}`), 60_000)
     await until(lab, remoteRunning('remote-2'), 'remote-2 in the fresh application', 60_000)
 
-    // SIGTERM ends a follower cleanly.
+    // The lab shuts down: the follower stops its worker and waits for the next lab instead of
+    // recreating the deleted application; SIGTERM then ends it cleanly.
+    await lab.close()
+    lab = null
+    await untilOutput(second, /no lab runs on .* now; waiting for one/, 60_000)
+    expect(second.child.exitCode).toBeNull()
     second.child.kill('SIGTERM')
     expect(await second.exited).toEqual({ code: 0, signal: null })
   })

@@ -106,8 +106,9 @@ export async function workerCommand(argv: string[], out: (s: string) => void): P
 /**
  * A worker that follows the dashboard's Kafka lab: it joins the application the lab published
  * last, and when the lab publishes another (a reset, a new guarantee or commit.interval.ms) it
- * stops cleanly and joins that one. SIGTERM or SIGINT ends it; a worker that fails ends it too
- * (exit 1: a supervisor such as docker compose's restart policy starts it again).
+ * stops cleanly and joins that one; when the lab shuts down it stops and waits for the next.
+ * SIGTERM or SIGINT ends it; a worker that fails while the lab stays the same ends it too (its
+ * exit status: a supervisor such as docker compose's restart policy starts it again).
  */
 async function followLab(o: { brokers: string[]; security: KafkaSecurity; slotId: string; workerId: string }, out: (s: string) => void): Promise<number> {
   const { KafkaConnection } = await import('../log/kafka/kafka-connection.ts')
@@ -123,31 +124,39 @@ async function followLab(o: { brokers: string[]; security: KafkaSecurity; slotId
   process.on('SIGTERM', onTerm)
   process.on('SIGINT', onTerm)
   try {
-    let lab = await latestLab(directory)
-    if (!lab) out(`eoscope worker ${o.workerId}: no lab has published an application on ${o.brokers.join(',')} yet; waiting`)
-    while (!lab && !terminating) {
-      await new Promise((r) => setTimeout(r, 1_000))
-      lab = await latestLab(directory).catch(() => null)
-    }
-    while (lab && !terminating) {
-      const d = lab.descriptor
-      const proc = new KafkaWorkerProcess({ client: { brokers: o.brokers, clientId: `eoscope-${o.workerId}`, ...o.security }, config: configOf(d), slotId: o.slotId, workerId: o.workerId, partitions: d.partitions })
+    let { descriptor: d, nextOffset } = await latestLab(directory)
+    while (!terminating) {
+      if (d === null) {
+        out(`eoscope worker ${o.workerId}: no lab runs on ${o.brokers.join(',')} now; waiting for one`)
+        const n = await nextLab(directory, null, nextOffset, () => terminating)
+        if (!n) break
+        ;({ descriptor: d, nextOffset } = n)
+        continue
+      }
+      const lab = d
+      // The lab creates its topics before it publishes them: a follower never creates them (a lab that is gone stays gone).
+      const proc = new KafkaWorkerProcess({ client: { brokers: o.brokers, clientId: `eoscope-${o.workerId}`, ...o.security }, config: configOf(lab), slotId: o.slotId, workerId: o.workerId, partitions: lab.partitions, createTopics: false })
       current = proc
-      out(`eoscope worker ${o.workerId} (pid ${process.pid}) follows the lab: ${d['processing.guarantee']}, commit.interval.ms ${d['commit.interval.ms']}, application.id ${d.applicationId} on ${o.brokers.join(',')} (${describeKafkaSecurity(o.security)})`)
+      out(`eoscope worker ${o.workerId} (pid ${process.pid}) follows the lab: ${lab['processing.guarantee']}, commit.interval.ms ${lab['commit.interval.ms']}, application.id ${lab.applicationId} on ${o.brokers.join(',')} (${describeKafkaSecurity(o.security)})`)
       let next: Awaited<ReturnType<typeof nextLab>> = null
-      // After the worker ends, the directory is still watched for a while: a lab that resets deletes
-      // its old topics, which may fail this worker just before the next application is published.
+      // After the worker ends, the directory is still watched for a while: a lab that resets or
+      // shuts down deletes its topics, which may fail this worker just before the news arrives.
       let watchUntil = Number.POSITIVE_INFINITY
-      const watching = nextLab(directory, d, lab.nextOffset, () => terminating || Date.now() > watchUntil).then((n) => {
+      const watching = nextLab(directory, lab, nextOffset, () => terminating || Date.now() > watchUntil).then((n) => {
         next = n
         if (n) proc.stop()
       })
-      const code = await proc.run()
+      const code = await proc.run().catch((e: unknown) => {
+        out(`eoscope worker ${o.workerId}: ${e instanceof Error ? e.message : String(e)}`)
+        return 1
+      })
+      current = null
       watchUntil = Date.now() + (code === 0 ? 0 : FOLLOW_GRACE_MS)
       await watching
-      if (next === null) return code
-      if (code !== 0) out(`eoscope worker ${o.workerId}: the worker on ${d.applicationId} ended with status ${code} as the lab moved on; following the next application`)
-      lab = next
+      const moved = next as Awaited<ReturnType<typeof nextLab>>
+      if (moved === null) return terminating ? 0 : code
+      if (code !== 0) out(`eoscope worker ${o.workerId}: the worker on ${lab.applicationId} ended with status ${code} as the lab moved on`)
+      ;({ descriptor: d, nextOffset } = moved)
     }
     return 0
   } finally {

@@ -75,6 +75,8 @@ export interface KafkaWorkerView {
   pid: number | null
   host: string | null
   lastSeenMs: number
+  /** When its first telemetry arrived (remote workers) or its process started (local ones). */
+  firstSeenMs: number
 }
 
 export interface KafkaSlot {
@@ -116,10 +118,14 @@ export class KafkaLabRuntime implements RunRuntime {
   private adminConnected = false
   private commandsProducer: LogProducer | null = null
   private poisonProducer: LogProducer | null = null
+  private readonly loadProducer: LogProducer
   private readonly listeners: ((e: LabEvent) => void)[] = []
   private stopped = false
   private loops: Promise<void>[] = []
   private workerSeq = 0
+  /** Slot numbers are never reused: a re-added slot is a new worker, not a killed one come back. */
+  private slotSeq = 0
+  private reconfiguring = false
   private committed: (number | null)[]
   private endOffsets: number[] | null = null
   private readonly owner = new Map<number, string>()
@@ -143,8 +149,9 @@ export class KafkaLabRuntime implements RunRuntime {
     this.admin = createKafka(options.client, `${options.client.clientId}-lab-groups`).admin()
     this.committed = Array.from({ length: options.partitions }, () => null)
     const makeLoadProducer = () => this.connection.producer({ clientId: `${this.config['application.id']}-load-generator`, idempotent: true })
+    this.loadProducer = options.wrapLoadProducer ? options.wrapLoadProducer(makeLoadProducer) : makeLoadProducer()
     this.generator = new LoadGenerator(
-      options.wrapLoadProducer ? options.wrapLoadProducer(makeLoadProducer) : makeLoadProducer(),
+      this.loadProducer,
       { topic: this.topics.input, partitions: options.partitions, ratePerSec: options.ratePerSec, maxRecords: options.maxRecords, keys: options.keys, seed: options.seed ^ 0x5eed },
       time,
     )
@@ -191,7 +198,7 @@ export class KafkaLabRuntime implements RunRuntime {
   }
 
   addWorker(): KafkaSlot {
-    const slot: KafkaSlot = { slotId: `worker-${this.slots.length + 1}`, incarnation: 0, process: { state: 'starting' }, worker: null, child: null, startedAtMs: this.time.now(), exited: Promise.resolve(), stderr: [] }
+    const slot: KafkaSlot = { slotId: `worker-${++this.slotSeq}`, incarnation: 0, process: { state: 'starting' }, worker: null, child: null, startedAtMs: this.time.now(), exited: Promise.resolve(), stderr: [] }
     this.slots.push(slot)
     this.startInSlot(slot)
     return slot
@@ -216,6 +223,7 @@ export class KafkaLabRuntime implements RunRuntime {
   }
 
   private startInSlot(slot: KafkaSlot): void {
+    if (this.stopped) return
     slot.incarnation++
     this.workerSeq++
     const id = slot.incarnation === 1 ? slot.slotId : `${slot.slotId}.${slot.incarnation}`
@@ -224,7 +232,7 @@ export class KafkaLabRuntime implements RunRuntime {
     slot.stderr = []
     slot.process = { state: 'running' }
     slot.startedAtMs = this.time.now()
-    slot.worker = { id, slotId: slot.slotId, tasks: new Map(), memberId: null, state: 'starting', producers: [], pid: child.pid ?? null, host: null, lastSeenMs: this.time.now() }
+    slot.worker = { id, slotId: slot.slotId, tasks: new Map(), memberId: null, state: 'starting', producers: [], pid: child.pid ?? null, host: null, lastSeenMs: this.time.now(), firstSeenMs: this.time.now() }
     this.ownWorkers.set(id, slot.worker)
     child.stderr!.setEncoding('utf8')
     child.stderr!.on('data', (chunk: string) => {
@@ -249,7 +257,8 @@ export class KafkaLabRuntime implements RunRuntime {
         if (failed) this.failedExits++
         if ((process$.state === 'killed' || (failed && this.options.restartFailed)) && this.options.restartAfterMs !== null && !this.stopped) {
           setTimeout(() => {
-            if (!this.stopped && slot.child === child) this.startInSlot(slot)
+            // Not while the workers restart with new settings, nor for a slot removed meanwhile.
+            if (!this.stopped && !this.reconfiguring && slot.child === child && this.slots.includes(slot)) this.startInSlot(slot)
           }, this.options.restartAfterMs)
         }
         resolve()
@@ -324,8 +333,13 @@ export class KafkaLabRuntime implements RunRuntime {
   async restartWorkers(changes: Partial<StreamsConfig> = {}): Promise<void> {
     const next = validateStreamsConfig({ ...this.config, ...changes })
     if (next['processing.guarantee'] === 'exactly_once_v2') throw new Error(EXACTLY_ONCE_V2_UNAVAILABLE)
-    await this.stopWorkers()
-    Object.assign(this.config, next)
+    this.reconfiguring = true
+    try {
+      await this.stopWorkers()
+      Object.assign(this.config, next)
+    } finally {
+      this.reconfiguring = false
+    }
     if (!this.stopped) for (const s of this.slots) this.startInSlot(s)
   }
 
@@ -396,7 +410,13 @@ export class KafkaLabRuntime implements RunRuntime {
         for (;;) {
           const r = await reader.read(tp, offset, 1_000, 'read_uncommitted')
           offset = r.nextOffset
-          for (const rec of r.records) this.onEnvelope(JSON.parse(rec.value ?? 'null') as TelemetryEnvelope)
+          for (const rec of r.records) {
+            try {
+              this.onEnvelope(JSON.parse(rec.value ?? 'null') as TelemetryEnvelope)
+            } catch {
+              // one malformed envelope (another version's worker, say) is skipped, not the rest of the batch
+            }
+          }
           if (r.records.length === 0) break
         }
       } catch (e) {
@@ -411,12 +431,12 @@ export class KafkaLabRuntime implements RunRuntime {
     const own = this.ownWorkers.get(env.workerId)
     if (own) return own
     let v = this.remoteWorkers.get(env.workerId)
-    if (!v) this.remoteWorkers.set(env.workerId, (v = { id: env.workerId, slotId: env.slotId, tasks: new Map(), memberId: null, state: 'running', producers: [], pid: env.pid, host: env.host, lastSeenMs: env.atMs }))
+    if (!v) this.remoteWorkers.set(env.workerId, (v = { id: env.workerId, slotId: env.slotId, tasks: new Map(), memberId: null, state: 'running', producers: [], pid: env.pid, host: env.host, lastSeenMs: env.atMs, firstSeenMs: env.atMs }))
     return v
   }
 
   private onEnvelope(env: TelemetryEnvelope | null): void {
-    if (!env || typeof env.workerId !== 'string') return
+    if (!env || typeof env.workerId !== 'string' || !Array.isArray(env.events) || !Array.isArray(env.status?.tasks)) return
     const view = this.viewOf(env)
     const slot = this.slotOf(env.workerId)
     // A killed process's last words must not bring its view back to life.
@@ -599,6 +619,8 @@ export class KafkaLabRuntime implements RunRuntime {
     for (const s of this.slots) if (s.child && s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL')
     await Promise.allSettled(this.slots.map((s) => s.exited))
     await Promise.allSettled(this.loops)
+    // A send still retrying through an outage gives up now (a retrying wrapper makes no fresh producer once closed).
+    await this.loadProducer.close().catch(() => {})
     if (this.adminConnected) await this.admin.disconnect().catch(() => {})
     this.adminConnected = false
     await this.connection.close()

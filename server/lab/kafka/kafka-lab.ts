@@ -38,7 +38,7 @@ import { VisibilityTracker } from '../visibility-tracker.ts'
 import { DROP_ACKS_UNAVAILABLE, EXACTLY_ONCE_V2_UNAVAILABLE } from './kafka-app.ts'
 import { KafkaLabRuntime, type KafkaWorkerView } from './kafka-lab-runtime.ts'
 import { RetryingLoadProducer } from './retrying-load-producer.ts'
-import { descriptorOf, publishLab } from './lab-directory.ts'
+import { descriptorOf, LAB_DIRECTORY_TOPIC, publishClosed, publishLab } from './lab-directory.ts'
 
 export interface KafkaLabOptions {
   client: KafkaClientConfig
@@ -66,11 +66,14 @@ const MAX_SERIES = 240
 const MAX_MARKERS = 60
 /** A worker started elsewhere that has not published for this long is shown as stopped. */
 const REMOTE_SILENT_MS = 5_000
+const REMOTE_FORGOTTEN_MS = 60_000
 /** How far back the partition log view looks for the latest ABORT marker. */
 const ABORT_SEARCH_RECORDS = 20_000
 const LOG_WINDOW = 120
 /** After a reset, how long workers following the lab get to move to the new application before the old topics go. */
 const FOLLOWERS_LEAVE_MS = 5_000
+const DELETE_ATTEMPTS = 3
+const ANNOUNCE_WITHIN_MS = 5_000
 /** How long the load generator retries one send through an outage before it gives up (and says so). */
 const LOAD_SEND_DEADLINE_MS = 15 * 60_000
 
@@ -115,6 +118,7 @@ export class KafkaLab implements LabController {
   private readonly killedWorkers = new Set<string>()
   private loadProducer: RetryingLoadProducer | null = null
   private loadError: string | null = null
+  private closed = false
 
   constructor(private readonly options: KafkaLabOptions) {
     this.rate = options.ratePerSec ?? 500
@@ -146,21 +150,18 @@ export class KafkaLab implements LabController {
     })
     this.loadError = null
     this.runtime = rt
-    this.ledger = new DuplicateLedger()
+    const ledger = (this.ledger = new DuplicateLedger())
     this.killedWorkers.clear()
     this.validator = new IncrementalValidator(rt.connection.inspector(), { groupId: rt.groupId, inputTopic: rt.topics.input, outputTopic: rt.topics.output, changelogTopic: rt.topics.changelog, dlqTopic: rt.topics.deadLetter })
-    this.visibility = new VisibilityTracker(rt.connection.reader(), rt.topics.output, rt.options.partitions, (r) => this.ledger.observe(r), false)
+    this.visibility = new VisibilityTracker(rt.connection.reader(), rt.topics.output, rt.options.partitions, (r) => ledger.observe(r), false)
     this.inputEnds = Array.from({ length: rt.options.partitions }, () => 0)
     this.deadLetters = 0
     this.logView = null
     rt.onEvent((e) => this.onEvent(e))
     this.lastSample = { t: this.time.now(), committed: 0 }
-    await rt.start()
-    await this.publishDescriptor()
-    void rt.generator.done.catch((e: unknown) => {
-      if (this.runtime === rt) this.loadError = e instanceof Error ? e.message : String(e)
-    })
     this.latest = this.build()
+    // The loops run before the cluster has answered: a start that fails (an outage during a reset)
+    // leaves a live lab that shows the outage and can be reset again.
     const timers = { stop: false }
     this.timers = timers
     void this.loop(timers, this.options.snapshotIntervalMs ?? 100, () => this.publish())
@@ -169,12 +170,33 @@ export class KafkaLab implements LabController {
     void this.loop(timers, this.options.validateIntervalMs ?? 2_000, () => this.validate())
     void this.loop(timers, HEALTH_POLL_MS, () => this.checkHealth())
     void this.loop(timers, LOG_VIEW_POLL_MS, () => this.refreshLogView())
+    try {
+      await rt.start()
+    } catch (e) {
+      await rt.close().catch(() => {})
+      throw e
+    }
+    if (this.closed) {
+      await rt.close()
+      return
+    }
+    void rt.generator.done.catch((e: unknown) => {
+      if (this.runtime === rt) this.loadError = e instanceof Error ? e.message : String(e)
+    })
+    await this.publishDescriptor(rt.config)
   }
 
-  /** Tells workers started elsewhere with --follow-lab which application to join, with which settings. */
-  private async publishDescriptor(): Promise<void> {
+  /**
+   * Tells workers started elsewhere with --follow-lab which application to join, with which
+   * settings. A failure is shown, not fatal: the lab runs on, only followers do not learn of it.
+   */
+  private async publishDescriptor(config: StreamsConfig): Promise<void> {
     const rt = this.runtime
-    await publishLab(rt.connection, descriptorOf(rt.config, rt.options.partitions, this.time.now()))
+    try {
+      await publishLab(rt.connection, descriptorOf(config, rt.options.partitions, this.time.now()))
+    } catch (e) {
+      this.mark('outage', `lab directory (${LAB_DIRECTORY_TOPIC}) not updated: ${(e instanceof Error ? e.message : String(e)).slice(0, 80)}`)
+    }
   }
 
   private async loop(timers: { stop: boolean }, everyMs: number, fn: () => unknown): Promise<void> {
@@ -224,14 +246,18 @@ export class KafkaLab implements LabController {
   /** One cheap request a second: the input's end offsets. Failing means the cluster is unreachable. */
   private async checkHealth(): Promise<void> {
     const now = this.time.now()
+    const rt = this.runtime
     try {
-      this.inputEnds = await this.runtime.fetchInputEnds()
+      const ends = await rt.fetchInputEnds()
+      if (rt !== this.runtime) return // a reset happened meanwhile: this answer is about the old application
+      this.inputEnds = ends
       if (!this.health.reachable) {
         const from = this.health.sinceMs
         this.health = { reachable: true, sinceMs: now, error: null, outages: this.health.outages, lastOutage: { fromMs: from, toMs: now } }
         this.mark('outage', `cluster reachable again after ${((now - from) / 1000).toFixed(1)} s`)
       }
     } catch (e) {
+      if (rt !== this.runtime || this.closed) return // the old runtime's connection was closed under it: not an outage
       const error = e instanceof Error ? e.message : String(e)
       if (this.health.reachable) {
         this.health = { reachable: false, sinceMs: now, error, outages: this.health.outages + 1, lastOutage: this.health.lastOutage }
@@ -262,9 +288,11 @@ export class KafkaLab implements LabController {
   private async validate(): Promise<void> {
     if (this.validating) return
     this.validating = true
+    const rt = this.runtime
     try {
       const report = await this.validator.check()
-      this.correctness = correctnessView(report, this.runtime.config['processing.guarantee'], this.time.now())
+      if (rt !== this.runtime) return
+      this.correctness = correctnessView(report, rt.config['processing.guarantee'], this.time.now())
       this.deadLetters = report.dlqRecords
     } finally {
       this.validating = false
@@ -279,19 +307,22 @@ export class KafkaLab implements LabController {
   /** The selected partition's newest stored records, or those around its latest ABORT marker. */
   private async refreshLogView(): Promise<void> {
     const rt = this.runtime
-    const topic = this.topicOf(this.selected.topic)
-    const partition = Math.min(this.selected.partition, rt.options.partitions - 1)
+    const sel = this.selected
+    const topic = this.topicOf(sel.topic)
+    const partition = Math.min(sel.partition, rt.options.partitions - 1)
     const tp = { topic, partition }
     const inspector = rt.connection.inspector()
     const o = await inspector.offsets(tp)
     let end = o.highWatermark
-    if (this.selected.window === 'last-abort') {
+    if (sel.window === 'last-abort') {
       const abort = await this.lastAbortOffset(tp, o.logStartOffset, o.highWatermark)
       if (abort !== null) end = Math.min(o.highWatermark, abort + 10)
     }
     const raw = await inspector.readRaw(tp, Math.max(o.logStartOffset, end - LOG_WINDOW), end, LOG_WINDOW)
     const cells: LogCell[] = raw.map((x) => this.cell(x, topic, partition))
     const rc = topic === rt.topics.output ? (this.visibility.positions[partition] ?? o.lastStableOffset) : o.lastStableOffset
+    // Only the latest selection of the latest application is shown (an older refresh may end later).
+    if (rt !== this.runtime || sel !== this.selected) return
     this.logView = { topic, partition, logStartOffset: o.logStartOffset, lastStableOffset: o.lastStableOffset, highWatermark: o.highWatermark, cells, readCommittedPosition: rc, readUncommittedPosition: o.highWatermark }
   }
 
@@ -357,6 +388,8 @@ export class KafkaLab implements LabController {
         host: w?.host ?? null,
       }
     })
+    // A remote worker that died or went silent a minute ago is dropped (a restarted follower comes back as a new pid).
+    for (const w of rt.remoteWorkers.values()) if (now - w.lastSeenMs > REMOTE_FORGOTTEN_MS) rt.remoteWorkers.delete(w.id)
     const remote: WorkerView[] = [...rt.remoteWorkers.values()].map((w) => {
       const state = w.state === 'dead' ? 'killed' : now - w.lastSeenMs > REMOTE_SILENT_MS || w.state === 'stopped' ? 'stopped' : 'running'
       return {
@@ -365,7 +398,7 @@ export class KafkaLab implements LabController {
         state,
         taskIds: state === 'running' ? [...w.tasks.values()].map((t) => `0_${t.partition}`) : [],
         producers: state === 'running' ? w.producers.map((p) => ({ ...p })) : [],
-        startedAtMs: w.lastSeenMs,
+        startedAtMs: w.firstSeenMs,
         error: null,
         pid: w.pid,
         host: w.host,
@@ -491,6 +524,7 @@ export class KafkaLab implements LabController {
   private async executeNow(name: string, payload: unknown): Promise<CommandResult> {
     const parsed = parseCommand(name, payload)
     if (!parsed.ok) return parsed
+    if (this.closed) return { ok: false, error: 'the lab is shutting down' }
     try {
       const rt = this.runtime
       switch (parsed.name) {
@@ -505,8 +539,9 @@ export class KafkaLab implements LabController {
               next['commit.interval.ms'] = withConfigChange(next, { 'commit.interval.ms': defaultStreamsConfig(p['processing.guarantee'])['commit.interval.ms'] })['commit.interval.ms']
             }
             this.guarantee = next['processing.guarantee']
+            // Followers first: the group should not run mixed settings longer than it must.
+            await this.publishDescriptor(next)
             await rt.restartWorkers(next)
-            await this.publishDescriptor()
             this.mark('config', `${Object.entries(streams).map(([k, v]) => `${k}=${v}`).join(', ')}: worker processes restarted`)
           }
           if (inputRatePerSec !== undefined) {
@@ -588,32 +623,59 @@ export class KafkaLab implements LabController {
     this.traces.clear()
     this.correctness = null
     this.board = this.newBoard()
-    await this.start()
-    this.mark('reset', `lab reset: application.id ${this.runtime.groupId}`)
-    void this.deleteTopicsOf(old).catch(() => {})
-  }
-
-  private async deleteTopicsOf(rt: KafkaLabRuntime): Promise<void> {
-    if (this.options.deleteTopics === false) return
-    // A fresh connection: close() ended the runtime's own. Followers get a few seconds to leave.
-    await new Promise((r) => setTimeout(r, FOLLOWERS_LEAVE_MS))
-    const conn = new KafkaConnection({ ...this.options.client, clientId: `${this.options.client.clientId}-cleanup` })
-    const t = rt.topics
     try {
-      await conn.admin().deleteTopics([t.input, t.output, t.changelog, t.deadLetter, t.telemetry, t.commands])
+      await this.start()
+      this.mark('reset', `lab reset: application.id ${this.runtime.groupId}`)
+    } catch (e) {
+      // The old application is gone either way: its followers stop and wait for the next start.
+      await this.announceClosed(old)
+      throw e
     } finally {
-      await conn.close()
+      void this.deleteTopicsOf(old, FOLLOWERS_LEAVE_MS)
     }
   }
 
-  async close(): Promise<void> {
-    this.timers.stop = true
-    await this.runtime.close()
+  /** Deletes an ended application's topics on a fresh connection (the runtime's own is closed), retrying through an outage for a while. */
+  private async deleteTopicsOf(rt: KafkaLabRuntime, afterMs: number): Promise<void> {
     if (this.options.deleteTopics === false) return
-    const conn = new KafkaConnection({ ...this.options.client, clientId: `${this.options.client.clientId}-cleanup` })
-    const t = this.runtime.topics
-    await conn.admin().deleteTopics([t.input, t.output, t.changelog, t.deadLetter, t.telemetry, t.commands]).catch(() => {})
-    await conn.close()
+    await new Promise((r) => setTimeout(r, afterMs))
+    const t = rt.topics
+    for (let attempt = 1; attempt <= DELETE_ATTEMPTS; attempt++) {
+      const conn = new KafkaConnection({ ...this.options.client, clientId: `${this.options.client.clientId}-cleanup` })
+      try {
+        await conn.admin().deleteTopics([t.input, t.output, t.changelog, t.deadLetter, t.telemetry, t.commands])
+        return
+      } catch (e) {
+        if (attempt === DELETE_ATTEMPTS) process.stderr.write(`eoscope: the topics of ${rt.groupId} were not deleted: ${(e as Error).message}\n`)
+        else await new Promise((r) => setTimeout(r, 2_000 * attempt))
+      } finally {
+        await conn.close().catch(() => {})
+      }
+    }
+  }
+
+  /** Stops the lab for good: no command runs after it, the workers are killed, followers told, the topics deleted. */
+  async close(): Promise<void> {
+    this.closed = true
+    this.timers.stop = true
+    // A reset or worker change under way finishes first (bounded: a shutdown must not hang on it).
+    await Promise.race([this.commandQueue, new Promise((r) => setTimeout(r, 3_000))])
+    const rt = this.runtime
+    await rt.close()
+    await this.announceClosed(rt)
+    await this.deleteTopicsOf(rt, 0)
+  }
+
+  /** Tells followers that this application has ended (bounded: a cluster that is down cannot be told). */
+  private async announceClosed(rt: KafkaLabRuntime): Promise<void> {
+    const conn = new KafkaConnection({ ...this.options.client, clientId: `${this.options.client.clientId}-directory` })
+    try {
+      await Promise.race([publishClosed(conn, rt.groupId, this.time.now()), new Promise((r) => setTimeout(r, ANNOUNCE_WITHIN_MS))])
+    } catch {
+      // followers of an application whose topics are gone fail and wait for the directory
+    } finally {
+      await conn.close().catch(() => {})
+    }
   }
 }
 

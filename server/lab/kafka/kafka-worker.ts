@@ -24,6 +24,8 @@ export interface KafkaWorkerOptions {
   workerId: string
   /** Creates the application's topics with this many partitions if they are missing. */
   partitions: number
+  /** false: the topics must exist already (a worker following a lab never recreates a deleted application). */
+  createTopics?: boolean
   flushIntervalMs?: number
   traceIntervalMs?: number
 }
@@ -63,7 +65,7 @@ export class KafkaWorkerProcess {
   }
 
   async run(): Promise<number> {
-    await this.conn.admin().createTopics(kafkaAppTopicSpecs(this.topics, this.o.partitions))
+    if (this.o.createTopics !== false) await this.conn.admin().createTopics(kafkaAppTopicSpecs(this.topics, this.o.partitions))
     this.telemetryProducer = this.conn.producer({ clientId: `${this.o.workerId}-telemetry`, idempotent: false })
     const commandsFrom = await retrying(() => this.conn.reader().offsets({ topic: this.topics.commands, partition: 0 }), 10_000).then((o) => o.highWatermark)
     // eoscope's input topic is written by a non-transactional producer: its offsets are contiguous.

@@ -37,6 +37,24 @@ export function descriptorOf(config: StreamsConfig, partitions: number, nowMs: n
   }
 }
 
+/** What the directory says: a lab to join, or that a lab has shut down (its topics are going away). */
+export type DirectoryEntry = { kind: 'lab'; descriptor: LabDescriptor } | { kind: 'closed'; applicationId: string }
+
+/** A directory record, checked: anything malformed is refused (null), never guessed at. */
+export function parseEntry(value: string | null): DirectoryEntry | null {
+  let v: unknown
+  try {
+    v = JSON.parse(value ?? '')
+  } catch {
+    return null
+  }
+  if (typeof v !== 'object' || v === null) return null
+  const c = v as Record<string, unknown>
+  if (c.closed === true) return typeof c.applicationId === 'string' && /^[A-Za-z0-9._-]{1,200}$/.test(c.applicationId) ? { kind: 'closed', applicationId: c.applicationId } : null
+  const d = parseDescriptor(value)
+  return d ? { kind: 'lab', descriptor: d } : null
+}
+
 /** A descriptor read from the topic, checked: anything malformed is refused (null), never guessed at. */
 export function parseDescriptor(value: string | null): LabDescriptor | null {
   let v: unknown
@@ -75,51 +93,70 @@ export function sameLab(a: LabDescriptor, b: LabDescriptor): boolean {
   return JSON.stringify(x) === JSON.stringify(y)
 }
 
-export async function publishLab(conn: LogConnection, d: LabDescriptor): Promise<void> {
-  await conn.admin().createTopics([{ topic: LAB_DIRECTORY_TOPIC, partitions: 1 }])
+/** The directory topic: compacted on its one key, so the latest entry outlives any retention time. */
+const DIRECTORY_SPEC = [{ topic: LAB_DIRECTORY_TOPIC, partitions: 1, compacted: true }]
+
+async function publish(conn: LogConnection, value: object): Promise<void> {
+  await conn.admin().createTopics(DIRECTORY_SPEC)
   const producer = conn.producer({ clientId: 'eoscope-lab-directory', idempotent: true })
   try {
-    await retrying(() => producer.send([{ topic: LAB_DIRECTORY_TOPIC, partition: 0, key: 'lab', value: JSON.stringify(d) }]), 10_000)
+    await retrying(() => producer.send([{ topic: LAB_DIRECTORY_TOPIC, partition: 0, key: 'lab', value: JSON.stringify(value) }]), 10_000)
   } finally {
     await producer.close().catch(() => {})
   }
 }
 
-/** The newest well-formed descriptor and the offset after it, or null when no lab has published one. */
-export async function latestLab(conn: LogConnection): Promise<{ descriptor: LabDescriptor; nextOffset: number } | null> {
-  await conn.admin().createTopics([{ topic: LAB_DIRECTORY_TOPIC, partitions: 1 }])
+export function publishLab(conn: LogConnection, d: LabDescriptor): Promise<void> {
+  return publish(conn, d)
+}
+
+/** Says the lab of this application.id has shut down: followers stop and wait for the next one. */
+export function publishClosed(conn: LogConnection, applicationId: string, nowMs: number): Promise<void> {
+  return publish(conn, { applicationId, closed: true, publishedAtMs: nowMs })
+}
+
+/**
+ * The lab to join now (null when none has published, or the latest has shut down), and the
+ * offset after the directory's latest entry.
+ */
+export async function latestLab(conn: LogConnection): Promise<{ descriptor: LabDescriptor | null; nextOffset: number }> {
+  await conn.admin().createTopics(DIRECTORY_SPEC)
   const tp = { topic: LAB_DIRECTORY_TOPIC, partition: 0 }
   const reader = conn.reader()
   const o = await retrying(() => reader.offsets(tp), 10_000)
-  // The newest descriptors are at the end: look back a little further each time none parses.
+  // The newest entries are at the end: look back a little further each time none parses.
   for (let back = 16; ; back *= 4) {
     const from = Math.max(o.logStartOffset, o.highWatermark - back)
-    let latest: LabDescriptor | null = null
+    let latest: DirectoryEntry | null = null
     let offset = from
     while (offset < o.highWatermark) {
       const r = await reader.read(tp, offset, 1_000, 'read_committed')
-      for (const rec of r.records) latest = parseDescriptor(rec.value) ?? latest
+      for (const rec of r.records) latest = parseEntry(rec.value) ?? latest
       if (r.nextOffset <= offset) break
       offset = r.nextOffset
     }
-    if (latest) return { descriptor: latest, nextOffset: offset }
-    if (from === o.logStartOffset) return null
+    if (latest || from === o.logStartOffset) return { descriptor: latest?.kind === 'lab' ? latest.descriptor : null, nextOffset: Math.max(offset, o.highWatermark) }
   }
 }
 
-/** Waits for a descriptor after `fromOffset` that names another lab or other settings; resolves with it. */
-export async function nextLab(conn: LogConnection, current: LabDescriptor, fromOffset: number, stopped: () => boolean): Promise<{ descriptor: LabDescriptor; nextOffset: number } | null> {
+/**
+ * Waits for the directory to say something new after `fromOffset`: another lab or other settings
+ * than `current`, or (current non-null) that current has shut down (descriptor null). Resolves
+ * with the newest such entry; null once `stopped()` holds.
+ */
+export async function nextLab(conn: LogConnection, current: LabDescriptor | null, fromOffset: number, stopped: () => boolean): Promise<{ descriptor: LabDescriptor | null; nextOffset: number } | null> {
   const tp = { topic: LAB_DIRECTORY_TOPIC, partition: 0 }
   const reader = conn.reader()
   let offset = fromOffset
   while (!stopped()) {
     try {
       const r = await reader.read(tp, offset, 1_000, 'read_committed')
-      let newest: LabDescriptor | null = null
-      for (const rec of r.records) newest = parseDescriptor(rec.value) ?? newest
+      let newest: DirectoryEntry | null = null
+      for (const rec of r.records) newest = parseEntry(rec.value) ?? newest
       offset = Math.max(offset, r.nextOffset)
       // The newest of what arrived: a lab reset twice in a row is followed once.
-      if (newest && !sameLab(newest, current)) return { descriptor: newest, nextOffset: offset }
+      if (newest?.kind === 'lab' && (current === null || !sameLab(newest.descriptor, current))) return { descriptor: newest.descriptor, nextOffset: offset }
+      if (newest?.kind === 'closed' && current !== null && newest.applicationId === current.applicationId) return { descriptor: null, nextOffset: offset }
     } catch {
       // an outage: try again
     }

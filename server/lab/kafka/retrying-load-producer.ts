@@ -19,6 +19,8 @@ export class RetryingLoadProducer implements LogProducer {
   failedRecords = 0
   sentRecords = 0
   private producer: LogProducer
+  /** Closed: a send in its retries gives up at once instead of making a fresh producer on a closed connection. */
+  private closed = false
 
   constructor(
     private readonly make: () => LogProducer,
@@ -35,6 +37,7 @@ export class RetryingLoadProducer implements LogProducer {
         this.sentRecords += records.length
         return out
       } catch (e) {
+        if (this.closed) throw e
         if (attempt === 1) this.retriedSends++
         if (Date.now() > deadline) {
           this.failedSends++
@@ -70,6 +73,7 @@ export class RetryingLoadProducer implements LogProducer {
     return Promise.reject(new Error('the load generator producer is not transactional'))
   }
   close(): Promise<void> {
+    this.closed = true
     return this.producer.close()
   }
 }
