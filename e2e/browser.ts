@@ -4,7 +4,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { chromium, type BrowserContext } from 'playwright-core'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
 
@@ -45,4 +45,14 @@ export async function launchBrowser({ width = 1440, height = 1000, colorScheme =
       rmSync(profile, { recursive: true, force: true })
     },
   }
+}
+
+/** The browser's first page, with every console error and uncaught page error it logs collected into `errors`. */
+export async function firstPage(browser: Browser, errors: string[]): Promise<Page> {
+  const page = browser.context.pages()[0] ?? (await browser.context.newPage())
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text())
+  })
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`))
+  return page
 }

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CHROMIUM_PATH, chromiumAvailable, launchBrowser, type Browser } from './browser.ts'
+import { CHROMIUM_PATH, chromiumAvailable, firstPage, launchBrowser, type Browser } from './browser.ts'
 import { numberIn, waitForNumber } from './page-helpers.ts'
 import { ROOT, startServer, type ServerProcess } from './server-process.ts'
 
@@ -52,11 +52,7 @@ describe.skipIf(!chromiumAvailable())('the dashboard in chromium', () => {
     mkdirSync(SHOTS, { recursive: true })
     server = await startServer()
     browser = await launchBrowser()
-    page = browser.context.pages()[0] ?? (await browser.context.newPage())
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text())
-    })
-    page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`))
+    page = await firstPage(browser, consoleErrors)
     await page.goto(server.url)
   })
 

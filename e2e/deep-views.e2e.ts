@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromiumAvailable, launchBrowser, type Browser } from './browser.ts'
+import { chromiumAvailable, firstPage, launchBrowser, type Browser } from './browser.ts'
 import { ROOT, startServer, type ServerProcess } from './server-process.ts'
 
 const SHOTS = path.join(ROOT, 'test-results')
@@ -22,11 +22,7 @@ describe.skipIf(!chromiumAvailable())('the deep views in chromium', () => {
     mkdirSync(SHOTS, { recursive: true })
     server = await startServer()
     browser = await launchBrowser()
-    page = browser.context.pages()[0] ?? (await browser.context.newPage())
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text())
-    })
-    page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`))
+    page = await firstPage(browser, consoleErrors)
     await page.goto(server.url)
     await page.getByTestId('dashboard').waitFor({ timeout: 15_000 })
   })

@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cellOf, type ExperimentRecord, type RepetitionResult } from '../lib/experiment-protocol.ts'
 import { DEFAULT_SWEEP_SETTINGS } from '../server/experiments/sweep-runner.ts'
-import { CHROMIUM_PATH, chromiumAvailable, launchBrowser, type Browser } from './browser.ts'
+import { CHROMIUM_PATH, chromiumAvailable, firstPage, launchBrowser, type Browser } from './browser.ts'
 import { ROOT, startServer, type ServerProcess } from './server-process.ts'
 
 const CI = process.env.CI === 'true' || process.env.CI === '1'
@@ -76,11 +76,7 @@ describe.skipIf(!chromiumAvailable())('the experiments page in chromium', () => 
     writeFileSync(path.join(dataDir, 'experiments', 'earlier-run.json'), JSON.stringify(earlierRun()))
     server = await startServer({ env: { EOSCOPE_DATA_DIR: dataDir } })
     browser = await launchBrowser()
-    page = browser.context.pages()[0] ?? (await browser.context.newPage())
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text())
-    })
-    page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`))
+    page = await firstPage(browser, consoleErrors)
   })
 
   afterAll(async () => {

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { CHROMIUM_PATH, chromiumAvailable, launchBrowser, type Browser } from '../browser.ts'
+import { CHROMIUM_PATH, chromiumAvailable, firstPage, launchBrowser, type Browser } from '../browser.ts'
 import { numberIn, waitForNumber } from '../page-helpers.ts'
 import { ROOT, startServer, type ServerProcess } from '../server-process.ts'
 
@@ -62,11 +62,7 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     mkdirSync(SHOTS, { recursive: true })
     server = await startServer({ env: { EOSCOPE_BACKEND: 'kafka', KAFKA_BROKERS: brokers }, timeoutMs: 90_000 })
     browser = await launchBrowser()
-    page = browser.context.pages()[0] ?? (await browser.context.newPage())
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text())
-    })
-    page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`))
+    page = await firstPage(browser, consoleErrors)
     await page.goto(server.url)
   }, 180_000)
 

@@ -6,6 +6,7 @@ import type { Step } from '../../lib/lab-protocol.ts'
 import { streamsConfigFor, type ProcessingGuarantee, type StreamsConfig } from '../../lib/streams-config.ts'
 import { SystemTime, type Time } from '../log/time.ts'
 import { validateRun } from '../validator/validator.ts'
+import { correctnessFigures } from './snapshot-parts.ts'
 import type { LogInspector } from '../log/types.ts'
 import type { ValidationReport } from '../validator/report.ts'
 import { LabRuntime } from './lab-runtime.ts'
@@ -167,12 +168,7 @@ async function runOn(lab: RunRuntime, o: RunOptions, config: StreamsConfig, time
     outputRecords: report.outputRecords,
     throughputPerSec: durationMs > 0 ? Math.round((lab.committedTotal() / durationMs) * 1000) : 0,
     durationMs,
-    duplicates: report.duplicates,
-    lost: report.lost,
-    abortedReads: report.abortedReads,
-    abortedReadsUncommitted: report.abortedReadsUncommitted,
-    stateMismatches: report.stateMismatches,
-    openTransactions: report.openTransactions,
+    ...correctnessFigures(report),
     kills: lab.kills,
     droppedAcks: lab.droppedAcks,
     fenced: lab.fenced,

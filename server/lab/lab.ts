@@ -2,28 +2,23 @@
 // snapshots, and the commands a browser or the REST API may send.
 
 import {
-  type ChartPoint,
+  type CommandName,
   type CommandResult,
-  type CorrectnessView,
   type LabConfig,
   type LabSnapshot,
-  type TimelineMarker,
-  parseCommand,
   type CommandPayload,
   type ScenarioView,
   type Step,
-  type LogCell,
   type PartitionLogView,
   type ProducerTimeline,
 } from '../../lib/lab-protocol.ts'
-import { decodeOutputValue } from '../../lib/records.ts'
-import { ConfigException, defaultStreamsConfig, KAFKA_STREAMS_DEFAULTS, type ProcessingGuarantee, withConfigChange } from '../../lib/streams-config.ts'
+import { defaultStreamsConfig, KAFKA_STREAMS_DEFAULTS, type ProcessingGuarantee } from '../../lib/streams-config.ts'
 import { SystemTime, type Time } from '../log/time.ts'
-import type { LabController } from './lab-controller.ts'
+import { configAfter, LabShell } from './lab-shell.ts'
 import { LabRuntime, type LabEvent, type LabRuntimeOptions } from './lab-runtime.ts'
 import { runScenario, SCENARIOS, scenarioByName } from './scenarios/index.ts'
 import { runtimeOptions, type ScenarioHost } from './scenarios/scenario.ts'
-import { correctnessView, ledgerWindows, recoveryViews, TraceBook } from './snapshot-parts.ts'
+import { correctnessView, ledgerWindows, logCell, recoveryViews } from './snapshot-parts.ts'
 import { VisibilityTracker } from './visibility-tracker.ts'
 import { DuplicateLedger } from './duplicate-ledger.ts'
 import { TransactionBoard } from './transaction-board.ts'
@@ -46,25 +41,12 @@ const VISIBILITY_POLL_MS = 20
 const RETENTION_EVERY_MS = 5_000
 /** Records kept per partition of input, output and dead-letter topics (retention.bytes, by count). */
 const RETAINED_RECORDS = 50_000
-const MAX_SERIES = 240
-const MAX_MARKERS = 60
 
-export class Lab implements LabController {
+export class Lab extends LabShell {
   private runtime!: LabRuntime
   private visibility!: VisibilityTracker
-  private readonly time: Time
-  private seq = 0
-  private latest!: LabSnapshot
-  private readonly listeners = new Set<(s: LabSnapshot) => void>()
-  private series: ChartPoint[] = []
-  private markers: TimelineMarker[] = []
-  private readonly traces = new TraceBook()
-  private correctness: CorrectnessView | null = null
-  private lastSample = { t: 0, committed: 0 }
-  private timers: { stop: boolean } = { stop: false }
   private validating = false
   private rate: number
-  private commandQueue: Promise<unknown> = Promise.resolve()
   private scenario: ScenarioView | null = null
   private ledger = new DuplicateLedger()
   private validator!: IncrementalValidator
@@ -72,7 +54,7 @@ export class Lab implements LabController {
   private selected: { topic: 'input' | 'output' | 'changelog'; partition: number; window: 'latest' | 'last-abort' } = { topic: 'output', partition: 0, window: 'latest' }
 
   constructor(private readonly options: LabOptions = {}) {
-    this.time = options.time ?? new SystemTime()
+    super(options.time ?? new SystemTime())
     this.rate = options.ratePerSec ?? 500
   }
 
@@ -102,7 +84,7 @@ export class Lab implements LabController {
     this.validator = new IncrementalValidator(rt.connection.inspector(), { groupId: rt.groupId, inputTopic: rt.topics.input, outputTopic: rt.topics.output, changelogTopic: rt.topics.changelog, dlqTopic: rt.topics.deadLetter })
     this.visibility = new VisibilityTracker(this.runtime.connection.reader(), this.runtime.topics.output, options.partitions, (r) => this.ledger.observe(r))
     this.runtime.onEvent((e) => this.onEvent(e))
-    this.lastSample = { t: this.time.now(), committed: 0 }
+    this.restartSeries()
     await this.runtime.start()
     this.latest = this.build()
     const timers = { stop: false }
@@ -119,10 +101,7 @@ export class Lab implements LabController {
   private async teardown(): Promise<void> {
     this.timers.stop = true
     await this.runtime.destroy()
-    this.series = []
-    this.markers = []
-    this.traces.clear()
-    this.correctness = null
+    this.clearViews()
     this.board = this.newBoard()
   }
 
@@ -152,23 +131,6 @@ export class Lab implements LabController {
       },
     )
     return { ok: true, message: `scenario ${scenario.name} started` }
-  }
-
-  private async loop(timers: { stop: boolean }, everyMs: number, fn: () => unknown): Promise<void> {
-    while (!timers.stop) {
-      await this.time.sleep(everyMs)
-      if (timers.stop) break
-      try {
-        await fn()
-      } catch {
-        // a failed sample or snapshot is skipped; the next one retries
-      }
-    }
-  }
-
-  private mark(kind: TimelineMarker['kind'], label: string, t = this.time.now()): void {
-    this.markers.push({ t, kind, label })
-    if (this.markers.length > MAX_MARKERS) this.markers.shift()
   }
 
   private onEvent(e: LabEvent): void {
@@ -216,22 +178,8 @@ export class Lab implements LabController {
     return new TransactionBoard((workerId) => this.runtime?.slots.some((s) => s.process.state === 'killed' && s.process.id === workerId) ?? false)
   }
 
-  private async sample(): Promise<void> {
-    const now = this.time.now()
-    const committed = this.runtime.committedTotal()
-    const dt = (now - this.lastSample.t) / 1000
-    const vis = this.visibility.drain()
-    const point: ChartPoint = {
-      t: now,
-      processedPerSec: dt > 0 ? Math.max(0, Math.round((committed - this.lastSample.committed) / dt)) : 0,
-      visibleOutputPerSec: dt > 0 ? Math.round(vis.records / dt) : 0,
-      latencyP50Ms: vis.p50,
-      latencyP99Ms: vis.p99,
-      latencyMaxMs: vis.max,
-    }
-    this.lastSample = { t: now, committed }
-    this.series.push(point)
-    if (this.series.length > MAX_SERIES) this.series.shift()
+  private sample(): void {
+    this.addSample(this.runtime.committedTotal(), this.visibility.drain())
   }
 
   private async validate(): Promise<void> {
@@ -262,7 +210,7 @@ export class Lab implements LabController {
     }
   }
 
-  private build(): LabSnapshot {
+  protected build(): LabSnapshot {
     const r = this.runtime
     const now = this.time.now()
     const ends = r.inputEndOffsets()
@@ -335,19 +283,7 @@ export class Lab implements LabController {
     const lastAbort = this.selected.window === 'last-abort' ? log.abortedTxns.at(-1)?.lastOffset : undefined
     const end = lastAbort === undefined ? o.highWatermark : Math.min(o.highWatermark, lastAbort + 10)
     const raw = log.readRaw(Math.max(o.logStartOffset, end - 120), end, 120)
-    const cells: LogCell[] = raw.map((x) => {
-      const v = x.control === null && topic !== r.topics.input ? decodeOutputValue(x.value) : null
-      return {
-        offset: x.offset,
-        key: x.key,
-        producerId: x.producerId,
-        epoch: x.producerEpoch,
-        sequence: x.sequence,
-        control: x.control,
-        outcome: x.txnOutcome,
-        source: v ? v.source : topic === r.topics.input ? { partition, offset: x.offset } : null,
-      }
-    })
+    const cells = raw.map((x) => logCell(x, topic === r.topics.input, partition))
     const rc = topic === r.topics.output ? (this.visibility.positions[partition] ?? o.lastStableOffset) : o.lastStableOffset
     return { topic, partition, logStartOffset: o.logStartOffset, lastStableOffset: o.lastStableOffset, highWatermark: o.highWatermark, cells, readCommittedPosition: rc, readUncommittedPosition: o.highWatermark }
   }
@@ -374,111 +310,78 @@ export class Lab implements LabController {
     })
   }
 
-  private publish(): void {
-    this.latest = this.build()
-    for (const l of this.listeners) l(this.latest)
-  }
-
-  snapshot(): LabSnapshot {
-    return this.latest
-  }
-
-  onSnapshot(listener: (s: LabSnapshot) => void): () => void {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
-  }
-
-  /** Commands run one at a time, in arrival order. */
-  execute(name: string, payload: unknown): Promise<CommandResult> {
-    const run = this.commandQueue.then(() => this.executeNow(name, payload))
-    this.commandQueue = run.catch(() => undefined)
-    return run
-  }
-
-  private async executeNow(name: string, payload: unknown): Promise<CommandResult> {
-    const parsed = parseCommand(name, payload)
-    if (!parsed.ok) return parsed
-    try {
-      const r = this.runtime
-      switch (parsed.name) {
-        case 'setConfig': {
-          const p = parsed.payload as CommandPayload<'setConfig'>
-          const { inputRatePerSec, workers, 'default.deserialization.exception.handler': handler, ...streams } = p
-          if (Object.keys(streams).length > 0 || (handler !== undefined && handler !== r.deserializationPolicy)) {
-            const next = withConfigChange(r.config, streams) // throws ConfigException; nothing changed then
-            if (p['processing.guarantee'] && p['commit.interval.ms'] === undefined && p['processing.guarantee'] !== r.config['processing.guarantee']) {
-              next['commit.interval.ms'] = withConfigChange(next, { 'commit.interval.ms': defaultStreamsConfig(p['processing.guarantee'])['commit.interval.ms'] })['commit.interval.ms']
-            }
-            await r.reconfigure(next, handler ?? r.deserializationPolicy)
-            this.mark('config', Object.entries({ ...streams, ...(handler ? { 'default.deserialization.exception.handler': handler } : {}) }).map(([k, v]) => `${k}=${v}`).join(', '))
-          }
-          if (inputRatePerSec !== undefined) {
-            this.rate = inputRatePerSec
-            r.generator.setRate(inputRatePerSec)
-            this.mark('config', `input rate ${inputRatePerSec}/s`)
-          }
-          if (workers !== undefined) {
-            await r.setWorkers(workers)
-            this.mark('config', `workers=${workers}`)
-          }
-          break
+  protected async runCommand(name: CommandName, payload: unknown): Promise<CommandResult | void> {
+    const r = this.runtime
+    switch (name) {
+      case 'setConfig': {
+        const p = payload as CommandPayload<'setConfig'>
+        const { inputRatePerSec, workers, 'default.deserialization.exception.handler': handler, ...streams } = p
+        if (Object.keys(streams).length > 0 || (handler !== undefined && handler !== r.deserializationPolicy)) {
+          const next = configAfter(r.config, streams) // throws ConfigException; nothing changed then
+          await r.reconfigure(next, handler ?? r.deserializationPolicy)
+          this.mark('config', Object.entries({ ...streams, ...(handler ? { 'default.deserialization.exception.handler': handler } : {}) }).map(([k, v]) => `${k}=${v}`).join(', '))
         }
-        case 'killWorker': {
-          const { workerId, step } = parsed.payload as CommandPayload<'killWorker'>
-          if (!r.kill(workerId, (step ?? null) as Step | null)) return { ok: false, error: `no live worker ${workerId}` }
-          break
+        if (inputRatePerSec !== undefined) {
+          this.rate = inputRatePerSec
+          r.generator.setRate(inputRatePerSec)
+          this.mark('config', `input rate ${inputRatePerSec}/s`)
         }
-        case 'pauseWorker': {
-          const { workerId } = parsed.payload as CommandPayload<'pauseWorker'>
-          if (!r.pause(workerId)) return { ok: false, error: `no running worker ${workerId} to pause` }
-          this.mark('pause', `${workerId} paused (zombie to be)`)
-          break
+        if (workers !== undefined) {
+          await r.setWorkers(workers)
+          this.mark('config', `workers=${workers}`)
         }
-        case 'resumeWorker': {
-          const { workerId } = parsed.payload as CommandPayload<'resumeWorker'>
-          if (!r.resume(workerId)) return { ok: false, error: `no paused worker ${workerId}` }
-          this.mark('resume', `${workerId} woke up`)
-          break
-        }
-        case 'addWorker': {
-          if (r.slots.length >= 12) return { ok: false, error: 'at most 12 workers' }
-          const s = r.addWorker()
-          this.mark('worker-added', `${s.slotId} added`)
-          break
-        }
-        case 'dropAcks': {
-          const { count } = parsed.payload as CommandPayload<'dropAcks'>
-          r.dropAcks(count)
-          break
-        }
-        case 'reset': {
-          await this.reset()
-          break
-        }
-        case 'injectPoison': {
-          const { count } = parsed.payload as CommandPayload<'injectPoison'>
-          await r.injectPoison(count)
-          this.mark('config', `${count} poison record(s) appended to the input`)
-          break
-        }
-        case 'selectPartition': {
-          const sel = parsed.payload as CommandPayload<'selectPartition'>
-          if (sel.partition >= r.options.partitions) return { ok: false, error: `partition ${sel.partition} does not exist: the lab has ${r.options.partitions}` }
-          this.selected = sel
-          break
-        }
-        case 'runScenario': {
-          const { name } = parsed.payload as CommandPayload<'runScenario'>
-          const r = await this.runScenario(name)
-          if (!r.ok) return r
-          break
-        }
+        break
       }
-      this.publish()
-      return { ok: true }
-    } catch (e) {
-      if (e instanceof ConfigException) return { ok: false, error: e.message }
-      return { ok: false, error: `command ${parsed.name} failed: ${e instanceof Error ? e.message : 'internal error'}` }
+      case 'killWorker': {
+        const { workerId, step } = payload as CommandPayload<'killWorker'>
+        if (!r.kill(workerId, (step ?? null) as Step | null)) return { ok: false, error: `no live worker ${workerId}` }
+        break
+      }
+      case 'pauseWorker': {
+        const { workerId } = payload as CommandPayload<'pauseWorker'>
+        if (!r.pause(workerId)) return { ok: false, error: `no running worker ${workerId} to pause` }
+        this.mark('pause', `${workerId} paused (zombie to be)`)
+        break
+      }
+      case 'resumeWorker': {
+        const { workerId } = payload as CommandPayload<'resumeWorker'>
+        if (!r.resume(workerId)) return { ok: false, error: `no paused worker ${workerId}` }
+        this.mark('resume', `${workerId} woke up`)
+        break
+      }
+      case 'addWorker': {
+        if (r.slots.length >= 12) return { ok: false, error: 'at most 12 workers' }
+        const s = r.addWorker()
+        this.mark('worker-added', `${s.slotId} added`)
+        break
+      }
+      case 'dropAcks': {
+        const { count } = payload as CommandPayload<'dropAcks'>
+        r.dropAcks(count)
+        break
+      }
+      case 'reset': {
+        await this.reset()
+        break
+      }
+      case 'injectPoison': {
+        const { count } = payload as CommandPayload<'injectPoison'>
+        await r.injectPoison(count)
+        this.mark('config', `${count} poison record(s) appended to the input`)
+        break
+      }
+      case 'selectPartition': {
+        const sel = payload as CommandPayload<'selectPartition'>
+        if (sel.partition >= r.options.partitions) return { ok: false, error: `partition ${sel.partition} does not exist: the lab has ${r.options.partitions}` }
+        this.selected = sel
+        break
+      }
+      case 'runScenario': {
+        const { name: scenario } = payload as CommandPayload<'runScenario'>
+        const started = await this.runScenario(scenario)
+        if (!started.ok) return started
+        break
+      }
     }
   }
 

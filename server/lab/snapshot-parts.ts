@@ -1,7 +1,9 @@
 // Snapshot pieces both labs build the same way, whatever the backend: the correctness view from a
 // validator report, the recovery views from the recovery tracker, and the recent record traces.
 
-import type { CorrectnessView, RecordTrace, RecoveryView } from '../../lib/lab-protocol.ts'
+import type { CorrectnessView, LogCell, RecordTrace, RecoveryView } from '../../lib/lab-protocol.ts'
+import { decodeOutputValue } from '../../lib/records.ts'
+import type { StoredRecordView } from '../log/types.ts'
 import type { ProcessingGuarantee } from '../../lib/streams-config.ts'
 import type { ValidationReport } from '../validator/report.ts'
 import type { DuplicateLedger } from './duplicate-ledger.ts'
@@ -35,14 +37,15 @@ export const ALLOWED: Record<ProcessingGuarantee, CorrectnessView['allowed']> = 
   },
 }
 
+/** The five correctness figures of MEASURES.md (and aborted records a read_uncommitted reader would see), from a validator report. */
+export function correctnessFigures(report: ValidationReport): Pick<ValidationReport, 'duplicates' | 'lost' | 'abortedReads' | 'abortedReadsUncommitted' | 'stateMismatches' | 'openTransactions'> {
+  const { duplicates, lost, abortedReads, abortedReadsUncommitted, stateMismatches, openTransactions } = report
+  return { duplicates, lost, abortedReads, abortedReadsUncommitted, stateMismatches, openTransactions }
+}
+
 export function correctnessView(report: ValidationReport, guarantee: ProcessingGuarantee, nowMs: number): CorrectnessView {
   return {
-    duplicates: report.duplicates,
-    lost: report.lost,
-    abortedReads: report.abortedReads,
-    abortedReadsUncommitted: report.abortedReadsUncommitted,
-    stateMismatches: report.stateMismatches,
-    openTransactions: report.openTransactions,
+    ...correctnessFigures(report),
     allowed: ALLOWED[guarantee],
     duplicateKeys: report.duplicateKeys.slice(0, 12).map((k) => `${k.key}×${k.count}`),
     checkedAtMs: nowMs,
@@ -74,6 +77,24 @@ export function killLabel(x: Pick<Recovery, 'workerId' | 'id'>): string {
 /** The duplicate ledger's windows: the input offsets each kill left to be redone. */
 export function ledgerWindows(recoveries: readonly Recovery[]): { id: string; label: string; partition: number; from: number; to: number }[] {
   return recoveries.flatMap((x) => x.partitions.map((p) => ({ id: x.id, label: killLabel(x), partition: p.partition, from: p.committedAtKill ?? 0, to: p.positionAtKill })))
+}
+
+/**
+ * One stored record as the partition log view shows it: an output or changelog record names the
+ * input record it came from; an input record is its own source.
+ */
+export function logCell(x: StoredRecordView, inputTopic: boolean, partition: number): LogCell {
+  const v = x.control === null && !inputTopic ? decodeOutputValue(x.value) : null
+  return {
+    offset: x.offset,
+    key: x.key,
+    producerId: x.producerId,
+    epoch: x.producerEpoch,
+    sequence: x.sequence,
+    control: x.control,
+    outcome: x.txnOutcome,
+    source: v ? v.source : inputTopic ? { partition, offset: x.offset } : null,
+  }
 }
 
 /** A few sampled input records followed through the five steps, and what a kill did to them. */

@@ -6,33 +6,27 @@
 
 import {
   type BackendHealth,
-  type ChartPoint,
+  type CommandName,
   type CommandPayload,
   type CommandResult,
-  type CorrectnessView,
   type LabConfig,
   type LabSnapshot,
-  type LogCell,
-  parseCommand,
   type PartitionLogView,
   type ProducerTimeline,
   type Step,
   type TaskView,
-  type TimelineMarker,
   type Unavailable,
   type WorkerView,
 } from '../../../lib/lab-protocol.ts'
-import { decodeOutputValue } from '../../../lib/records.ts'
-import { ConfigException, defaultStreamsConfig, KAFKA_STREAMS_DEFAULTS, type ProcessingGuarantee, type StreamsConfig, streamsConfigFor, withConfigChange } from '../../../lib/streams-config.ts'
+import { ConfigException, KAFKA_STREAMS_DEFAULTS, type ProcessingGuarantee, type StreamsConfig, streamsConfigFor } from '../../../lib/streams-config.ts'
 import type { KafkaClientConfig } from '../../log/kafka/kafka-client.ts'
 import { KafkaConnection } from '../../log/kafka/kafka-connection.ts'
 import { SystemTime } from '../../log/time.ts'
-import type { StoredRecordView } from '../../log/types.ts'
 import { IncrementalValidator } from '../../validator/incremental-validator.ts'
 import { DuplicateLedger } from '../duplicate-ledger.ts'
-import type { LabController } from '../lab-controller.ts'
+import { configAfter, LabShell } from '../lab-shell.ts'
 import type { LabEvent } from '../lab-runtime.ts'
-import { correctnessView, ledgerWindows, recoveryViews, TraceBook } from '../snapshot-parts.ts'
+import { correctnessView, ledgerWindows, logCell, recoveryViews } from '../snapshot-parts.ts'
 import { TransactionBoard } from '../transaction-board.ts'
 import { VisibilityTracker } from '../visibility-tracker.ts'
 import { DROP_ACKS_UNAVAILABLE, EXACTLY_ONCE_V2_UNAVAILABLE } from './kafka-app.ts'
@@ -62,8 +56,6 @@ const SERIES_WINDOW_MS = 500
 const VISIBILITY_POLL_MS = 100
 const HEALTH_POLL_MS = 1_000
 const LOG_VIEW_POLL_MS = 1_000
-const MAX_SERIES = 240
-const MAX_MARKERS = 60
 /** A worker started elsewhere that has not published for this long is shown as stopped. */
 const REMOTE_SILENT_MS = 5_000
 const REMOTE_FORGOTTEN_MS = 60_000
@@ -90,24 +82,13 @@ const NOTES_BEFORE_RUNTIME = [
   'Per-partition sequence numbers are shown on the embedded backend only; here the partition log view shows each record\'s producer id, epoch and sequence as the broker stores them.',
 ]
 
-export class KafkaLab implements LabController {
+export class KafkaLab extends LabShell {
   private runtime!: KafkaLabRuntime
   private visibility!: VisibilityTracker
   private validator!: IncrementalValidator
-  private readonly time = new SystemTime()
-  private seq = 0
-  private latest!: LabSnapshot
-  private readonly listeners = new Set<(s: LabSnapshot) => void>()
-  private series: ChartPoint[] = []
-  private markers: TimelineMarker[] = []
-  private readonly traces = new TraceBook()
-  private correctness: CorrectnessView | null = null
-  private lastSample = { t: 0, committed: 0 }
-  private timers = { stop: false }
   private validating = false
   private rate: number
   private guarantee: ProcessingGuarantee
-  private commandQueue: Promise<unknown> = Promise.resolve()
   private ledger = new DuplicateLedger()
   private board = this.newBoard()
   private inputEnds: number[] = []
@@ -121,6 +102,7 @@ export class KafkaLab implements LabController {
   private closed = false
 
   constructor(private readonly options: KafkaLabOptions) {
+    super(new SystemTime())
     this.rate = options.ratePerSec ?? 500
     this.guarantee = options.guarantee ?? 'exactly_once'
     if (this.guarantee === 'exactly_once_v2') throw new ConfigException('processing.guarantee', this.guarantee, EXACTLY_ONCE_V2_UNAVAILABLE)
@@ -158,7 +140,7 @@ export class KafkaLab implements LabController {
     this.deadLetters = 0
     this.logView = null
     rt.onEvent((e) => this.onEvent(e))
-    this.lastSample = { t: this.time.now(), committed: 0 }
+    this.restartSeries()
     this.latest = this.build()
     // The loops run before the cluster has answered: a start that fails (an outage during a reset)
     // leaves a live lab that shows the outage and can be reset again.
@@ -197,23 +179,6 @@ export class KafkaLab implements LabController {
     } catch (e) {
       this.mark('outage', `lab directory (${LAB_DIRECTORY_TOPIC}) not updated: ${(e instanceof Error ? e.message : String(e)).slice(0, 80)}`)
     }
-  }
-
-  private async loop(timers: { stop: boolean }, everyMs: number, fn: () => unknown): Promise<void> {
-    while (!timers.stop) {
-      await this.time.sleep(everyMs)
-      if (timers.stop) break
-      try {
-        await fn()
-      } catch {
-        // a failed read is retried by the next round; checkHealth reports an unreachable cluster
-      }
-    }
-  }
-
-  private mark(kind: TimelineMarker['kind'], label: string, t = this.time.now()): void {
-    this.markers.push({ t, kind, label })
-    if (this.markers.length > MAX_MARKERS) this.markers.shift()
   }
 
   private newBoard(): TransactionBoard {
@@ -268,21 +233,8 @@ export class KafkaLab implements LabController {
     }
   }
 
-  private async sample(): Promise<void> {
-    const now = this.time.now()
-    const committed = this.runtime.committedTotal()
-    const dt = (now - this.lastSample.t) / 1000
-    const vis = this.visibility.drain()
-    this.series.push({
-      t: now,
-      processedPerSec: dt > 0 ? Math.max(0, Math.round((committed - this.lastSample.committed) / dt)) : 0,
-      visibleOutputPerSec: dt > 0 ? Math.round(vis.records / dt) : 0,
-      latencyP50Ms: vis.p50,
-      latencyP99Ms: vis.p99,
-      latencyMaxMs: vis.max,
-    })
-    this.lastSample = { t: now, committed }
-    if (this.series.length > MAX_SERIES) this.series.shift()
+  private sample(): void {
+    this.addSample(this.runtime.committedTotal(), this.visibility.drain())
   }
 
   private async validate(): Promise<void> {
@@ -319,26 +271,11 @@ export class KafkaLab implements LabController {
       if (abort !== null) end = Math.min(o.highWatermark, abort + 10)
     }
     const raw = await inspector.readRaw(tp, Math.max(o.logStartOffset, end - LOG_WINDOW), end, LOG_WINDOW)
-    const cells: LogCell[] = raw.map((x) => this.cell(x, topic, partition))
+    const cells = raw.map((x) => logCell(x, topic === rt.topics.input, partition))
     const rc = topic === rt.topics.output ? (this.visibility.positions[partition] ?? o.lastStableOffset) : o.lastStableOffset
     // Only the latest selection of the latest application is shown (an older refresh may end later).
     if (rt !== this.runtime || sel !== this.selected) return
     this.logView = { topic, partition, logStartOffset: o.logStartOffset, lastStableOffset: o.lastStableOffset, highWatermark: o.highWatermark, cells, readCommittedPosition: rc, readUncommittedPosition: o.highWatermark }
-  }
-
-  private cell(x: StoredRecordView, topic: string, partition: number): LogCell {
-    const input = topic === this.runtime.topics.input
-    const v = x.control === null && !input ? decodeOutputValue(x.value) : null
-    return {
-      offset: x.offset,
-      key: x.key,
-      producerId: x.producerId,
-      epoch: x.producerEpoch,
-      sequence: x.sequence,
-      control: x.control,
-      outcome: x.txnOutcome,
-      source: v ? v.source : input ? { partition, offset: x.offset } : null,
-    }
   }
 
   private async lastAbortOffset(tp: { topic: string; partition: number }, logStart: number, hw: number): Promise<number | null> {
@@ -453,7 +390,7 @@ export class KafkaLab implements LabController {
     return [...idempotent, ...this.board.producerTimelines()].map((tl) => ({ ...tl, epochs: [...tl.epochs], fencings: [...tl.fencings], lastSequence: [] }))
   }
 
-  private build(): LabSnapshot {
+  protected build(): LabSnapshot {
     const rt = this.runtime
     const committed = rt.committedOffsets()
     const workers = this.workerViews()
@@ -498,115 +435,83 @@ export class KafkaLab implements LabController {
     }
   }
 
-  private publish(): void {
-    this.latest = this.build()
-    for (const l of this.listeners) l(this.latest)
+  protected refusal(): string | null {
+    return this.closed ? 'the lab is shutting down' : null
   }
 
-  snapshot(): LabSnapshot {
-    return this.latest
-  }
-
-  onSnapshot(listener: (s: LabSnapshot) => void): () => void {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
-  }
-
-  // ---- commands ---------------------------------------------------------------------------------
-
-  /** Commands run one at a time, in arrival order. */
-  execute(name: string, payload: unknown): Promise<CommandResult> {
-    const run = this.commandQueue.then(() => this.executeNow(name, payload))
-    this.commandQueue = run.catch(() => undefined)
-    return run
-  }
-
-  private async executeNow(name: string, payload: unknown): Promise<CommandResult> {
-    const parsed = parseCommand(name, payload)
-    if (!parsed.ok) return parsed
-    if (this.closed) return { ok: false, error: 'the lab is shutting down' }
-    try {
-      const rt = this.runtime
-      switch (parsed.name) {
-        case 'setConfig': {
-          const p = parsed.payload as CommandPayload<'setConfig'>
-          const { inputRatePerSec, workers, 'default.deserialization.exception.handler': handler, ...streams } = p
-          if (streams['processing.guarantee'] === 'exactly_once_v2') return { ok: false, error: EXACTLY_ONCE_V2_UNAVAILABLE }
-          if (handler !== undefined && handler !== 'log-and-continue') return { ok: false, error: 'the Kafka backend\'s workers use log-and-continue (poison records go to the dead-letter topic); the fail policy is shown on the embedded backend' }
-          if (Object.keys(streams).length > 0) {
-            const next = withConfigChange(rt.config, streams) // throws ConfigException; nothing changed then
-            if (p['processing.guarantee'] && p['commit.interval.ms'] === undefined && p['processing.guarantee'] !== rt.config['processing.guarantee']) {
-              next['commit.interval.ms'] = withConfigChange(next, { 'commit.interval.ms': defaultStreamsConfig(p['processing.guarantee'])['commit.interval.ms'] })['commit.interval.ms']
-            }
-            this.guarantee = next['processing.guarantee']
-            // Followers first: the group should not run mixed settings longer than it must.
-            await this.publishDescriptor(next)
-            await rt.restartWorkers(next)
-            this.mark('config', `${Object.entries(streams).map(([k, v]) => `${k}=${v}`).join(', ')}: worker processes restarted`)
+  protected async runCommand(name: CommandName, payload: unknown): Promise<CommandResult | void> {
+    const rt = this.runtime
+    switch (name) {
+      case 'setConfig': {
+        const p = payload as CommandPayload<'setConfig'>
+        const { inputRatePerSec, workers, 'default.deserialization.exception.handler': handler, ...streams } = p
+        if (streams['processing.guarantee'] === 'exactly_once_v2') return { ok: false, error: EXACTLY_ONCE_V2_UNAVAILABLE }
+        if (handler !== undefined && handler !== 'log-and-continue') return { ok: false, error: 'the Kafka backend\'s workers use log-and-continue (poison records go to the dead-letter topic); the fail policy is shown on the embedded backend' }
+        if (Object.keys(streams).length > 0) {
+          const next = configAfter(rt.config, streams) // throws ConfigException; nothing changed then
+          this.guarantee = next['processing.guarantee']
+          // Followers first: the group should not run mixed settings longer than it must.
+          await this.publishDescriptor(next)
+          await rt.restartWorkers(next)
+          this.mark('config', `${Object.entries(streams).map(([k, v]) => `${k}=${v}`).join(', ')}: worker processes restarted`)
+        }
+        if (inputRatePerSec !== undefined) {
+          this.rate = inputRatePerSec
+          rt.generator.setRate(inputRatePerSec)
+          this.mark('config', `input rate ${inputRatePerSec}/s`)
+        }
+        if (workers !== undefined) {
+          while (rt.slots.length < workers) rt.addWorker()
+          while (rt.slots.length > workers && (await rt.removeWorker())) {
+            // stopped cleanly, one at a time
           }
-          if (inputRatePerSec !== undefined) {
-            this.rate = inputRatePerSec
-            rt.generator.setRate(inputRatePerSec)
-            this.mark('config', `input rate ${inputRatePerSec}/s`)
-          }
-          if (workers !== undefined) {
-            while (rt.slots.length < workers) rt.addWorker()
-            while (rt.slots.length > workers && (await rt.removeWorker())) {
-              // stopped cleanly, one at a time
-            }
-            this.mark('config', `workers=${workers}`)
-          }
-          break
+          this.mark('config', `workers=${workers}`)
         }
-        case 'killWorker': {
-          const { workerId, step } = parsed.payload as CommandPayload<'killWorker'>
-          if (!(await rt.killConfirmed(workerId, (step ?? null) as Step | null))) return { ok: false, error: `no live worker ${workerId}` }
-          break
-        }
-        case 'pauseWorker': {
-          const { workerId } = parsed.payload as CommandPayload<'pauseWorker'>
-          if (rt.remoteWorkers.has(workerId)) return { ok: false, error: `${workerId} runs on another machine: only this server's own worker processes can be paused (SIGSTOP)` }
-          if (!rt.pause(workerId)) return { ok: false, error: `no running worker ${workerId} to pause` }
-          break
-        }
-        case 'resumeWorker': {
-          const { workerId } = parsed.payload as CommandPayload<'resumeWorker'>
-          if (!rt.resume(workerId)) return { ok: false, error: `no paused worker ${workerId}` }
-          this.mark('resume', `${workerId} woke up (SIGCONT)`)
-          break
-        }
-        case 'addWorker': {
-          if (rt.slots.length >= 12) return { ok: false, error: 'at most 12 workers' }
-          const s = rt.addWorker()
-          this.mark('worker-added', `${s.slotId} added (new process)`)
-          break
-        }
-        case 'dropAcks':
-          return { ok: false, error: KAFKA_UNAVAILABLE.dropAcks! }
-        case 'runScenario':
-          return { ok: false, error: KAFKA_UNAVAILABLE.scenarios! }
-        case 'reset':
-          await this.reset()
-          break
-        case 'injectPoison': {
-          const { count } = parsed.payload as CommandPayload<'injectPoison'>
-          await rt.injectPoison(count)
-          this.mark('config', `${count} poison record(s) appended to the input`)
-          break
-        }
-        case 'selectPartition': {
-          const sel = parsed.payload as CommandPayload<'selectPartition'>
-          if (sel.partition >= rt.options.partitions) return { ok: false, error: `partition ${sel.partition} does not exist: the lab has ${rt.options.partitions}` }
-          this.selected = sel
-          void this.refreshLogView().catch(() => {})
-          break
-        }
+        break
       }
-      this.publish()
-      return { ok: true }
-    } catch (e) {
-      if (e instanceof ConfigException) return { ok: false, error: e.message }
-      return { ok: false, error: `command ${parsed.name} failed: ${e instanceof Error ? e.message : 'internal error'}` }
+      case 'killWorker': {
+        const { workerId, step } = payload as CommandPayload<'killWorker'>
+        if (!(await rt.killConfirmed(workerId, (step ?? null) as Step | null))) return { ok: false, error: `no live worker ${workerId}` }
+        break
+      }
+      case 'pauseWorker': {
+        const { workerId } = payload as CommandPayload<'pauseWorker'>
+        if (rt.remoteWorkers.has(workerId)) return { ok: false, error: `${workerId} runs on another machine: only this server's own worker processes can be paused (SIGSTOP)` }
+        if (!rt.pause(workerId)) return { ok: false, error: `no running worker ${workerId} to pause` }
+        break
+      }
+      case 'resumeWorker': {
+        const { workerId } = payload as CommandPayload<'resumeWorker'>
+        if (!rt.resume(workerId)) return { ok: false, error: `no paused worker ${workerId}` }
+        this.mark('resume', `${workerId} woke up (SIGCONT)`)
+        break
+      }
+      case 'addWorker': {
+        if (rt.slots.length >= 12) return { ok: false, error: 'at most 12 workers' }
+        const s = rt.addWorker()
+        this.mark('worker-added', `${s.slotId} added (new process)`)
+        break
+      }
+      case 'dropAcks':
+        return { ok: false, error: KAFKA_UNAVAILABLE.dropAcks! }
+      case 'runScenario':
+        return { ok: false, error: KAFKA_UNAVAILABLE.scenarios! }
+      case 'reset':
+        await this.reset()
+        break
+      case 'injectPoison': {
+        const { count } = payload as CommandPayload<'injectPoison'>
+        await rt.injectPoison(count)
+        this.mark('config', `${count} poison record(s) appended to the input`)
+        break
+      }
+      case 'selectPartition': {
+        const sel = payload as CommandPayload<'selectPartition'>
+        if (sel.partition >= rt.options.partitions) return { ok: false, error: `partition ${sel.partition} does not exist: the lab has ${rt.options.partitions}` }
+        this.selected = sel
+        void this.refreshLogView().catch(() => {})
+        break
+      }
     }
   }
 
@@ -618,10 +523,7 @@ export class KafkaLab implements LabController {
     const old = this.runtime
     this.timers.stop = true
     await old.close()
-    this.series = []
-    this.markers = []
-    this.traces.clear()
-    this.correctness = null
+    this.clearViews()
     this.board = this.newBoard()
     try {
       await this.start()
@@ -659,7 +561,7 @@ export class KafkaLab implements LabController {
     this.closed = true
     this.timers.stop = true
     // A reset or worker change under way finishes first (bounded: a shutdown must not hang on it).
-    await Promise.race([this.commandQueue, new Promise((r) => setTimeout(r, 3_000))])
+    await Promise.race([this.commandsSettled(), new Promise((r) => setTimeout(r, 3_000))])
     const rt = this.runtime
     await rt.close()
     await this.announceClosed(rt)

@@ -40,33 +40,35 @@ export function descriptorOf(config: StreamsConfig, partitions: number, nowMs: n
 /** What the directory says: a lab to join, or that a lab has shut down (its topics are going away). */
 export type DirectoryEntry = { kind: 'lab'; descriptor: LabDescriptor } | { kind: 'closed'; applicationId: string }
 
-/** A directory record, checked: anything malformed is refused (null), never guessed at. */
-export function parseEntry(value: string | null): DirectoryEntry | null {
-  let v: unknown
+const APPLICATION_ID = /^[A-Za-z0-9._-]{1,200}$/
+
+/** A JSON object, or null for anything else (bad JSON included). */
+function jsonObject(value: string | null): Record<string, unknown> | null {
   try {
-    v = JSON.parse(value ?? '')
+    const v: unknown = JSON.parse(value ?? '')
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null
   } catch {
     return null
   }
-  if (typeof v !== 'object' || v === null) return null
-  const c = v as Record<string, unknown>
-  if (c.closed === true) return typeof c.applicationId === 'string' && /^[A-Za-z0-9._-]{1,200}$/.test(c.applicationId) ? { kind: 'closed', applicationId: c.applicationId } : null
-  const d = parseDescriptor(value)
+}
+
+/** A directory record, checked: anything malformed is refused (null), never guessed at. */
+export function parseEntry(value: string | null): DirectoryEntry | null {
+  const c = jsonObject(value)
+  if (c?.closed === true) return typeof c.applicationId === 'string' && APPLICATION_ID.test(c.applicationId) ? { kind: 'closed', applicationId: c.applicationId } : null
+  const d = c && descriptorFrom(c)
   return d ? { kind: 'lab', descriptor: d } : null
 }
 
 /** A descriptor read from the topic, checked: anything malformed is refused (null), never guessed at. */
 export function parseDescriptor(value: string | null): LabDescriptor | null {
-  let v: unknown
-  try {
-    v = JSON.parse(value ?? '')
-  } catch {
-    return null
-  }
-  if (typeof v !== 'object' || v === null) return null
-  const d = v as Record<string, unknown>
+  const d = jsonObject(value)
+  return d && descriptorFrom(d)
+}
+
+function descriptorFrom(d: Record<string, unknown>): LabDescriptor | null {
   const int = (x: unknown, min: number) => typeof x === 'number' && Number.isInteger(x) && x >= min
-  if (typeof d.applicationId !== 'string' || !/^[A-Za-z0-9._-]{1,200}$/.test(d.applicationId)) return null
+  if (typeof d.applicationId !== 'string' || !APPLICATION_ID.test(d.applicationId)) return null
   if (!int(d.partitions, 1) || !int(d['commit.interval.ms'], 1) || !int(d['session.timeout.ms'], 1) || !int(d['transaction.timeout.ms'], 1) || !int(d['max.poll.records'], 1)) return null
   if (!PROCESSING_GUARANTEES.includes(d['processing.guarantee'] as ProcessingGuarantee) || typeof d['enable.idempotence'] !== 'boolean' || typeof d.publishedAtMs !== 'number') return null
   return d as unknown as LabDescriptor
