@@ -143,6 +143,12 @@ export interface LogReader {
 
 /** Raw access for audits: every stored record with its producer fields, control markers included. */
 export interface LogInspector {
+  /**
+   * The cluster holds other applications too (a Kafka cluster; the embedded log is one lab's own).
+   * Its internal topics (__consumer_offsets) are then shared, and another group's transaction
+   * there says nothing about this run.
+   */
+  readonly sharedCluster?: boolean
   topics(): Promise<{ topic: string; partitions: number }[]>
   offsets(tp: TopicPartition): Promise<PartitionOffsets>
   /** Stored records in [from, to), markers included; bounded by maxRecords. */

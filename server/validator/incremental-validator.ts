@@ -46,6 +46,7 @@ import { differingKeys, inputUpdate } from './recompute.ts'
 import { dlqProvenance } from './provenance.ts'
 import type { KeyCount, StateMismatchExample, ValidationReport, ValidationRow } from './report.ts'
 import { type ValidateOptions, forEachRecord } from './validator.ts'
+import { openTransactionPartitions } from './open-transactions.ts'
 
 export interface IncrementalValidateOptions extends ValidateOptions {
   /** Decided input offsets without an output kept per partition (lost, poison, non-input); default 20 000. */
@@ -713,7 +714,7 @@ export class IncrementalValidator {
     committedOffsets: ValidationReport['committedOffsets'],
     checkNotes: string[],
   ): Promise<ValidationReport> {
-    const open = await this.openTransactions(topics)
+    const open = await openTransactionPartitions(this.inspector, topics, this.opts, dlqTopic)
     const o = this.opts
     const notes: string[] = []
     const split = [...this.splitKeys].sort()
@@ -808,18 +809,6 @@ export class IncrementalValidator {
       report.unavailable.push({ row, reason })
     }
     return report
-  }
-
-  /** Partitions of every topic, internal ones included, whose last stable offset is below the high watermark now. */
-  private async openTransactions(topics: ReadonlyMap<string, number>): Promise<string[]> {
-    const open: string[] = []
-    for (const [topic, partitions] of topics) {
-      for (let partition = 0; partition < partitions; partition++) {
-        const o = await this.inspector.offsets({ topic, partition })
-        if (o.lastStableOffset < o.highWatermark) open.push(tpKey(topic, partition))
-      }
-    }
-    return open.sort()
   }
 }
 

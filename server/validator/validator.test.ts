@@ -115,6 +115,16 @@ describe('validateRun', () => {
     expect(report).toMatchObject({ inputRecords: 2, outputRecords: 2 })
   })
 
+  it("on a shared cluster counts only the application's own topics: another group's open transaction in __consumer_offsets is not this run's", async () => {
+    const run = new RunBuilder(1)
+    run.appendInput(0, [1, 2, 3, 4].map((v) => ({ key: 'a', value: String(v) })))
+    run.step(0, 2, 'commit')
+    run.step(0, 2, 'open')
+    const shared: LogInspector = Object.create(run.inspector(), { sharedCluster: { value: true } })
+    const report = await validateRun(shared, run.options())
+    expect(report.openTransactionPartitions).toEqual([`${CHANGELOG_TOPIC}-0`, 'output-0'])
+  })
+
   it('counts poison records apart, and as lost only when the dead-letter topic lacks them', async () => {
     const poisoned = (dlq: boolean, dropOutputAt?: number) => {
       const run = new RunBuilder(1, { dlq })

@@ -18,6 +18,7 @@ import type { LogInspector, OffsetToCommit, PartitionOffsets, StoredRecordView, 
 import { tpKey } from '../log/types.ts'
 import { type Aggregate, DEFAULT_DLQ_TOPIC, type Provenance, decodeOutputValue } from '../../lib/records.ts'
 import { AbortedReadAudit, isCommittedRecord } from './read-committed.ts'
+import { openTransactionPartitions } from './open-transactions.ts'
 import { AggregateRecomputation, differingKeys, inputUpdate } from './recompute.ts'
 import { dlqProvenance } from './provenance.ts'
 import type { KeyCount, StateMismatchExample, ValidationReport, ValidationRow } from './report.ts'
@@ -391,15 +392,9 @@ class RunValidation {
     }
   }
 
-  /** Partitions of every topic, internal ones included, whose last stable offset is below the high watermark. */
+  /** Partitions with a transaction still open (see open-transactions.ts for which topics count). */
   async findOpenTransactions(): Promise<void> {
-    for (const [topic, partitions] of this.topics) {
-      for (let partition = 0; partition < partitions; partition++) {
-        const o = await this.inspector.offsets({ topic, partition })
-        if (o.lastStableOffset < o.highWatermark) this.report.openTransactionPartitions.push(tpKey(topic, partition))
-      }
-    }
-    this.report.openTransactionPartitions.sort()
+    this.report.openTransactionPartitions = await openTransactionPartitions(this.inspector, this.topics, this.opts, this.dlqTopic)
     this.report.openTransactions = this.report.openTransactionPartitions.length
   }
 

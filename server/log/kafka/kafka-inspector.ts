@@ -10,6 +10,7 @@ import type { PartitionFetcher } from './partition-fetcher.ts'
 import { partitionOffsets } from './kafka-reader.ts'
 
 export class KafkaLogInspector implements LogInspector {
+  readonly sharedCluster = true
   constructor(
     private readonly admin: () => Promise<Admin>,
     private readonly fetcher: PartitionFetcher,
