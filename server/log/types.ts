@@ -2,6 +2,7 @@
 // The embedded log (server/log/embedded) and Kafka through kafkajs (server/log/kafka) sit behind it.
 
 import type { IsolationLevel } from '../../lib/streams-config.ts'
+import type { LogCapabilities } from './capabilities.ts'
 
 export interface TopicPartition {
   topic: string
@@ -171,6 +172,8 @@ export interface LogAdmin {
 /** One process's connection to the log (a worker, the lab, the validator). */
 export interface LogConnection {
   readonly backend: 'embedded' | 'kafka'
+  /** What this backend can do; every refusal above the seam reads it. */
+  readonly capabilities: LogCapabilities
   admin(): LogAdmin
   producer(options: ProducerOptions): LogProducer
   consumer(options: ConsumerOptions): LogConsumer

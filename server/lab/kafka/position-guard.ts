@@ -133,6 +133,7 @@ export class PositionGuardedConsumer implements LogConsumer {
  */
 export class PositionGuardedConnection implements LogConnection {
   readonly backend
+  readonly capabilities
   private readonly consumers: PositionGuardedConsumer[] = []
 
   constructor(
@@ -140,6 +141,7 @@ export class PositionGuardedConnection implements LogConnection {
     private readonly contiguous = false,
   ) {
     this.backend = conn.backend
+    this.capabilities = conn.capabilities
   }
   admin() {
     return this.conn.admin()

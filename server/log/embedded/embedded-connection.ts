@@ -30,6 +30,7 @@ import type { EmbeddedCluster, ProduceBatch } from './embedded-cluster.ts'
 import { NO_PRODUCER_ID, NO_SEQUENCE, type DataRecord } from './partition-log.ts'
 import { endTxnCostMs } from './latency-model.ts'
 import type { ProcessHandle } from './process-handle.ts'
+import { EMBEDDED_CAPABILITIES } from './capabilities.ts'
 
 /** Fault-injection points of the embedded log that act on the clients. */
 export class ClientFaults {
@@ -71,6 +72,7 @@ const EMPTY_FETCH_WAIT_MS = 2
 
 export class EmbeddedConnection implements LogConnection {
   readonly backend = 'embedded' as const
+  readonly capabilities = EMBEDDED_CAPABILITIES
   constructor(
     readonly cluster: EmbeddedCluster,
     readonly process: ProcessHandle,

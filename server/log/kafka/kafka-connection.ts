@@ -11,11 +11,13 @@ import { KafkaLogInspector } from './kafka-inspector.ts'
 import { KafkaLogProducer } from './kafka-producer.ts'
 import { KafkaLogReader } from './kafka-reader.ts'
 import { PartitionFetcher } from './partition-fetcher.ts'
+import { KAFKA_CAPABILITIES } from './capabilities.ts'
 
 export type { KafkaClientConfig } from './kafka-client.ts'
 
 export class KafkaConnection implements LogConnection {
   readonly backend = 'kafka' as const
+  readonly capabilities = KAFKA_CAPABILITIES
   private readonly sharedAdmin: Admin
   private adminConnected: Promise<void> | null = null
   private readonly fetcher: PartitionFetcher
