@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+// The code's shape, checked: no source file over 400 lines, no function over 80 lines, and no
+// boolean parameter (a flag: name the choice with a type instead, e.g. 'clean' | 'dirty').
+// Tests, fixtures and e2e drivers are exempt. Parses with the oxc parser that vite's rolldown ships.
+// Exit 1 with one line per offence; `--list` prints the largest files and functions as well.
+
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { parseAst } from 'rolldown/parseAst'
+
+export const MAX_FILE_LINES = 400
+export const MAX_FUNCTION_LINES = 80
+
+const SOURCE = /\.(ts|tsx|mjs)$/
+const EXEMPT = [/\.test\.tsx?$/, /\.e2e\.ts$/, /(^|\/)__fixtures__\//, /(^|\/)fixtures\//, /^e2e\//, /\.d\.ts$/, /^next-env\.d\.ts$/]
+const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression'])
+
+/** Line number (1-based) of each offset, by binary search over line starts. */
+function lineIndex(text) {
+  const starts = [0]
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1)
+  return (offset) => {
+    let lo = 0
+    let hi = starts.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1
+      if (starts[mid] <= offset) lo = mid
+      else hi = mid - 1
+    }
+    return lo + 1
+  }
+}
+
+function* walk(node, parent) {
+  if (node === null || typeof node !== 'object') return
+  if (Array.isArray(node)) {
+    for (const n of node) yield* walk(n, parent)
+    return
+  }
+  if (typeof node.type === 'string') yield [node, parent]
+  for (const key of Object.keys(node)) {
+    if (key === 'start' || key === 'end' || key === 'type') continue
+    const v = node[key]
+    if (v && typeof v === 'object') yield* walk(v, typeof node.type === 'string' ? node : parent)
+  }
+}
+
+function functionName(node, parent) {
+  if (node.id?.name) return node.id.name
+  if (parent?.type === 'MethodDefinition' || parent?.type === 'Property' || parent?.type === 'PropertyDefinition') return parent.key?.name ?? parent.key?.value ?? '(member)'
+  if (parent?.type === 'VariableDeclarator') return parent.id?.name ?? '(anonymous)'
+  return '(anonymous)'
+}
+
+/** The offences in one file's text; `file` only names them. */
+export function checkSource(file, text) {
+  const offences = []
+  const functions = []
+  const lineOf = lineIndex(text)
+  const lines = text.endsWith('\n') ? lineOf(text.length - 1) : lineOf(text.length)
+  if (lines > MAX_FILE_LINES) offences.push(`${file}: ${lines} lines (at most ${MAX_FILE_LINES})`)
+  const ast = parseAst(text, { lang: file.endsWith('.tsx') ? 'tsx' : 'ts' }, file)
+  for (const [node, parent] of walk(ast.body, null)) {
+    if (!FUNCTIONS.has(node.type)) continue
+    const name = functionName(node, parent)
+    const from = lineOf(node.start)
+    const length = lineOf(node.end) - from + 1
+    functions.push({ file, name, from, length })
+    if (length > MAX_FUNCTION_LINES) offences.push(`${file}:${from}: function ${name} has ${length} lines (at most ${MAX_FUNCTION_LINES})`)
+    for (const p of node.params ?? []) {
+      const param = p.type === 'AssignmentPattern' ? p.left : p
+      const t = param.typeAnnotation?.typeAnnotation
+      const booleanDefault = p.type === 'AssignmentPattern' && p.right?.type === 'Literal' && typeof p.right.value === 'boolean'
+      if (t?.type === 'TSBooleanKeyword' || booleanDefault) {
+        offences.push(`${file}:${lineOf(param.start)}: boolean parameter ${param.name ?? '?'} of ${name} (name the choice with a type)`)
+      }
+    }
+  }
+  return { lines, offences, functions }
+}
+
+function sourceFiles() {
+  const out = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { encoding: 'utf8' })
+  return out.split('\n').filter((f) => SOURCE.test(f) && !EXEMPT.some((r) => r.test(f)) && !f.startsWith('node_modules/'))
+}
+
+function main() {
+  const list = process.argv.includes('--list')
+  const offences = []
+  const files = []
+  const functions = []
+  for (const file of sourceFiles()) {
+    let text
+    try {
+      text = readFileSync(file, 'utf8')
+    } catch {
+      continue // deleted in the working tree
+    }
+    const r = checkSource(file, text)
+    offences.push(...r.offences)
+    files.push({ file, lines: r.lines })
+    functions.push(...r.functions)
+  }
+  if (list) {
+    console.log('largest files:')
+    for (const f of files.sort((a, b) => b.lines - a.lines).slice(0, 15)) console.log(`  ${f.lines}\t${f.file}`)
+    console.log('longest functions:')
+    for (const f of functions.sort((a, b) => b.length - a.length).slice(0, 15)) console.log(`  ${f.length}\t${f.file}:${f.from} ${f.name}`)
+  }
+  if (offences.length > 0) {
+    console.error(offences.join('\n'))
+    console.error(`check-shape: ${offences.length} offence(s) in ${files.length} source files`)
+    process.exit(1)
+  }
+  console.log(`check-shape: ${files.length} source files, none over ${MAX_FILE_LINES} lines, no function over ${MAX_FUNCTION_LINES} lines, no boolean parameter`)
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) main()

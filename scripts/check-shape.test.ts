@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest'
+import { checkSource, MAX_FILE_LINES, MAX_FUNCTION_LINES } from './check-shape.mjs'
+
+const body = (n: number) => Array.from({ length: n }, (_, i) => `  const v${i} = ${i}`).join('\n')
+
+describe('check-shape', () => {
+  it('passes a small file with short functions and typed choices', () => {
+    const r = checkSource('ok.ts', `type Close = 'clean' | 'dirty'\nexport function close(p: number, how: Close) {\n  return [p, how]\n}\n`)
+    expect(r.offences).toEqual([])
+  })
+
+  it('flags a function longer than the limit, with its name and line', () => {
+    const r = checkSource('long.ts', `\nexport function tooLong() {\n${body(MAX_FUNCTION_LINES)}\n}\n`)
+    expect(r.offences).toEqual([`long.ts:2: function tooLong has ${MAX_FUNCTION_LINES + 2} lines (at most ${MAX_FUNCTION_LINES})`])
+  })
+
+  it('flags long methods and arrow functions too', () => {
+    const r = checkSource('m.ts', `class A {\n  run() {\n${body(MAX_FUNCTION_LINES)}\n  }\n}\nconst f = () => {\n${body(MAX_FUNCTION_LINES)}\n}\n`)
+    expect(r.offences.map((o: string) => o.split(': ')[1])).toEqual([`function run has ${MAX_FUNCTION_LINES + 2} lines (at most ${MAX_FUNCTION_LINES})`, `function f has ${MAX_FUNCTION_LINES + 2} lines (at most ${MAX_FUNCTION_LINES})`])
+  })
+
+  it('flags a file over the limit', () => {
+    const text = Array.from({ length: MAX_FILE_LINES + 1 }, (_, i) => `export const c${i} = ${i}`).join('\n') + '\n'
+    expect(checkSource('big.ts', text).offences).toEqual([`big.ts: ${MAX_FILE_LINES + 1} lines (at most ${MAX_FILE_LINES})`])
+  })
+
+  it('flags boolean flag parameters, typed or defaulted', () => {
+    const r = checkSource('flags.ts', `export function closeTask(p: number, clean: boolean) {}\nexport const endTxn = (id: string, commit = true) => id\n`)
+    expect(r.offences).toEqual([
+      'flags.ts:1: boolean parameter clean of closeTask (name the choice with a type)',
+      'flags.ts:2: boolean parameter commit of endTxn (name the choice with a type)',
+    ])
+  })
+
+  it('reads TSX', () => {
+    const r = checkSource('c.tsx', `export function Panel({ n }: { n: number }) {\n  return <div>{n}</div>\n}\n`)
+    expect(r.offences).toEqual([])
+  })
+})
