@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // The code's shape, checked: no source file over 400 lines, no function over 80 lines, and no
 // boolean parameter (a flag: name the choice with a type instead, e.g. 'clean' | 'dirty').
+// Imports must respect the rooms of the architecture (lib/ imports nothing of server/, ...).
 // Tests, fixtures and e2e drivers are exempt. Parses with the oxc parser that vite's rolldown ships.
 // Exit 1 with one line per offence; `--list` prints the largest files and functions as well.
 
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { parseAst } from 'rolldown/parseAst'
 
 export const MAX_FILE_LINES = 400
@@ -13,6 +15,15 @@ export const MAX_FUNCTION_LINES = 80
 
 const SOURCE = /\.(ts|tsx|mjs)$/
 const EXEMPT = [/\.test\.tsx?$/, /\.e2e\.ts$/, /(^|\/)__fixtures__\//, /(^|\/)fixtures\//, /^e2e\//, /\.d\.ts$/, /^next-env\.d\.ts$/]
+/** Which rooms a folder may not import from (README's architecture table). */
+export const FORBIDDEN_IMPORTS = [
+  { from: 'lib/', never: ['server/', 'app/', 'components/', 'node:'] },
+  { from: 'components/', never: ['server/'] },
+  { from: 'app/', never: ['server/'] },
+  { from: 'server/log/', never: ['server/engine/', 'server/lab/', 'server/http/', 'server/cli/', 'server/experiments/'] },
+  { from: 'server/engine/', never: ['server/lab/', 'server/http/', 'server/cli/', 'server/experiments/', 'lib/lab-protocol'] },
+  { from: 'server/validator/', never: ['server/engine/', 'server/lab/', 'server/http/', 'server/cli/'] },
+]
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression'])
 
 /** Line number (1-based) of each offset, by binary search over line starts. */
@@ -61,6 +72,11 @@ export function checkSource(file, text) {
   if (lines > MAX_FILE_LINES) offences.push(`${file}: ${lines} lines (at most ${MAX_FILE_LINES})`)
   const ast = parseAst(text, { lang: file.endsWith('.tsx') ? 'tsx' : 'ts' }, file)
   for (const [node, parent] of walk(ast.body, null)) {
+    if (node.type === 'ImportDeclaration' || node.type === 'ExportNamedDeclaration' || node.type === 'ExportAllDeclaration') {
+      const offence = importOffence(file, node.source?.value)
+      if (offence) offences.push(`${file}:${lineOf(node.start)}: ${offence}`)
+      continue
+    }
     if (!FUNCTIONS.has(node.type)) continue
     const name = functionName(node, parent)
     const from = lineOf(node.start)
@@ -77,6 +93,18 @@ export function checkSource(file, text) {
     }
   }
   return { lines, offences, functions }
+}
+
+/** Why `file` may not import `spec`, or null. Relative specifiers are resolved from the repository root. */
+export function importOffence(file, spec) {
+  if (typeof spec !== 'string') return null
+  const target = spec.startsWith('.') ? path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)) : spec
+  for (const rule of FORBIDDEN_IMPORTS) {
+    if (!file.startsWith(rule.from)) continue
+    const hit = rule.never.find((room) => target.startsWith(room))
+    if (hit) return `${rule.from} may not import ${hit} (imports ${spec})`
+  }
+  return null
 }
 
 function sourceFiles() {

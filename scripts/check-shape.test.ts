@@ -37,3 +37,19 @@ describe('check-shape', () => {
     expect(r.offences).toEqual([])
   })
 })
+
+describe('check-shape imports', () => {
+  it('refuses lib/ importing server/ and node built-ins, components/ importing server/', () => {
+    expect(checkSource('lib/a.ts', `import { x } from '../server/http/live-delta.ts'\nexport const y = x\n`).offences).toEqual([
+      'lib/a.ts:1: lib/ may not import server/ (imports ../server/http/live-delta.ts)',
+    ])
+    expect(checkSource('lib/b.ts', `import { readFileSync } from 'node:fs'\nexport const r = readFileSync\n`).offences).toHaveLength(1)
+    expect(checkSource('components/c.tsx', `import type { L } from '../server/lab/lab.ts'\nexport type M = L\n`).offences).toHaveLength(1)
+    expect(checkSource('server/engine/w.ts', `export { Step } from '../../lib/lab-protocol.ts'\n`).offences).toHaveLength(1)
+  })
+
+  it('lets each room import what it may', () => {
+    expect(checkSource('components/c.tsx', `import { taskIdOf } from '../lib/task-id.ts'\nexport const t = taskIdOf\n`).offences).toEqual([])
+    expect(checkSource('server/lab/l.ts', `import { StreamWorker } from '../engine/stream-worker.ts'\nexport const w = StreamWorker\n`).offences).toEqual([])
+  })
+})
