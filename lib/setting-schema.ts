@@ -2,16 +2,20 @@
 // and the CLI's flags build theirs here, so one bad value reads the same wherever it is refused.
 
 import { z } from 'zod'
-import { choiceProblem, rangeOf, type SettingContext, type SettingName, SETTINGS, settingProblem } from './streams-config.ts'
+import { choiceProblem, type Range, rangeOf, rangeProblem, type SettingContext, type SettingName, SETTINGS } from './streams-config.ts'
 
-/** A number within a setting's range where it is set; any other value gets settingProblem's words. */
-export function settingSchema(name: SettingName, context: SettingContext = 'run'): z.ZodNumber {
-  const error = (issue: { input?: unknown }) => settingProblem(name, context, issue.input)
-  const range = rangeOf(name, context)
+/** A number within a range; any other value gets rangeProblem's words. */
+export function rangeSchema(range: Range, integer: boolean): z.ZodNumber {
+  const error = (issue: { input?: unknown }) => rangeProblem(range, integer, issue.input)
   let schema = z.number({ error }).min(range.min, { error })
-  if (SETTINGS[name].integer) schema = schema.int({ error })
+  if (integer) schema = schema.int({ error })
   if (range.max !== Number.POSITIVE_INFINITY) schema = schema.max(range.max, { error })
   return schema
+}
+
+/** A number within a setting's range where it is set. */
+export function settingSchema(name: SettingName, context: SettingContext = 'run'): z.ZodNumber {
+  return rangeSchema(rangeOf(name, context), SETTINGS[name].integer)
 }
 
 /** One of a list of choices; any other value gets choiceProblem's words. */

@@ -162,9 +162,14 @@ export function shownValue(value: unknown): string {
   return json.length > 40 ? `${json.slice(0, 37)}...` : json
 }
 
-/** The one wording of a value out of a setting's range or of the wrong type (CLI, REST, socket). */
+/** The one wording of a value out of a range or of the wrong type. */
+export function rangeProblem(range: Range, integer: boolean, value: unknown): string {
+  return `must be ${describeRange(range, integer)}; got ${shownValue(value)}`
+}
+
+/** A bad value for a setting where it is set, worded alike by the CLI, REST and the socket. */
 export function settingProblem(name: SettingName, context: SettingContext, value: unknown): string {
-  return `must be ${describeRange(rangeOf(name, context), SETTINGS[name].integer)}; got ${shownValue(value)}`
+  return rangeProblem(rangeOf(name, context), SETTINGS[name].integer, value)
 }
 
 /** The one wording of a value outside a list of choices. */
@@ -187,7 +192,8 @@ export function defaultText(name: SettingName): string {
   if (s.default === null) return 'none'
   if (typeof s.default === 'number') return String(s.default)
   const byGuarantee = s.default
-  return PROCESSING_GUARANTEES.map((g) => `${byGuarantee[g]} under ${g}`).join(', ')
+  const values = [...new Set(PROCESSING_GUARANTEES.map((g) => byGuarantee[g]))]
+  return values.map((v) => `${v} under ${PROCESSING_GUARANTEES.filter((g) => byGuarantee[g] === v).join(' and ')}`).join(', ')
 }
 
 export function defaultStreamsConfig(guarantee: ProcessingGuarantee = 'exactly_once', applicationId = 'eoscope'): StreamsConfig {
