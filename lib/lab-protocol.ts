@@ -2,8 +2,7 @@
 // pushes (coalesced, 10-20 a second at most), and the commands a client may send (validated with zod).
 
 import { z } from 'zod'
-import { PROCESSING_GUARANTEES, type ProcessingGuarantee } from './streams-config.ts'
-import { rangeOf } from './streams-config.ts'
+import { PROCESSING_GUARANTEES, type ProcessingGuarantee, rangeOf } from './streams-config.ts'
 import { choiceSchema, issueText, settingSchema } from './setting-schema.ts'
 
 export type Backend = 'embedded' | 'kafka'
