@@ -16,7 +16,7 @@ type Choices = readonly [string, ...string[]]
 
 export type FlagSpec =
   | { readonly type: 'boolean'; readonly meaning: string }
-  | { readonly type: 'string'; readonly meaning: string; readonly value: string }
+  | { readonly type: 'string'; readonly meaning: string; readonly value: string; readonly defaultText?: string }
   | { readonly type: 'choice'; readonly meaning: string; readonly choices: Choices; readonly default?: string; readonly defaultText?: string }
   /** A setting of the table: its meaning, range and default unless the flag says otherwise. */
   | { readonly type: 'setting'; readonly setting: SettingName; readonly context?: SettingContext; readonly meaning?: string; readonly default?: number; readonly defaultText?: string }
@@ -144,10 +144,10 @@ function valueName(f: FlagSpec): string {
 function describe(f: FlagSpec): string {
   switch (f.type) {
     case 'boolean':
-    case 'string':
       return f.meaning
+    case 'string':
     case 'choice': {
-      const d = f.defaultText ?? f.default
+      const d = f.defaultText ?? ('default' in f ? f.default : undefined)
       return d === undefined ? f.meaning : `${f.meaning} (default: ${d})`
     }
     case 'setting': {

@@ -33,7 +33,7 @@ export const RUN = {
     expect: { type: 'choice', choices: ['exactly-once', 'at-least-once'], meaning: 'exit 1 when the validator finds what this guarantee forbids' },
     backend: { type: 'choice', choices: BACKENDS, default: 'embedded', meaning: 'the log: the embedded one, or a Kafka cluster with worker processes' },
     brokers: { type: 'string', value: 'HOST:PORT[,HOST:PORT]', meaning: 'the Kafka cluster (--backend kafka)' },
-    'application-id': { type: 'string', value: 'ID', meaning: 'application.id on Kafka (default: a fresh one per run)' },
+    'application-id': { type: 'string', value: 'ID', meaning: 'application.id on Kafka', defaultText: 'a fresh one per run' },
     'worker-logs': { type: 'boolean', meaning: "show the Kafka worker processes' logs" },
   },
   notes: ['Violations are data (exit 0) unless --expect names a guarantee; bad flags exit 2.', '--backend kafka: TLS and SASL from KAFKA_SSL* and KAFKA_SASL_* in the environment (see eoscope worker --help).'],

@@ -5,7 +5,7 @@
 
 import { CSV_COLUMNS, DEFAULT_SWEEP_GUARANTEES, DEFAULT_SWEEP_INTERVALS, cellRow, parseSweepRequest, toCsv, type CellResult, type ExperimentRecord } from '../../lib/experiment-protocol.ts'
 import { choiceSchema, settingSchema } from '../../lib/setting-schema.ts'
-import { PROCESSING_GUARANTEES, rangeOf, SETTINGS } from '../../lib/streams-config.ts'
+import { describeRange, PROCESSING_GUARANTEES, rangeOf, SETTINGS } from '../../lib/streams-config.ts'
 import { ExperimentStore } from '../experiments/experiment-store.ts'
 import { KAFKA_SWEEP_NOTES, runSweep, sweepUnavailableReason, type SweepKafkaTarget } from '../experiments/sweep-runner.ts'
 import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
@@ -22,12 +22,13 @@ export const SWEEP = {
     intervals: {
       type: 'string',
       value: 'MS[,MS...]',
-      meaning: `commit.interval.ms values to measure, up to ${rangeOf('sweepIntervals').max}, each ${intervalRange.min}-${intervalRange.max} (default ${DEFAULT_SWEEP_INTERVALS.join(',')})`,
+      meaning: `commit.interval.ms values to measure, up to ${rangeOf('sweepIntervals').max}, each ${describeRange(intervalRange, true)}`,
+      defaultText: DEFAULT_SWEEP_INTERVALS.join(','),
     },
-    guarantees: { type: 'string', value: 'G[,G...]', meaning: `processing.guarantee values to measure, of ${PROCESSING_GUARANTEES.join(', ')} (default ${DEFAULT_SWEEP_GUARANTEES.join(',')})` },
+    guarantees: { type: 'string', value: 'G[,G...]', meaning: `processing.guarantee values to measure, of ${PROCESSING_GUARANTEES.join(', ')}`, defaultText: DEFAULT_SWEEP_GUARANTEES.join(',') },
     repeat: { type: 'setting', setting: 'sweepRepeat', default: SETTINGS.sweepRepeat.default },
     backend: { type: 'choice', choices: BACKENDS, default: 'embedded', meaning: 'the log: the embedded one, or a Kafka cluster with worker processes (a fresh application.id per lab)' },
-    brokers: { type: 'string', value: 'HOST:PORT[,HOST:PORT]', meaning: 'the Kafka cluster (--backend kafka; default KAFKA_BROKERS from the environment)' },
+    brokers: { type: 'string', value: 'HOST:PORT[,HOST:PORT]', meaning: 'the Kafka cluster (--backend kafka)', defaultText: 'KAFKA_BROKERS from the environment' },
     'worker-logs': { type: 'boolean', meaning: "show the Kafka worker processes' logs" },
     seed: { type: 'setting', setting: 'seed' },
     json: { type: 'boolean', meaning: 'print the rows and the full record as JSON' },
