@@ -4,13 +4,13 @@
 // after the first five minutes. Adds a `memory` section to bench/results/soak-embedded.json.
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { parseFlags } from '../server/cli/args.ts'
+import { parseCommandLine } from '../server/cli/flags.ts'
 import { createLab } from '../server/lab/index.ts'
 import { memoryGrowth } from './memory-growth.ts'
 
-const f = parseFlags(process.argv.slice(2), { minutes: { kind: 'number', min: 1, max: 600 }, rate: { kind: 'number', min: 1, max: 100_000 } })
-const minutes = (f.minutes as number | undefined) ?? 60
-const rate = (f.rate as number | undefined) ?? 2_000
+const line = parseCommandLine({ program: 'npm run', name: 'bench:memory', summary: 'resident memory of a long-running lab', flags: { minutes: { type: 'number', meaning: 'minutes to run', range: { min: 1, max: 600 }, integer: false, default: 60 }, rate: { type: 'number', meaning: 'input records per second', range: { min: 1, max: 100_000 }, integer: false, default: 2_000 } } } as const, process.argv.slice(2))
+if (line.help) process.exit(0)
+const { minutes, rate } = line.flags
 const lab = await createLab({ ratePerSec: rate })
 const start = Date.now()
 const samples: { atS: number; rssMB: number; heapUsedMB: number; committedInput: number }[] = []

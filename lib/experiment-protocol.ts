@@ -6,18 +6,20 @@
 // phases, and the duplicates a kill caused (validator).
 
 import { z } from 'zod'
-import { PROCESSING_GUARANTEES, type ProcessingGuarantee } from './streams-config.ts'
+import { PROCESSING_GUARANTEES, type ProcessingGuarantee, rangeOf, SETTINGS } from './streams-config.ts'
+import { choiceSchema, issueText, settingSchema } from './setting-schema.ts'
 
 export const DEFAULT_SWEEP_INTERVALS = [10, 25, 50, 100, 250, 500, 1000, 2500, 5000] as const
 export const DEFAULT_SWEEP_GUARANTEES: readonly ProcessingGuarantee[] = ['at_least_once', 'exactly_once']
-export const DEFAULT_SWEEP_REPEAT = 3
+export const DEFAULT_SWEEP_REPEAT = SETTINGS.sweepRepeat.default
 export const SWEEP_BACKENDS = ['embedded', 'kafka'] as const
 export type SweepBackend = (typeof SWEEP_BACKENDS)[number]
 
+/** The sweep's ranges (the /experiments form), from the settings table. */
 export const SWEEP_LIMITS = {
-  commitIntervalMs: { min: 1, max: 30_000 },
-  intervals: 12,
-  repeat: { min: 1, max: 10 },
+  commitIntervalMs: rangeOf('commit.interval.ms', 'sweep'),
+  intervals: rangeOf('sweepIntervals').max,
+  repeat: rangeOf('sweepRepeat'),
 } as const
 
 export const PHASES = ['detection', 'rebalance', 'fence', 'restore', 'catchUp'] as const
@@ -27,18 +29,18 @@ export type Phase = (typeof PHASES)[number]
 export const SweepRequestSchema = z
   .object({
     intervals: z
-      .array(z.number().int().min(SWEEP_LIMITS.commitIntervalMs.min).max(SWEEP_LIMITS.commitIntervalMs.max))
-      .min(1)
+      .array(settingSchema('commit.interval.ms', 'sweep'))
+      .min(rangeOf('sweepIntervals').min)
       .max(SWEEP_LIMITS.intervals)
       .refine((xs) => new Set(xs).size === xs.length, 'intervals must not repeat'),
     guarantees: z
-      .array(z.enum(PROCESSING_GUARANTEES))
+      .array(choiceSchema(PROCESSING_GUARANTEES))
       .min(1)
       .max(PROCESSING_GUARANTEES.length)
       .refine((xs) => new Set(xs).size === xs.length, 'guarantees must not repeat'),
-    repeat: z.number().int().min(SWEEP_LIMITS.repeat.min).max(SWEEP_LIMITS.repeat.max),
-    backend: z.enum(SWEEP_BACKENDS),
-    seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+    repeat: settingSchema('sweepRepeat'),
+    backend: choiceSchema(SWEEP_BACKENDS),
+    seed: settingSchema('seed').optional(),
     label: z.string().max(80).optional(),
   })
   .strict()
@@ -47,11 +49,7 @@ export type SweepRequest = z.infer<typeof SweepRequestSchema>
 /** Validates a sweep request; never throws. Intervals come back sorted. */
 export function parseSweepRequest(body: unknown): { ok: true; request: SweepRequest } | { ok: false; error: string } {
   const r = SweepRequestSchema.safeParse(body)
-  if (!r.success) {
-    const issue = r.error.issues[0]
-    const where = issue?.path.length ? issue.path.join('.') + ': ' : ''
-    return { ok: false, error: `invalid experiment: ${where}${issue?.message ?? 'invalid body'}` }
-  }
+  if (!r.success) return { ok: false, error: `invalid experiment: ${issueText(r.error, 'invalid body')}` }
   return { ok: true, request: { ...r.data, intervals: [...r.data.intervals].sort((a, b) => a - b) } }
 }
 

@@ -2,7 +2,8 @@
 // pushes (coalesced, 10-20 a second at most), and the commands a client may send (validated with zod).
 
 import { z } from 'zod'
-import { PROCESSING_GUARANTEES, type ProcessingGuarantee } from './streams-config.ts'
+import { PROCESSING_GUARANTEES, type ProcessingGuarantee, rangeOf } from './streams-config.ts'
+import { choiceSchema, issueText, settingSchema } from './setting-schema.ts'
 
 export type Backend = 'embedded' | 'kafka'
 export type Step = 1 | 2 | 3 | 4 | 5
@@ -282,32 +283,33 @@ export interface LabSnapshot {
 
 // ---- commands ---------------------------------------------------------------------------------
 
+/** The live lab's ranges (the dashboard's controls), from the settings table. */
 export const LIMITS = {
-  commitIntervalMs: { min: 10, max: 30_000 },
-  inputRatePerSec: { min: 0, max: 200_000 },
-  workers: { min: 1, max: 12 },
+  commitIntervalMs: rangeOf('commit.interval.ms', 'lab'),
+  inputRatePerSec: rangeOf('inputRatePerSec', 'lab'),
+  workers: rangeOf('workers', 'lab'),
 } as const
 
 const workerId = z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/)
 
 export const SetConfigCommand = z
   .object({
-    'processing.guarantee': z.enum(PROCESSING_GUARANTEES).optional(),
-    'commit.interval.ms': z.number().int().min(LIMITS.commitIntervalMs.min).max(LIMITS.commitIntervalMs.max).optional(),
-    'transaction.timeout.ms': z.number().int().min(100).max(900_000).optional(),
-    'session.timeout.ms': z.number().int().min(100).max(60_000).optional(),
+    'processing.guarantee': choiceSchema(PROCESSING_GUARANTEES).optional(),
+    'commit.interval.ms': settingSchema('commit.interval.ms', 'lab').optional(),
+    'transaction.timeout.ms': settingSchema('transaction.timeout.ms', 'lab').optional(),
+    'session.timeout.ms': settingSchema('session.timeout.ms', 'lab').optional(),
     'enable.idempotence': z.boolean().optional(),
-    inputRatePerSec: z.number().min(LIMITS.inputRatePerSec.min).max(LIMITS.inputRatePerSec.max).optional(),
-    workers: z.number().int().min(LIMITS.workers.min).max(LIMITS.workers.max).optional(),
-    'default.deserialization.exception.handler': z.enum(DESERIALIZATION_HANDLERS).optional(),
+    inputRatePerSec: settingSchema('inputRatePerSec', 'lab').optional(),
+    workers: settingSchema('workers', 'lab').optional(),
+    'default.deserialization.exception.handler': choiceSchema(DESERIALIZATION_HANDLERS).optional(),
   })
   .strict()
   .refine((v) => Object.keys(v).length > 0, { message: 'name at least one setting to change' })
 
 export const WorkerCommand = z.object({ workerId }).strict()
 /** A kill is abrupt; with a step, the worker dies when it next reaches that step of the five. */
-export const KillCommand = z.object({ workerId, step: z.number().int().min(1).max(5).optional() }).strict()
-export const DropAcksCommand = z.object({ count: z.number().int().min(1).max(1000).default(1) }).strict()
+export const KillCommand = z.object({ workerId, step: settingSchema('killAtStep').optional() }).strict()
+export const DropAcksCommand = z.object({ count: settingSchema('dropAcks', 'lab').default(1) }).strict()
 export const EmptyCommand = z.object({}).strict()
 
 export const COMMANDS = {
@@ -320,12 +322,12 @@ export const COMMANDS = {
   reset: EmptyCommand,
   runScenario: z.object({ name: z.string().min(1).max(64).regex(/^[a-z0-9-]+$/) }).strict(),
   /** Appends input records whose values do not parse. */
-  injectPoison: z.object({ count: z.number().int().min(1).max(100).default(1) }).strict(),
+  injectPoison: z.object({ count: settingSchema('poisonRecords').default(1) }).strict(),
   /** Which partition the partition log view shows. */
   selectPartition: z
     .object({
       topic: z.enum(['input', 'output', 'changelog']),
-      partition: z.number().int().min(0).max(255),
+      partition: settingSchema('partition'),
       /** latest: the newest records; last-abort: the records around the partition's latest ABORT marker. */
       window: z.enum(['latest', 'last-abort']).default('latest'),
     })
@@ -338,21 +340,19 @@ export type CommandPayload<N extends CommandName> = z.infer<(typeof COMMANDS)[N]
 /** What a client sends (fields with defaults may be left out). */
 export type CommandInput<N extends CommandName> = z.input<(typeof COMMANDS)[N]>
 
+/** A validated command: switch on `name` and the payload narrows to that command's. */
+export type LabCommand = { [N in CommandName]: { name: N; payload: CommandPayload<N> } }[CommandName]
+
 export type CommandResult = { ok: true; message?: string } | { ok: false; error: string }
 
 /** Validates a command by name; never throws. */
-export function parseCommand(name: unknown, payload: unknown): { ok: true; name: CommandName; payload: unknown } | { ok: false; error: string } {
+export function parseCommand(name: unknown, payload: unknown): ({ ok: true } & LabCommand) | { ok: false; error: string } {
   if (typeof name !== 'string' || !Object.hasOwn(COMMANDS, name)) {
     return { ok: false, error: `unknown command ${JSON.stringify(String(name).slice(0, 40))}; known: ${Object.keys(COMMANDS).join(', ')}` }
   }
-  const schema = COMMANDS[name as CommandName]
-  const r = schema.safeParse(payload ?? {})
-  if (!r.success) {
-    const issue = r.error.issues[0]
-    const where = issue?.path.length ? issue.path.join('.') + ': ' : ''
-    return { ok: false, error: `invalid ${name}: ${where}${issue?.message ?? 'invalid payload'}` }
-  }
-  return { ok: true, name: name as CommandName, payload: r.data }
+  const r = COMMANDS[name as CommandName].safeParse(payload ?? {})
+  if (!r.success) return { ok: false, error: `invalid ${name}: ${issueText(r.error, 'invalid payload')}` }
+  return { ok: true, name, payload: r.data } as { ok: true } & LabCommand
 }
 
 // ---- socket.io events -------------------------------------------------------------------------

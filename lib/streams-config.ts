@@ -40,6 +40,162 @@ export const EOSCOPE_DEFAULTS = {
   maxPollRecords: 1_000,
 } as const
 
+// ---- the settings table -----------------------------------------------------------------------
+// Every setting and command argument with a range, once: its meaning, its default and where it
+// may go. The zod schemas of the lab protocol (REST, socket), the sweep's, the CLI's flags and
+// validateStreamsConfig all read their bounds here, and word a bad value with settingProblem.
+
+export interface Range {
+  readonly min: number
+  /** Infinity: unbounded above. */
+  readonly max: number
+}
+
+/**
+ * Where a value is set. `run`: a headless run, a worker, a Kafka config (what validateStreamsConfig
+ * accepts). `lab`: the dashboard's live lab, narrower so that the view stays readable. `sweep`: the
+ * commit-interval experiment, narrower so that a sweep ends in reasonable time.
+ */
+export type SettingContext = 'run' | 'lab' | 'sweep'
+
+export interface SettingSpec {
+  readonly meaning: string
+  readonly integer: boolean
+  /** eoscope's default; per guarantee where it depends on it; null: none (the feature is off). */
+  readonly default: number | Readonly<Record<ProcessingGuarantee, number>> | null
+  /** How the default reads where a number alone does not say it. */
+  readonly defaultText?: string
+  /** `run` always; a context not listed uses the `run` range. */
+  readonly ranges: { readonly run: Range } & Partial<Record<Exclude<SettingContext, 'run'>, Range>>
+}
+
+const MAX_SEED = 2 ** 31 - 1
+const MAX_PARTITIONS = 256
+
+export const SETTINGS = {
+  'commit.interval.ms': {
+    meaning: 'how often a task commits its input offsets (under exactly-once: its transaction), in ms',
+    integer: true,
+    default: EOSCOPE_DEFAULTS.commitIntervalMs,
+    ranges: { run: { min: 1, max: 600_000 }, lab: { min: 10, max: 30_000 }, sweep: { min: 1, max: 30_000 } },
+  },
+  'transaction.timeout.ms': {
+    meaning: 'how long the coordinator lets a transaction stay open before it aborts it, in ms (broker cap transaction.max.timeout.ms)',
+    integer: true,
+    default: EOSCOPE_DEFAULTS.transactionTimeoutMs,
+    ranges: { run: { min: 1, max: 900_000 }, lab: { min: 100, max: 900_000 } },
+  },
+  'session.timeout.ms': {
+    meaning: 'how long the group waits for a heartbeat before it evicts a member, in ms',
+    integer: true,
+    default: EOSCOPE_DEFAULTS.sessionTimeoutMs,
+    ranges: { run: { min: 10, max: 1_800_000 }, lab: { min: 100, max: 60_000 } },
+  },
+  'heartbeat.interval.ms': {
+    meaning: 'how often a member heartbeats, in ms (at most a third of session.timeout.ms)',
+    integer: true,
+    default: EOSCOPE_DEFAULTS.heartbeatIntervalMs,
+    ranges: { run: { min: 1, max: 1_800_000 } },
+  },
+  'max.poll.records': {
+    meaning: 'records one poll returns at most',
+    integer: true,
+    default: EOSCOPE_DEFAULTS.maxPollRecords,
+    ranges: { run: { min: 1, max: 100_000 } },
+  },
+  inputRatePerSec: {
+    meaning: 'input records per second fed by the load generator (the live lab: 0 stops the input)',
+    integer: false,
+    default: 500,
+    ranges: { run: { min: 0.001, max: Number.POSITIVE_INFINITY }, lab: { min: 0, max: 200_000 } },
+  },
+  workers: { meaning: 'stream worker instances, each with its tasks', integer: true, default: 3, ranges: { run: { min: 1, max: 64 }, lab: { min: 1, max: 12 } } },
+  partitions: { meaning: 'partitions of the input topic, hence tasks', integer: true, default: 6, ranges: { run: { min: 1, max: MAX_PARTITIONS } } },
+  partition: { meaning: 'a partition number', integer: true, default: 0, ranges: { run: { min: 0, max: MAX_PARTITIONS - 1 } } },
+  records: { meaning: 'input records fed through the run', integer: true, default: 100_000, ranges: { run: { min: 1, max: 100_000_000 } } },
+  seed: { meaning: 'seed of every random choice (keys, fault schedule)', integer: true, default: 1, ranges: { run: { min: 0, max: MAX_SEED } } },
+  killEveryMs: {
+    meaning: 'kill a worker abruptly every this many ms (no flush, commit, abort or leave-group)',
+    integer: true,
+    default: null,
+    defaultText: 'no kills',
+    ranges: { run: { min: 1, max: Number.POSITIVE_INFINITY } },
+  },
+  killAtStep: {
+    meaning: 'the step of the five (1 consume, 2 process, 3 produce, 4 broker ack, 5 commit) at which a killed worker dies',
+    integer: true,
+    default: null,
+    defaultText: 'wherever the worker is',
+    ranges: { run: { min: 1, max: 5 } },
+  },
+  restartAfterMs: { meaning: 'replace a killed worker after this many ms', integer: true, default: 0, ranges: { run: { min: 0, max: Number.POSITIVE_INFINITY } } },
+  dropAcks: {
+    meaning: 'produce acknowledgements the broker loses after appending (the producer retries)',
+    integer: true,
+    default: 0,
+    ranges: { run: { min: 0, max: 100_000 }, lab: { min: 1, max: 1_000 } },
+  },
+  poisonRecords: { meaning: 'input records whose values do not parse', integer: true, default: 1, ranges: { run: { min: 1, max: 100 } } },
+  sweepIntervals: { meaning: 'commit intervals one sweep measures', integer: true, default: 9, ranges: { run: { min: 1, max: 12 } } },
+  sweepRepeat: { meaning: 'repetitions of each cell (guarantee × commit interval)', integer: true, default: 3, ranges: { run: { min: 1, max: 10 } } },
+} as const satisfies Record<string, SettingSpec>
+
+export type SettingName = keyof typeof SETTINGS
+
+/** A setting's range where it is set. */
+export function rangeOf(name: SettingName, context: SettingContext = 'run'): Range {
+  const ranges: SettingSpec['ranges'] = SETTINGS[name].ranges
+  return ranges[context] ?? ranges.run
+}
+
+/** "an integer from 1 to 5", "a number of at least 0.001". */
+export function describeRange(range: Range, integer: boolean): string {
+  const kind = integer ? 'an integer' : 'a number'
+  return range.max === Number.POSITIVE_INFINITY ? `${kind} of at least ${range.min}` : `${kind} from ${range.min} to ${range.max}`
+}
+
+/** A value as an error message quotes it: numbers as they are, anything else as JSON, cut short. */
+export function shownValue(value: unknown): string {
+  if (typeof value === 'number') return String(value)
+  if (value === undefined) return 'nothing'
+  const json = JSON.stringify(value) ?? String(value)
+  return json.length > 40 ? `${json.slice(0, 37)}...` : json
+}
+
+/** The one wording of a value out of a range or of the wrong type. */
+export function rangeProblem(range: Range, integer: boolean, value: unknown): string {
+  return `must be ${describeRange(range, integer)}; got ${shownValue(value)}`
+}
+
+/** A bad value for a setting where it is set, worded alike by the CLI, REST and the socket. */
+export function settingProblem(name: SettingName, context: SettingContext, value: unknown): string {
+  return rangeProblem(rangeOf(name, context), SETTINGS[name].integer, value)
+}
+
+/** The one wording of a value outside a list of choices. */
+export function choiceProblem(choices: readonly string[], value: unknown): string {
+  return `must be one of ${choices.join(', ')}; got ${shownValue(value)}`
+}
+
+/** Whether a value is acceptable for a setting where it is set. */
+export function inRange(name: SettingName, context: SettingContext, value: unknown): value is number {
+  const r = rangeOf(name, context)
+  if (typeof value !== 'number' || !Number.isFinite(value)) return false
+  if (SETTINGS[name].integer && !Number.isInteger(value)) return false
+  return value >= r.min && value <= r.max
+}
+
+/** A setting's default as help text shows it. */
+export function defaultText(name: SettingName): string {
+  const s: SettingSpec = SETTINGS[name]
+  if (s.defaultText !== undefined) return s.defaultText
+  if (s.default === null) return 'none'
+  if (typeof s.default === 'number') return String(s.default)
+  const byGuarantee = s.default
+  const values = [...new Set(PROCESSING_GUARANTEES.map((g) => byGuarantee[g]))]
+  return values.map((v) => `${v} under ${PROCESSING_GUARANTEES.filter((g) => byGuarantee[g] === v).join(' and ')}`).join(', ')
+}
+
 export function defaultStreamsConfig(guarantee: ProcessingGuarantee = 'exactly_once', applicationId = 'eoscope'): StreamsConfig {
   return {
     'application.id': applicationId,
@@ -98,13 +254,13 @@ export class ConfigException extends Error {
   }
 }
 
-/** Bounds eoscope accepts; outside them a config is refused with a ConfigException. */
+/** The numeric Kafka settings validateStreamsConfig bounds, with their range in a run (Kafka's rules). */
 export const CONFIG_BOUNDS = {
-  'commit.interval.ms': { min: 1, max: 600_000 },
-  'transaction.timeout.ms': { min: 1, max: 900_000 }, // broker default transaction.max.timeout.ms
-  'session.timeout.ms': { min: 10, max: 1_800_000 },
-  'heartbeat.interval.ms': { min: 1, max: 1_800_000 },
-  'max.poll.records': { min: 1, max: 100_000 },
+  'commit.interval.ms': SETTINGS['commit.interval.ms'].ranges.run,
+  'transaction.timeout.ms': SETTINGS['transaction.timeout.ms'].ranges.run,
+  'session.timeout.ms': SETTINGS['session.timeout.ms'].ranges.run,
+  'heartbeat.interval.ms': SETTINGS['heartbeat.interval.ms'].ranges.run,
+  'max.poll.records': SETTINGS['max.poll.records'].ranges.run,
 } as const
 
 /**

@@ -1,85 +1,89 @@
 // `eoscope run`: one headless run, a readable summary or one JSON object.
 
-import type { Step } from '../../lib/lab-protocol.ts'
-import { PROCESSING_GUARANTEES, type ProcessingGuarantee } from '../../lib/streams-config.ts'
-import { runHeadless, type RunResult } from '../lab/headless-run.ts'
+import { PROCESSING_GUARANTEES, SETTINGS } from '../../lib/streams-config.ts'
+import { runHeadless, type RunOptions, type RunResult } from '../lab/headless-run.ts'
 import { dumpRun } from '../validator/dump.ts'
 import { violations } from '../validator/report.ts'
-import { parseFlags, UsageError } from './args.ts'
+import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
 import type { RunRuntime } from '../lab/run-runtime.ts'
-import { DROP_ACKS_UNAVAILABLE, EXACTLY_ONCE_V2_UNAVAILABLE } from '../lab/kafka/kafka-app.ts'
-import { kafkaSecurityForCommand, parseBrokers } from './worker-command.ts'
+import { BACKENDS, capabilitiesOf, kafkaSecurityForCommand, parseBrokers } from './backend.ts'
+import { requireCapability, requireGuarantee } from '../log/capabilities.ts'
 
-export const RUN_USAGE = `eoscope run [--guarantee at_least_once|exactly_once|exactly_once_v2] [--commit-interval-ms N]
-            [--workers N] [--partitions N] [--records N] [--rate N] [--seed N]
-            [--kill-every MS] [--kill-at-step 1-5] [--restart-after MS] [--drop-acks N] [--idempotence on|off]
-            [--session-timeout-ms N] [--transaction-timeout-ms N]
-            [--latency-model default|off] [--json] [--dump DIR] [--expect exactly-once|at-least-once]
-            [--backend embedded|kafka] [--brokers HOST:PORT[,HOST:PORT]] [--application-id ID] [--worker-logs]
-  --backend kafka: TLS and SASL from KAFKA_SSL* and KAFKA_SASL_* in the environment (see eoscope worker)`
+export const RUN = {
+  name: 'run',
+  summary: 'one headless run that feeds records through the engine, injects faults on a seeded schedule, waits until all input is committed and validates the logs',
+  flags: {
+    guarantee: { type: 'choice', choices: PROCESSING_GUARANTEES, default: 'exactly_once', meaning: 'processing.guarantee' },
+    'commit-interval-ms': { type: 'setting', setting: 'commit.interval.ms' },
+    workers: { type: 'setting', setting: 'workers', default: SETTINGS.workers.default },
+    partitions: { type: 'setting', setting: 'partitions', default: SETTINGS.partitions.default },
+    records: { type: 'setting', setting: 'records', default: SETTINGS.records.default },
+    rate: { type: 'setting', setting: 'inputRatePerSec', meaning: 'input records per second', default: Number.POSITIVE_INFINITY, defaultText: 'as fast as possible' },
+    seed: { type: 'setting', setting: 'seed', default: SETTINGS.seed.default },
+    'kill-every': { type: 'setting', setting: 'killEveryMs' },
+    'kill-at-step': { type: 'setting', setting: 'killAtStep' },
+    'restart-after': { type: 'setting', setting: 'restartAfterMs', default: SETTINGS.restartAfterMs.default },
+    'drop-acks': { type: 'setting', setting: 'dropAcks', default: SETTINGS.dropAcks.default },
+    idempotence: { type: 'choice', choices: ['on', 'off'], default: 'on', meaning: 'enable.idempotence; off only under at_least_once (exactly-once forces it on)' },
+    'session-timeout-ms': { type: 'setting', setting: 'session.timeout.ms' },
+    'transaction-timeout-ms': { type: 'setting', setting: 'transaction.timeout.ms' },
+    'latency-model': { type: 'choice', choices: ['default', 'off'], defaultText: 'default', meaning: "the embedded log's request latencies; off: raw speed" },
+    json: { type: 'boolean', meaning: 'print one JSON object instead of the summary' },
+    dump: { type: 'string', value: 'DIR', meaning: 'write every partition of every topic and the committed offsets as JSON lines under DIR' },
+    expect: { type: 'choice', choices: ['exactly-once', 'at-least-once'], meaning: 'exit 1 when the validator finds what this guarantee forbids' },
+    backend: { type: 'choice', choices: BACKENDS, default: 'embedded', meaning: 'the log: the embedded one, or a Kafka cluster with worker processes' },
+    brokers: { type: 'string', value: 'HOST:PORT[,HOST:PORT]', meaning: 'the Kafka cluster (--backend kafka)' },
+    'application-id': { type: 'string', value: 'ID', meaning: 'application.id on Kafka', defaultText: 'a fresh one per run' },
+    'worker-logs': { type: 'boolean', meaning: "show the Kafka worker processes' logs" },
+  },
+  notes: ['Violations are data (exit 0) unless --expect names a guarantee; bad flags exit 2.', '--backend kafka: TLS and SASL from KAFKA_SSL* and KAFKA_SASL_* in the environment (see eoscope worker --help).'],
+} as const satisfies CommandSpec
 
-const SPEC = {
-  guarantee: { kind: 'string', choices: PROCESSING_GUARANTEES },
-  'commit-interval-ms': { kind: 'int', min: 1, max: 600_000 },
-  workers: { kind: 'int', min: 1, max: 64 },
-  partitions: { kind: 'int', min: 1, max: 256 },
-  records: { kind: 'int', min: 1, max: 100_000_000 },
-  rate: { kind: 'number', min: 0.001 },
-  seed: { kind: 'int', min: 0, max: 2 ** 31 - 1 },
-  'kill-every': { kind: 'int', min: 1 },
-  'kill-at-step': { kind: 'int', min: 1, max: 5 },
-  'restart-after': { kind: 'int', min: 0 },
-  'drop-acks': { kind: 'int', min: 0, max: 100_000 },
-  idempotence: { kind: 'string', choices: ['on', 'off'] },
-  'session-timeout-ms': { kind: 'int', min: 10, max: 600_000 },
-  'transaction-timeout-ms': { kind: 'int', min: 1, max: 900_000 },
-  'latency-model': { kind: 'string', choices: ['default', 'off'] },
-  json: { kind: 'bool' },
-  dump: { kind: 'string' },
-  expect: { kind: 'string', choices: ['exactly-once', 'at-least-once'] },
-  backend: { kind: 'string', choices: ['embedded', 'kafka'] },
-  brokers: { kind: 'string' },
-  'application-id': { kind: 'string' },
-  'worker-logs': { kind: 'bool' },
-} as const
+type RunFlags = FlagValues<(typeof RUN)['flags']>
 
-export async function runCommand(argv: string[], out: (s: string) => void): Promise<number> {
-  const f = parseFlags(argv, SPEC)
-  const guarantee = (f.guarantee as ProcessingGuarantee | undefined) ?? 'exactly_once'
+const STEPS: readonly NonNullable<RunOptions['killAtStep']>[] = [1, 2, 3, 4, 5]
+
+/** Refuses what the chosen backend cannot do, with its reasons, and flags that need another backend. */
+function checkBackend(f: RunFlags): void {
+  const caps = capabilitiesOf(f.backend)
+  requireGuarantee(caps, f.guarantee)
+  if (f['drop-acks'] > 0) requireCapability(caps, 'drop-acks')
+  if (f['kill-at-step'] !== undefined) requireCapability(caps, 'kill-at-step')
   const kafka = f.backend === 'kafka'
-  if (!kafka && (f.brokers !== undefined || f['application-id'] !== undefined || f['worker-logs'] !== undefined)) throw new UsageError('--brokers, --application-id and --worker-logs need --backend kafka')
-  if (kafka) {
-    if (guarantee === 'exactly_once_v2') throw new UsageError(EXACTLY_ONCE_V2_UNAVAILABLE)
-    if (((f['drop-acks'] as number | undefined) ?? 0) > 0) throw new UsageError(DROP_ACKS_UNAVAILABLE)
-    if (f['latency-model'] !== undefined) throw new UsageError('--latency-model applies to the embedded log only; on Kafka the latencies are the broker\'s')
+  if (!kafka && (f.brokers !== undefined || f['application-id'] !== undefined || f['worker-logs'])) throw new UsageError('--brokers, --application-id and --worker-logs need --backend kafka')
+  if (kafka && f['latency-model'] !== undefined) throw new UsageError("--latency-model applies to the embedded log only; on Kafka the latencies are the broker's")
+  if (f.idempotence === 'off' && f.guarantee !== 'at_least_once') {
+    throw new UsageError(`--idempotence off is only allowed with --guarantee at_least_once (Kafka Streams forces enable.idempotence=true under ${f.guarantee})`)
   }
-  const kafkaClient = kafka ? { brokers: parseBrokers(f.brokers as string | undefined), ...kafkaSecurityForCommand() } : null
-  if (f.idempotence === 'off' && guarantee !== 'at_least_once') {
-    throw new UsageError(`--idempotence off is only allowed with --guarantee at_least_once (Kafka Streams forces enable.idempotence=true under ${guarantee})`)
+}
+
+export function runOptionsOf(f: RunFlags): RunOptions {
+  checkBackend(f)
+  const dumpDir = f.dump
+  return {
+    guarantee: f.guarantee,
+    commitIntervalMs: f['commit-interval-ms'],
+    transactionTimeoutMs: f['transaction-timeout-ms'],
+    sessionTimeoutMs: f['session-timeout-ms'],
+    workers: f.workers,
+    partitions: f.partitions,
+    records: f.records,
+    rate: f.rate,
+    seed: f.seed,
+    killEveryMs: f['kill-every'] ?? null,
+    killAtStep: STEPS.find((s) => s === f['kill-at-step']) ?? null,
+    restartAfterMs: f['restart-after'],
+    dropAcks: f['drop-acks'],
+    idempotence: f.idempotence === 'on',
+    latency: f['latency-model'] ?? 'default',
+    backend: f.backend,
+    kafka: f.backend === 'kafka' ? { client: { brokers: parseBrokers(f.brokers), ...kafkaSecurityForCommand() }, applicationId: f['application-id'], workerLogs: f['worker-logs'] } : undefined,
+    beforeClose: dumpDir === undefined ? undefined : (r: RunRuntime) => dumpRun(r.connection.inspector(), dumpDir, r.groupId),
   }
-  const dumpDir = typeof f.dump === 'string' ? f.dump : null
-  const result = await runHeadless(
-    {
-      guarantee,
-      commitIntervalMs: f['commit-interval-ms'] as number | undefined,
-      transactionTimeoutMs: f['transaction-timeout-ms'] as number | undefined,
-      sessionTimeoutMs: f['session-timeout-ms'] as number | undefined,
-      workers: (f.workers as number | undefined) ?? 3,
-      partitions: (f.partitions as number | undefined) ?? 6,
-      records: (f.records as number | undefined) ?? 100_000,
-      rate: (f.rate as number | undefined) ?? Number.POSITIVE_INFINITY,
-      seed: (f.seed as number | undefined) ?? 1,
-      killEveryMs: (f['kill-every'] as number | undefined) ?? null,
-      killAtStep: ((f['kill-at-step'] as number | undefined) ?? null) as Step | null,
-      restartAfterMs: (f['restart-after'] as number | undefined) ?? 0,
-      dropAcks: (f['drop-acks'] as number | undefined) ?? 0,
-      idempotence: f.idempotence !== 'off',
-      latency: (f['latency-model'] as 'default' | 'off' | undefined) ?? 'default',
-      backend: kafka ? 'kafka' : 'embedded',
-      kafka: kafkaClient ? { client: kafkaClient, applicationId: f['application-id'] as string | undefined, workerLogs: f['worker-logs'] === true } : undefined,
-      beforeClose: dumpDir === null ? undefined : (r: RunRuntime) => dumpRun(r.connection.inspector(), dumpDir, r.groupId),
-    },
-  ).catch((e: unknown) => {
+}
+
+export async function runCommand(f: RunFlags, out: (s: string) => void): Promise<number> {
+  const result = await runHeadless(runOptionsOf(f)).catch((e: unknown) => {
     if (e instanceof Error && e.name === 'ConfigException') throw new UsageError(e.message)
     throw e
   })
@@ -88,7 +92,7 @@ export async function runCommand(argv: string[], out: (s: string) => void): Prom
   else out(formatSummary(result))
   if (!result.completed) return 1
   if (f.expect) {
-    const v = violations(validation, f.expect as 'exactly-once' | 'at-least-once')
+    const v = violations(validation, f.expect)
     if (v.length > 0) {
       if (!f.json) out(`expectation ${f.expect} violated: ${v.map((x) => `${x.row}=${x.value}`).join(', ')}`)
       return 1

@@ -3,67 +3,81 @@
 // --backend kafka runs every lab on a Kafka cluster (--brokers, or KAFKA_BROKERS) with worker
 // processes, a fresh application.id per lab.
 
-import { CSV_COLUMNS, DEFAULT_SWEEP_GUARANTEES, DEFAULT_SWEEP_INTERVALS, DEFAULT_SWEEP_REPEAT, cellRow, parseSweepRequest, toCsv, type CellResult, type ExperimentRecord } from '../../lib/experiment-protocol.ts'
-import { PROCESSING_GUARANTEES } from '../../lib/streams-config.ts'
+import { CSV_COLUMNS, DEFAULT_SWEEP_GUARANTEES, DEFAULT_SWEEP_INTERVALS, cellRow, parseSweepRequest, toCsv, type CellResult, type ExperimentRecord } from '../../lib/experiment-protocol.ts'
+import { choiceSchema, settingSchema } from '../../lib/setting-schema.ts'
+import { describeRange, PROCESSING_GUARANTEES, rangeOf, SETTINGS } from '../../lib/streams-config.ts'
 import { ExperimentStore } from '../experiments/experiment-store.ts'
 import { KAFKA_SWEEP_NOTES, runSweep, sweepUnavailableReason, type SweepKafkaTarget } from '../experiments/sweep-runner.ts'
-import { parseFlags, UsageError } from './args.ts'
-import { kafkaSecurityForCommand, parseBrokers } from './worker-command.ts'
+import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
+import { BACKENDS, capabilitiesOf, kafkaSecurityForCommand, parseBrokers } from './backend.ts'
+import { requireGuarantee } from '../log/capabilities.ts'
+import type { z } from 'zod'
 
-export const SWEEP_USAGE = `eoscope sweep [--intervals 10,100,1000] [--guarantees at_least_once,exactly_once] [--repeat N]
-            [--backend embedded|kafka] [--brokers HOST:PORT[,HOST:PORT]] [--worker-logs] [--seed N] [--json|--csv] [--no-save]
-  --backend kafka: --brokers, or KAFKA_BROKERS in the environment; exactly_once_v2 is refused there (KIP-447);
-  TLS and SASL from KAFKA_SSL* and KAFKA_SASL_* in the environment (see eoscope worker)`
+const intervalRange = rangeOf('commit.interval.ms', 'sweep')
 
-const SPEC = {
-  intervals: { kind: 'string' },
-  guarantees: { kind: 'string' },
-  repeat: { kind: 'int', min: 1, max: 10 },
-  backend: { kind: 'string', choices: ['embedded', 'kafka'] },
-  brokers: { kind: 'string' },
-  'worker-logs': { kind: 'bool' },
-  seed: { kind: 'int', min: 0, max: 2 ** 31 - 1 },
-  json: { kind: 'bool' },
-  csv: { kind: 'bool' },
-  'no-save': { kind: 'bool' },
-} as const
+export const SWEEP = {
+  name: 'sweep',
+  summary: 'the commit-interval experiment, one row per guarantee and commit.interval.ms (throughput, latency, recovery and its phases, duplicates per kill); progress on stderr, the result also stored under the data directory',
+  flags: {
+    intervals: {
+      type: 'string',
+      value: 'MS[,MS...]',
+      meaning: `commit.interval.ms values to measure, up to ${rangeOf('sweepIntervals').max}, each ${describeRange(intervalRange, true)}`,
+      defaultText: DEFAULT_SWEEP_INTERVALS.join(','),
+    },
+    guarantees: { type: 'string', value: 'G[,G...]', meaning: `processing.guarantee values to measure, of ${PROCESSING_GUARANTEES.join(', ')}`, defaultText: DEFAULT_SWEEP_GUARANTEES.join(',') },
+    repeat: { type: 'setting', setting: 'sweepRepeat', default: SETTINGS.sweepRepeat.default },
+    backend: { type: 'choice', choices: BACKENDS, default: 'embedded', meaning: 'the log: the embedded one, or a Kafka cluster with worker processes (a fresh application.id per lab)' },
+    brokers: { type: 'string', value: 'HOST:PORT[,HOST:PORT]', meaning: 'the Kafka cluster (--backend kafka)', defaultText: 'KAFKA_BROKERS from the environment' },
+    'worker-logs': { type: 'boolean', meaning: "show the Kafka worker processes' logs" },
+    seed: { type: 'setting', setting: 'seed' },
+    json: { type: 'boolean', meaning: 'print the rows and the full record as JSON' },
+    csv: { type: 'boolean', meaning: 'print the rows as CSV' },
+    'no-save': { type: 'boolean', meaning: 'do not store the result under the data directory (EOSCOPE_DATA_DIR)' },
+  },
+  notes: ['--backend kafka: --brokers, or KAFKA_BROKERS in the environment; TLS and SASL from KAFKA_SSL* and KAFKA_SASL_* in the environment (see eoscope worker --help).'],
+} as const satisfies CommandSpec
 
-function list(flag: string, value: string): string[] {
+type SweepFlags = FlagValues<(typeof SWEEP)['flags']>
+
+/** A comma-separated flag's items, each through the schema REST uses for the same field. */
+function listOf<T>(flag: string, value: string, schema: z.ZodType<T>, parse: (s: string) => unknown = (s) => s): T[] {
   const items = value.split(',').map((s) => s.trim())
   if (items.some((s) => s === '')) throw new UsageError(`--${flag} must be a comma-separated list without empty items; got ${JSON.stringify(value)}`)
-  return items
-}
-
-function intervalsOf(value: string): number[] {
-  return list('intervals', value).map((s) => {
-    const n = Number(s)
-    if (!/^\d+$/.test(s) || !Number.isSafeInteger(n)) throw new UsageError(`--intervals must be whole milliseconds; got ${JSON.stringify(s)}`)
-    return n
+  return items.map((s) => {
+    const r = schema.safeParse(parse(s))
+    if (!r.success) throw new UsageError(`--${flag}: ${r.error.issues[0]?.message ?? 'invalid item'}`)
+    return r.data
   })
 }
 
-export async function sweepCommand(argv: string[], out: (s: string) => void): Promise<number> {
-  const f = parseFlags(argv, SPEC)
+const wholeNumber = (s: string) => (/^\d+$/.test(s) ? Number(s) : s)
+
+function kafkaTarget(f: SweepFlags): SweepKafkaTarget | null {
+  if (f.backend !== 'kafka') {
+    if (f.brokers !== undefined || f['worker-logs']) throw new UsageError('--brokers and --worker-logs need --backend kafka')
+    return null
+  }
+  const brokers = f.brokers ?? process.env.KAFKA_BROKERS
+  if (brokers === undefined || brokers.trim() === '') throw new UsageError('--backend kafka needs --brokers HOST:PORT (or KAFKA_BROKERS in the environment)')
+  return { brokers: parseBrokers(brokers), security: kafkaSecurityForCommand(), workerLogs: f['worker-logs'] }
+}
+
+export async function sweepCommand(f: SweepFlags, out: (s: string) => void): Promise<number> {
   if (f.json && f.csv) throw new UsageError('--json and --csv are exclusive')
-  const guarantees = typeof f.guarantees === 'string' ? list('guarantees', f.guarantees) : [...DEFAULT_SWEEP_GUARANTEES]
-  for (const g of guarantees) if (!(PROCESSING_GUARANTEES as readonly string[]).includes(g)) throw new UsageError(`--guarantees: unknown guarantee ${JSON.stringify(g)}; known: ${PROCESSING_GUARANTEES.join(', ')}`)
+  const guarantees = f.guarantees === undefined ? [...DEFAULT_SWEEP_GUARANTEES] : listOf('guarantees', f.guarantees, choiceSchema(PROCESSING_GUARANTEES))
+  const caps = capabilitiesOf(f.backend)
+  for (const g of guarantees) requireGuarantee(caps, g)
   const parsed = parseSweepRequest({
-    intervals: typeof f.intervals === 'string' ? intervalsOf(f.intervals) : [...DEFAULT_SWEEP_INTERVALS],
+    intervals: f.intervals === undefined ? [...DEFAULT_SWEEP_INTERVALS] : listOf('intervals', f.intervals, settingSchema('commit.interval.ms', 'sweep'), wholeNumber),
     guarantees,
-    repeat: (f.repeat as number | undefined) ?? DEFAULT_SWEEP_REPEAT,
-    backend: (f.backend as string | undefined) ?? 'embedded',
-    ...(f.seed !== undefined ? { seed: f.seed as number } : {}),
+    repeat: f.repeat,
+    backend: f.backend,
+    ...(f.seed !== undefined ? { seed: f.seed } : {}),
   })
   if (!parsed.ok) throw new UsageError(parsed.error)
   const request = parsed.request
-  const kafka = request.backend === 'kafka'
-  if (!kafka && (f.brokers !== undefined || f['worker-logs'] !== undefined)) throw new UsageError('--brokers and --worker-logs need --backend kafka')
-  let target: SweepKafkaTarget | null = null
-  if (kafka) {
-    const brokers = (f.brokers as string | undefined) ?? process.env.KAFKA_BROKERS
-    if (brokers === undefined || brokers.trim() === '') throw new UsageError('--backend kafka needs --brokers HOST:PORT (or KAFKA_BROKERS in the environment)')
-    target = { brokers: parseBrokers(brokers), security: kafkaSecurityForCommand(), workerLogs: f['worker-logs'] === true }
-  }
+  const target = kafkaTarget(f)
   const unavailable = sweepUnavailableReason(request, target)
   if (unavailable !== null) throw new UsageError(unavailable)
 

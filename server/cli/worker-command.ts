@@ -2,36 +2,36 @@
 // The lab spawns these locally; started by hand on other machines against the same cluster and
 // application.id, they join the same group and show up in the same telemetry.
 
-import { PROCESSING_GUARANTEES, type ProcessingGuarantee, streamsConfigFor, validateStreamsConfig } from '../../lib/streams-config.ts'
-import { DROP_ACKS_UNAVAILABLE, EXACTLY_ONCE_V2_UNAVAILABLE } from '../lab/kafka/kafka-app.ts'
+import { PROCESSING_GUARANTEES, SETTINGS, streamsConfigFor, validateStreamsConfig } from '../../lib/streams-config.ts'
+import { KAFKA_CAPABILITIES } from '../log/kafka/capabilities.ts'
 import { hostname } from 'node:os'
-import { parseFlags, UsageError } from './args.ts'
-import { describeKafkaSecurity, type Env, type KafkaSecurity, KafkaSecurityConfigException, kafkaSecurityFromEnv } from '../log/kafka/client-security.ts'
+import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
+import { describeKafkaSecurity, type KafkaSecurity } from '../log/kafka/client-security.ts'
+import { KAFKA_SECURITY_NOTE, kafkaSecurityForCommand, parseBrokers } from './backend.ts'
+import { requireCapability, requireGuarantee } from '../log/capabilities.ts'
 
-export const WORKER_USAGE = `eoscope worker --brokers HOST:PORT[,HOST:PORT] --application-id ID [--slot-id SLOT] [--worker-id ID]
-            [--guarantee at_least_once|exactly_once] [--commit-interval-ms N] [--session-timeout-ms N]
-            [--transaction-timeout-ms N] [--idempotence on|off] [--partitions N] [--max-poll-records N]
-  eoscope worker --brokers HOST:PORT[,HOST:PORT] --follow-lab [--slot-id SLOT] [--worker-id ID]
-  --follow-lab joins the application the dashboard's Kafka lab runs (read from the eoscope-labs topic), with its
-  settings, and starts again with the next one whenever the lab resets or changes a setting
-  kafka TLS and SASL come from the environment: KAFKA_SSL, KAFKA_SSL_CA_FILE, KAFKA_SSL_CERT_FILE, KAFKA_SSL_KEY_FILE,
-  KAFKA_SSL_REJECT_UNAUTHORIZED, KAFKA_SASL_MECHANISM (plain|scram-sha-256|scram-sha-512), KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD`
+export const WORKER = {
+  name: 'worker',
+  summary: "one worker process on a Kafka cluster, a member of the application.id's group that processes its tasks; the lab spawns these locally, and started by hand on other machines they join the same group and telemetry",
+  flags: {
+    brokers: { type: 'string', value: 'HOST:PORT[,HOST:PORT]', meaning: 'the Kafka cluster (required)' },
+    'application-id': { type: 'string', value: 'ID', meaning: 'application.id: the group and every topic (required, unless --follow-lab)' },
+    'follow-lab': { type: 'boolean', meaning: "join the application the dashboard's Kafka lab runs (read from the eoscope-labs topic), with its settings, and start again with the next one whenever the lab resets or changes a setting" },
+    'slot-id': { type: 'string', value: 'SLOT', meaning: 'the slot this worker fills', defaultText: 'worker-PID; with --follow-lab the host name' },
+    'worker-id': { type: 'string', value: 'ID', meaning: 'the worker id', defaultText: 'SLOT-PID' },
+    guarantee: { type: 'choice', choices: PROCESSING_GUARANTEES, defaultText: 'exactly_once', meaning: 'processing.guarantee' },
+    'commit-interval-ms': { type: 'setting', setting: 'commit.interval.ms' },
+    'session-timeout-ms': { type: 'setting', setting: 'session.timeout.ms' },
+    'transaction-timeout-ms': { type: 'setting', setting: 'transaction.timeout.ms' },
+    idempotence: { type: 'choice', choices: ['on', 'off'], defaultText: 'on', meaning: 'enable.idempotence; off only under at_least_once' },
+    partitions: { type: 'setting', setting: 'partitions' },
+    'max-poll-records': { type: 'setting', setting: 'max.poll.records' },
+    'drop-acks': { type: 'setting', setting: 'dropAcks', meaning: 'refused, with the reason: a real broker cannot be made to drop an ack', defaultText: 'none' },
+  },
+  notes: [KAFKA_SECURITY_NOTE],
+} as const satisfies CommandSpec
 
-const SPEC = {
-  brokers: { kind: 'string' },
-  'application-id': { kind: 'string' },
-  'slot-id': { kind: 'string' },
-  'worker-id': { kind: 'string' },
-  guarantee: { kind: 'string', choices: PROCESSING_GUARANTEES },
-  'commit-interval-ms': { kind: 'int', min: 1, max: 600_000 },
-  'session-timeout-ms': { kind: 'int', min: 10, max: 600_000 },
-  'transaction-timeout-ms': { kind: 'int', min: 1, max: 900_000 },
-  idempotence: { kind: 'string', choices: ['on', 'off'] },
-  partitions: { kind: 'int', min: 1, max: 256 },
-  'max-poll-records': { kind: 'int', min: 1, max: 100_000 },
-  'drop-acks': { kind: 'int', min: 0 },
-  'follow-lab': { kind: 'bool' },
-} as const
+type WorkerFlags = FlagValues<(typeof WORKER)['flags']>
 
 /** How long a follower whose worker failed waits for the lab's next application before it gives up. */
 const FOLLOW_GRACE_MS = 15_000
@@ -39,49 +39,28 @@ const FOLLOW_GRACE_MS = 15_000
 /** Flags a follower takes from the lab instead. */
 const LAB_SETTINGS = ['application-id', 'guarantee', 'commit-interval-ms', 'session-timeout-ms', 'transaction-timeout-ms', 'idempotence', 'partitions', 'max-poll-records'] as const
 
-export function parseBrokers(s: string | undefined): string[] {
-  const brokers = (s ?? '').split(',').map((b) => b.trim()).filter((b) => b.length > 0)
-  if (brokers.length === 0) throw new UsageError('--brokers HOST:PORT is required for the kafka backend')
-  for (const b of brokers) if (!/^[^\s:]+:\d{1,5}$/.test(b)) throw new UsageError(`--brokers: ${JSON.stringify(b)} is not HOST:PORT`)
-  return brokers
-}
-
-/**
- * TLS and SASL from the environment (KAFKA_SSL*, KAFKA_SASL_*; never from flags, so no password
- * shows in `ps`); malformed or partial settings are a usage error.
- */
-export function kafkaSecurityForCommand(env: Env = process.env): KafkaSecurity {
-  try {
-    return kafkaSecurityFromEnv(env)
-  } catch (e) {
-    if (e instanceof KafkaSecurityConfigException) throw new UsageError(e.message)
-    throw e
-  }
-}
-
-export async function workerCommand(argv: string[], out: (s: string) => void): Promise<number> {
-  const f = parseFlags(argv, SPEC)
-  const brokers = parseBrokers(f.brokers as string | undefined)
+export async function workerCommand(f: WorkerFlags, out: (s: string) => void): Promise<number> {
+  const brokers = parseBrokers(f.brokers)
   const security = kafkaSecurityForCommand()
-  if (f['drop-acks'] !== undefined) throw new UsageError(DROP_ACKS_UNAVAILABLE)
-  if (f['follow-lab'] === true) {
+  if (f['drop-acks'] !== undefined) requireCapability(KAFKA_CAPABILITIES, 'drop-acks')
+  if (f['follow-lab']) {
     const given = LAB_SETTINGS.filter((k) => f[k] !== undefined)
     if (given.length > 0) throw new UsageError(`--follow-lab takes the application and its settings from the lab: drop ${given.map((k) => `--${k}`).join(', ')}`)
-    const slotId = (f['slot-id'] as string | undefined) ?? hostname()
-    const workerId = (f['worker-id'] as string | undefined) ?? `${slotId}-${process.pid}`
+    const slotId = f['slot-id'] ?? hostname()
+    const workerId = f['worker-id'] ?? `${slotId}-${process.pid}`
     return followLab({ brokers, security, slotId, workerId }, out)
   }
-  const appId = f['application-id'] as string | undefined
+  const appId = f['application-id']
   if (!appId) throw new UsageError('--application-id is required (or --follow-lab)')
-  const guarantee = (f.guarantee as ProcessingGuarantee | undefined) ?? 'exactly_once'
-  if (guarantee === 'exactly_once_v2') throw new UsageError(EXACTLY_ONCE_V2_UNAVAILABLE)
+  const guarantee = f.guarantee ?? 'exactly_once'
+  requireGuarantee(KAFKA_CAPABILITIES, guarantee)
   if (f.idempotence === 'off' && guarantee !== 'at_least_once') throw new UsageError(`--idempotence off is only allowed with --guarantee at_least_once`)
   const config = streamsConfigFor(guarantee, {
     applicationId: appId,
-    commitIntervalMs: f['commit-interval-ms'] as number | undefined,
-    transactionTimeoutMs: f['transaction-timeout-ms'] as number | undefined,
-    sessionTimeoutMs: f['session-timeout-ms'] as number | undefined,
-    maxPollRecords: f['max-poll-records'] as number | undefined,
+    commitIntervalMs: f['commit-interval-ms'],
+    transactionTimeoutMs: f['transaction-timeout-ms'],
+    sessionTimeoutMs: f['session-timeout-ms'],
+    maxPollRecords: f['max-poll-records'],
     idempotence: f.idempotence !== 'off',
   })
   try {
@@ -89,15 +68,15 @@ export async function workerCommand(argv: string[], out: (s: string) => void): P
   } catch (e) {
     throw new UsageError((e as Error).message)
   }
-  const slotId = (f['slot-id'] as string | undefined) ?? `worker-${process.pid}`
-  const workerId = (f['worker-id'] as string | undefined) ?? `${slotId}-${process.pid}`
+  const slotId = f['slot-id'] ?? `worker-${process.pid}`
+  const workerId = f['worker-id'] ?? `${slotId}-${process.pid}`
   const { KafkaWorkerProcess } = await import('../lab/kafka/kafka-worker.ts')
   const proc = new KafkaWorkerProcess({
     client: { brokers, clientId: `eoscope-${workerId}`, ...security },
     config,
     slotId,
     workerId,
-    partitions: (f.partitions as number | undefined) ?? 6,
+    partitions: f.partitions ?? SETTINGS.partitions.default,
   })
   out(`eoscope worker ${workerId} (slot ${slotId}, pid ${process.pid}): ${guarantee} on ${brokers.join(',')} (${describeKafkaSecurity(security)}), application.id ${appId}`)
   return proc.run()
