@@ -3,16 +3,11 @@
 
 import { z } from 'zod'
 import { PROCESSING_GUARANTEES, type ProcessingGuarantee } from './streams-config.ts'
+import type { Step, StepCounters } from './five-steps.ts'
+
+export { STEP_NAMES, type Step, type StepCounters } from './five-steps.ts'
 
 export type Backend = 'embedded' | 'kafka'
-export type Step = 1 | 2 | 3 | 4 | 5
-export const STEP_NAMES: Record<Step, string> = {
-  1: 'consume',
-  2: 'process + update state',
-  3: 'produce',
-  4: 'broker ack',
-  5: 'commit offset',
-}
 
 export interface LabConfig {
   'processing.guarantee': ProcessingGuarantee
@@ -33,14 +28,6 @@ export const DESERIALIZATION_HANDLERS = ['log-and-continue', 'fail'] as const
 export type DeserializationHandler = (typeof DESERIALIZATION_HANDLERS)[number]
 
 export type WorkerState = 'running' | 'paused' | 'killed' | 'stopped'
-
-export interface StepCounters {
-  consumed: number
-  processed: number
-  produced: number
-  acked: number
-  committed: number
-}
 
 export interface TaskView {
   taskId: string

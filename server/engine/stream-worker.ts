@@ -4,7 +4,7 @@
 // Under exactly_once the sink records, changelog records and offsets of a commit interval are one
 // transaction. A killed worker stops where it is: no flush, no commit, no abort, no leave-group.
 
-import type { Step } from '../../lib/lab-protocol.ts'
+import type { Step } from '../../lib/five-steps.ts'
 import { isExactlyOnce, type StreamsConfig } from '../../lib/streams-config.ts'
 import { ProcessKilledError } from '../log/errors.ts'
 import type { ConsumedRecord, LogConnection, LogConsumer, LogReader, OffsetToCommit, ProduceRecord, TopicPartition } from '../log/types.ts'
