@@ -165,7 +165,7 @@ describe('GroupCoordinator fencing of a zombie member', () => {
     expect(errorCode(() => s.group.commitOffsets(s.a.memberId, s.a.generationId, offsets))).toBe('UNKNOWN_MEMBER_ID')
     expect(errorCode(() => s.group.txnOffsetCommit(5, 0, offsets, { memberId: s.a.memberId, generationId: s.a.generationId }))).toBe('UNKNOWN_MEMBER_ID')
     expect(s.appended).toEqual([])
-    expect(s.group.fetchCommitted([T0, T1], true)).toEqual(new Map([['in-0', null], ['in-1', null]]))
+    expect(s.group.fetchCommittedStable([T0, T1])).toEqual(new Map([['in-0', null], ['in-1', null]]))
   })
 
   it('refuses a commit for a partition the member no longer owns, or from a generation not yet reached, with ILLEGAL_GENERATION', () => {
@@ -177,7 +177,7 @@ describe('GroupCoordinator fencing of a zombie member', () => {
     expect(errorCode(() => s.group.commitOffsets(s.a.memberId, s.group.generationId + 1, mine))).toBe('ILLEGAL_GENERATION')
     expect(s.appended).toEqual([])
     s.group.commitOffsets(s.a.memberId, s.a.generationId, mine)
-    expect(s.group.fetchCommitted([s.owned.a[0]!], true).get(`in-${s.owned.a[0]!.partition}`)).toBe(3)
+    expect(s.group.fetchCommittedStable([s.owned.a[0]!]).get(`in-${s.owned.a[0]!.partition}`)).toBe(3)
   })
 
   it('keeps a transactional commit pending until the transaction ends, then applies it only on commit', () => {
@@ -186,10 +186,10 @@ describe('GroupCoordinator fencing of a zombie member', () => {
     const tp = s.owned.a[0]!
     s.group.txnOffsetCommit(5, 0, [{ ...tp, offset: 4 }], member)
     expect(s.group.pendingPartitions()).toEqual([`in-${tp.partition}`])
-    s.group.completeTxn(5, false)
-    expect(s.group.fetchCommitted([tp], true).get(`in-${tp.partition}`)).toBeNull()
+    s.group.completeTxn(5, 'ABORT')
+    expect(s.group.fetchCommittedStable([tp]).get(`in-${tp.partition}`)).toBeNull()
     s.group.txnOffsetCommit(5, 1, [{ ...tp, offset: 6 }], member)
-    s.group.completeTxn(5, true)
-    expect(s.group.fetchCommitted([tp], true).get(`in-${tp.partition}`)).toBe(6)
+    s.group.completeTxn(5, 'COMMIT')
+    expect(s.group.fetchCommittedStable([tp]).get(`in-${tp.partition}`)).toBe(6)
   })
 })
