@@ -2,6 +2,7 @@
 // output and changelog records it produces and the counters the dashboard shows.
 
 import { emptyStepCounters, type StepCounters } from '../../lib/five-steps.ts'
+import { taskIdOf, type TaskId } from '../../lib/task-id.ts'
 import { applyToAggregate, DLQ_HEADERS, encodeOutputValue, parseInputValue } from '../../lib/records.ts'
 import type { ConsumedRecord, ProduceRecord } from '../log/types.ts'
 import { KeyValueStore } from './state-store.ts'
@@ -26,7 +27,7 @@ export interface PoisonRecord {
 }
 
 export class StreamTask {
-  readonly id: string
+  readonly id: TaskId
   state: TaskState = 'created'
   readonly store = new KeyValueStore()
   readonly steps: StepCounters = emptyStepCounters()
@@ -53,7 +54,7 @@ export class StreamTask {
     readonly topics: TaskTopics,
     readonly deserializationPolicy: DeserializationPolicy,
   ) {
-    this.id = `0_${partition}`
+    this.id = taskIdOf(partition)
   }
 
   /** Step 2: process each record with state, queueing its output and changelog records. */

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { LogError, isLogError } from '../errors.ts'
 import type { ConsumedRecord, ConsumerGroupMetadata, LogConsumer, ProduceRecord, RebalanceListener, TopicPartition } from '../types.ts'
 import { tpKey } from '../types.ts'
+import { describeConsumerPositionContract } from '../consumer-contract.ts'
 import { KafkaConnection } from './kafka-connection.ts'
 
 // Provided by broker-global-setup.ts (vitest.kafka.config.ts); the plain unit run excludes this file.
@@ -77,6 +78,8 @@ describe('KafkaConnection against a broker', () => {
   afterAll(async () => {
     await conn?.close()
   })
+
+  describeConsumerPositionContract('kafka', { connection: () => conn, name, timeoutMs: 30_000 })
 
   it('creates topics, refuses a different partition count, and lists them', async () => {
     const topic = name('admin')
