@@ -79,7 +79,7 @@ export class StreamWorker {
       telemetry,
       traces: this.traces,
       threadProducer: () => this.threadProducer,
-      taskProducer: (transactionalId, taskId) => this.newProducer(transactionalId, true, () => [taskId]),
+      taskProducer: (transactionalId, taskId) => this.newProducer(transactionalId, () => [taskId]),
     })
   }
 
@@ -157,9 +157,9 @@ export class StreamWorker {
       heartbeatIntervalMs: c['heartbeat.interval.ms'],
     })
     if (this.guarantee === 'at_least_once') {
-      this.threadProducer = this.newProducer(null, c['enable.idempotence'])
+      this.threadProducer = this.newProducer(null)
     } else if (this.guarantee === 'exactly_once_v2') {
-      this.threadProducer = this.newProducer(`${c['application.id']}-${this.options.slotId}`, true)
+      this.threadProducer = this.newProducer(`${c['application.id']}-${this.options.slotId}`)
       await this.threadProducer.initTransaction()
     }
     await this.consumer.subscribe([this.options.topics.input], {
@@ -169,14 +169,15 @@ export class StreamWorker {
     })
   }
 
-  private newProducer(transactionalId: string | null, idempotent: boolean, taskIds?: () => string[]): StreamsProducer {
+  /** A transactional producer (always idempotent), or with no transactional.id a plain one as enable.idempotence says. */
+  private newProducer(transactionalId: string | null, taskIds?: () => string[]): StreamsProducer {
     return new StreamsProducer(
       this.conn,
       {
         workerId: this.id,
         clientId: transactionalId ?? `${this.id}-producer`,
         transactionalId,
-        idempotent,
+        idempotent: transactionalId !== null || this.options.config['enable.idempotence'],
         transactionTimeoutMs: this.options.config['transaction.timeout.ms'],
         changelogTopic: this.options.topics.changelog,
         taskIds: taskIds ?? (() => this.taskManager.all().map((t) => t.id)),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { LogError, isLogError } from './errors.ts'
+import { LogError } from './errors.ts'
+import { errorCode } from './fixtures/error-code.ts'
 import { LEGAL_STATES, PRODUCER_STATES, ProducerStateMachine, STATE_AFTER_FAILURE, TRANSACTIONAL_CALLS, VALID_STATE_TRANSITIONS, type ProducerState, type TransactionalCall } from './producer-state.ts'
 
 /** A path of legal calls from UNINITIALIZED to each state. */
@@ -22,15 +23,7 @@ function machineIn(state: ProducerState): ProducerStateMachine {
   return m
 }
 
-function codeOf(f: () => void): string | null {
-  try {
-    f()
-    return null
-  } catch (e) {
-    if (!isLogError(e)) throw e
-    return e.code
-  }
-}
+const codeOf = (f: () => void) => errorCode(f) ?? null
 
 const EXPECTED_LEGAL: Record<TransactionalCall, ProducerState[]> = {
   initTransactions: ['UNINITIALIZED', 'READY'],

@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { isLogError } from '../errors.ts'
+import { errorCode } from '../fixtures/error-code.ts'
 import type { OffsetToCommit, TopicPartition } from '../types.ts'
 import { computeAssignment, type GroupEvent, GroupCoordinator, type OffsetsLogWriter } from './group-coordinator.ts'
-
-function errorCode(f: () => unknown): string | undefined {
-  try {
-    f()
-  } catch (e) {
-    if (isLogError(e)) return e.code
-    throw e
-  }
-  return undefined
-}
 
 const parts = (n: number, topic = 't') => Array.from({ length: n }, (_, p) => `${topic}-${p}`)
 const asObject = (m: Map<string, string[]>) => Object.fromEntries(m)

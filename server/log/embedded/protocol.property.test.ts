@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { isLogError } from '../errors.ts'
+import { errorCode } from '../fixtures/error-code.ts'
 import { MockTime } from '../time.ts'
 import type { ControlType, TopicPartition } from '../types.ts'
 import { tpKey } from '../types.ts'
@@ -67,15 +67,7 @@ interface TidModel {
 const outTp = (partition: number): TopicPartition => ({ topic: OUT, partition })
 const inTp = (tid: number): TopicPartition => ({ topic: IN, partition: tid })
 
-function codeOf(f: () => unknown): string | null {
-  try {
-    f()
-  } catch (e) {
-    if (isLogError(e)) return e.code
-    throw e
-  }
-  return null
-}
+const codeOf = (f: () => unknown): string | null => errorCode(f) ?? null
 
 /** A cheap assertion for the checks run after every step (thousands per schedule). */
 function ensure(condition: boolean, message: string): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isLogError } from '../errors.ts'
+import { errorCode } from '../fixtures/error-code.ts'
 import { MockTime } from '../time.ts'
 import type { TopicPartition } from '../types.ts'
 import { EmbeddedCluster, OFFSETS_TOPIC } from './embedded-cluster.ts'
@@ -11,16 +11,6 @@ const TIMEOUT_MS = 1_000
 const OUT0: TopicPartition = { topic: 'out', partition: 0 }
 const OUT1: TopicPartition = { topic: 'out', partition: 1 }
 const IN0: TopicPartition = { topic: 'in', partition: 0 }
-
-function errorCode(f: () => unknown): string | undefined {
-  try {
-    f()
-  } catch (e) {
-    if (isLogError(e)) return e.code
-    throw e
-  }
-  return undefined
-}
 
 function setup() {
   const time = new MockTime()
