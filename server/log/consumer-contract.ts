@@ -42,7 +42,12 @@ async function pollChecked(consumer: LogConsumer, count: number, timeoutMs: numb
   return got
 }
 
-async function subscribedFromStart(conn: LogConnection, b: ContractBackend, topic: string, partitions: number): Promise<LogConsumer> {
+/** A topic of `partitions` partitions holding `perPartition` records each, and a consumer subscribed to it, sought to 0. */
+async function fedAndSubscribed(b: ContractBackend, what: string, partitions: number, perPartition: number): Promise<{ topic: string; consumer: LogConsumer }> {
+  const conn = b.connection()
+  const topic = b.name(what)
+  await conn.admin().createTopics([{ topic, partitions }])
+  await feed(conn, topic, partitions, perPartition)
   const consumer = conn.consumer({ groupId: b.name('contract-group'), clientId: 'contract', isolationLevel: 'read_committed', sessionTimeoutMs: 6_000, heartbeatIntervalMs: 200 })
   await consumer.subscribe([topic], QUIET)
   const assigned = await until('the assignment', b.timeoutMs, async () => {
@@ -50,7 +55,7 @@ async function subscribedFromStart(conn: LogConnection, b: ContractBackend, topi
     return consumer.assignment().length === partitions ? consumer.assignment() : null
   })
   for (const tp of assigned) consumer.seek(tp, 0)
-  return consumer
+  return { topic, consumer }
 }
 
 async function feed(conn: LogConnection, topic: string, partitions: number, perPartition: number): Promise<void> {
@@ -64,11 +69,7 @@ async function feed(conn: LogConnection, topic: string, partitions: number, perP
 export function describeConsumerPositionContract(backend: string, b: ContractBackend): void {
   describe(`the consumer position promise (${backend})`, () => {
     it('hands out each partition from its position on, in offset order, without a gap, and moves the position past what it handed out', async () => {
-      const conn = b.connection()
-      const topic = b.name('contract-order')
-      await conn.admin().createTopics([{ topic, partitions: 2 }])
-      await feed(conn, topic, 2, 20)
-      const consumer = await subscribedFromStart(conn, b, topic, 2)
+      const { topic, consumer } = await fedAndSubscribed(b, 'contract-order', 2, 20)
       const got = await pollChecked(consumer, 40, b.timeoutMs)
       for (const p of [0, 1]) {
         const offsets = got.filter((r) => r.partition === p).map((r) => r.offset)
@@ -79,11 +80,7 @@ export function describeConsumerPositionContract(backend: string, b: ContractBac
     })
 
     it('after a seek, hands out nothing fetched before it: the next record of the partition is the one at the seek offset', async () => {
-      const conn = b.connection()
-      const topic = b.name('contract-seek')
-      await conn.admin().createTopics([{ topic, partitions: 1 }])
-      await feed(conn, topic, 1, 30)
-      const consumer = await subscribedFromStart(conn, b, topic, 1)
+      const { topic, consumer } = await fedAndSubscribed(b, 'contract-seek', 1, 30)
       const tp: TopicPartition = { topic, partition: 0 }
       await pollChecked(consumer, 5, b.timeoutMs)
       consumer.seek(tp, 2)

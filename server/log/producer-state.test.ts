@@ -25,17 +25,46 @@ function machineIn(state: ProducerState): ProducerStateMachine {
 
 const codeOf = (f: () => void) => errorCode(f) ?? null
 
-const EXPECTED_LEGAL: Record<TransactionalCall, ProducerState[]> = {
-  initTransactions: ['UNINITIALIZED', 'READY'],
-  beginTransaction: ['READY'],
-  send: ['TRANSACTING'],
-  sendOffsets: ['TRANSACTING'],
-  commit: ['TRANSACTING'],
-  abort: ['TRANSACTING', 'ABORTABLE_ERROR'],
-}
+/** The diagram of producer-state.ts, edge by edge. */
+const DIAGRAM = `
+  UNINITIALIZED -> READY | FENCED | CLOSED
+  READY -> READY | TRANSACTING | FENCED | CLOSED
+  TRANSACTING -> COMMITTING | ABORTING | ABORTABLE_ERROR | FENCED | CLOSED
+  COMMITTING -> READY | FATAL_ERROR | FENCED | CLOSED
+  ABORTING -> READY | FATAL_ERROR | FENCED | CLOSED
+  ABORTABLE_ERROR -> ABORTING | FENCED | CLOSED
+  FENCED -> CLOSED
+  FATAL_ERROR -> CLOSED
+`
+const EDGES = new Set(
+  DIAGRAM.trim()
+    .split('\n')
+    .flatMap((line) => {
+      const [from, tos] = line.split('->').map((x) => x.trim())
+      return tos!.split('|').map((to) => `${from} -> ${to.trim()}`)
+    }),
+)
+
+/** Each call and the states it is legal in, as Kafka's TransactionManager has them. */
+const GUARDS = `
+  initTransactions in UNINITIALIZED, READY
+  beginTransaction in READY
+  send in TRANSACTING
+  sendOffsets in TRANSACTING
+  commit in TRANSACTING
+  abort in TRANSACTING, ABORTABLE_ERROR
+`
+const EXPECTED_LEGAL = Object.fromEntries(
+  GUARDS.trim()
+    .split('\n')
+    .map((line) => {
+      const [call, states] = line.trim().split(' in ')
+      return [call, states!.split(', ')]
+    }),
+) as Record<TransactionalCall, ProducerState[]>
 
 describe('the transactional producer state machine', () => {
-  const pairs = PRODUCER_STATES.flatMap((from) => PRODUCER_STATES.map((to) => ({ from, to, legal: VALID_STATE_TRANSITIONS[from].includes(to) })))
+  const pairs = PRODUCER_STATES.flatMap((from) => PRODUCER_STATES.map((to) => ({ from, to, legal: EDGES.has(`${from} -> ${to}`) })))
 
   it.each(pairs)('$from -> $to is legal: $legal', ({ from, to, legal }) => {
     const m = machineIn(from)
@@ -44,18 +73,9 @@ describe('the transactional producer state machine', () => {
     expect(m.state).toBe(legal ? to : from)
   })
 
-  it('draws the transitions of the diagram and no other', () => {
-    expect(VALID_STATE_TRANSITIONS).toEqual({
-      UNINITIALIZED: ['READY', 'FENCED', 'CLOSED'],
-      READY: ['READY', 'TRANSACTING', 'FENCED', 'CLOSED'],
-      TRANSACTING: ['COMMITTING', 'ABORTING', 'ABORTABLE_ERROR', 'FENCED', 'CLOSED'],
-      COMMITTING: ['READY', 'FATAL_ERROR', 'FENCED', 'CLOSED'],
-      ABORTING: ['READY', 'FATAL_ERROR', 'FENCED', 'CLOSED'],
-      ABORTABLE_ERROR: ['ABORTING', 'FENCED', 'CLOSED'],
-      FENCED: ['CLOSED'],
-      FATAL_ERROR: ['CLOSED'],
-      CLOSED: [],
-    })
+  it('draws the transitions of the diagram and no other, and guards the calls as Kafka does', () => {
+    const table = new Set(PRODUCER_STATES.flatMap((from) => VALID_STATE_TRANSITIONS[from].map((to) => `${from} -> ${to}`)))
+    expect([...table].sort()).toEqual([...EDGES].sort())
     expect(LEGAL_STATES).toEqual(EXPECTED_LEGAL)
   })
 
@@ -109,5 +129,20 @@ describe('the transactional producer state machine', () => {
     expect(() => machineIn('READY').require('commit')).toThrow('INVALID_TXN_STATE: commit is not legal in state READY (p-1 (tid))')
     expect(() => machineIn('FENCED').require('send')).toThrow(/producer p-1 \(tid\) was fenced/)
     expect(() => machineIn('CLOSED').requireOpen()).toThrow(/producer p-1 \(tid\) is closed/)
+  })
+
+  it.each(['COMMIT', 'ABORT'] as const)('ends a transaction with %s through COMMITTING or ABORTING to READY, or to FATAL_ERROR when EndTxn fails', async (result) => {
+    const ok = machineIn('TRANSACTING')
+    const seen: ProducerState[] = []
+    await ok.endTransaction(result, async () => {
+      seen.push(ok.state)
+    })
+    expect(seen).toEqual([result === 'COMMIT' ? 'COMMITTING' : 'ABORTING'])
+    expect(ok.state).toBe('READY')
+    const failing = machineIn('TRANSACTING')
+    const mapped = new LogError('REQUEST_TIMED_OUT', 'mapped')
+    await expect(failing.endTransaction(result, () => Promise.reject(new Error('raw')), () => mapped)).rejects.toBe(mapped)
+    expect(failing.state).toBe('FATAL_ERROR')
+    await expect(machineIn('READY').endTransaction(result, async () => {})).rejects.toThrow(/INVALID_TXN_STATE/)
   })
 })

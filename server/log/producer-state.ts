@@ -23,6 +23,7 @@
 // closed and replaced (a new one fences this epoch and aborts what is left open).
 
 import { LogError, isLogError } from './errors.ts'
+import type { ControlType, ProducerOptions } from './types.ts'
 
 export type ProducerState =
   | 'UNINITIALIZED'
@@ -74,6 +75,13 @@ export const STATE_AFTER_FAILURE: Readonly<Record<TransactionalCall, ProducerSta
   abort: 'FATAL_ERROR',
 }
 
+/** The producer's transactional.id (null: not transactional); a transactional producer must be idempotent. */
+export function transactionalIdOf(options: ProducerOptions): string | null {
+  const id = options.transactionalId ?? null
+  if (id !== null && !options.idempotent) throw new LogError('INVALID_REQUEST', 'a transactional producer must be idempotent (enable.idempotence=true)')
+  return id
+}
+
 /** One producer's state, moved only along VALID_STATE_TRANSITIONS and checked against LEGAL_STATES. */
 export class ProducerStateMachine {
   private current: ProducerState = 'UNINITIALIZED'
@@ -112,6 +120,22 @@ export class ProducerStateMachine {
     const next = isLogError(error, 'PRODUCER_FENCED') ? 'FENCED' : STATE_AFTER_FAILURE[call]
     if (next !== null && VALID_STATE_TRANSITIONS[this.current].includes(next)) this.current = next
     throw error
+  }
+
+  /**
+   * commitTransaction or abortTransaction: the guard, then COMMITTING or ABORTING while `end`
+   * runs (EndTxn), then READY; a failure of `end`, as `mapError` names it, moves to its state.
+   */
+  async endTransaction(result: ControlType, end: () => Promise<void>, mapError: (e: unknown) => unknown = (e) => e): Promise<void> {
+    const call = result === 'COMMIT' ? 'commit' : 'abort'
+    this.require(call)
+    this.transitionTo(result === 'COMMIT' ? 'COMMITTING' : 'ABORTING')
+    try {
+      await end()
+    } catch (e) {
+      this.fail(call, mapError(e))
+    }
+    this.transitionTo('READY')
   }
 
   close(): void {

@@ -3,7 +3,7 @@
 // coordinator). Each request passes the process's gate and costs the latency model's time.
 
 import { LogError } from '../errors.ts'
-import { ProducerStateMachine } from '../producer-state.ts'
+import { ProducerStateMachine, transactionalIdOf } from '../producer-state.ts'
 import type { ConsumerGroupMetadata, ControlType, LogProducer, OffsetToCommit, ProduceRecord, ProducerIdentity, ProducerOptions, RecordMetadata, TopicPartition } from '../types.ts'
 import { tpKey } from '../types.ts'
 import type { ProduceBatch, ProduceRequest, ProduceResult } from './embedded-cluster.ts'
@@ -51,10 +51,7 @@ export class EmbeddedProducer implements LogProducer {
     private readonly conn: EmbeddedConnection,
     private readonly options: ProducerOptions,
   ) {
-    this.transactionalId = options.transactionalId ?? null
-    if (this.transactionalId !== null && !options.idempotent) {
-      throw new LogError('INVALID_REQUEST', 'a transactional producer must be idempotent (enable.idempotence=true)')
-    }
+    this.transactionalId = transactionalIdOf(options)
     this.machine = new ProducerStateMachine(() => `${this.producerId} (${this.transactionalId ?? this.options.clientId})`)
   }
 
@@ -178,30 +175,21 @@ export class EmbeddedProducer implements LogProducer {
     }
   }
 
-  async commitTransaction(): Promise<void> {
-    this.machine.require('commit')
-    await this.endTxn('COMMIT')
+  commitTransaction(): Promise<void> {
+    return this.machine.endTransaction('COMMIT', () => this.endTxn('COMMIT'))
   }
 
-  async abortTransaction(): Promise<void> {
-    this.machine.require('abort')
-    await this.endTxn('ABORT')
+  abortTransaction(): Promise<void> {
+    return this.machine.endTransaction('ABORT', () => this.endTxn('ABORT'))
   }
 
   private async endTxn(result: ControlType): Promise<void> {
-    const call = result === 'COMMIT' ? 'commit' : 'abort'
     const c = this.conn.cluster
     const tid = this.transactionalId!
-    this.machine.transitionTo(result === 'COMMIT' ? 'COMMITTING' : 'ABORTING')
-    try {
-      const markers = this.txnPartitions.size + 1
-      const r = await this.conn.request(endTxnCostMs(c.latency, markers), () => c.endTxn(tid, this.producerId, this.epoch, result))
-      this.setEpoch(r.epoch)
-      this.txnPartitions.clear()
-      this.machine.transitionTo('READY')
-    } catch (e) {
-      this.machine.fail(call, e)
-    }
+    const markers = this.txnPartitions.size + 1
+    const r = await this.conn.request(endTxnCostMs(c.latency, markers), () => c.endTxn(tid, this.producerId, this.epoch, result))
+    this.setEpoch(r.epoch)
+    this.txnPartitions.clear()
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,8 @@ import { computeAssignment, type GroupEvent, GroupCoordinator, type OffsetsLogWr
 
 const parts = (n: number, topic = 't') => Array.from({ length: n }, (_, p) => `${topic}-${p}`)
 const asObject = (m: Map<string, string[]>) => Object.fromEntries(m)
+/** Current owners as `partition:member` pairs. */
+const owners = (spec: string) => new Map(spec.split(' ').map((pair) => pair.split(':') as [string, string]))
 
 describe('computeAssignment', () => {
   it('spreads partitions evenly over members in member-id order when nothing is owned', () => {
@@ -17,23 +19,13 @@ describe('computeAssignment', () => {
   })
 
   it('keeps partitions with their owners up to the quota and moves only the surplus (sticky)', () => {
-    const current = new Map([
-      ['t-0', 'b'],
-      ['t-1', 'b'],
-      ['t-2', 'b'],
-      ['t-3', 'a'],
-    ])
+    const current = owners('t-0:b t-1:b t-2:b t-3:a')
     // Five partitions over three members: quotas 2, 2, 1; b holds most and keeps two of its three.
     expect(asObject(computeAssignment(parts(5), ['a', 'b', 'c'], current))).toEqual({ a: ['t-3', 't-2'], b: ['t-0', 't-1'], c: ['t-4'] })
   })
 
   it('hands a removed member’s partitions to the survivors and leaves theirs in place', () => {
-    const current = new Map([
-      ['t-0', 'a'],
-      ['t-1', 'b'],
-      ['t-2', 'c'],
-      ['t-3', 'a'],
-    ])
+    const current = owners('t-0:a t-1:b t-2:c t-3:a')
     expect(asObject(computeAssignment(parts(4), ['a', 'c'], current))).toEqual({ a: ['t-0', 't-3'], c: ['t-2', 't-1'] })
   })
 

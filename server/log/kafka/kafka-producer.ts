@@ -7,7 +7,7 @@
 
 import type { Producer, RecordMetadata as KafkajsRecordMetadata, Transaction } from 'kafkajs'
 import { LogError, isLogError } from '../errors.ts'
-import { ProducerStateMachine, type TransactionalCall } from '../producer-state.ts'
+import { ProducerStateMachine, transactionalIdOf, type TransactionalCall } from '../producer-state.ts'
 import type { ConsumerGroupMetadata, ControlType, LogProducer, OffsetToCommit, ProduceRecord, ProducerIdentity, ProducerOptions, RecordMetadata } from '../types.ts'
 import { createKafka, type KafkaClientConfig } from './kafka-client.ts'
 import { toLogError } from './kafka-errors.ts'
@@ -38,10 +38,7 @@ export class KafkaLogProducer implements LogProducer {
     private readonly config: KafkaClientConfig,
     private readonly options: ProducerOptions,
   ) {
-    this.transactionalId = options.transactionalId ?? null
-    if (this.transactionalId !== null && !options.idempotent) {
-      throw new LogError('INVALID_REQUEST', 'a transactional producer must be idempotent (enable.idempotence=true)')
-    }
+    this.transactionalId = transactionalIdOf(options)
     this.producer = this.createProducer()
     this.machine = new ProducerStateMachine(() => `${this.pid?.producerId ?? '?'} (${this.name()})`)
   }
@@ -185,27 +182,18 @@ export class KafkaLogProducer implements LogProducer {
     }
   }
 
-  async commitTransaction(): Promise<void> {
-    this.machine.require('commit')
-    await this.endTransaction('COMMIT')
+  commitTransaction(): Promise<void> {
+    return this.machine.endTransaction('COMMIT', () => this.endTxn('COMMIT'), (e) => toLogError(e, `commitTransaction (${this.name()})`))
   }
 
-  async abortTransaction(): Promise<void> {
-    this.machine.require('abort')
-    await this.endTransaction('ABORT')
+  abortTransaction(): Promise<void> {
+    return this.machine.endTransaction('ABORT', () => this.endTxn('ABORT'), (e) => toLogError(e, `abortTransaction (${this.name()})`))
   }
 
-  private async endTransaction(result: ControlType): Promise<void> {
-    const call = result === 'COMMIT' ? 'commit' : 'abort'
-    this.machine.transitionTo(result === 'COMMIT' ? 'COMMITTING' : 'ABORTING')
-    try {
-      const txn = await this.txn!
-      await (result === 'COMMIT' ? txn.commit() : txn.abort())
-    } catch (e) {
-      this.fail(e, call, `${call}Transaction`)
-    }
+  private async endTxn(result: ControlType): Promise<void> {
+    const txn = await this.txn!
+    await (result === 'COMMIT' ? txn.commit() : txn.abort())
     this.txn = null
-    this.machine.transitionTo('READY')
   }
 
   async close(): Promise<void> {
