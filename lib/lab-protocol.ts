@@ -4,16 +4,11 @@
 import { z } from 'zod'
 import { PROCESSING_GUARANTEES, type ProcessingGuarantee, rangeOf } from './streams-config.ts'
 import { choiceSchema, issueText, settingSchema } from './setting-schema.ts'
+import type { Step, StepCounters } from './five-steps.ts'
+
+export { STEP_NAMES, type Step, type StepCounters } from './five-steps.ts'
 
 export type Backend = 'embedded' | 'kafka'
-export type Step = 1 | 2 | 3 | 4 | 5
-export const STEP_NAMES: Record<Step, string> = {
-  1: 'consume',
-  2: 'process + update state',
-  3: 'produce',
-  4: 'broker ack',
-  5: 'commit offset',
-}
 
 export interface LabConfig {
   'processing.guarantee': ProcessingGuarantee
@@ -34,14 +29,6 @@ export const DESERIALIZATION_HANDLERS = ['log-and-continue', 'fail'] as const
 export type DeserializationHandler = (typeof DESERIALIZATION_HANDLERS)[number]
 
 export type WorkerState = 'running' | 'paused' | 'killed' | 'stopped'
-
-export interface StepCounters {
-  consumed: number
-  processed: number
-  produced: number
-  acked: number
-  committed: number
-}
 
 export interface TaskView {
   taskId: string

@@ -2,12 +2,8 @@
 
 import { isLogError } from '../log/errors.ts'
 
-/**
- * The task's partition has moved or its producer was fenced: close the task dirty (no commit,
- * state discarded), rejoin the group, and let the next assignment decide where it runs.
- */
-export class TaskMigratedError extends Error {
-  readonly name = 'TaskMigratedError'
+/** An error about some of a worker's tasks: the caller acts on those tasks. */
+abstract class TaskError extends Error {
   constructor(
     readonly taskIds: readonly string[],
     message: string,
@@ -17,16 +13,17 @@ export class TaskMigratedError extends Error {
   }
 }
 
+/**
+ * The task's partition has moved or its producer was fenced: close the task dirty (no commit,
+ * state discarded), rejoin the group, and let the next assignment decide where it runs.
+ */
+export class TaskMigratedError extends TaskError {
+  readonly name = 'TaskMigratedError'
+}
+
 /** The task's local state cannot be trusted: wipe it and restore it from the changelog. */
-export class TaskCorruptedError extends Error {
+export class TaskCorruptedError extends TaskError {
   readonly name = 'TaskCorruptedError'
-  constructor(
-    readonly taskIds: readonly string[],
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options)
-  }
 }
 
 /** Fatal for the worker: stop it and show the cause. */

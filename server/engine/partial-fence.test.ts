@@ -8,15 +8,6 @@ import { MockTime } from '../log/time.ts'
 import { LabRuntime } from '../lab/lab-runtime.ts'
 import { validateRun } from '../validator/validator.ts'
 
-async function drive<T>(time: MockTime, p: Promise<T>): Promise<T> {
-  let settled = false
-  const tracked = p.finally(() => {
-    settled = true
-  })
-  await time.runUntil(() => settled, 60_000, 20)
-  return tracked
-}
-
 describe('a fencing in the middle of a batch', () => {
   it('loses nothing and duplicates nothing when one task of a worker is fenced again and again', async () => {
     const time = new MockTime()
@@ -46,7 +37,7 @@ describe('a fencing in the middle of a batch', () => {
       await time.runFor(400)
     }
     await time.runUntil(() => lab.caughtUp(), 60_000, 20)
-    await drive(time, lab.stop())
+    await time.runUntilSettled(lab.stop())
     expect(migrated).toContain('0_1')
     const report = await validateRun(lab.connection.inspector(), { groupId: lab.groupId, inputTopic: 'input', outputTopic: 'output', changelogTopic: lab.topics.changelog, dlqTopic: lab.topics.deadLetter })
     expect(report.inputRecords).toBe(8_000)

@@ -10,16 +10,6 @@ import { LabRuntime } from '../lab/lab-runtime.ts'
 import type { DeserializationPolicy } from './stream-task.ts'
 import { validateRun } from '../validator/validator.ts'
 
-/** Advances the virtual clock until the promise settles. */
-async function drive<T>(time: MockTime, p: Promise<T>): Promise<T> {
-  let settled = false
-  const tracked = p.finally(() => {
-    settled = true
-  })
-  await time.runUntil(() => settled, 60_000, 20)
-  return tracked
-}
-
 function newLab(guarantee: ProcessingGuarantee, policy: DeserializationPolicy) {
   const time = new MockTime()
   const lab = new LabRuntime(time, {
@@ -43,9 +33,9 @@ describe('poison records', () => {
     const { lab, time } = newLab(guarantee, 'log-and-continue')
     await lab.start()
     await time.runFor(300)
-    await drive(time, lab.injectPoison(4))
+    await time.runUntilSettled(lab.injectPoison(4))
     await time.runUntil(() => lab.caughtUp(), 60_000, 20)
-    await drive(time, lab.stop())
+    await time.runUntilSettled(lab.stop())
     expect(lab.deadLetters()).toBe(4)
     const dlq = []
     for (let p = 0; p < 2; p++) dlq.push(...lab.cluster.partitionLog({ topic: lab.topics.deadLetter, partition: p }).read(0, 100, 'read_committed').records)
@@ -64,7 +54,7 @@ describe('poison records', () => {
     const { lab, time } = newLab('exactly_once', 'fail')
     await lab.start()
     await time.runFor(300)
-    await drive(time, lab.injectPoison(1))
+    await time.runUntilSettled(lab.injectPoison(1))
     await time.runUntil(() => lab.slots.some((s) => s.worker?.state === 'failed'), 30_000, 20)
     const failed = lab.slots.find((s) => s.worker?.state === 'failed')!.worker!
     expect(failed.error).toMatch(/does not parse .*default\.deserialization\.exception\.handler=fail/)
@@ -74,6 +64,6 @@ describe('poison records', () => {
     const committed = lab.committedOffsets()[Number(partition)] ?? 0
     expect(committed).toBeLessThanOrEqual(Number(offset))
     expect(lab.deadLetters()).toBe(0)
-    await drive(time, lab.destroy())
+    await time.runUntilSettled(lab.destroy())
   })
 })

@@ -15,16 +15,6 @@ import type { ValidationReport } from '../validator/report.ts'
 /** Virtual time allowed for any one scenario before it counts as stuck. */
 const MAX_VIRTUAL_MS = 120_000
 
-/** Advances the virtual clock until the promise settles. */
-async function drive<T>(time: MockTime, p: Promise<T>, maxMs = MAX_VIRTUAL_MS): Promise<T> {
-  let settled = false
-  const tracked = p.finally(() => {
-    settled = true
-  })
-  await time.runUntil(() => settled, maxMs, 20)
-  return tracked
-}
-
 interface Lab {
   lab: LabRuntime
   time: MockTime
@@ -54,7 +44,7 @@ function newLab(config: StreamsConfig, options: { records: number; ratePerSec: n
 /** Runs until every input record is produced and committed, stops cleanly and validates. */
 async function finish({ lab, time }: Lab): Promise<ValidationReport> {
   await time.runUntil(() => lab.caughtUp(), MAX_VIRTUAL_MS, 20)
-  await drive(time, lab.stop())
+  await time.runUntilSettled(lab.stop(), MAX_VIRTUAL_MS)
   return validateRun(lab.connection.inspector(), {
     groupId: lab.groupId,
     inputTopic: lab.topics.input,
@@ -91,6 +81,12 @@ async function killAtStep5(l: Lab): Promise<void> {
   await l.time.runUntil(() => l.lab.kills === 1, 10_000)
 }
 
+/** What exactly-once promises, whatever happened during the run. */
+function expectExactlyOnce(report: ValidationReport): void {
+  const { duplicates, lost, stateMismatches, abortedReads, openTransactions } = report
+  expect({ duplicates, lost, stateMismatches, abortedReads, openTransactions }).toEqual({ duplicates: 0, lost: 0, stateMismatches: 0, abortedReads: 0, openTransactions: 0 })
+}
+
 describe('a worker killed after the broker acked its writes and before it committed its offsets (step 5)', () => {
   it('under at_least_once leaves duplicates the validator reports, and loses nothing', async () => {
     const l = newLab(config('at_least_once'), { records: 300, ratePerSec: 200 })
@@ -106,13 +102,7 @@ describe('a worker killed after the broker acked its writes and before it commit
     const l = newLab(config(guarantee, { 'transaction.timeout.ms': 3_000 }), { records: 300, ratePerSec: 200, restartAfterMs: 500 })
     await killAtStep5(l)
     const report = await finish(l)
-    expect({ duplicates: report.duplicates, lost: report.lost, stateMismatches: report.stateMismatches, abortedReads: report.abortedReads, openTransactions: report.openTransactions }).toEqual({
-      duplicates: 0,
-      lost: 0,
-      stateMismatches: 0,
-      abortedReads: 0,
-      openTransactions: 0,
-    })
+    expectExactlyOnce(report)
     expect(abortedTxns(l.events)).toBeGreaterThanOrEqual(1)
     expectRecoveryMeasured(l.lab)
   })
@@ -136,12 +126,12 @@ describe('a dropped produce ack: the producer times out and sends the same reque
 
   it('runHeadless on the virtual clock reports the doubled write without idempotence', async () => {
     const time = new MockTime()
-    const result = await drive(
-      time,
+    const result = await time.runUntilSettled(
       runHeadless(
         { guarantee: 'at_least_once', workers: 1, partitions: 2, records: 150, rate: 150, seed: 7, killEveryMs: null, killAtStep: null, restartAfterMs: 500, dropAcks: 2, idempotence: false, latency: 'default', keys: 10 },
         time,
       ),
+      MAX_VIRTUAL_MS,
     )
     expect(result.completed).toBe(true)
     expect(result.droppedAcks).toBe(2)
@@ -185,12 +175,6 @@ describe('a paused worker that wakes up after session.timeout.ms', () => {
     }
     expect(zombieRecords.length).toBeGreaterThan(0)
     expect(zombieRecords.every((r) => r.txnOutcome === 'aborted')).toBe(true)
-    expect({ duplicates: report.duplicates, lost: report.lost, stateMismatches: report.stateMismatches, abortedReads: report.abortedReads, openTransactions: report.openTransactions }).toEqual({
-      duplicates: 0,
-      lost: 0,
-      stateMismatches: 0,
-      abortedReads: 0,
-      openTransactions: 0,
-    })
+    expectExactlyOnce(report)
   })
 })

@@ -1,7 +1,8 @@
 // One task per input partition: the stateful aggregation of the five steps' step 2, with the
 // output and changelog records it produces and the counters the dashboard shows.
 
-import type { StepCounters } from '../../lib/lab-protocol.ts'
+import { emptyStepCounters, type StepCounters } from '../../lib/five-steps.ts'
+import { taskIdOf, type TaskId } from '../../lib/task-id.ts'
 import { applyToAggregate, DLQ_HEADERS, encodeOutputValue, parseInputValue } from '../../lib/records.ts'
 import type { ConsumedRecord, ProduceRecord } from '../log/types.ts'
 import { KeyValueStore } from './state-store.ts'
@@ -26,10 +27,10 @@ export interface PoisonRecord {
 }
 
 export class StreamTask {
-  readonly id: string
+  readonly id: TaskId
   state: TaskState = 'created'
   readonly store = new KeyValueStore()
-  readonly steps: StepCounters = { consumed: 0, processed: 0, produced: 0, acked: 0, committed: 0 }
+  readonly steps: StepCounters = emptyStepCounters()
   /** Next input offset to process (last processed + 1). */
   consumedOffset = 0
   /**
@@ -53,7 +54,7 @@ export class StreamTask {
     readonly topics: TaskTopics,
     readonly deserializationPolicy: DeserializationPolicy,
   ) {
-    this.id = `0_${partition}`
+    this.id = taskIdOf(partition)
   }
 
   /** Step 2: process each record with state, queueing its output and changelog records. */

@@ -4,15 +4,17 @@
 // Under exactly_once the sink records, changelog records and offsets of a commit interval are one
 // transaction. A killed worker stops where it is: no flush, no commit, no abort, no leave-group.
 
-import type { Step } from '../../lib/lab-protocol.ts'
+import type { Step } from '../../lib/five-steps.ts'
 import { isExactlyOnce, type StreamsConfig } from '../../lib/streams-config.ts'
+import { taskIdOf, type TaskId } from '../../lib/task-id.ts'
 import { ProcessKilledError } from '../log/errors.ts'
-import type { ConsumedRecord, LogConnection, LogConsumer, LogReader, OffsetToCommit, ProduceRecord, TopicPartition } from '../log/types.ts'
+import type { ConsumedRecord, LogConnection, LogConsumer, OffsetToCommit, ProduceRecord, TopicPartition } from '../log/types.ts'
 import type { Time } from '../log/time.ts'
 import { isMigrationError, TaskCorruptedError, TaskMigratedError } from './errors.ts'
-import { awaitStableChangelog, restoreFromChangelog } from './state-store.ts'
-import { type DeserializationPolicy, StreamTask, type TaskTopics } from './stream-task.ts'
+import { RecordTraces, type Trace } from './record-traces.ts'
+import type { DeserializationPolicy, StreamTask, TaskTopics } from './stream-task.ts'
 import { StreamsProducer } from './streams-producer.ts'
+import { TaskManager } from './task-manager.ts'
 import type { TelemetrySink } from './telemetry.ts'
 
 export type WorkerState = 'starting' | 'running' | 'stopping' | 'stopped' | 'dead' | 'failed'
@@ -32,10 +34,13 @@ export interface WorkerOptions {
   traceIntervalMs: number
 }
 
-interface Trace {
-  key: string
-  partition: number
-  offset: number
+/** The records of one poll, per task, on their way through steps 1-4. */
+type Batch = Map<StreamTask, ConsumedRecord[]>
+
+interface Send {
+  producer: StreamsProducer
+  records: ProduceRecord[]
+  tasks: StreamTask[]
 }
 
 export class StreamWorker {
@@ -43,12 +48,11 @@ export class StreamWorker {
   state: WorkerState = 'starting'
   error: string | null = null
   private consumer!: LogConsumer
-  private readonly reader: LogReader
   private threadProducer: StreamsProducer | null = null
-  readonly tasks = new Map<number, StreamTask>()
+  private readonly taskManager: TaskManager
+  private readonly traces: RecordTraces
   private lastCommitMs: number
   private stopRequested = false
-  private readonly traces = new Map<number, { lastMs: number; open: Trace[] }>()
   private readonly guarantee
   done: Promise<void> = Promise.resolve()
 
@@ -61,9 +65,27 @@ export class StreamWorker {
     private readonly hook: StepHook,
   ) {
     this.id = id
-    this.reader = conn.reader()
     this.lastCommitMs = time.now()
     this.guarantee = options.config['processing.guarantee']
+    this.traces = new RecordTraces(id, options.traceIntervalMs, time, telemetry)
+    this.taskManager = new TaskManager({
+      workerId: id,
+      config: options.config,
+      topics: options.topics,
+      deserializationPolicy: options.deserializationPolicy,
+      reader: conn.reader(),
+      consumer: () => this.consumer,
+      time,
+      telemetry,
+      traces: this.traces,
+      threadProducer: () => this.threadProducer,
+      taskProducer: (transactionalId, taskId) => this.newProducer(transactionalId, () => [taskId]),
+    })
+  }
+
+  /** The tasks by input partition. */
+  get tasks(): ReadonlyMap<number, StreamTask> {
+    return this.taskManager.tasks
   }
 
   get memberId(): string | null {
@@ -118,7 +140,7 @@ export class StreamWorker {
   /** A failed worker closes its tasks dirty and leaves the group, as a dying StreamThread does. */
   private async shutdownAfterFailure(): Promise<void> {
     try {
-      await this.closeAllDirty()
+      await this.taskManager.closeAllDirty()
       await this.consumer?.close()
     } catch {
       // best effort: the process may be gone too
@@ -135,9 +157,9 @@ export class StreamWorker {
       heartbeatIntervalMs: c['heartbeat.interval.ms'],
     })
     if (this.guarantee === 'at_least_once') {
-      this.threadProducer = this.newProducer(null, c['enable.idempotence'])
+      this.threadProducer = this.newProducer(null)
     } else if (this.guarantee === 'exactly_once_v2') {
-      this.threadProducer = this.newProducer(`${c['application.id']}-${this.options.slotId}`, true)
+      this.threadProducer = this.newProducer(`${c['application.id']}-${this.options.slotId}`)
       await this.threadProducer.initTransaction()
     }
     await this.consumer.subscribe([this.options.topics.input], {
@@ -147,17 +169,18 @@ export class StreamWorker {
     })
   }
 
-  private newProducer(transactionalId: string | null, idempotent: boolean, taskIds?: () => string[]): StreamsProducer {
+  /** A transactional producer (always idempotent), or with no transactional.id a plain one as enable.idempotence says. */
+  private newProducer(transactionalId: string | null, taskIds?: () => string[]): StreamsProducer {
     return new StreamsProducer(
       this.conn,
       {
         workerId: this.id,
         clientId: transactionalId ?? `${this.id}-producer`,
         transactionalId,
-        idempotent,
+        idempotent: transactionalId !== null || this.options.config['enable.idempotence'],
         transactionTimeoutMs: this.options.config['transaction.timeout.ms'],
         changelogTopic: this.options.topics.changelog,
-        taskIds: taskIds ?? (() => [...this.tasks.values()].map((t) => t.id)),
+        taskIds: taskIds ?? (() => this.taskManager.all().map((t) => t.id)),
       },
       this.time,
       this.telemetry,
@@ -169,77 +192,45 @@ export class StreamWorker {
   private async runOnce(): Promise<void> {
     await this.hook.atStep(this.id, 1)
     const records = await this.consumer.poll(this.options.config['max.poll.records'])
-    await this.ensureTasks()
-    if (records.length > 0) await this.processBatch(records)
+    // A task created now sought its partition to its committed offset: what this poll returned for
+    // it was fetched before that seek (from a closed predecessor's position), and is fetched again.
+    const created = await this.taskManager.ensureTasks()
+    const batch = this.consume(records, created)
+    if (batch.size > 0) await this.processBatch(batch)
     await this.maybeCommit()
   }
 
-  private async processBatch(records: ConsumedRecord[]): Promise<void> {
-    const now = this.time.now()
-    const byTask = new Map<StreamTask, ConsumedRecord[]>()
-    const stale = new Set<StreamTask>()
+  /** Step 1: the records of the running tasks, each task's in offset order from its position (the consumer's promise). */
+  private consume(records: readonly ConsumedRecord[], created: ReadonlySet<number>): Batch {
+    const batch: Batch = new Map()
     for (const r of records) {
       const task = this.tasks.get(r.partition)
-      if (!task || task.state !== 'running') continue // not ours any more: its next owner reads it from the committed offset
-      // Position guard: a task processes its input in offset order from where it resumed, without
-      // gaps (the input topic is written without transactions, so its offsets are dense). Records
-      // fetched before its seek (a batch from a closed predecessor's position), and everything after
-      // a gap, are dropped, and the partition is fetched again from the task's own position: no
-      // input record is ever skipped.
-      if (stale.has(task)) continue
-      let list = byTask.get(task)
-      const expected = task.consumedOffset + (list?.length ?? 0)
-      if (r.offset < expected) continue
-      if (r.offset > expected) {
-        stale.add(task)
-        this.consumer.seek({ topic: r.topic, partition: r.partition }, expected)
-        continue
-      }
-      if (!list) byTask.set(task, (list = []))
+      // Not ours any more: its next owner reads it from the committed offset.
+      if (!task || task.state !== 'running' || created.has(r.partition)) continue
+      let list = batch.get(task)
+      if (!list) batch.set(task, (list = []))
       list.push(r)
     }
+    return batch
+  }
+
+  private async processBatch(batch: Batch): Promise<void> {
+    const now = this.time.now()
     const traced: Trace[] = []
-    for (const [task, recs] of byTask) {
+    for (const [task, recs] of batch) {
       task.steps.consumed += recs.length
-      const t = this.maybeTrace(task, recs[0]!, now)
+      const t = this.traces.sample(task, recs[0]!, now)
       if (t) traced.push(t)
     }
-    this.emitTraces(traced, 1)
+    this.traces.emit(traced, 1)
 
     await this.hook.atStep(this.id, 2)
-    for (const [task, recs] of byTask) {
-      const poison = task.process(recs)
-      for (const p of poison) {
-        this.telemetry.emit({ type: 'poison-record', workerId: this.id, taskId: task.id, partition: p.partition, offset: p.offset, policy: 'log-and-continue', atMs: this.time.now() })
-      }
-    }
-    this.emitTraces(traced, 2)
+    this.process(batch)
+    this.traces.emit(traced, 2)
 
     await this.hook.atStep(this.id, 3)
-    const sends: { producer: StreamsProducer; records: ProduceRecord[]; tasks: StreamTask[] }[] = []
-    if (this.threadProducer) {
-      const all: ProduceRecord[] = []
-      for (const task of byTask.keys()) for (const r of task.takePending()) all.push(r)
-      sends.push({ producer: this.threadProducer, records: all, tasks: [...byTask.keys()] })
-    } else {
-      for (const task of byTask.keys()) sends.push({ producer: task.producer!, records: task.takePending(), tasks: [task] })
-    }
-    // Under exactly_once each task sends through its own producer: a fenced one migrates that task
-    // only, and the other tasks' records are still sent, so that no task is left with processed
-    // records that never reached the broker.
-    let migrated: TaskMigratedError | null = null
-    const sent: StreamTask[] = []
-    for (const s of sends) {
-      for (const t of s.tasks) t.steps.produced = t.steps.processed
-      try {
-        await s.producer.send(s.records)
-        sent.push(...s.tasks)
-      } catch (e) {
-        if (!(e instanceof TaskMigratedError) || !s.producer || this.threadProducer) throw e
-        migrated = new TaskMigratedError([...(migrated?.taskIds ?? []), ...e.taskIds], e.message, { cause: e })
-      }
-    }
-    this.emitTraces(traced, 3)
+    const { sent, migrated } = await this.produce(batch)
+    this.traces.emit(traced, 3)
 
     // The broker has acknowledged; a worker killed here dies before acting on the ack.
     await this.hook.atStep(this.id, 4)
@@ -247,36 +238,53 @@ export class StreamWorker {
       task.steps.acked = task.steps.produced
       task.markAcked()
     }
-    this.emitTraces(traced, 4)
+    this.traces.emit(traced, 4)
     if (migrated) throw migrated
   }
 
-  private maybeTrace(task: StreamTask, r: ConsumedRecord, now: number): Trace | null {
-    let t = this.traces.get(task.partition)
-    if (!t) this.traces.set(task.partition, (t = { lastMs: Number.NEGATIVE_INFINITY, open: [] }))
-    if (now - t.lastMs < this.options.traceIntervalMs || r.key === null) return null
-    t.lastMs = now
-    const trace = { key: r.key, partition: r.partition, offset: r.offset }
-    t.open.push(trace)
-    if (t.open.length > 50) t.open.shift()
-    return trace
+  /** Step 2: process with state; poison records go to the dead-letter topic. */
+  private process(batch: Batch): void {
+    for (const [task, recs] of batch) {
+      for (const p of task.process(recs)) {
+        this.telemetry.emit({ type: 'poison-record', workerId: this.id, taskId: task.id, partition: p.partition, offset: p.offset, policy: 'log-and-continue', atMs: this.time.now() })
+      }
+    }
   }
 
-  private emitTraces(traces: readonly Trace[], step: Step): void {
-    const atMs = this.time.now()
-    for (const t of traces) this.telemetry.emit({ type: 'trace', workerId: this.id, taskId: `0_${t.partition}`, key: t.key, partition: t.partition, offset: t.offset, step, atMs })
+  /**
+   * Step 3: send. Under exactly_once each task sends through its own producer: a fenced one
+   * migrates that task only, and the other tasks' records are still sent, so that no task is left
+   * with processed records that never reached the broker.
+   */
+  private async produce(batch: Batch): Promise<{ sent: StreamTask[]; migrated: TaskMigratedError | null }> {
+    let migrated: TaskMigratedError | null = null
+    const sent: StreamTask[] = []
+    for (const s of this.sends(batch)) {
+      for (const t of s.tasks) t.steps.produced = t.steps.processed
+      try {
+        await s.producer.send(s.records)
+        sent.push(...s.tasks)
+      } catch (e) {
+        if (!(e instanceof TaskMigratedError) || this.threadProducer) throw e
+        migrated = new TaskMigratedError([...(migrated?.taskIds ?? []), ...e.taskIds], e.message, { cause: e })
+      }
+    }
+    return { sent, migrated }
+  }
+
+  private sends(batch: Batch): Send[] {
+    const tasks = [...batch.keys()]
+    if (!this.threadProducer) return tasks.map((task) => ({ producer: task.producer!, records: task.takePending(), tasks: [task] }))
+    const all: ProduceRecord[] = []
+    for (const task of tasks) for (const r of task.takePending()) all.push(r)
+    return [{ producer: this.threadProducer, records: all, tasks }]
   }
 
   // ---- commit --------------------------------------------------------------------------------
 
-  private commitDue(): boolean {
-    return this.time.now() - this.lastCommitMs >= this.options.config['commit.interval.ms']
-  }
-
   private async maybeCommit(): Promise<void> {
-    if (!this.commitDue()) return
-    const dirty = [...this.tasks.values()].some((t) => t.needsCommit())
-    if (!dirty) {
+    if (this.time.now() - this.lastCommitMs < this.options.config['commit.interval.ms']) return
+    if (!this.taskManager.all().some((t) => t.needsCommit())) {
       this.lastCommitMs = this.time.now()
       return
     }
@@ -287,88 +295,47 @@ export class StreamWorker {
   /** One commit point: the offsets of every task with progress, with their records under exactly_once. */
   private async commitAll(): Promise<void> {
     const now = this.time.now()
-    const input = this.options.topics.input
     // A task whose processed records never reached the broker must not commit past them: its state
     // and position are ahead of the log. It is corrupted: close it dirty and restore it.
-    const corrupted = [...this.tasks.values()].filter((t) => t.hasUnackedWork())
+    const corrupted = this.taskManager.all().filter((t) => t.hasUnackedWork())
     if (corrupted.length > 0) throw new TaskCorruptedError(corrupted.map((t) => t.id), 'processed records were never acknowledged by the broker')
-    const dirty = [...this.tasks.values()].filter((t) => t.needsCommit())
-    const offsetOf = (t: StreamTask): OffsetToCommit => ({ topic: input, partition: t.partition, offset: t.ackedOffset })
-    if (this.guarantee === 'at_least_once') {
-      if (dirty.length > 0) {
-        try {
-          await this.consumer.commitOffsets(dirty.map(offsetOf))
-        } catch (e) {
-          // A commit refused by the group (this member was dropped, or its generation is over): migrated.
-          if (isMigrationError(e)) throw new TaskMigratedError(dirty.map((t) => t.id), `offset commit refused: ${(e as Error).message}`, { cause: e })
-          throw e
-        }
-      }
-    } else if (this.guarantee === 'exactly_once_v2') {
-      await this.threadProducer!.commitTransaction(dirty.map(offsetOf), this.consumer.groupMetadata())
-    } else {
-      const group = { groupId: this.options.config['application.id'], memberId: '', generationId: -1 }
-      for (const t of this.tasks.values()) {
-        if (t.needsCommit() || t.producer?.transactionInFlight) await t.producer!.commitTransaction(t.needsCommit() ? [offsetOf(t)] : [], group)
-      }
-    }
+    const dirty = this.taskManager.all().filter((t) => t.needsCommit())
+    await this.commitOffsets(dirty)
     for (const t of dirty) {
       t.markCommitted()
       t.steps.committed = t.steps.acked
     }
     if (dirty.length > 0) {
       this.telemetry.emit({ type: 'offsets-committed', workerId: this.id, offsets: dirty.map((t) => ({ partition: t.partition, offset: t.ackedOffset })), atMs: this.time.now() })
-      const done: Trace[] = []
-      for (const t of dirty) {
-        const tr = this.traces.get(t.partition)
-        if (!tr) continue
-        tr.open = tr.open.filter((x) => (x.offset < t.ackedOffset ? (done.push(x), false) : true))
-      }
-      this.emitTraces(done, 5)
+      this.traces.committed(dirty)
     }
     this.lastCommitMs = now
   }
 
-  // ---- tasks: assignment, revocation, migration -----------------------------------------------
-
-  /** Creates a task for every assigned partition that has none: fence, read committed offsets, restore, resume. */
-  private async ensureTasks(): Promise<void> {
-    for (const tp of this.consumer.assignment()) {
-      if (!this.tasks.has(tp.partition)) await this.createTask(tp)
-    }
-  }
-
-  private async createTask(tp: TopicPartition): Promise<void> {
-    const c = this.options.config
-    const task = new StreamTask(tp.partition, this.options.topics, this.options.deserializationPolicy)
-    this.tasks.set(tp.partition, task)
-    task.state = 'restoring'
-    this.telemetry.emit({ type: 'task-created', workerId: this.id, taskId: task.id, atMs: this.time.now() })
-    // 1. Fence: under exactly_once the task's own transactional.id; under v2 the worker's producer did it at start.
-    if (this.guarantee === 'exactly_once') {
-      task.producer = this.newProducer(`${c['application.id']}-${task.id}`, true, () => [task.id])
-      await task.producer.initTransaction()
+  /** Step 5 as the guarantee does it: an offset commit, the worker's transaction, or each task's. */
+  private async commitOffsets(dirty: StreamTask[]): Promise<void> {
+    const input = this.options.topics.input
+    const offsetOf = (t: StreamTask): OffsetToCommit => ({ topic: input, partition: t.partition, offset: t.ackedOffset })
+    if (this.guarantee === 'at_least_once') {
+      if (dirty.length === 0) return
+      try {
+        await this.consumer.commitOffsets(dirty.map(offsetOf))
+      } catch (e) {
+        // A commit refused by the group (this member was dropped, or its generation is over): migrated.
+        if (isMigrationError(e)) throw new TaskMigratedError(dirty.map((t) => t.id), `offset commit refused: ${(e as Error).message}`, { cause: e })
+        throw e
+      }
+    } else if (this.guarantee === 'exactly_once_v2') {
+      await this.threadProducer!.commitTransaction(dirty.map(offsetOf), this.consumer.groupMetadata())
     } else {
-      task.producer = this.threadProducer
+      const group = { groupId: this.options.config['application.id'], memberId: '', generationId: -1 }
+      for (const t of this.taskManager.all()) {
+        if (t.needsCommit() || t.producer?.transactionInFlight) await t.producer!.commitTransaction(t.needsCommit() ? [offsetOf(t)] : [], group)
+      }
     }
-    const changelog = { topic: this.options.topics.changelog, partition: tp.partition }
-    // A previous owner's open transaction on the changelog must end (aborted by the fence above,
-    // or by transaction.timeout.ms) before the store can be restored completely.
-    if (isExactlyOnce(this.guarantee)) await awaitStableChangelog(this.reader, changelog, (ms) => this.time.sleep(ms))
-    this.telemetry.emit({ type: 'fence-complete', workerId: this.id, taskId: task.id, atMs: this.time.now() })
-    // 2. Committed offsets, stable (waits for pending transactional commits).
-    const committed = (await this.consumer.committed([tp])).get(`${tp.topic}-${tp.partition}`) ?? null
-    // 3. Restore the store from the changelog.
-    const isolation = isExactlyOnce(this.guarantee) ? 'read_committed' : 'read_uncommitted'
-    this.telemetry.emit({ type: 'restore-start', workerId: this.id, taskId: task.id, fromOffset: 0, toOffset: 0, atMs: this.time.now() })
-    const restored = await restoreFromChangelog(task.store, this.reader, changelog, isolation)
-    this.telemetry.emit({ type: 'restore-end', workerId: this.id, taskId: task.id, records: restored.records, atMs: this.time.now() })
-    // 4. Resume from the committed offset (auto.offset.reset=earliest).
-    const start = committed ?? 0
-    this.consumer.seek(tp, start)
-    task.resumeAt(start, committed)
-    task.state = 'running'
   }
+
+  // ---- revocation, loss, migration, corruption ------------------------------------------------
 
   private async handleRevoked(tps: TopicPartition[]): Promise<void> {
     // A clean hand-off: commit everything, then close the revoked tasks.
@@ -376,30 +343,24 @@ export class StreamWorker {
       await this.commitAll()
     } catch (e) {
       if (e instanceof TaskMigratedError) {
-        await this.closeAllDirty()
+        await this.taskManager.closeAllDirty()
         return
       }
       throw e
     }
-    for (const tp of tps) await this.closeTask(tp.partition, true)
+    for (const tp of tps) await this.taskManager.closeClean(tp.partition)
   }
 
   private async handleLost(tps: TopicPartition[]): Promise<void> {
-    this.telemetry.emit({ type: 'task-migrated', workerId: this.id, taskIds: tps.map((tp) => `0_${tp.partition}`), reason: 'partitions lost: this member was removed from the group', atMs: this.time.now() })
+    const taskIds: TaskId[] = tps.map((tp) => taskIdOf(tp.partition))
+    this.telemetry.emit({ type: 'task-migrated', workerId: this.id, taskIds, reason: 'partitions lost: this member was removed from the group', atMs: this.time.now() })
     if (this.guarantee === 'exactly_once_v2') await this.threadProducer?.abortTransaction('fenced')
-    for (const tp of tps) await this.closeTask(tp.partition, false)
+    for (const tp of tps) await this.taskManager.closeDirty(tp.partition)
   }
 
   private async handleTaskMigrated(e: TaskMigratedError): Promise<void> {
     this.telemetry.emit({ type: 'task-migrated', workerId: this.id, taskIds: [...e.taskIds], reason: e.message, atMs: this.time.now() })
-    if (this.guarantee === 'exactly_once') {
-      for (const id of e.taskIds) {
-        const p = Number(id.split('_')[1])
-        await this.closeTask(p, false)
-      }
-    } else {
-      await this.closeAllDirty()
-    }
+    await this.closeDirty(e.taskIds)
     // Rejoin before any task is recreated, so a fenced member never fences its successor back.
     this.consumer.enforceRebalance?.()
   }
@@ -407,37 +368,13 @@ export class StreamWorker {
   /** Wipe and restore: close the tasks dirty; ensureTasks recreates them from the committed offsets and the changelog. */
   private async handleTaskCorrupted(e: TaskCorruptedError): Promise<void> {
     this.telemetry.emit({ type: 'task-migrated', workerId: this.id, taskIds: [...e.taskIds], reason: `task corrupted: ${e.message}`, atMs: this.time.now() })
-    if (this.guarantee === 'exactly_once') {
-      for (const id of e.taskIds) await this.closeTask(Number(id.split('_')[1]), false)
-    } else {
-      // One producer (and under exactly_once_v2 one transaction) for all tasks: all of them go.
-      await this.closeAllDirty()
-    }
+    await this.closeDirty(e.taskIds)
   }
 
-  private async closeAllDirty(): Promise<void> {
-    if (this.guarantee === 'exactly_once_v2' && this.threadProducer) {
-      await this.threadProducer.abortTransaction('fenced')
-      await this.threadProducer.replace()
-      await this.threadProducer.initTransaction()
-    }
-    for (const p of [...this.tasks.keys()]) await this.closeTask(p, false)
-  }
-
-  /** closeClean keeps nothing pending; closeDirty aborts what it can and discards the state. */
-  private async closeTask(partition: number, clean: boolean): Promise<void> {
-    const task = this.tasks.get(partition)
-    if (!task) return
-    this.tasks.delete(partition)
-    task.state = 'closed'
-    if (this.guarantee === 'exactly_once' && task.producer) {
-      if (!clean) await task.producer.abortTransaction('fenced')
-      await task.producer.close()
-    }
-    task.store.wipe()
-    task.takePending()
-    this.traces.delete(partition)
-    this.telemetry.emit({ type: 'task-closed', workerId: this.id, taskId: task.id, clean, atMs: this.time.now() })
+  /** Under exactly_once the named tasks; otherwise one producer (under v2 one transaction) for all tasks: all of them go. */
+  private async closeDirty(taskIds: readonly string[]): Promise<void> {
+    if (this.guarantee === 'exactly_once') await this.taskManager.closeDirtyTasks(taskIds)
+    else await this.taskManager.closeAllDirty()
   }
 
   private async closeClean(): Promise<void> {
@@ -445,11 +382,10 @@ export class StreamWorker {
       await this.commitAll()
     } catch (e) {
       if (!(e instanceof TaskMigratedError)) throw e
-      await this.closeAllDirty()
+      await this.taskManager.closeAllDirty()
     }
-    for (const p of [...this.tasks.keys()]) await this.closeTask(p, true)
+    await this.taskManager.closeAllClean()
     await this.consumer.close()
     await this.threadProducer?.close()
   }
 }
-

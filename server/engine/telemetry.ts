@@ -1,7 +1,7 @@
 // Telemetry leaves the engine as typed, aggregated events: one per batch, commit or lifecycle
 // change, never one per record. Step counters are plain numbers on each task, read by the lab.
 
-import type { Step } from '../../lib/lab-protocol.ts'
+import type { Step } from '../../lib/five-steps.ts'
 
 export interface TxnEndEvent {
   type: 'txn-end'

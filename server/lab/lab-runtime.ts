@@ -234,7 +234,7 @@ export class LabRuntime {
     const now = this.time.now()
     const owned = [...worker.tasks.values()]
     const tps: TopicPartition[] = owned.map((t) => ({ topic: this.topics.input, partition: t.partition }))
-    const committed = this.cluster.group(this.groupId).fetchCommitted(tps, false)
+    const committed = this.cluster.group(this.groupId).fetchCommitted(tps)
     const partitions: KilledPartition[] = owned.map((t) => ({
       partition: t.partition,
       positionAtKill: t.consumedOffset,
@@ -323,7 +323,7 @@ export class LabRuntime {
   }
   committedOffsets(): (number | null)[] {
     const tps = Array.from({ length: this.options.partitions }, (_, p) => ({ topic: this.topics.input, partition: p }))
-    const m = this.cluster.group(this.groupId).fetchCommitted(tps, false)
+    const m = this.cluster.group(this.groupId).fetchCommitted(tps)
     return tps.map((tp) => m.get(tpKey(tp.topic, tp.partition)) ?? null)
   }
   /** Input records not yet consumed: the input end offsets minus the consumer positions (or committed offsets). */

@@ -76,6 +76,15 @@ export class MockTime implements Time {
     this.current = end
     await this.settle()
   }
+  /** Advances the clock until the promise settles (or throws after maxMs of virtual time); returns it. */
+  async runUntilSettled<T>(p: Promise<T>, maxMs = 60_000, stepMs = 20): Promise<T> {
+    let settled = false
+    const tracked = p.finally(() => {
+      settled = true
+    })
+    await this.runUntil(() => settled, maxMs, stepMs)
+    return tracked
+  }
   /** Runs until predicate holds, or throws after maxMs of virtual time. */
   async runUntil(predicate: () => boolean, maxMs: number, stepMs = 10): Promise<void> {
     const deadline = this.current + maxMs

@@ -117,10 +117,20 @@ export interface ConsumerOptions {
   heartbeatIntervalMs: number
 }
 
+/**
+ * A consumer in a group. The position promise, kept by both backends (and checked by one contract,
+ * server/log/consumer-contract.ts): per partition, poll() hands out records from the partition's
+ * position on, in offset order, and skips none that the isolation level shows (only control
+ * markers, aborted records under read_committed and compacted or deleted records leave gaps).
+ * The position is the last seek, or the last record handed out + 1. Nothing fetched before a
+ * seek or a rebalance is handed out after it, and a revoked or lost partition's position is
+ * forgotten by the consumer itself: no caller filters or re-seeks.
+ */
 export interface LogConsumer {
   subscribe(topics: string[], listener: RebalanceListener): Promise<void>
   /** Heartbeats, runs rebalance callbacks, then fetches from the assigned partitions' positions. */
   poll(maxRecords: number): Promise<ConsumedRecord[]>
+  /** The partition's next record handed out is the first visible one at or after `offset`. Records an earlier poll returned stay the caller's. */
   seek(tp: TopicPartition, offset: number): void
   position(tp: TopicPartition): number | undefined
   assignment(): TopicPartition[]

@@ -128,7 +128,7 @@ describe('IncrementalValidator against validateRun, check after check', () => {
     expect(open.openTransactionPartitions).toEqual(['__consumer_offsets-0', `${CHANGELOG_TOPIC}-0`, 'output-0'])
     // Close it as its producer would.
     const producer = (run as unknown as { producer: { producerId: number; epoch: number } }).producer
-    run.cluster.endTxn('eoscope-test-task', producer.producerId, producer.epoch, true)
+    run.cluster.endTxn('eoscope-test-task', producer.producerId, producer.epoch, 'COMMIT')
     const closed = await expectSame(run, v)
     expect(closed).toMatchObject({ inputRecords: 4, outputRecords: 4, lost: 0, openTransactions: 0 })
   })
@@ -147,7 +147,7 @@ describe('IncrementalValidator against validateRun, check after check', () => {
     expect(waiting.lost).toBe(0)
     expect(waiting.outputRecords).toBe(0)
     expect(v.stats().undecidedInputs).toBe(3)
-    run.cluster.endTxn('zombie', other.producerId, other.epoch, false)
+    run.cluster.endTxn('zombie', other.producerId, other.epoch, 'ABORT')
     const r = await expectSame(run, v)
     expect(r.lost).toBe(1)
     expect(v.stats()).toMatchObject({ undecidedInputs: 0, outputsAhead: 0 })

@@ -14,7 +14,6 @@ import type { EngineEvent } from '../../engine/telemetry.ts'
 import { KafkaConnection, type KafkaClientConfig } from '../../log/kafka/kafka-connection.ts'
 import { SystemTime } from '../../log/time.ts'
 import type { LogProducer } from '../../log/types.ts'
-import { PositionGuardedConnection } from './position-guard.ts'
 import { EXACTLY_ONCE_V2_UNAVAILABLE, isWorkerCommand, kafkaAppTopics, kafkaAppTopicSpecs, type TelemetryEnvelope, type WorkerCommand, type WorkerStatus } from './kafka-app.ts'
 
 export interface KafkaWorkerOptions {
@@ -68,11 +67,9 @@ export class KafkaWorkerProcess {
     if (this.o.createTopics !== false) await this.conn.admin().createTopics(kafkaAppTopicSpecs(this.topics, this.o.partitions))
     this.telemetryProducer = this.conn.producer({ clientId: `${this.o.workerId}-telemetry`, idempotent: false })
     const commandsFrom = await retrying(() => this.conn.reader().offsets({ topic: this.topics.commands, partition: 0 }), 10_000).then((o) => o.highWatermark)
-    // eoscope's input topic is written by a non-transactional producer: its offsets are contiguous.
-    const guarded = new PositionGuardedConnection(this.conn, true)
     const worker = new StreamWorker(
       this.o.workerId,
-      guarded,
+      this.conn,
       {
         slotId: this.o.slotId,
         config: this.o.config,
@@ -82,10 +79,7 @@ export class KafkaWorkerProcess {
       },
       this.time,
       {
-        emit: (e) => {
-          if (e.type === 'task-closed') guarded.forgetPartition(Number(e.taskId.split('_')[1]))
-          this.pending.push(e)
-        },
+        emit: (e) => this.pending.push(e),
       },
       { atStep: (_id, step) => this.atStep(step) },
     )

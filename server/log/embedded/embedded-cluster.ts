@@ -3,7 +3,7 @@
 // latency model's time around them.
 
 import { LogError } from '../errors.ts'
-import type { ConsumedRecord, OffsetToCommit, TopicPartition, TopicSpec } from '../types.ts'
+import type { ConsumedRecord, ControlType, OffsetToCommit, TopicPartition, TopicSpec } from '../types.ts'
 import type { Time } from '../time.ts'
 import type { IsolationLevel } from '../../../lib/streams-config.ts'
 import { type DataRecord, NO_PRODUCER_ID, NO_SEQUENCE, PartitionLog } from './partition-log.ts'
@@ -60,7 +60,7 @@ export class EmbeddedCluster {
     this.txnCoordinator = new TransactionCoordinator(
       {
         writeMarker: (tp, pid, epoch, type) => this.partitionLog(tp).writeMarker(pid, epoch, type, this.time.now()),
-        completeGroupTxn: (groupId, pid, type) => this.group(groupId).completeTxn(pid, type === 'COMMIT'),
+        completeGroupTxn: (groupId, pid, type) => this.group(groupId).completeTxn(pid, type),
       },
       () => this.time.now(),
     )
@@ -164,10 +164,10 @@ export class EmbeddedCluster {
   }
 
   /** Ends the transaction; returns the new epoch and how many markers were written. */
-  endTxn(transactionalId: string, producerId: number, epoch: number, commit: boolean): { epoch: number; markers: number } {
+  endTxn(transactionalId: string, producerId: number, epoch: number, result: ControlType): { epoch: number; markers: number } {
     const meta = this.txnCoordinator.metadata(transactionalId)
     const markers = meta?.state === 'Ongoing' ? meta.partitions.size : 0
-    const r = this.txnCoordinator.endTxn(transactionalId, producerId, epoch, commit)
+    const r = this.txnCoordinator.endTxn(transactionalId, producerId, epoch, result)
     return { epoch: r.epoch, markers }
   }
 

@@ -1,21 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { isLogError } from '../errors.ts'
+import { errorCode } from '../fixtures/error-code.ts'
 import type { OffsetToCommit, TopicPartition } from '../types.ts'
 import { computeAssignment, type GroupEvent, GroupCoordinator, type OffsetsLogWriter } from './group-coordinator.ts'
 
-function errorCode(f: () => unknown): string | undefined {
-  try {
-    f()
-  } catch (e) {
-    if (isLogError(e)) return e.code
-    throw e
-  }
-  return undefined
-}
-
 const parts = (n: number, topic = 't') => Array.from({ length: n }, (_, p) => `${topic}-${p}`)
 const asObject = (m: Map<string, string[]>) => Object.fromEntries(m)
+/** Current owners as `partition:member` pairs. */
+const owners = (spec: string) => new Map(spec.split(' ').map((pair) => pair.split(':') as [string, string]))
 
 describe('computeAssignment', () => {
   it('spreads partitions evenly over members in member-id order when nothing is owned', () => {
@@ -27,23 +19,13 @@ describe('computeAssignment', () => {
   })
 
   it('keeps partitions with their owners up to the quota and moves only the surplus (sticky)', () => {
-    const current = new Map([
-      ['t-0', 'b'],
-      ['t-1', 'b'],
-      ['t-2', 'b'],
-      ['t-3', 'a'],
-    ])
+    const current = owners('t-0:b t-1:b t-2:b t-3:a')
     // Five partitions over three members: quotas 2, 2, 1; b holds most and keeps two of its three.
     expect(asObject(computeAssignment(parts(5), ['a', 'b', 'c'], current))).toEqual({ a: ['t-3', 't-2'], b: ['t-0', 't-1'], c: ['t-4'] })
   })
 
   it('hands a removed member’s partitions to the survivors and leaves theirs in place', () => {
-    const current = new Map([
-      ['t-0', 'a'],
-      ['t-1', 'b'],
-      ['t-2', 'c'],
-      ['t-3', 'a'],
-    ])
+    const current = owners('t-0:a t-1:b t-2:c t-3:a')
     expect(asObject(computeAssignment(parts(4), ['a', 'c'], current))).toEqual({ a: ['t-0', 't-3'], c: ['t-2', 't-1'] })
   })
 
@@ -165,7 +147,7 @@ describe('GroupCoordinator fencing of a zombie member', () => {
     expect(errorCode(() => s.group.commitOffsets(s.a.memberId, s.a.generationId, offsets))).toBe('UNKNOWN_MEMBER_ID')
     expect(errorCode(() => s.group.txnOffsetCommit(5, 0, offsets, { memberId: s.a.memberId, generationId: s.a.generationId }))).toBe('UNKNOWN_MEMBER_ID')
     expect(s.appended).toEqual([])
-    expect(s.group.fetchCommitted([T0, T1], true)).toEqual(new Map([['in-0', null], ['in-1', null]]))
+    expect(s.group.fetchCommittedStable([T0, T1])).toEqual(new Map([['in-0', null], ['in-1', null]]))
   })
 
   it('refuses a commit for a partition the member no longer owns, or from a generation not yet reached, with ILLEGAL_GENERATION', () => {
@@ -177,7 +159,7 @@ describe('GroupCoordinator fencing of a zombie member', () => {
     expect(errorCode(() => s.group.commitOffsets(s.a.memberId, s.group.generationId + 1, mine))).toBe('ILLEGAL_GENERATION')
     expect(s.appended).toEqual([])
     s.group.commitOffsets(s.a.memberId, s.a.generationId, mine)
-    expect(s.group.fetchCommitted([s.owned.a[0]!], true).get(`in-${s.owned.a[0]!.partition}`)).toBe(3)
+    expect(s.group.fetchCommittedStable([s.owned.a[0]!]).get(`in-${s.owned.a[0]!.partition}`)).toBe(3)
   })
 
   it('keeps a transactional commit pending until the transaction ends, then applies it only on commit', () => {
@@ -186,10 +168,10 @@ describe('GroupCoordinator fencing of a zombie member', () => {
     const tp = s.owned.a[0]!
     s.group.txnOffsetCommit(5, 0, [{ ...tp, offset: 4 }], member)
     expect(s.group.pendingPartitions()).toEqual([`in-${tp.partition}`])
-    s.group.completeTxn(5, false)
-    expect(s.group.fetchCommitted([tp], true).get(`in-${tp.partition}`)).toBeNull()
+    s.group.completeTxn(5, 'ABORT')
+    expect(s.group.fetchCommittedStable([tp]).get(`in-${tp.partition}`)).toBeNull()
     s.group.txnOffsetCommit(5, 1, [{ ...tp, offset: 6 }], member)
-    s.group.completeTxn(5, true)
-    expect(s.group.fetchCommitted([tp], true).get(`in-${tp.partition}`)).toBe(6)
+    s.group.completeTxn(5, 'COMMIT')
+    expect(s.group.fetchCommittedStable([tp]).get(`in-${tp.partition}`)).toBe(6)
   })
 })

@@ -4,7 +4,7 @@
 // after its previous owner released it (clean revoke) or was removed from the group.
 
 import { LogError } from '../errors.ts'
-import type { OffsetToCommit, TopicPartition } from '../types.ts'
+import type { ControlType, OffsetToCommit, TopicPartition } from '../types.ts'
 import { tpKey } from '../types.ts'
 
 export interface Member {
@@ -269,29 +269,35 @@ export class GroupCoordinator {
   }
 
   /** Called by the transaction coordinator when the producer's transaction ends. */
-  completeTxn(producerId: number, commit: boolean): void {
+  completeTxn(producerId: number, result: ControlType): void {
     const pending = this.pendingTxnOffsets.get(producerId)
     this.pendingTxnOffsets.delete(producerId)
-    if (!pending || !commit) return
+    if (!pending || result !== 'COMMIT') return
     for (const [k, o] of pending) this.committed.set(k, { topic: o.topic, partition: o.partition, offset: o.offset })
+  }
+
+  /** OffsetFetch: the offsets committed so far, whatever transactions are still pending. */
+  fetchCommitted(tps: readonly TopicPartition[]): Map<string, number | null> {
+    const out = new Map<string, number | null>()
+    for (const tp of tps) {
+      const k = tpKey(tp.topic, tp.partition)
+      out.set(k, this.committed.get(k)?.offset ?? null)
+    }
+    return out
   }
 
   /**
    * OffsetFetch with requireStable: a partition with a pending transactional commit answers
    * UNSTABLE_OFFSET_COMMIT (retriable) instead of an offset that may still change.
    */
-  fetchCommitted(tps: readonly TopicPartition[], requireStable: boolean): Map<string, number | null> {
-    const out = new Map<string, number | null>()
+  fetchCommittedStable(tps: readonly TopicPartition[]): Map<string, number | null> {
     for (const tp of tps) {
       const k = tpKey(tp.topic, tp.partition)
-      if (requireStable) {
-        for (const pending of this.pendingTxnOffsets.values()) {
-          if (pending.has(k)) throw new LogError('UNSTABLE_OFFSET_COMMIT', `${k} has a pending transactional offset commit in group ${this.groupId}`)
-        }
+      for (const pending of this.pendingTxnOffsets.values()) {
+        if (pending.has(k)) throw new LogError('UNSTABLE_OFFSET_COMMIT', `${k} has a pending transactional offset commit in group ${this.groupId}`)
       }
-      out.set(k, this.committed.get(k)?.offset ?? null)
     }
-    return out
+    return this.fetchCommitted(tps)
   }
 
   allCommitted(): OffsetToCommit[] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isLogError } from '../errors.ts'
+import { errorCode } from '../fixtures/error-code.ts'
 import { type DataRecord, NO_PRODUCER_ID, NO_SEQUENCE, PartitionLog } from './partition-log.ts'
 
 const NOW = 1_000
@@ -12,16 +12,6 @@ function recs(...values: string[]): DataRecord[] {
 
 function values(records: readonly { value: string | null }[]): (string | null)[] {
   return records.map((r) => r.value)
-}
-
-function errorCode(f: () => unknown): string | undefined {
-  try {
-    f()
-  } catch (e) {
-    if (isLogError(e)) return e.code
-    throw e
-  }
-  return undefined
 }
 
 /**

@@ -4,10 +4,10 @@
 import { LogError } from '../errors.ts'
 import type { ConsumedRecord, ControlType, Headers, PartitionOffsets, StoredRecordView, TxnOutcome } from '../types.ts'
 import type { IsolationLevel } from '../../../lib/streams-config.ts'
-import { ByteArena } from './byte-arena.ts'
+import { NO_SEQUENCE, ProducerStateTable } from './producer-state-table.ts'
+import { RecordColumns } from './record-columns.ts'
 
-export const NO_PRODUCER_ID = -1
-export const NO_SEQUENCE = -1
+export { NO_PRODUCER_ID, NO_SEQUENCE } from './producer-state-table.ts'
 
 /** A batch as written by one produce request for one partition (or one control marker). */
 export interface Batch {
@@ -34,15 +34,6 @@ export interface DataRecord {
   timestamp?: number
 }
 
-/** Kafka keeps the metadata of the last 5 batches per producer to recognise retried ones. */
-const RETAINED_BATCHES_PER_PRODUCER = 5
-
-interface ProducerEntry {
-  epoch: number
-  lastSequence: number
-  recent: { baseSequence: number; count: number; baseOffset: number }[]
-}
-
 interface OngoingTxn {
   producerId: number
   firstOffset: number
@@ -62,23 +53,12 @@ export interface AppendResult {
 }
 
 export class PartitionLog {
-  // Columnar storage: one slot per offset in each array, so a stored record costs no object of
-  // its own (far less for the garbage collector to trace); reads build short-lived objects.
-  private keys: (string | null)[] = []
-  /** Values as UTF-8 bytes in an arena: a location and a byte length per offset (length -1: null). */
-  private arena = new ByteArena()
-  private valueAt: number[] = []
-  private valueLength: number[] = []
-  private timestamps: number[] = []
-  private batchOf: Batch[] = []
-  private readonly headersAt = new Map<number, Headers>()
-  /** The offset of each slot once compaction has left gaps; null while slots are dense (slot = offset - start). */
-  private offsetAt: number[] | null = null
+  private readonly columns = new RecordColumns<Batch>()
   private startOffset = 0
   private endOffset = 0
   /** Slots right after the last compaction, to decide when the next one pays. */
   private compactedSlots = 0
-  private readonly producers = new Map<number, ProducerEntry>()
+  private readonly producers: ProducerStateTable
   private readonly ongoing = new Map<number, OngoingTxn>()
   /** The abort index: what a read_committed fetch must filter out. */
   readonly abortedTxns: AbortedTxn[] = []
@@ -86,7 +66,9 @@ export class PartitionLog {
   constructor(
     readonly topic: string,
     readonly partition: number,
-  ) {}
+  ) {
+    this.producers = new ProducerStateTable(`${topic}-${partition}`)
+  }
 
   get logStartOffset(): number {
     return this.startOffset
@@ -97,7 +79,7 @@ export class PartitionLog {
   }
   /** Records (and markers) physically stored. */
   get storedRecords(): number {
-    return this.keys.length
+    return this.columns.length
   }
   get lastStableOffset(): number {
     let lso = this.highWatermark
@@ -114,7 +96,7 @@ export class PartitionLog {
     return [...this.ongoing.keys()]
   }
   lastSequence(producerId: number): number | undefined {
-    return this.producers.get(producerId)?.lastSequence
+    return this.producers.lastSequence(producerId)
   }
 
   /**
@@ -124,30 +106,8 @@ export class PartitionLog {
    */
   append(producerId: number, producerEpoch: number, baseSequence: number, transactional: boolean, records: readonly DataRecord[], now: number): AppendResult {
     if (records.length === 0) throw new LogError('INVALID_REQUEST', 'empty batch')
-    let producer: ProducerEntry | undefined
-    if (producerId !== NO_PRODUCER_ID) producer = this.producers.get(producerId)
-    if (producer && producerEpoch < producer.epoch) {
-      throw new LogError('PRODUCER_FENCED', `producer ${producerId} epoch ${producerEpoch} is older than ${producer.epoch} on ${this.topic}-${this.partition}`)
-    }
-    // Sequence checks apply to idempotent producers; coordinator writes (transactional offset commits) carry no sequence.
-    if (producerId !== NO_PRODUCER_ID && baseSequence !== NO_SEQUENCE) {
-      if (producer) {
-        if (producerEpoch < producer.epoch) {
-          throw new LogError('PRODUCER_FENCED', `producer ${producerId} epoch ${producerEpoch} is older than ${producer.epoch} on ${this.topic}-${this.partition}`)
-        }
-        if (producerEpoch === producer.epoch) {
-          const retried = producer.recent.find((b) => b.baseSequence === baseSequence && b.count === records.length)
-          if (retried) return { baseOffset: retried.baseOffset, duplicate: true }
-          if (baseSequence !== producer.lastSequence + 1) {
-            throw new LogError('OUT_OF_ORDER_SEQUENCE_NUMBER', `expected sequence ${producer.lastSequence + 1} from producer ${producerId}, got ${baseSequence}`)
-          }
-        } else if (baseSequence !== 0) {
-          throw new LogError('OUT_OF_ORDER_SEQUENCE_NUMBER', `a new epoch must start at sequence 0, got ${baseSequence}`)
-        }
-      } else if (baseSequence !== 0) {
-        throw new LogError('OUT_OF_ORDER_SEQUENCE_NUMBER', `producer ${producerId} is unknown here; its first sequence must be 0, got ${baseSequence}`)
-      }
-    }
+    const retried = this.producers.check(producerId, producerEpoch, baseSequence, records.length)
+    if (retried !== null) return { baseOffset: retried, duplicate: true }
     const baseOffset = this.highWatermark
     const batch: Batch = {
       producerId,
@@ -161,25 +121,10 @@ export class PartitionLog {
     }
     for (let i = 0; i < records.length; i++) {
       const r = records[i]!
-      this.keys.push(r.key)
-      this.pushValue(r.value)
-      this.timestamps.push(r.timestamp ?? now)
-      this.batchOf.push(batch)
-      if (r.headers !== undefined) this.headersAt.set(baseOffset + i, r.headers)
-      if (this.offsetAt !== null) this.offsetAt.push(baseOffset + i)
+      this.columns.push(baseOffset + i, r.key, r.value, r.timestamp ?? now, batch, r.headers)
     }
     this.endOffset = baseOffset + records.length
-    if (producerId !== NO_PRODUCER_ID) {
-      if (!producer || producer.epoch !== producerEpoch) {
-        producer = { epoch: producerEpoch, lastSequence: -1, recent: [] }
-        this.producers.set(producerId, producer)
-      }
-    }
-    if (producer && baseSequence !== NO_SEQUENCE) {
-      producer.lastSequence = baseSequence + records.length - 1
-      producer.recent.push({ baseSequence, count: records.length, baseOffset })
-      if (producer.recent.length > RETAINED_BATCHES_PER_PRODUCER) producer.recent.shift()
-    }
+    this.producers.appended(producerId, producerEpoch, baseSequence, records.length, baseOffset)
     if (transactional) {
       let txn = this.ongoing.get(producerId)
       if (!txn) {
@@ -207,11 +152,7 @@ export class PartitionLog {
       control: type,
       outcome: type === 'COMMIT' ? 'committed' : 'aborted',
     }
-    this.keys.push(null)
-    this.pushValue(null)
-    this.timestamps.push(now)
-    this.batchOf.push(batch)
-    if (this.offsetAt !== null) this.offsetAt.push(offset)
+    this.columns.push(offset, null, null, now, batch, undefined)
     this.endOffset = offset + 1
     const txn = this.ongoing.get(producerId)
     if (txn) {
@@ -219,46 +160,8 @@ export class PartitionLog {
       this.ongoing.delete(producerId)
       if (type === 'ABORT') this.abortedTxns.push({ producerId, firstOffset: txn.firstOffset, lastOffset: offset })
     }
-    // A marker carries the coordinator's epoch; data from older epochs is fenced from now on.
-    const producer = this.producers.get(producerId)
-    if (!producer || producer.epoch < producerEpoch) {
-      this.producers.set(producerId, { epoch: producerEpoch, lastSequence: -1, recent: [] })
-    }
+    this.producers.markerWritten(producerId, producerEpoch)
     return offset
-  }
-
-  private pushValue(value: string | null): void {
-    if (value === null) {
-      this.valueAt.push(0)
-      this.valueLength.push(-1)
-      return
-    }
-    const at = this.arena.write(value)
-    this.valueAt.push(at)
-    this.valueLength.push(this.arena.end - at)
-  }
-
-  private valueOf(i: number): string | null {
-    const len = this.valueLength[i]!
-    return len < 0 ? null : this.arena.read(this.valueAt[i]!, len)
-  }
-
-  /** The first slot holding an offset at or after `offset`. */
-  private slotOf(offset: number): number {
-    const n = this.keys.length
-    if (this.offsetAt === null) return Math.max(0, Math.min(n, offset - this.startOffset))
-    let lo = 0
-    let hi = n
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (this.offsetAt[mid]! < offset) lo = mid + 1
-      else hi = mid
-    }
-    return lo
-  }
-
-  private offsetOfSlot(i: number): number {
-    return this.offsetAt === null ? this.startOffset + i : this.offsetAt[i]!
   }
 
   /** A consumer's fetch. Control markers are never returned; read_committed stops at the LSO and skips aborted records. */
@@ -268,25 +171,25 @@ export class PartitionLog {
     }
     const end = isolation === 'read_committed' ? this.lastStableOffset : this.highWatermark
     const records: ConsumedRecord[] = []
-    const n = this.keys.length
-    const hasHeaders = this.headersAt.size > 0
-    let i = this.slotOf(from)
-    for (; i < n; i++) {
-      const offset = this.offsetOfSlot(i)
+    const cols = this.columns
+    const n = cols.length
+    const hasHeaders = cols.hasHeaders
+    for (let i = cols.slotOf(from); i < n; i++) {
+      const offset = cols.offsetOfSlot(i)
       if (offset >= end) break
       if (records.length >= maxRecords) {
         return { records, nextOffset: offset }
       }
-      const b = this.batchOf[i]!
+      const b = cols.batch(i)
       if (b.control === null && !(isolation === 'read_committed' && b.outcome === 'aborted')) {
         records.push({
           topic: this.topic,
           partition: this.partition,
           offset,
-          key: this.keys[i]!,
-          value: this.valueOf(i),
-          headers: hasHeaders ? this.headersAt.get(offset) : undefined,
-          timestamp: this.timestamps[i]!,
+          key: cols.key(i),
+          value: cols.value(i),
+          headers: hasHeaders ? cols.headers(offset) : undefined,
+          timestamp: cols.timestamp(i),
         })
       }
     }
@@ -297,8 +200,8 @@ export class PartitionLog {
   readRaw(from: number, to: number, maxRecords: number): StoredRecordView[] {
     const out: StoredRecordView[] = []
     const end = Math.min(to, this.highWatermark)
-    for (let i = this.slotOf(Math.max(from, this.startOffset)); i < this.keys.length && out.length < maxRecords; i++) {
-      const offset = this.offsetOfSlot(i)
+    for (let i = this.columns.slotOf(Math.max(from, this.startOffset)); i < this.columns.length && out.length < maxRecords; i++) {
+      const offset = this.columns.offsetOfSlot(i)
       if (offset >= end) break
       out.push(toView(this.entryAtSlot(i)))
     }
@@ -307,23 +210,15 @@ export class PartitionLog {
 
   /** The stored entry at an offset (for tests and deep views). */
   entryAt(offset: number): Entry | undefined {
-    const i = this.slotOf(offset)
-    if (i >= this.keys.length || this.offsetOfSlot(i) !== offset) return undefined
+    const i = this.columns.slotOf(offset)
+    if (i >= this.columns.length || this.columns.offsetOfSlot(i) !== offset) return undefined
     return this.entryAtSlot(i)
   }
 
   private entryAtSlot(i: number): Entry {
-    const offset = this.offsetOfSlot(i)
-    return {
-      topic: this.topic,
-      partition: this.partition,
-      offset,
-      key: this.keys[i]!,
-      value: this.valueOf(i),
-      headers: this.headersAt.get(offset),
-      timestamp: this.timestamps[i]!,
-      batch: this.batchOf[i]!,
-    }
+    const cols = this.columns
+    const offset = cols.offsetOfSlot(i)
+    return { topic: this.topic, partition: this.partition, offset, key: cols.key(i), value: cols.value(i), headers: cols.headers(offset), timestamp: cols.timestamp(i), batch: cols.batch(i) }
   }
 
   /**
@@ -332,30 +227,19 @@ export class PartitionLog {
    */
   applyRetention(policy: { maxRecords?: number; maxAgeMs?: number }, now: number, keepFrom = Number.POSITIVE_INFINITY): number {
     const limit = Math.min(this.lastStableOffset, keepFrom)
-    const n = this.keys.length
+    const cols = this.columns
+    const n = cols.length
     let drop = 0
     if (policy.maxRecords !== undefined && n > policy.maxRecords) drop = n - policy.maxRecords
-    if (policy.maxAgeMs !== undefined) while (drop < n && now - this.timestamps[drop]! > policy.maxAgeMs) drop++
+    if (policy.maxAgeMs !== undefined) while (drop < n && now - cols.timestamp(drop) > policy.maxAgeMs) drop++
     // Never at or past the limit.
-    while (drop > 0 && this.offsetOfSlot(drop - 1) >= limit) drop--
+    while (drop > 0 && cols.offsetOfSlot(drop - 1) >= limit) drop--
     if (drop <= 0) return 0
-    const newStart = drop < n ? this.offsetOfSlot(drop) : Math.min(limit, this.endOffset)
-    this.dropSlots(drop)
+    const newStart = drop < n ? cols.offsetOfSlot(drop) : Math.min(limit, this.endOffset)
     this.startOffset = Math.max(this.startOffset, Math.min(newStart, limit))
-    for (const o of this.headersAt.keys()) if (o < this.startOffset) this.headersAt.delete(o)
+    cols.dropFront(drop, this.startOffset)
     while (this.abortedTxns.length > 0 && this.abortedTxns[0]!.lastOffset < this.startOffset) this.abortedTxns.shift()
     return drop
-  }
-
-  private dropSlots(drop: number): void {
-    this.keys.splice(0, drop)
-    this.valueAt.splice(0, drop)
-    this.valueLength.splice(0, drop)
-    this.timestamps.splice(0, drop)
-    this.batchOf.splice(0, drop)
-    this.offsetAt?.splice(0, drop)
-    const firstValue = this.valueLength.findIndex((l) => l >= 0)
-    if (firstValue >= 0) this.arena.releaseBefore(this.valueAt[firstValue]!)
   }
 
   /**
@@ -366,15 +250,16 @@ export class PartitionLog {
    * Runs when the log has at least doubled since the last compaction.
    */
   maybeCompact(minSlots = 10_000): number {
-    const n = this.keys.length
+    const cols = this.columns
+    const n = cols.length
     if (n < minSlots || n < 2 * this.compactedSlots) return 0
     const lso = this.lastStableOffset
     const latest = new Map<string | null, number>()
     let cut = 0
     for (; cut < n; cut++) {
-      if (this.offsetOfSlot(cut) >= lso) break
-      const b = this.batchOf[cut]!
-      if (b.control === null && b.outcome !== 'aborted' && this.keys[cut] !== null) latest.set(this.keys[cut]!, cut)
+      if (cols.offsetOfSlot(cut) >= lso) break
+      const b = cols.batch(cut)
+      if (b.control === null && b.outcome !== 'aborted' && cols.key(cut) !== null) latest.set(cols.key(cut), cut)
     }
     // A control marker stays while any record of its transaction does, as Kafka's log cleaner keeps
     // it: without it, a reader could no longer tell which transaction a kept record belonged to.
@@ -382,7 +267,7 @@ export class PartitionLog {
     const keep: number[] = []
     const awaitingMarker = new Set<number>()
     for (let i = 0; i < cut; i++) {
-      const b = this.batchOf[i]!
+      const b = cols.batch(i)
       if (keptData.has(i)) {
         keep.push(i)
         if (b.transactional) awaitingMarker.add(b.producerId)
@@ -397,33 +282,8 @@ export class PartitionLog {
       this.compactedSlots = n
       return 0
     }
-    const arena = new ByteArena()
-    const next = { keys: [] as (string | null)[], valueAt: [] as number[], valueLength: [] as number[], timestamps: [] as number[], batchOf: [] as Batch[], offsetAt: [] as number[] }
-    for (const i of keep) {
-      next.keys.push(this.keys[i]!)
-      const v = this.valueOf(i)
-      if (v === null) {
-        next.valueAt.push(0)
-        next.valueLength.push(-1)
-      } else {
-        const at = arena.write(v)
-        next.valueAt.push(at)
-        next.valueLength.push(arena.end - at)
-      }
-      next.timestamps.push(this.timestamps[i]!)
-      next.batchOf.push(this.batchOf[i]!)
-      next.offsetAt.push(this.offsetOfSlot(i))
-    }
-    const kept = new Set(next.offsetAt)
-    for (const o of this.headersAt.keys()) if (!kept.has(o)) this.headersAt.delete(o)
-    this.arena = arena
-    this.keys = next.keys
-    this.valueAt = next.valueAt
-    this.valueLength = next.valueLength
-    this.timestamps = next.timestamps
-    this.batchOf = next.batchOf
-    this.offsetAt = next.offsetAt
-    this.compactedSlots = this.keys.length
+    cols.keepOnly(keep)
+    this.compactedSlots = cols.length
     return removed
   }
 }

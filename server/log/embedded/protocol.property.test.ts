@@ -6,9 +6,9 @@
 
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { isLogError } from '../errors.ts'
+import { errorCode } from '../fixtures/error-code.ts'
 import { MockTime } from '../time.ts'
-import type { TopicPartition } from '../types.ts'
+import type { ControlType, TopicPartition } from '../types.ts'
 import { tpKey } from '../types.ts'
 import { EmbeddedCluster, type ProduceRequest } from './embedded-cluster.ts'
 import type { TxnEnded } from './transaction-coordinator.ts'
@@ -67,15 +67,7 @@ interface TidModel {
 const outTp = (partition: number): TopicPartition => ({ topic: OUT, partition })
 const inTp = (tid: number): TopicPartition => ({ topic: IN, partition: tid })
 
-function codeOf(f: () => unknown): string | null {
-  try {
-    f()
-  } catch (e) {
-    if (isLogError(e)) return e.code
-    throw e
-  }
-  return null
-}
+const codeOf = (f: () => unknown): string | null => errorCode(f) ?? null
 
 /** A cheap assertion for the checks run after every step (thousands per schedule). */
 function ensure(condition: boolean, message: string): void {
@@ -157,9 +149,9 @@ class Schedule {
       case 'offsets':
         return this.offsets(a.tid, c)
       case 'commit':
-        return this.endTxn(a.tid, c, true)
+        return this.endTxn(a.tid, c, 'COMMIT')
       case 'abort':
-        return this.endTxn(a.tid, c, false)
+        return this.endTxn(a.tid, c, 'ABORT')
       case 'crash':
         c.crashed = true
         return
@@ -235,10 +227,11 @@ class Schedule {
     expect(code).toBe(c.timedOut ? 'PRODUCER_FENCED' : null)
   }
 
-  endTxn(tid: number, c: Client, commit: boolean): void {
+  endTxn(tid: number, c: Client, result: ControlType): void {
+    const commit = result === 'COMMIT'
     const hadTxn = c.txn !== null && c.txn.outcome === 'open'
     let r: { epoch: number } | undefined
-    const code = codeOf(() => (r = this.cluster.endTxn(TIDS[tid]!, c.producerId, c.epoch, commit)))
+    const code = codeOf(() => (r = this.cluster.endTxn(TIDS[tid]!, c.producerId, c.epoch, result)))
     const ended = this.takeEnded()
     if (c.timedOut) {
       // A fenced epoch never commits. Its abort may be answered as the retry of the timeout's abort.
@@ -285,7 +278,7 @@ class Schedule {
     const before = { state: meta.state, epoch: meta.epoch, partitions: [...meta.partitions.keys()], txnSeq: meta.txnSeq }
     const hw = this.highWatermarks()
     const pending = this.cluster.group(GROUP).pendingPartitions()
-    codeOf(() => this.cluster.endTxn(TIDS[tid]!, meta.producerId, epoch, commit))
+    codeOf(() => this.cluster.endTxn(TIDS[tid]!, meta.producerId, epoch, commit ? 'COMMIT' : 'ABORT'))
     expect(this.takeEnded()).toEqual([])
     const after = this.cluster.txnCoordinator.metadata(TIDS[tid]!)!
     expect({ state: after.state, epoch: after.epoch, partitions: [...after.partitions.keys()], txnSeq: after.txnSeq }).toEqual(before)
@@ -303,7 +296,7 @@ class Schedule {
     const codes: (string | null)[] = []
     codes.push(
       codeOf(() => {
-        const r = this.cluster.endTxn(t, z.producerId, z.epoch, false)
+        const r = this.cluster.endTxn(t, z.producerId, z.epoch, 'ABORT')
         z.epoch = r.epoch
       }),
     )
@@ -314,7 +307,7 @@ class Schedule {
       ),
     )
     codes.push(codeOf(() => this.cluster.addOffsetsToTxn(t, z.producerId, z.epoch, GROUP)))
-    codes.push(codeOf(() => this.cluster.endTxn(t, z.producerId, z.epoch, true)))
+    codes.push(codeOf(() => this.cluster.endTxn(t, z.producerId, z.epoch, 'COMMIT')))
     // The whole transaction is refused: nothing appended, nothing pending, nothing ended.
     expect(codes.slice(1)).toEqual(codes.slice(1).map(() => 'PRODUCER_FENCED'))
     expect(this.takeEnded()).toEqual([])
@@ -369,11 +362,11 @@ class Schedule {
     for (let tid = 0; tid < TIDS.length; tid++) {
       const committed = this.txns.filter((t) => t.tid === tid && t.outcome === 'committed' && t.offset !== null).map((t) => t.offset!)
       const tp = inTp(tid)
-      const offset = group.fetchCommitted([tp], false).get(tpKey(tp.topic, tp.partition))
+      const offset = group.fetchCommitted([tp]).get(tpKey(tp.topic, tp.partition))
       const expected = committed.length > 0 ? Math.max(...committed) : null
       ensure(offset === expected, `committed offset of ${IN}-${tid} is ${offset}, expected ${expected}`)
       const pending = this.txns.some((t) => t.tid === tid && t.outcome === 'open' && t.offset !== null)
-      const code = codeOf(() => group.fetchCommitted([tp], true))
+      const code = codeOf(() => group.fetchCommittedStable([tp]))
       ensure(code === (pending ? 'UNSTABLE_OFFSET_COMMIT' : null), `stable fetch of ${IN}-${tid} answered ${code}, pending: ${pending}`)
     }
   }

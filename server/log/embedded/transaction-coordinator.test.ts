@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isLogError } from '../errors.ts'
+import { errorCode } from '../fixtures/error-code.ts'
 import { MockTime } from '../time.ts'
 import type { TopicPartition } from '../types.ts'
 import { EmbeddedCluster, OFFSETS_TOPIC } from './embedded-cluster.ts'
@@ -11,16 +11,6 @@ const TIMEOUT_MS = 1_000
 const OUT0: TopicPartition = { topic: 'out', partition: 0 }
 const OUT1: TopicPartition = { topic: 'out', partition: 1 }
 const IN0: TopicPartition = { topic: 'in', partition: 0 }
-
-function errorCode(f: () => unknown): string | undefined {
-  try {
-    f()
-  } catch (e) {
-    if (isLogError(e)) return e.code
-    throw e
-  }
-  return undefined
-}
 
 function setup() {
   const time = new MockTime()
@@ -59,11 +49,11 @@ describe('TransactionCoordinator InitProducerId', () => {
     const second = s.cluster.initProducerId(TID, TIMEOUT_MS)
     expect(second).toEqual({ producerId: first.producerId, epoch: 1 })
     expect(errorCode(() => s.cluster.addPartitionsToTxn(TID, first.producerId, first.epoch, [OUT0]))).toBe('PRODUCER_FENCED')
-    expect(errorCode(() => s.cluster.endTxn(TID, first.producerId, first.epoch, true))).toBe('PRODUCER_FENCED')
-    expect(errorCode(() => s.cluster.endTxn(TID, first.producerId, first.epoch, false))).toBe('PRODUCER_FENCED')
+    expect(errorCode(() => s.cluster.endTxn(TID, first.producerId, first.epoch, 'COMMIT'))).toBe('PRODUCER_FENCED')
+    expect(errorCode(() => s.cluster.endTxn(TID, first.producerId, first.epoch, 'ABORT'))).toBe('PRODUCER_FENCED')
     // The current epoch works.
     write(s, second, OUT0, ['a'])
-    expect(s.cluster.endTxn(TID, second.producerId, second.epoch, true).epoch).toBe(2)
+    expect(s.cluster.endTxn(TID, second.producerId, second.epoch, 'COMMIT').epoch).toBe(2)
     expect(committedValues(s, OUT0)).toEqual(['a'])
   })
 
@@ -95,12 +85,11 @@ describe('TransactionCoordinator InitProducerId', () => {
     const zombie = s.cluster.initProducerId(TID, TIMEOUT_MS)
     write(s, zombie, OUT0, ['a'])
     let zombieEpoch = zombie.epoch
-    if (!open) zombieEpoch = s.cluster.endTxn(TID, zombie.producerId, zombie.epoch, true).epoch
+    if (!open) zombieEpoch = s.cluster.endTxn(TID, zombie.producerId, zombie.epoch, 'COMMIT').epoch
     const owner = s.cluster.initProducerId(TID, TIMEOUT_MS)
     expect(owner.epoch).toBe(zombieEpoch + 1)
-    const outcome = open ? false : true
-    expect(errorCode(() => s.cluster.endTxn(TID, zombie.producerId, zombieEpoch, outcome))).toBe('PRODUCER_FENCED')
-    expect(errorCode(() => s.cluster.endTxn(TID, zombie.producerId, zombieEpoch, !outcome))).toBe('PRODUCER_FENCED')
+    expect(errorCode(() => s.cluster.endTxn(TID, zombie.producerId, zombieEpoch, 'ABORT'))).toBe('PRODUCER_FENCED')
+    expect(errorCode(() => s.cluster.endTxn(TID, zombie.producerId, zombieEpoch, 'COMMIT'))).toBe('PRODUCER_FENCED')
   })
 })
 
@@ -118,9 +107,9 @@ describe('TransactionCoordinator timeout', () => {
     s.cluster.tick()
     expect(s.ended).toMatchObject([{ outcome: 'aborted', reason: 'timeout' }])
     expect(markers(s, OUT0).map((m) => m.control)).toEqual(['ABORT'])
-    expect(s.cluster.group(GROUP).fetchCommitted([IN0], true).get('in-0')).toBeNull()
+    expect(s.cluster.group(GROUP).fetchCommittedStable([IN0]).get('in-0')).toBeNull()
     expect(errorCode(() => s.cluster.addPartitionsToTxn(TID, p.producerId, p.epoch, [OUT0]))).toBe('PRODUCER_FENCED')
-    expect(errorCode(() => s.cluster.endTxn(TID, p.producerId, p.epoch, true))).toBe('PRODUCER_FENCED')
+    expect(errorCode(() => s.cluster.endTxn(TID, p.producerId, p.epoch, 'COMMIT'))).toBe('PRODUCER_FENCED')
     expect(errorCode(() => s.cluster.produce({ producerId: p.producerId, epoch: p.epoch, transactionalId: TID, batches: [{ ...OUT0, baseSequence: 1, records: [{ key: 'b', value: 'b' }] }] }))).toBe(
       'PRODUCER_FENCED',
     )
@@ -136,11 +125,11 @@ describe('TransactionCoordinator offsets in a transaction', () => {
     write(s, p, OUT0, ['a'])
     s.cluster.addOffsetsToTxn(TID, p.producerId, p.epoch, GROUP)
     s.cluster.txnOffsetCommit(TID, p.producerId, p.epoch, GROUP, [{ ...IN0, offset: 5 }], null)
-    expect(group.fetchCommitted([IN0], false).get('in-0')).toBeNull()
-    expect(errorCode(() => group.fetchCommitted([IN0], true))).toBe('UNSTABLE_OFFSET_COMMIT')
+    expect(group.fetchCommitted([IN0]).get('in-0')).toBeNull()
+    expect(errorCode(() => group.fetchCommittedStable([IN0]))).toBe('UNSTABLE_OFFSET_COMMIT')
     expect(committedValues(s, OUT0)).toEqual([])
-    const next = s.cluster.endTxn(TID, p.producerId, p.epoch, true)
-    expect(group.fetchCommitted([IN0], true).get('in-0')).toBe(5)
+    const next = s.cluster.endTxn(TID, p.producerId, p.epoch, 'COMMIT')
+    expect(group.fetchCommittedStable([IN0]).get('in-0')).toBe(5)
     expect(committedValues(s, OUT0)).toEqual(['a'])
     expect(markers(s, { topic: OFFSETS_TOPIC, partition: 0 }).map((m) => m.control)).toEqual(['COMMIT'])
 
@@ -148,8 +137,8 @@ describe('TransactionCoordinator offsets in a transaction', () => {
     write(s, { producerId: p.producerId, epoch: next.epoch }, OUT0, ['b'])
     s.cluster.addOffsetsToTxn(TID, p.producerId, next.epoch, GROUP)
     s.cluster.txnOffsetCommit(TID, p.producerId, next.epoch, GROUP, [{ ...IN0, offset: 9 }], null)
-    s.cluster.endTxn(TID, p.producerId, next.epoch, false)
-    expect(group.fetchCommitted([IN0], true).get('in-0')).toBe(5)
+    s.cluster.endTxn(TID, p.producerId, next.epoch, 'ABORT')
+    expect(group.fetchCommittedStable([IN0]).get('in-0')).toBe(5)
     expect(committedValues(s, OUT0)).toEqual(['a'])
   })
 
@@ -165,9 +154,9 @@ describe('TransactionCoordinator state machine', () => {
   it('throws INVALID_TXN_STATE for a commit with no ongoing transaction and for a write to a partition not added', () => {
     const s = setup()
     const p = s.cluster.initProducerId(TID, TIMEOUT_MS)
-    expect(errorCode(() => s.cluster.endTxn(TID, p.producerId, p.epoch, true))).toBe('INVALID_TXN_STATE')
+    expect(errorCode(() => s.cluster.endTxn(TID, p.producerId, p.epoch, 'COMMIT'))).toBe('INVALID_TXN_STATE')
     // An abort with nothing written is a no-op.
-    expect(s.cluster.endTxn(TID, p.producerId, p.epoch, false).epoch).toBe(p.epoch)
+    expect(s.cluster.endTxn(TID, p.producerId, p.epoch, 'ABORT').epoch).toBe(p.epoch)
     write(s, p, OUT0, ['a'])
     expect(errorCode(() => s.cluster.produce({ producerId: p.producerId, epoch: p.epoch, transactionalId: TID, batches: [{ ...OUT1, baseSequence: 0, records: [{ key: 'b', value: 'b' }] }] }))).toBe(
       'INVALID_TXN_STATE',
@@ -196,22 +185,22 @@ describe('TransactionCoordinator state machine', () => {
     const s = setup()
     const p = s.cluster.initProducerId(TID, TIMEOUT_MS)
     write(s, p, OUT0, ['a'])
-    const after = s.cluster.endTxn(TID, p.producerId, p.epoch, true)
+    const after = s.cluster.endTxn(TID, p.producerId, p.epoch, 'COMMIT')
     expect(after.epoch).toBe(p.epoch + 1)
     // The response was lost; the retry with the old epoch gets the same answer and writes no second marker.
-    expect(s.cluster.endTxn(TID, p.producerId, p.epoch, true).epoch).toBe(after.epoch)
+    expect(s.cluster.endTxn(TID, p.producerId, p.epoch, 'COMMIT').epoch).toBe(after.epoch)
     expect(markers(s, OUT0)).toHaveLength(1)
     // A retry asking for the other outcome is fenced.
-    expect(errorCode(() => s.cluster.endTxn(TID, p.producerId, p.epoch, false))).toBe('PRODUCER_FENCED')
+    expect(errorCode(() => s.cluster.endTxn(TID, p.producerId, p.epoch, 'ABORT'))).toBe('PRODUCER_FENCED')
   })
 })
 
 describe('TransactionCoordinator and a delayed EndTxn (KIP-890)', () => {
-  it.each([true, false])('a stale EndTxn(commit=%s) arriving after the producer began its next transaction changes nothing', (commit) => {
+  it.each(['COMMIT', 'ABORT'] as const)('a stale EndTxn(%s) arriving after the producer began its next transaction changes nothing', (commit) => {
     const s = setup()
     const p = s.cluster.initProducerId(TID, TIMEOUT_MS)
     write(s, p, OUT0, ['first'])
-    const e1 = s.cluster.endTxn(TID, p.producerId, p.epoch, true).epoch
+    const e1 = s.cluster.endTxn(TID, p.producerId, p.epoch, 'COMMIT').epoch
     // The next transaction is open with records.
     write(s, { producerId: p.producerId, epoch: e1 }, OUT0, ['second'])
     const before = s.cluster.partitionLog(OUT0).highWatermark
@@ -221,7 +210,7 @@ describe('TransactionCoordinator and a delayed EndTxn (KIP-890)', () => {
     expect(s.cluster.partitionLog(OUT0).hasOngoingTxn(p.producerId)).toBe(true)
     expect(committedValues(s, OUT0)).toEqual(['first'])
     // The later transaction ends only by its own EndTxn.
-    s.cluster.endTxn(TID, p.producerId, e1, true)
+    s.cluster.endTxn(TID, p.producerId, e1, 'COMMIT')
     expect(committedValues(s, OUT0)).toEqual(['first', 'second'])
   })
 })

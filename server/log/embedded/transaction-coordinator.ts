@@ -200,23 +200,22 @@ export class TransactionCoordinator {
    * EndTxn. Writes COMMIT or ABORT markers into every partition of the transaction, completes its
    * offsets in the groups, and bumps the epoch (KIP-890). Returns the producer's new epoch.
    */
-  endTxn(transactionalId: string, producerId: number, epoch: number, commit: boolean): { epoch: number } {
+  endTxn(transactionalId: string, producerId: number, epoch: number, want: ControlType): { epoch: number } {
     this.expireTimedOut()
     const meta = this.txns.get(transactionalId)
-    const want: ControlType = commit ? 'COMMIT' : 'ABORT'
     // A retried EndTxn whose first attempt completed: same outcome, answered again (KIP-890).
     if (meta && producerId === meta.producerId && epoch === meta.epoch - 1 && meta.lastOutcome === want && meta.state !== 'Ongoing') {
       return { epoch: meta.epoch }
     }
     const m = this.checkProducer(meta, transactionalId, producerId, epoch)
     if (m.state !== 'Ongoing') {
-      if (!commit && (m.state === 'Empty' || m.state === 'CompleteCommit' || m.state === 'CompleteAbort')) {
+      if (want === 'ABORT' && (m.state === 'Empty' || m.state === 'CompleteCommit' || m.state === 'CompleteAbort')) {
         // Aborting with nothing written is a no-op, as in Kafka.
         return { epoch: m.epoch }
       }
       throw new LogError('INVALID_TXN_STATE', `transactional.id ${transactionalId} has no ongoing transaction (state ${m.state})`)
     }
-    if (commit) {
+    if (want === 'COMMIT') {
       this.transition(m, 'PrepareCommit')
       this.complete(m, 'COMMIT', null)
     } else {

@@ -4,8 +4,9 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { LogError, isLogError } from '../errors.ts'
-import type { ConsumedRecord, ConsumerGroupMetadata, LogConsumer, ProduceRecord, RebalanceListener, TopicPartition } from '../types.ts'
+import type { ConsumedRecord, ConsumerGroupMetadata, ControlType, LogConsumer, ProduceRecord, RebalanceListener, TopicPartition } from '../types.ts'
 import { tpKey } from '../types.ts'
+import { describeConsumerPositionContract } from '../consumer-contract.ts'
 import { KafkaConnection } from './kafka-connection.ts'
 
 // Provided by broker-global-setup.ts (vitest.kafka.config.ts); the plain unit run excludes this file.
@@ -77,6 +78,37 @@ describe('KafkaConnection against a broker', () => {
   afterAll(async () => {
     await conn?.close()
   })
+
+  describeConsumerPositionContract('kafka', { connection: () => conn, name, timeoutMs: 30_000 })
+
+  /** A one-partition topic written by one transactional producer: each transaction's values, then its end. */
+  async function transactionsIn(what: string, txn: string, transactions: [string[], ControlType][]) {
+    const topic = name(what)
+    await conn.admin().createTopics([{ topic, partitions: 1 }])
+    const producer = conn.producer({ clientId: 'feeder', idempotent: true, transactionalId: name(`txn-${txn}`) })
+    await producer.initTransactions()
+    for (const [values, end] of transactions) {
+      producer.beginTransaction()
+      await producer.send(records(topic, 0, values))
+      if (end === 'COMMIT') await producer.commitTransaction()
+      else await producer.abortTransaction()
+    }
+    return { topic, producer }
+  }
+
+  /** A zombie with a transaction open (one record written), and a successor whose init fenced it. */
+  async function zombieAndSuccessor(what: string, zombieValue: string) {
+    const output = name(`${what}-out`)
+    const transactionalId = name(`txn-${what}`)
+    await conn.admin().createTopics([{ topic: output, partitions: 1 }])
+    const first = conn.producer({ clientId: 'zombie', idempotent: true, transactionalId })
+    const firstId = await first.initTransactions()
+    first.beginTransaction()
+    await first.send(records(output, 0, [zombieValue]))
+    const second = conn.producer({ clientId: 'successor', idempotent: true, transactionalId })
+    const secondId = await second.initTransactions()
+    return { output, first, firstId, second, secondId }
+  }
 
   it('creates topics, refuses a different partition count, and lists them', async () => {
     const topic = name('admin')
@@ -172,16 +204,7 @@ describe('KafkaConnection against a broker', () => {
   })
 
   it('a second producer with the same transactional id fences the first and aborts its open transaction', async () => {
-    const output = name('fence-out')
-    const transactionalId = name('txn-fence')
-    await conn.admin().createTopics([{ topic: output, partitions: 1 }])
-    const first = conn.producer({ clientId: 'zombie', idempotent: true, transactionalId })
-    const firstId = await first.initTransactions()
-    first.beginTransaction()
-    await first.send(records(output, 0, ['zombie-1']))
-
-    const second = conn.producer({ clientId: 'successor', idempotent: true, transactionalId })
-    const secondId = await second.initTransactions()
+    const { output, first, firstId, second, secondId } = await zombieAndSuccessor('fence', 'zombie-1')
     expect(secondId.producerId).toBe(firstId.producerId)
     expect(secondId.epoch).toBeGreaterThan(firstId.epoch)
 
@@ -203,15 +226,7 @@ describe('KafkaConnection against a broker', () => {
   })
 
   it('a fenced producer that tries to commit gets PRODUCER_FENCED from the broker', async () => {
-    const output = name('fence-commit')
-    const transactionalId = name('txn-fence-commit')
-    await conn.admin().createTopics([{ topic: output, partitions: 1 }])
-    const first = conn.producer({ clientId: 'zombie', idempotent: true, transactionalId })
-    await first.initTransactions()
-    first.beginTransaction()
-    await first.send(records(output, 0, ['z']))
-    const second = conn.producer({ clientId: 'successor', idempotent: true, transactionalId })
-    await second.initTransactions()
+    const { output, first, second } = await zombieAndSuccessor('fence-commit', 'z')
     const error = await first.commitTransaction().catch((e: unknown) => e)
     expect(isLogError(error, 'PRODUCER_FENCED')).toBe(true)
     expect((error as LogError).cause).toBeDefined() // the kafkajs error is kept
@@ -231,17 +246,12 @@ describe('KafkaConnection against a broker', () => {
   })
 
   it('a consumer reads committed data only, seeks, commits offsets and reads them back', async () => {
-    const topic = name('consume')
     const groupId = name('consume-group')
-    await conn.admin().createTopics([{ topic, partitions: 1 }])
-    const producer = conn.producer({ clientId: 'feeder', idempotent: true, transactionalId: name('txn-feeder') })
-    await producer.initTransactions()
-    for (const [values, commit] of [[['c1', 'c2'], true], [['a1'], false], [['c3'], true]] as const) {
-      producer.beginTransaction()
-      await producer.send(records(topic, 0, [...values]))
-      if (commit) await producer.commitTransaction()
-      else await producer.abortTransaction()
-    }
+    const { topic, producer } = await transactionsIn('consume', 'feeder', [
+      [['c1', 'c2'], 'COMMIT'],
+      [['a1'], 'ABORT'],
+      [['c3'], 'COMMIT'],
+    ])
     const consumer = conn.consumer({ groupId, clientId: 'reader', isolationLevel: 'read_committed', sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500 })
     const listener = new RecordingListener()
     await consumer.subscribe([topic], listener)
@@ -265,16 +275,10 @@ describe('KafkaConnection against a broker', () => {
   })
 
   it('read_uncommitted consumers see aborted records too', async () => {
-    const topic = name('uncommitted')
-    await conn.admin().createTopics([{ topic, partitions: 1 }])
-    const producer = conn.producer({ clientId: 'feeder', idempotent: true, transactionalId: name('txn-uncommitted') })
-    await producer.initTransactions()
-    producer.beginTransaction()
-    await producer.send(records(topic, 0, ['aborted']))
-    await producer.abortTransaction()
-    producer.beginTransaction()
-    await producer.send(records(topic, 0, ['committed']))
-    await producer.commitTransaction()
+    const { topic, producer } = await transactionsIn('uncommitted', 'uncommitted', [
+      [['aborted'], 'ABORT'],
+      [['committed'], 'COMMIT'],
+    ])
     const consumer = conn.consumer({ groupId: name('uncommitted-group'), clientId: 'dirty', isolationLevel: 'read_uncommitted', sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500 })
     await consumer.subscribe([topic], new RecordingListener())
     const [got] = await pollUntil([consumer], ([r]) => r!.length >= 2)

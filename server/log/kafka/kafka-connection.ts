@@ -3,13 +3,13 @@
 // reader and inspector share one admin client and one group-less fetcher.
 
 import type { Admin } from 'kafkajs'
-import type { ConsumerOptions, LogAdmin, LogConnection, LogConsumer, LogInspector, LogProducer, LogReader, ProducerOptions } from '../types.ts'
+import type { ConsumerOptions, LogAdmin, LogConnection, LogConsumer, LogInspector, LogProducer, LogReader, ProducerOptions, TopicPartition } from '../types.ts'
 import { createKafka, type KafkaClientConfig } from './kafka-client.ts'
 import { KafkaLogAdmin } from './kafka-admin.ts'
 import { KafkaLogConsumer, type KafkaConsumerTuning } from './kafka-consumer.ts'
 import { KafkaLogInspector } from './kafka-inspector.ts'
 import { KafkaLogProducer } from './kafka-producer.ts'
-import { KafkaLogReader } from './kafka-reader.ts'
+import { hasVisibleRecords, KafkaLogReader } from './kafka-reader.ts'
 import { PartitionFetcher } from './partition-fetcher.ts'
 import { KAFKA_CAPABILITIES } from './capabilities.ts'
 
@@ -53,7 +53,8 @@ export class KafkaConnection implements LogConnection {
   }
 
   consumer(options: ConsumerOptions): LogConsumer {
-    const c = new KafkaLogConsumer(this.config, options, this.consumerTuning)
+    const visibleIn = (tp: TopicPartition, from: number, to: number) => hasVisibleRecords(this.fetcher, tp, from, to, options.isolationLevel)
+    const c = new KafkaLogConsumer(this.config, options, visibleIn, this.consumerTuning)
     this.clients.add(c)
     return c
   }

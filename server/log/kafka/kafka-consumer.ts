@@ -14,7 +14,9 @@
 // - onPartitionsLost: all previous partitions, when the group gave this member a new member id
 //   (the coordinator had dropped it: session expired), then onPartitionsAssigned for the new ones.
 // After each rebalance kafkajs restarts every partition from its committed offset; this consumer
-// seeks the partitions it keeps back to its own positions, so no record is skipped or replayed.
+// seeks the partitions it keeps back to its own positions, and admits every fetched batch through
+// its PositionGuard (position-guard.ts): poll() never hands out a record below the position or
+// past a gap, whatever kafkajs fetched before a seek or a rebalance.
 
 import type { Admin, Consumer, EachBatchPayload } from 'kafkajs'
 import { LogError } from '../errors.ts'
@@ -23,6 +25,7 @@ import { tpKey } from '../types.ts'
 import { createKafka, type KafkaClientConfig } from './kafka-client.ts'
 import { mapErrors, toLogError } from './kafka-errors.ts'
 import { toConsumedRecord } from './kafka-records.ts'
+import { PositionGuard, type FetchedBatch, type VisibleInRange } from './position-guard.ts'
 import { byTopic, fromAssignment } from './topic-partitions.ts'
 
 export interface KafkaConsumerTuning {
@@ -61,12 +64,16 @@ export class KafkaLogConsumer implements LogConsumer {
   private readonly maxBuffered: number
   private readonly pollWaitMs: number
   private readonly maxPollIntervalMs: number
+  private readonly guard: PositionGuard
 
+  /** `visibleIn` reads a range of a partition group-less, at this consumer's isolation level. */
   constructor(
     config: KafkaClientConfig,
     private readonly options: ConsumerOptions,
+    visibleIn: VisibleInRange,
     tuning: KafkaConsumerTuning = {},
   ) {
+    this.guard = new PositionGuard(visibleIn)
     this.maxBuffered = tuning.maxBufferedRecords ?? 2_000
     this.pollWaitMs = tuning.pollWaitMs ?? Math.min(50, options.heartbeatIntervalMs)
     this.maxPollIntervalMs = tuning.maxPollIntervalMs ?? 300_000
@@ -125,13 +132,11 @@ export class KafkaLogConsumer implements LogConsumer {
     const nextKeys = new Set(next.map((tp) => tpKey(tp.topic, tp.partition)))
     const kicked = this.memberId !== '' && memberId !== this.memberId
     this.memberId = memberId
-    if (kicked) {
-      if (previous.length > 0) this.steps.push({ kind: 'lost', partitions: previous })
-      this.owned.clear()
-    } else {
-      const revoked = previous.filter((tp) => !nextKeys.has(tpKey(tp.topic, tp.partition)))
-      if (revoked.length > 0) this.steps.push({ kind: 'revoked', partitions: revoked })
-      for (const tp of revoked) this.owned.delete(tpKey(tp.topic, tp.partition))
+    const released = kicked ? previous : previous.filter((tp) => !nextKeys.has(tpKey(tp.topic, tp.partition)))
+    if (released.length > 0) this.steps.push({ kind: kicked ? 'lost' : 'revoked', partitions: released })
+    for (const tp of released) {
+      this.owned.delete(tpKey(tp.topic, tp.partition))
+      this.guard.forget(tpKey(tp.topic, tp.partition))
     }
     const added = next.filter((tp) => !this.owned.has(tpKey(tp.topic, tp.partition)))
     if (added.length > 0) this.steps.push({ kind: 'assigned', partitions: added })
@@ -141,7 +146,10 @@ export class KafkaLogConsumer implements LogConsumer {
     for (const tp of next) {
       const key = tpKey(tp.topic, tp.partition)
       const position = this.owned.has(key) ? this.positions.get(key) : undefined
-      if (position !== undefined) this.consumer.seek({ topic: tp.topic, partition: tp.partition, offset: String(position) })
+      if (position !== undefined) {
+        this.guard.startAt(key, position)
+        this.consumer.seek({ topic: tp.topic, partition: tp.partition, offset: String(position) })
+      }
       this.owned.set(key, tp)
     }
     this.wake()
@@ -150,8 +158,11 @@ export class KafkaLogConsumer implements LogConsumer {
   private async onBatch({ batch, heartbeat, isStale, isRunning }: EachBatchPayload): Promise<void> {
     const tp = { topic: batch.topic, partition: batch.partition }
     const key = tpKey(tp.topic, tp.partition)
-    if (isStale() || !isRunning() || !this.owned.has(key) || batch.messages.length === 0) return
-    const records = batch.messages.map((m) => toConsumedRecord(tp, m))
+    if (isStale() || !isRunning() || !this.owned.has(key)) return
+    const admission = await this.guard.admit(tp, fetchedBatch(tp, batch))
+    if (admission.kind === 'refetch') this.consumer.seek({ topic: tp.topic, partition: tp.partition, offset: String(admission.from) })
+    if (admission.kind !== 'take' || admission.records.length === 0 || !this.owned.has(key)) return
+    const records = admission.records
     const buffer = this.buffers.get(key)
     if (buffer) buffer.push(...records)
     else this.buffers.set(key, records)
@@ -194,6 +205,7 @@ export class KafkaLogConsumer implements LogConsumer {
         const key = tpKey(tp.topic, tp.partition)
         this.assigned.delete(key)
         this.positions.delete(key)
+        this.guard.forget(key)
       }
     }
   }
@@ -235,6 +247,7 @@ export class KafkaLogConsumer implements LogConsumer {
     const key = tpKey(tp.topic, tp.partition)
     if (!this.assigned.has(key)) throw new LogError('INVALID_REQUEST', `${key} is not assigned to this consumer`)
     this.positions.set(key, offset)
+    this.guard.startAt(key, offset)
     const buffer = this.buffers.get(key)
     if (buffer) {
       this.buffered -= buffer.length
@@ -303,5 +316,17 @@ export class KafkaLogConsumer implements LogConsumer {
     this.owned.clear()
     this.buffers.clear()
     this.buffered = 0
+  }
+}
+
+/** What the guard needs of a kafkajs batch; kafkajs keeps the fetch offset on it but does not type it. */
+function fetchedBatch(tp: TopicPartition, batch: EachBatchPayload['batch']): FetchedBatch {
+  const records = batch.messages.map((m) => toConsumedRecord(tp, m))
+  const fetched = Number((batch as unknown as { fetchedOffset?: string }).fetchedOffset)
+  const first = records[0]?.offset ?? Number(batch.lastOffset()) + 1
+  return {
+    fetchedOffset: Number.isFinite(fetched) ? fetched : first,
+    nextFetchOffset: Number(batch.lastOffset()) + 1,
+    records,
   }
 }

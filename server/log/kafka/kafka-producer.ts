@@ -7,22 +7,12 @@
 
 import type { Producer, RecordMetadata as KafkajsRecordMetadata, Transaction } from 'kafkajs'
 import { LogError, isLogError } from '../errors.ts'
-import type { ConsumerGroupMetadata, LogProducer, OffsetToCommit, ProduceRecord, ProducerIdentity, ProducerOptions, RecordMetadata } from '../types.ts'
+import { ProducerStateMachine, transactionalIdOf, type TransactionalCall } from '../producer-state.ts'
+import type { ConsumerGroupMetadata, ControlType, LogProducer, OffsetToCommit, ProduceRecord, ProducerIdentity, ProducerOptions, RecordMetadata } from '../types.ts'
 import { createKafka, type KafkaClientConfig } from './kafka-client.ts'
 import { toLogError } from './kafka-errors.ts'
 import { toKafkajsMessage } from './kafka-records.ts'
 import { byTopic } from './topic-partitions.ts'
-
-type ProducerState = 'UNINITIALIZED' | 'READY' | 'TRANSACTING' | 'COMMITTING' | 'ABORTING' | 'FENCED' | 'FAILED' | 'CLOSED'
-
-const LEGAL_STATES: Record<'initTransactions' | 'beginTransaction' | 'send' | 'sendOffsets' | 'commit' | 'abort', readonly ProducerState[]> = {
-  initTransactions: ['UNINITIALIZED', 'READY'],
-  beginTransaction: ['READY'],
-  send: ['TRANSACTING'],
-  sendOffsets: ['TRANSACTING'],
-  commit: ['TRANSACTING'],
-  abort: ['TRANSACTING', 'READY'],
-}
 
 /**
  * AddOffsetsToTxn inside kafkajs's sendOffsets is not retried on CONCURRENT_TRANSACTIONS, and its
@@ -37,7 +27,7 @@ const PRODUCE_RETRIES = 20
 const INIT_MESSAGE = 'Initialized producer id & epoch'
 
 export class KafkaLogProducer implements LogProducer {
-  private state: ProducerState = 'UNINITIALIZED'
+  private readonly machine: ProducerStateMachine
   private producer: Producer
   private connected: Promise<void> | null = null
   private txn: Promise<Transaction> | null = null
@@ -48,11 +38,9 @@ export class KafkaLogProducer implements LogProducer {
     private readonly config: KafkaClientConfig,
     private readonly options: ProducerOptions,
   ) {
-    this.transactionalId = options.transactionalId ?? null
-    if (this.transactionalId !== null && !options.idempotent) {
-      throw new LogError('INVALID_REQUEST', 'a transactional producer must be idempotent (enable.idempotence=true)')
-    }
+    this.transactionalId = transactionalIdOf(options)
     this.producer = this.createProducer()
+    this.machine = new ProducerStateMachine(() => `${this.pid?.producerId ?? '?'} (${this.name()})`)
   }
 
   private createProducer(): Producer {
@@ -82,23 +70,9 @@ export class KafkaLogProducer implements LogProducer {
     return this.transactionalId ?? this.options.clientId
   }
 
-  private require(call: keyof typeof LEGAL_STATES): void {
-    if (this.state === 'FENCED') {
-      throw new LogError('PRODUCER_FENCED', `producer ${this.pid?.producerId ?? '?'} (${this.transactionalId}) was fenced by a newer epoch; close it and create a new one`)
-    }
-    if (this.state === 'FAILED') throw new LogError('INVALID_TXN_STATE', `producer ${this.name()} failed while ending a transaction; close it and create a new one`)
-    if (this.state === 'CLOSED') throw new LogError('INVALID_REQUEST', `producer ${this.name()} is closed`)
-    if (!LEGAL_STATES[call].includes(this.state)) {
-      throw new LogError('INVALID_TXN_STATE', `${call} is not legal in state ${this.state} (${this.name()})`)
-    }
-  }
-
-  /** Maps a kafkajs failure; a fenced producer stays unusable. */
-  private fail(e: unknown, what: string, next?: ProducerState): never {
-    const mapped = toLogError(e, `${what} (${this.name()})`)
-    if (isLogError(mapped, 'PRODUCER_FENCED')) this.state = 'FENCED'
-    else if (next) this.state = next
-    throw mapped
+  /** Maps a kafkajs failure and moves the state machine (a fenced producer stays unusable). */
+  private fail(e: unknown, call: TransactionalCall, what: string = call): never {
+    this.machine.fail(call, toLogError(e, `${what} (${this.name()})`))
   }
 
   private connect(): Promise<void> {
@@ -111,8 +85,8 @@ export class KafkaLogProducer implements LogProducer {
 
   async initTransactions(): Promise<ProducerIdentity> {
     if (this.transactionalId === null) throw new LogError('INVALID_REQUEST', 'initTransactions needs a transactional.id')
-    this.require('initTransactions')
-    if (this.state === 'READY') {
+    this.machine.require('initTransactions')
+    if (this.machine.state === 'READY') {
       // kafkajs initialises a producer id once per client: a second init needs a new client.
       await this.producer.disconnect().catch(() => {})
       this.producer = this.createProducer()
@@ -141,25 +115,25 @@ export class KafkaLogProducer implements LogProducer {
         this.fail(e, 'initTransactions')
       }
     }
-    this.state = 'READY'
+    this.machine.transitionTo('READY')
     const id = this.identity()
     if (!id) throw new LogError('INVALID_TXN_STATE', `initTransactions for ${this.transactionalId}: the producer id was not reported (is KAFKAJS_LOG_LEVEL set?)`)
     return id
   }
 
   beginTransaction(): void {
-    this.require('beginTransaction')
+    this.machine.require('beginTransaction')
     const txn = this.producer.transaction()
     // A failure shows at the next call that awaits it.
     txn.catch(() => {})
     this.txn = txn
-    this.state = 'TRANSACTING'
+    this.machine.transitionTo('TRANSACTING')
   }
 
   async send(records: ProduceRecord[]): Promise<RecordMetadata[]> {
     if (records.length === 0) return []
-    if (this.transactionalId !== null) this.require('send')
-    else if (this.state === 'CLOSED') throw new LogError('INVALID_REQUEST', `producer ${this.name()} is closed`)
+    if (this.transactionalId !== null) this.machine.require('send')
+    else this.machine.requireOpen()
     const groups = byTopic(records)
     const topicMessages = [...groups].map(([topic, rs]) => ({ topic, messages: rs.map(toKafkajsMessage) }))
     let result: KafkajsRecordMetadata[]
@@ -189,7 +163,7 @@ export class KafkaLogProducer implements LogProducer {
   }
 
   async sendOffsetsToTransaction(offsets: OffsetToCommit[], group: ConsumerGroupMetadata): Promise<void> {
-    this.require('sendOffsets')
+    this.machine.require('sendOffsets')
     const topics = [...byTopic(offsets)].map(([topic, os]) => ({ topic, partitions: os.map((o) => ({ partition: o.partition, offset: String(o.offset) })) }))
     const deadline = Date.now() + SEND_OFFSETS_DEADLINE_MS
     for (let attempt = 1; ; attempt++) {
@@ -203,39 +177,28 @@ export class KafkaLogProducer implements LogProducer {
           await new Promise((r) => setTimeout(r, Math.min(200, SEND_OFFSETS_BACKOFF_MS * 2 ** (attempt - 1))))
           continue
         }
-        this.fail(e, 'sendOffsetsToTransaction')
+        this.fail(e, 'sendOffsets', 'sendOffsetsToTransaction')
       }
     }
   }
 
-  async commitTransaction(): Promise<void> {
-    this.require('commit')
-    this.state = 'COMMITTING'
-    try {
-      await (await this.txn!).commit()
-    } catch (e) {
-      this.fail(e, 'commitTransaction', 'FAILED')
-    }
-    this.txn = null
-    this.state = 'READY'
+  commitTransaction(): Promise<void> {
+    return this.machine.endTransaction('COMMIT', () => this.endTxn('COMMIT'), (e) => toLogError(e, `commitTransaction (${this.name()})`))
   }
 
-  async abortTransaction(): Promise<void> {
-    this.require('abort')
-    if (this.state === 'READY') return
-    this.state = 'ABORTING'
-    try {
-      await (await this.txn!).abort()
-    } catch (e) {
-      this.fail(e, 'abortTransaction', 'FAILED')
-    }
+  abortTransaction(): Promise<void> {
+    return this.machine.endTransaction('ABORT', () => this.endTxn('ABORT'), (e) => toLogError(e, `abortTransaction (${this.name()})`))
+  }
+
+  private async endTxn(result: ControlType): Promise<void> {
+    const txn = await this.txn!
+    await (result === 'COMMIT' ? txn.commit() : txn.abort())
     this.txn = null
-    this.state = 'READY'
   }
 
   async close(): Promise<void> {
-    if (this.state === 'CLOSED') return
-    this.state = 'CLOSED'
+    if (this.machine.state === 'CLOSED') return
+    this.machine.close()
     await this.producer.disconnect().catch(() => {})
   }
 }

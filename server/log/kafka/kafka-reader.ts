@@ -4,6 +4,7 @@
 import type { Admin } from 'kafkajs'
 import type { IsolationLevel } from '../../../lib/streams-config.ts'
 import type { ConsumedRecord, LogReader, PartitionOffsets, TopicPartition } from '../types.ts'
+import { isLogError } from '../errors.ts'
 import { mapErrors } from './kafka-errors.ts'
 import { toConsumedRecord, visibleRecords } from './kafka-records.ts'
 import type { PartitionFetcher } from './partition-fetcher.ts'
@@ -39,4 +40,26 @@ export class KafkaLogReader implements LogReader {
     else nextOffset = from
     return { records, nextOffset }
   }
+}
+
+/**
+ * Whether [from, to) of the partition holds a record a consumer at this isolation level would be
+ * given; a range retention already deleted holds none.
+ */
+export async function hasVisibleRecords(fetcher: PartitionFetcher, tp: TopicPartition, from: number, to: number, isolation: IsolationLevel): Promise<boolean> {
+  let offset = from
+  while (offset < to) {
+    let fetched
+    try {
+      fetched = await fetcher.fetch(tp, offset, isolation)
+    } catch (e) {
+      if (isLogError(e, 'OFFSET_OUT_OF_RANGE')) return false
+      throw e
+    }
+    if (fetched.records.length === 0) return false
+    const visible = visibleRecords(fetched.records, isolation === 'read_committed' ? fetched.abortedTransactions : null)
+    if (visible.some((r) => Number(r.offset) < to)) return true
+    offset = Number(fetched.records[fetched.records.length - 1]!.offset) + 1
+  }
+  return false
 }

@@ -1,0 +1,34 @@
+// Fault-injection points of the embedded log that act on its clients: produce responses lost
+// after the broker appended (the producer retries the same request).
+
+export class ClientFaults {
+  private acksToDrop = 0
+  private readonly listeners: ((e: AckDropped) => void)[] = []
+  /** Drops the responses of the next n produce requests after the broker appended them. */
+  dropNextAcks(n: number): void {
+    this.acksToDrop += n
+  }
+  pendingAckDrops(): number {
+    return this.acksToDrop
+  }
+  takeAckDrop(): boolean {
+    if (this.acksToDrop <= 0) return false
+    this.acksToDrop--
+    return true
+  }
+  onAckDropped(l: (e: AckDropped) => void): void {
+    this.listeners.push(l)
+  }
+  notify(e: AckDropped): void {
+    for (const l of this.listeners) l(e)
+  }
+}
+
+export interface AckDropped {
+  clientId: string
+  producerId: number
+  epoch: number
+  idempotent: boolean
+  batches: { topic: string; partition: number; baseSequence: number; baseOffset: number; count: number }[]
+  atMs: number
+}
