@@ -96,3 +96,14 @@ export function auditAbortedReads(records: readonly AuditedRecord[], offsets: Pi
   for (const r of records) audit.add(r)
   return audit.result()
 }
+
+/** The counts of several audits (one per partition) added up. */
+export function sumAbortedReads(audits: Iterable<AbortedReadAudit>): AbortedReadCounts {
+  const sum: AbortedReadCounts = { abortedReads: 0, abortedReadsUncommitted: 0 }
+  for (const audit of audits) {
+    const c = audit.result()
+    sum.abortedReads += c.abortedReads
+    sum.abortedReadsUncommitted += c.abortedReadsUncommitted
+  }
+  return sum
+}
