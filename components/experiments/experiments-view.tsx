@@ -8,6 +8,7 @@ import type { ExperimentRecord, ExperimentSummary, SweepRequest } from '../../li
 import { ThemeToggle } from '../theme-toggle.tsx'
 import { TokenControl } from '../token-control.tsx'
 import { authHeaders, isUnauthorized, refusalMessage, requestToken, useLabToken } from '../lab-token.ts'
+import { HistoryTable } from '../history-table.tsx'
 import { Panel } from '../panel.tsx'
 import { fmtCompact, fmtMs } from '../format.ts'
 import { DuplicatesChart, LatencyChart, RecoveryChart, ThroughputChart, TradeOffChart } from './sweep-charts.tsx'
@@ -242,7 +243,7 @@ function ResultsList({ list, shownId, overlayId, onShow, onOverlay }: { list: Ex
   if (list.length === 0) return <p className="muted small">Nothing stored yet.</p>
   return (
     <div className="sweep-results" data-testid="results-list">
-      <table className="sweep-table">
+      <table className="history sweep-table">
         <thead>
           <tr>
             <th>experiment</th>
@@ -281,45 +282,44 @@ function ResultsList({ list, shownId, overlayId, onShow, onOverlay }: { list: Ex
 
 function SweepTable({ record }: { record: ExperimentRecord }) {
   return (
-    <div className="sweep-table-wrap">
-      <table className="sweep-table num" data-testid="sweep-table">
-        <thead>
-          <tr>
-            <th>guarantee</th>
-            <th className="r">commit ms</th>
-            <th className="r">throughput (min–max)</th>
-            <th className="r">p50</th>
-            <th className="r">p99</th>
-            <th className="r">recovery</th>
-            <th className="r">detection</th>
-            <th className="r">rebalance</th>
-            <th className="r">fence</th>
-            <th className="r">restore</th>
-            <th className="r">catch-up</th>
-            <th className="r">dups/kill</th>
-          </tr>
-        </thead>
-        <tbody>
-          {record.cells.map((c) => (
-            <tr key={`${c.guarantee}-${c.commitIntervalMs}`}>
-              <td className="mono">{c.guarantee}</td>
-              <td className="r">{c.commitIntervalMs}</td>
-              <td className="r">
-                {fmtCompact(c.throughputPerSec.median)}/s <span className="muted">({fmtCompact(c.throughputPerSec.min)}–{fmtCompact(c.throughputPerSec.max)})</span>
-              </td>
-              <td className="r">{fmtMs(c.latencyP50Ms.median)}</td>
-              <td className="r">{fmtMs(c.latencyP99Ms.median)}</td>
-              <td className="r">{fmtMs(c.recoveryMs.median)}</td>
-              <td className="r">{fmtMs(c.phases.detection.median)}</td>
-              <td className="r">{fmtMs(c.phases.rebalance.median)}</td>
-              <td className="r">{fmtMs(c.phases.fence.median)}</td>
-              <td className="r">{fmtMs(c.phases.restore.median)}</td>
-              <td className="r">{fmtMs(c.phases.catchUp.median)}</td>
-              <td className="r">{c.duplicatesPerKill.median === null ? '—' : fmtCompact(c.duplicatesPerKill.median)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <HistoryTable
+      className="sweep-table num"
+      testId="sweep-table"
+      head={
+        <>
+          <th>guarantee</th>
+          <th className="r">commit ms</th>
+          <th className="r">throughput (min–max)</th>
+          <th className="r">p50</th>
+          <th className="r">p99</th>
+          <th className="r">recovery</th>
+          <th className="r">detection</th>
+          <th className="r">rebalance</th>
+          <th className="r">fence</th>
+          <th className="r">restore</th>
+          <th className="r">catch-up</th>
+          <th className="r">dups/kill</th>
+        </>
+      }
+    >
+      {record.cells.map((c) => (
+        <tr key={`${c.guarantee}-${c.commitIntervalMs}`}>
+          <td className="mono">{c.guarantee}</td>
+          <td className="r">{c.commitIntervalMs}</td>
+          <td className="r">
+            {fmtCompact(c.throughputPerSec.median)}/s <span className="muted">({fmtCompact(c.throughputPerSec.min)}–{fmtCompact(c.throughputPerSec.max)})</span>
+          </td>
+          <td className="r">{fmtMs(c.latencyP50Ms.median)}</td>
+          <td className="r">{fmtMs(c.latencyP99Ms.median)}</td>
+          <td className="r">{fmtMs(c.recoveryMs.median)}</td>
+          <td className="r">{fmtMs(c.phases.detection.median)}</td>
+          <td className="r">{fmtMs(c.phases.rebalance.median)}</td>
+          <td className="r">{fmtMs(c.phases.fence.median)}</td>
+          <td className="r">{fmtMs(c.phases.restore.median)}</td>
+          <td className="r">{fmtMs(c.phases.catchUp.median)}</td>
+          <td className="r">{c.duplicatesPerKill.median === null ? '—' : fmtCompact(c.duplicatesPerKill.median)}</td>
+        </tr>
+      ))}
+    </HistoryTable>
   )
 }
