@@ -4,6 +4,7 @@
 
 import Link from 'next/link'
 import type { ExperimentRecord, ExperimentSummary } from '../../lib/experiment-protocol.ts'
+import { Brand } from '../header-bar.tsx'
 import { ThemeToggle } from '../theme-toggle.tsx'
 import { TokenControl } from '../token-control.tsx'
 import { HistoryTable } from '../history-table.tsx'
@@ -50,13 +51,7 @@ export function ExperimentsView() {
 function ExperimentsHeader() {
   return (
     <header className="top-bar">
-      <div className="brand">
-        <span className="logo" aria-hidden="true">
-          ◎
-        </span>
-        <h1>eoscope</h1>
-        <span className="muted tagline">commit-interval experiments</span>
-      </div>
+      <Brand tagline="commit-interval experiments" />
       <nav className="top-meta">
         <Link href="/">← live lab</Link>
         <TokenControl />
