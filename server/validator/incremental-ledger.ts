@@ -298,7 +298,7 @@ export class ValidationLedger {
     const deadLetters = s.dlq.get(offset) ?? 0
     s.outputs.delete(offset)
     s.dlq.delete(offset)
-    const ex = seen ? null : this.exceptionAt(w, i, poison === 'lost' && deadLetters === 0)
+    const ex = seen ? null : this.exceptionAt(w, i, deadLetters === 0 ? poison : 'expected')
     w.shift()
     if (!ex) return
     if (isLost(ex)) this.tally.lost++
@@ -312,10 +312,10 @@ export class ValidationLedger {
   }
 
   /** What an input offset without an output is. */
-  private exceptionAt(w: InputWindow, i: number, poisonLost: boolean): Exception {
+  private exceptionAt(w: InputWindow, i: number, poison: PoisonWithoutDeadLetter): Exception {
     const kind = w.kindAt(i)
     if (kind === VALUE) return { kind: 'lost-value', keyId: w.keyIdAt(i), expected: w.expectedAt(i) }
-    if (kind === POISON) return poisonLost ? { kind: 'lost-poison' } : { kind: 'poison' }
+    if (kind === POISON) return poison === 'lost' ? { kind: 'lost-poison' } : { kind: 'poison' }
     return { kind: 'not-input' }
   }
 

@@ -47,7 +47,7 @@ import type { ValidationReport, ValidationRow } from './report.ts'
 import type { ValidateOptions } from './validator.ts'
 import { DEFAULT_PAGE_SIZE, forEachRecord } from './log-pages.ts'
 import { openTransactionPartitions } from './open-transactions.ts'
-import { type InputPartitionState, ValidationLedger } from './incremental-ledger.ts'
+import { type InputPartitionState, type PoisonWithoutDeadLetter, ValidationLedger } from './incremental-ledger.ts'
 import { OUTPUT_ROWS, assembleReport, finalMismatches, splitKeysNote } from './tally.ts'
 
 export interface IncrementalValidateOptions extends ValidateOptions {
@@ -209,7 +209,7 @@ export class IncrementalValidator {
 
     // 5. Decisions.
     this.pushBoundary(boundary)
-    this.decideReached(dlqTopic !== null)
+    this.decideReached(dlqTopic !== null ? 'lost' : 'expected')
 
     return this.buildReport(context)
   }
@@ -298,13 +298,13 @@ export class IncrementalValidator {
   }
 
   /** The latest boundary every watched partition has been read up to makes its committed offsets final. */
-  private decideReached(withDlq: boolean): void {
+  private decideReached(poison: PoisonWithoutDeadLetter): void {
     let last: Boundary | null = null
     while (this.boundaries.length > 0 && this.reached(this.boundaries[0]!)) last = this.boundaries.shift()!
     if (!last) return
     for (const [partition, c] of last.committed) {
       const s = this.ledger.inputs.get(partition)
-      if (s) this.ledger.decideUpTo(s, Math.min(c, s.next), withDlq ? 'lost' : 'expected')
+      if (s) this.ledger.decideUpTo(s, Math.min(c, s.next), poison)
     }
   }
 
