@@ -16,13 +16,13 @@
 //      it is lost. While a transaction holds a last stable offset back, the decisions for the
 //      committed offsets of that check wait for a later one.
 //
-// Memory per input partition: the undecided input records (offsets from the decision watermark to
-// the read position: a check's worth of records, or what an open transaction holds back), the
-// outputs and dead letters seen ahead of their input, and the decided offsets that had no output
-// (lost, poison, not an input record), capped (maxExceptionsPerPartition). Per key one aggregate
-// and its latest changelog value. Per producer with an open transaction one counter pair. Nothing
-// per record once decided: an output naming a decided offset that is not an exception is a
-// duplicate.
+// Memory, held by the ledger (incremental-ledger.ts), per input partition: the undecided input
+// records (offsets from the decision watermark to the read position: a check's worth of records,
+// or what an open transaction holds back), the outputs and dead letters seen ahead of their
+// input, and the decided offsets that had no output (lost, poison, not an input record), capped
+// (maxExceptionsPerPartition). Per key one aggregate and its latest changelog value. Per producer
+// with an open transaction one counter pair. Nothing per record once decided: an output naming a
+// decided offset that is not an exception is a duplicate.
 //
 // Differences from validateRun, by design:
 //   - Records past a last stable offset are read at a later check, so while a transaction is open
