@@ -3,15 +3,10 @@
 // Writes bench/results/engine.json. Flags: --records N (default 1000000), --runs N (default 3),
 // --intervals 10,100,1000, --latency off,default, --guarantees a,b.
 
-import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { runHeadless } from '../server/lab/headless-run.ts'
 import type { ProcessingGuarantee } from '../lib/streams-config.ts'
-
-function flag(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback
-}
+import { type Spread, flag, spread, writeResult } from './figures.ts'
 
 const records = Number(flag('records', '1000000'))
 const runs = Number(flag('runs', '3'))
@@ -19,18 +14,13 @@ const intervals = flag('intervals', '10,100,1000').split(',').map(Number)
 const latencies = flag('latency', 'off,default').split(',') as ('off' | 'default')[]
 const guarantees = flag('guarantees', 'at_least_once,exactly_once,exactly_once_v2').split(',') as ProcessingGuarantee[]
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
-
 interface Row {
   guarantee: ProcessingGuarantee
   commitIntervalMs: number
   latencyModel: 'off' | 'default'
   records: number
   runs: number
-  throughputPerSec: { median: number; min: number; max: number; samples: number[] }
+  throughputPerSec: Spread
 }
 const rows: Row[] = []
 // The guarantees alternate within each repetition, so a noisy moment on a shared machine hits
@@ -48,7 +38,7 @@ for (const latency of latencies) {
     }
     for (const guarantee of guarantees) {
       const xs = samples.get(guarantee)!
-      const row: Row = { guarantee, commitIntervalMs, latencyModel: latency, records, runs, throughputPerSec: { median: median(xs), min: Math.min(...xs), max: Math.max(...xs), samples: xs } }
+      const row: Row = { guarantee, commitIntervalMs, latencyModel: latency, records, runs, throughputPerSec: spread(xs) }
       rows.push(row)
       process.stdout.write(`${latency.padEnd(8)} ${String(commitIntervalMs).padStart(5)} ms  ${guarantee.padEnd(16)} median ${row.throughputPerSec.median} rec/s (min ${row.throughputPerSec.min}, max ${row.throughputPerSec.max})\n`)
     }
@@ -69,23 +59,15 @@ const NOTES = [
   'exactly_once costs one transaction per task and commit (AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn with a marker per partition), done in the same thread; with the latency model on, its round trips cost wall time too, partly hidden by the other workers running meanwhile.',
 ]
 
-mkdirSync('bench/results', { recursive: true })
-writeFileSync(
-  'bench/results/engine.json',
-  JSON.stringify(
-    {
-      benchmark: 'engine',
-      definition: 'processed throughput: records/s by which the group committed input offsets advance, over the whole run (the load generator appends concurrently, in the same process)',
-      machine: { cpus: cpus().length, node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() },
-      at: new Date().toISOString(),
-      workers: 3,
-      partitions: 6,
-      rows,
-      overhead,
-      notes: NOTES,
-    },
-    null,
-    2,
-  ) + '\n',
-)
+writeResult('bench/results/engine.json', {
+  benchmark: 'engine',
+  definition: 'processed throughput: records/s by which the group committed input offsets advance, over the whole run (the load generator appends concurrently, in the same process)',
+  machine: { cpus: cpus().length, node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() },
+  at: new Date().toISOString(),
+  workers: 3,
+  partitions: 6,
+  rows,
+  overhead,
+  notes: NOTES,
+})
 process.exit(0)

@@ -13,18 +13,13 @@
 // are sampled every 50 ms, and the window runs from the first sample at or past 10% of the records
 // to the first at or past 90%: worker start-up and the last commit's tail stay out of it.
 
-import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { defaultStreamsConfig, type ProcessingGuarantee } from '../lib/streams-config.ts'
 import { KafkaLabRuntime } from '../server/lab/kafka/kafka-lab-runtime.ts'
 import { KafkaConnection } from '../server/log/kafka/kafka-connection.ts'
 import { SystemTime } from '../server/log/time.ts'
 import { validateRun } from '../server/validator/validator.ts'
-
-function flag(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback
-}
+import { type Spread, flag, spread, writeResult } from './figures.ts'
 
 const brokers = flag('brokers', process.env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(',')
 const runs = Number(flag('runs', '3'))
@@ -47,11 +42,6 @@ const NOTES = [
 const WORKERS = 3
 const PARTITIONS = 6
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
 
 interface Sample {
   throughputPerSec: number
@@ -118,7 +108,7 @@ interface Row {
   commitIntervalMs: number
   records: number
   runs: number
-  throughputPerSec: { median: number; min: number; max: number; samples: number[] }
+  throughputPerSec: Spread
   windowMs: number[]
   transactionsPerRun: number[]
 }
@@ -142,7 +132,7 @@ for (const [index, commitIntervalMs] of intervals.entries()) {
       commitIntervalMs,
       records,
       runs,
-      throughputPerSec: { median: median(t), min: Math.min(...t), max: Math.max(...t), samples: t },
+      throughputPerSec: spread(t),
       windowMs: ss.map((s) => s.windowMs),
       transactionsPerRun: ss.map((s) => s.transactions),
     })
@@ -156,26 +146,18 @@ const overhead = intervals.map((commitIntervalMs) => {
 })
 for (const o of overhead) process.stdout.write(`overhead at ${o.commitIntervalMs} ms: ${(o.transactionOverhead * 100).toFixed(1)}%\n`)
 
-mkdirSync('bench/results', { recursive: true })
-writeFileSync(
-  'bench/results/kafka.json',
-  JSON.stringify(
-    {
-      benchmark: 'kafka',
-      definition:
-        'processed throughput: records/s by which the group committed input offsets advance, over the window from 10% of the records committed (and every worker owning partitions) to 90% (the whole input written before the workers start, so they run on a backlog); transaction overhead = 1 - exactly_once median / at_least_once median at the same commit.interval.ms, the two guarantees alternating within each repetition',
-      broker: { brokers, note: 'the local single-node KRaft broker of scripts/kafka-broker.sh, on the same machine as the workers' },
-      machine: { cpus: cpus().length, node: process.version },
-      at: new Date().toISOString(),
-      workers: WORKERS,
-      partitions: PARTITIONS,
-      maxPollRecords: defaultStreamsConfig('exactly_once')['max.poll.records'],
-      rows,
-      overhead,
-      notes: NOTES,
-    },
-    null,
-    2,
-  ) + '\n',
-)
+writeResult('bench/results/kafka.json', {
+  benchmark: 'kafka',
+  definition:
+    'processed throughput: records/s by which the group committed input offsets advance, over the window from 10% of the records committed (and every worker owning partitions) to 90% (the whole input written before the workers start, so they run on a backlog); transaction overhead = 1 - exactly_once median / at_least_once median at the same commit.interval.ms, the two guarantees alternating within each repetition',
+  broker: { brokers, note: 'the local single-node KRaft broker of scripts/kafka-broker.sh, on the same machine as the workers' },
+  machine: { cpus: cpus().length, node: process.version },
+  at: new Date().toISOString(),
+  workers: WORKERS,
+  partitions: PARTITIONS,
+  maxPollRecords: defaultStreamsConfig('exactly_once')['max.poll.records'],
+  rows,
+  overhead,
+  notes: NOTES,
+})
 process.exit(0)

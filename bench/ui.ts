@@ -15,13 +15,14 @@
 //   live snapshot is on screen, over three fresh page loads.
 // Each figure: median of the windows (or loads) with min and max.
 
-import { mkdirSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { FIRST_DATA_MARK } from '../components/perf-marks.ts'
-import { launchBrowser } from '../e2e/browser.ts'
+import type { CDPSession, Page } from 'playwright-core'
+import { launchBrowser, type Browser } from '../e2e/browser.ts'
 import { ROOT, startServer } from '../e2e/server-process.ts'
+import { type Spread, spread, writeResult } from './figures.ts'
 
 const SECONDS = Number(process.env.BENCH_UI_SECONDS ?? 30)
 const WINDOWS = 3
@@ -54,19 +55,74 @@ async function countingRelay(target: URL): Promise<{ url: string; socketBytes: (
   return { url: `http://127.0.0.1:${port}`, socketBytes: () => socketBytes, close: () => relay.close() }
 }
 
-interface Summary {
-  median: number
-  min: number
-  max: number
-  samples: number[]
+const round1 = (n: number) => Math.round(n * 10) / 10
+const summarize = (samples: number[]): Spread => spread(samples, round1)
+
+/** Time to first data over three fresh page loads: navigation start to the page's first-data mark. */
+async function timeToFirstData(browser: Browser, url: string): Promise<number[]> {
+  const firstData: number[] = []
+  for (let i = 0; i < 3; i++) {
+    const p = await browser.context.newPage()
+    await p.goto(url)
+    await p.waitForFunction((mark) => performance.getEntriesByName(mark).length > 0, FIRST_DATA_MARK, { timeout: 15_000 })
+    firstData.push(await p.evaluate((mark) => performance.getEntriesByName(mark)[0]!.startTime, FIRST_DATA_MARK))
+    await p.close()
+  }
+  return firstData
 }
 
-function summarize(samples: number[]): Summary {
-  const sorted = [...samples].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-  const round = (n: number) => Math.round(n * 10) / 10
-  return { median: round(median), min: round(sorted[0]!), max: round(sorted[sorted.length - 1]!), samples: samples.map(round) }
+/** Running totals of the WebSocket frames a page receives, from the DevTools protocol. */
+interface SocketFrames {
+  frames: number
+  bytes: number
+  /** socket.io events (snapshots and deltas). */
+  events: number
+}
+
+function countSocketFrames(cdp: CDPSession): SocketFrames {
+  const counts: SocketFrames = { frames: 0, bytes: 0, events: 0 }
+  cdp.on('Network.webSocketFrameReceived', (e: { response: { opcode: number; payloadData: string } }) => {
+    counts.frames++
+    // Text frames carry the payload as is; binary ones base64-encoded.
+    counts.bytes += e.response.opcode === 1 ? Buffer.byteLength(e.response.payloadData) : Math.floor((e.response.payloadData.length * 3) / 4)
+    if (e.response.payloadData.startsWith('42')) counts.events++
+  })
+  return counts
+}
+
+/** Frames counted in the page. (A string, so the bundler's helpers never leak into the page.) */
+async function countFrames(page: Page): Promise<void> {
+  await page.evaluate(`(() => {
+    window.__benchFrames = 0
+    const loop = () => { window.__benchFrames++; requestAnimationFrame(loop) }
+    requestAnimationFrame(loop)
+  })()`)
+}
+
+interface WindowRates {
+  fps: number[]
+  msgs: number[]
+  bps: number[]
+  eventRates: number[]
+  wire: number[]
+}
+
+/** Per window: frames drawn, socket messages, payload bytes, events and wire bytes per second. */
+async function measureWindows(page: Page, socket: SocketFrames, socketBytes: () => number, windowMs: number): Promise<WindowRates> {
+  const rates: WindowRates = { fps: [], msgs: [], bps: [], eventRates: [], wire: [] }
+  for (let w = 0; w < WINDOWS; w++) {
+    const f0 = Number(await page.evaluate('window.__benchFrames'))
+    const [m0, b0, e0, w0, t0] = [socket.frames, socket.bytes, socket.events, socketBytes(), performance.now()]
+    await page.waitForTimeout(windowMs)
+    const f1 = Number(await page.evaluate('window.__benchFrames'))
+    const secs = (performance.now() - t0) / 1000
+    rates.fps.push((f1 - f0) / secs)
+    rates.msgs.push((socket.frames - m0) / secs)
+    rates.bps.push((socket.bytes - b0) / secs)
+    rates.eventRates.push((socket.events - e0) / secs)
+    rates.wire.push((socketBytes() - w0) / secs)
+  }
+  return rates
 }
 
 async function main(): Promise<void> {
@@ -76,61 +132,21 @@ async function main(): Promise<void> {
   try {
     const setRate = await fetch(`${server.url}/api/lab/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ inputRatePerSec: RATE }) })
     if (!setRate.ok) throw new Error(`could not set the input rate: ${await setRate.text()}`)
-
-    // Time to first data, over three fresh page loads.
-    const firstData: number[] = []
-    for (let i = 0; i < 3; i++) {
-      const p = await browser.context.newPage()
-      await p.goto(server.url)
-      await p.waitForFunction((mark) => performance.getEntriesByName(mark).length > 0, FIRST_DATA_MARK, { timeout: 15_000 })
-      firstData.push(await p.evaluate((mark) => performance.getEntriesByName(mark)[0]!.startTime, FIRST_DATA_MARK))
-      await p.close()
-    }
+    const firstData = await timeToFirstData(browser, server.url)
 
     const page = await browser.context.newPage()
     const cdp = await browser.context.newCDPSession(page)
     await cdp.send('Network.enable')
-    let frames = 0
-    let bytes = 0
-    let events = 0
-    cdp.on('Network.webSocketFrameReceived', (e: { response: { opcode: number; payloadData: string } }) => {
-      frames++
-      // Text frames carry the payload as is; binary ones base64-encoded.
-      bytes += e.response.opcode === 1 ? Buffer.byteLength(e.response.payloadData) : Math.floor((e.response.payloadData.length * 3) / 4)
-      if (e.response.payloadData.startsWith('42')) events++
-    })
+    const socket = countSocketFrames(cdp)
     await page.goto(relay.url)
     await page.getByTestId('dashboard').waitFor({ timeout: 15_000 })
     await page.waitForTimeout(1000)
-
-    // Frames counted in the page.
-    // (A string, so the bundler's helpers never leak into the page.)
-    await page.evaluate(`(() => {
-      window.__benchFrames = 0
-      const loop = () => { window.__benchFrames++; requestAnimationFrame(loop) }
-      requestAnimationFrame(loop)
-    })()`)
+    await countFrames(page)
     await cdp.send('Performance.enable')
     const metrics = async () => Object.fromEntries(((await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] }).metrics.map((m) => [m.name, m.value]))
     const m0 = await metrics()
     const windowMs = (SECONDS * 1000) / WINDOWS
-    const fps: number[] = []
-    const msgs: number[] = []
-    const bps: number[] = []
-    const eventRates: number[] = []
-    const wire: number[] = []
-    for (let w = 0; w < WINDOWS; w++) {
-      const f0 = Number(await page.evaluate('window.__benchFrames'))
-      const [m0, b0, e0, w0, t0] = [frames, bytes, events, relay.socketBytes(), performance.now()]
-      await page.waitForTimeout(windowMs)
-      const f1 = Number(await page.evaluate('window.__benchFrames'))
-      const secs = (performance.now() - t0) / 1000
-      fps.push((f1 - f0) / secs)
-      msgs.push((frames - m0) / secs)
-      bps.push((bytes - b0) / secs)
-      eventRates.push((events - e0) / secs)
-      wire.push((relay.socketBytes() - w0) / secs)
-    }
+    const { fps, msgs, bps, eventRates, wire } = await measureWindows(page, socket, relay.socketBytes, windowMs)
     const m1 = await metrics()
     // Share of the page's main thread spent per kind of work over the run.
     const busy = Object.fromEntries(
@@ -164,8 +180,7 @@ async function main(): Promise<void> {
       },
     }
     const out = path.join(ROOT, 'bench', 'results', 'ui.json')
-    mkdirSync(path.dirname(out), { recursive: true })
-    writeFileSync(out, JSON.stringify(result, null, 2) + '\n')
+    writeResult(out, result)
     console.log(JSON.stringify({ fps: result.fps, socketMessagesPerSec: result.socketMessagesPerSec, socketBytesPerSec: result.socketBytesPerSec, socketPayloadBytesPerSec: result.socketPayloadBytesPerSec, firstDataMs: result.firstDataMs, engine: result.engine, pass: result.pass }, null, 2))
     console.log(`wrote ${path.relative(ROOT, out)}`)
   } finally {

@@ -4,6 +4,7 @@ import { PROCESSING_GUARANTEES, type ProcessingGuarantee } from '../lib/streams-
 import { fmtMs } from './format.ts'
 import { COMMIT_INTERVAL_SCALE, fromPosition, toPercent, toPosition } from './log-scale.ts'
 import { Panel } from './panel.tsx'
+import { Segmented } from './segmented.tsx'
 import { useCommand, type CommandState, type SendCommand } from './use-command.ts'
 
 export interface ControlsPanelProps {
@@ -39,23 +40,14 @@ function GuaranteeControl({ value, send, unavailable }: { value: ProcessingGuara
   return (
     <fieldset className="control">
       <legend>processing.guarantee</legend>
-      <div className="segmented" role="radiogroup" aria-label="processing.guarantee">
-        {PROCESSING_GUARANTEES.map((g) => (
-          <button
-            key={g}
-            type="button"
-            role="radio"
-            aria-checked={g === value}
-            data-testid={`guarantee-${g}`}
-            className={g === value ? 'on' : ''}
-            disabled={state.pending || why(g) !== undefined}
-            title={why(g)}
-            onClick={() => g !== value && run('setConfig', { 'processing.guarantee': g })}
-          >
-            {g}
-          </button>
-        ))}
-      </div>
+      <Segmented
+        label="processing.guarantee"
+        options={PROCESSING_GUARANTEES.map((g) => ({ value: g, title: why(g), disabled: why(g) !== undefined }))}
+        value={value}
+        testId={(g) => `guarantee-${g}`}
+        disabled={state.pending}
+        onSelect={(g) => run('setConfig', { 'processing.guarantee': g })}
+      />
       {unavailable.exactlyOnceV2 ? (
         <p className="muted small unavailable" data-testid="unavailable-eos-v2">
           exactly_once_v2 is unavailable here: {unavailable.exactlyOnceV2.replace(/^exactly_once_v2 is unavailable on the Kafka backend: /, '')}

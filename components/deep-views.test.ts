@@ -2,7 +2,7 @@ import { createElement } from 'react'
 import { renderToString } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
 import type { LabSnapshot, LogCell, RecordTrace } from '../lib/lab-protocol.ts'
-import { applyPatch, diff } from '../server/http/live-delta.ts'
+import { applyPatch, diff } from '../lib/live-delta.ts'
 import { fixtureAtLeastOnce, fixtureSnapshot } from './__fixtures__/lab-snapshot.ts'
 import { ledgerRows } from './duplicate-ledger.tsx'
 import { LabView } from './lab-dashboard.tsx'
@@ -18,6 +18,11 @@ function render(snapshot: LabSnapshot = fixtureSnapshot): string {
 
 function count(html: string, re: RegExp): number {
   return html.match(re)?.length ?? 0
+}
+
+/** Expects each piece of markup (an attribute, say) to occur this many times. */
+function expectCounts(html: string, counts: Record<string, number>): void {
+  for (const [markup, n] of Object.entries(counts)) expect(html.split(markup).length - 1, markup).toBe(n)
 }
 
 const cell = (offset: number): LogCell => ({ offset, key: 'k', producerId: 1, epoch: 0, sequence: offset, control: null, outcome: 'committed', source: null })
@@ -104,9 +109,7 @@ describe('the partition log', () => {
 describe('the producers view', () => {
   it('draws a row per transactional.id with its epochs, fencings and sequences', () => {
     const html = render()
-    expect(count(html, /data-testid="producer-row"/g)).toBe(2)
-    expect(count(html, /data-testid="epoch-step"/g)).toBe(4)
-    expect(count(html, /data-testid="fence-mark"/g)).toBe(1)
+    expectCounts(html, { 'data-testid="producer-row"': 2, 'data-testid="epoch-step"': 4, 'data-testid="fence-mark"': 1 })
     expect(html).toContain('5811')
   })
 
@@ -142,9 +145,7 @@ describe('the duplicate ledger', () => {
 describe('the traced records', () => {
   it('shows the five steps of each trace with times, and the step a crash hit', () => {
     const html = render()
-    expect(count(html, /data-testid="trace-row"/g)).toBe(3)
-    expect(count(html, /data-testid="trace-step"/g)).toBe(15)
-    expect(count(html, /data-state="crashed"/g)).toBe(1)
+    expectCounts(html, { 'data-testid="trace-row"': 3, 'data-testid="trace-step"': 15, 'data-state="crashed"': 1 })
     expect(html).toContain('worker died')
     expect(html).toContain('+20 ms')
   })

@@ -3,6 +3,7 @@ import type { DuplicateLedgerEntry } from '../lib/lab-protocol.ts'
 import type { ProcessingGuarantee } from '../lib/streams-config.ts'
 import { fmtInt } from './format.ts'
 import { Panel } from './panel.tsx'
+import { HistoryTable } from './history-table.tsx'
 
 export interface DuplicateLedgerProps {
   entries: DuplicateLedgerEntry[]
@@ -31,41 +32,43 @@ export const DuplicateLedger = memo(function DuplicateLedger({ entries, guarante
       <p className="num ledger-totals" data-testid="ledger-totals">
         <span className={dupes ? 'bad' : 'ok'}>{fmtInt(dupes)} duplicates</span> · <span className={doubled ? 'bad' : 'ok'}>{fmtInt(doubled)} double-applied updates</span> · {fmtInt(entries.length)} keys
       </p>
-      <div className="table-scroll ledger-scroll">
-        <table className="history">
-          <thead>
-            <tr>
-              <th>key</th>
-              <th className="r">duplicates</th>
-              <th className="r">double-applied</th>
-              <th>caused by</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((e) => (
-              <tr key={e.key} data-testid="ledger-row" data-key={e.key}>
-                <td className="mono">{e.key}</td>
-                <td className={`num r${e.duplicates ? ' bad' : ''}`}>{fmtInt(e.duplicates)}</td>
-                <td className={`num r${e.doubleApplied ? ' bad' : ''}`}>{fmtInt(e.doubleApplied)}</td>
-                <td className="cause-cell">
-                  {e.causes.map((c) => (
-                    <span key={c} className="chip">
-                      {c}
-                    </span>
-                  ))}
-                  {e.causes.length === 0 ? <span className="muted">unattributed</span> : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {sorted.length > shown.length ? <p className="muted small">and {fmtInt(sorted.length - shown.length)} more keys</p> : null}
-        {entries.length === 0 ? (
-          <p className="muted empty" data-testid="ledger-empty">
-            No duplicates and no double-applied updates{guarantee === 'at_least_once' ? ' yet: under at_least_once a kill between step 4 and step 5 makes some.' : ` (${guarantee}).`}
-          </p>
-        ) : null}
-      </div>
+      <HistoryTable
+        scrollClassName="ledger-scroll"
+        head={
+          <>
+            <th>key</th>
+            <th className="r">duplicates</th>
+            <th className="r">double-applied</th>
+            <th>caused by</th>
+          </>
+        }
+        after={
+          <>
+            {sorted.length > shown.length ? <p className="muted small">and {fmtInt(sorted.length - shown.length)} more keys</p> : null}
+            {entries.length === 0 ? (
+              <p className="muted empty" data-testid="ledger-empty">
+                No duplicates and no double-applied updates{guarantee === 'at_least_once' ? ' yet: under at_least_once a kill between step 4 and step 5 makes some.' : ` (${guarantee}).`}
+              </p>
+            ) : null}
+          </>
+        }
+      >
+        {shown.map((e) => (
+          <tr key={e.key} data-testid="ledger-row" data-key={e.key}>
+            <td className="mono">{e.key}</td>
+            <td className={`num r${e.duplicates ? ' bad' : ''}`}>{fmtInt(e.duplicates)}</td>
+            <td className={`num r${e.doubleApplied ? ' bad' : ''}`}>{fmtInt(e.doubleApplied)}</td>
+            <td className="cause-cell">
+              {e.causes.map((c) => (
+                <span key={c} className="chip">
+                  {c}
+                </span>
+              ))}
+              {e.causes.length === 0 ? <span className="muted">unattributed</span> : null}
+            </td>
+          </tr>
+        ))}
+      </HistoryTable>
     </Panel>
   )
 })

@@ -29,18 +29,25 @@ function HealthBadge({ health, nowMs }: { health: BackendHealth; nowMs: number }
   )
 }
 
+/** The name and logo at the left of every page's top bar, with what the page is about. */
+export function Brand({ tagline }: { tagline: string }) {
+  return (
+    <div className="brand">
+      <span className="logo" aria-hidden="true">
+        ◎
+      </span>
+      <h1>eoscope</h1>
+      <span className="muted tagline">{tagline}</span>
+    </div>
+  )
+}
+
 const CONNECTION_TEXT: Record<ConnectionState, string> = { connecting: 'connecting…', live: 'live', offline: 'offline — reconnecting', locked: 'locked — token needed' }
 
 export const HeaderBar = memo(function HeaderBar({ backend, notes, connection, health, applicationId, nowMs }: HeaderBarProps) {
   return (
     <header className="top-bar">
-      <div className="brand">
-        <span className="logo" aria-hidden="true">
-          ◎
-        </span>
-        <h1>eoscope</h1>
-        <span className="muted tagline">exactly-once, made visible</span>
-      </div>
+      <Brand tagline="exactly-once, made visible" />
       <div className="top-meta">
         <span className="badge badge-backend" data-testid="backend" title="where the topics live">
           backend: {backend ?? '…'}

@@ -2,6 +2,7 @@ import { memo, useState } from 'react'
 import type { LogCell, PartitionLogView as PartitionLog } from '../lib/lab-protocol.ts'
 import { fmtInt } from './format.ts'
 import { Panel } from './panel.tsx'
+import { Segmented, type SegmentedOption } from './segmented.tsx'
 import { useCommand, type SendCommand } from './use-command.ts'
 
 export interface PartitionLogViewProps {
@@ -19,7 +20,7 @@ const TOPIC_KINDS: TopicKind[] = ['input', 'output', 'changelog']
 
 /** Which offsets the lab sends: the newest, or those ending a few records after the latest ABORT marker. */
 export type LogWindow = 'latest' | 'last-abort'
-const LOG_WINDOWS: { value: LogWindow; label: string; title: string }[] = [
+const LOG_WINDOWS: SegmentedOption<LogWindow>[] = [
   { value: 'latest', label: 'latest', title: `the newest ${LOG_SLOTS} offsets` },
   { value: 'last-abort', label: 'around last abort', title: `the ${LOG_SLOTS} offsets ending a few records after the partition's latest ABORT marker (the newest ones while it has none)` },
 ]
@@ -114,40 +115,16 @@ function PartitionSelector({ log, partitions, send, logWindow, onWindow }: { log
   return (
     // Two fixed rows: the topic; then which offsets and the partition.
     <div className="log-selector" style={{ flexDirection: 'column', alignItems: 'flex-end', gap: 6 }}>
-      <div className="segmented" role="radiogroup" aria-label="topic">
-        {TOPIC_KINDS.map((t) => (
-          <button
-            key={t}
-            type="button"
-            role="radio"
-            aria-checked={t === kind}
-            className={t === kind ? 'on' : ''}
-            data-testid={`log-topic-${t}`}
-            disabled={state.pending}
-            onClick={() => t !== kind && run('selectPartition', { topic: t, partition: Math.min(partition, Math.max(0, partitions - 1)), window: logWindow })}
-          >
-            {t}
-          </button>
-        ))}
-      </div>
+      <Segmented
+        label="topic"
+        options={TOPIC_KINDS.map((t) => ({ value: t }))}
+        value={kind}
+        testId={(t) => `log-topic-${t}`}
+        disabled={state.pending}
+        onSelect={(t) => run('selectPartition', { topic: t, partition: Math.min(partition, Math.max(0, partitions - 1)), window: logWindow })}
+      />
       <div style={{ display: 'flex', alignItems: 'center', gap: 10, whiteSpace: 'nowrap' }}>
-        <div className="segmented" role="radiogroup" aria-label="which offsets" style={{ flexShrink: 0 }}>
-          {LOG_WINDOWS.map((w) => (
-            <button
-              key={w.value}
-              type="button"
-              role="radio"
-              aria-checked={w.value === logWindow}
-              className={w.value === logWindow ? 'on' : ''}
-              title={w.title}
-              data-testid={`log-window-${w.value}`}
-              disabled={state.pending}
-              onClick={() => w.value !== logWindow && setWindow(w.value)}
-            >
-              {w.label}
-            </button>
-          ))}
-        </div>
+        <Segmented label="which offsets" options={LOG_WINDOWS} value={logWindow} testId={(w) => `log-window-${w}`} disabled={state.pending} onSelect={setWindow} style={{ flexShrink: 0 }} />
         <label className="small">
           partition{' '}
           <select

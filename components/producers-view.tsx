@@ -2,6 +2,7 @@ import { memo } from 'react'
 import type { ProducerTimeline } from '../lib/lab-protocol.ts'
 import { fmtInt, fmtSince } from './format.ts'
 import { Panel } from './panel.tsx'
+import { HistoryTable } from './history-table.tsx'
 
 export interface ProducersViewProps {
   producers: ProducerTimeline[]
@@ -92,46 +93,44 @@ export const ProducersView = memo(function ProducersView({ producers, startedAtM
       hint="Each task writes its transactions through a producer with a transactional.id; a new owner's initTransactions bumps the epoch and fences the old one, whose writes and offset commits (step 5) are then refused. The broker keeps the last sequence per partition and drops a retried batch (step 3 again after a lost step 4 ack) whose sequence it already has."
       testId="producers"
     >
-      <div className="table-scroll">
-        <table className="history producers-table">
-          <thead>
-            <tr>
-              <th>transactional.id</th>
-              <th className="r">producer id</th>
-              <th className="epoch-col">
-                epoch over time <span className="muted">({fmtSince(fromMs, startedAtMs)} → now)</span>
-              </th>
-              <th className="r">fenced</th>
-              <th>last sequence per partition</th>
-            </tr>
-          </thead>
-          <tbody>
-            {sorted.map((p) => (
-              <tr key={`${p.transactionalId}|${p.producerId}`} data-testid="producer-row" data-transactional-id={p.transactionalId}>
-                <td className="mono ellipsis" title={p.transactionalId}>
-                  {p.transactionalId}
-                </td>
-                <td className="num r">{p.producerId}</td>
-                <td className="epoch-col">
-                  <EpochTimeline p={p} fromMs={fromMs} nowMs={nowMs} startedAtMs={startedAtMs} />
-                </td>
-                <td className={`num r${p.fencings.length ? ' bad' : ''}`} title={p.fencings.map((f) => `${fmtSince(f.atMs, startedAtMs)}: ${f.reason}`).join('\n')}>
-                  {fmtInt(p.fencings.length)}
-                </td>
-                <td className="seq-cell">
-                  {p.lastSequence.map((s) => (
-                    <span key={s.partition} className="chip mono" title={`the broker's last sequence for producer ${p.producerId} on ${s.partition}`}>
-                      {shortPartition(s.partition)} <b className="num">{s.sequence}</b>
-                    </span>
-                  ))}
-                  {p.lastSequence.length === 0 ? <span className="muted">—</span> : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {sorted.length === 0 ? <p className="muted empty">No transactional producers: at_least_once writes without transactions.</p> : null}
-      </div>
+      <HistoryTable
+        className="producers-table"
+        head={
+          <>
+            <th>transactional.id</th>
+            <th className="r">producer id</th>
+            <th className="epoch-col">
+              epoch over time <span className="muted">({fmtSince(fromMs, startedAtMs)} → now)</span>
+            </th>
+            <th className="r">fenced</th>
+            <th>last sequence per partition</th>
+          </>
+        }
+        after={sorted.length === 0 ? <p className="muted empty">No transactional producers: at_least_once writes without transactions.</p> : null}
+      >
+        {sorted.map((p) => (
+          <tr key={`${p.transactionalId}|${p.producerId}`} data-testid="producer-row" data-transactional-id={p.transactionalId}>
+            <td className="mono ellipsis" title={p.transactionalId}>
+              {p.transactionalId}
+            </td>
+            <td className="num r">{p.producerId}</td>
+            <td className="epoch-col">
+              <EpochTimeline p={p} fromMs={fromMs} nowMs={nowMs} startedAtMs={startedAtMs} />
+            </td>
+            <td className={`num r${p.fencings.length ? ' bad' : ''}`} title={p.fencings.map((f) => `${fmtSince(f.atMs, startedAtMs)}: ${f.reason}`).join('\n')}>
+              {fmtInt(p.fencings.length)}
+            </td>
+            <td className="seq-cell">
+              {p.lastSequence.map((s) => (
+                <span key={s.partition} className="chip mono" title={`the broker's last sequence for producer ${p.producerId} on ${s.partition}`}>
+                  {shortPartition(s.partition)} <b className="num">{s.sequence}</b>
+                </span>
+              ))}
+              {p.lastSequence.length === 0 ? <span className="muted">—</span> : null}
+            </td>
+          </tr>
+        ))}
+      </HistoryTable>
     </Panel>
   )
 })

@@ -2,6 +2,7 @@ import { memo, useRef } from 'react'
 import { STEP_NAMES, type RecordTrace, type Step } from '../lib/lab-protocol.ts'
 import { fmtSince } from './format.ts'
 import { Panel } from './panel.tsx'
+import { HistoryTable } from './history-table.tsx'
 
 export interface RecordTraceViewProps {
   traces: RecordTrace[]
@@ -66,48 +67,46 @@ export const RecordTraceView = memo(function RecordTraceView({ traces, startedAt
       hint="Every record goes through five steps: consume, process + update state, produce, broker ack, commit offset. Each cell shows when a sampled record reached the step (its consume since the lab started, then milliseconds after it); ✕ marks the step at which its worker died, which decides whether the record is redone, and under exactly_once whether its transaction is aborted."
       testId="record-traces"
     >
-      <div className="table-scroll">
-        <table className="history trace-table">
-          <thead>
-            <tr>
-              <th>record</th>
+      <HistoryTable
+        className="trace-table"
+        head={
+          <>
+            <th>record</th>
+            {STEPS.map((s) => (
+              <th key={s} className="trace-step-head">
+                <span className="step-no">{s}</span> {STEP_NAMES[s]}
+              </th>
+            ))}
+            <th>outcome</th>
+          </>
+        }
+      >
+        {Array.from({ length: rows }, (_, i) => {
+          const t = shown[i]
+          if (!t)
+            return (
+              <tr key={`empty-${i}`} className="trace-empty" aria-hidden="true">
+                <td colSpan={7}>&nbsp;</td>
+              </tr>
+            )
+          return (
+            <tr key={t.id} data-testid="trace-row" data-crashed={t.crashedAtStep !== null} data-outcome={t.outcome}>
+              <td className="mono trace-record" title={`key ${t.key}, input-${t.partition} offset ${t.offset}, ${t.workerId}, consumed at ${fmtSince(t.steps[0]?.atMs ?? startedAtMs, startedAtMs)}`}>
+                {t.key} <span className="muted">
+                  p{t.partition}@{t.offset}
+                </span>
+                <span className="muted small trace-worker">{t.workerId}</span>
+              </td>
               {STEPS.map((s) => (
-                <th key={s} className="trace-step-head">
-                  <span className="step-no">{s}</span> {STEP_NAMES[s]}
-                </th>
+                <StepCell key={s} trace={t} step={s} startedAtMs={startedAtMs} />
               ))}
-              <th>outcome</th>
+              <td>
+                <span className={`trace-dot trace-${t.outcome}`}>{t.outcome}</span>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {Array.from({ length: rows }, (_, i) => {
-              const t = shown[i]
-              if (!t)
-                return (
-                  <tr key={`empty-${i}`} className="trace-empty" aria-hidden="true">
-                    <td colSpan={7}>&nbsp;</td>
-                  </tr>
-                )
-              return (
-                <tr key={t.id} data-testid="trace-row" data-crashed={t.crashedAtStep !== null} data-outcome={t.outcome}>
-                  <td className="mono trace-record" title={`key ${t.key}, input-${t.partition} offset ${t.offset}, ${t.workerId}, consumed at ${fmtSince(t.steps[0]?.atMs ?? startedAtMs, startedAtMs)}`}>
-                    {t.key} <span className="muted">
-                      p{t.partition}@{t.offset}
-                    </span>
-                    <span className="muted small trace-worker">{t.workerId}</span>
-                  </td>
-                  {STEPS.map((s) => (
-                    <StepCell key={s} trace={t} step={s} startedAtMs={startedAtMs} />
-                  ))}
-                  <td>
-                    <span className={`trace-dot trace-${t.outcome}`}>{t.outcome}</span>
-                  </td>
-                </tr>
-              )
-            })}
-          </tbody>
-        </table>
-      </div>
+          )
+        })}
+      </HistoryTable>
     </Panel>
   )
 })

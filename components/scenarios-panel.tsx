@@ -104,7 +104,7 @@ export const ScenariosPanel = memo(function ScenariosPanel({ scenarios, scenario
           const current = scenario?.name === s.name
           return (
             <li key={s.name}>
-              <article className={`scenario-card${current ? ' scenario-current' : ''}`} data-testid={`scenario-${s.name}`} aria-labelledby={`scenario-title-${s.name}`}>
+              <article className={`card scenario-card${current ? ' scenario-current' : ''}`} data-testid={`scenario-${s.name}`} aria-labelledby={`scenario-title-${s.name}`}>
                 <div className="scenario-card-head">
                   <h3 id={`scenario-title-${s.name}`}>{s.title}</h3>
                   <button

@@ -2,7 +2,7 @@
 // It connects with the stored token (auth: { token }) and reconnects when the token changes.
 
 import { io, type Socket } from 'socket.io-client'
-import type { LiveClientToServerEvents, LiveServerToClientEvents } from '../server/http/live-delta.ts'
+import type { LiveClientToServerEvents, LiveServerToClientEvents } from '../lib/live-delta.ts'
 import { readToken, subscribeToken } from './lab-token.ts'
 
 export type LabSocket = Socket<LiveServerToClientEvents, LiveClientToServerEvents>

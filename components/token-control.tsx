@@ -3,13 +3,12 @@
 // (EOSCOPE_TOKEN), kept in sessionStorage for this tab. A refusal from the lab opens it, says why
 // and moves the focus into it.
 
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react'
+import { useEffect, useId, useRef, useState, type FormEvent, type RefObject } from 'react'
 import { dismissTokenPrompt, setToken, useLabToken } from './lab-token.ts'
 
 export function TokenControl() {
   const { token, prompt, promptSeq } = useLabToken()
   const [open, setOpen] = useState(false)
-  const [draft, setDraft] = useState('')
   const input = useRef<HTMLInputElement>(null)
   const toggle = useRef<HTMLButtonElement>(null)
   const id = useId()
@@ -26,62 +25,27 @@ export function TokenControl() {
     if (open) input.current?.focus()
   }, [open])
 
-  const close = (focusToggle: boolean) => {
+  /** Closes the field (its draft goes with it) and gives the focus back to the toggle. */
+  const close = () => {
     setOpen(false)
-    setDraft('')
     dismissTokenPrompt()
-    if (focusToggle) requestAnimationFrame(() => toggle.current?.focus())
-  }
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    if (!draft.trim()) return
-    setToken(draft)
-    close(true)
+    requestAnimationFrame(() => toggle.current?.focus())
   }
 
   return (
     <div className="token-control" data-testid="token-control" data-state={token ? 'set' : 'none'} style={{ position: 'relative', display: 'flex', alignItems: 'center', gap: 8, fontSize: 12.5 }}>
       {open ? (
-        <form onSubmit={submit} style={{ display: 'flex', alignItems: 'center', gap: 6 }} onKeyDown={(e) => e.key === 'Escape' && close(true)}>
-          <label htmlFor={id} className="muted">
-            token
-          </label>
-          <input
-            id={id}
-            ref={input}
-            className="text-input mono"
-            type="password"
-            name="eoscope-token"
-            autoComplete="off"
-            spellCheck={false}
-            placeholder="EOSCOPE_TOKEN"
-            aria-describedby={prompt ? `${id}-why` : undefined}
-            aria-invalid={prompt ? true : undefined}
-            value={draft}
-            onChange={(e) => setDraft(e.currentTarget.value)}
-            data-testid="token-input"
-            style={{ width: '14em' }}
-          />
-          <button type="submit" disabled={!draft.trim()} data-testid="token-save">
-            unlock
-          </button>
-          {token ? (
-            <button
-              type="button"
-              className="link-button"
-              data-testid="token-forget"
-              onClick={() => {
-                setToken(null)
-                close(true)
-              }}
-            >
-              forget
-            </button>
-          ) : null}
-          <button type="button" className="link-button" onClick={() => close(true)}>
-            cancel
-          </button>
-        </form>
+        <TokenForm
+          id={id}
+          input={input}
+          invalid={Boolean(prompt)}
+          canForget={Boolean(token)}
+          onSave={(value) => {
+            setToken(value)
+            close()
+          }}
+          onClose={close}
+        />
       ) : (
         <button
           ref={toggle}
@@ -107,5 +71,58 @@ export function TokenControl() {
         </p>
       ) : null}
     </div>
+  )
+}
+
+interface TokenFormProps {
+  id: string
+  input: RefObject<HTMLInputElement | null>
+  /** The lab refused the token (or asked for one): the field says so, described by the message. */
+  invalid: boolean
+  canForget: boolean
+  /** A token to keep for this tab, or null to forget the stored one. */
+  onSave: (token: string | null) => void
+  onClose: () => void
+}
+
+function TokenForm({ id, input, invalid, canForget, onSave, onClose }: TokenFormProps) {
+  const [draft, setDraft] = useState('')
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    if (draft.trim()) onSave(draft)
+  }
+  return (
+    <form onSubmit={submit} style={{ display: 'flex', alignItems: 'center', gap: 6 }} onKeyDown={(e) => e.key === 'Escape' && onClose()}>
+      <label htmlFor={id} className="muted">
+        token
+      </label>
+      <input
+        id={id}
+        ref={input}
+        className="text-input mono"
+        type="password"
+        name="eoscope-token"
+        autoComplete="off"
+        spellCheck={false}
+        placeholder="EOSCOPE_TOKEN"
+        aria-describedby={invalid ? `${id}-why` : undefined}
+        aria-invalid={invalid ? true : undefined}
+        value={draft}
+        onChange={(e) => setDraft(e.currentTarget.value)}
+        data-testid="token-input"
+        style={{ width: '14em' }}
+      />
+      <button type="submit" disabled={!draft.trim()} data-testid="token-save">
+        unlock
+      </button>
+      {canForget ? (
+        <button type="button" className="link-button" data-testid="token-forget" onClick={() => onSave(null)}>
+          forget
+        </button>
+      ) : null}
+      <button type="button" className="link-button" onClick={onClose}>
+        cancel
+      </button>
+    </form>
   )
 }

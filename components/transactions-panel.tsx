@@ -2,6 +2,7 @@ import { memo, useRef } from 'react'
 import type { TxnView } from '../lib/lab-protocol.ts'
 import { fmtInt, fmtMs, fmtSince } from './format.ts'
 import { Panel } from './panel.tsx'
+import { HistoryTable } from './history-table.tsx'
 
 export interface TransactionsPanelProps {
   transactions: TxnView[]
@@ -109,47 +110,45 @@ const TxnLanes = memo(function TxnLanes({ transactions, nowMs, maxWindowMs }: { 
 const TxnHistory = memo(function TxnHistory({ transactions, startedAtMs, rows }: { transactions: TxnView[]; startedAtMs: number; rows: number }) {
   const latest = historyRows(transactions, rows)
   return (
-    <div className="table-scroll">
-      <table className="history" data-testid="txn-history">
-        <thead>
-          <tr>
-            <th>id</th>
-            <th>producer · epoch</th>
-            <th>partitions</th>
-            <th className="r">out</th>
-            <th className="r">changelog</th>
-            <th className="r">offsets</th>
-            <th className="r">began</th>
-            <th className="r">duration</th>
-            <th>outcome</th>
-            <th>abort reason</th>
-          </tr>
-        </thead>
-        <tbody>
-          {latest.map((t) => (
-            <tr key={t.id} className={`row-${t.outcome}`} data-outcome={t.outcome}>
-              <td className="mono">{t.id}</td>
-              <td className="mono" title={t.transactionalId}>
-                {t.producerId} · {t.epoch}
-              </td>
-              <td className="mono ellipsis cell-partitions" title={t.partitions.join(', ')}>
-                {t.partitions.join(', ')}
-              </td>
-              <td className="num r">{fmtInt(t.outputRecords)}</td>
-              <td className="num r">{fmtInt(t.changelogRecords)}</td>
-              <td className="num r">{fmtInt(t.offsetsCommitted)}</td>
-              <td className="num r">{fmtSince(t.beginMs, startedAtMs)}</td>
-              <td className="num r">{t.endMs === null ? '—' : fmtMs(t.endMs - t.beginMs)}</td>
-              <td>
-                <span className={`badge badge-${t.outcome}`}>{t.outcome}</span>
-              </td>
-              <td>{t.abortReason ?? ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {latest.length === 0 ? <p className="muted empty">No finished transactions yet.</p> : null}
-    </div>
+    <HistoryTable
+      testId="txn-history"
+      head={
+        <>
+          <th>id</th>
+          <th>producer · epoch</th>
+          <th>partitions</th>
+          <th className="r">out</th>
+          <th className="r">changelog</th>
+          <th className="r">offsets</th>
+          <th className="r">began</th>
+          <th className="r">duration</th>
+          <th>outcome</th>
+          <th>abort reason</th>
+        </>
+      }
+      after={latest.length === 0 ? <p className="muted empty">No finished transactions yet.</p> : null}
+    >
+      {latest.map((t) => (
+        <tr key={t.id} className={`row-${t.outcome}`} data-outcome={t.outcome}>
+          <td className="mono">{t.id}</td>
+          <td className="mono" title={t.transactionalId}>
+            {t.producerId} · {t.epoch}
+          </td>
+          <td className="mono ellipsis cell-partitions" title={t.partitions.join(', ')}>
+            {t.partitions.join(', ')}
+          </td>
+          <td className="num r">{fmtInt(t.outputRecords)}</td>
+          <td className="num r">{fmtInt(t.changelogRecords)}</td>
+          <td className="num r">{fmtInt(t.offsetsCommitted)}</td>
+          <td className="num r">{fmtSince(t.beginMs, startedAtMs)}</td>
+          <td className="num r">{t.endMs === null ? '—' : fmtMs(t.endMs - t.beginMs)}</td>
+          <td>
+            <span className={`badge badge-${t.outcome}`}>{t.outcome}</span>
+          </td>
+          <td>{t.abortReason ?? ''}</td>
+        </tr>
+      ))}
+    </HistoryTable>
   )
 })
 

@@ -3,7 +3,7 @@
 
 import { useCallback, useEffect, useState } from 'react'
 import type { CommandName, CommandInput, CommandResult, LabSnapshot } from '../lib/lab-protocol.ts'
-import { applyPatch, type SnapshotDelta } from '../server/http/live-delta.ts'
+import { applyPatch, type SnapshotDelta } from '../lib/live-delta.ts'
 import { isUnauthorized, refusalMessage, requestToken } from './lab-token.ts'
 import { closeLabSocket, getLabSocket, openLabSocket } from './socket-client.ts'
 

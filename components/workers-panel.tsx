@@ -12,7 +12,7 @@ const WorkerCard = memo(function WorkerCard({ worker, send }: { worker: WorkerVi
   const [run, state] = useCommand(send)
   const gone = worker.state === 'killed' || worker.state === 'stopped'
   return (
-    <article className={`worker-card worker-${worker.state}`} data-testid={`worker-${worker.id}`} data-state={worker.state} aria-label={`${worker.id}, ${worker.state}`}>
+    <article className={`card worker-card worker-${worker.state}`} data-testid={`worker-${worker.id}`} data-state={worker.state} aria-label={`${worker.id}, ${worker.state}`}>
       <header className="worker-head">
         <span className="mono strong">{worker.id}</span>
         {worker.remote ? (

@@ -47,12 +47,21 @@ export async function launchBrowser({ width = 1440, height = 1000, colorScheme =
   }
 }
 
-/** The browser's first page, with every console error and uncaught page error it logs collected into `errors`. */
-export async function firstPage(browser: Browser, errors: string[]): Promise<Page> {
+/** Which errors a page must not log. */
+export type PageErrors =
+  /** Console errors and uncaught errors. */
+  | 'console'
+  /** Uncaught errors only: a page refused on purpose logs the refused requests on its console. */
+  | 'uncaught'
+
+/** The browser's first page, with the errors it logs collected into `errors`. */
+export async function firstPage(browser: Browser, errors: string[], which: PageErrors = 'console'): Promise<Page> {
   const page = browser.context.pages()[0] ?? (await browser.context.newPage())
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text())
-  })
+  if (which === 'console') {
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text())
+    })
+  }
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`))
   return page
 }

@@ -1,22 +1,10 @@
 // The dashboard in Chromium against the real server and the embedded lab.
-// Under CI=true a missing chromium fails the run; elsewhere these tests are skipped with a reason.
 
-import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CHROMIUM_PATH, chromiumAvailable, firstPage, launchBrowser, type Browser } from './browser.ts'
+import { expect, it } from 'vitest'
+import { SHOTS, describeInChromium } from './chromium-page.ts'
 import { numberIn, waitForNumber } from './page-helpers.ts'
-import { ROOT, startServer, type ServerProcess } from './server-process.ts'
-
-const CI = process.env.CI === 'true' || process.env.CI === '1'
-const SHOTS = path.join(ROOT, 'test-results')
-
-if (!chromiumAvailable()) {
-  const msg = `chromium not found at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`
-  if (CI) throw new Error(msg)
-  console.warn(`skipping browser tests: ${msg}`)
-}
 
 /**
  * Kills a running worker through the REST API at a chosen step of the five (with its transaction
@@ -42,26 +30,9 @@ async function killRunningWorker(page: Page): Promise<string> {
   return id
 }
 
-describe.skipIf(!chromiumAvailable())('the dashboard in chromium', () => {
-  let server: ServerProcess
-  let browser: Browser
-  let page: Page
-  const consoleErrors: string[] = []
-
-  beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true })
-    server = await startServer()
-    browser = await launchBrowser()
-    page = await firstPage(browser, consoleErrors)
-    await page.goto(server.url)
-  })
-
-  afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-  })
-
+describeInChromium('the dashboard in chromium', {}, (lab) => {
   it('shows live data from the embedded lab', async () => {
+    const { page } = lab
     await page.getByTestId('dashboard').waitFor({ timeout: 15_000 })
     await expect.poll(() => page.getByTestId('backend').textContent()).toContain('embedded')
     await expect.poll(() => page.getByTestId('connection').textContent()).toContain('live')
@@ -76,6 +47,7 @@ describe.skipIf(!chromiumAvailable())('the dashboard in chromium', () => {
   })
 
   it('under exactly_once, a kill aborts a transaction and causes 0 duplicates', async () => {
+    const { page } = lab
     await expect.poll(() => page.getByTestId('stat-guarantee').textContent()).toBe('exactly_once')
     await page.waitForTimeout(1000)
     // Killed at step 4 its transaction is open for sure; a kill between two transactions has nothing to abort.
@@ -99,6 +71,7 @@ describe.skipIf(!chromiumAvailable())('the dashboard in chromium', () => {
   })
 
   it('toggles processing.guarantee live', async () => {
+    const { page } = lab
     await page.getByTestId('guarantee-at_least_once').click()
     await expect.poll(() => page.getByTestId('stat-guarantee').textContent(), { timeout: 10_000 }).toBe('at_least_once')
     expect(await page.getByTestId('guarantee-at_least_once').getAttribute('aria-checked')).toBe('true')
@@ -107,6 +80,7 @@ describe.skipIf(!chromiumAvailable())('the dashboard in chromium', () => {
   })
 
   it('under at_least_once without idempotence, a dropped ack and a kill make the duplicates counter rise', async () => {
+    const { page } = lab
     await page.getByTestId('reset').click()
     await expect.poll(() => page.getByTestId('stat-kills').textContent(), { timeout: 10_000 }).toBe('0')
     const idem = page.getByTestId('idempotence')
@@ -125,6 +99,7 @@ describe.skipIf(!chromiumAvailable())('the dashboard in chromium', () => {
   })
 
   it('switches to the light theme', async () => {
+    const { page } = lab
     const before = await page.evaluate(() => document.documentElement.dataset.theme)
     await page.getByTestId('theme-toggle').click()
     const after = await page.evaluate(() => document.documentElement.dataset.theme)
@@ -133,15 +108,12 @@ describe.skipIf(!chromiumAvailable())('the dashboard in chromium', () => {
   })
 
   it('refuses a bad command with a clear error and changes nothing', async () => {
+    const { server } = lab
     const before = (await (await fetch(`${server.url}/api/lab`)).json()) as { config: Record<string, unknown> }
     const r = await fetch(`${server.url}/api/lab/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ 'commit.interval.ms': 5 }) })
     expect(r.status).toBe(400)
     expect(((await r.json()) as { error: string }).error).toMatch(/commit\.interval\.ms/)
     const after = (await (await fetch(`${server.url}/api/lab`)).json()) as { config: Record<string, unknown> }
     expect(after.config).toEqual(before.config)
-  })
-
-  it('logged no console errors', () => {
-    expect(consoleErrors).toEqual([])
   })
 })

@@ -3,36 +3,13 @@
 // five steps. (The fencing of a crashed producer is checked in scenarios.e2e.ts, where the kill
 // surely hits an open transaction.)
 
-import { mkdirSync } from 'node:fs'
 import path from 'node:path'
-import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromiumAvailable, firstPage, launchBrowser, type Browser } from './browser.ts'
-import { ROOT, startServer, type ServerProcess } from './server-process.ts'
+import { expect, it } from 'vitest'
+import { SHOTS, describeInChromium } from './chromium-page.ts'
 
-const SHOTS = path.join(ROOT, 'test-results')
-
-describe.skipIf(!chromiumAvailable())('the deep views in chromium', () => {
-  let server: ServerProcess
-  let browser: Browser
-  let page: Page
-  const consoleErrors: string[] = []
-
-  beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true })
-    server = await startServer()
-    browser = await launchBrowser()
-    page = await firstPage(browser, consoleErrors)
-    await page.goto(server.url)
-    await page.getByTestId('dashboard').waitFor({ timeout: 15_000 })
-  })
-
-  afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-  })
-
+describeInChromium('the deep views in chromium', { waitForDashboard: true }, (lab) => {
   it('draws the partition log live: cells, the LSO and high watermark, both consumers', async () => {
+    const { page } = lab
     const log = page.getByTestId('partition-log')
     await log.scrollIntoViewIfNeeded()
     await expect.poll(() => log.getByTestId('log-cell').count(), { timeout: 15_000 }).toBeGreaterThan(20)
@@ -55,6 +32,7 @@ describe.skipIf(!chromiumAvailable())('the deep views in chromium', () => {
   })
 
   it('switches the partition log to a changelog partition', async () => {
+    const { page } = lab
     await page.getByTestId('log-topic-changelog').click()
     await expect.poll(() => page.getByTestId('log-partition-name').textContent(), { timeout: 10_000 }).toContain('changelog')
     await page.getByTestId('log-partition').selectOption('2')
@@ -64,6 +42,7 @@ describe.skipIf(!chromiumAvailable())('the deep views in chromium', () => {
   })
 
   it('shows traced records with a time at each step they reached', async () => {
+    const { page } = lab
     const traces = page.getByTestId('record-traces')
     await traces.scrollIntoViewIfNeeded()
     await expect.poll(() => traces.getByTestId('trace-row').count(), { timeout: 15_000 }).toBeGreaterThan(0)
@@ -72,6 +51,7 @@ describe.skipIf(!chromiumAvailable())('the deep views in chromium', () => {
   })
 
   it('shows a producer row per transactional.id with its epochs and last sequences', async () => {
+    const { page } = lab
     const producers = page.getByTestId('producers')
     await producers.scrollIntoViewIfNeeded()
     await expect.poll(() => producers.getByTestId('producer-row').count(), { timeout: 10_000 }).toBeGreaterThan(0)
@@ -84,13 +64,10 @@ describe.skipIf(!chromiumAvailable())('the deep views in chromium', () => {
   })
 
   it('reads in the light theme too', async () => {
+    const { page } = lab
     await page.getByTestId('theme-toggle').click()
     await page.getByTestId('partition-log').scrollIntoViewIfNeeded()
     await page.getByTestId('deep-views').screenshot({ path: path.join(SHOTS, 'deep-views-light.png') })
     await page.getByTestId('theme-toggle').click()
-  })
-
-  it('logged no console errors', () => {
-    expect(consoleErrors).toEqual([])
   })
 })

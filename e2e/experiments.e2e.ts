@@ -1,25 +1,14 @@
 // The /experiments page in Chromium against the real server: a small sweep started from the page,
 // its progress, the five charts drawn, an earlier run overlaid, the exports.
-// Under CI=true a missing chromium fails the run; elsewhere these tests are skipped with a reason.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { cellOf, type ExperimentRecord, type RepetitionResult } from '../lib/experiment-protocol.ts'
 import { DEFAULT_SWEEP_SETTINGS } from '../server/experiments/sweep-runner.ts'
-import { CHROMIUM_PATH, chromiumAvailable, firstPage, launchBrowser, type Browser } from './browser.ts'
-import { ROOT, startServer, type ServerProcess } from './server-process.ts'
-
-const CI = process.env.CI === 'true' || process.env.CI === '1'
-const SHOTS = path.join(ROOT, 'test-results')
-
-if (!chromiumAvailable()) {
-  const msg = `chromium not found at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`
-  if (CI) throw new Error(msg)
-  console.warn(`skipping browser tests: ${msg}`)
-}
+import { SHOTS, describeInChromium } from './chromium-page.ts'
 
 /** A stored earlier run to overlay: made-up figures with the right shape. */
 function earlierRun(): ExperimentRecord {
@@ -62,30 +51,21 @@ async function pathsIn(page: Page, testId: string): Promise<number> {
   return page.locator(`[data-testid="${testId}"] svg path`).count()
 }
 
-describe.skipIf(!chromiumAvailable())('the experiments page in chromium', () => {
-  let server: ServerProcess
-  let browser: Browser
-  let page: Page
-  let dataDir: string
-  const consoleErrors: string[] = []
+let dataDir: string
 
-  beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true })
-    dataDir = mkdtempSync(path.join(tmpdir(), 'eoscope-e2e-data-'))
-    mkdirSync(path.join(dataDir, 'experiments'))
-    writeFileSync(path.join(dataDir, 'experiments', 'earlier-run.json'), JSON.stringify(earlierRun()))
-    server = await startServer({ env: { EOSCOPE_DATA_DIR: dataDir } })
-    browser = await launchBrowser()
-    page = await firstPage(browser, consoleErrors)
-  })
+beforeAll(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'eoscope-e2e-data-'))
+  mkdirSync(path.join(dataDir, 'experiments'))
+  writeFileSync(path.join(dataDir, 'experiments', 'earlier-run.json'), JSON.stringify(earlierRun()))
+})
 
-  afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
-  })
+afterAll(() => {
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+})
 
+describeInChromium('the experiments page in chromium', { server: () => ({ env: { EOSCOPE_DATA_DIR: dataDir } }), open: null }, (lab) => {
   it('is linked from the dashboard header', async () => {
+    const { page, server } = lab
     await page.goto(server.url)
     await page.getByTestId('link-experiments').click()
     await page.getByTestId('experiments').waitFor({ timeout: 15_000 })
@@ -93,6 +73,7 @@ describe.skipIf(!chromiumAvailable())('the experiments page in chromium', () => 
   })
 
   it('runs a small sweep with live progress and draws all five charts', { timeout: 240_000 }, async () => {
+    const { page } = lab
     await page.getByTestId('results-list').waitFor({ timeout: 10_000 })
     // Intervals 10 and 25 ms (the form starts with 10, 100, 1000), both default guarantees, one repetition.
     await page.getByTestId('interval-100').uncheck()
@@ -119,6 +100,7 @@ describe.skipIf(!chromiumAvailable())('the experiments page in chromium', () => 
   })
 
   it('overlays an earlier run and exports CSV and JSON', async () => {
+    const { page, server } = lab
     await page.getByTestId('overlay-earlier-run').click()
     await expect.poll(() => page.locator('[data-testid="sweep-chart-throughput"] .recharts-line-curve').count(), { timeout: 10_000 }).toBe(4)
     await expect.poll(() => page.getByTestId('shown-experiment').textContent()).toContain('earlier run')
@@ -129,9 +111,5 @@ describe.skipIf(!chromiumAvailable())('the experiments page in chromium', () => 
     expect(csv.trimEnd().split('\n')).toHaveLength(5)
     const json = await (await fetch(server.url + (await page.getByTestId('export-json').getAttribute('href'))!)).json()
     expect(json.cells).toHaveLength(4)
-  })
-
-  it('logs no errors in the browser console', () => {
-    expect(consoleErrors).toEqual([])
   })
 })

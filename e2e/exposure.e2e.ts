@@ -2,56 +2,19 @@
 // with one, control needs it and reads stay open (or are locked with EOSCOPE_LOCK_READS=1); no
 // error page shows a stack trace; /metrics answers; the logs are JSON lines.
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { connect as tcpConnect } from 'node:net'
 import path from 'node:path'
 import { io as connect, type Socket } from 'socket.io-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROOT, ensureBuild, freePort } from './server-process.ts'
+import { ROOT, ensureBuild, startServer, type ServerProcess } from './server-process.ts'
 
 const TOKEN = 'e2e0c1b2a3f4e5d6c7b8a9f0e1d2c3b4'
 
-interface Proc {
-  url: string
-  child: ChildProcess
-  out(): string
-  stop(): Promise<void>
-}
-
 /** Starts server/index.ts with this environment and waits for its start log line. */
-async function startProcess(env: Record<string, string>): Promise<Proc> {
-  const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'info', EOSCOPE_TOKEN: '', EOSCOPE_LOCK_READS: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
-  const deadline = Date.now() + 120_000
-  while (!/"event":"start"/.test(out)) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${out}`)
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL')
-      throw new Error(`server did not start:\n${out}`)
-    }
-    await new Promise((r) => setTimeout(r, 200))
-  }
-  return {
-    url: `http://127.0.0.1:${port}`,
-    child,
-    out: () => out,
-    async stop() {
-      if (child.exitCode !== null) return
-      const exited = new Promise((r) => child.once('exit', r))
-      child.kill('SIGTERM')
-      const t = setTimeout(() => child.kill('SIGKILL'), 5000)
-      await exited
-      clearTimeout(t)
-    },
-  }
+function startProcess(env: Record<string, string>): Promise<ServerProcess> {
+  return startServer({ env: { LOG_LEVEL: 'info', EOSCOPE_TOKEN: '', EOSCOPE_LOCK_READS: '', ...env }, readyWhen: 'logged-start', timeoutMs: 120_000, build: 'any' })
 }
 
 const STACK = /\n\s+at |\bat \S+ \(|[\w/]+\.(ts|js|mjs):\d+:\d+|node_modules|webpack-internal/
@@ -69,7 +32,7 @@ describe('bound to 0.0.0.0', () => {
   })
 
   describe('with EOSCOPE_TOKEN', () => {
-    let server: Proc
+    let server: ServerProcess
     const sockets: Socket[] = []
     beforeAll(async () => {
       server = await startProcess({ HOST: '0.0.0.0', EOSCOPE_TOKEN: TOKEN })
@@ -89,9 +52,9 @@ describe('bound to 0.0.0.0', () => {
     }
 
     it('logs its start as JSON with the address and the backend', () => {
-      const start = server.out().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.event === 'start')
+      const start = server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.event === 'start')
       expect(start).toMatchObject({ level: 30, address: '0.0.0.0', backend: 'embedded', controlNeedsToken: true, readsNeedToken: false })
-      expect(server.out()).not.toContain(TOKEN)
+      expect(server.output()).not.toContain(TOKEN)
     })
 
     it('refuses control without the token (401) and runs it with the token (200); reads stay open', async () => {
@@ -152,7 +115,7 @@ describe('bound to 0.0.0.0', () => {
   })
 
   describe('with EOSCOPE_LOCK_READS=1', () => {
-    let server: Proc
+    let server: ServerProcess
     beforeAll(async () => {
       server = await startProcess({ HOST: '0.0.0.0', EOSCOPE_TOKEN: TOKEN, EOSCOPE_LOCK_READS: '1' })
     })

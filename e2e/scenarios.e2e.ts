@@ -1,40 +1,18 @@
 // A guided scenario run from the dashboard in Chromium: crash-before-commit-eos, started from the
 // keyboard, narrates while it runs and ends with its verdict, every expectation holding.
 
-import { mkdirSync } from 'node:fs'
 import path from 'node:path'
-import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromiumAvailable, firstPage, launchBrowser, type Browser } from './browser.ts'
-import { ROOT, startServer, type ServerProcess } from './server-process.ts'
+import { expect, it } from 'vitest'
+import { SHOTS, describeInChromium } from './chromium-page.ts'
 
-const SHOTS = path.join(ROOT, 'test-results')
-
-describe.skipIf(!chromiumAvailable())('guided scenarios in chromium', () => {
-  let server: ServerProcess
-  let browser: Browser
-  let page: Page
-  const consoleErrors: string[] = []
-
-  beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true })
-    server = await startServer()
-    browser = await launchBrowser()
-    page = await firstPage(browser, consoleErrors)
-    await page.goto(server.url)
-    await page.getByTestId('dashboard').waitFor({ timeout: 15_000 })
-  })
-
-  afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-  })
-
+describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (lab) => {
   it('lists every scenario with a Run button', async () => {
+    const { page } = lab
     await expect.poll(() => page.locator('[data-testid^="run-scenario-"]').count(), { timeout: 10_000 }).toBe(7)
   })
 
   it('runs crash-before-commit-eos from the keyboard and shows the verdict: every expectation holds', async () => {
+    const { page } = lab
     const run = page.getByTestId('run-scenario-crash-before-commit-eos')
     await run.focus()
     await page.keyboard.press('Enter')
@@ -65,6 +43,7 @@ describe.skipIf(!chromiumAvailable())('guided scenarios in chromium', () => {
   })
 
   it('runs crash-before-commit under at_least_once: duplicates in the ledger, each with the kill that caused it', async () => {
+    const { page } = lab
     await page.getByTestId('run-scenario-crash-before-commit').click()
     const view = page.locator('[data-testid="scenario-view"][data-name="crash-before-commit"]')
     await view.waitFor({ timeout: 10_000 })
@@ -77,9 +56,5 @@ describe.skipIf(!chromiumAvailable())('guided scenarios in chromium', () => {
     expect(await ledger.getByTestId('ledger-row').first().locator('.chip').count()).toBeGreaterThan(0)
     await ledger.screenshot({ path: path.join(SHOTS, 'scenario-ledger-at-least-once.png') })
     await page.getByTestId('scenarios').screenshot({ path: path.join(SHOTS, 'scenario-verdict-at-least-once.png') })
-  })
-
-  it('logged no console errors', () => {
-    expect(consoleErrors).toEqual([])
   })
 })

@@ -47,9 +47,21 @@ export function ensureBuild(): void {
   if (r.status !== 0) throw new Error('next build failed')
 }
 
-/** Starts `node --import tsx server/index.ts` and resolves once it answers GET /api/lab. */
-export async function startServer({ env = {}, timeoutMs = 30_000 }: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<ServerProcess> {
-  ensureBuild()
+export interface StartOptions {
+  /** The server's environment, over HOST=127.0.0.1, NODE_ENV=production and a free PORT. */
+  env?: Record<string, string>
+  timeoutMs?: number
+  /** Sent as a bearer token while waiting for GET /api/lab (a server with its reads locked). */
+  token?: string
+  /** 'answers': ready once GET /api/lab answers 200; 'logged-start': once it logs its start line (a server whose reads are locked). */
+  readyWhen?: 'answers' | 'logged-start'
+  /** 'fresh': build when the page's sources are newer than the build; 'any': any production build will do. */
+  build?: 'fresh' | 'any'
+}
+
+/** Starts `node --import tsx server/index.ts` and resolves once it is ready (see StartOptions). */
+export async function startServer({ env = {}, timeoutMs = 30_000, token, readyWhen = 'answers', build = 'fresh' }: StartOptions = {}): Promise<ServerProcess> {
+  if (build === 'fresh' || !existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) ensureBuild()
   const port = await freePort()
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
     cwd: ROOT,
@@ -60,15 +72,11 @@ export async function startServer({ env = {}, timeoutMs = 30_000 }: { env?: Reco
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
   const url = `http://127.0.0.1:${port}`
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {}
+  const ready = async () => (readyWhen === 'logged-start' ? /"event":"start"/.test(out) : fetch(`${url}/api/lab`, { headers }).then((r) => r.ok, () => false))
   const deadline = Date.now() + timeoutMs
-  for (;;) {
+  while (!(await ready())) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${out}`)
-    try {
-      const r = await fetch(`${url}/api/lab`)
-      if (r.ok) break
-    } catch {
-      // not listening yet
-    }
     if (Date.now() > deadline) {
       child.kill('SIGKILL')
       throw new Error(`server not ready within ${timeoutMs} ms:\n${out}`)

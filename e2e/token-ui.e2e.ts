@@ -3,52 +3,18 @@
 // entered there the kill works. With EOSCOPE_LOCK_READS=1 the page asks for the token instead of
 // connecting forever. The token lives in sessionStorage only.
 
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CHROMIUM_PATH, chromiumAvailable, launchBrowser, type Browser } from './browser.ts'
-import { ROOT, ensureBuild, freePort, startServer, type ServerProcess } from './server-process.ts'
+import { expect, it } from 'vitest'
+import { SHOTS, describeInChromium } from './chromium-page.ts'
 
-const CI = process.env.CI === 'true' || process.env.CI === '1'
-const SHOTS = path.join(ROOT, 'test-results')
 const TOKEN = 'ui0a1b2c3d4e5f60718293a4b5c6d7e8f9'
-
-if (!chromiumAvailable()) {
-  const msg = `chromium not found at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`
-  if (CI) throw new Error(msg)
-  console.warn(`skipping browser tests: ${msg}`)
-}
-
-async function newPage(browser: Browser, errors: string[]): Promise<Page> {
-  const page = browser.context.pages()[0] ?? (await browser.context.newPage())
-  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`))
-  return page
-}
 
 const focusedTestId = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? null)
 
-describe.skipIf(!chromiumAvailable())('the token control, controls locked', () => {
-  let server: ServerProcess
-  let browser: Browser
-  let page: Page
-  const errors: string[] = []
-
-  beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true })
-    server = await startServer({ env: { EOSCOPE_TOKEN: TOKEN, EOSCOPE_LOCK_READS: '' } })
-    browser = await launchBrowser()
-    page = await newPage(browser, errors)
-    await page.goto(server.url)
-  })
-
-  afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-  })
-
+describeInChromium('the token control, controls locked', { server: () => ({ env: { EOSCOPE_TOKEN: TOKEN, EOSCOPE_LOCK_READS: '' } }), errors: 'uncaught' }, (lab) => {
   it('refuses a kill without the token, says so and focuses the token field', async () => {
+    const { page } = lab
     await page.getByTestId('dashboard').waitFor({ timeout: 20_000 })
     await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 10_000 }).toContain('live')
     await expect.poll(() => page.getByTestId('token-toggle').textContent()).toContain('unlock controls')
@@ -66,6 +32,7 @@ describe.skipIf(!chromiumAvailable())('the token control, controls locked', () =
   })
 
   it('takes the token from the keyboard and the kill works; the token stays in sessionStorage only', async () => {
+    const { page } = lab
     await page.keyboard.type(TOKEN)
     await page.keyboard.press('Enter')
     await expect.poll(() => page.getByTestId('token-toggle').textContent()).toContain('token set')
@@ -95,6 +62,7 @@ describe.skipIf(!chromiumAvailable())('the token control, controls locked', () =
   })
 
   it('sends the token as a bearer token from /experiments', async () => {
+    const { page, server } = lab
     const sent = page.waitForRequest((r) => new URL(r.url()).pathname === '/api/experiments' && r.method() === 'GET', { timeout: 15_000 })
     await page.goto(`${server.url}/experiments`)
     expect((await sent).headers().authorization).toBe(`Bearer ${TOKEN}`)
@@ -102,6 +70,7 @@ describe.skipIf(!chromiumAvailable())('the token control, controls locked', () =
   })
 
   it('keeps the token for the tab across page loads, and forgets it on request', async () => {
+    const { page, server } = lab
     await page.goto(server.url)
     await page.getByTestId('dashboard').waitFor({ timeout: 20_000 })
     await expect.poll(() => page.getByTestId('token-toggle').textContent()).toContain('token set')
@@ -111,67 +80,16 @@ describe.skipIf(!chromiumAvailable())('the token control, controls locked', () =
     await page.getByTestId('token-forget').click()
     await expect.poll(() => page.getByTestId('token-toggle').textContent()).toContain('unlock controls')
     expect(await page.evaluate(() => Object.values({ ...sessionStorage }))).not.toContain(TOKEN)
-    expect(errors).toEqual([])
+    expect(lab.errors).toEqual([])
   })
 })
 
-/** startServer waits for an open GET /api/lab; with reads locked it has to send the token. */
-async function startLockedServer(): Promise<{ url: string; stop(): Promise<void> }> {
-  ensureBuild()
-  const port = await freePort()
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', EOSCOPE_TOKEN: TOKEN, EOSCOPE_LOCK_READS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
-  const url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${out}`)
-    const ok = await fetch(`${url}/api/lab`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) => r.ok, () => false)
-    if (ok) break
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL')
-      throw new Error(`server not ready:\n${out}`)
-    }
-    await new Promise((r) => setTimeout(r, 200))
-  }
-  return {
-    url,
-    async stop() {
-      if (child.exitCode !== null) return
-      const exited = new Promise((r) => child.once('exit', r))
-      child.kill('SIGTERM')
-      const t = setTimeout(() => child.kill('SIGKILL'), 5000)
-      await exited
-      clearTimeout(t)
-    },
-  }
-}
+// With reads locked the server is ready once GET /api/lab answers the token.
+const readsLocked = () => ({ env: { EOSCOPE_TOKEN: TOKEN, EOSCOPE_LOCK_READS: '1' }, token: TOKEN, timeoutMs: 60_000 })
 
-describe.skipIf(!chromiumAvailable())('the token control, reads locked', () => {
-  let server: { url: string; stop(): Promise<void> }
-  let browser: Browser
-  let page: Page
-  const errors: string[] = []
-
-  beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true })
-    server = await startLockedServer()
-    browser = await launchBrowser()
-    page = await newPage(browser, errors)
-    await page.goto(server.url)
-  })
-
-  afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-  })
-
+describeInChromium('the token control, reads locked', { server: readsLocked, errors: 'uncaught' }, (lab) => {
   it('asks for the token instead of connecting forever, then shows the lab', async () => {
+    const { page } = lab
     await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 10_000 }).toContain('locked')
     await expect.poll(() => focusedTestId(page)).toBe('token-input')
     await expect.poll(() => page.getByTestId('token-message').textContent()).toMatch(/needs its token/)
@@ -180,6 +98,6 @@ describe.skipIf(!chromiumAvailable())('the token control, reads locked', () => {
     await page.getByTestId('token-save').click()
     await page.getByTestId('dashboard').waitFor({ timeout: 20_000 })
     await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 10_000 }).toContain('live')
-    expect(errors).toEqual([])
+    expect(lab.errors).toEqual([])
   })
 })

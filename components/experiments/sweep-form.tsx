@@ -54,11 +54,11 @@ export function SweepForm({ running, backends, onStart, onCancel }: SweepFormPro
       <div className="sweep-form-row">
         <label>
           repetitions{' '}
-          <input type="number" min={SWEEP_LIMITS.repeat.min} max={SWEEP_LIMITS.repeat.max} value={repeat} disabled={running} onChange={(e) => setRepeat(Number(e.target.value))} data-testid="repeat" />
+          <input className="field" type="number" min={SWEEP_LIMITS.repeat.min} max={SWEEP_LIMITS.repeat.max} value={repeat} disabled={running} onChange={(e) => setRepeat(Number(e.target.value))} data-testid="repeat" />
         </label>
         <label>
           backend{' '}
-          <select value={backend} disabled={running} onChange={(e) => setBackend(e.target.value as SweepBackend)} data-testid="backend-select">
+          <select className="field" value={backend} disabled={running} onChange={(e) => setBackend(e.target.value as SweepBackend)} data-testid="backend-select">
             <option value="embedded">embedded</option>
             <option value="kafka" disabled={!backends.includes('kafka')}>
               kafka{backends.includes('kafka') ? '' : ' (not available yet)'}
@@ -66,7 +66,7 @@ export function SweepForm({ running, backends, onStart, onCancel }: SweepFormPro
           </select>
         </label>
         <label className="grow">
-          label <input type="text" maxLength={80} value={label} disabled={running} placeholder="optional" onChange={(e) => setLabel(e.target.value)} />
+          label <input className="field" type="text" maxLength={80} value={label} disabled={running} placeholder="optional" onChange={(e) => setLabel(e.target.value)} />
         </label>
       </div>
       <div className="sweep-form-row">

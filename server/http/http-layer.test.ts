@@ -4,7 +4,7 @@ import { io as connect, type Socket } from 'socket.io-client'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { LabSnapshot } from '../../lib/lab-protocol.ts'
 import { createFakeLab, type FakeLab } from './__fixtures__/fake-lab.ts'
-import { applyPatch, type LiveClientToServerEvents, type LiveServerToClientEvents, type SnapshotDelta } from './live-delta.ts'
+import { applyPatch, type LiveClientToServerEvents, type LiveServerToClientEvents, type SnapshotDelta } from '../../lib/live-delta.ts'
 import { attachLiveSocket, type LiveSocket } from './live-socket.ts'
 import { MAX_BODY_BYTES, createRestHandler } from './rest.ts'
 

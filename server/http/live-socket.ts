@@ -5,7 +5,7 @@ import type { Server as HttpServer } from 'node:http'
 import { Server, type Socket } from 'socket.io'
 import type { CommandResult, LabSnapshot } from '../../lib/lab-protocol.ts'
 import type { LabController } from '../lab/lab-controller.ts'
-import { diff, wireCopy, type LiveClientToServerEvents, type LiveServerToClientEvents } from './live-delta.ts'
+import { diff, wireCopy, type LiveClientToServerEvents, type LiveServerToClientEvents } from '../../lib/live-delta.ts'
 import { isSameOrigin } from './origin.ts'
 import type { AccessGate } from './access.ts'
 

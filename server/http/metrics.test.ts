@@ -1,24 +1,19 @@
 // GET /metrics over the real lab: the exposition parses, names every figure, and the values move
 // with the lab (throughput, commits, a kill and its recovery, dropped acks, socket clients, commands).
 
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { io as connect, type Socket } from 'socket.io-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createLab, type Lab } from '../lab/index.ts'
-import { attachEoscopeHttp, type EoscopeHttp } from './app.ts'
+import type { EoscopeHttp } from './app.ts'
+import { listenOnLoopback } from './__fixtures__/loopback.ts'
 
-let server: Server
 let http: EoscopeHttp
 let lab: Lab
 let url: string
 
 beforeAll(async () => {
   lab = await createLab({ ratePerSec: 400, snapshotIntervalMs: 50, validateIntervalMs: 500 })
-  server = createServer()
-  http = attachEoscopeHttp(server, { lab, policy: { token: null, lockReads: false, controlRate: { perSec: 100, burst: 100 } } })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  ;({ http, url } = await listenOnLoopback({ lab, policy: { token: null, lockReads: false, controlRate: { perSec: 100, burst: 100 } } }))
 }, 60_000)
 
 afterAll(async () => {

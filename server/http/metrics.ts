@@ -22,25 +22,68 @@ export interface LabMetrics {
   close(): void
 }
 
-/** A counter that mirrors a running total kept elsewhere (it restarts when the lab is reset). */
-function mirroredCounter(registry: Registry, name: string, help: string, read: (s: LabSnapshot) => number | undefined, lab: LabController): Counter {
-  return new Counter({
+type Read = (s: LabSnapshot) => number | null | undefined
+
+/** A metric's configuration that reads its value when scraped: reset, then `apply` the value unless it is null or undefined. */
+function readWhenScraped<M extends Gauge | Counter>(registry: Registry, name: string, help: string, read: () => number | null | undefined, apply: (metric: M, v: number) => void) {
+  return {
     name,
     help,
     registers: [registry],
-    collect() {
-      const v = read(lab.snapshot())
+    collect(this: M) {
+      const v = read()
       this.reset()
-      if (v !== undefined && Number.isFinite(v) && v > 0) this.inc(v)
+      if (v !== null && v !== undefined) apply(this, v)
     },
-  })
+  }
 }
 
-export function createLabMetrics({ lab, socketClients, defaultMetrics = true }: { lab: LabController; socketClients: () => number; defaultMetrics?: boolean }): LabMetrics {
-  const registry = new Registry()
-  if (defaultMetrics) collectDefaultMetrics({ register: registry })
-  const snap = () => lab.snapshot()
+function scrapedGauge(registry: Registry, name: string, help: string, read: () => number | null | undefined): Gauge {
+  return new Gauge(readWhenScraped<Gauge>(registry, name, help, read, (g, v) => g.set(v)))
+}
 
+/** A counter that mirrors a running total kept elsewhere (it restarts when the lab is reset). */
+function mirroredCounter(registry: Registry, name: string, help: string, read: () => number | null | undefined): Counter {
+  return new Counter(
+    readWhenScraped<Counter>(registry, name, help, read, (c, v) => {
+      if (Number.isFinite(v) && v > 0) c.inc(v)
+    }),
+  )
+}
+
+const latestPoint = (s: LabSnapshot) => s.series[s.series.length - 1]
+const validatorFigure = (read: (c: NonNullable<LabSnapshot['correctness']>) => number | null): Read => (s) => (s.correctness ? read(s.correctness) : null)
+
+/** Figures read from the latest snapshot: [name, help, read]. A validator figure is absent until it has run once, and while unavailable. */
+const SNAPSHOT_GAUGES: [string, string, Read][] = [
+  ['eoscope_commit_interval_ms', 'commit.interval.ms in force', (s) => s.config['commit.interval.ms']],
+  ['eoscope_processed_records_per_second', "Records/s by which the group's committed input offsets advance (latest point of the lab's series)", (s) => latestPoint(s)?.processedPerSec ?? 0],
+  ['eoscope_visible_output_records_per_second', 'Committed output records/s seen by a read_committed consumer (latest point)', (s) => latestPoint(s)?.visibleOutputPerSec ?? 0],
+  ['eoscope_transactions_open', 'Transactions open now', (s) => s.txnTotals.open],
+  ['eoscope_validator_duplicates', 'Duplicate output records found by the validator', validatorFigure((c) => c.duplicates)],
+  ['eoscope_validator_lost', 'Input records with no committed output', validatorFigure((c) => c.lost)],
+  ['eoscope_validator_aborted_reads', 'Aborted records delivered to a read_committed consumer', validatorFigure((c) => c.abortedReads)],
+  ['eoscope_validator_state_mismatches', 'Keys whose state differs from the committed input', validatorFigure((c) => c.stateMismatches)],
+  ['eoscope_validator_open_transactions', 'Transactions open when the validator ran', validatorFigure((c) => c.openTransactions)],
+  ['eoscope_validator_input_checked', 'Input records the validator checked', validatorFigure((c) => c.inputChecked)],
+  ['eoscope_recoveries_in_progress', 'Recoveries under way', (s) => s.recoveries.filter((r) => r.recoveryMs === null).length],
+]
+
+/** Running totals of the lab, mirrored as counters: [name, help, read]. */
+const SNAPSHOT_COUNTERS: [string, string, Read][] = [
+  ['eoscope_input_records_total', 'Input records fed by the load generator', (s) => s.totals.inputRecords],
+  ['eoscope_committed_input_records_total', 'Input records whose offsets are committed', (s) => s.totals.committedInput],
+  ['eoscope_output_records_total', 'Output records produced', (s) => s.totals.outputRecords],
+  ['eoscope_transactions_committed_total', 'Transactions committed since the lab started', (s) => s.txnTotals.committed],
+  ['eoscope_transactions_aborted_total', 'Transactions aborted since the lab started', (s) => s.txnTotals.aborted],
+  ['eoscope_worker_kills_total', 'Workers killed', (s) => s.totals.kills],
+  ['eoscope_dropped_acks_total', 'Produce acks dropped by fault injection', (s) => s.totals.droppedAcks],
+  ['eoscope_fenced_total', 'Producers fenced', (s) => s.totals.fenced],
+  ['eoscope_cluster_outages_total', 'Kafka backend: times the lab lost its cluster', (s) => s.health?.outages ?? 0],
+]
+
+/** The labelled figures: the lab's backend and guarantee, workers by state, the Kafka cluster's reachability. */
+function registerLabelledGauges(registry: Registry, snap: () => LabSnapshot): void {
   new Gauge({
     name: 'eoscope_lab_info',
     help: 'The lab: backend and processing guarantee (value 1)',
@@ -53,48 +96,6 @@ export function createLabMetrics({ lab, socketClients, defaultMetrics = true }: 
     },
   })
   new Gauge({
-    name: 'eoscope_commit_interval_ms',
-    help: 'commit.interval.ms in force',
-    registers: [registry],
-    collect() {
-      this.set(snap().config['commit.interval.ms'])
-    },
-  })
-  new Gauge({
-    name: 'eoscope_processed_records_per_second',
-    help: "Records/s by which the group's committed input offsets advance (latest point of the lab's series)",
-    registers: [registry],
-    collect() {
-      const s = snap()
-      this.set(s.series[s.series.length - 1]?.processedPerSec ?? 0)
-    },
-  })
-  new Gauge({
-    name: 'eoscope_visible_output_records_per_second',
-    help: 'Committed output records/s seen by a read_committed consumer (latest point)',
-    registers: [registry],
-    collect() {
-      const s = snap()
-      this.set(s.series[s.series.length - 1]?.visibleOutputPerSec ?? 0)
-    },
-  })
-  mirroredCounter(registry, 'eoscope_input_records_total', 'Input records fed by the load generator', (s) => s.totals.inputRecords, lab)
-  mirroredCounter(registry, 'eoscope_committed_input_records_total', 'Input records whose offsets are committed', (s) => s.totals.committedInput, lab)
-  mirroredCounter(registry, 'eoscope_output_records_total', 'Output records produced', (s) => s.totals.outputRecords, lab)
-  mirroredCounter(registry, 'eoscope_transactions_committed_total', 'Transactions committed since the lab started', (s) => s.txnTotals.committed, lab)
-  mirroredCounter(registry, 'eoscope_transactions_aborted_total', 'Transactions aborted since the lab started', (s) => s.txnTotals.aborted, lab)
-  new Gauge({
-    name: 'eoscope_transactions_open',
-    help: 'Transactions open now',
-    registers: [registry],
-    collect() {
-      this.set(snap().txnTotals.open)
-    },
-  })
-  mirroredCounter(registry, 'eoscope_worker_kills_total', 'Workers killed', (s) => s.totals.kills, lab)
-  mirroredCounter(registry, 'eoscope_dropped_acks_total', 'Produce acks dropped by fault injection', (s) => s.totals.droppedAcks, lab)
-  mirroredCounter(registry, 'eoscope_fenced_total', 'Producers fenced', (s) => s.totals.fenced, lab)
-  new Gauge({
     name: 'eoscope_workers',
     help: 'Workers by state',
     labelNames: ['state'],
@@ -105,8 +106,7 @@ export function createLabMetrics({ lab, socketClients, defaultMetrics = true }: 
       for (const [state, n] of Object.entries(counts)) this.set({ state }, n)
     },
   })
-
-  // Kafka backend: whether the lab reaches its cluster, and the outages so far (absent on the embedded log).
+  // Kafka backend: whether the lab reaches its cluster (absent on the embedded log).
   new Gauge({
     name: 'eoscope_cluster_reachable',
     help: 'Kafka backend: 1 while the lab reaches its cluster, 0 during an outage (by application.id; absent on the embedded log)',
@@ -118,55 +118,15 @@ export function createLabMetrics({ lab, socketClients, defaultMetrics = true }: 
       if (s.health) this.set({ application_id: s.applicationId ?? '' }, s.health.reachable ? 1 : 0)
     },
   })
-  mirroredCounter(registry, 'eoscope_cluster_outages_total', 'Kafka backend: times the lab lost its cluster', (s) => s.health?.outages ?? 0, lab)
+}
 
-  // The validator's latest figures (absent until it has run once).
-  const validator: [string, string, (c: NonNullable<LabSnapshot['correctness']>) => number | null][] = [
-    ['eoscope_validator_duplicates', 'Duplicate output records found by the validator', (c) => c.duplicates],
-    ['eoscope_validator_lost', 'Input records with no committed output', (c) => c.lost],
-    ['eoscope_validator_aborted_reads', 'Aborted records delivered to a read_committed consumer', (c) => c.abortedReads],
-    ['eoscope_validator_state_mismatches', 'Keys whose state differs from the committed input', (c) => c.stateMismatches],
-    ['eoscope_validator_open_transactions', 'Transactions open when the validator ran', (c) => c.openTransactions],
-    ['eoscope_validator_input_checked', 'Input records the validator checked', (c) => c.inputChecked],
-  ]
-  for (const [name, help, read] of validator) {
-    new Gauge({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        const c = snap().correctness
-        this.reset()
-        // An unavailable figure is left out rather than reported as a number.
-        const v = c ? read(c) : null
-        if (v !== null) this.set(v)
-      },
-    })
-  }
-
-  new Gauge({
-    name: 'eoscope_socket_clients',
-    help: 'Browsers connected to the live socket',
-    registers: [registry],
-    collect() {
-      this.set(socketClients())
-    },
-  })
-
-  // Recoveries, observed once each as they complete.
+/** Recoveries, observed once each as they complete; returns the unsubscribe. */
+function observeRecoveries(registry: Registry, lab: LabController): () => void {
   const recoveries = new Counter({ name: 'eoscope_recoveries_total', help: 'Recoveries completed (a worker killed, its tasks running again elsewhere)', registers: [registry] })
   const recoveryMs = new Histogram({ name: 'eoscope_recovery_duration_ms', help: 'Recovery time, from the kill until the tasks caught up', buckets: RECOVERY_BUCKETS_MS, registers: [registry] })
   const phaseMs = new Histogram({ name: 'eoscope_recovery_phase_duration_ms', help: 'Recovery phases: detection, rebalance, fence, restore, catchUp', labelNames: ['phase'], buckets: RECOVERY_BUCKETS_MS, registers: [registry] })
   const lastPhase = new Gauge({ name: 'eoscope_last_recovery_phase_ms', help: "The last completed recovery's phases", labelNames: ['phase'], registers: [registry] })
   const lastRecovery = new Gauge({ name: 'eoscope_last_recovery_ms', help: 'The last completed recovery, from the kill until the tasks caught up', registers: [registry] })
-  new Gauge({
-    name: 'eoscope_recoveries_in_progress',
-    help: 'Recoveries under way',
-    registers: [registry],
-    collect() {
-      this.set(snap().recoveries.filter((r) => r.recoveryMs === null).length)
-    },
-  })
   let seenRun = -1
   let seen = new Set<string>()
   const observe = (s: LabSnapshot) => {
@@ -191,7 +151,18 @@ export function createLabMetrics({ lab, socketClients, defaultMetrics = true }: 
     }
   }
   observe(lab.snapshot())
-  const unsubscribe = lab.onSnapshot(observe)
+  return lab.onSnapshot(observe)
+}
+
+export function createLabMetrics({ lab, socketClients, defaultMetrics = true }: { lab: LabController; socketClients: () => number; defaultMetrics?: boolean }): LabMetrics {
+  const registry = new Registry()
+  if (defaultMetrics) collectDefaultMetrics({ register: registry })
+  const snap = () => lab.snapshot()
+  registerLabelledGauges(registry, snap)
+  for (const [name, help, read] of SNAPSHOT_GAUGES) scrapedGauge(registry, name, help, () => read(snap()))
+  for (const [name, help, read] of SNAPSHOT_COUNTERS) mirroredCounter(registry, name, help, () => read(snap()))
+  scrapedGauge(registry, 'eoscope_socket_clients', 'Browsers connected to the live socket', socketClients)
+  const unsubscribe = observeRecoveries(registry, lab)
 
   const commands = new Counter({ name: 'eoscope_commands_total', help: 'Control commands by name, transport and outcome (ok: the lab ran it; error: refused)', labelNames: ['command', 'via', 'outcome'], registers: [registry] })
   const rejected = new Counter({ name: 'eoscope_rejected_requests_total', help: 'Requests and socket messages refused, by reason', labelNames: ['via', 'reason'], registers: [registry] })

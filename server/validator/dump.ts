@@ -17,25 +17,13 @@ import { tpKey } from '../log/types.ts'
 import { DEFAULT_INPUT_TOPIC, DEFAULT_OUTPUT_TOPIC, changelogTopic } from '../../lib/records.ts'
 import { type ValidateOptions, validateRun } from './validator.ts'
 import type { ValidationReport } from './report.ts'
+import { DEFAULT_PAGE_SIZE, forEachPage } from './log-pages.ts'
 
 export const TOPICS_FILE = 'topics.json'
 export const COMMITTED_OFFSETS_FILE = 'committed-offsets.json'
-const PAGE_SIZE = 5_000
 
-/** One line of a partition file. */
-export interface DumpLine {
-  offset: number
-  key: string | null
-  value: string | null
-  headers: Headers | null
-  timestamp: number
-  producerId: number
-  producerEpoch: number
-  sequence: number
-  transactional: boolean
-  control: ControlType | null
-  txnOutcome: TxnOutcome | null
-}
+/** One line of a partition file: the stored record without its topic and partition (the file names them), headers null when none. */
+export type DumpLine = Omit<StoredRecordView, 'topic' | 'partition' | 'headers'> & { headers: Headers | null }
 
 export interface TopicsFile {
   topics: { topic: string; partitions: (PartitionOffsets & { partition: number })[] }[]
@@ -102,13 +90,9 @@ export function partitionFileName(topic: string, partition: number): string {
 
 async function dumpPartition(inspector: LogInspector, tp: TopicPartition, offsets: PartitionOffsets, file: string): Promise<void> {
   const out = createWriteStream(file, { encoding: 'utf8' })
-  let next = offsets.logStartOffset
-  while (next < offsets.highWatermark) {
-    const page = await inspector.readRaw(tp, next, offsets.highWatermark, PAGE_SIZE)
-    if (page.length === 0) break
+  await forEachPage(inspector, tp, offsets.logStartOffset, offsets.highWatermark, DEFAULT_PAGE_SIZE, async (page) => {
     if (!out.write(page.map((r) => JSON.stringify(toDumpLine(r)) + '\n').join(''))) await once(out, 'drain')
-    next = page[page.length - 1]!.offset + 1
-  }
+  })
   out.end()
   await once(out, 'finish')
 }

@@ -8,7 +8,7 @@
 // records whose transaction the markers say was aborted. A correct log shows 0; a log that forgets
 // to flag aborted batches, or reports a last stable offset past an aborted transaction, does not.
 
-import type { PartitionOffsets, StoredRecordView } from '../log/types.ts'
+import type { ControlType, PartitionOffsets, StoredRecordView } from '../log/types.ts'
 
 type RecordFlags = Pick<StoredRecordView, 'control' | 'txnOutcome'>
 
@@ -66,7 +66,7 @@ export class AbortedReadAudit {
     if (r.offset <= this.lastOffset) throw new Error(`records must come in offset order: ${r.offset} after ${this.lastOffset}`)
     this.lastOffset = r.offset
     if (r.control !== null) {
-      this.closeTxn(r.producerId, r.control === 'ABORT')
+      this.closeTxn(r.producerId, r.control)
       return
     }
     if (!r.transactional) return
@@ -76,10 +76,10 @@ export class AbortedReadAudit {
     if (isDeliveredReadUncommitted(r, this.offsets.highWatermark)) txn.deliveredReadUncommitted++
   }
 
-  private closeTxn(producerId: number, aborted: boolean): void {
+  private closeTxn(producerId: number, marker: ControlType): void {
     const txn = this.open.get(producerId)
     this.open.delete(producerId)
-    if (!txn || !aborted) return
+    if (!txn || marker !== 'ABORT') return
     this.counts.abortedReads += txn.deliveredReadCommitted
     this.counts.abortedReadsUncommitted += txn.deliveredReadUncommitted
   }
@@ -95,4 +95,15 @@ export function auditAbortedReads(records: readonly AuditedRecord[], offsets: Pi
   const audit = new AbortedReadAudit(offsets)
   for (const r of records) audit.add(r)
   return audit.result()
+}
+
+/** The counts of several audits (one per partition) added up. */
+export function sumAbortedReads(audits: Iterable<AbortedReadAudit>): AbortedReadCounts {
+  const sum: AbortedReadCounts = { abortedReads: 0, abortedReadsUncommitted: 0 }
+  for (const audit of audits) {
+    const c = audit.result()
+    sum.abortedReads += c.abortedReads
+    sum.abortedReadsUncommitted += c.abortedReadsUncommitted
+  }
+  return sum
 }

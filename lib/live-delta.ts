@@ -12,7 +12,7 @@
 // Volatile events may be dropped, so every delta names the seq it was computed against; a browser
 // holding another seq asks for a full snapshot (the `resync` event) instead of applying it.
 
-import type { ClientToServerEvents, LabSnapshot, ServerToClientEvents } from '../../lib/lab-protocol.ts'
+import type { ClientToServerEvents, LabSnapshot, ServerToClientEvents } from './lab-protocol.ts'
 
 export type Patch = ['=', unknown] | ['o', Record<string, Patch>, string[]?] | ['a', number, [ArrayKey, Patch][], ArrayKey[]?]
 type ArrayKey = string | number

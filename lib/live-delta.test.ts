@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { fixtureSnapshot } from '../../components/__fixtures__/lab-snapshot.ts'
-import type { LabSnapshot } from '../../lib/lab-protocol.ts'
+import { fixtureSnapshot } from '../components/__fixtures__/lab-snapshot.ts'
+import type { LabSnapshot } from './lab-protocol.ts'
 import { applyPatch, diff, wireCopy } from './live-delta.ts'
 
 function roundTrip(prev: unknown, next: unknown) {
