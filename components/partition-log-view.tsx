@@ -150,6 +150,80 @@ function PartitionSelector({ log, partitions, send, logWindow, onWindow }: { log
   )
 }
 
+/** The partition's offsets: log start, LSO, HW, what is open, and where the two consumers stand. */
+function LogFigures({ log }: { log: NonNullable<PartitionLogViewProps['log']> }) {
+  return (
+    <dl className="log-figures num" data-testid="log-figures">
+      <div>
+        <dt>partition</dt>
+        <dd className="mono" data-testid="log-partition-name">
+          {log.topic}-{log.partition}
+        </dd>
+      </div>
+      <div>
+        <dt>log start</dt>
+        <dd>{fmtInt(log.logStartOffset)}</dd>
+      </div>
+      <div>
+        <dt title="last stable offset">LSO</dt>
+        <dd data-testid="log-figure-lso">{fmtInt(log.lastStableOffset)}</dd>
+      </div>
+      <div>
+        <dt title="high watermark">HW</dt>
+        <dd data-testid="log-figure-hw">{fmtInt(log.highWatermark)}</dd>
+      </div>
+      <div>
+        <dt title="HW minus LSO: written, not yet readable by read_committed">open</dt>
+        <dd className={log.highWatermark > log.lastStableOffset ? 'warn-text' : ''}>{fmtInt(log.highWatermark - log.lastStableOffset)}</dd>
+      </div>
+      <div>
+        <dt>read_committed at</dt>
+        <dd data-testid="log-figure-rc">{fmtInt(log.readCommittedPosition)}</dd>
+      </div>
+      <div>
+        <dt>read_uncommitted at</dt>
+        <dd data-testid="log-figure-ru">{fmtInt(log.readUncommittedPosition)}</dd>
+      </div>
+    </dl>
+  )
+}
+
+interface LogGridProps {
+  log: NonNullable<PartitionLogViewProps['log']>
+  cells: NonNullable<PartitionLogViewProps['log']>['cells']
+  bySlot: Map<number, Boundary[]>
+  raised: ReturnType<typeof raiseHighWatermark>
+  logWindow: LogWindow
+}
+
+/** One cell per offset slot, with the LSO/HW/consumer marks at their edges. */
+function LogGrid({ log, cells, bySlot, raised, logWindow }: LogGridProps) {
+  return (
+    <div className="log-scroll">
+    <div className="log-grid" role="list" aria-label={`${logWindow === 'latest' ? `the latest ${LOG_SLOTS} offsets` : `${LOG_SLOTS} offsets around the latest ABORT marker`} of ${log.topic}-${log.partition}`} data-testid="log-grid" data-window={logWindow}>
+      {Array.from({ length: LOG_SLOTS }, (_, i) => {
+        const c = cells[i]
+        const here = bySlot.get(i)
+        const after = i === LOG_SLOTS - 1 ? bySlot.get(LOG_SLOTS) : undefined
+        return (
+          <div key={i} className="log-slot" role="listitem">
+            {c ? (
+              <span className={cellClass(c)} title={cellTitle(c)} data-testid="log-cell" data-offset={c.offset} data-outcome={c.outcome ?? 'none'} data-control={c.control ?? 'none'}>
+                {c.control ? c.control[0] : ''}
+              </span>
+            ) : (
+              <span className="log-cell log-empty" />
+            )}
+            {here ? <Marks marks={here} edge="left" raised={raised} /> : null}
+            {after ? <Marks marks={after} edge="right" raised={raised} /> : null}
+          </div>
+        )
+      })}
+    </div>
+    </div>
+  )
+}
+
 /** The records of one partition as cells, with the LSO, the high watermark and where two consumers stand. */
 export const PartitionLogView = memo(function PartitionLogView({ log, partitions, send }: PartitionLogViewProps) {
   const [logWindow, setLogWindow] = useState<LogWindow>('latest')
@@ -174,60 +248,8 @@ export const PartitionLogView = memo(function PartitionLogView({ log, partitions
     >
       {log ? (
         <>
-          <dl className="log-figures num" data-testid="log-figures">
-            <div>
-              <dt>partition</dt>
-              <dd className="mono" data-testid="log-partition-name">
-                {log.topic}-{log.partition}
-              </dd>
-            </div>
-            <div>
-              <dt>log start</dt>
-              <dd>{fmtInt(log.logStartOffset)}</dd>
-            </div>
-            <div>
-              <dt title="last stable offset">LSO</dt>
-              <dd data-testid="log-figure-lso">{fmtInt(log.lastStableOffset)}</dd>
-            </div>
-            <div>
-              <dt title="high watermark">HW</dt>
-              <dd data-testid="log-figure-hw">{fmtInt(log.highWatermark)}</dd>
-            </div>
-            <div>
-              <dt title="HW minus LSO: written, not yet readable by read_committed">open</dt>
-              <dd className={log.highWatermark > log.lastStableOffset ? 'warn-text' : ''}>{fmtInt(log.highWatermark - log.lastStableOffset)}</dd>
-            </div>
-            <div>
-              <dt>read_committed at</dt>
-              <dd data-testid="log-figure-rc">{fmtInt(log.readCommittedPosition)}</dd>
-            </div>
-            <div>
-              <dt>read_uncommitted at</dt>
-              <dd data-testid="log-figure-ru">{fmtInt(log.readUncommittedPosition)}</dd>
-            </div>
-          </dl>
-          <div className="log-scroll">
-          <div className="log-grid" role="list" aria-label={`${logWindow === 'latest' ? `the latest ${LOG_SLOTS} offsets` : `${LOG_SLOTS} offsets around the latest ABORT marker`} of ${log.topic}-${log.partition}`} data-testid="log-grid" data-window={logWindow}>
-            {Array.from({ length: LOG_SLOTS }, (_, i) => {
-              const c = cells[i]
-              const here = bySlot.get(i)
-              const after = i === LOG_SLOTS - 1 ? bySlot.get(LOG_SLOTS) : undefined
-              return (
-                <div key={i} className="log-slot" role="listitem">
-                  {c ? (
-                    <span className={cellClass(c)} title={cellTitle(c)} data-testid="log-cell" data-offset={c.offset} data-outcome={c.outcome ?? 'none'} data-control={c.control ?? 'none'}>
-                      {c.control ? c.control[0] : ''}
-                    </span>
-                  ) : (
-                    <span className="log-cell log-empty" />
-                  )}
-                  {here ? <Marks marks={here} edge="left" raised={raised} /> : null}
-                  {after ? <Marks marks={after} edge="right" raised={raised} /> : null}
-                </div>
-              )
-            })}
-          </div>
-          </div>
+          <LogFigures log={log} />
+          <LogGrid log={log} cells={cells} bySlot={bySlot} raised={raised} logWindow={logWindow} />
           <div className="legend small muted">
             <span className="log-cell log-committed" /> committed <span className="log-cell log-pending" /> pending (open transaction) <span className="log-cell log-aborted" /> aborted{' '}
             <span className="log-cell log-plain" /> non-transactional <span className="log-cell log-control log-commit">C</span> COMMIT marker{' '}

@@ -2,20 +2,20 @@
 // and the CLI's flags build theirs here, so one bad value reads the same wherever it is refused.
 
 import { z } from 'zod'
-import { choiceProblem, type Range, rangeOf, rangeProblem, type SettingContext, type SettingName, SETTINGS } from './streams-config.ts'
+import { choiceProblem, type NumberKind, type Range, rangeOf, rangeProblem, type SettingContext, type SettingName, SETTINGS } from './streams-config.ts'
 
 /** A number within a range; any other value gets rangeProblem's words. */
-export function rangeSchema(range: Range, integer: boolean): z.ZodNumber {
-  const error = (issue: { input?: unknown }) => rangeProblem(range, integer, issue.input)
+export function rangeSchema(range: Range, number: NumberKind): z.ZodNumber {
+  const error = (issue: { input?: unknown }) => rangeProblem(range, number, issue.input)
   let schema = z.number({ error }).min(range.min, { error })
-  if (integer) schema = schema.int({ error })
+  if (number.integer) schema = schema.int({ error })
   if (range.max !== Number.POSITIVE_INFINITY) schema = schema.max(range.max, { error })
   return schema
 }
 
 /** A number within a setting's range where it is set. */
 export function settingSchema(name: SettingName, context: SettingContext = 'run'): z.ZodNumber {
-  return rangeSchema(rangeOf(name, context), SETTINGS[name].integer)
+  return rangeSchema(rangeOf(name, context), SETTINGS[name])
 }
 
 /** One of a list of choices; any other value gets choiceProblem's words. */

@@ -45,6 +45,11 @@ export const EOSCOPE_DEFAULTS = {
 // may go. The zod schemas of the lab protocol (REST, socket), the sweep's, the CLI's flags and
 // validateStreamsConfig all read their bounds here, and word a bad value with settingProblem.
 
+/** Whether a number must be whole: a setting's spec or a flag's says so. */
+export interface NumberKind {
+  readonly integer: boolean
+}
+
 export interface Range {
   readonly min: number
   /** Infinity: unbounded above. */
@@ -149,8 +154,8 @@ export function rangeOf(name: SettingName, context: SettingContext = 'run'): Ran
 }
 
 /** "an integer from 1 to 5", "a number of at least 0.001". */
-export function describeRange(range: Range, integer: boolean): string {
-  const kind = integer ? 'an integer' : 'a number'
+export function describeRange(range: Range, number: NumberKind): string {
+  const kind = number.integer ? 'an integer' : 'a number'
   return range.max === Number.POSITIVE_INFINITY ? `${kind} of at least ${range.min}` : `${kind} from ${range.min} to ${range.max}`
 }
 
@@ -163,13 +168,13 @@ export function shownValue(value: unknown): string {
 }
 
 /** The one wording of a value out of a range or of the wrong type. */
-export function rangeProblem(range: Range, integer: boolean, value: unknown): string {
-  return `must be ${describeRange(range, integer)}; got ${shownValue(value)}`
+export function rangeProblem(range: Range, number: NumberKind, value: unknown): string {
+  return `must be ${describeRange(range, number)}; got ${shownValue(value)}`
 }
 
 /** A bad value for a setting where it is set, worded alike by the CLI, REST and the socket. */
 export function settingProblem(name: SettingName, context: SettingContext, value: unknown): string {
-  return rangeProblem(rangeOf(name, context), SETTINGS[name].integer, value)
+  return rangeProblem(rangeOf(name, context), SETTINGS[name], value)
 }
 
 /** The one wording of a value outside a list of choices. */

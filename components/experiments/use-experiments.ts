@@ -48,7 +48,7 @@ async function postCancel(): Promise<string | null> {
  * Hands the current experiment to `take`: every 500 ms while one runs, once at first load;
  * re-armed when a run starts (running flips to true after a POST).
  */
-function usePolledCurrent(running: boolean, firstLoad: boolean, take: (experiment: ExperimentRecord | null) => void, fail: (message: string) => void): void {
+function usePolledCurrent({ running, firstLoad }: { running: boolean; firstLoad: boolean }, take: (experiment: ExperimentRecord | null) => void, fail: (message: string) => void): void {
   useEffect(() => {
     let stop = false
     let timer: ReturnType<typeof setTimeout> | null = null
@@ -94,8 +94,7 @@ export function useExperiments() {
   }, [])
 
   usePolledCurrent(
-    running,
-    current === null,
+    { running, firstLoad: current === null },
     (experiment) => {
       setCurrent(experiment)
       const isRunning = experiment?.status === 'running'

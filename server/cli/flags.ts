@@ -98,7 +98,7 @@ function schemaOf(f: FlagSpec): z.ZodType {
     case 'setting':
       return z.preprocess(numeric, settingSchema(f.setting, f.context))
     case 'number':
-      return z.preprocess(numeric, rangeSchema(f.range, f.integer))
+      return z.preprocess(numeric, rangeSchema(f.range, f))
   }
 }
 
@@ -153,10 +153,10 @@ function describe(f: FlagSpec): string {
     case 'setting': {
       const meaning = f.meaning ?? SETTINGS[f.setting].meaning
       const d = f.defaultText ?? (f.default !== undefined ? String(f.default) : defaultText(f.setting))
-      return `${meaning} (default: ${d}; ${describeRange(rangeOf(f.setting, f.context), SETTINGS[f.setting].integer)})`
+      return `${meaning} (default: ${d}; ${describeRange(rangeOf(f.setting, f.context), SETTINGS[f.setting])})`
     }
     case 'number':
-      return `${f.meaning} (${f.default === undefined ? '' : `default: ${f.default}; `}${describeRange(f.range, f.integer)})`
+      return `${f.meaning} (${f.default === undefined ? '' : `default: ${f.default}; `}${describeRange(f.range, f)})`
   }
 }
 

@@ -22,7 +22,7 @@ export const SWEEP = {
     intervals: {
       type: 'string',
       value: 'MS[,MS...]',
-      meaning: `commit.interval.ms values to measure, up to ${rangeOf('sweepIntervals').max}, each ${describeRange(intervalRange, true)}`,
+      meaning: `commit.interval.ms values to measure, up to ${rangeOf('sweepIntervals').max}, each ${describeRange(intervalRange, { integer: true })}`,
       defaultText: DEFAULT_SWEEP_INTERVALS.join(','),
     },
     guarantees: { type: 'string', value: 'G[,G...]', meaning: `processing.guarantee values to measure, of ${PROCESSING_GUARANTEES.join(', ')}`, defaultText: DEFAULT_SWEEP_GUARANTEES.join(',') },
