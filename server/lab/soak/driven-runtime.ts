@@ -66,16 +66,20 @@ export function validateRuntime(lab: RunRuntime): Promise<ValidationReport> {
   return validateRun(lab.connection.inspector(), validationTopics(lab))
 }
 
-/** Calls again every 100 ms while it throws (a remote log right after an outage), until maxMs have passed. */
+/**
+ * Calls again every 100 ms of `time` while the call throws (a remote log right after an outage),
+ * until maxMs have passed; then the last error is thrown.
+ */
 export async function untilAnswered<T>(time: Time, call: () => Promise<T>, maxMs: number): Promise<T> {
   const deadline = time.now() + maxMs
   for (;;) {
-    try {
-      return await call()
-    } catch (e) {
-      if (time.now() > deadline) throw e
-      await time.sleep(100)
-    }
+    const outcome = await call().then(
+      (value) => ({ answered: true as const, value }),
+      (error: unknown) => ({ answered: false as const, error }),
+    )
+    if (outcome.answered) return outcome.value
+    if (time.now() > deadline) throw outcome.error
+    await time.sleep(100)
   }
 }
 

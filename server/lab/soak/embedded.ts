@@ -9,9 +9,7 @@ import type { SoakBackend, SoakSession, SoakSpec } from './soak.ts'
 export function embeddedSoak(time: Time): SoakBackend<object> {
   return {
     time,
-    faultGapMs: [150, 450],
-    validateEveryMs: 10_000,
-    drainTimeoutMs: 120_000,
+    pace: { faultGapMs: [150, 450], validateEveryMs: 10_000, drainTimeoutMs: 120_000 },
     pausesAtStep: true,
     periodicChecks: 'under-load',
     notes: [],

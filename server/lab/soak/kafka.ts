@@ -47,9 +47,7 @@ export function kafkaSoak(o: KafkaSoakOptions): SoakBackend<KafkaSoakFigures> {
   const time = new SystemTime()
   return {
     time,
-    faultGapMs: [300, 900],
-    validateEveryMs: 30_000,
-    drainTimeoutMs: 180_000,
+    pace: { faultGapMs: [300, 900], validateEveryMs: 30_000, drainTimeoutMs: 180_000 },
     pausesAtStep: false,
     periodicChecks: 'quiet',
     notes: KAFKA_FAULT_NOTES,

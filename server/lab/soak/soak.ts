@@ -64,13 +64,19 @@ export interface SoakSession<X extends object> {
   close(outcome: SoakOutcome): Promise<void>
 }
 
-export interface SoakBackend<X extends object> {
-  readonly time: Time
+/** How fast a backend's soak goes. */
+export interface SoakPace {
   /** The pause between two faults: a seeded draw in [min, max) ms. */
   readonly faultGapMs: readonly [number, number]
+  /** How often the logs are validated while running (unless the soak's options say). */
   readonly validateEveryMs: number
   /** How long the group may take to commit all input after the faults stop. */
   readonly drainTimeoutMs: number
+}
+
+export interface SoakBackend<X extends object> {
+  readonly time: Time
+  readonly pace: SoakPace
   /** The runtime can freeze a worker at one of the five steps (else only as a whole). */
   readonly pausesAtStep: boolean
   /**
@@ -182,12 +188,12 @@ class SoakRun<X extends object> {
     const rng = this.lab.random
     const faults = [...offeredFaults(this.lab.connection.capabilities, this.guarantees), ...this.session.faults]
     const ctx = this.faultContext(new Set())
-    const [gapMin, gapMax] = this.backend.faultGapMs
+    const [gapMin, gapMax] = this.backend.pace.faultGapMs
     let lastCheck = this.time.now()
     while ((this.total() < this.o.faults || this.elapsed() < (this.o.minMs ?? 0)) && this.generatorError === null) {
       await this.time.sleep(rng.int(gapMin, gapMax))
       await applyNextFault(ctx, faults, this.total(), rng.next())
-      if (this.time.now() - lastCheck >= (this.o.validateEveryMs ?? this.backend.validateEveryMs)) {
+      if (this.time.now() - lastCheck >= (this.o.validateEveryMs ?? this.backend.pace.validateEveryMs)) {
         await this.periodicCheck()
         lastCheck = this.time.now()
       }
@@ -221,7 +227,7 @@ class SoakRun<X extends object> {
     await this.lab.generator.done.catch(() => {})
     if (this.generatorError) this.violations.push(`the load generator stopped: ${this.generatorError.message}`)
     for (const s of this.lab.liveSlots()) if (s.process.state === 'paused' && s.worker) this.lab.resume(s.worker.id)
-    const ms = this.backend.drainTimeoutMs
+    const ms = this.backend.pace.drainTimeoutMs
     if (!(await this.caughtUp(ms))) {
       this.violations.push(`the group did not commit all input within ${Math.round(ms / 1000)} s after the faults stopped (committed ${JSON.stringify(this.lab.committedOffsets())})`)
     }
