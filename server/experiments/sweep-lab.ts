@@ -11,6 +11,7 @@
 //   Every lab uses its own application.id, so its group and topics are its own; they are deleted
 //   when the lab is done with, to keep the broker small.
 
+import type { Admin } from 'kafkajs'
 import type { ProcessingGuarantee, StreamsConfig } from '../../lib/streams-config.ts'
 import type { Logger } from '../logging.ts'
 import type { KafkaClientConfig } from '../log/kafka/kafka-client.ts'
@@ -102,6 +103,34 @@ export const EMBEDDED_SWEEP_BACKEND: SweepBackend = {
   },
 }
 
+/** A topic's high watermarks, asked of the cluster on an admin client connected at the first call. */
+class EndOffsets {
+  private admin: Admin | null = null
+  private connecting: Promise<void> | null = null
+
+  constructor(
+    private readonly makeAdmin: () => Admin,
+    private readonly topic: string,
+    private readonly partitions: number,
+  ) {}
+
+  async fetch(): Promise<number[]> {
+    if (!this.connecting) {
+      this.admin = this.makeAdmin()
+      this.connecting = this.admin.connect()
+    }
+    await this.connecting
+    const out = Array.from({ length: this.partitions }, () => 0)
+    for (const o of await this.admin!.fetchTopicOffsets(this.topic)) if (o.partition < out.length) out[o.partition] = Number(o.high)
+    return out
+  }
+
+  async close(): Promise<void> {
+    if (this.admin) await this.admin.disconnect().catch(() => {})
+    this.admin = null
+  }
+}
+
 let labSeq = 0
 
 /** A fresh application.id: the prefix, a random token shared by the process, the cell and a counter. */
@@ -123,6 +152,7 @@ export function kafkaSweepBackend(target: SweepKafkaTarget, log: Logger): SweepB
       if (!(spec.time instanceof SystemTime)) throw new Error('the kafka backend runs on the system clock only')
       const config = { ...spec.config, 'application.id': sweepApplicationId(prefix, spec.config['processing.guarantee'], spec.config['commit.interval.ms'], repetition, purpose) }
       const { KafkaLabRuntime } = await import('../lab/kafka/kafka-lab-runtime.ts')
+      const { createKafka } = await import('../log/kafka/kafka-client.ts')
       const client: KafkaClientConfig = { brokers: target.brokers, clientId: 'eoscope-sweep', ...target.security }
       const runtime = new KafkaLabRuntime(spec.time, {
         client,
@@ -136,13 +166,16 @@ export function kafkaSweepBackend(target: SweepKafkaTarget, log: Logger): SweepB
         restartAfterMs: null,
         workerLogs: target.workerLogs,
       })
+      // The end offsets are asked for on a client of their own, so that the runtime's group polls never wait behind them.
+      const ends = new EndOffsets(() => createKafka(client, 'eoscope-sweep-ends').admin(), runtime.topics.input, spec.partitions)
       let released = false
       return {
         runtime,
-        inputEnds: () => runtime.fetchInputEnds(),
+        inputEnds: () => ends.fetch(),
         async release(keep) {
           if (released) return
           released = true
+          await ends.close()
           // The workers have stopped: the topics can go before the connections do.
           if (keep === undefined) await runtime.deleteTopics().catch(() => {})
           else log.warn({ event: 'kept-topics', applicationId: runtime.groupId, reason: keep }, `kept the topics and group of application.id ${runtime.groupId} for inspection: ${keep}`)
@@ -151,6 +184,7 @@ export function kafkaSweepBackend(target: SweepKafkaTarget, log: Logger): SweepB
         async discard() {
           if (released) return
           released = true
+          await ends.close()
           // SIGKILL first, so that no worker is left writing to topics about to be deleted.
           runtime.generator.stop()
           for (const s of runtime.slots) if (s.child && s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL')

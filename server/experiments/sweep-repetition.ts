@@ -104,6 +104,48 @@ export async function runRepetition(ctx: RepetitionContext): Promise<RepetitionR
 }
 
 /**
+ * The input end offsets as last read: at every look where reading takes no time (endsPollMs 0),
+ * else by a poller of their own every endsPollMs, so that a slow answer never holds up the keeper.
+ */
+class InputEnds {
+  latest: number[] = []
+  private polling = false
+  private poller: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly ctx: RepetitionContext,
+    private readonly lab: LeasedLab,
+  ) {}
+
+  async refresh(): Promise<void> {
+    // A just-created topic may answer "not the leader" for a moment; the next read asks again.
+    const fresh = await this.lab.inputEnds().catch(() => this.latest)
+    this.latest = fresh.map((e, p) => Math.max(e, this.latest[p] ?? 0))
+  }
+
+  /** Before each look: reads them now, or keeps the poller going. */
+  async beforeLook(): Promise<void> {
+    if (this.ctx.backend.endsPollMs === 0) return this.refresh()
+    if (!this.polling) {
+      this.polling = true
+      this.poller = this.poll()
+    }
+  }
+
+  private async poll(): Promise<void> {
+    while (this.polling) {
+      await this.refresh()
+      await this.ctx.time.sleep(this.ctx.backend.endsPollMs)
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.polling = false
+    await this.poller
+  }
+}
+
+/**
  * Keeps every worker busy: full speed while some worker has fewer than its share of backlogRecords
  * waiting (keys do not spread evenly over partitions), never more than 4 × backlogRecords in all.
  * Counts the looks at which some worker had nothing waiting while `sampling()` holds.
@@ -113,30 +155,26 @@ class SaturatedLoad {
   drySamples = 0
   private stopped = false
   private done: Promise<void> = Promise.resolve()
+  private readonly ends: InputEnds
 
   constructor(
     private readonly ctx: RepetitionContext,
     private readonly lab: LeasedLab,
     private readonly sampling: () => boolean,
-  ) {}
+  ) {
+    this.ends = new InputEnds(ctx, lab)
+  }
 
   start(): void {
     this.done = this.keep()
   }
 
   private async keep(): Promise<void> {
-    const { time, settings: s, backend } = this.ctx
+    const { time, settings: s } = this.ctx
     const share = s.backlogRecords / s.workers
-    let ends: number[] = []
-    let endsAt = -Infinity
     while (!this.stopped) {
-      if (time.now() - endsAt >= backend.endsPollMs) {
-        // A just-created topic may answer "not the leader" for a moment; the next look asks again.
-        const fresh = await this.lab.inputEnds().catch(() => ends)
-        ends = fresh.map((e, p) => Math.max(e, ends[p] ?? 0))
-        endsAt = time.now()
-      }
-      const waiting = unconsumedByWorker(this.lab.runtime, ends)
+      await this.ends.beforeLook()
+      const waiting = unconsumedByWorker(this.lab.runtime, this.ends.latest)
       if (this.sampling()) {
         this.samples++
         if (waiting.some((n) => n === 0)) this.drySamples++
@@ -150,6 +188,7 @@ class SaturatedLoad {
   async stop(): Promise<void> {
     this.stopped = true
     await this.done
+    await this.ends.stop()
     this.lab.runtime.generator.setRate(0)
   }
 }

@@ -7,10 +7,10 @@
 // The backend (embedded.ts, kafka.ts) only makes the runtime and says what it does differently;
 // which faults it offers comes from its connection's capabilities (faults.ts).
 
-import { guaranteeRefusal, refusal, type Capability, type LogCapabilities } from '../../log/capabilities.ts'
 import type { ProcessingGuarantee, StreamsConfig } from '../../../lib/streams-config.ts'
+import { guaranteeRefusal, refusal, type Capability, type LogCapabilities } from '../../log/capabilities.ts'
 import type { Time } from '../../log/time.ts'
-import { committedUpTo, untilAnswered, validateRuntime, waitUntil, groupSettled, type DrivenRuntime } from './driven-runtime.ts'
+import { committedUpTo, groupSettled, untilAnswered, validateRuntime, waitUntil, type DrivenRuntime } from './driven-runtime.ts'
 import { applyNextFault, FAULT_KINDS, offeredFaults, type Fault, type FaultContext, type FaultKind } from './faults.ts'
 import { correctnessRow, finalRow, soakViolations, type CorrectnessRow, type SoakMode, type SoakResult } from './report.ts'
 
