@@ -2,7 +2,9 @@
 // Runs the chaos soak under exactly-once (embedded: exactly_once and exactly_once_v2, switching
 // between them; kafka: exactly_once, the only exactly-once guarantee it offers) and under
 // at_least_once, and writes bench/results/soak-<backend>.json after each mode (a long run that is
-// stopped keeps what it measured). Exit 1 on any violation.
+// stopped keeps what it measured). A shorter run (fewer than FULL_SOAK_FAULTS faults) writes
+// bench/results/soak-<backend>-<N>-faults.json instead, leaving the full soak's report alone.
+// Exit 1 on any violation.
 // Kafka: the local broker of scripts/kafka-broker.sh on KAFKA_PORT (default 19092), started if it
 // is not running; the soak stops and starts it mid-run.
 
@@ -15,6 +17,9 @@ import { runSoak, type SoakBackend, type SoakProgress } from '../server/lab/soak
 import type { SoakResult } from '../server/lab/soak/report.ts'
 
 type Backend = 'embedded' | 'kafka'
+
+/** The fault count of the soak whose reports are kept in bench/results/soak-<backend>.json. */
+const FULL_SOAK_FAULTS = 200
 
 function numberFlag(values: Record<string, string | undefined>, name: string, min: number, max: number, whole: boolean): number | undefined {
   const text = values[name]
@@ -36,7 +41,7 @@ function flags(): { backend: Backend; faults: number; minMs: number; seed: numbe
   if (backend !== 'embedded' && backend !== 'kafka') throw new Error(`--backend must be embedded or kafka; got ${JSON.stringify(backend)}`)
   return {
     backend,
-    faults: numberFlag(values, 'faults', 1, 100_000, true) ?? 200,
+    faults: numberFlag(values, 'faults', 1, 100_000, true) ?? FULL_SOAK_FAULTS,
     minMs: (numberFlag(values, 'minutes', 0, 600, false) ?? 0) * 60_000,
     seed: numberFlag(values, 'seed', 0, Number.MAX_SAFE_INTEGER, true) ?? 1,
     rate: numberFlag(values, 'rate', 1, 1_000_000, false),
@@ -86,7 +91,12 @@ for (const mode of ['exactly-once', 'at-least-once'] as const) {
   runs.push(r)
   write(runs.length === 2)
 }
+process.stdout.write(`report: ${reportFile()}\n`)
 process.exit(runs.every((r) => r.passed) ? 0 : 1)
+
+function reportFile(): string {
+  return f.faults >= FULL_SOAK_FAULTS ? `bench/results/soak-${f.backend}.json` : `bench/results/soak-${f.backend}-${f.faults}-faults.json`
+}
 
 function write(complete: boolean): void {
   mkdirSync('bench/results', { recursive: true })
@@ -106,5 +116,5 @@ function write(complete: boolean): void {
     runs,
     passed: runs.every((r) => r.passed),
   }
-  writeFileSync(`bench/results/soak-${f.backend}.json`, JSON.stringify(report, null, 2) + '\n')
+  writeFileSync(reportFile(), JSON.stringify(report, null, 2) + '\n')
 }
