@@ -117,7 +117,11 @@ class EndOffsets {
   async fetch(): Promise<number[]> {
     if (!this.connecting) {
       this.admin = this.makeAdmin()
-      this.connecting = this.admin.connect()
+      // A failed connect is tried again at the next call.
+      this.connecting = this.admin.connect().catch((e: unknown) => {
+        this.connecting = null
+        throw e
+      })
     }
     await this.connecting
     const out = Array.from({ length: this.partitions }, () => 0)
