@@ -1,0 +1,112 @@
+// The soak on a real Kafka broker: worker processes (`eoscope worker`, KafkaLabRuntime), the load
+// from an idempotent producer that retries across outages, and broker restarts (the local broker
+// stopped and started again mid-run, at least one in every 50 faults). Pauses are SIGSTOP and
+// SIGCONT; kills at a step travel on the commands topic. What Kafka cannot inject follows from its
+// capabilities (soakNotes); the validator reads the real topics, at quiet points while running.
+
+import { defaultStreamsConfig } from '../../../lib/streams-config.ts'
+import { KAFKA_CAPABILITIES } from '../../log/kafka/capabilities.ts'
+import { SystemTime } from '../../log/time.ts'
+import { KafkaLabRuntime } from '../kafka/kafka-lab-runtime.ts'
+import { RetryingLoadProducer } from '../kafka/retrying-load-producer.ts'
+import { brokerRestartFault, scriptBrokerRestart, type BrokerOutage } from './broker-restart.ts'
+import { soakNotes, type SoakBackend, type SoakSession, type SoakSpec } from './soak.ts'
+
+export { scriptBrokerRestart }
+
+export interface KafkaSoakOptions {
+  brokers: string[]
+  /** Stops the broker and starts it again (default: scripts/kafka-broker.sh stop, then start, on the brokers' port). */
+  restartBroker?: () => Promise<void>
+  workers?: number
+  partitions?: number
+  /** Worker processes' stderr to this process's stderr. */
+  workerLogs?: boolean
+  /** Delete the run's topics at the end of a passed run (default true). */
+  deleteTopics?: boolean
+}
+
+/** What a Kafka soak reports beyond the shared result. */
+export interface KafkaSoakFigures {
+  applicationId: string
+  brokerRestarts: BrokerOutage[]
+  /** Worker processes that exited with an error (mostly during broker outages) and were replaced. */
+  workerFailures: number
+  input: { sentRecords: number; retriedSends: number; replacedProducers: number; failedSends: number; failedRecords: number }
+}
+
+const KAFKA_FAULT_NOTES = [
+  'brokerRestart stops the local broker (scripts/kafka-broker.sh stop: SIGTERM, controlled shutdown) and starts it again mid-run, with the load and the workers running; the load generator retries its sends across the outage (a send that fails for good is a violation), and worker processes that fail during the outage are replaced.',
+  'commitIntervalChange restarts every worker process cleanly (SIGTERM: commit, leave the group) with the new commit.interval.ms, as reconfigure does on the embedded backend.',
+  'pause is SIGSTOP for session.timeout.ms plus 0.1 to 1.5 s, then SIGCONT: the worker comes back as a zombie.',
+]
+
+export const KAFKA_SOAK_NOTES: readonly string[] = soakNotes(KAFKA_CAPABILITIES, KAFKA_FAULT_NOTES)
+
+export function kafkaSoak(o: KafkaSoakOptions): SoakBackend<KafkaSoakFigures> {
+  const time = new SystemTime()
+  return {
+    time,
+    pace: { faultGapMs: [300, 900], validateEveryMs: 30_000, drainTimeoutMs: 180_000 },
+    pausesAtStep: false,
+    periodicChecks: 'quiet',
+    notes: KAFKA_FAULT_NOTES,
+    open: (spec) => openKafka(time, o, spec),
+  }
+}
+
+function openKafka(time: SystemTime, o: KafkaSoakOptions, spec: SoakSpec): SoakSession<KafkaSoakFigures> {
+  const applicationId = `eoscope-soak-${spec.mode === 'exactly-once' ? 'eos' : 'alos'}-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`
+  let loadProducer: RetryingLoadProducer | null = null
+  const lab = new KafkaLabRuntime(time, {
+    client: { brokers: o.brokers, clientId: applicationId },
+    config: defaultStreamsConfig(spec.guarantee, applicationId),
+    workers: o.workers ?? 3,
+    partitions: o.partitions ?? 6,
+    ratePerSec: spec.ratePerSec,
+    maxRecords: Number.POSITIVE_INFINITY,
+    keys: 100,
+    seed: spec.seed,
+    restartAfterMs: 300,
+    restartFailed: true,
+    workerLogs: o.workerLogs,
+    wrapLoadProducer: (make) => (loadProducer = new RetryingLoadProducer(make)),
+  })
+  const outages: BrokerOutage[] = []
+  const restart = brokerRestartFault(o.restartBroker ?? scriptBrokerRestart(o.brokers[0]!), spec.faults, lab.random, outages)
+  // The lab's background sends (a kill command, say) must not end the process during an outage.
+  const clientErrors: string[] = []
+  const onUnhandled = (e: unknown) => {
+    if (clientErrors.length < 20) clientErrors.push(e instanceof Error ? e.message : String(e))
+  }
+  process.on('unhandledRejection', onUnhandled)
+  const sends = () => loadProducer as RetryingLoadProducer | null
+  return {
+    runtime: lab,
+    faults: [restart],
+    reconfigure: (changes) => lab.restartWorkers(changes),
+    inputEnds: () => lab.fetchInputEnds(),
+    violations: () => {
+      const lp = sends()
+      return lp && lp.failedSends > 0 ? [`${lp.failedSends} input sends (${lp.failedRecords} records) failed for good`] : []
+    },
+    figures: () => {
+      const lp = sends()
+      return {
+        applicationId,
+        brokerRestarts: outages,
+        workerFailures: lab.failedExits,
+        input: { sentRecords: lp?.sentRecords ?? 0, retriedSends: lp?.retriedSends ?? 0, replacedProducers: lp?.replacedProducers ?? 0, failedSends: lp?.failedSends ?? 0, failedRecords: lp?.failedRecords ?? 0 },
+      }
+    },
+    notes: () => (clientErrors.length ? [`background client errors during the run (retried): ${clientErrors.join(' | ')}`] : []),
+    async close(outcome) {
+      try {
+        if (outcome === 'passed' && o.deleteTopics !== false) await lab.deleteTopics().catch(() => {})
+        await lab.close().catch(() => {})
+      } finally {
+        process.off('unhandledRejection', onUnhandled)
+      }
+    },
+  }
+}
