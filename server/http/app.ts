@@ -1,5 +1,6 @@
-// The server's http layer on one http.Server: access checks (token, rate limit, origin), the
-// experiments and lab REST APIs, /metrics, socket.io, and whatever serves the rest (Next).
+// The server's http layer on one http.Server: access checks (Host, token, rate limit, origin), the
+// security headers (CSP, no framing), the experiments and lab REST APIs, /metrics, socket.io, and
+// whatever serves the rest (Next).
 // server/index.ts runs it with Next; tests run it with a real or fake lab and no Next.
 
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http'
@@ -13,6 +14,7 @@ import { createLabMetrics, type LabMetrics } from './metrics.ts'
 import { isSameOrigin } from './origin.ts'
 import { noteOutcome, outcomeOf, rejectionReason } from './outcome.ts'
 import { createRestHandler, pathOf } from './rest.ts'
+import { setApiSecurityHeaders, setPageSecurityHeaders } from './security-headers.ts'
 
 export interface EoscopeHttpOptions {
   lab: LabController
@@ -27,6 +29,8 @@ export interface EoscopeHttpOptions {
   defaultMetrics?: boolean
   /** Clock of the rate limiter (tests). */
   now?: () => number
+  /** Next runs in development mode: the pages' CSP allows eval (React's dev tools). */
+  dev?: boolean
 }
 
 export interface EoscopeHttp {
@@ -78,11 +82,19 @@ export function attachEoscopeHttp(httpServer: HttpServer, options: EoscopeHttpOp
   }
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse, pathname: string) => {
+    // A Host this server does not answer to (DNS rebinding) is refused on every route.
+    const misdirected = gate.checkHost(req)
+    if (misdirected) {
+      setApiSecurityHeaders(res)
+      return refuse(res, misdirected)
+    }
     if (!isApiPath(pathname)) {
+      setPageSecurityHeaders(req, res, options.dev)
       if (fallback) await fallback(req, res)
       else sendError(res, 404, `no such page: ${pathname.slice(0, 80)}`)
       return
     }
+    setApiSecurityHeaders(res)
     const read = req.method === 'GET' || req.method === 'HEAD'
     if (!read) {
       // A control action: another origin's page is refused first, then the rate, then the token.
@@ -104,10 +116,10 @@ export function attachEoscopeHttp(httpServer: HttpServer, options: EoscopeHttpOp
     if (req.url?.startsWith('/socket.io/')) return
     const pathname = pathOf(req)
     const client = clientAddress(req)
-    if (isApiPath(pathname)) {
+    if (isApiPath(pathname) || !gate.hosts.allows(req.headers.host)) {
       res.once('finish', () => {
         const outcome = outcomeOf(res)
-        const fields = { via: 'rest', method: req.method, path: pathname.slice(0, 200), status: res.statusCode, client }
+        const fields = { via: 'rest', method: req.method, path: pathname.slice(0, 200), status: res.statusCode, client, ...(res.statusCode === 421 ? { host: String(req.headers.host).slice(0, 100) } : {}) }
         if (outcome?.command && res.statusCode !== 401 && res.statusCode !== 403 && res.statusCode !== 429) {
           const ok = res.statusCode < 400
           metrics.countCommand('rest', outcome.command, ok)

@@ -55,7 +55,9 @@ export function createExperimentsHandler(service: ExperimentService, log: (msg: 
         if (!isSameOrigin(req)) throw new HttpError(403, 'cross-origin requests are refused')
         if (rest === '') {
           noteOutcome(res, { command: 'startExperiment' })
-          const parsed = parseSweepRequest(await readJsonBody(req))
+          const body = await readJsonBody(req)
+          if (body === null) throw new HttpError(400, 'invalid experiment: the body must be a JSON object, not null')
+          const parsed = parseSweepRequest(body)
           if (!parsed.ok) throw new HttpError(400, parsed.error)
           const started = service.start(parsed.request)
           if (!started.ok) throw new HttpError(started.status, started.error)

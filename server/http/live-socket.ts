@@ -7,12 +7,20 @@ import type { CommandResult, LabSnapshot } from '../../lib/lab-protocol.ts'
 import type { LabController } from '../lab/lab-controller.ts'
 import { diff, wireCopy, type LiveClientToServerEvents, type LiveServerToClientEvents } from './live-delta.ts'
 import { isSameOrigin } from './origin.ts'
-import type { AccessGate } from './access.ts'
+import { RateLimiter, type AccessGate, type RateLimit } from './access.ts'
 
 /** At most this many pushes a second reach a browser, whatever the lab's rate (the guard is 15). */
 export const MAX_EMITS_PER_SEC = 15
 /** The default push rate: each push coalesces everything that changed since the previous one. */
 export const DEFAULT_EMITS_PER_SEC = 10
+/** Full snapshots a socket may ask for with `resync` (each is tens of KB); beyond, the ack is null. */
+export const RESYNC_RATE: RateLimit = { perSec: 2, burst: 5 }
+
+const TOKEN_REQUIRED = 'unauthorized: token required: connect with auth: { token }'
+const TOKEN_NOT_VALID = 'unauthorized: the token is not valid'
+
+/** What the handshake's auth.token was: absent, the token (or any, when none is set), or wrong. */
+type HandshakeToken = 'none' | 'valid' | 'invalid'
 
 export interface LiveSocketOptions {
   lab: LabController
@@ -27,7 +35,7 @@ export interface LiveSocketOptions {
 
 export interface LiveSocketHooks {
   command?(e: { name: string; ok: boolean; error?: string; client: string }): void
-  rejected?(e: { reason: 'cross_origin' | 'unauthorized' | 'rate_limited' | 'bad_input'; error: string; client: string }): void
+  rejected?(e: { reason: 'cross_origin' | 'unauthorized' | 'rate_limited' | 'bad_input' | 'misdirected'; error: string; client: string }): void
   /** An unexpected error (its message only ever reaches a client as 'internal error'). */
   failed?(e: { where: string; err: unknown; client: string }): void
 }
@@ -46,11 +54,18 @@ export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 
   const io = new Server<LiveClientToServerEvents, LiveServerToClientEvents>(httpServer, {
     path: '/socket.io',
     serveClient: false,
-    // Only the page's own origin may connect (no CORS headers are ever sent).
+    // Only a Host this server answers to (DNS rebinding), and only the page's own origin may
+    // connect (no CORS headers are ever sent). A refused handshake gets 403 with the reason.
     allowRequest: (req, callback) => {
+      const client = req.socket.remoteAddress ?? 'unknown'
+      const misdirected = gate?.checkHost(req)
+      if (misdirected) {
+        hooks.rejected?.({ reason: 'misdirected', error: misdirected.error, client })
+        return callback(misdirected.error, false)
+      }
       const same = isSameOrigin(req)
-      if (!same) hooks.rejected?.({ reason: 'cross_origin', error: `socket from origin ${String(req.headers.origin).slice(0, 100)} refused`, client: req.socket.remoteAddress ?? 'unknown' })
-      callback(null, same)
+      if (!same) hooks.rejected?.({ reason: 'cross_origin', error: `socket from origin ${String(req.headers.origin).slice(0, 100)} refused`, client })
+      callback(same ? null : 'cross-origin sockets are refused', same)
     },
     maxHttpBufferSize: 16 * 1024,
     perMessageDeflate: { threshold: 1024 },
@@ -87,15 +102,17 @@ export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 
   // and a valid handshake token (auth: { token }) authorizes its commands.
   io.use((socket, next) => {
     const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token
-    const valid = gate ? gate.authorized(token) : true
-    if (gate?.readsNeedToken && !valid) {
+    const state: HandshakeToken = token === undefined ? 'none' : !gate || gate.authorized(token) ? 'valid' : 'invalid'
+    if (gate?.readsNeedToken && state !== 'valid') {
       hooks.rejected?.({ reason: 'unauthorized', error: 'socket without a valid token refused (reads are locked)', client: socket.handshake.address })
-      next(new Error(token === undefined ? 'unauthorized: connect with auth: { token }' : 'unauthorized: the token is not valid'))
+      next(new Error(state === 'none' ? TOKEN_REQUIRED : TOKEN_NOT_VALID))
       return
     }
-    ;(socket.data as { authorized?: boolean }).authorized = valid
+    ;(socket.data as { token?: HandshakeToken }).token = state
     next()
   })
+
+  const resyncs = new RateLimiter(RESYNC_RATE)
 
   io.on('connection', (socket: LiveSocketConn) => {
     const client = socket.handshake.address
@@ -103,14 +120,17 @@ export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 
     socket.emit('snapshot', broadcast)
 
     socket.on('resync', (ack) => {
-      if (typeof ack === 'function') ack(broadcast)
+      if (typeof ack !== 'function') return
+      if (resyncs.take(socket.id)) return ack(broadcast)
+      hooks.rejected?.({ reason: 'rate_limited', error: 'resync rate limited', client })
+      ack(null)
     })
 
     // command(name, payload[, { token }], ack): every argument is untrusted.
     const raw = socket as unknown as Socket
     raw.on('command', (...args: unknown[]) => {
       const ack = typeof args[args.length - 1] === 'function' ? (args.pop() as (r: CommandResult) => void) : null
-      void runCommand(client, (socket.data as { authorized?: boolean }).authorized === true, args).then((result) => {
+      void runCommand(client, (socket.data as { token?: HandshakeToken }).token ?? 'none', args).then((result) => {
         try {
           ack?.(result)
         } catch (err) {
@@ -127,18 +147,30 @@ export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 
     })
   })
 
-  async function runCommand(client: string, socketAuthorized: boolean, args: unknown[]): Promise<CommandResult> {
+  /** Token first, then the rate of its kind (access.ts): unauthenticated commands never spend the client's control bucket. */
+  function admit(client: string, handshake: HandshakeToken, meta: unknown): { reason: 'unauthorized' | 'rate_limited'; error: string } | null {
+    if (!gate) return null
+    let authorized = !gate.controlNeedsToken || handshake === 'valid'
+    let error = handshake === 'invalid' ? TOKEN_NOT_VALID : `${TOKEN_REQUIRED} or send command(name, payload, { token }, ack)`
+    const token = typeof meta === 'object' && meta !== null ? (meta as { token?: unknown }).token : undefined
+    if (!authorized && token !== undefined) {
+      authorized = gate.authorized(token)
+      error = TOKEN_NOT_VALID
+    }
+    const r = gate.admitControl(client, authorized, error)
+    if (!r) return null
+    return r.reason === 'rate_limited' ? { reason: 'rate_limited', error: 'rate limited' } : { reason: 'unauthorized', error: r.error }
+  }
+
+  async function runCommand(client: string, handshake: HandshakeToken, args: unknown[]): Promise<CommandResult> {
     const [name, payload, meta] = args
     const label = typeof name === 'string' ? name.slice(0, 40) : `<${name === null ? 'null' : typeof name}>`
     const refuse = (reason: 'unauthorized' | 'rate_limited' | 'bad_input', error: string): CommandResult => {
       hooks.rejected?.({ reason, error, client })
       return { ok: false, error }
     }
-    if (gate && !gate.allowControl(client)) return refuse('rate_limited', 'rate limited')
-    if (gate?.controlNeedsToken && !socketAuthorized) {
-      const token = typeof meta === 'object' && meta !== null ? (meta as { token?: unknown }).token : undefined
-      if (!gate.authorized(token)) return refuse('unauthorized', token === undefined ? 'unauthorized: connect with auth: { token } or send command(name, payload, { token }, ack)' : 'unauthorized: the token is not valid')
-    }
+    const refused = admit(client, handshake, meta)
+    if (refused) return refuse(refused.reason, refused.error)
     if (args.length > 3) return refuse('bad_input', 'command takes (name, payload[, { token }], ack)')
     let result: CommandResult
     try {

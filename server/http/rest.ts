@@ -1,7 +1,7 @@
 // The lab's REST API, served by the custom server before Next's handler.
 //
-//   GET  /api                          this list, as JSON
-//   GET  /api/lab                      the latest LabSnapshot
+//   GET  /api                          this list, as JSON (HEAD too)
+//   GET  /api/lab                      the latest LabSnapshot (HEAD too)
 //   POST /api/lab/config               change settings; body: a setConfig command, e.g.
 //                                      {"processing.guarantee":"exactly_once","commit.interval.ms":100}
 //   POST /api/lab/reset                reset the lab (body: none or {})
@@ -16,7 +16,8 @@
 //   POST /api/views/partition          choose the partition log view; body: {"topic":"output","partition":0,"window":"latest"}
 //
 // Bodies are JSON (Content-Type: application/json), at most 16 KB. Every body is validated with
-// the lab protocol's parseCommand; bad input gets 400 {"error": "..."} and changes nothing.
+// the lab protocol's parseCommand; bad input gets 400 {"error": "..."} and changes nothing. A body,
+// when sent, is a JSON object: `null` is refused like any other non-object.
 // Success is 200 {"ok": true, "message"?: "..."}. Requests from another origin's page get 403.
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -53,12 +54,13 @@ function route(method: string, pathname: string): Route {
     if (method !== 'POST') throw new HttpError(405, `use POST for ${pathname}`)
     return { command, payload }
   }
+  const read = method === 'GET' || method === 'HEAD'
   if (pathname === '/api' || pathname === '/api/') {
-    if (method !== 'GET') throw new HttpError(405, 'use GET for /api')
+    if (!read) throw new HttpError(405, 'use GET for /api')
     return { get: 'index' }
   }
   if (pathname === '/api/lab') {
-    if (method !== 'GET') throw new HttpError(405, 'use GET for /api/lab')
+    if (!read) throw new HttpError(405, 'use GET for /api/lab')
     return { get: 'lab' }
   }
   if (pathname === '/api/lab/config') return post('setConfig')
@@ -138,6 +140,7 @@ export function createRestHandler(lab: LabController, log: (msg: string) => void
       if (!isSameOrigin(req)) throw new HttpError(403, 'cross-origin requests are refused')
       noteOutcome(res, { command: r.command })
       const body = await readJsonBody(req)
+      if (body === null) throw new HttpError(400, `invalid ${r.command}: the body must be a JSON object, not null (or send no body)`)
       const parsed = parseCommand(r.command, r.payload(body) ?? {})
       if (!parsed.ok) throw new HttpError(400, parsed.error)
       const result = await lab.execute(parsed.name, parsed.payload)
