@@ -4,6 +4,9 @@
 import { z } from 'zod'
 import { PROCESSING_GUARANTEES, type ProcessingGuarantee } from './streams-config.ts'
 
+// No eval: the pages' CSP forbids it (zod would probe with Function('') and log a violation).
+z.config({ jitless: true })
+
 export type Backend = 'embedded' | 'kafka'
 export type Step = 1 | 2 | 3 | 4 | 5
 export const STEP_NAMES: Record<Step, string> = {

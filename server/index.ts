@@ -63,6 +63,7 @@ async function main(): Promise<void> {
       experiments: new ExperimentService({ log: messageLog(logger, { event: 'experiment' }) }),
       logger,
       fallback: (req, res) => handleNext(req, res),
+      dev,
     })
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject)
