@@ -287,3 +287,42 @@ describe('bodies and edges', () => {
     expect(JSON.parse((await raw('POST', '/api/lab/reset', { authorization: 'Bearer nope' }, '{}')).body)).toEqual({ error: 'unauthorized: the token is not valid' })
   })
 })
+
+describe('the broadcast', () => {
+  it('is built once per push and sent as the same bytes (one WebSocket frame) to every client', async () => {
+    await start({})
+    const engine = http!.live.io.engine as unknown as { opts: { perMessageDeflate: unknown }; on(e: 'connection', f: (s: { on(e: 'packetCreate', f: (p: { data?: unknown; options?: { wsPreEncodedFrame?: unknown } }) => void): void }) => void): void }
+    expect(engine.opts.perMessageDeflate).toBe(false)
+    const frames: unknown[][] = []
+    engine.on('connection', (s) => {
+      const mine: unknown[] = []
+      frames.push(mine)
+      s.on('packetCreate', (p) => {
+        if (typeof p.data === 'string' && p.data.startsWith('2["delta"')) mine.push(p.options?.wsPreEncodedFrame)
+      })
+    })
+    const N = 6
+    const received: unknown[][] = []
+    for (let i = 0; i < N; i++) {
+      const c = open()
+      const mine: unknown[] = []
+      received.push(mine)
+      c.on('delta', (d) => mine.push(d))
+      await connected(c)
+    }
+    for (let i = 0; i < 5; i++) {
+      lab.tick()
+      await new Promise((r) => setTimeout(r, 80))
+    }
+    await expect.poll(() => Math.min(...received.map((r) => r.length)), { timeout: 5000 }).toBeGreaterThanOrEqual(5)
+    for (const r of received) expect(r).toEqual(received[0])
+    // On the server: every client was handed the very same precomputed frame for each push.
+    expect(frames).toHaveLength(N)
+    const pushes = Math.min(...frames.map((f) => f.length))
+    expect(pushes).toBeGreaterThanOrEqual(5)
+    for (let i = 0; i < pushes; i++) {
+      expect(Buffer.isBuffer(frames[0]![i]) || Array.isArray(frames[0]![i])).toBe(true)
+      for (const f of frames) expect(f[i]).toBe(frames[0]![i])
+    }
+  })
+})

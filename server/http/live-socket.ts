@@ -1,5 +1,6 @@
 // socket.io on the custom server: pushes the lab's snapshots to every browser (coalesced, volatile,
-// as deltas against the previous broadcast) and runs commands with acknowledgements.
+// as deltas against the previous broadcast, built once per push and sent as the same bytes to
+// every client) and runs commands with acknowledgements.
 
 import type { Server as HttpServer } from 'node:http'
 import { Server, type Socket } from 'socket.io'
@@ -68,7 +69,10 @@ export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 
       callback(same ? null : 'cross-origin sockets are refused', same)
     },
     maxHttpBufferSize: 16 * 1024,
-    perMessageDeflate: { threshold: 1024 },
+    // No per-connection compression: a broadcast is then encoded once, as one WebSocket frame, and
+    // written as the same bytes to every browser (socket.io's adapter precomputes the frame only
+    // without deflate). Compressing each delta again per client cost CPU in proportion to the class.
+    perMessageDeflate: false,
   })
 
   // The last snapshot every connected browser has been offered: deltas are computed against it.
