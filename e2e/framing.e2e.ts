@@ -29,26 +29,18 @@ function freePort(): Promise<number> {
 
 /** `next build` unless the build is newer than every source of the pages. */
 function buildIfStale(): void {
-  let newest = 0
-  const visit = (p: string) => {
-    if (!existsSync(p)) return
-    const st = statSync(p)
-    if (st.isDirectory()) for (const e of readdirSync(p)) visit(path.join(p, e))
-    else newest = Math.max(newest, st.mtimeMs)
-  }
-  for (const p of ['app', 'components', 'lib', 'public', 'next.config.js']) visit(path.join(ROOT, p))
   const buildId = path.join(ROOT, '.next', 'BUILD_ID')
-  if (existsSync(buildId) && statSync(buildId).mtimeMs >= newest) return
+  const built = existsSync(buildId) ? statSync(buildId).mtimeMs : 0
+  const sources = ['app', 'components', 'lib', 'public', 'next.config.js'].map((p) => path.join(ROOT, p)).filter((p) => existsSync(p))
+  const files = sources.flatMap((p) => (statSync(p).isDirectory() ? readdirSync(p, { recursive: true, encoding: 'utf8' }).map((f) => path.join(p, f)) : [p]))
+  if (built > 0 && files.every((f) => statSync(f).mtimeMs <= built)) return
   if (spawnSync('npx', ['next', 'build'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error('next build failed')
 }
 
-let child: ChildProcess
-let out = ''
-let dashboard: string
-let framer: Server
-let framerUrl: string
-let context: BrowserContext
-let profile: string
+// The dashboard's server process and its output; the framing origin; the browser and its profile.
+let child: ChildProcess, out = '', dashboard: string
+let framer: Server, framerUrl: string
+let context: BrowserContext, profile: string
 
 beforeAll(async () => {
   buildIfStale()

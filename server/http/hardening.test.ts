@@ -2,32 +2,27 @@
 // framing and injected scripts (CSP, X-Frame-Options), lockout (token first, then the rate), null
 // bodies, HEAD on reads, resync floods, and precise handshake errors. On the fake lab.
 
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { io as connect, type Socket } from 'socket.io-client'
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createFakeLab, type FakeLab } from './__fixtures__/fake-lab.ts'
+import type { FakeLab } from './__fixtures__/fake-lab.ts'
+import { connected, startHttp, type HttpHarness, type OpenOptions } from './__fixtures__/http-harness.ts'
 import { DEFAULT_CONTROL_RATE, HostAllowlist, rateKey, resolveAccessPolicy, type AccessPolicy } from './access.ts'
-import { attachEoscopeHttp, type EoscopeHttp } from './app.ts'
+import type { EoscopeHttp } from './app.ts'
 import { hostnameOf, resolveHostAllowlist } from './host-allowlist.ts'
 import { RESYNC_RATE } from './live-socket.ts'
 
 const TOKEN = '9f8e7d6c5b4a39281706f5e4d3c2b1a0'
-const WIDE_OPEN = { perSec: 1e6, burst: 1e6 }
 
-let server: Server | null = null
-let http: EoscopeHttp | null = null
+let harness: HttpHarness | null = null
 let lab: FakeLab
+let http: EoscopeHttp
 let port: number
 let url: string
-const clients: Socket[] = []
 /** What the page handler (Next, in production) saw of each request it was given. */
 let pageRequests: { nonce: unknown; csp: unknown }[] = []
 let clock = 0
 
 async function start(policy: Partial<AccessPolicy>): Promise<void> {
-  lab = createFakeLab()
-  server = createServer()
   clock = 0
   pageRequests = []
   const fallback = async (req: IncomingMessage, res: ServerResponse) => {
@@ -35,18 +30,13 @@ async function start(policy: Partial<AccessPolicy>): Promise<void> {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
     res.end('<!doctype html><title>eoscope</title>')
   }
-  http = attachEoscopeHttp(server, { lab, policy: { token: null, lockReads: false, controlRate: WIDE_OPEN, ...policy }, minIntervalMs: 20, defaultMetrics: false, now: () => clock, fallback })
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r))
-  port = (server.address() as AddressInfo).port
-  url = `http://127.0.0.1:${port}`
+  harness = await startHttp(policy, { now: () => clock, fallback })
+  ;({ lab, http, port, url } = harness)
 }
 
 afterEach(async () => {
-  for (const c of clients.splice(0)) c.disconnect()
-  await http?.close()
-  await lab?.close()
-  http = null
-  server = null
+  await harness?.close()
+  harness = null
 })
 
 interface Answer {
@@ -71,16 +61,7 @@ function raw(method: string, path: string, headers: Record<string, string> = {},
 const rebind = () => ({ host: `rebind.evil.example:${port}`, origin: `http://rebind.evil.example:${port}` })
 const bearer = { authorization: `Bearer ${TOKEN}` }
 
-function open(options: { auth?: Record<string, unknown>; headers?: Record<string, string> } = {}): Socket {
-  const c = connect(url, { transports: ['websocket'], auth: options.auth, extraHeaders: options.headers, reconnection: false, forceNew: true })
-  clients.push(c)
-  return c
-}
-const connected = (c: Socket) =>
-  new Promise<void>((resolve, reject) => {
-    c.on('connect', () => resolve())
-    c.on('connect_error', (e) => reject(e))
-  })
+const open = (options: OpenOptions = {}) => harness!.open(options)
 
 describe('DNS rebinding: the Host allowlist', () => {
   it.each([
@@ -274,8 +255,7 @@ describe('bodies and edges', () => {
     await start({ token: TOKEN, lockReads: true })
     await expect(connected(open())).rejects.toThrow(/^unauthorized: token required/)
     await expect(connected(open({ auth: { token: 'z'.repeat(32) } }))).rejects.toThrow(/^unauthorized: the token is not valid$/)
-    await http!.close()
-    await lab.close()
+    await harness!.close()
     await start({ token: TOKEN })
     const wrong = open({ auth: { token: 'z'.repeat(32) } })
     await connected(wrong)
@@ -291,7 +271,7 @@ describe('bodies and edges', () => {
 describe('the broadcast', () => {
   it('is built once per push and sent as the same bytes (one WebSocket frame) to every client', async () => {
     await start({})
-    const engine = http!.live.io.engine as unknown as { opts: { perMessageDeflate: unknown }; on(e: 'connection', f: (s: { on(e: 'packetCreate', f: (p: { data?: unknown; options?: { wsPreEncodedFrame?: unknown } }) => void): void }) => void): void }
+    const engine = http.live.io.engine as unknown as { opts: { perMessageDeflate: unknown }; on(e: 'connection', f: (s: { on(e: 'packetCreate', f: (p: { data?: unknown; options?: { wsPreEncodedFrame?: unknown } }) => void): void }) => void): void }
     expect(engine.opts.perMessageDeflate).toBe(false)
     const frames: unknown[][] = []
     engine.on('connection', (s) => {

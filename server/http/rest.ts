@@ -25,7 +25,7 @@ import { parseCommand, type CommandName } from '../../lib/lab-protocol.ts'
 import type { LabController } from '../lab/lab-controller.ts'
 import { isSameOrigin } from './origin.ts'
 import { noteOutcome } from './outcome.ts'
-import { HttpError, MAX_BODY_BYTES, readJsonBody } from './json-body.ts'
+import { HttpError, MAX_BODY_BYTES, readJsonBody, sendFailure, sendJson } from './json-body.ts'
 
 export { MAX_BODY_BYTES }
 
@@ -110,18 +110,6 @@ export function pathOf(req: IncomingMessage): string {
 }
 
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body)
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    ...(status === 413 ? { connection: 'close' } : {}),
-  })
-  res.end(text)
-}
-
 /**
  * Handles a request under /api/; returns false (and does nothing) for any other path, so the
  * caller can pass it on to Next.
@@ -147,16 +135,7 @@ export function createRestHandler(lab: LabController, log: (msg: string) => void
       if (!result.ok) throw new HttpError(400, result.error)
       sendJson(res, 200, result)
     } catch (err) {
-      if (err instanceof HttpError) {
-        noteOutcome(res, { error: err.message })
-        sendJson(res, err.status, { error: err.message })
-      } else {
-        // Never a stack trace to the client: the full error goes to the server's log.
-        log(`REST ${req.method} ${pathname} failed: ${err instanceof Error ? err.message : String(err)}`)
-        noteOutcome(res, { error: 'internal error', cause: err })
-        if (!res.headersSent) sendJson(res, 500, { error: 'internal error' })
-        else res.destroy()
-      }
+      sendFailure(res, err, log, `REST ${req.method} ${pathname}`)
     }
     return true
   }
