@@ -50,9 +50,12 @@ export interface LiveSocket {
 }
 
 type LiveSocketConn = Socket<LiveClientToServerEvents, LiveServerToClientEvents>
+type LiveIo = Server<LiveClientToServerEvents, LiveServerToClientEvents>
+type Refusal = { reason: 'unauthorized' | 'rate_limited'; error: string }
 
-export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 1000 / DEFAULT_EMITS_PER_SEC, log = () => {}, gate, hooks = {} }: LiveSocketOptions): LiveSocket {
-  const io = new Server<LiveClientToServerEvents, LiveServerToClientEvents>(httpServer, {
+/** socket.io on the server, with the Host and origin checks and the handshake's token check. */
+function createIo(httpServer: HttpServer, gate: AccessGate | undefined, hooks: LiveSocketHooks): LiveIo {
+  const io: LiveIo = new Server(httpServer, {
     path: '/socket.io',
     serveClient: false,
     // Only a Host this server answers to (DNS rebinding), and only the page's own origin may
@@ -75,7 +78,27 @@ export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 
     perMessageDeflate: false,
   })
 
-  // The last snapshot every connected browser has been offered: deltas are computed against it.
+  // With EOSCOPE_LOCK_READS, a socket without the token does not connect; otherwise it connects,
+  // and a valid handshake token (auth: { token }) authorizes its commands.
+  io.use((socket, next) => {
+    const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token
+    const state: HandshakeToken = token === undefined ? 'none' : !gate || gate.authorized(token) ? 'valid' : 'invalid'
+    if (gate?.readsNeedToken && state !== 'valid') {
+      hooks.rejected?.({ reason: 'unauthorized', error: 'socket without a valid token refused (reads are locked)', client: socket.handshake.address })
+      next(new Error(state === 'none' ? TOKEN_REQUIRED : TOKEN_NOT_VALID))
+      return
+    }
+    ;(socket.data as { token?: HandshakeToken }).token = state
+    next()
+  })
+  return io
+}
+
+/**
+ * Pushes the lab's snapshots to every socket: coalesced to one push per interval, as a delta
+ * against the previous push, computed once. `current` is what every browser has been offered.
+ */
+function startBroadcast(lab: LabController, io: LiveIo, minIntervalMs: number): { current(): LabSnapshot; stop(): void } {
   // A private copy: the lab may reuse and update the objects of an earlier snapshot in place.
   let broadcast: LabSnapshot = wireCopy(lab.snapshot())
   let pending: LabSnapshot | null = null
@@ -101,79 +124,42 @@ export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 
     const wait = Math.max(0, lastEmitAt + minIntervalMs - performance.now())
     timer = setTimeout(flush, wait)
   })
-
-  // With EOSCOPE_LOCK_READS, a socket without the token does not connect; otherwise it connects,
-  // and a valid handshake token (auth: { token }) authorizes its commands.
-  io.use((socket, next) => {
-    const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token
-    const state: HandshakeToken = token === undefined ? 'none' : !gate || gate.authorized(token) ? 'valid' : 'invalid'
-    if (gate?.readsNeedToken && state !== 'valid') {
-      hooks.rejected?.({ reason: 'unauthorized', error: 'socket without a valid token refused (reads are locked)', client: socket.handshake.address })
-      next(new Error(state === 'none' ? TOKEN_REQUIRED : TOKEN_NOT_VALID))
-      return
-    }
-    ;(socket.data as { token?: HandshakeToken }).token = state
-    next()
-  })
-
-  const resyncs = new RateLimiter(RESYNC_RATE)
-
-  io.on('connection', (socket: LiveSocketConn) => {
-    const client = socket.handshake.address
-    // A new or reconnecting browser catches up from the snapshot the next delta builds on.
-    socket.emit('snapshot', broadcast)
-
-    socket.on('resync', (ack) => {
-      if (typeof ack !== 'function') return
-      if (resyncs.take(socket.id)) return ack(broadcast)
-      hooks.rejected?.({ reason: 'rate_limited', error: 'resync rate limited', client })
-      ack(null)
-    })
-
-    // command(name, payload[, { token }], ack): every argument is untrusted.
-    const raw = socket as unknown as Socket
-    raw.on('command', (...args: unknown[]) => {
-      const ack = typeof args[args.length - 1] === 'function' ? (args.pop() as (r: CommandResult) => void) : null
-      void runCommand(client, (socket.data as { token?: HandshakeToken }).token ?? 'none', args).then((result) => {
-        try {
-          ack?.(result)
-        } catch (err) {
-          hooks.failed?.({ where: 'command acknowledgement', err, client })
-        }
-      })
-    })
-    raw.onAny((event: unknown, ...args: unknown[]) => {
-      if (typeof event === 'string' && KNOWN_EVENTS.has(event)) return
-      const error = `unknown event ${JSON.stringify(String(event).slice(0, 40))}; send command(name, payload, ack)`
-      hooks.rejected?.({ reason: 'bad_input', error, client })
-      const ack = args[args.length - 1]
-      if (typeof ack === 'function') (ack as (r: CommandResult) => void)({ ok: false, error })
-    })
-  })
-
-  /** Token first, then the rate of its kind (access.ts): unauthenticated commands never spend the client's control bucket. */
-  function admit(client: string, handshake: HandshakeToken, meta: unknown): { reason: 'unauthorized' | 'rate_limited'; error: string } | null {
-    if (!gate) return null
-    let authorized = !gate.controlNeedsToken || handshake === 'valid'
-    let error = handshake === 'invalid' ? TOKEN_NOT_VALID : `${TOKEN_REQUIRED} or send command(name, payload, { token }, ack)`
-    const token = typeof meta === 'object' && meta !== null ? (meta as { token?: unknown }).token : undefined
-    if (!authorized && token !== undefined) {
-      authorized = gate.authorized(token)
-      error = TOKEN_NOT_VALID
-    }
-    const r = gate.admitControl(client, authorized, error)
-    if (!r) return null
-    return r.reason === 'rate_limited' ? { reason: 'rate_limited', error: 'rate limited' } : { reason: 'unauthorized', error: r.error }
+  return {
+    current: () => broadcast,
+    stop() {
+      unsubscribe()
+      if (timer) clearTimeout(timer)
+    },
   }
+}
 
-  async function runCommand(client: string, handshake: HandshakeToken, args: unknown[]): Promise<CommandResult> {
+/** Token first, then the rate of its kind (access.ts): unauthenticated commands never spend the client's control bucket. */
+function admit(gate: AccessGate | undefined, client: string, handshake: HandshakeToken, meta: unknown): Refusal | null {
+  if (!gate) return null
+  let authorized = !gate.controlNeedsToken || handshake === 'valid'
+  let error = handshake === 'invalid' ? TOKEN_NOT_VALID : `${TOKEN_REQUIRED} or send command(name, payload, { token }, ack)`
+  const token = typeof meta === 'object' && meta !== null ? (meta as { token?: unknown }).token : undefined
+  if (!authorized && token !== undefined) {
+    authorized = gate.authorized(token)
+    error = TOKEN_NOT_VALID
+  }
+  const r = gate.admitControl(client, authorized, error)
+  if (!r) return null
+  return r.reason === 'rate_limited' ? { reason: 'rate_limited', error: 'rate limited' } : { reason: 'unauthorized', error: r.error }
+}
+
+type CommandRunner = (client: string, handshake: HandshakeToken, args: unknown[]) => Promise<CommandResult>
+
+/** Runs command(name, payload[, { token }]) for a client: admitted, then executed; never throws. */
+function commandRunner(lab: LabController, gate: AccessGate | undefined, hooks: LiveSocketHooks, log: (msg: string) => void): CommandRunner {
+  return async (client, handshake, args) => {
     const [name, payload, meta] = args
     const label = typeof name === 'string' ? name.slice(0, 40) : `<${name === null ? 'null' : typeof name}>`
     const refuse = (reason: 'unauthorized' | 'rate_limited' | 'bad_input', error: string): CommandResult => {
       hooks.rejected?.({ reason, error, client })
       return { ok: false, error }
     }
-    const refused = admit(client, handshake, meta)
+    const refused = admit(gate, client, handshake, meta)
     if (refused) return refuse(refused.reason, refused.error)
     if (args.length > 3) return refuse('bad_input', 'command takes (name, payload[, { token }], ack)')
     let result: CommandResult
@@ -188,12 +174,52 @@ export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 
     hooks.command?.({ name: label, ok: result.ok, ...(result.ok ? {} : { error: result.error }), client })
     return result
   }
+}
 
+/** One browser's socket: its first snapshot, resync (rate-limited), commands, and refusals of anything else. */
+function serve(socket: LiveSocketConn, current: () => LabSnapshot, runCommand: CommandRunner, resyncs: RateLimiter, hooks: LiveSocketHooks): void {
+  const client = socket.handshake.address
+  // A new or reconnecting browser catches up from the snapshot the next delta builds on.
+  socket.emit('snapshot', current())
+
+  socket.on('resync', (ack) => {
+    if (typeof ack !== 'function') return
+    if (resyncs.take(socket.id)) return ack(current())
+    hooks.rejected?.({ reason: 'rate_limited', error: 'resync rate limited', client })
+    ack(null)
+  })
+
+  // command(name, payload[, { token }], ack): every argument is untrusted.
+  const raw = socket as unknown as Socket
+  raw.on('command', (...args: unknown[]) => {
+    const ack = typeof args[args.length - 1] === 'function' ? (args.pop() as (r: CommandResult) => void) : null
+    void runCommand(client, (socket.data as { token?: HandshakeToken }).token ?? 'none', args).then((result) => {
+      try {
+        ack?.(result)
+      } catch (err) {
+        hooks.failed?.({ where: 'command acknowledgement', err, client })
+      }
+    })
+  })
+  raw.onAny((event: unknown, ...args: unknown[]) => {
+    if (typeof event === 'string' && KNOWN_EVENTS.has(event)) return
+    const error = `unknown event ${JSON.stringify(String(event).slice(0, 40))}; send command(name, payload, ack)`
+    hooks.rejected?.({ reason: 'bad_input', error, client })
+    const ack = args[args.length - 1]
+    if (typeof ack === 'function') (ack as (r: CommandResult) => void)({ ok: false, error })
+  })
+}
+
+export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 1000 / DEFAULT_EMITS_PER_SEC, log = () => {}, gate, hooks = {} }: LiveSocketOptions): LiveSocket {
+  const io = createIo(httpServer, gate, hooks)
+  const broadcast = startBroadcast(lab, io, minIntervalMs)
+  const runCommand = commandRunner(lab, gate, hooks, log)
+  const resyncs = new RateLimiter(RESYNC_RATE)
+  io.on('connection', (socket: LiveSocketConn) => serve(socket, broadcast.current, runCommand, resyncs, hooks))
   return {
     io,
     async close() {
-      unsubscribe()
-      if (timer) clearTimeout(timer)
+      broadcast.stop()
       await new Promise<void>((resolve) => io.close(() => resolve()))
     },
   }
