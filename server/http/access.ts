@@ -199,16 +199,20 @@ export class AccessGate {
     return { status: 421, error: `misdirected request: this server does not answer to the host ${JSON.stringify(String(host).slice(0, 100))}; list it in EOSCOPE_ALLOWED_HOSTS if it is really this server's name`, reason: 'misdirected' }
   }
 
-  /**
-   * Admits a control action by `client`, token first: an authorized action (`authorized`) takes from
-   * the client's control bucket; an unauthorized one is refused with `unauthorizedError`, or with 429
-   * once the client's refusal bucket is spent. Null: run it.
-   */
-  admitControl(client: string, authorized: boolean, unauthorizedError: string): Rejection | null {
+  /** Admits an authorized control action by `client` (token checked first): it takes from the client's control bucket. Null: run it. */
+  admitAuthorized(client: string): Rejection | null {
+    return this.take(this.limiter, client)
+  }
+
+  /** Refuses an unauthorized control action by `client` with `error`, or with 429 once the client's refusal bucket is spent. */
+  refuseUnauthorized(client: string, error: string): Rejection {
+    return this.take(this.refusals, client) ?? { status: 401, error, reason: 'unauthorized' }
+  }
+
+  private take(bucket: RateLimiter, client: string): Rejection | null {
     const key = rateKey(client)
-    const bucket = authorized ? this.limiter : this.refusals
-    if (!bucket.take(key)) return { status: 429, error: 'rate limited: too many control actions; retry later', reason: 'rate_limited', retryAfterSec: bucket.retryAfterSec(key) }
-    return authorized ? null : { status: 401, error: unauthorizedError, reason: 'unauthorized' }
+    if (bucket.take(key)) return null
+    return { status: 429, error: 'rate limited: too many control actions; retry later', reason: 'rate_limited', retryAfterSec: bucket.retryAfterSec(key) }
   }
 
   /** Checks a REST read (GET/HEAD) request: null when allowed. */
@@ -219,8 +223,9 @@ export class AccessGate {
 
   /** Checks a REST control request (token, then the rate of its kind): null when allowed. Host and origin are checked by the caller. */
   checkControl(req: IncomingMessage): Rejection | null {
-    const authorized = !this.controlNeedsToken || this.authorized(bearerToken(req))
-    return this.admitControl(clientAddress(req), authorized, unauthorized(req).error)
+    const client = clientAddress(req)
+    if (!this.controlNeedsToken || this.authorized(bearerToken(req))) return this.admitAuthorized(client)
+    return this.refuseUnauthorized(client, unauthorized(req).error)
   }
 }
 

@@ -143,7 +143,7 @@ function admit(gate: AccessGate | undefined, client: string, handshake: Handshak
     authorized = gate.authorized(token)
     error = TOKEN_NOT_VALID
   }
-  const r = gate.admitControl(client, authorized, error)
+  const r = authorized ? gate.admitAuthorized(client) : gate.refuseUnauthorized(client, error)
   if (!r) return null
   return r.reason === 'rate_limited' ? { reason: 'rate_limited', error: 'rate limited' } : { reason: 'unauthorized', error: r.error }
 }
