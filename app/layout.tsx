@@ -1,4 +1,5 @@
 import type { Metadata, Viewport } from 'next'
+import { headers } from 'next/headers'
 import type { ReactNode } from 'react'
 import { THEME_INIT_SCRIPT } from '../components/theme-script.ts'
 // The dashboard's styles, in cascade order.
@@ -17,11 +18,14 @@ export const viewport: Viewport = {
   colorScheme: 'dark light',
 }
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+// The server's CSP allows only scripts carrying this request's nonce (server/http/security-headers.ts);
+// reading it renders every page per request, so Next puts the nonce on its own scripts too.
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const nonce = (await headers()).get('x-nonce') ?? undefined
   return (
     <html lang="en" suppressHydrationWarning>
       <head>
-        <script dangerouslySetInnerHTML={{ __html: THEME_INIT_SCRIPT }} />
+        <script nonce={nonce} dangerouslySetInnerHTML={{ __html: THEME_INIT_SCRIPT }} />
       </head>
       <body>{children}</body>
     </html>

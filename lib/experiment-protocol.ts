@@ -9,6 +9,9 @@ import { z } from 'zod'
 import { PROCESSING_GUARANTEES, type ProcessingGuarantee, rangeOf, SETTINGS } from './streams-config.ts'
 import { choiceSchema, issueText, settingSchema } from './setting-schema.ts'
 
+// No eval: the pages' CSP forbids it (zod would probe with Function('') and log a violation).
+z.config({ jitless: true })
+
 export const DEFAULT_SWEEP_INTERVALS = [10, 25, 50, 100, 250, 500, 1000, 2500, 5000] as const
 export const DEFAULT_SWEEP_GUARANTEES: readonly ProcessingGuarantee[] = ['at_least_once', 'exactly_once']
 export const DEFAULT_SWEEP_REPEAT = SETTINGS.sweepRepeat.default

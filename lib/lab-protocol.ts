@@ -8,6 +8,9 @@ import type { Step, StepCounters } from './five-steps.ts'
 
 export { STEP_NAMES, type Step, type StepCounters } from './five-steps.ts'
 
+// No eval: the pages' CSP forbids it (zod would probe with Function('') and log a violation).
+z.config({ jitless: true })
+
 export type Backend = 'embedded' | 'kafka'
 
 export interface LabConfig {

@@ -63,6 +63,7 @@ async function main(): Promise<void> {
       experiments: new ExperimentService({ log: messageLog(logger, { event: 'experiment' }) }),
       logger,
       fallback: (req, res) => handleNext(req, res),
+      dev,
     })
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject)
@@ -77,7 +78,7 @@ async function main(): Promise<void> {
   const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
   const backend = lab.snapshot().backend
   logger.info(
-    { event: 'start', address: addr.address, port: addr.port, url: `http://${shown}:${addr.port}`, mode: dev ? 'dev' : 'production', backend, controlNeedsToken: policy.token !== null, readsNeedToken: policy.lockReads, controlRate: policy.controlRate },
+    { event: 'start', address: addr.address, port: addr.port, url: `http://${shown}:${addr.port}`, mode: dev ? 'dev' : 'production', backend, controlNeedsToken: policy.token !== null, readsNeedToken: policy.lockReads, controlRate: policy.controlRate, allowedHosts: ['loopback', ...(policy.allowedHosts?.extra ?? [])] },
     `${dev ? 'dev' : 'production'} server ready on http://${shown}:${addr.port} (backend: ${backend})`,
   )
 

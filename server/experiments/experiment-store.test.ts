@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { cellOf, CSV_COLUMNS, parseSweepRequest, toCsv, type ExperimentRecord, type RepetitionResult } from '../../lib/experiment-protocol.ts'
 import { DEFAULT_SWEEP_SETTINGS } from './sweep-runner.ts'
-import { defaultExperimentsDir, ExperimentStore } from './experiment-store.ts'
+import { DEFAULT_EXPERIMENTS_KEEP, defaultExperimentsDir, ExperimentStore, experimentsKeepFromEnv, INDEX_FILE } from './experiment-store.ts'
 
 const rep = (i: number, over: Partial<RepetitionResult> = {}): RepetitionResult => ({
   repetition: i,
@@ -74,6 +74,47 @@ describe('experiment results', () => {
     expect((await store.load('older'))!.cells[0]!.throughputPerSec.median).toBe(2000)
     expect(await store.load('missing')).toBeNull()
     expect(await store.load('../etc/passwd')).toBeNull()
+  })
+
+  it('keep only the last N, listing them from the index without reading the records', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'eoscope-exp-'))
+    dirs.push(dir)
+    const store = new ExperimentStore(dir, 5)
+    const day = (i: number) => new Date(Date.UTC(2024, 0, 1 + i)).toISOString()
+    // Saved out of order: the oldest are dropped by start time, not by save order.
+    for (const i of [3, 0, 7, 1, 5, 2, 6, 4]) await store.save(record(`exp-${i}`, day(i)))
+    const newest = ['exp-7', 'exp-6', 'exp-5', 'exp-4', 'exp-3']
+    expect((await store.list()).map((s) => s.id)).toEqual(newest)
+    expect(readdirSync(dir).sort()).toEqual([INDEX_FILE, ...newest.map((id) => `${id}.json`)].sort())
+    expect(await store.load('exp-0')).toBeNull()
+    // A record file the list would choke on if it read it: the index answers.
+    writeFileSync(path.join(dir, 'exp-7.json'), '{not json')
+    expect((await store.list()).map((s) => s.id)).toEqual(newest)
+    // Saving again the same experiment (progress) updates it in place.
+    await store.save({ ...record('exp-6', day(6)), status: 'cancelled' })
+    expect((await store.list()).find((s) => s.id === 'exp-6')).toMatchObject({ status: 'cancelled' })
+    expect((await store.list()).map((s) => s.id)).toEqual(newest)
+  })
+
+  it('rebuild a missing or unreadable index from the records, once', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'eoscope-exp-'))
+    dirs.push(dir)
+    const older = new ExperimentStore(dir, 50)
+    await older.save(record('a', '2024-01-01T00:00:00.000Z'))
+    await older.save(record('b', '2024-01-02T00:00:00.000Z'))
+    rmSync(path.join(dir, INDEX_FILE))
+    const store = new ExperimentStore(dir, 50)
+    expect((await store.list()).map((s) => s.id)).toEqual(['b', 'a'])
+    expect(readdirSync(dir)).toContain(INDEX_FILE)
+    writeFileSync(path.join(dir, INDEX_FILE), '[oops')
+    expect((await store.list()).map((s) => s.id)).toEqual(['b', 'a'])
+  })
+
+  it('read EOSCOPE_EXPERIMENTS_KEEP (default 50) and refuse a bad value', () => {
+    expect(experimentsKeepFromEnv({})).toBe(DEFAULT_EXPERIMENTS_KEEP)
+    expect(DEFAULT_EXPERIMENTS_KEEP).toBe(50)
+    expect(experimentsKeepFromEnv({ EOSCOPE_EXPERIMENTS_KEEP: '7' })).toBe(7)
+    for (const bad of ['0', '-1', '1.5', 'ten', '10001']) expect(() => experimentsKeepFromEnv({ EOSCOPE_EXPERIMENTS_KEEP: bad })).toThrow(/EOSCOPE_EXPERIMENTS_KEEP/)
   })
 
   it('live under EOSCOPE_DATA_DIR/experiments, or ./data/experiments', () => {

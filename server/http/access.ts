@@ -5,11 +5,19 @@
 // carry the token: `Authorization: Bearer <token>` on REST, socket.io handshake `auth: { token }`
 // (or a fourth `{ token }` argument to a `command` event) on the socket. On loopback the token is
 // optional, and enforced when set. EOSCOPE_LOCK_READS=1 requires the token for reads too (GET /api/*,
-// /metrics, the socket's snapshots). Control actions are rate-limited per client address.
+// /metrics, the socket's snapshots). Every request must name an allowed Host (host-allowlist.ts).
+//
+// The token is checked before the rate: a control action with a valid token (or any, when no token
+// is set) takes from its client's control bucket, and refusals for a missing or wrong token take
+// from a bucket of their own, so a flood of unauthenticated requests from the operator's address
+// (loopback, NAT, a reverse proxy) never locks the operator out. IPv6 clients share a bucket per /64.
 
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import { isIP } from 'node:net'
+import { HostAllowlist, isLoopbackHost, resolveHostAllowlist } from './host-allowlist.ts'
+
+export { HostAllowlist, isLoopbackHost }
 
 export const MIN_TOKEN_LENGTH = 16
 
@@ -27,21 +35,10 @@ export interface AccessPolicy {
   token: string | null
   /** Reads (GET /api/*, /metrics, socket snapshots) need the token too. */
   lockReads: boolean
-  /** Control actions per client address. */
+  /** Control actions per client address; unauthenticated refusals are limited at the same rate in buckets of their own. */
   controlRate: RateLimit
-}
-
-/** True for addresses only this machine can reach: localhost, 127.0.0.0/8, ::1 (and v4-mapped 127/8). */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1')
-  if (h === 'localhost' || h.endsWith('.localhost')) return true
-  if (isIP(h) === 4) return h.startsWith('127.')
-  if (isIP(h) === 6) {
-    if (h === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(h)) return true
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h)
-    return mapped !== null && mapped[1]!.startsWith('127.')
-  }
-  return false
+  /** The Host names (beside loopback) a request may use; default: loopback only. */
+  allowedHosts?: HostAllowlist
 }
 
 function parseFlag(name: string, value: string | undefined): boolean | string {
@@ -68,7 +65,9 @@ export function resolveAccessPolicy(env: Record<string, string | undefined>, hos
     return { ok: false, error: `HOST=${host} is not a loopback address: set EOSCOPE_TOKEN (at least ${MIN_TOKEN_LENGTH} characters, for example: openssl rand -hex 24) so that only holders of the token can control the lab, or bind to 127.0.0.1` }
   }
   if (token === null && lockReads) return { ok: false, error: 'EOSCOPE_LOCK_READS=1 needs EOSCOPE_TOKEN' }
-  return { ok: true, policy: { token, lockReads, controlRate } }
+  const hosts = resolveHostAllowlist(env, host)
+  if (!hosts.ok) return hosts
+  return { ok: true, policy: { token, lockReads, controlRate, allowedHosts: hosts.allowlist } }
 }
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest()
@@ -90,6 +89,32 @@ export function bearerToken(req: IncomingMessage): string | undefined {
 /** A client's address, for rate limiting and logs. */
 export function clientAddress(req: IncomingMessage): string {
   return req.socket.remoteAddress ?? 'unknown'
+}
+
+/** The eight 16-bit groups of an IPv6 address (an embedded IPv4 tail included). */
+function ipv6Groups(address: string): string[] {
+  let a = address.toLowerCase().replace(/%.*$/, '')
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(a)
+  if (v4) {
+    const [b0, b1, b2, b3] = v4.slice(1).map(Number) as [number, number, number, number]
+    a = `${a.slice(0, v4.index)}${((b0 << 8) | b1).toString(16)}:${((b2 << 8) | b3).toString(16)}`
+  }
+  const [head, tail] = a.split('::') as [string, string | undefined]
+  const h = head === '' ? [] : head.split(':')
+  const t = tail === undefined || tail === '' ? [] : tail.split(':')
+  const zeros = tail === undefined ? [] : Array<string>(8 - h.length - t.length).fill('0')
+  return [...h, ...zeros, ...t].map((g) => g.replace(/^0+(?=.)/, ''))
+}
+
+/**
+ * The rate limiter's key for a client address: IPv4 as is (v4-mapped IPv6 too), IPv6 by its /64,
+ * since one host usually holds a whole /64 and could otherwise open a bucket per address.
+ */
+export function rateKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
+  if (mapped) return mapped[1]!
+  if (isIP(address.replace(/%.*$/, '')) !== 6) return address
+  return `${ipv6Groups(address).slice(0, 4).join(':')}::/64`
 }
 
 /** Token buckets per key; idle full buckets are forgotten so the map stays bounded. */
@@ -135,17 +160,23 @@ export class RateLimiter {
   }
 }
 
-export type Rejection = { status: 401 | 403 | 429; error: string; reason: 'unauthorized' | 'cross_origin' | 'rate_limited'; retryAfterSec?: number }
+export type Rejection = { status: 401 | 403 | 421 | 429; error: string; reason: 'unauthorized' | 'cross_origin' | 'rate_limited' | 'misdirected'; retryAfterSec?: number }
 
 /** The access checks shared by REST and the socket. */
 export class AccessGate {
+  /** Control actions that passed the token check, per client (rateKey). */
   readonly limiter: RateLimiter
+  /** Refusals for a missing or wrong token, per client: limited on their own. */
+  readonly refusals: RateLimiter
+  readonly hosts: HostAllowlist
 
   constructor(
     readonly policy: AccessPolicy,
     now?: () => number,
   ) {
     this.limiter = new RateLimiter(policy.controlRate, now)
+    this.refusals = new RateLimiter(policy.controlRate, now)
+    this.hosts = policy.allowedHosts ?? new HostAllowlist()
   }
 
   get controlNeedsToken(): boolean {
@@ -161,9 +192,27 @@ export class AccessGate {
     return this.policy.token === null || tokenMatches(this.policy.token, provided)
   }
 
-  /** Rate limit for a control action by this client; false: refuse it. */
-  allowControl(client: string): boolean {
-    return this.limiter.take(client)
+  /** Checks the Host a request names (REST, pages, /metrics, the socket handshake): null when allowed. */
+  checkHost(req: IncomingMessage): Rejection | null {
+    const host = req.headers.host
+    if (this.hosts.allows(host)) return null
+    return { status: 421, error: `misdirected request: this server does not answer to the host ${JSON.stringify(String(host).slice(0, 100))}; list it in EOSCOPE_ALLOWED_HOSTS if it is really this server's name`, reason: 'misdirected' }
+  }
+
+  /** Admits an authorized control action by `client` (token checked first): it takes from the client's control bucket. Null: run it. */
+  admitAuthorized(client: string): Rejection | null {
+    return this.take(this.limiter, client)
+  }
+
+  /** Refuses an unauthorized control action by `client` with `error`, or with 429 once the client's refusal bucket is spent. */
+  refuseUnauthorized(client: string, error: string): Rejection {
+    return this.take(this.refusals, client) ?? { status: 401, error, reason: 'unauthorized' }
+  }
+
+  private take(bucket: RateLimiter, client: string): Rejection | null {
+    const key = rateKey(client)
+    if (bucket.take(key)) return null
+    return { status: 429, error: 'rate limited: too many control actions; retry later', reason: 'rate_limited', retryAfterSec: bucket.retryAfterSec(key) }
   }
 
   /** Checks a REST read (GET/HEAD) request: null when allowed. */
@@ -172,16 +221,15 @@ export class AccessGate {
     return null
   }
 
-  /** Checks a REST control request (rate, then token): null when allowed. Origin is checked by the caller. */
+  /** Checks a REST control request (token, then the rate of its kind): null when allowed. Host and origin are checked by the caller. */
   checkControl(req: IncomingMessage): Rejection | null {
     const client = clientAddress(req)
-    if (!this.allowControl(client)) return { status: 429, error: 'rate limited: too many control actions; retry later', reason: 'rate_limited', retryAfterSec: this.limiter.retryAfterSec(client) }
-    if (this.controlNeedsToken && !this.authorized(bearerToken(req))) return unauthorized(req)
-    return null
+    if (!this.controlNeedsToken || this.authorized(bearerToken(req))) return this.admitAuthorized(client)
+    return this.refuseUnauthorized(client, unauthorized(req).error)
   }
 }
 
 function unauthorized(req: IncomingMessage): Rejection {
   const sent = req.headers.authorization !== undefined
-  return { status: 401, error: sent ? 'unauthorized: the token is not valid' : 'unauthorized: send Authorization: Bearer <EOSCOPE_TOKEN>', reason: 'unauthorized' }
+  return { status: 401, error: sent ? 'unauthorized: the token is not valid' : 'unauthorized: token required: send Authorization: Bearer <EOSCOPE_TOKEN>', reason: 'unauthorized' }
 }

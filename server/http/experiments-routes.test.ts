@@ -1,14 +1,14 @@
 // The experiments' REST API over a real http server. The service runs on a virtual clock pumped
 // in the background; a started experiment is long enough to still be running when it is cancelled.
 
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ExperimentService } from '../experiments/experiment-service.ts'
-import { ExperimentStore } from '../experiments/experiment-store.ts'
+import { ExperimentStore, INDEX_FILE } from '../experiments/experiment-store.ts'
 import { MockTime } from '../log/time.ts'
 import { createExperimentsHandler } from './experiments-routes.ts'
 
@@ -70,6 +70,14 @@ describe('the experiments REST API', () => {
     expect(service.isRunning()).toBe(false)
   })
 
+  it('refuses a null body like any other non-object, and starts nothing', async () => {
+    const r = await post('/api/experiments', null)
+    expect(r.status).toBe(400)
+    expect((await r.json()).error).toMatch(/not null/)
+    expect((await post('/api/experiments/cancel', null)).status).toBe(400)
+    expect(service.isRunning()).toBe(false)
+  })
+
   it('refuses a page from another origin', async () => {
     expect((await post('/api/experiments', good, { origin: 'http://evil.example' })).status).toBe(403)
     expect(service.isRunning()).toBe(false)
@@ -105,5 +113,44 @@ describe('the experiments REST API', () => {
     expect((await fetch(`${base}/api/experiments/cancel`)).status).toBe(405)
     expect((await fetch(`${base}/api/experiments`, { method: 'DELETE' })).status).toBe(405)
     expect((await fetch(`${base}/api/lab`)).status).toBe(418)
+  })
+})
+
+describe('stored experiments', () => {
+  it('are capped to the last N: more start and cancel cycles than that keep N files and list N', async () => {
+    const capDir = mkdtempSync(path.join(tmpdir(), 'eoscope-exp-cap-'))
+    const time = new MockTime()
+    const capped = new ExperimentService({ store: new ExperimentStore(capDir, 3), time })
+    const handle = createExperimentsHandler(capped)
+    const srv = createServer((req, res) => void handle(req, res))
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
+    const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/api/experiments`
+    let running = true
+    const pumped = (async () => {
+      while (running) {
+        await time.runFor(10)
+        await new Promise((r) => setTimeout(r, 1))
+      }
+    })()
+    try {
+      const ids: string[] = []
+      for (let i = 0; i < 7; i++) {
+        const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(good) })
+        expect(r.status).toBe(202)
+        ids.push(((await r.json()) as { experiment: { id: string } }).experiment.id)
+        expect(await (await fetch(`${url}/cancel`, { method: 'POST' })).json()).toEqual({ ok: true, cancelled: true })
+      }
+      expect(new Set(ids).size).toBe(7)
+      const listed = ((await (await fetch(url)).json()) as { experiments: { id: string }[] }).experiments.map((e) => e.id)
+      expect(listed).toEqual(ids.slice(-3).reverse())
+      expect(readdirSync(capDir).sort()).toEqual([INDEX_FILE, ...ids.slice(-3).map((id) => `${id}.json`)].sort())
+      expect((await fetch(`${url}/${ids[0]}`)).status).toBe(404)
+    } finally {
+      await capped.cancel()
+      running = false
+      await pumped
+      await new Promise((r) => srv.close(r))
+      rmSync(capDir, { recursive: true, force: true })
+    }
   })
 })

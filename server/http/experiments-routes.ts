@@ -17,7 +17,7 @@ import type { ExperimentService } from '../experiments/experiment-service.ts'
 import { isSameOrigin } from './origin.ts'
 import { noteOutcome } from './outcome.ts'
 import { pathOf } from './rest.ts'
-import { HttpError, readJsonBody } from './json-body.ts'
+import { HttpError, readJsonBody, send, sendFailure, sendJson } from './json-body.ts'
 
 
 export const EXPERIMENT_ROUTES = [
@@ -27,20 +27,6 @@ export const EXPERIMENT_ROUTES = [
   { method: 'POST', path: '/api/experiments/cancel', does: 'cancel the running experiment' },
   { method: 'GET', path: '/api/experiments/:id(.json|.csv)', does: 'a stored experiment, as JSON or CSV' },
 ] as const
-
-
-function send(res: ServerResponse, status: number, body: string, type: string, extra: Record<string, string> = {}): void {
-  res.writeHead(status, {
-    'content-type': type,
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    ...extra,
-  })
-  res.end(body)
-}
-
-const sendJson = (res: ServerResponse, status: number, body: unknown, extra?: Record<string, string>) => send(res, status, JSON.stringify(body), 'application/json; charset=utf-8', extra)
 
 
 /** Handles /api/experiments[/...]; returns false (doing nothing) for any other path. */
@@ -55,7 +41,9 @@ export function createExperimentsHandler(service: ExperimentService, log: (msg: 
         if (!isSameOrigin(req)) throw new HttpError(403, 'cross-origin requests are refused')
         if (rest === '') {
           noteOutcome(res, { command: 'startExperiment' })
-          const parsed = parseSweepRequest(await readJsonBody(req))
+          const body = await readJsonBody(req)
+          if (body === null) throw new HttpError(400, 'invalid experiment: the body must be a JSON object, not null')
+          const parsed = parseSweepRequest(body)
           if (!parsed.ok) throw new HttpError(400, parsed.error)
           const started = service.start(parsed.request)
           if (!started.ok) throw new HttpError(started.status, started.error)
@@ -100,16 +88,7 @@ export function createExperimentsHandler(service: ExperimentService, log: (msg: 
       else if (m[2] === '.json') sendJson(res, 200, record, { 'content-disposition': `attachment; filename="eoscope-sweep-${id}.json"` })
       else sendJson(res, 200, record)
     } catch (err) {
-      if (err instanceof HttpError) {
-        noteOutcome(res, { error: err.message })
-        sendJson(res, err.status, { error: err.message })
-      } else {
-        // Never a stack trace to the client: the full error goes to the server's log.
-        log(`REST ${method} ${pathname} failed: ${err instanceof Error ? err.message : String(err)}`)
-        noteOutcome(res, { error: 'internal error', cause: err })
-        if (!res.headersSent) sendJson(res, 500, { error: 'internal error' })
-        else res.destroy()
-      }
+      sendFailure(res, err, log, `REST ${method} ${pathname}`)
     }
     return true
   }

@@ -1,58 +1,38 @@
 // The exposed server's http layer (attachEoscopeHttp, as server/index.ts runs it, on the fake lab):
 // the token on REST and the socket, locked reads, the rate limit, origins, and no stack traces.
 
-import { createServer, request as httpRequest, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { io as connect, type Socket } from 'socket.io-client'
+import { request as httpRequest } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CommandResult } from '../../lib/lab-protocol.ts'
 import { createFakeLab, type FakeLab } from './__fixtures__/fake-lab.ts'
+import { connected, startHttp, type HttpHarness, type OpenOptions } from './__fixtures__/http-harness.ts'
 import { DEFAULT_CONTROL_RATE, type AccessPolicy } from './access.ts'
-import { attachEoscopeHttp, type EoscopeHttp } from './app.ts'
 
 const TOKEN = '5c1e0b7a9d3f48e2a6b1c0d9e8f7a6b5'
-const WIDE_OPEN = { perSec: 1e6, burst: 1e6 }
 
-let server: Server | null = null
-let http: EoscopeHttp | null = null
+let harness: HttpHarness | null = null
 let lab: FakeLab
 let url: string
-const clients: Socket[] = []
 
 /** The rate limiter's clock: it moves only when a test moves it. */
 let clock = 0
 
 async function start(policy: Partial<AccessPolicy>, labOverride?: FakeLab): Promise<void> {
-  lab = labOverride ?? createFakeLab()
-  server = createServer()
   clock = 0
-  http = attachEoscopeHttp(server, { lab, policy: { token: null, lockReads: false, controlRate: WIDE_OPEN, ...policy }, minIntervalMs: 20, defaultMetrics: false, now: () => clock })
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r))
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  harness = await startHttp(policy, { lab: labOverride, now: () => clock })
+  ;({ lab, url } = harness)
 }
 
 afterEach(async () => {
-  for (const c of clients.splice(0)) c.disconnect()
-  await http?.close()
-  await lab?.close()
-  http = null
-  server = null
+  await harness?.close()
+  harness = null
 })
 
 const post = (path: string, body: unknown = {}, headers: Record<string, string> = {}) =>
   fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) })
 const bearer = (t: string) => ({ authorization: `Bearer ${t}` })
 
-function open(options: { auth?: Record<string, unknown>; headers?: Record<string, string> } = {}): Socket {
-  const c = connect(url, { transports: ['websocket'], auth: options.auth, extraHeaders: options.headers, reconnection: false, forceNew: true })
-  clients.push(c)
-  return c
-}
-const connected = (c: Socket) =>
-  new Promise<void>((resolve, reject) => {
-    c.on('connect', () => resolve())
-    c.on('connect_error', (e) => reject(e))
-  })
+const open = (options: OpenOptions = {}) => harness!.open(options)
 
 /** A response or ack carries no stack trace, no source path, and not the thrown message. */
 function expectNoStack(text: string): void {

@@ -1,7 +1,8 @@
 // Request bodies for the REST endpoints: JSON, at most MAX_BODY_BYTES, with an HttpError whose
-// status says what the client must change.
+// status says what the client must change; and the responses they get.
 
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { noteOutcome } from './outcome.ts'
 
 export const MAX_BODY_BYTES = 16 * 1024
 
@@ -34,4 +35,35 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   } catch {
     throw new HttpError(400, 'body is not valid JSON')
   }
+}
+
+/** A complete response of this type; never cached. A refused oversized body closes the connection. */
+export function send(res: ServerResponse, status: number, body: string, type: string, extra: Record<string, string> = {}): void {
+  res.writeHead(status, {
+    'content-type': type,
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    ...(status === 413 ? { connection: 'close' } : {}),
+    ...extra,
+  })
+  res.end(body)
+}
+
+export const sendJson = (res: ServerResponse, status: number, body: unknown, extra?: Record<string, string>) => send(res, status, JSON.stringify(body), 'application/json; charset=utf-8', extra)
+
+/**
+ * Answers a request whose handler threw: an HttpError with its status and message; anything else
+ * with 500 'internal error' (never a stack trace to the client: the full error goes to the log).
+ */
+export function sendFailure(res: ServerResponse, err: unknown, log: (msg: string) => void, what: string): void {
+  if (err instanceof HttpError) {
+    noteOutcome(res, { error: err.message })
+    sendJson(res, err.status, { error: err.message })
+    return
+  }
+  log(`${what} failed: ${err instanceof Error ? err.message : String(err)}`)
+  noteOutcome(res, { error: 'internal error', cause: err })
+  if (!res.headersSent) sendJson(res, 500, { error: 'internal error' })
+  else res.destroy()
 }

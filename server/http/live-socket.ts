@@ -1,5 +1,6 @@
 // socket.io on the custom server: pushes the lab's snapshots to every browser (coalesced, volatile,
-// as deltas against the previous broadcast) and runs commands with acknowledgements.
+// as deltas against the previous broadcast, built once per push and sent as the same bytes to
+// every client) and runs commands with acknowledgements.
 
 import type { Server as HttpServer } from 'node:http'
 import { Server, type Socket } from 'socket.io'
@@ -7,12 +8,20 @@ import type { CommandResult, LabSnapshot } from '../../lib/lab-protocol.ts'
 import type { LabController } from '../lab/lab-controller.ts'
 import { diff, wireCopy, type LiveClientToServerEvents, type LiveServerToClientEvents } from '../../lib/live-delta.ts'
 import { isSameOrigin } from './origin.ts'
-import type { AccessGate } from './access.ts'
+import { RateLimiter, type AccessGate, type RateLimit } from './access.ts'
 
 /** At most this many pushes a second reach a browser, whatever the lab's rate (the guard is 15). */
 export const MAX_EMITS_PER_SEC = 15
 /** The default push rate: each push coalesces everything that changed since the previous one. */
 export const DEFAULT_EMITS_PER_SEC = 10
+/** Full snapshots a socket may ask for with `resync` (each is tens of KB); beyond, the ack is null. */
+export const RESYNC_RATE: RateLimit = { perSec: 2, burst: 5 }
+
+const TOKEN_REQUIRED = 'unauthorized: token required: connect with auth: { token }'
+const TOKEN_NOT_VALID = 'unauthorized: the token is not valid'
+
+/** What the handshake's auth.token was: absent, the token (or any, when none is set), or wrong. */
+type HandshakeToken = 'none' | 'valid' | 'invalid'
 
 export interface LiveSocketOptions {
   lab: LabController
@@ -27,7 +36,7 @@ export interface LiveSocketOptions {
 
 export interface LiveSocketHooks {
   command?(e: { name: string; ok: boolean; error?: string; client: string }): void
-  rejected?(e: { reason: 'cross_origin' | 'unauthorized' | 'rate_limited' | 'bad_input'; error: string; client: string }): void
+  rejected?(e: { reason: 'cross_origin' | 'unauthorized' | 'rate_limited' | 'bad_input' | 'misdirected'; error: string; client: string }): void
   /** An unexpected error (its message only ever reaches a client as 'internal error'). */
   failed?(e: { where: string; err: unknown; client: string }): void
 }
@@ -41,22 +50,55 @@ export interface LiveSocket {
 }
 
 type LiveSocketConn = Socket<LiveClientToServerEvents, LiveServerToClientEvents>
+type LiveIo = Server<LiveClientToServerEvents, LiveServerToClientEvents>
+type Refusal = { reason: 'unauthorized' | 'rate_limited'; error: string }
 
-export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 1000 / DEFAULT_EMITS_PER_SEC, log = () => {}, gate, hooks = {} }: LiveSocketOptions): LiveSocket {
-  const io = new Server<LiveClientToServerEvents, LiveServerToClientEvents>(httpServer, {
+/** socket.io on the server, with the Host and origin checks and the handshake's token check. */
+function createIo(httpServer: HttpServer, gate: AccessGate | undefined, hooks: LiveSocketHooks): LiveIo {
+  const io: LiveIo = new Server(httpServer, {
     path: '/socket.io',
     serveClient: false,
-    // Only the page's own origin may connect (no CORS headers are ever sent).
+    // Only a Host this server answers to (DNS rebinding), and only the page's own origin may
+    // connect (no CORS headers are ever sent). A refused handshake gets 403 with the reason.
     allowRequest: (req, callback) => {
+      const client = req.socket.remoteAddress ?? 'unknown'
+      const misdirected = gate?.checkHost(req)
+      if (misdirected) {
+        hooks.rejected?.({ reason: 'misdirected', error: misdirected.error, client })
+        return callback(misdirected.error, false)
+      }
       const same = isSameOrigin(req)
-      if (!same) hooks.rejected?.({ reason: 'cross_origin', error: `socket from origin ${String(req.headers.origin).slice(0, 100)} refused`, client: req.socket.remoteAddress ?? 'unknown' })
-      callback(null, same)
+      if (!same) hooks.rejected?.({ reason: 'cross_origin', error: `socket from origin ${String(req.headers.origin).slice(0, 100)} refused`, client })
+      callback(same ? null : 'cross-origin sockets are refused', same)
     },
     maxHttpBufferSize: 16 * 1024,
-    perMessageDeflate: { threshold: 1024 },
+    // No per-connection compression: a broadcast is then encoded once, as one WebSocket frame, and
+    // written as the same bytes to every browser (socket.io's adapter precomputes the frame only
+    // without deflate). Compressing each delta again per client cost CPU in proportion to the class.
+    perMessageDeflate: false,
   })
 
-  // The last snapshot every connected browser has been offered: deltas are computed against it.
+  // With EOSCOPE_LOCK_READS, a socket without the token does not connect; otherwise it connects,
+  // and a valid handshake token (auth: { token }) authorizes its commands.
+  io.use((socket, next) => {
+    const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token
+    const state: HandshakeToken = token === undefined ? 'none' : !gate || gate.authorized(token) ? 'valid' : 'invalid'
+    if (gate?.readsNeedToken && state !== 'valid') {
+      hooks.rejected?.({ reason: 'unauthorized', error: 'socket without a valid token refused (reads are locked)', client: socket.handshake.address })
+      next(new Error(state === 'none' ? TOKEN_REQUIRED : TOKEN_NOT_VALID))
+      return
+    }
+    ;(socket.data as { token?: HandshakeToken }).token = state
+    next()
+  })
+  return io
+}
+
+/**
+ * Pushes the lab's snapshots to every socket: coalesced to one push per interval, as a delta
+ * against the previous push, computed once. `current` is what every browser has been offered.
+ */
+function startBroadcast(lab: LabController, io: LiveIo, minIntervalMs: number): { current(): LabSnapshot; stop(): void } {
   // A private copy: the lab may reuse and update the objects of an earlier snapshot in place.
   let broadcast: LabSnapshot = wireCopy(lab.snapshot())
   let pending: LabSnapshot | null = null
@@ -82,63 +124,43 @@ export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 
     const wait = Math.max(0, lastEmitAt + minIntervalMs - performance.now())
     timer = setTimeout(flush, wait)
   })
+  return {
+    current: () => broadcast,
+    stop() {
+      unsubscribe()
+      if (timer) clearTimeout(timer)
+    },
+  }
+}
 
-  // With EOSCOPE_LOCK_READS, a socket without the token does not connect; otherwise it connects,
-  // and a valid handshake token (auth: { token }) authorizes its commands.
-  io.use((socket, next) => {
-    const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token
-    const valid = gate ? gate.authorized(token) : true
-    if (gate?.readsNeedToken && !valid) {
-      hooks.rejected?.({ reason: 'unauthorized', error: 'socket without a valid token refused (reads are locked)', client: socket.handshake.address })
-      next(new Error(token === undefined ? 'unauthorized: connect with auth: { token }' : 'unauthorized: the token is not valid'))
-      return
-    }
-    ;(socket.data as { authorized?: boolean }).authorized = valid
-    next()
-  })
+/** Token first, then the rate of its kind (access.ts): unauthenticated commands never spend the client's control bucket. */
+function admit(gate: AccessGate | undefined, client: string, handshake: HandshakeToken, meta: unknown): Refusal | null {
+  if (!gate) return null
+  let authorized = !gate.controlNeedsToken || handshake === 'valid'
+  let error = handshake === 'invalid' ? TOKEN_NOT_VALID : `${TOKEN_REQUIRED} or send command(name, payload, { token }, ack)`
+  const token = typeof meta === 'object' && meta !== null ? (meta as { token?: unknown }).token : undefined
+  if (!authorized && token !== undefined) {
+    authorized = gate.authorized(token)
+    error = TOKEN_NOT_VALID
+  }
+  const r = authorized ? gate.admitAuthorized(client) : gate.refuseUnauthorized(client, error)
+  if (!r) return null
+  return r.reason === 'rate_limited' ? { reason: 'rate_limited', error: 'rate limited' } : { reason: 'unauthorized', error: r.error }
+}
 
-  io.on('connection', (socket: LiveSocketConn) => {
-    const client = socket.handshake.address
-    // A new or reconnecting browser catches up from the snapshot the next delta builds on.
-    socket.emit('snapshot', broadcast)
+type CommandRunner = (client: string, handshake: HandshakeToken, args: unknown[]) => Promise<CommandResult>
 
-    socket.on('resync', (ack) => {
-      if (typeof ack === 'function') ack(broadcast)
-    })
-
-    // command(name, payload[, { token }], ack): every argument is untrusted.
-    const raw = socket as unknown as Socket
-    raw.on('command', (...args: unknown[]) => {
-      const ack = typeof args[args.length - 1] === 'function' ? (args.pop() as (r: CommandResult) => void) : null
-      void runCommand(client, (socket.data as { authorized?: boolean }).authorized === true, args).then((result) => {
-        try {
-          ack?.(result)
-        } catch (err) {
-          hooks.failed?.({ where: 'command acknowledgement', err, client })
-        }
-      })
-    })
-    raw.onAny((event: unknown, ...args: unknown[]) => {
-      if (typeof event === 'string' && KNOWN_EVENTS.has(event)) return
-      const error = `unknown event ${JSON.stringify(String(event).slice(0, 40))}; send command(name, payload, ack)`
-      hooks.rejected?.({ reason: 'bad_input', error, client })
-      const ack = args[args.length - 1]
-      if (typeof ack === 'function') (ack as (r: CommandResult) => void)({ ok: false, error })
-    })
-  })
-
-  async function runCommand(client: string, socketAuthorized: boolean, args: unknown[]): Promise<CommandResult> {
+/** Runs command(name, payload[, { token }]) for a client: admitted, then executed; never throws. */
+function commandRunner(lab: LabController, gate: AccessGate | undefined, hooks: LiveSocketHooks, log: (msg: string) => void): CommandRunner {
+  return async (client, handshake, args) => {
     const [name, payload, meta] = args
     const label = typeof name === 'string' ? name.slice(0, 40) : `<${name === null ? 'null' : typeof name}>`
     const refuse = (reason: 'unauthorized' | 'rate_limited' | 'bad_input', error: string): CommandResult => {
       hooks.rejected?.({ reason, error, client })
       return { ok: false, error }
     }
-    if (gate && !gate.allowControl(client)) return refuse('rate_limited', 'rate limited')
-    if (gate?.controlNeedsToken && !socketAuthorized) {
-      const token = typeof meta === 'object' && meta !== null ? (meta as { token?: unknown }).token : undefined
-      if (!gate.authorized(token)) return refuse('unauthorized', token === undefined ? 'unauthorized: connect with auth: { token } or send command(name, payload, { token }, ack)' : 'unauthorized: the token is not valid')
-    }
+    const refused = admit(gate, client, handshake, meta)
+    if (refused) return refuse(refused.reason, refused.error)
     if (args.length > 3) return refuse('bad_input', 'command takes (name, payload[, { token }], ack)')
     let result: CommandResult
     try {
@@ -152,12 +174,52 @@ export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 
     hooks.command?.({ name: label, ok: result.ok, ...(result.ok ? {} : { error: result.error }), client })
     return result
   }
+}
 
+/** One browser's socket: its first snapshot, resync (rate-limited), commands, and refusals of anything else. */
+function serve(socket: LiveSocketConn, current: () => LabSnapshot, runCommand: CommandRunner, resyncs: RateLimiter, hooks: LiveSocketHooks): void {
+  const client = socket.handshake.address
+  // A new or reconnecting browser catches up from the snapshot the next delta builds on.
+  socket.emit('snapshot', current())
+
+  socket.on('resync', (ack) => {
+    if (typeof ack !== 'function') return
+    if (resyncs.take(socket.id)) return ack(current())
+    hooks.rejected?.({ reason: 'rate_limited', error: 'resync rate limited', client })
+    ack(null)
+  })
+
+  // command(name, payload[, { token }], ack): every argument is untrusted.
+  const raw = socket as unknown as Socket
+  raw.on('command', (...args: unknown[]) => {
+    const ack = typeof args[args.length - 1] === 'function' ? (args.pop() as (r: CommandResult) => void) : null
+    void runCommand(client, (socket.data as { token?: HandshakeToken }).token ?? 'none', args).then((result) => {
+      try {
+        ack?.(result)
+      } catch (err) {
+        hooks.failed?.({ where: 'command acknowledgement', err, client })
+      }
+    })
+  })
+  raw.onAny((event: unknown, ...args: unknown[]) => {
+    if (typeof event === 'string' && KNOWN_EVENTS.has(event)) return
+    const error = `unknown event ${JSON.stringify(String(event).slice(0, 40))}; send command(name, payload, ack)`
+    hooks.rejected?.({ reason: 'bad_input', error, client })
+    const ack = args[args.length - 1]
+    if (typeof ack === 'function') (ack as (r: CommandResult) => void)({ ok: false, error })
+  })
+}
+
+export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 1000 / DEFAULT_EMITS_PER_SEC, log = () => {}, gate, hooks = {} }: LiveSocketOptions): LiveSocket {
+  const io = createIo(httpServer, gate, hooks)
+  const broadcast = startBroadcast(lab, io, minIntervalMs)
+  const runCommand = commandRunner(lab, gate, hooks, log)
+  const resyncs = new RateLimiter(RESYNC_RATE)
+  io.on('connection', (socket: LiveSocketConn) => serve(socket, broadcast.current, runCommand, resyncs, hooks))
   return {
     io,
     async close() {
-      unsubscribe()
-      if (timer) clearTimeout(timer)
+      broadcast.stop()
       await new Promise<void>((resolve) => io.close(() => resolve()))
     },
   }

@@ -41,6 +41,8 @@ export function rejectionReason(status: number): string {
       return 'too_large'
     case 415:
       return 'unsupported_media_type'
+    case 421:
+      return 'misdirected'
     case 429:
       return 'rate_limited'
     default:

@@ -1,7 +1,7 @@
 // The lab's REST API, served by the custom server before Next's handler.
 //
-//   GET  /api                          this list, as JSON
-//   GET  /api/lab                      the latest LabSnapshot
+//   GET  /api                          this list, as JSON (HEAD too)
+//   GET  /api/lab                      the latest LabSnapshot (HEAD too)
 //   POST /api/lab/config               change settings; body: a setConfig command, e.g.
 //                                      {"processing.guarantee":"exactly_once","commit.interval.ms":100}
 //   POST /api/lab/reset                reset the lab (body: none or {})
@@ -16,7 +16,8 @@
 //   POST /api/views/partition          choose the partition log view; body: {"topic":"output","partition":0,"window":"latest"}
 //
 // Bodies are JSON (Content-Type: application/json), at most 16 KB. Every body is validated with
-// the lab protocol's parseCommand; bad input gets 400 {"error": "..."} and changes nothing.
+// the lab protocol's parseCommand; bad input gets 400 {"error": "..."} and changes nothing. A body,
+// when sent, is a JSON object: `null` is refused like any other non-object.
 // Success is 200 {"ok": true, "message"?: "..."}. Requests from another origin's page get 403.
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -24,7 +25,7 @@ import { parseCommand, type CommandName } from '../../lib/lab-protocol.ts'
 import type { LabController } from '../lab/lab-controller.ts'
 import { isSameOrigin } from './origin.ts'
 import { noteOutcome } from './outcome.ts'
-import { HttpError, MAX_BODY_BYTES, readJsonBody } from './json-body.ts'
+import { HttpError, MAX_BODY_BYTES, readJsonBody, sendFailure, sendJson } from './json-body.ts'
 
 export { MAX_BODY_BYTES }
 
@@ -53,12 +54,13 @@ function route(method: string, pathname: string): Route {
     if (method !== 'POST') throw new HttpError(405, `use POST for ${pathname}`)
     return { command, payload }
   }
+  const read = method === 'GET' || method === 'HEAD'
   if (pathname === '/api' || pathname === '/api/') {
-    if (method !== 'GET') throw new HttpError(405, 'use GET for /api')
+    if (!read) throw new HttpError(405, 'use GET for /api')
     return { get: 'index' }
   }
   if (pathname === '/api/lab') {
-    if (method !== 'GET') throw new HttpError(405, 'use GET for /api/lab')
+    if (!read) throw new HttpError(405, 'use GET for /api/lab')
     return { get: 'lab' }
   }
   if (pathname === '/api/lab/config') return post('setConfig')
@@ -108,18 +110,6 @@ export function pathOf(req: IncomingMessage): string {
 }
 
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body)
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    ...(status === 413 ? { connection: 'close' } : {}),
-  })
-  res.end(text)
-}
-
 /**
  * Handles a request under /api/; returns false (and does nothing) for any other path, so the
  * caller can pass it on to Next.
@@ -138,22 +128,14 @@ export function createRestHandler(lab: LabController, log: (msg: string) => void
       if (!isSameOrigin(req)) throw new HttpError(403, 'cross-origin requests are refused')
       noteOutcome(res, { command: r.command })
       const body = await readJsonBody(req)
+      if (body === null) throw new HttpError(400, `invalid ${r.command}: the body must be a JSON object, not null (or send no body)`)
       const parsed = parseCommand(r.command, r.payload(body) ?? {})
       if (!parsed.ok) throw new HttpError(400, parsed.error)
       const result = await lab.execute(parsed.name, parsed.payload)
       if (!result.ok) throw new HttpError(400, result.error)
       sendJson(res, 200, result)
     } catch (err) {
-      if (err instanceof HttpError) {
-        noteOutcome(res, { error: err.message })
-        sendJson(res, err.status, { error: err.message })
-      } else {
-        // Never a stack trace to the client: the full error goes to the server's log.
-        log(`REST ${req.method} ${pathname} failed: ${err instanceof Error ? err.message : String(err)}`)
-        noteOutcome(res, { error: 'internal error', cause: err })
-        if (!res.headersSent) sendJson(res, 500, { error: 'internal error' })
-        else res.destroy()
-      }
+      sendFailure(res, err, log, `REST ${req.method} ${pathname}`)
     }
     return true
   }
