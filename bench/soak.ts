@@ -82,7 +82,7 @@ for (const mode of ['exactly-once', 'at-least-once'] as const) {
   })
   process.stdout.write(resultLine(r))
   runs.push(r)
-  write(runs.length === 2)
+  write(runs.length === 2 ? 'complete' : 'partial')
 }
 process.stdout.write(`report: ${reportFile()}\n`)
 process.exit(runs.every((r) => r.passed) ? 0 : 1)
@@ -91,7 +91,8 @@ function reportFile(): string {
   return f.faults >= FULL_SOAK_FAULTS ? `bench/results/soak-${f.backend}.json` : `bench/results/soak-${f.backend}-${f.faults}-faults.json`
 }
 
-function write(complete: boolean): void {
+/** Written after each mode: 'partial' until both modes have run. */
+function write(state: 'partial' | 'complete'): void {
   mkdirSync('bench/results', { recursive: true })
   const report = {
     benchmark: 'soak',
@@ -102,7 +103,7 @@ function write(complete: boolean): void {
     seed: f.seed,
     ratePerSec: rate,
     durationMs: Date.now() - started,
-    complete,
+    complete: state === 'complete',
     rssStartBytes: rssStart,
     rssEndBytes: process.memoryUsage().rss,
     ...picked.header,

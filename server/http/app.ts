@@ -130,7 +130,7 @@ export function attachEoscopeHttp(httpServer: HttpServer, options: EoscopeHttpOp
       return refuse(res, misdirected)
     }
     if (!isApiPath(pathname)) {
-      setPageSecurityHeaders(req, res, options.dev)
+      setPageSecurityHeaders(req, res, options.dev ? 'development' : 'production')
       if (fallback) await fallback(req, res)
       else sendError(res, 404, `no such page: ${pathname.slice(0, 80)}`)
       return

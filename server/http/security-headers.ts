@@ -10,11 +10,14 @@
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 
-/** The policy of a page served with this nonce. `dev` adds 'unsafe-eval' (React's dev tools need it). */
-export function pageCsp(nonce: string, dev = false): string {
+/** How Next serves pages: development mode needs 'unsafe-eval' (React's dev tools). */
+export type NextMode = 'production' | 'development'
+
+/** The policy of a page served with this nonce. */
+export function pageCsp(nonce: string, mode: NextMode = 'production'): string {
   return [
     "default-src 'self'",
-    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ''}`,
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${mode === 'development' ? " 'unsafe-eval'" : ''}`,
     // React writes style attributes into the server-rendered HTML; styles cannot run code.
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
@@ -46,9 +49,9 @@ export function setApiSecurityHeaders(res: ServerResponse): void {
  * Headers of a response Next will write (pages, their assets): a fresh nonce, in the response's
  * policy and in the request's headers where Next and the layout read it. Returns the nonce.
  */
-export function setPageSecurityHeaders(req: IncomingMessage, res: ServerResponse, dev = false): string {
+export function setPageSecurityHeaders(req: IncomingMessage, res: ServerResponse, mode: NextMode = 'production'): string {
   const nonce = randomBytes(18).toString('base64')
-  const csp = pageCsp(nonce, dev)
+  const csp = pageCsp(nonce, mode)
   setCommon(res)
   res.setHeader('content-security-policy', csp)
   req.headers['content-security-policy'] = csp
