@@ -161,7 +161,8 @@ export class KafkaLogConsumer implements LogConsumer {
     if (isStale() || !isRunning() || !this.owned.has(key)) return
     const admission = await this.guard.admit(tp, fetchedBatch(tp, batch))
     if (admission.kind === 'refetch') this.consumer.seek({ topic: tp.topic, partition: tp.partition, offset: String(admission.from) })
-    if (admission.kind !== 'take' || admission.records.length === 0 || !this.owned.has(key)) return
+    // A seek while the batch was admitted (kafkajs holds it as pending until its next fetch) makes it stale.
+    if (admission.kind !== 'take' || admission.records.length === 0 || isStale() || !this.owned.has(key)) return
     const records = admission.records
     const buffer = this.buffers.get(key)
     if (buffer) buffer.push(...records)
