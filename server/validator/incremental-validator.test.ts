@@ -4,6 +4,7 @@ import { IncrementalValidator } from './incremental-validator.ts'
 import { validateRun } from './validator.ts'
 import { CHANGELOG_TOPIC, OUTPUT_TOPIC, RunBuilder } from './fixtures/run-builder.ts'
 import { AtLeastOnceProcessor, comparable, countingInspector } from './fixtures/incremental-runs.ts'
+import { PLAIN_BATCH } from '../log/embedded/partition-log.ts'
 
 const KEYS = ['a', 'b', 'c', 'd']
 
@@ -191,8 +192,8 @@ describe('IncrementalValidator against validateRun, check after check', () => {
     run.appendInput(0, values(4))
     run.drain(2)
     const log = run.cluster.partitionLog({ topic: OUTPUT_TOPIC, partition: 0 })
-    log.append(-1, 0, -1, false, [{ key: 'a', value: 'not json' }], 0)
-    log.append(-1, 0, -1, false, [{ key: 'a', value: JSON.stringify({ key: 'a', count: 1, sum: 1, min: 1, max: 1, source: { partition: 7, offset: 0 } }) }], 0)
+    log.append(PLAIN_BATCH, [{ key: 'a', value: 'not json' }], 0)
+    log.append(PLAIN_BATCH, [{ key: 'a', value: JSON.stringify({ key: 'a', count: 1, sum: 1, min: 1, max: 1, source: { partition: 7, offset: 0 } }) }], 0)
     const r = await expectSame(run, v)
     expect(r.malformed.output).toBe(1)
     expect(r.orphanOutputs).toBe(1)
@@ -208,12 +209,12 @@ describe('IncrementalValidator against validateRun, check after check', () => {
     const value = (agg: { count: number; sum: number }, offset: number) =>
       JSON.stringify({ key: 'a', count: agg.count, sum: agg.sum, min: 1, max: agg.sum - 1 || 1, source: { partition: 0, offset } })
     // The late output of offset 1, with the right aggregate: no longer lost, no mismatch.
-    out.append(-1, 0, -1, false, [{ key: 'a', value: value({ count: 2, sum: 3 }, 1) }], 0)
+    out.append(PLAIN_BATCH, [{ key: 'a', value: value({ count: 2, sum: 3 }, 1) }], 0)
     expect(comparable(await expectSame(run, v)).rows).toMatchObject({ lost: 0, duplicates: 0, stateMismatches: 0 })
     // An output naming the poison offset 2: an orphan; a second copy: a duplicate.
-    out.append(-1, 0, -1, false, [{ key: 'a', value: value({ count: 9, sum: 9 }, 2) }], 0)
+    out.append(PLAIN_BATCH, [{ key: 'a', value: value({ count: 9, sum: 9 }, 2) }], 0)
     expect((await expectSame(run, v)).orphanOutputs).toBe(1)
-    out.append(-1, 0, -1, false, [{ key: 'a', value: value({ count: 9, sum: 9 }, 2) }], 0)
+    out.append(PLAIN_BATCH, [{ key: 'a', value: value({ count: 9, sum: 9 }, 2) }], 0)
     expect((await expectSame(run, v)).duplicates).toBe(1)
   })
 
@@ -225,7 +226,7 @@ describe('IncrementalValidator against validateRun, check after check', () => {
     expect((await expectSame(run, v)).lost).toBe(1)
     const dlq = run.cluster.partitionLog({ topic: 'input-dlq', partition: 0 })
     const headers = { '__streams.errors.topic': 'input', '__streams.errors.partition': '0', '__streams.errors.offset': '1' }
-    dlq.append(-1, 0, -1, false, [{ key: 'a', value: 'x', headers }], 0)
+    dlq.append(PLAIN_BATCH, [{ key: 'a', value: 'x', headers }], 0)
     const r = await expectSame(run, v)
     expect(r).toMatchObject({ lost: 0, dlqRecords: 1 })
     // Another lost poison record, then an output naming it: not lost any more, an orphan.
@@ -233,7 +234,7 @@ describe('IncrementalValidator against validateRun, check after check', () => {
     run.step(0, 1, 'commit', { dropOutputAt: 0 })
     expect((await expectSame(run, v)).lost).toBe(1)
     const forged = JSON.stringify({ key: 'a', count: 1, sum: 1, min: 1, max: 1, source: { partition: 0, offset: 2 } })
-    run.cluster.partitionLog({ topic: OUTPUT_TOPIC, partition: 0 }).append(-1, 0, -1, false, [{ key: 'a', value: forged }], 0)
+    run.cluster.partitionLog({ topic: OUTPUT_TOPIC, partition: 0 }).append(PLAIN_BATCH, [{ key: 'a', value: forged }], 0)
     expect(await expectSame(run, v)).toMatchObject({ lost: 0, orphanOutputs: 1 })
   })
 
@@ -242,7 +243,7 @@ describe('IncrementalValidator against validateRun, check after check', () => {
     const v = new IncrementalValidator(run.inspector(), run.options())
     run.appendInput(0, [{ key: 'a', value: '1' }, { key: 'a', value: 'x' }])
     const forged = JSON.stringify({ key: 'a', count: 1, sum: 1, min: 1, max: 1, source: { partition: 0, offset: 1 } })
-    run.cluster.partitionLog({ topic: OUTPUT_TOPIC, partition: 0 }).append(-1, 0, -1, false, [{ key: 'a', value: forged }], 0)
+    run.cluster.partitionLog({ topic: OUTPUT_TOPIC, partition: 0 }).append(PLAIN_BATCH, [{ key: 'a', value: forged }], 0)
     expect(await expectSame(run, v)).toMatchObject({ orphanOutputs: 0, outputsBeyondCommitted: 1 })
     run.step(0, 2, 'commit')
     expect(await expectSame(run, v)).toMatchObject({ orphanOutputs: 1, outputsBeyondCommitted: 0, lost: 0 })

@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import type { LogInspector } from '../log/types.ts'
 import { type ValidationReport, validateRun, violations } from './validator.ts'
 import { CHANGELOG_TOPIC, RunBuilder } from './fixtures/run-builder.ts'
+import { PLAIN_BATCH } from '../log/embedded/partition-log.ts'
 
 const ROWS_ZERO = { duplicates: 0, lost: 0, abortedReads: 0, stateMismatches: 0, openTransactions: 0 }
 
@@ -142,7 +143,7 @@ describe('validateRun', () => {
 
   it('reports an output value that does not decode as malformed', async () => {
     const run = cleanRun()
-    run.cluster.partitionLog({ topic: 'output', partition: 0 }).append(-1, 0, -1, false, [{ key: 'a', value: 'not json' }], 0)
+    run.cluster.partitionLog({ topic: 'output', partition: 0 }).append(PLAIN_BATCH, [{ key: 'a', value: 'not json' }], 0)
     const report = await validateRun(run.inspector(), run.options())
     expect(report.malformed).toEqual({ output: 1, changelog: 0, dlq: 0 })
     expect(rows(report)).toEqual(ROWS_ZERO)

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { NO_PRODUCER_ID, NO_SEQUENCE, PartitionLog } from './partition-log.ts'
+import { PartitionLog, PLAIN_BATCH } from './partition-log.ts'
 
 const rec = (key: string | null, value: string | null) => ({ key, value })
 
 function fill(log: PartitionLog, n: number, keys: number, now = 0): void {
-  for (let i = 0; i < n; i++) log.append(NO_PRODUCER_ID, 0, NO_SEQUENCE, false, [rec(`k${i % keys}`, `v${i}`)], now)
+  for (let i = 0; i < n; i++) log.append(PLAIN_BATCH, [rec(`k${i % keys}`, `v${i}`)], now)
 }
 
 describe('compaction (cleanup.policy=compact)', () => {
@@ -28,7 +28,7 @@ describe('compaction (cleanup.policy=compact)', () => {
     const log = new PartitionLog('changelog', 0)
     fill(log, 10_000, 3)
     log.maybeCompact()
-    const r = log.append(NO_PRODUCER_ID, 0, NO_SEQUENCE, false, [rec('k0', 'new')], 0)
+    const r = log.append(PLAIN_BATCH, [rec('k0', 'new')], 0)
     expect(r.baseOffset).toBe(10_000)
     expect(log.read(9_999, 10, 'read_committed').records.map((x) => [x.offset, x.value])).toEqual([
       [9_999, 'v9999'],
@@ -39,9 +39,9 @@ describe('compaction (cleanup.policy=compact)', () => {
   it('keeps the COMMIT marker of a transaction whose record it keeps, so readers can still tell its outcome', () => {
     const log = new PartitionLog('changelog', 0)
     fill(log, 10_000, 2)
-    log.append(7, 0, 0, true, [rec('k0', 'in-txn')], 0)
+    log.append({ producerId: 7, producerEpoch: 0, baseSequence: 0, transactional: true }, [rec('k0', 'in-txn')], 0)
     log.writeMarker(7, 1, 'COMMIT', 0)
-    log.append(7, 1, 0, true, [rec('k9', 'later-aborted')], 0)
+    log.append({ producerId: 7, producerEpoch: 1, baseSequence: 0, transactional: true }, [rec('k9', 'later-aborted')], 0)
     log.writeMarker(7, 2, 'ABORT', 0)
     log.maybeCompact()
     const stored = log.readRaw(0, log.highWatermark, 100)
@@ -51,9 +51,9 @@ describe('compaction (cleanup.policy=compact)', () => {
   it('never compacts at or past the last stable offset, and drops aborted records and markers below it', () => {
     const log = new PartitionLog('changelog', 0)
     fill(log, 10_000, 2)
-    log.append(7, 0, 0, true, [rec('k0', 'aborted')], 0)
+    log.append({ producerId: 7, producerEpoch: 0, baseSequence: 0, transactional: true }, [rec('k0', 'aborted')], 0)
     log.writeMarker(7, 1, 'ABORT', 0)
-    log.append(8, 0, 0, true, [rec('k1', 'pending-a'), rec('k1', 'pending-b')], 0)
+    log.append({ producerId: 8, producerEpoch: 0, baseSequence: 0, transactional: true }, [rec('k1', 'pending-a'), rec('k1', 'pending-b')], 0)
     const lso = log.lastStableOffset
     log.maybeCompact()
     const stored = log.readRaw(0, log.highWatermark, 100)

@@ -120,7 +120,7 @@ export class EmbeddedCluster {
       if (req.transactionalId !== null && !this.txnCoordinator.isPartitionInTxn(req.transactionalId, req.producerId, req.epoch, b)) {
         throw new LogError('INVALID_TXN_STATE', `${b.topic}-${b.partition} was not added to the transaction of ${req.transactionalId}`)
       }
-      const r = log.append(req.producerId, req.epoch, b.baseSequence, req.transactionalId !== null, b.records, now)
+      const r = log.append({ producerId: req.producerId, producerEpoch: req.epoch, baseSequence: b.baseSequence, transactional: req.transactionalId !== null }, b.records, now)
       if (r.duplicate) {
         this.emit({ type: 'retry-deduplicated', producerId: req.producerId, epoch: req.epoch, topic: b.topic, partition: b.partition, baseSequence: b.baseSequence, count: b.records.length, baseOffset: r.baseOffset, atMs: now })
       }
@@ -183,7 +183,7 @@ export class EmbeddedCluster {
         {
           appendOffsets: (gid, offsets, txn) => {
             const records = offsets.map((o) => ({ key: `${gid}:${o.topic}:${o.partition}`, value: String(o.offset) }))
-            this.partitionLog({ topic: OFFSETS_TOPIC, partition: 0 }).append(txn?.producerId ?? NO_PRODUCER_ID, txn?.epoch ?? 0, NO_SEQUENCE, txn !== null, records, this.time.now())
+            this.partitionLog({ topic: OFFSETS_TOPIC, partition: 0 }).append({ producerId: txn?.producerId ?? NO_PRODUCER_ID, producerEpoch: txn?.epoch ?? 0, baseSequence: NO_SEQUENCE, transactional: txn !== null }, records, this.time.now())
           },
           offsetsPartition: () => ({ topic: OFFSETS_TOPIC, partition: 0 }),
         },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { errorCode } from '../fixtures/error-code.ts'
-import { type DataRecord, NO_PRODUCER_ID, NO_SEQUENCE, PartitionLog } from './partition-log.ts'
+import { type DataRecord, PartitionLog, PLAIN_BATCH } from './partition-log.ts'
 
 const NOW = 1_000
 const PID = 7
@@ -20,23 +20,23 @@ function values(records: readonly { value: string | null }[]): (string | null)[]
  */
 function mixedLog(): PartitionLog {
   const log = new PartitionLog('t', 0)
-  log.append(NO_PRODUCER_ID, 0, NO_SEQUENCE, false, recs('plain-0'), NOW)
-  log.append(PID, 0, 0, true, recs('aborted-1', 'aborted-2'), NOW)
+  log.append(PLAIN_BATCH, recs('plain-0'), NOW)
+  log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: true }, recs('aborted-1', 'aborted-2'), NOW)
   log.writeMarker(PID, 1, 'ABORT', NOW)
-  log.append(PID, 1, 0, true, recs('committed-4'), NOW)
+  log.append({ producerId: PID, producerEpoch: 1, baseSequence: 0, transactional: true }, recs('committed-4'), NOW)
   log.writeMarker(PID, 2, 'COMMIT', NOW)
-  log.append(OTHER_PID, 0, 0, true, recs('open-6', 'open-7'), NOW)
-  log.append(NO_PRODUCER_ID, 0, NO_SEQUENCE, false, recs('plain-8'), NOW)
+  log.append({ producerId: OTHER_PID, producerEpoch: 0, baseSequence: 0, transactional: true }, recs('open-6', 'open-7'), NOW)
+  log.append(PLAIN_BATCH, recs('plain-8'), NOW)
   return log
 }
 
 describe('PartitionLog idempotent append', () => {
   it('acknowledges a retried batch with the same base offset and does not append it again', () => {
     const log = new PartitionLog('t', 0)
-    expect(log.append(PID, 0, 0, false, recs('a', 'b'), NOW)).toEqual({ baseOffset: 0, duplicate: false })
-    expect(log.append(PID, 0, 2, false, recs('c'), NOW)).toEqual({ baseOffset: 2, duplicate: false })
-    expect(log.append(PID, 0, 0, false, recs('a', 'b'), NOW)).toEqual({ baseOffset: 0, duplicate: true })
-    expect(log.append(PID, 0, 2, false, recs('c'), NOW)).toEqual({ baseOffset: 2, duplicate: true })
+    expect(log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: false }, recs('a', 'b'), NOW)).toEqual({ baseOffset: 0, duplicate: false })
+    expect(log.append({ producerId: PID, producerEpoch: 0, baseSequence: 2, transactional: false }, recs('c'), NOW)).toEqual({ baseOffset: 2, duplicate: false })
+    expect(log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: false }, recs('a', 'b'), NOW)).toEqual({ baseOffset: 0, duplicate: true })
+    expect(log.append({ producerId: PID, producerEpoch: 0, baseSequence: 2, transactional: false }, recs('c'), NOW)).toEqual({ baseOffset: 2, duplicate: true })
     expect(log.highWatermark).toBe(3)
     expect(log.lastSequence(PID)).toBe(2)
     expect(values(log.read(0, 100, 'read_uncommitted').records)).toEqual(['a', 'b', 'c'])
@@ -44,47 +44,47 @@ describe('PartitionLog idempotent append', () => {
 
   it('recognises a retry among the last five batches of the producer', () => {
     const log = new PartitionLog('t', 0)
-    for (let s = 0; s < 6; s++) log.append(PID, 0, s, false, recs(`v${s}`), NOW)
-    expect(log.append(PID, 0, 1, false, recs('v1'), NOW)).toEqual({ baseOffset: 1, duplicate: true })
+    for (let s = 0; s < 6; s++) log.append({ producerId: PID, producerEpoch: 0, baseSequence: s, transactional: false }, recs(`v${s}`), NOW)
+    expect(log.append({ producerId: PID, producerEpoch: 0, baseSequence: 1, transactional: false }, recs('v1'), NOW)).toEqual({ baseOffset: 1, duplicate: true })
     expect(log.highWatermark).toBe(6)
   })
 
   it('rejects a sequence gap with OUT_OF_ORDER_SEQUENCE_NUMBER and appends nothing', () => {
     const log = new PartitionLog('t', 0)
-    log.append(PID, 0, 0, false, recs('a'), NOW)
-    expect(errorCode(() => log.append(PID, 0, 2, false, recs('c'), NOW))).toBe('OUT_OF_ORDER_SEQUENCE_NUMBER')
+    log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: false }, recs('a'), NOW)
+    expect(errorCode(() => log.append({ producerId: PID, producerEpoch: 0, baseSequence: 2, transactional: false }, recs('c'), NOW))).toBe('OUT_OF_ORDER_SEQUENCE_NUMBER')
     expect(log.highWatermark).toBe(1)
   })
 
   it('requires an unknown producer and a new epoch to start at sequence 0', () => {
     const log = new PartitionLog('t', 0)
-    expect(errorCode(() => log.append(PID, 0, 3, false, recs('a'), NOW))).toBe('OUT_OF_ORDER_SEQUENCE_NUMBER')
-    log.append(PID, 0, 0, false, recs('a'), NOW)
-    expect(errorCode(() => log.append(PID, 1, 1, false, recs('b'), NOW))).toBe('OUT_OF_ORDER_SEQUENCE_NUMBER')
-    expect(log.append(PID, 1, 0, false, recs('b'), NOW)).toEqual({ baseOffset: 1, duplicate: false })
+    expect(errorCode(() => log.append({ producerId: PID, producerEpoch: 0, baseSequence: 3, transactional: false }, recs('a'), NOW))).toBe('OUT_OF_ORDER_SEQUENCE_NUMBER')
+    log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: false }, recs('a'), NOW)
+    expect(errorCode(() => log.append({ producerId: PID, producerEpoch: 1, baseSequence: 1, transactional: false }, recs('b'), NOW))).toBe('OUT_OF_ORDER_SEQUENCE_NUMBER')
+    expect(log.append({ producerId: PID, producerEpoch: 1, baseSequence: 0, transactional: false }, recs('b'), NOW)).toEqual({ baseOffset: 1, duplicate: false })
   })
 
   it('fences a write from an older epoch with PRODUCER_FENCED', () => {
     const log = new PartitionLog('t', 0)
-    log.append(PID, 0, 0, false, recs('a'), NOW)
-    log.append(PID, 1, 0, false, recs('b'), NOW)
-    expect(errorCode(() => log.append(PID, 0, 1, false, recs('c'), NOW))).toBe('PRODUCER_FENCED')
+    log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: false }, recs('a'), NOW)
+    log.append({ producerId: PID, producerEpoch: 1, baseSequence: 0, transactional: false }, recs('b'), NOW)
+    expect(errorCode(() => log.append({ producerId: PID, producerEpoch: 0, baseSequence: 1, transactional: false }, recs('c'), NOW))).toBe('PRODUCER_FENCED')
     // A retry of the old epoch's batch is fenced too, not acknowledged.
-    expect(errorCode(() => log.append(PID, 0, 0, false, recs('a'), NOW))).toBe('PRODUCER_FENCED')
+    expect(errorCode(() => log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: false }, recs('a'), NOW))).toBe('PRODUCER_FENCED')
     expect(log.highWatermark).toBe(2)
   })
 
   it('fences the older epoch once a marker carried a newer one', () => {
     const log = new PartitionLog('t', 0)
-    log.append(PID, 0, 0, true, recs('a'), NOW)
+    log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: true }, recs('a'), NOW)
     log.writeMarker(PID, 1, 'ABORT', NOW)
-    expect(errorCode(() => log.append(PID, 0, 1, true, recs('late'), NOW))).toBe('PRODUCER_FENCED')
+    expect(errorCode(() => log.append({ producerId: PID, producerEpoch: 0, baseSequence: 1, transactional: true }, recs('late'), NOW))).toBe('PRODUCER_FENCED')
   })
 
   it('appends every copy of a batch without a producer id (idempotence off)', () => {
     const log = new PartitionLog('t', 0)
-    log.append(NO_PRODUCER_ID, 0, NO_SEQUENCE, false, recs('a'), NOW)
-    expect(log.append(NO_PRODUCER_ID, 0, NO_SEQUENCE, false, recs('a'), NOW)).toEqual({ baseOffset: 1, duplicate: false })
+    log.append(PLAIN_BATCH, recs('a'), NOW)
+    expect(log.append(PLAIN_BATCH, recs('a'), NOW)).toEqual({ baseOffset: 1, duplicate: false })
     expect(values(log.read(0, 10, 'read_uncommitted').records)).toEqual(['a', 'a'])
   })
 })

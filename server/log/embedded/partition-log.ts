@@ -4,10 +4,22 @@
 import { LogError } from '../errors.ts'
 import type { ConsumedRecord, ControlType, Headers, PartitionOffsets, StoredRecordView, TxnOutcome } from '../types.ts'
 import type { IsolationLevel } from '../../../lib/streams-config.ts'
-import { NO_SEQUENCE, ProducerStateTable } from './producer-state-table.ts'
+import { NO_PRODUCER_ID, NO_SEQUENCE, ProducerStateTable } from './producer-state-table.ts'
 import { RecordColumns } from './record-columns.ts'
 
 export { NO_PRODUCER_ID, NO_SEQUENCE } from './producer-state-table.ts'
+
+/** A batch's producer fields, as its produce request carries them. */
+export interface BatchProducer {
+  producerId: number
+  producerEpoch: number
+  baseSequence: number
+  /** Written inside a transaction: it stays pending until its COMMIT or ABORT marker. */
+  transactional: boolean
+}
+
+/** A batch from a plain (non-idempotent, non-transactional) producer. */
+export const PLAIN_BATCH: Readonly<BatchProducer> = { producerId: NO_PRODUCER_ID, producerEpoch: 0, baseSequence: NO_SEQUENCE, transactional: false }
 
 /** A batch as written by one produce request for one partition (or one control marker). */
 export interface Batch {
@@ -104,7 +116,8 @@ export class PartitionLog {
    * an older epoch is fenced, a retried batch is acknowledged without being appended again,
    * a gap is an out-of-order-sequence error.
    */
-  append(producerId: number, producerEpoch: number, baseSequence: number, transactional: boolean, records: readonly DataRecord[], now: number): AppendResult {
+  append(producer: Readonly<BatchProducer>, records: readonly DataRecord[], now: number): AppendResult {
+    const { producerId, producerEpoch, baseSequence, transactional } = producer
     if (records.length === 0) throw new LogError('INVALID_REQUEST', 'empty batch')
     const retried = this.producers.check(producerId, producerEpoch, baseSequence, records.length)
     if (retried !== null) return { baseOffset: retried, duplicate: true }
