@@ -2,9 +2,13 @@
 // commit.interval.ms and latency model: 3 workers on 6 partitions, median of N runs with min and max.
 // Writes bench/results/engine.json. Flags: --records N (default 1000000), --runs N (default 3),
 // --intervals 10,100,1000, --latency off,default, --guarantees a,b.
+// Before and after the engine runs it measures the bare loop (bench/bare-loop.ts: the engine's
+// essential per-record work with no log, tasks or transactions) in the same process, and reports
+// every engine figure also as a ratio to it, with the CPU model and the load before and after.
 
 import { cpus, loadavg } from 'node:os'
 import { runHeadless } from '../server/lab/headless-run.ts'
+import { type BareLoopResult, measureBareLoop } from './bare-loop.ts'
 import type { ProcessingGuarantee } from '../lib/streams-config.ts'
 import { type Spread, flag, spread, writeResult } from './figures.ts'
 
@@ -21,11 +25,16 @@ interface Row {
   records: number
   runs: number
   throughputPerSec: Spread
+  /** The median throughput over the bare loop's best rate (the mean of the measurements before and after). */
+  ratioToBareLoop: number
 }
 const rows: Row[] = []
 // The guarantees alternate within each repetition, so a noisy moment on a shared machine hits
 // them alike rather than one guarantee's runs all together.
 const loadBefore = loadavg()
+const bareBefore = measureBareLoop()
+process.stdout.write(`bare loop before: ${bareBefore.passes.join(', ')} rec/s (best ${bareBefore.bestPerSec})\n`)
+const pending: Omit<Row, 'ratioToBareLoop'>[] = []
 for (const latency of latencies) {
   for (const commitIntervalMs of intervals) {
     const samples = new Map<ProcessingGuarantee, number[]>(guarantees.map((g) => [g, []]))
@@ -38,11 +47,32 @@ for (const latency of latencies) {
     }
     for (const guarantee of guarantees) {
       const xs = samples.get(guarantee)!
-      const row: Row = { guarantee, commitIntervalMs, latencyModel: latency, records, runs, throughputPerSec: spread(xs) }
-      rows.push(row)
+      const row = { guarantee, commitIntervalMs, latencyModel: latency, records, runs, throughputPerSec: spread(xs) }
+      pending.push(row)
       process.stdout.write(`${latency.padEnd(8)} ${String(commitIntervalMs).padStart(5)} ms  ${guarantee.padEnd(16)} median ${row.throughputPerSec.median} rec/s (min ${row.throughputPerSec.min}, max ${row.throughputPerSec.max})\n`)
     }
   }
+}
+
+const bareAfter = measureBareLoop()
+process.stdout.write(`bare loop after: ${bareAfter.passes.join(', ')} rec/s (best ${bareAfter.bestPerSec})\n`)
+const bareLoopPerSec = Math.round((bareBefore.bestPerSec + bareAfter.bestPerSec) / 2)
+for (const r of pending) rows.push({ ...r, ratioToBareLoop: round3(r.throughputPerSec.median / bareLoopPerSec) })
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000
+}
+
+/** What the targets ask, checked on this run's own figures (ratios, not absolute rates). */
+function targets(): { target: string; value: number | null; met: boolean | null }[] {
+  const at = (g: ProcessingGuarantee, ms: number) => rows.find((r) => r.guarantee === g && r.commitIntervalMs === ms && r.latencyModel === 'off')?.throughputPerSec.median ?? null
+  const ratio = (a: number | null, b: number | null) => (a === null || b === null ? null : round3(a / b))
+  const check = (target: string, value: number | null, min: number) => ({ target, value, met: value === null ? null : value >= min })
+  return [
+    check('at_least_once at 100 ms (latency off) >= 0.6 x the bare loop', ratio(at('at_least_once', 100), bareLoopPerSec), 0.6),
+    check('exactly_once >= 0.95 x at_least_once at 100 ms (latency off)', ratio(at('exactly_once', 100), at('at_least_once', 100)), 0.95),
+    check('exactly_once >= 0.8 x at_least_once at 10 ms (latency off)', ratio(at('exactly_once', 10), at('at_least_once', 10)), 0.8),
+  ]
 }
 
 const overhead = rows
@@ -62,12 +92,19 @@ const NOTES = [
 writeResult('bench/results/engine.json', {
   benchmark: 'engine',
   definition: 'processed throughput: records/s by which the group committed input offsets advance, over the whole run (the load generator appends concurrently, in the same process)',
-  machine: { cpus: cpus().length, node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() },
+  machine: { cpuModel: cpus()[0]?.model ?? 'unknown', cpus: cpus().length, node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() },
+  bareLoop: {
+    definition: 'records/s of the engine\'s essential per-record work alone (parse, aggregate lookup and update, output and changelog records, JSON output value) on one core: the best of 3 passes of 1,000,000 records, measured before and after the engine runs in the same process',
+    before: bareBefore satisfies BareLoopResult,
+    after: bareAfter satisfies BareLoopResult,
+    perSec: bareLoopPerSec,
+  },
   at: new Date().toISOString(),
   workers: 3,
   partitions: 6,
   rows,
   overhead,
+  targets: targets(),
   notes: NOTES,
 })
 process.exit(0)
