@@ -17,7 +17,7 @@ import type { KafkaClientConfig } from '../log/kafka/kafka-client.ts'
 import type { KafkaSecurity } from '../log/kafka/client-security.ts'
 import { SystemTime, type Time } from '../log/time.ts'
 import type { LogReader } from '../log/types.ts'
-import { LabRuntime } from '../lab/lab-runtime.ts'
+import { InProcessRuntime as LabRuntime } from '../lab/in-process-runtime.ts'
 import type { KafkaLabRuntime } from '../lab/kafka/kafka-lab-runtime.ts'
 import type { RunRuntime } from '../lab/run-runtime.ts'
 

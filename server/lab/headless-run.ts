@@ -9,7 +9,7 @@ import { validateRun } from '../validator/validator.ts'
 import { correctnessFigures } from './snapshot-parts.ts'
 import type { LogInspector } from '../log/types.ts'
 import type { ValidationReport } from '../validator/report.ts'
-import { LabRuntime } from './lab-runtime.ts'
+import { InProcessRuntime } from './in-process-runtime.ts'
 import { phaseDurations, redone } from './recovery-tracker.ts'
 import type { RunRuntime } from './run-runtime.ts'
 import type { KafkaClientConfig } from '../log/kafka/kafka-client.ts'
@@ -79,7 +79,7 @@ export function runConfig(o: RunOptions): StreamsConfig {
 
 export async function runHeadless(o: RunOptions, time: Time = new SystemTime(), onRuntime?: (r: RunRuntime) => void): Promise<RunResult> {
   const config = runConfig(o)
-  const lab: RunRuntime = o.backend === 'kafka' ? await kafkaRuntime(o, config, time) : new LabRuntime(time, {
+  const lab: RunRuntime = o.backend === 'kafka' ? await kafkaRuntime(o, config, time) : new InProcessRuntime(time, {
     config,
     workers: o.workers,
     partitions: o.partitions,
@@ -161,7 +161,7 @@ async function runOn(lab: RunRuntime, o: RunOptions, config: StreamsConfig, time
   const durationMs = finished - started
   return {
     backend: lab.backend ?? 'embedded',
-    ...(lab.notes ? { notes: lab.notes } : {}),
+    ...(lab.notes && lab.notes.length > 0 ? { notes: lab.notes } : {}),
     guarantee: o.guarantee,
     commitIntervalMs: config['commit.interval.ms'],
     records: o.records,

@@ -15,7 +15,8 @@ import {
 import { defaultStreamsConfig, KAFKA_STREAMS_DEFAULTS, type ProcessingGuarantee } from '../../lib/streams-config.ts'
 import { SystemTime, type Time } from '../log/time.ts'
 import { configAfter, LabShell } from './lab-shell.ts'
-import { LabRuntime, type LabEvent, type LabRuntimeOptions } from './lab-runtime.ts'
+import type { LabEvent } from './lab-runtime.ts'
+import { InProcessRuntime, type InProcessRuntimeOptions } from './in-process-runtime.ts'
 import { runScenario, SCENARIOS, scenarioByName } from './scenarios/index.ts'
 import { runtimeOptions, type ScenarioHost } from './scenarios/scenario.ts'
 import { correctnessView, ledgerWindows, logCell, recoveryViews } from './snapshot-parts.ts'
@@ -43,7 +44,7 @@ const RETENTION_EVERY_MS = 5_000
 const RETAINED_RECORDS = 50_000
 
 export class Lab extends LabShell {
-  private runtime!: LabRuntime
+  private runtime!: InProcessRuntime
   private visibility!: VisibilityTracker
   private validating = false
   private rate: number
@@ -76,8 +77,8 @@ export class Lab extends LabShell {
   }
 
   /** Starts a lab runtime with these options and everything that watches it. */
-  private async startWith(options: LabRuntimeOptions): Promise<LabRuntime> {
-    this.runtime = new LabRuntime(this.time, options)
+  private async startWith(options: InProcessRuntimeOptions): Promise<InProcessRuntime> {
+    this.runtime = new InProcessRuntime(this.time, options)
     this.rate = options.ratePerSec
     this.ledger = new DuplicateLedger()
     const rt = this.runtime
@@ -100,7 +101,7 @@ export class Lab extends LabShell {
   /** Stops the current runtime at once and forgets what was shown of it. */
   private async teardown(): Promise<void> {
     this.timers.stop = true
-    await this.runtime.destroy()
+    await this.runtime.close()
     this.clearViews()
     this.board = this.newBoard()
   }
@@ -327,7 +328,10 @@ export class Lab extends LabShell {
           this.mark('config', `input rate ${inputRatePerSec}/s`)
         }
         if (workers !== undefined) {
-          await r.setWorkers(workers)
+          while (r.slots.length < workers) r.addWorker()
+          while (r.slots.length > workers && (await r.removeWorker())) {
+            // stopped cleanly, one at a time
+          }
           this.mark('config', `workers=${workers}`)
         }
         break
@@ -396,7 +400,7 @@ export class Lab extends LabShell {
 
   async close(): Promise<void> {
     this.timers.stop = true
-    await this.runtime.destroy()
+    await this.runtime.close()
   }
 }
 

@@ -35,7 +35,7 @@ export interface RunRuntime {
   /** Stops the load and every worker cleanly. */
   stop(): Promise<void>
   /** Set by runtimes other than the embedded one. */
-  readonly backend?: 'kafka'
+  readonly backend?: 'embedded' | 'kafka'
   /** What this runtime measures differently from the embedded one, or cannot measure. */
   readonly notes?: readonly string[]
   /** While true, scheduled kills go on (default: while the generator still feeds). */

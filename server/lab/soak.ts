@@ -8,7 +8,7 @@ import { defaultStreamsConfig, type ProcessingGuarantee } from '../../lib/stream
 import type { Time } from '../log/time.ts'
 import { validateRun } from '../validator/validator.ts'
 import type { ValidationReport } from '../validator/report.ts'
-import { LabRuntime } from './lab-runtime.ts'
+import { InProcessRuntime as LabRuntime } from './in-process-runtime.ts'
 
 export type SoakMode = 'exactly-once' | 'at-least-once'
 

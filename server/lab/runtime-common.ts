@@ -1,0 +1,63 @@
+// What both runtimes do the same way: a worker's status from its StreamWorker, the recovery
+// tracker fed from the typed events, the transactional ids a kill leaves open, poison records.
+
+import { partitionForKey } from '../../lib/partitioner.ts'
+import type { ProcessingGuarantee } from '../../lib/streams-config.ts'
+import { partitionOfTask, taskIdOf } from '../../lib/task-id.ts'
+import type { StreamWorker } from '../engine/stream-worker.ts'
+import type { SeededRandom } from '../log/time.ts'
+import type { ProduceRecord } from '../log/types.ts'
+import type { LabEvent, WorkerStatus } from './lab-runtime.ts'
+import type { RecoveryTracker } from './recovery-tracker.ts'
+
+export function workerStatusOf(w: StreamWorker): WorkerStatus {
+  return {
+    state: w.state,
+    memberId: w.memberId,
+    tasks: [...w.tasks.values()].map((t) => ({
+      partition: t.partition,
+      state: t.state,
+      consumedOffset: t.consumedOffset,
+      committedOffset: t.committedOffset,
+      inTransaction: t.producer?.transactionInFlight === true,
+      steps: { ...t.steps },
+    })),
+    producers: w.producers(),
+    error: w.error,
+  }
+}
+
+/** The recovery phases both runtimes observe from the same events (detection, assignment, fence, restore, catch-up). */
+export function trackRecovery(t: RecoveryTracker, e: LabEvent): void {
+  if ('source' in e) return
+  switch (e.type) {
+    case 'member-gone':
+      t.onMemberGone(e.memberId, e.atMs)
+      break
+    case 'partitions-assigned':
+      t.onAssigned(e.partitions, e.atMs)
+      break
+    case 'fence-complete':
+      t.onFenced(partitionOfTask(e.taskId), e.atMs)
+      break
+    case 'restore-end':
+      t.onRestored(partitionOfTask(e.taskId), e.atMs)
+      break
+    case 'offsets-committed':
+      for (const o of e.offsets) t.onCommitted(o.partition, o.offset, e.atMs)
+      break
+  }
+}
+
+/** The transactional ids whose open transactions a killed worker leaves to the coordinator. */
+export function transactionalIdsAtKill(guarantee: ProcessingGuarantee, groupId: string, slotId: string, partitions: readonly number[]): string[] {
+  if (guarantee === 'exactly_once') return partitions.map((p) => `${groupId}-${taskIdOf(p)}`)
+  if (guarantee === 'exactly_once_v2') return [`${groupId}-${slotId}`]
+  return []
+}
+
+/** Input records whose values do not parse (poison), keyed like the load generator's. */
+export function poisonRecords(random: SeededRandom, count: number, keys: number, topic: string, partitions: number): ProduceRecord[] {
+  const names = Array.from({ length: count }, () => `k${String(random.int(0, keys)).padStart(4, '0')}`)
+  return names.map((key) => ({ topic, partition: partitionForKey(key, partitions), key, value: `not-a-number-${random.int(0, 1_000_000)}` }))
+}
