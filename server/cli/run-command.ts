@@ -7,7 +7,8 @@ import { dumpRun } from '../validator/dump.ts'
 import { violations } from '../validator/report.ts'
 import { parseFlags, UsageError } from './args.ts'
 import type { RunRuntime } from '../lab/run-runtime.ts'
-import { DROP_ACKS_UNAVAILABLE, EXACTLY_ONCE_V2_UNAVAILABLE } from '../lab/kafka/kafka-app.ts'
+import { guaranteeRefusal, refusal } from '../log/capabilities.ts'
+import { KAFKA_CAPABILITIES } from '../log/kafka/capabilities.ts'
 import { kafkaSecurityForCommand, parseBrokers } from './worker-command.ts'
 
 export const RUN_USAGE = `eoscope run [--guarantee at_least_once|exactly_once|exactly_once_v2] [--commit-interval-ms N]
@@ -49,8 +50,8 @@ export async function runCommand(argv: string[], out: (s: string) => void): Prom
   const kafka = f.backend === 'kafka'
   if (!kafka && (f.brokers !== undefined || f['application-id'] !== undefined || f['worker-logs'] !== undefined)) throw new UsageError('--brokers, --application-id and --worker-logs need --backend kafka')
   if (kafka) {
-    if (guarantee === 'exactly_once_v2') throw new UsageError(EXACTLY_ONCE_V2_UNAVAILABLE)
-    if (((f['drop-acks'] as number | undefined) ?? 0) > 0) throw new UsageError(DROP_ACKS_UNAVAILABLE)
+    const refused = guaranteeRefusal(KAFKA_CAPABILITIES, guarantee) ?? (((f['drop-acks'] as number | undefined) ?? 0) > 0 ? refusal(KAFKA_CAPABILITIES, 'drop-acks') : null)
+    if (refused !== null) throw new UsageError(refused)
     if (f['latency-model'] !== undefined) throw new UsageError('--latency-model applies to the embedded log only; on Kafka the latencies are the broker\'s')
   }
   const kafkaClient = kafka ? { brokers: parseBrokers(f.brokers as string | undefined), ...kafkaSecurityForCommand() } : null

@@ -3,7 +3,8 @@
 // application.id, they join the same group and show up in the same telemetry.
 
 import { PROCESSING_GUARANTEES, type ProcessingGuarantee, streamsConfigFor, validateStreamsConfig } from '../../lib/streams-config.ts'
-import { DROP_ACKS_UNAVAILABLE, EXACTLY_ONCE_V2_UNAVAILABLE } from '../lab/kafka/kafka-app.ts'
+import { guaranteeRefusal } from '../log/capabilities.ts'
+import { KAFKA_CAPABILITIES } from '../log/kafka/capabilities.ts'
 import { hostname } from 'node:os'
 import { parseFlags, UsageError } from './args.ts'
 import { describeKafkaSecurity, type Env, type KafkaSecurity, KafkaSecurityConfigException, kafkaSecurityFromEnv } from '../log/kafka/client-security.ts'
@@ -63,7 +64,7 @@ export async function workerCommand(argv: string[], out: (s: string) => void): P
   const f = parseFlags(argv, SPEC)
   const brokers = parseBrokers(f.brokers as string | undefined)
   const security = kafkaSecurityForCommand()
-  if (f['drop-acks'] !== undefined) throw new UsageError(DROP_ACKS_UNAVAILABLE)
+  if (f['drop-acks'] !== undefined) throw new UsageError(KAFKA_CAPABILITIES.unavailable['drop-acks']!)
   if (f['follow-lab'] === true) {
     const given = LAB_SETTINGS.filter((k) => f[k] !== undefined)
     if (given.length > 0) throw new UsageError(`--follow-lab takes the application and its settings from the lab: drop ${given.map((k) => `--${k}`).join(', ')}`)
@@ -74,7 +75,8 @@ export async function workerCommand(argv: string[], out: (s: string) => void): P
   const appId = f['application-id'] as string | undefined
   if (!appId) throw new UsageError('--application-id is required (or --follow-lab)')
   const guarantee = (f.guarantee as ProcessingGuarantee | undefined) ?? 'exactly_once'
-  if (guarantee === 'exactly_once_v2') throw new UsageError(EXACTLY_ONCE_V2_UNAVAILABLE)
+  const refused = guaranteeRefusal(KAFKA_CAPABILITIES, guarantee)
+  if (refused !== null) throw new UsageError(refused)
   if (f.idempotence === 'off' && guarantee !== 'at_least_once') throw new UsageError(`--idempotence off is only allowed with --guarantee at_least_once`)
   const config = streamsConfigFor(guarantee, {
     applicationId: appId,

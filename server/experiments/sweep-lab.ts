@@ -18,7 +18,7 @@ import type { KafkaSecurity } from '../log/kafka/client-security.ts'
 import { SystemTime, type Time } from '../log/time.ts'
 import type { LogReader } from '../log/types.ts'
 import { InProcessRuntime as LabRuntime } from '../lab/in-process-runtime.ts'
-import type { KafkaLabRuntime } from '../lab/kafka/kafka-lab-runtime.ts'
+import type { WorkerProcessRuntime as KafkaLabRuntime } from '../lab/kafka/worker-process-runtime.ts'
 import type { RunRuntime } from '../lab/run-runtime.ts'
 
 export interface SweepLab {
@@ -252,7 +252,7 @@ export function sweepApplicationId(prefix: string, guarantee: ProcessingGuarante
 
 export async function newKafkaSweepLab(spec: SweepLabSpec, target: SweepKafkaTarget): Promise<SweepLab> {
   if (!(spec.time instanceof SystemTime)) throw new Error('the kafka backend runs on the system clock only')
-  const { KafkaLabRuntime } = await import('../lab/kafka/kafka-lab-runtime.ts')
+  const { WorkerProcessRuntime: KafkaLabRuntime } = await import('../lab/kafka/worker-process-runtime.ts')
   const { createKafka } = await import('../log/kafka/kafka-client.ts')
   const client: KafkaClientConfig = { brokers: target.brokers, clientId: 'eoscope-sweep', ...target.security }
   const runtime = new KafkaLabRuntime(spec.time, {

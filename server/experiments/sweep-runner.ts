@@ -33,7 +33,8 @@ import {
 } from '../../lib/experiment-protocol.ts'
 import { defaultStreamsConfig, type ProcessingGuarantee, type StreamsConfig } from '../../lib/streams-config.ts'
 import { MockTime, SeededRandom, SystemTime, type Time } from '../log/time.ts'
-import { EXACTLY_ONCE_V2_UNAVAILABLE } from '../lab/kafka/kafka-app.ts'
+import { guaranteeRefusal } from '../log/capabilities.ts'
+import { KAFKA_CAPABILITIES } from '../log/kafka/capabilities.ts'
 import { phaseDurations, redone } from '../lab/recovery-tracker.ts'
 import { validateRun } from '../validator/validator.ts'
 import { commitRate, type CommitSample } from './commit-rate.ts'
@@ -97,8 +98,7 @@ export const AVAILABLE_SWEEP_BACKENDS = ['embedded', 'kafka'] as const
 export function sweepUnavailableReason(request: Pick<SweepRequest, 'backend' | 'guarantees'>, kafka: SweepKafkaTarget | null | undefined): string | null {
   if (request.backend !== 'kafka') return null
   if (!kafka || kafka.brokers.length === 0) return 'backend kafka needs brokers: start the server with KAFKA_BROKERS=host:port (or pass --brokers to eoscope sweep); use embedded otherwise'
-  if (request.guarantees.includes('exactly_once_v2')) return EXACTLY_ONCE_V2_UNAVAILABLE
-  return null
+  return request.guarantees.map((g) => guaranteeRefusal(KAFKA_CAPABILITIES, g)).find((r) => r !== null) ?? null
 }
 
 export interface SweepRunOptions {

@@ -7,7 +7,6 @@ import { streamsConfigFor, type ProcessingGuarantee, type StreamsConfig } from '
 import { SystemTime, type Time } from '../log/time.ts'
 import { validateRun } from '../validator/validator.ts'
 import { correctnessFigures } from './snapshot-parts.ts'
-import type { LogInspector } from '../log/types.ts'
 import type { ValidationReport } from '../validator/report.ts'
 import { InProcessRuntime } from './in-process-runtime.ts'
 import { phaseDurations, redone } from './recovery-tracker.ts'
@@ -96,16 +95,16 @@ export async function runHeadless(o: RunOptions, time: Time = new SystemTime(), 
   try {
     return await runOn(lab, o, config, time)
   } finally {
-    await lab.close?.()
+    await lab.close()
   }
 }
 
 async function kafkaRuntime(o: RunOptions, config: StreamsConfig, time: Time): Promise<RunRuntime> {
   if (!o.kafka) throw new Error('the kafka backend needs brokers')
   if (!(time instanceof SystemTime)) throw new Error('the kafka backend runs on the system clock only')
-  const { KafkaLabRuntime } = await import('./kafka/kafka-lab-runtime.ts')
+  const { WorkerProcessRuntime } = await import('./kafka/worker-process-runtime.ts')
   config['application.id'] = o.kafka.applicationId ?? `eoscope-run-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`
-  return new KafkaLabRuntime(time, {
+  return new WorkerProcessRuntime(time, {
     client: { ...o.kafka.client, clientId: o.kafka.client.clientId ?? 'eoscope' },
     config,
     workers: o.workers,
@@ -120,14 +119,6 @@ async function kafkaRuntime(o: RunOptions, config: StreamsConfig, time: Time): P
 }
 
 async function runOn(lab: RunRuntime, o: RunOptions, config: StreamsConfig, time: Time): Promise<RunResult> {
-  let committedTxns = 0
-  let abortedTxns = 0
-  lab.onEvent((e) => {
-    if ('source' in e && e.type === 'txn-ended') {
-      if (e.outcome === 'committed') committedTxns++
-      else abortedTxns++
-    }
-  })
   const started = time.now()
   await lab.start()
 
@@ -146,9 +137,7 @@ async function runOn(lab: RunRuntime, o: RunOptions, config: StreamsConfig, time
   faults.stop()
   await faults.done
   await lab.stop()
-  // On Kafka the coordinator writes a transaction's COMMIT markers after EndTxn has answered:
-  // the run has finished once they are in (bounded, so a transaction left open is still reported).
-  if (lab.backend === 'kafka') await untilStable(lab.connection.inspector(), [lab.topics.output, lab.topics.changelog, lab.topics.deadLetter], MARKERS_GRACE_MS)
+  await lab.settle()
 
   const report = await validateRun(lab.connection.inspector(), {
     groupId: lab.groupId,
@@ -160,8 +149,8 @@ async function runOn(lab: RunRuntime, o: RunOptions, config: StreamsConfig, time
   await o.beforeClose?.(lab)
   const durationMs = finished - started
   return {
-    backend: lab.backend ?? 'embedded',
-    ...(lab.notes && lab.notes.length > 0 ? { notes: lab.notes } : {}),
+    backend: lab.backend,
+    ...(lab.notes.length > 0 ? { notes: lab.notes } : {}),
     guarantee: o.guarantee,
     commitIntervalMs: config['commit.interval.ms'],
     records: o.records,
@@ -172,7 +161,7 @@ async function runOn(lab: RunRuntime, o: RunOptions, config: StreamsConfig, time
     kills: lab.kills,
     droppedAcks: lab.droppedAcks,
     fenced: lab.fenced,
-    transactions: lab.transactionCounts?.() ?? { committed: committedTxns, aborted: abortedTxns },
+    transactions: lab.transactionCounts(),
     recoveries: lab.tracker.recoveries.map((r) => ({
       workerId: r.workerId,
       t0: r.t0 - started,
@@ -196,14 +185,14 @@ function scheduleFaults(lab: RunRuntime, o: RunOptions, feedMs: number): { stop:
     const every = o.killEveryMs
     loops.push(
       (async () => {
-        const open = () => (lab.faultWindowOpen ? lab.faultWindowOpen() : !lab.generator.finished)
+        const open = () => lab.faultWindowOpen()
         while (!stopped && open()) {
           await time.sleep(every)
           if (stopped || !open()) break
           let live = lab.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
           // Worker processes report their tasks every ~100 ms and lose them during rebalances: on
           // Kafka a kill that falls due then waits for a worker with tasks instead of being skipped.
-          while (live.length === 0 && lab.backend === 'kafka' && !stopped && open()) {
+          while (live.length === 0 && lab.statusByMessages && !stopped && open()) {
             await time.sleep(50)
             live = lab.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
           }
@@ -230,25 +219,5 @@ function scheduleFaults(lab: RunRuntime, o: RunOptions, feedMs: number): { stop:
       stopped = true
     },
     done: Promise.all(loops).then(() => undefined),
-  }
-}
-
-/** How long a finished Kafka run waits for the last transactions' markers before it is validated. */
-const MARKERS_GRACE_MS = 5_000
-
-/** Waits until every partition of these topics has its last stable offset at its high watermark, or the time is up. */
-async function untilStable(inspector: LogInspector, topics: string[], withinMs: number): Promise<void> {
-  const deadline = Date.now() + withinMs
-  const existing = new Map((await inspector.topics()).map((t) => [t.topic, t.partitions]))
-  for (;;) {
-    let open = false
-    for (const topic of topics) {
-      for (let partition = 0; partition < (existing.get(topic) ?? 0); partition++) {
-        const o = await inspector.offsets({ topic, partition })
-        if (o.lastStableOffset < o.highWatermark) open = true
-      }
-    }
-    if (!open || Date.now() > deadline) return
-    await new Promise((r) => setTimeout(r, 50))
   }
 }

@@ -56,7 +56,7 @@ const TICK_MS = 50
 const STATUS_EVERY_MS = 100
 /** Records kept per partition of input, output and dead-letter topics (retention.bytes, by count). */
 const RETAINED_RECORDS = 50_000
-const WORDING: RuntimeWording = { killed: '', paused: ' (zombie to be)', resumed: '', restarted: '', added: '' }
+const WORDING: RuntimeWording = { killed: '', paused: ' (zombie to be)', resumed: '', restarted: '', added: '', latencyModel: null }
 
 export class InProcessRuntime implements LabRuntime {
   readonly cluster: EmbeddedCluster
@@ -170,7 +170,7 @@ export class InProcessRuntime implements LabRuntime {
       this.cluster.tick()
       if (this.time.now() - lastStatus >= STATUS_EVERY_MS) {
         lastStatus = this.time.now()
-        for (const s of this.liveSlots()) this.publishStatus(s)
+        for (const s of this.slots) if (s.process.alive) this.publishStatus(s)
       }
       await this.time.sleep(TICK_MS)
     }

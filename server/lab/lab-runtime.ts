@@ -52,7 +52,8 @@ export type RuntimeEvent =
       status: WorkerStatus
       atMs: number
     }
-  | { type: 'partitions-assigned'; memberId: string; partitions: number[]; atMs: number }
+  /** memberId null: a new owner reported its task before its member id was known. */
+  | { type: 'partitions-assigned'; memberId: string | null; partitions: number[]; atMs: number }
   | { type: 'member-gone'; memberId: string; atMs: number }
   | { type: 'worker-killed'; workerId: string; step: Step | null; atMs: number }
   | { type: 'worker-paused'; workerId: string; step: Step | null; atMs: number }
@@ -96,6 +97,8 @@ export interface RuntimeWording {
   resumed: string
   restarted: string
   added: string
+  /** Why the latency model cannot be chosen (a real network), or null. */
+  latencyModel: string | null
 }
 
 /** When an ended runtime's application is retired: replaced by a fresh one (a reset), or ended for good. */

@@ -29,8 +29,9 @@ import type { LabEvent } from '../lab-runtime.ts'
 import { correctnessView, ledgerWindows, logCell, recoveryViews } from '../snapshot-parts.ts'
 import { TransactionBoard } from '../transaction-board.ts'
 import { VisibilityTracker } from '../visibility-tracker.ts'
-import { DROP_ACKS_UNAVAILABLE, EXACTLY_ONCE_V2_UNAVAILABLE } from './kafka-app.ts'
-import { KafkaLabRuntime, type KafkaWorkerView } from './kafka-lab-runtime.ts'
+import { guaranteeRefusal, refusal } from '../../log/capabilities.ts'
+import { KAFKA_CAPABILITIES } from '../../log/kafka/capabilities.ts'
+import { WorkerProcessRuntime as KafkaLabRuntime, type KafkaWorkerView } from './worker-process-runtime.ts'
 import { RetryingLoadProducer } from './retrying-load-producer.ts'
 import { descriptorOf, LAB_DIRECTORY_TOPIC, publishClosed, publishLab } from './lab-directory.ts'
 
@@ -70,9 +71,9 @@ const ANNOUNCE_WITHIN_MS = 5_000
 const LOAD_SEND_DEADLINE_MS = 15 * 60_000
 
 export const KAFKA_UNAVAILABLE: Unavailable = {
-  dropAcks: DROP_ACKS_UNAVAILABLE.replace('--drop-acks', 'dropping an ack'),
+  dropAcks: refusal(KAFKA_CAPABILITIES, 'drop-acks')!,
   scenarios: 'guided scenarios run on the embedded log: they place each fault at an exact step on a virtual clock, which a real cluster cannot replay; start eoscope without EOSCOPE_BACKEND=kafka to run them',
-  exactlyOnceV2: EXACTLY_ONCE_V2_UNAVAILABLE,
+  exactlyOnceV2: KAFKA_CAPABILITIES.unavailable.exactly_once_v2!,
   latencyModel: 'real network and broker latency: no model',
 }
 
@@ -105,7 +106,8 @@ export class KafkaLab extends LabShell {
     super(new SystemTime())
     this.rate = options.ratePerSec ?? 500
     this.guarantee = options.guarantee ?? 'exactly_once'
-    if (this.guarantee === 'exactly_once_v2') throw new ConfigException('processing.guarantee', this.guarantee, EXACTLY_ONCE_V2_UNAVAILABLE)
+    const refused = guaranteeRefusal(KAFKA_CAPABILITIES, this.guarantee)
+    if (refused !== null) throw new ConfigException('processing.guarantee', this.guarantee, refused)
     this.health = { reachable: true, sinceMs: this.time.now(), error: null, outages: 0, lastOutage: null }
   }
 
@@ -445,7 +447,8 @@ export class KafkaLab extends LabShell {
       case 'setConfig': {
         const p = payload as CommandPayload<'setConfig'>
         const { inputRatePerSec, workers, 'default.deserialization.exception.handler': handler, ...streams } = p
-        if (streams['processing.guarantee'] === 'exactly_once_v2') return { ok: false, error: EXACTLY_ONCE_V2_UNAVAILABLE }
+        const refused = streams['processing.guarantee'] && guaranteeRefusal(rt.connection.capabilities, streams['processing.guarantee'])
+        if (refused) return { ok: false, error: refused }
         if (handler !== undefined && handler !== 'log-and-continue') return { ok: false, error: 'the Kafka backend\'s workers use log-and-continue (poison records go to the dead-letter topic); the fail policy is shown on the embedded backend' }
         if (Object.keys(streams).length > 0) {
           const next = configAfter(rt.config, streams) // throws ConfigException; nothing changed then

@@ -19,8 +19,8 @@ import { SystemTime } from '../../log/time.ts'
 import { validateRun } from '../../validator/validator.ts'
 import type { ValidationReport } from '../../validator/report.ts'
 import { soakViolations, type CorrectnessRow, type SoakMode } from '../soak.ts'
-import { EXACTLY_ONCE_V2_UNAVAILABLE } from './kafka-app.ts'
-import { KafkaLabRuntime } from './kafka-lab-runtime.ts'
+import { KAFKA_CAPABILITIES } from '../../log/kafka/capabilities.ts'
+import { WorkerProcessRuntime as KafkaLabRuntime } from './worker-process-runtime.ts'
 import { retrying } from './kafka-worker.ts'
 import { RetryingLoadProducer } from './retrying-load-producer.ts'
 
@@ -79,7 +79,7 @@ export interface KafkaSoakResult {
 
 export const KAFKA_SOAK_NOTES = [
   'droppedAck is always 0 on Kafka: a real broker cannot be made to drop a produce acknowledgement (the embedded soak injects them).',
-  `guaranteeChange is always 0 on Kafka and the exactly-once mode runs exactly_once only: ${EXACTLY_ONCE_V2_UNAVAILABLE}`,
+  `guaranteeChange is always 0 on Kafka and the exactly-once mode runs exactly_once only: ${KAFKA_CAPABILITIES.unavailable.exactly_once_v2}`,
   'brokerRestart stops the local broker (scripts/kafka-broker.sh stop: SIGTERM, controlled shutdown) and starts it again mid-run, with the load and the workers running; the load generator retries its sends across the outage (a send that fails for good is a violation), and worker processes that fail during the outage are replaced.',
   'commitIntervalChange restarts every worker process cleanly (SIGTERM: commit, leave the group) with the new commit.interval.ms, as reconfigure does on the embedded backend.',
   'pause is SIGSTOP for session.timeout.ms plus 0.1 to 1.5 s, then SIGCONT: the worker comes back as a zombie.',
