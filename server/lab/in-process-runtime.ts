@@ -23,7 +23,7 @@ import { committedRecords, groupOffsets, highWatermarks, lastSequences } from '.
 import { EventHub, type LabEvent, type LabRuntime, type RuntimeWording } from './lab-runtime.ts'
 import { LoadGenerator } from './load-generator.ts'
 import { RecoveryTracker, type KilledPartition } from './recovery-tracker.ts'
-import { poisonRecords, trackRecovery, transactionalIdsAtKill, workerStatusOf } from './runtime-common.ts'
+import { poisonRecords, trackKill, trackRecovery, workerStatusOf } from './runtime-common.ts'
 
 export interface InProcessRuntimeOptions {
   config: StreamsConfig
@@ -251,10 +251,8 @@ export class InProcessRuntime implements LabRuntime {
     const owned = [...worker.tasks.values()]
     const committed = this.committedOffsets()
     const partitions: KilledPartition[] = owned.map((t) => ({ partition: t.partition, positionAtKill: t.consumedOffset, committedAtKill: committed[t.partition] ?? null }))
-    const g = this.config['processing.guarantee']
-    const transactionalIds = transactionalIdsAtKill(g, this.groupId, slot.slotId, owned.map((t) => t.partition))
     const hadOpenTxn = owned.some((t) => t.producer?.transactionInFlight === true)
-    this.tracker.onKill({ workerId: worker.id, memberId: worker.memberId, transactionalIds, guarantee: g, t0: now, partitions, hadOpenTxn })
+    trackKill(this.tracker, this.config, { workerId: worker.id, slotId: slot.slotId, memberId: worker.memberId, t0: now, partitions, hadOpenTxn })
     slot.process.kill(now)
     this.kills++
     this.emit({ type: 'worker-killed', workerId: worker.id, step, atMs: now })

@@ -2,13 +2,13 @@
 // tracker fed from the typed events, the transactional ids a kill leaves open, poison records.
 
 import { partitionForKey } from '../../lib/partitioner.ts'
-import type { ProcessingGuarantee } from '../../lib/streams-config.ts'
+import type { ProcessingGuarantee, StreamsConfig } from '../../lib/streams-config.ts'
 import { partitionOfTask, taskIdOf } from '../../lib/task-id.ts'
 import type { StreamWorker } from '../engine/stream-worker.ts'
 import type { SeededRandom } from '../log/time.ts'
 import type { ProduceRecord } from '../log/types.ts'
 import type { LabEvent, WorkerStatus } from './lab-runtime.ts'
-import type { RecoveryTracker } from './recovery-tracker.ts'
+import type { KilledPartition, RecoveryTracker } from './recovery-tracker.ts'
 
 export function workerStatusOf(w: StreamWorker): WorkerStatus {
   return {
@@ -49,8 +49,14 @@ export function trackRecovery(t: RecoveryTracker, e: LabEvent): void {
   }
 }
 
-/** The transactional ids whose open transactions a killed worker leaves to the coordinator. */
-export function transactionalIdsAtKill(guarantee: ProcessingGuarantee, groupId: string, slotId: string, partitions: readonly number[]): string[] {
+/** A kill, for the recovery tracker: with the transactional ids whose open transactions it leaves to the coordinator. */
+export function trackKill(tracker: RecoveryTracker, config: StreamsConfig, k: { workerId: string; slotId: string; memberId: string | null; t0: number; partitions: KilledPartition[]; hadOpenTxn: boolean }): void {
+  const guarantee = config['processing.guarantee']
+  const transactionalIds = transactionalIdsAtKill(guarantee, config['application.id'], k.slotId, k.partitions.map((p) => p.partition))
+  tracker.onKill({ workerId: k.workerId, memberId: k.memberId, transactionalIds, guarantee, t0: k.t0, partitions: k.partitions, hadOpenTxn: k.hadOpenTxn })
+}
+
+function transactionalIdsAtKill(guarantee: ProcessingGuarantee, groupId: string, slotId: string, partitions: readonly number[]): string[] {
   if (guarantee === 'exactly_once') return partitions.map((p) => `${groupId}-${taskIdOf(p)}`)
   if (guarantee === 'exactly_once_v2') return [`${groupId}-${slotId}`]
   return []

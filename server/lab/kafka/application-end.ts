@@ -4,11 +4,14 @@
 
 import type { Logger } from '../../logging.ts'
 import { KafkaConnection, type KafkaClientConfig } from '../../log/kafka/kafka-connection.ts'
+import type { Retirement } from '../lab-runtime.ts'
 import type { KafkaAppTopics } from './kafka-app.ts'
 import { publishClosed } from './lab-directory.ts'
 
 const DELETE_ATTEMPTS = 3
 const ANNOUNCE_WITHIN_MS = 5_000
+/** After a reset, how long workers following the lab get to move to the new application before the old topics go. */
+const FOLLOWERS_LEAVE_MS = 5_000
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -37,4 +40,14 @@ export async function announceClosed(client: KafkaClientConfig, groupId: string,
   } finally {
     await conn.close().catch(() => {})
   }
+}
+
+/**
+ * After a runtime's close: replaced by a fresh application (a reset), the topics go once followers
+ * have had time to move over; ended for good, followers are told first and the topics go at once.
+ */
+export async function retireApplication(how: Retirement, o: { client: KafkaClientConfig; labDirectory?: 'publish'; keepTopics?: boolean }, groupId: string, topics: KafkaAppTopics, log: Logger, nowMs: number): Promise<void> {
+  if (how === 'replaced') await sleep(FOLLOWERS_LEAVE_MS)
+  else if (o.labDirectory === 'publish') await announceClosed(o.client, groupId, nowMs)
+  if (!o.keepTopics) await deleteApplicationTopics(o.client, groupId, topics, log)
 }

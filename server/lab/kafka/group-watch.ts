@@ -43,15 +43,6 @@ export class GroupWatch {
     this.inputEnds = Array.from({ length: t.partitions }, () => 0)
   }
 
-  /** The member the group last assigned this partition to (describeGroups, or the new owner's task-created telemetry). */
-  ownerOf(partition: number): string | undefined {
-    return this.owner.get(partition)
-  }
-
-  setOwner(partition: number, memberId: string): void {
-    this.owner.set(partition, memberId)
-  }
-
   memberDied(memberId: string): void {
     this.deadMembers.add(memberId)
   }
@@ -138,5 +129,17 @@ export class GroupWatch {
       }
     }
     if (this.t.loadFinished() && this.finalEnds === null) this.finalEnds = await retrying(() => this.fetchInputEnds(), 10_000)
+  }
+
+  /** The new owner has the partition: the rebalance is over for it, whatever describeGroups said so far. */
+  onTaskCreated(workerId: string, p: number, memberId: string | null, atMs: number): void {
+    for (const r of this.t.tracker.recoveries) {
+      if (r.t1 !== null || !r.partitions.some((k) => k.partition === p) || r.workerId === workerId) continue
+      if (r.detectedAt === null && r.memberId) this.t.emit({ type: 'member-gone', memberId: r.memberId, atMs })
+      if (!r.assignedAt.has(p)) {
+        if (memberId) this.owner.set(p, memberId)
+        this.t.emit({ type: 'partitions-assigned', memberId, partitions: [p], atMs })
+      }
+    }
   }
 }

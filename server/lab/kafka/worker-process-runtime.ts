@@ -1,17 +1,10 @@
-// The runtime port on a Kafka cluster: the application's topics created up front with the admin
-// client, the load generator on a KafkaConnection producer, N local worker processes
-// (`eoscope worker`) under a supervisor, kills by SIGKILL (at once, or at a step through the
-// commands topic), pauses by SIGSTOP/SIGCONT, and recovery tracking from the telemetry topic.
-//
-// How each recovery instant is observed on a real cluster (the in-process runtime sees the broker's
-// own events; a Kafka client sees none of them):
-// - t0 and the position at kill: a kill at a step is published by the worker itself just before
-//   its SIGKILL (exact). A kill by the parent's SIGKILL uses the worker's last status message
-//   (at most ~100 ms old): positions only grow, so they are a lower bound.
-// - detection and rebalance: group-watch.ts (describeGroups), or, if earlier, the new owner's
-//   task-created telemetry for that partition.
-// - fence, restore, catch-up: the new owner's fence-complete, restore-end and offsets-committed
-//   events, timed by the worker's clock (same machine for local workers).
+// The runtime port on a Kafka cluster: the application's topics created up front, the load
+// generator on a KafkaConnection producer, N local worker processes (`eoscope worker`) under a
+// supervisor, kills by SIGKILL (at once, or at a step through the commands topic), pauses by
+// SIGSTOP/SIGCONT. A Kafka client sees none of the broker's own events: recovery instants come
+// from the workers' telemetry (worker-telemetry.ts: a kill at a step is reported exactly by the
+// worker before it dies; a parent's SIGKILL takes the position from the last status, a lower
+// bound) and from polling the group (group-watch.ts: detection and rebalance).
 
 import type { Admin } from 'kafkajs'
 import type { Step } from '../../../lib/lab-protocol.ts'
@@ -22,59 +15,27 @@ import type { EngineEvent } from '../../engine/telemetry.ts'
 import type { Logger } from '../../logging.ts'
 import { requireGuarantee } from '../../log/capabilities.ts'
 import { createKafka } from '../../log/kafka/kafka-client.ts'
-import { KafkaConnection, type KafkaClientConfig } from '../../log/kafka/kafka-connection.ts'
+import { KafkaConnection } from '../../log/kafka/kafka-connection.ts'
 import { SeededRandom, type Time } from '../../log/time.ts'
 import type { LogProducer } from '../../log/types.ts'
 import { EventHub, type LabEvent, type LabRuntime, type Retirement, type TaskStatus } from '../lab-runtime.ts'
 import { LoadGenerator } from '../load-generator.ts'
 import { RecoveryTracker } from '../recovery-tracker.ts'
-import { poisonRecords, trackRecovery, transactionalIdsAtKill } from '../runtime-common.ts'
-import { announceClosed, deleteApplicationTopics } from './application-end.ts'
+import { poisonRecords, trackKill, trackRecovery } from '../runtime-common.ts'
+import { retireApplication } from './application-end.ts'
 import { GroupWatch } from './group-watch.ts'
 import { kafkaAppTopics, kafkaAppTopicSpecs, type KafkaAppTopics, type WorkerCommand } from './kafka-app.ts'
 import { componentLogger } from './kafka-log.ts'
-import { descriptorOf, LAB_DIRECTORY_TOPIC, publishLab } from './lab-directory.ts'
+import { descriptorOf, publishOrNotice } from './lab-directory.ts'
 import { RetryingLoadProducer } from './retrying-load-producer.ts'
 import { KAFKA_LAB_NOTES, KAFKA_RUN_NOTES, KAFKA_VISIBILITY_POLL_MS, KAFKA_WORDING, untilStable } from './worker-process-notes.ts'
-import { spawnWorker, workerArgs, type KafkaSlot, type WorkerLogs } from './worker-spawn.ts'
+import { everyPartitionOwned, spawnWorker, stopProcesses, workerArgs, type KafkaSlot, type WorkerLogs } from './worker-spawn.ts'
+import type { WorkerProcessRuntimeOptions } from './worker-process-options.ts'
 import { WorkerTelemetry, type KafkaWorkerView } from './worker-telemetry.ts'
 
 export type { KafkaSlot, KafkaProcessState } from './worker-spawn.ts'
+export type { WorkerProcessRuntimeOptions } from './worker-process-options.ts'
 export type { KafkaWorkerView } from './worker-telemetry.ts'
-
-const STOP_GRACE_MS = 20_000
-/** After a reset, how long workers following the lab get to move to the new application before the old topics go. */
-const FOLLOWERS_LEAVE_MS = 5_000
-
-export interface WorkerProcessRuntimeOptions {
-  client: KafkaClientConfig
-  /** Its application.id names the group and every topic: use a fresh one per run. */
-  config: StreamsConfig
-  workers: number
-  partitions: number
-  ratePerSec: number
-  maxRecords: number
-  keys: number
-  seed: number
-  /** A killed worker is replaced (new process, new member id, same slot) after this long; null: never. */
-  restartAfterMs: number | null
-  traceIntervalMs?: number
-  /** Start the load generator only when startLoad() is called (a benchmark waits for a stable group). */
-  holdLoad?: boolean
-  /** Write all maxRecords input records before any worker starts: the workers then run on a backlog (a benchmark). */
-  prefill?: boolean
-  /** Worker processes' stderr to this process's log (default: kept, shown only when a worker fails). */
-  workerLogs?: boolean
-  /** A worker process that exits with an error (a broker outage, say) is replaced like a killed one. */
-  restartFailed?: boolean
-  /** Wraps the load generator's producer (given a way to make a fresh one): a soak retries sends across a broker restart. */
-  wrapLoadProducer?: (make: () => LogProducer) => LogProducer
-  /** Publish the application to the lab directory for workers started with --follow-lab (the dashboard's lab). */
-  labDirectory?: 'publish'
-  /** Keep the application's topics when it is retired (default: deleted). */
-  keepTopics?: boolean
-  logger?: Logger
-}
 
 export class WorkerProcessRuntime implements LabRuntime {
   readonly backend = 'kafka' as const
@@ -155,10 +116,6 @@ export class WorkerProcessRuntime implements LabRuntime {
   get partitions(): number {
     return this.options.partitions
   }
-  /** Workers seen on the telemetry topic that this runtime did not start (other machines). */
-  get remoteWorkers(): Map<string, KafkaWorkerView> {
-    return this.telemetry.remoteWorkers
-  }
 
   onEvent(l: (e: LabEvent) => void): () => void {
     return this.hub.on(l)
@@ -167,8 +124,6 @@ export class WorkerProcessRuntime implements LabRuntime {
     trackRecovery(this.tracker, e)
     this.hub.emit(e)
   }
-
-  // ---- lifecycle ----------------------------------------------------------------------------
 
   async start(): Promise<void> {
     await this.connection.admin().createTopics(kafkaAppTopicSpecs(this.topics, this.options.partitions))
@@ -186,31 +141,20 @@ export class WorkerProcessRuntime implements LabRuntime {
     await this.publishToDirectory(this.config)
   }
 
+  /** Tells workers started elsewhere with --follow-lab which application to join, with which settings. */
+  private async publishToDirectory(config: StreamsConfig): Promise<void> {
+    if (this.options.labDirectory === 'publish') await publishOrNotice(this.connection, descriptorOf(config, this.options.partitions, this.time.now()), (e) => this.emit(e))
+  }
+
   startLoad(): void {
     void this.generator.start().catch((e: unknown) => {
       this.loadError = e instanceof Error ? e.message : String(e)
     })
   }
 
-  /**
-   * Tells workers started elsewhere with --follow-lab which application to join, with which
-   * settings. A failure is shown, not fatal: the lab runs on, only followers do not learn of it.
-   */
-  private async publishToDirectory(config: StreamsConfig): Promise<void> {
-    if (this.options.labDirectory !== 'publish') return
-    try {
-      await publishLab(this.connection, descriptorOf(config, this.options.partitions, this.time.now()))
-    } catch (e) {
-      this.emit({ type: 'runtime-notice', marker: 'outage', label: `lab directory (${LAB_DIRECTORY_TOPIC}) not updated: ${(e instanceof Error ? e.message : String(e)).slice(0, 80)}`, atMs: this.time.now() })
-    }
-  }
-
   /** Every partition owned by a running task, and every local worker owning at least one. */
   groupSettled(): boolean {
-    const live = this.liveSlots()
-    const owned = new Set<number>()
-    for (const s of live) for (const t of s.worker?.tasks.values() ?? []) if (t.state === 'running') owned.add(t.partition)
-    return owned.size === this.options.partitions && live.every((s) => (s.worker?.tasks.size ?? 0) > 0)
+    return everyPartitionOwned(this.liveSlots(), this.options.partitions)
   }
 
   addWorker(): KafkaSlot {
@@ -229,11 +173,15 @@ export class WorkerProcessRuntime implements LabRuntime {
     const logs: WorkerLogs = this.options.workerLogs ? 'forward' : 'keep'
     const args = workerArgs(this.options.client.brokers, this.config, this.options.partitions, slot.slotId, id)
     const child = spawnWorker(slot, args, logs, this.log.child({ workerId: id }), (code, signal) => this.onExit(slot, child, id, process$, code, signal))
-    const now = this.time.now()
-    slot.worker = { id, slotId: slot.slotId, tasks: new Map(), memberId: null, state: 'starting', producers: [], pid: child.pid ?? null, host: null, lastSeenMs: now, firstSeenMs: now }
+    slot.worker = { id, slotId: slot.slotId, tasks: new Map(), memberId: null, state: 'starting', producers: [], pid: child.pid ?? null, host: null, lastSeenMs: slot.startedAtMs, firstSeenMs: slot.startedAtMs }
     this.telemetry.ownWorkers.set(id, slot.worker)
-    const status = { state: 'starting', memberId: null, tasks: [], producers: [], error: null }
-    this.emit({ type: 'worker-status', workerId: id, slotId: slot.slotId, origin: 'own', pid: child.pid ?? null, host: null, status, atMs: now })
+    this.processStatus(slot, id, 'starting', null)
+  }
+
+  /** What the supervisor knows of its own process before its first telemetry, or after its exit. */
+  private processStatus(slot: KafkaSlot, workerId: string, state: string, error: string | null): void {
+    const status = { state, memberId: null, tasks: [], producers: [], error }
+    this.emit({ type: 'worker-status', workerId, slotId: slot.slotId, origin: 'own', pid: slot.child?.pid ?? null, host: null, status, atMs: this.time.now() })
   }
 
   private onExit(slot: KafkaSlot, child: KafkaSlot['child'], id: string, process$: KafkaSlot['process'], code: number | null, signal: NodeJS.Signals | null): void {
@@ -241,10 +189,7 @@ export class WorkerProcessRuntime implements LabRuntime {
     if (process$.state !== 'killed') process$.state = signal === 'SIGKILL' ? 'killed' : 'exited'
     if (failed && !this.stopped && !this.options.workerLogs) this.log.warn({ workerId: id, code, stderr: slot.stderr }, `worker ${id} exited with code ${code}`)
     if (slot.worker?.id === id && process$.state === 'killed') slot.worker.state = 'dead'
-    if (process$.state === 'exited' && slot.stderr.length > 0) {
-      const status = { state: 'stopped', memberId: null, tasks: [], producers: [], error: slot.stderr.at(-1)!.slice(0, 200) }
-      this.emit({ type: 'worker-status', workerId: id, slotId: slot.slotId, origin: 'own', pid: child?.pid ?? null, host: null, status, atMs: this.time.now() })
-    }
+    if (process$.state === 'exited' && slot.stderr.length > 0) this.processStatus(slot, id, 'stopped', slot.stderr.at(-1)!.slice(0, 200))
     if (failed) this.failedExits++
     if ((process$.state === 'killed' || (failed && this.options.restartFailed)) && this.options.restartAfterMs !== null && !this.stopped) {
       setTimeout(() => {
@@ -332,7 +277,7 @@ export class WorkerProcessRuntime implements LabRuntime {
     requireGuarantee(this.connection.capabilities, next['processing.guarantee'])
     this.reconfiguring = true
     try {
-      await this.stopWorkers(this.slots)
+      await stopProcesses(this.slots)
       Object.assign(this.config, next)
     } finally {
       this.reconfiguring = false
@@ -345,7 +290,7 @@ export class WorkerProcessRuntime implements LabRuntime {
     const slot = this.slots.at(-1)
     if (!slot || this.slots.length <= 1) return null
     this.slots.pop()
-    await this.stopWorkers([slot])
+    await stopProcesses([slot])
     return slot
   }
 
@@ -355,18 +300,15 @@ export class WorkerProcessRuntime implements LabRuntime {
     await this.poisonProducer.send(poisonRecords(this.random, count, this.options.keys, this.topics.input, this.options.partitions))
   }
 
-  dropAcks(): void {
-    // Not injectable into a real broker: connection.capabilities says so, and every caller asks it first.
-  }
+  /** Not injectable into a real broker: connection.capabilities says so, and every caller asks it first. */
+  dropAcks(): void {}
 
   private recordKill(worker: KafkaWorkerView, t0: number, step: Step | null, status?: TaskStatus[], memberId?: string | null): void {
     const tasks = status ?? [...worker.tasks.values()]
     const member = memberId ?? worker.memberId
     if (member) this.group.memberDied(member)
-    const g = this.config['processing.guarantee']
     const partitions = tasks.map((t) => ({ partition: t.partition, positionAtKill: t.consumedOffset, committedAtKill: t.committedOffset }))
-    const transactionalIds = transactionalIdsAtKill(g, this.groupId, worker.slotId, partitions.map((p) => p.partition))
-    this.tracker.onKill({ workerId: worker.id, memberId: member, transactionalIds, guarantee: g, t0, partitions, hadOpenTxn: tasks.some((t) => t.inTransaction) })
+    trackKill(this.tracker, this.config, { workerId: worker.id, slotId: worker.slotId, memberId: member, t0, partitions, hadOpenTxn: tasks.some((t) => t.inTransaction) })
     this.kills++
     this.emit({ type: 'worker-killed', workerId: worker.id, step, atMs: t0 })
   }
@@ -376,37 +318,15 @@ export class WorkerProcessRuntime implements LabRuntime {
   }
 
   private onEngineEvent(e: EngineEvent, memberId: string | null): void {
-    if (e.type === 'task-created') this.onTaskCreated(e.workerId, partitionOfTask(e.taskId), memberId, e.atMs)
+    if (e.type === 'task-created') this.group.onTaskCreated(e.workerId, partitionOfTask(e.taskId), memberId, e.atMs)
     if (e.type === 'offsets-committed') for (const o of e.offsets) this.group.noteCommitted(o.partition, o.offset)
-    if (e.type === 'txn-end' && e.outcome === 'committed') this.txns.committed++
-    if (e.type === 'txn-end' && e.outcome === 'aborted') this.txns.aborted++
+    if (e.type === 'txn-end') this.txns[e.outcome]++
     if (e.type === 'task-migrated') this.fenced++
     this.emit(e)
   }
 
-  /** The new owner has the partition: the rebalance is over for it, whatever describeGroups said so far. */
-  private onTaskCreated(workerId: string, p: number, memberId: string | null, atMs: number): void {
-    for (const r of this.tracker.recoveries) {
-      if (r.t1 !== null || !r.partitions.some((k) => k.partition === p) || r.workerId === workerId) continue
-      if (r.detectedAt === null && r.memberId) this.emit({ type: 'member-gone', memberId: r.memberId, atMs })
-      if (!r.assignedAt.has(p)) {
-        if (memberId) this.group.setOwner(p, memberId)
-        this.emit({ type: 'partitions-assigned', memberId, partitions: [p], atMs })
-      }
-    }
-  }
-
-  // ---- queries ------------------------------------------------------------------------------
-
-  /** The member the group last assigned this partition to. */
-  ownerOf(partition: number): string | undefined {
-    return this.group.ownerOf(partition)
-  }
   inputEndOffsets(): number[] {
     return [...this.group.inputEnds]
-  }
-  fetchInputEnds(): Promise<number[]> {
-    return this.group.fetchInputEnds()
   }
   committedOffsets(): (number | null)[] {
     return [...this.group.committed]
@@ -431,12 +351,12 @@ export class WorkerProcessRuntime implements LabRuntime {
   settle(): Promise<void> {
     return untilStable(this.connection.inspector(), [this.topics.output, this.topics.changelog, this.topics.deadLetter])
   }
+  /** The broker tells no client its producers' sequence numbers. */
   producerSequences(): { partition: string; sequence: number }[] {
     return []
   }
-  applyRetention(): void {
-    // The broker applies its own retention.
-  }
+  /** The broker applies its own retention. */
+  applyRetention(): void {}
   loadFailure(): string | null {
     if (this.loadError === null) return null
     const unwritten = this.loadProducer instanceof RetryingLoadProducer ? this.loadProducer.failedRecords : 0
@@ -447,24 +367,9 @@ export class WorkerProcessRuntime implements LabRuntime {
   async stop(): Promise<void> {
     this.generator.stop()
     await this.generator.done.catch(() => {})
-    await this.stopWorkers(this.slots)
+    await stopProcesses(this.slots)
     this.stopped = true
     await Promise.allSettled(this.loops)
-  }
-
-  private async stopWorkers(slots: readonly KafkaSlot[]): Promise<void> {
-    const live = slots.filter((s) => s.child && (s.process.state === 'running' || s.process.state === 'paused'))
-    for (const s of live) {
-      if (s.process.state === 'paused') s.child!.kill('SIGCONT')
-      s.child!.kill('SIGTERM')
-    }
-    await Promise.all(
-      live.map(async (s) => {
-        const timer = setTimeout(() => s.child?.kill('SIGKILL'), STOP_GRACE_MS)
-        await s.exited
-        clearTimeout(timer)
-      }),
-    )
   }
 
   /** Ends every worker process (SIGKILL), the loops and the connections. Safe to call twice. */
@@ -487,13 +392,8 @@ export class WorkerProcessRuntime implements LabRuntime {
     await this.connection.admin().deleteTopics([t.input, t.output, t.changelog, t.deadLetter, t.telemetry, t.commands])
   }
 
-  /**
-   * After close: replaced by a fresh application (a reset), the topics go once followers have had
-   * time to move over; ended for good, followers are told first and the topics go at once.
-   */
-  async retire(how: Retirement): Promise<void> {
-    if (how === 'replaced') await new Promise((r) => setTimeout(r, FOLLOWERS_LEAVE_MS))
-    else if (this.options.labDirectory === 'publish') await announceClosed(this.options.client, this.groupId, this.time.now())
-    if (!this.options.keepTopics) await deleteApplicationTopics(this.options.client, this.groupId, this.topics, this.log)
+  /** After close: a replaced application's topics go once followers have moved; an ended one tells them first. */
+  retire(how: Retirement): Promise<void> {
+    return retireApplication(how, this.options, this.groupId, this.topics, this.log, this.time.now())
   }
 }

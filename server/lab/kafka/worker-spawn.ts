@@ -11,6 +11,8 @@ import type { KafkaWorkerView } from './worker-telemetry.ts'
 
 const BIN = fileURLToPath(new URL('../../../bin/eoscope.mjs', import.meta.url))
 const STDERR_LINES = 40
+/** How long a worker gets to stop cleanly (commit, close, leave) before it is SIGKILLed. */
+const STOP_GRACE_MS = 20_000
 
 export type KafkaProcessState = 'starting' | 'running' | 'paused' | 'killed' | 'exited'
 
@@ -67,4 +69,27 @@ export function spawnWorker(slot: KafkaSlot, args: string[], logs: WorkerLogs, l
     })
   })
   return child
+}
+
+/** Stops these slots' live processes cleanly (SIGCONT first if paused, then SIGTERM), SIGKILL after a grace. */
+export async function stopProcesses(slots: readonly KafkaSlot[]): Promise<void> {
+  const live = slots.filter((s) => s.child && (s.process.state === 'running' || s.process.state === 'paused'))
+  for (const s of live) {
+    if (s.process.state === 'paused') s.child!.kill('SIGCONT')
+    s.child!.kill('SIGTERM')
+  }
+  await Promise.all(
+    live.map(async (s) => {
+      const timer = setTimeout(() => s.child?.kill('SIGKILL'), STOP_GRACE_MS)
+      await s.exited
+      clearTimeout(timer)
+    }),
+  )
+}
+
+/** Every partition owned by a running task, and every one of these slots' workers owning at least one. */
+export function everyPartitionOwned(live: readonly KafkaSlot[], partitions: number): boolean {
+  const owned = new Set<number>()
+  for (const s of live) for (const t of s.worker?.tasks.values() ?? []) if (t.state === 'running') owned.add(t.partition)
+  return owned.size === partitions && live.every((s) => (s.worker?.tasks.size ?? 0) > 0)
 }
