@@ -65,9 +65,10 @@ export class GroupWatch {
   }
 
   async healthLoop(stopped: () => boolean): Promise<void> {
+    // The first probe waits a round: a just-created topic answers "not the leader" for a moment.
     while (!stopped()) {
-      await this.checkHealth(stopped)
       await this.t.time.sleep(HEALTH_POLL_MS)
+      if (!stopped()) await this.checkHealth(stopped)
     }
   }
 
