@@ -11,6 +11,7 @@ import { defaultStreamsConfig } from '../../lib/streams-config.ts'
 import { WorkerProcessRuntime } from '../../server/lab/kafka/worker-process-runtime.ts'
 import { SystemTime } from '../../server/log/time.ts'
 import { validateRun } from '../../server/validator/validator.ts'
+import { validationTarget } from '../../server/lab/runtime-common.ts'
 
 const brokers = inject('kafkaBrokers')
 const BIN = fileURLToPath(new URL('../../bin/eoscope.mjs', import.meta.url))
@@ -117,13 +118,7 @@ describe('a paused worker on Kafka', () => {
 
     await until('all input committed', () => lab!.caughtUp(), 90_000)
     await lab.stop()
-    const report = await validateRun(lab.connection.inspector(), {
-      groupId: lab.groupId,
-      inputTopic: lab.topics.input,
-      outputTopic: lab.topics.output,
-      changelogTopic: lab.topics.changelog,
-      dlqTopic: lab.topics.deadLetter,
-    })
+    const report = await validateRun(lab.connection.inspector(), validationTarget(lab))
     expect({ duplicates: report.duplicates, lost: report.lost, abortedReads: report.abortedReads, stateMismatches: report.stateMismatches, openTransactions: report.openTransactions }).toEqual({
       duplicates: 0,
       lost: 0,

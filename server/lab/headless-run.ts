@@ -10,7 +10,9 @@ import { correctnessFigures } from './snapshot-parts.ts'
 import type { ValidationReport } from '../validator/report.ts'
 import { InProcessRuntime } from './in-process-runtime.ts'
 import { phaseDurations, redone } from './recovery-tracker.ts'
+import { validationTarget } from './runtime-common.ts'
 import type { RunRuntime } from './run-runtime.ts'
+import type { RuntimeSettings } from './lab-runtime.ts'
 import type { KafkaClientConfig } from '../log/kafka/kafka-client.ts'
 
 export interface RunOptions {
@@ -78,19 +80,9 @@ export function runConfig(o: RunOptions): StreamsConfig {
 
 export async function runHeadless(o: RunOptions, time: Time = new SystemTime(), onRuntime?: (r: RunRuntime) => void): Promise<RunResult> {
   const config = runConfig(o)
-  const lab: RunRuntime = o.backend === 'kafka' ? await kafkaRuntime(o, config, time) : new InProcessRuntime(time, {
-    config,
-    workers: o.workers,
-    partitions: o.partitions,
-    ratePerSec: o.rate,
-    maxRecords: o.records,
-    keys: o.keys ?? 100,
-    seed: o.seed,
-    latency: o.latency,
-    restartAfterMs: o.restartAfterMs,
-    deserializationPolicy: 'log-and-continue',
-    traceIntervalMs: 1_000,
-  })
+  const settings: RuntimeSettings = { config, workers: o.workers, partitions: o.partitions, ratePerSec: o.rate, maxRecords: o.records, keys: o.keys ?? 100, seed: o.seed, restartAfterMs: o.restartAfterMs }
+  const lab: RunRuntime =
+    o.backend === 'kafka' ? await kafkaRuntime(o, settings, time) : new InProcessRuntime(time, { ...settings, latency: o.latency, deserializationPolicy: 'log-and-continue', traceIntervalMs: 1_000 })
   onRuntime?.(lab)
   try {
     return await runOn(lab, o, config, time)
@@ -99,23 +91,12 @@ export async function runHeadless(o: RunOptions, time: Time = new SystemTime(), 
   }
 }
 
-async function kafkaRuntime(o: RunOptions, config: StreamsConfig, time: Time): Promise<RunRuntime> {
+async function kafkaRuntime(o: RunOptions, settings: RuntimeSettings, time: Time): Promise<RunRuntime> {
   if (!o.kafka) throw new Error('the kafka backend needs brokers')
   if (!(time instanceof SystemTime)) throw new Error('the kafka backend runs on the system clock only')
   const { WorkerProcessRuntime } = await import('./kafka/worker-process-runtime.ts')
-  config['application.id'] = o.kafka.applicationId ?? `eoscope-run-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`
-  return new WorkerProcessRuntime(time, {
-    client: { ...o.kafka.client, clientId: o.kafka.client.clientId ?? 'eoscope' },
-    config,
-    workers: o.workers,
-    partitions: o.partitions,
-    ratePerSec: o.rate,
-    maxRecords: o.records,
-    keys: o.keys ?? 100,
-    seed: o.seed,
-    restartAfterMs: o.restartAfterMs,
-    workerLogs: o.kafka.workerLogs,
-  })
+  settings.config['application.id'] = o.kafka.applicationId ?? `eoscope-run-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`
+  return new WorkerProcessRuntime(time, { ...settings, client: { ...o.kafka.client, clientId: o.kafka.client.clientId ?? 'eoscope' }, workerLogs: o.kafka.workerLogs })
 }
 
 async function runOn(lab: RunRuntime, o: RunOptions, config: StreamsConfig, time: Time): Promise<RunResult> {
@@ -139,13 +120,7 @@ async function runOn(lab: RunRuntime, o: RunOptions, config: StreamsConfig, time
   await lab.stop()
   await lab.settle()
 
-  const report = await validateRun(lab.connection.inspector(), {
-    groupId: lab.groupId,
-    inputTopic: lab.topics.input,
-    outputTopic: lab.topics.output,
-    changelogTopic: lab.topics.changelog,
-    dlqTopic: lab.topics.deadLetter,
-  })
+  const report = await validateRun(lab.connection.inspector(), validationTarget(lab))
   await o.beforeClose?.(lab)
   const durationMs = finished - started
   return {

@@ -20,22 +20,13 @@ import { StreamWorker } from '../engine/stream-worker.ts'
 import type { DeserializationPolicy, TaskTopics } from '../engine/stream-task.ts'
 import type { EngineEvent, TelemetrySink } from '../engine/telemetry.ts'
 import { committedRecords, groupOffsets, highWatermarks, lastSequences } from './embedded-reads.ts'
-import { EventHub, type LabEvent, type LabRuntime, type RuntimeWording } from './lab-runtime.ts'
+import { EventHub, type LabEvent, type LabRuntime, type RuntimeSettings, type RuntimeWording } from './lab-runtime.ts'
 import { LoadGenerator } from './load-generator.ts'
 import { RecoveryTracker, type KilledPartition } from './recovery-tracker.ts'
 import { poisonRecords, trackKill, trackRecovery, workerStatusOf } from './runtime-common.ts'
 
-export interface InProcessRuntimeOptions {
-  config: StreamsConfig
-  workers: number
-  partitions: number
-  ratePerSec: number
-  maxRecords: number
-  keys: number
-  seed: number
+export interface InProcessRuntimeOptions extends RuntimeSettings {
   latency: 'default' | 'off'
-  /** A killed worker is replaced by a fresh one (new member id, same slot) after this long; null: never. */
-  restartAfterMs: number | null
   deserializationPolicy: DeserializationPolicy
   traceIntervalMs: number
   poisonRatio?: number

@@ -180,6 +180,20 @@ export interface LabRuntime {
   loadFailure(): string | null
 }
 
+/** What every runtime is started with. */
+export interface RuntimeSettings {
+  /** Its application.id names the group and every topic (on a shared cluster, use a fresh one per run). */
+  config: StreamsConfig
+  workers: number
+  partitions: number
+  ratePerSec: number
+  maxRecords: number
+  keys: number
+  seed: number
+  /** A killed worker is replaced (new member id, same slot) after this long; null: never. */
+  restartAfterMs: number | null
+}
+
 /** A listener list: subscribe, unsubscribe, publish. */
 export class EventHub {
   private readonly listeners = new Set<(e: LabEvent) => void>()

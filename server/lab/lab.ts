@@ -15,6 +15,7 @@ import type { LabEvent, LabRuntime } from './lab-runtime.ts'
 import { LabHealth } from './lab-health.ts'
 import { LabTimeline, repeat } from './lab-timeline.ts'
 import { PartitionLogBook } from './partition-log-view.ts'
+import { validationTarget } from './runtime-common.ts'
 import { inProcessRuntimes, type InProcessLabOptions, type RuntimeFactory } from './runtime-factory.ts'
 import { SCENARIOS } from './scenarios/index.ts'
 import { startScenario } from './lab-scenario.ts'
@@ -90,9 +91,8 @@ export class Lab implements LabController {
     this.workers = new WorkerBoard()
     this.deadLetters = 0
     this.logBook.clear()
-    const t = rt.topics
-    this.validator = new IncrementalValidator(rt.connection.inspector(), { groupId: rt.groupId, inputTopic: t.input, outputTopic: t.output, changelogTopic: t.changelog, dlqTopic: t.deadLetter })
-    this.visibility = new VisibilityTracker(rt.connection.reader(), t.output, rt.partitions, (r) => ledger.observe(r), rt.clusterAddress === null ? 'probe-offsets' : 'fetch-only')
+    this.validator = new IncrementalValidator(rt.connection.inspector(), validationTarget(rt))
+    this.visibility = new VisibilityTracker(rt.connection.reader(), rt.topics.output, rt.partitions, (r) => ledger.observe(r), rt.clusterAddress === null ? 'probe-offsets' : 'fetch-only')
     this.unsubscribe = rt.onEvent((e) => this.onEvent(e))
     this.timeline.restart()
     this.latest = this.build()

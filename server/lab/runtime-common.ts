@@ -4,6 +4,7 @@
 import { partitionForKey } from '../../lib/partitioner.ts'
 import type { ProcessingGuarantee, StreamsConfig } from '../../lib/streams-config.ts'
 import { partitionOfTask, taskIdOf } from '../../lib/task-id.ts'
+import type { TaskTopics } from '../engine/stream-task.ts'
 import type { StreamWorker } from '../engine/stream-worker.ts'
 import type { SeededRandom } from '../log/time.ts'
 import type { ProduceRecord } from '../log/types.ts'
@@ -25,6 +26,12 @@ export function workerStatusOf(w: StreamWorker): WorkerStatus {
     producers: w.producers(),
     error: w.error,
   }
+}
+
+/** What the validator reads of a runtime's application: its group and topics. */
+export function validationTarget(rt: { readonly groupId: string; readonly topics: TaskTopics }): { groupId: string; inputTopic: string; outputTopic: string; changelogTopic: string; dlqTopic: string } {
+  const t = rt.topics
+  return { groupId: rt.groupId, inputTopic: t.input, outputTopic: t.output, changelogTopic: t.changelog, dlqTopic: t.deadLetter }
 }
 
 /** The recovery phases both runtimes observe from the same events (detection, assignment, fence, restore, catch-up). */

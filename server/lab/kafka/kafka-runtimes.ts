@@ -8,7 +8,7 @@ import { KAFKA_CAPABILITIES } from '../../log/kafka/capabilities.ts'
 import type { KafkaClientConfig } from '../../log/kafka/kafka-client.ts'
 import { SystemTime } from '../../log/time.ts'
 import { Lab } from '../lab.ts'
-import type { RuntimeFactory } from '../runtime-factory.ts'
+import { labRuntimeSettings, type RuntimeFactory } from '../runtime-factory.ts'
 import { RetryingLoadProducer } from './retrying-load-producer.ts'
 import { WorkerProcessRuntime } from './worker-process-runtime.ts'
 
@@ -41,15 +41,8 @@ export function workerProcessRuntimes(o: KafkaLabOptions): RuntimeFactory {
     seed,
     create: ({ guarantee, ratePerSec }) =>
       new WorkerProcessRuntime(time, {
+        ...labRuntimeSettings(streamsConfigFor(guarantee, { applicationId: `${o.applicationIdPrefix ?? 'eoscope-lab'}-${Date.now().toString(36)}` }), ratePerSec, o),
         client: o.client,
-        config: streamsConfigFor(guarantee, { applicationId: `${o.applicationIdPrefix ?? 'eoscope-lab'}-${Date.now().toString(36)}` }),
-        workers: o.workers ?? 3,
-        partitions: o.partitions ?? 6,
-        ratePerSec,
-        maxRecords: Number.POSITIVE_INFINITY,
-        keys: 50,
-        seed,
-        restartAfterMs: 3_000,
         restartFailed: true,
         workerLogs: o.workerLogs,
         wrapLoadProducer: (make) => new RetryingLoadProducer(make, LOAD_SEND_DEADLINE_MS),

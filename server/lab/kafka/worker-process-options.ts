@@ -1,22 +1,13 @@
 // What a worker-process runtime is started with.
 
-import type { StreamsConfig } from '../../../lib/streams-config.ts'
 import type { Logger } from '../../logging.ts'
 import type { KafkaClientConfig } from '../../log/kafka/kafka-connection.ts'
 import type { LogProducer } from '../../log/types.ts'
+import type { RuntimeSettings } from '../lab-runtime.ts'
 
-export interface WorkerProcessRuntimeOptions {
+/** A killed worker is replaced by a new process (restartAfterMs). */
+export interface WorkerProcessRuntimeOptions extends RuntimeSettings {
   client: KafkaClientConfig
-  /** Its application.id names the group and every topic: use a fresh one per run. */
-  config: StreamsConfig
-  workers: number
-  partitions: number
-  ratePerSec: number
-  maxRecords: number
-  keys: number
-  seed: number
-  /** A killed worker is replaced (new process, new member id, same slot) after this long; null: never. */
-  restartAfterMs: number | null
   traceIntervalMs?: number
   /** Start the load generator only when startLoad() is called (a benchmark waits for a stable group). */
   holdLoad?: boolean

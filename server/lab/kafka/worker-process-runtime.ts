@@ -29,13 +29,12 @@ import { componentLogger } from './kafka-log.ts'
 import { descriptorOf, publishOrNotice } from './lab-directory.ts'
 import { RetryingLoadProducer } from './retrying-load-producer.ts'
 import { KAFKA_LAB_NOTES, KAFKA_RUN_NOTES, KAFKA_VISIBILITY_POLL_MS, KAFKA_WORDING, untilStable } from './worker-process-notes.ts'
-import { everyPartitionOwned, spawnWorker, stopProcesses, workerArgs, type KafkaSlot, type WorkerLogs } from './worker-spawn.ts'
+import { everyPartitionOwned, spawnWorker, stopProcesses, workerArgs, type KafkaProcessState, type KafkaSlot, type WorkerLogs } from './worker-spawn.ts'
 import type { WorkerProcessRuntimeOptions } from './worker-process-options.ts'
 import { WorkerTelemetry, type KafkaWorkerView } from './worker-telemetry.ts'
 
 export type { KafkaSlot, KafkaProcessState } from './worker-spawn.ts'
 export type { WorkerProcessRuntimeOptions } from './worker-process-options.ts'
-export type { KafkaWorkerView } from './worker-telemetry.ts'
 
 export class WorkerProcessRuntime implements LabRuntime {
   readonly backend = 'kafka' as const
@@ -207,9 +206,7 @@ export class WorkerProcessRuntime implements LabRuntime {
     return this.slots.find((s) => s.worker?.id === workerId)
   }
 
-  isRemote(workerId: string): boolean {
-    return this.telemetry.remoteWorkers.has(workerId)
-  }
+  isRemote = (workerId: string): boolean => this.telemetry.remoteWorkers.has(workerId)
 
   /** SIGKILL now, or (step given) the worker kills itself with SIGKILL when it next reaches that step. */
   kill(workerId: string, step: Step | null = null): boolean {
@@ -244,18 +241,20 @@ export class WorkerProcessRuntime implements LabRuntime {
 
   /** SIGSTOP: the process stops heartbeating and becomes a zombie once its session expires. */
   pause(workerId: string): boolean {
-    const slot = this.slotOf(workerId)
-    if (!slot?.child || slot.process.state !== 'running') return false
-    slot.child.kill('SIGSTOP')
-    slot.process.state = 'paused'
-    this.emit({ type: 'worker-paused', workerId, step: null, atMs: this.time.now() })
-    return true
+    const paused = this.moveProcess(workerId, { from: 'running', signal: 'SIGSTOP', to: 'paused' })
+    if (paused) this.emit({ type: 'worker-paused', workerId, step: null, atMs: this.time.now() })
+    return paused
   }
   resume(workerId: string): boolean {
+    return this.moveProcess(workerId, { from: 'paused', signal: 'SIGCONT', to: 'running' })
+  }
+
+  /** Signals an own worker's process in state `from`; false when there is none. */
+  private moveProcess(workerId: string, m: { from: KafkaProcessState; signal: NodeJS.Signals; to: KafkaProcessState }): boolean {
     const slot = this.slotOf(workerId)
-    if (!slot?.child || slot.process.state !== 'paused') return false
-    slot.child.kill('SIGCONT')
-    slot.process.state = 'running'
+    if (!slot?.child || slot.process.state !== m.from) return false
+    slot.child.kill(m.signal)
+    slot.process.state = m.to
     return true
   }
 

@@ -9,6 +9,7 @@ import { validateRun } from '../../validator/validator.ts'
 import type { ValidationReport } from '../../validator/report.ts'
 import { InProcessRuntime, type InProcessRuntimeOptions as InProcessOptions } from '../in-process-runtime.ts'
 import type { LabEvent } from '../lab-runtime.ts'
+import { validationTarget } from '../runtime-common.ts'
 
 export interface ScenarioSetup {
   guarantee: ProcessingGuarantee
@@ -121,13 +122,7 @@ export async function waitUntil(time: Time, predicate: () => boolean, maxMs: num
 export async function finishAndValidate(runtime: InProcessRuntime, maxMs = 60_000): Promise<ValidationReport> {
   await waitUntil(runtime.time, () => runtime.caughtUp(), maxMs, 'all input to be processed and committed')
   await runtime.stop()
-  return validateRun(runtime.connection.inspector(), {
-    groupId: runtime.groupId,
-    inputTopic: runtime.topics.input,
-    outputTopic: runtime.topics.output,
-    changelogTopic: runtime.topics.changelog,
-    dlqTopic: runtime.topics.deadLetter,
-  })
+  return validateRun(runtime.connection.inspector(), validationTarget(runtime))
 }
 
 /** A live worker that owns at least one task, chosen by the seeded random. */
