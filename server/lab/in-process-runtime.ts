@@ -9,8 +9,7 @@ import { changelogTopic, DEFAULT_DLQ_TOPIC, DEFAULT_INPUT_TOPIC, DEFAULT_OUTPUT_
 import { type StreamsConfig, validateStreamsConfig } from '../../lib/streams-config.ts'
 import { requireGuarantee } from '../log/capabilities.ts'
 import { ProcessKilledError } from '../log/errors.ts'
-import type { SeededRandom as Random, Time } from '../log/time.ts'
-import { SeededRandom } from '../log/time.ts'
+import { SeededRandom, type Time } from '../log/time.ts'
 import type { LogConnection, TopicPartition } from '../log/types.ts'
 import { EmbeddedCluster, type BrokerEvent } from '../log/embedded/embedded-cluster.ts'
 import { ClientFaults, EmbeddedConnection } from '../log/embedded/embedded-connection.ts'
@@ -54,7 +53,7 @@ export class InProcessRuntime implements LabRuntime {
   readonly topics: TaskTopics
   readonly slots: WorkerSlot[] = []
   readonly tracker = new RecoveryTracker()
-  readonly random: Random
+  readonly random: SeededRandom
   readonly generator: LoadGenerator
   readonly workerFaults = new ClientFaults()
   readonly notes: readonly string[] = []

@@ -85,7 +85,7 @@ export interface SlotWorkerView {
 /** A place for one worker; a killed worker is replaced in the same slot (new id, new member id). */
 export interface RuntimeSlot {
   readonly slotId: string
-  readonly process: { readonly state: SlotProcessState | 'none' }
+  readonly process: { readonly state: SlotProcessState }
   readonly worker: SlotWorkerView | null
   readonly startedAtMs: number
 }
