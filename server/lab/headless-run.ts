@@ -43,7 +43,10 @@ export interface RunOptions {
   beforeClose?: (runtime: RunRuntime) => Promise<void>
 }
 
-export interface RunResult {
+/** The correctness figures of MEASURES.md, as the validator reports them. */
+type CorrectnessFigures = ReturnType<typeof correctnessFigures>
+
+export interface RunResult extends CorrectnessFigures {
   backend: 'embedded' | 'kafka'
   /** What this backend measures differently or cannot measure. */
   notes?: readonly string[]
@@ -53,12 +56,6 @@ export interface RunResult {
   outputRecords: number
   throughputPerSec: number
   durationMs: number
-  duplicates: number | null
-  lost: number | null
-  abortedReads: number
-  abortedReadsUncommitted: number
-  stateMismatches: number | null
-  openTransactions: number
   kills: number
   droppedAcks: number
   fenced: number
