@@ -15,7 +15,7 @@
 
 import { cpus } from 'node:os'
 import { defaultStreamsConfig, type ProcessingGuarantee } from '../lib/streams-config.ts'
-import { KafkaLabRuntime } from '../server/lab/kafka/kafka-lab-runtime.ts'
+import { WorkerProcessRuntime as KafkaLabRuntime } from '../server/lab/kafka/worker-process-runtime.ts'
 import { KafkaConnection } from '../server/log/kafka/kafka-connection.ts'
 import { SystemTime } from '../server/log/time.ts'
 import { validateRun } from '../server/validator/validator.ts'

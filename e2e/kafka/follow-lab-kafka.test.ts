@@ -7,7 +7,8 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import type { LabSnapshot } from '../../lib/lab-protocol.ts'
-import { createKafkaLab, type KafkaLab } from '../../server/lab/kafka/kafka-lab.ts'
+import { createKafkaLab } from '../../server/lab/kafka/kafka-runtimes.ts'
+import type { Lab } from '../../server/lab/lab.ts'
 
 const brokers = inject('kafkaBrokers')
 const BIN = fileURLToPath(new URL('../../bin/eoscope.mjs', import.meta.url))
@@ -28,7 +29,7 @@ function follower(workerId: string): Follower {
   return { child, out: () => out, exited }
 }
 
-async function until(lab: KafkaLab, cond: (s: LabSnapshot) => boolean, what: string, timeoutMs: number): Promise<LabSnapshot> {
+async function until(lab: Lab, cond: (s: LabSnapshot) => boolean, what: string, timeoutMs: number): Promise<LabSnapshot> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const s = lab.snapshot()
@@ -49,7 +50,7 @@ async function untilOutput(f: Follower, pattern: RegExp, timeoutMs: number): Pro
 const remoteRunning = (id: string) => (s: LabSnapshot) => s.workers.some((w) => w.id === id && w.remote === true && w.state === 'running' && w.taskIds.length > 0)
 
 describe('eoscope worker --follow-lab', () => {
-  let lab: KafkaLab | null = null
+  let lab: Lab | null = null
   const followers: Follower[] = []
   afterAll(async () => {
     for (const f of followers) if (f.child.exitCode === null && f.child.signalCode === null) f.child.kill('SIGKILL')

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, inject, it } from 'vitest'
 import type { LabSnapshot } from '../../lib/lab-protocol.ts'
-import { createKafkaLab } from '../../server/lab/kafka/kafka-lab.ts'
+import { createKafkaLab } from '../../server/lab/kafka/kafka-runtimes.ts'
 
 const brokers = inject('kafkaBrokers')
 const SCRIPT = fileURLToPath(new URL('../../scripts/kafka-broker.sh', import.meta.url))

@@ -8,9 +8,10 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { defaultStreamsConfig } from '../../lib/streams-config.ts'
-import { KafkaLabRuntime } from '../../server/lab/kafka/kafka-lab-runtime.ts'
+import { WorkerProcessRuntime } from '../../server/lab/kafka/worker-process-runtime.ts'
 import { SystemTime } from '../../server/log/time.ts'
 import { validateRun } from '../../server/validator/validator.ts'
+import { validationTarget } from '../../server/lab/runtime-common.ts'
 
 const brokers = inject('kafkaBrokers')
 const BIN = fileURLToPath(new URL('../../bin/eoscope.mjs', import.meta.url))
@@ -70,7 +71,7 @@ describe('eoscope run --backend kafka', () => {
 })
 
 describe('a paused worker on Kafka', () => {
-  let lab: KafkaLabRuntime | null = null
+  let lab: WorkerProcessRuntime | null = null
   afterAll(async () => {
     await lab?.close()
   })
@@ -78,7 +79,7 @@ describe('a paused worker on Kafka', () => {
   it('SIGSTOP past session.timeout.ms, then SIGCONT: it is fenced and nothing it writes becomes visible', { timeout: 180_000 }, async () => {
     if (!brokers) throw new Error('no Kafka broker: run these tests with npm run test:kafka')
     const config = defaultStreamsConfig('exactly_once', `eoscope-e2e-pause-${run}`)
-    lab = new KafkaLabRuntime(new SystemTime(), {
+    lab = new WorkerProcessRuntime(new SystemTime(), {
       client: { brokers: [brokers], clientId: `eoscope-e2e-pause-${run}` },
       config,
       workers: 2,
@@ -117,13 +118,7 @@ describe('a paused worker on Kafka', () => {
 
     await until('all input committed', () => lab!.caughtUp(), 90_000)
     await lab.stop()
-    const report = await validateRun(lab.connection.inspector(), {
-      groupId: lab.groupId,
-      inputTopic: lab.topics.input,
-      outputTopic: lab.topics.output,
-      changelogTopic: lab.topics.changelog,
-      dlqTopic: lab.topics.deadLetter,
-    })
+    const report = await validateRun(lab.connection.inspector(), validationTarget(lab))
     expect({ duplicates: report.duplicates, lost: report.lost, abortedReads: report.abortedReads, stateMismatches: report.stateMismatches, openTransactions: report.openTransactions }).toEqual({
       duplicates: 0,
       lost: 0,

@@ -5,7 +5,7 @@ import { runHeadless, type RunOptions, type RunResult } from '../lab/headless-ru
 import { dumpRun } from '../validator/dump.ts'
 import { violations } from '../validator/report.ts'
 import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
-import type { RunRuntime } from '../lab/run-runtime.ts'
+import type { LabRuntime } from '../lab/lab-runtime.ts'
 import { BACKENDS, capabilitiesOf, kafkaSecurityForCommand, parseBrokers } from './backend.ts'
 import { requireCapability, requireGuarantee } from '../log/capabilities.ts'
 
@@ -78,7 +78,7 @@ export function runOptionsOf(f: RunFlags): RunOptions {
     latency: f['latency-model'] ?? 'default',
     backend: f.backend,
     kafka: f.backend === 'kafka' ? { client: { brokers: parseBrokers(f.brokers), ...kafkaSecurityForCommand() }, applicationId: f['application-id'], workerLogs: f['worker-logs'] } : undefined,
-    beforeClose: dumpDir === undefined ? undefined : (r: RunRuntime) => dumpRun(r.connection.inspector(), dumpDir, r.groupId),
+    beforeClose: dumpDir === undefined ? undefined : (r: LabRuntime) => dumpRun(r.connection.inspector(), dumpDir, r.groupId),
   }
 }
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { defaultStreamsConfig } from '../../lib/streams-config.ts'
 import { MockTime } from '../log/time.ts'
-import { LabRuntime } from '../lab/lab-runtime.ts'
+import { InProcessRuntime as LabRuntime } from '../lab/in-process-runtime.ts'
 import { validateRun } from '../validator/validator.ts'
 
 describe('a fencing in the middle of a batch', () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { defaultStreamsConfig, type ProcessingGuarantee } from '../../lib/streams-config.ts'
 import { DLQ_HEADERS } from '../../lib/records.ts'
 import { MockTime } from '../log/time.ts'
-import { LabRuntime } from '../lab/lab-runtime.ts'
+import { InProcessRuntime as LabRuntime } from '../lab/in-process-runtime.ts'
 import type { DeserializationPolicy } from './stream-task.ts'
 import { validateRun } from '../validator/validator.ts'
 

@@ -1,4 +1,4 @@
-// Where a sweep's labs run. The runner drives each lab's runtime directly (DrivenRuntime: start,
+// Where a sweep's labs run. The runner drives each lab's runtime directly (LabRuntime: start,
 // rate, kills, the recovery tracker, engine events, the validator's view, stop); a backend only
 // makes the runtime and says what it does differently:
 //
@@ -16,9 +16,9 @@ import type { ProcessingGuarantee, StreamsConfig } from '../../lib/streams-confi
 import type { Logger } from '../logging.ts'
 import type { KafkaClientConfig } from '../log/kafka/kafka-client.ts'
 import { SystemTime, type Time } from '../log/time.ts'
-import { LabRuntime } from '../lab/lab-runtime.ts'
-import type { DrivenRuntime } from '../lab/soak/driven-runtime.ts'
+import { InProcessRuntime } from '../lab/in-process-runtime.ts'
 import type { SweepKafkaTarget } from './sweep-settings.ts'
+import type { LabRuntime } from '../lab/lab-runtime.ts'
 
 export interface SweepLabSpec {
   time: Time
@@ -37,7 +37,7 @@ export type LabPurpose = 'thr' | 'rec'
 
 /** A lab made by a backend: its runtime (driven directly) and what only the backend knows how to do with it. */
 export interface LeasedLab {
-  readonly runtime: DrivenRuntime
+  readonly runtime: LabRuntime
   /** The input topic's end offsets (throws while the log cannot answer). */
   inputEnds(): Promise<number[]>
   /**
@@ -86,7 +86,7 @@ export const EMBEDDED_SWEEP_BACKEND: SweepBackend = {
   endsPollMs: 0,
   outputReads: 'in-process',
   async newLab(s) {
-    const runtime = new LabRuntime(s.time, {
+    const runtime = new InProcessRuntime(s.time, {
       config: s.config,
       workers: s.workers,
       partitions: s.partitions,
@@ -155,10 +155,10 @@ export function kafkaSweepBackend(target: SweepKafkaTarget, log: Logger): SweepB
     async newLab(spec, purpose, repetition) {
       if (!(spec.time instanceof SystemTime)) throw new Error('the kafka backend runs on the system clock only')
       const config = { ...spec.config, 'application.id': sweepApplicationId(prefix, spec.config['processing.guarantee'], spec.config['commit.interval.ms'], repetition, purpose) }
-      const { KafkaLabRuntime } = await import('../lab/kafka/kafka-lab-runtime.ts')
+      const { WorkerProcessRuntime } = await import('../lab/kafka/worker-process-runtime.ts')
       const { createKafka } = await import('../log/kafka/kafka-client.ts')
       const client: KafkaClientConfig = { brokers: target.brokers, clientId: 'eoscope-sweep', ...target.security }
-      const runtime = new KafkaLabRuntime(spec.time, {
+      const runtime = new WorkerProcessRuntime(spec.time, {
         client,
         config,
         workers: spec.workers,

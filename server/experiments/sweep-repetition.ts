@@ -7,11 +7,12 @@ import type { PhaseDurations, RepetitionResult, SweepSettings } from '../../lib/
 import type { ProcessingGuarantee } from '../../lib/streams-config.ts'
 import { SeededRandom, type Time } from '../log/time.ts'
 import { phaseDurations, redone } from '../lab/recovery-tracker.ts'
-import { busyWorkers, groupSettled, validateRuntime, type DrivenRuntime } from '../lab/soak/driven-runtime.ts'
+import { busyWorkers, groupSettled, validateRuntime } from '../lab/soak/driven-runtime.ts'
 import { commitRate, type CommitSample } from './commit-rate.ts'
 import { LatencyWindow } from './latency-window.ts'
 import type { LabPurpose, LeasedLab, SweepBackend } from './sweep-lab.ts'
 import { sweepConfig, windowMs } from './sweep-settings.ts'
+import type { LabRuntime } from '../lab/lab-runtime.ts'
 
 export class SweepCancelledError extends Error {
   readonly name = 'SweepCancelledError'
@@ -68,7 +69,7 @@ function newLab(ctx: RepetitionContext, purpose: LabPurpose, ratePerSec: number)
   return ctx.backend.newLab({ time: ctx.time, config, workers: s.workers, partitions: s.partitions, ratePerSec: initialRate, keys: s.keys, seed: ctx.seed, latencyModel: s.latencyModel }, purpose, ctx.repetition)
 }
 
-function runningTasks(lab: DrivenRuntime): number {
+function runningTasks(lab: LabRuntime): number {
   let n = 0
   for (const s of lab.liveSlots()) for (const t of s.worker?.tasks.values() ?? []) if (t.state === 'running') n++
   return n
@@ -78,18 +79,18 @@ function runningTasks(lab: DrivenRuntime): number {
  * Starts the load when the backend says (with the lab, or once the group has settled) and waits
  * until every partition has a running task and the group has committed something.
  */
-async function settleWithLoad(ctx: RepetitionContext, lab: DrivenRuntime, startLoad: () => void): Promise<void> {
+async function settleWithLoad(ctx: RepetitionContext, lab: LabRuntime, startLoad: () => void): Promise<void> {
   const maxMs = ctx.backend.settleTimeoutMs
   const deadline = ctx.time.now() + maxMs
   const unsettled = () => new Error(`the lab did not settle: not every partition got a running task within ${Math.round(maxMs / 1000)} s`)
   if (ctx.backend.loadStart === 'once-settled' && !(await waitFor(ctx, () => groupSettled(lab), maxMs))) throw unsettled()
   startLoad()
-  const settled = () => runningTasks(lab) === lab.options.partitions && lab.committedTotal() > 0
+  const settled = () => runningTasks(lab) === lab.partitions && lab.committedTotal() > 0
   if (!(await waitFor(ctx, settled, Math.max(0, deadline - ctx.time.now())))) throw unsettled()
 }
 
 /** Per live worker: records appended to its partitions (as of `ends`) but not yet consumed by its tasks. */
-export function unconsumedByWorker(lab: DrivenRuntime, ends: readonly number[]): number[] {
+export function unconsumedByWorker(lab: LabRuntime, ends: readonly number[]): number[] {
   return lab.liveSlots().map((s) => {
     let n = 0
     for (const t of s.worker?.tasks.values() ?? []) if (t.state === 'running') n += Math.max(0, (ends[t.partition] ?? 0) - t.consumedOffset)
@@ -257,7 +258,7 @@ async function measureLatency(ctx: RepetitionContext, lab: LeasedLab): Promise<L
 const NO_PHASES: PhaseDurations = { detection: null, rebalance: null, fence: null, restore: null, catchUp: null }
 
 /** The kill: a seeded moment within one commit interval, a seeded worker among those with tasks; then its recovery. */
-async function killAndRecover(ctx: RepetitionContext, rt: DrivenRuntime): Promise<RecoveryFigures> {
+async function killAndRecover(ctx: RepetitionContext, rt: LabRuntime): Promise<RecoveryFigures> {
   const rng = new SeededRandom((ctx.seed * 0x9e37 + ctx.commitIntervalMs) >>> 0)
   const killWindowStart = ctx.time.now()
   await sleepFor(ctx, rng.int(0, Math.max(1, ctx.commitIntervalMs)))

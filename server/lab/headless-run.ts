@@ -7,11 +7,12 @@ import { streamsConfigFor, type ProcessingGuarantee, type StreamsConfig } from '
 import { SystemTime, type Time } from '../log/time.ts'
 import { validateRun } from '../validator/validator.ts'
 import { correctnessFigures } from './snapshot-parts.ts'
-import type { LogInspector } from '../log/types.ts'
 import type { ValidationReport } from '../validator/report.ts'
-import { LabRuntime } from './lab-runtime.ts'
+import { InProcessRuntime } from './in-process-runtime.ts'
 import { phaseDurations, redone } from './recovery-tracker.ts'
-import type { RunRuntime } from './run-runtime.ts'
+import { validationTarget } from './runtime-common.ts'
+import type { LabRuntime } from './lab-runtime.ts'
+import type { RuntimeSettings } from './lab-runtime.ts'
 import type { KafkaClientConfig } from '../log/kafka/kafka-client.ts'
 
 export interface RunOptions {
@@ -39,10 +40,13 @@ export interface RunOptions {
   /** Kafka only: the cluster, and the application.id (default: a fresh one per run). */
   kafka?: { client: Omit<KafkaClientConfig, 'clientId'> & { clientId?: string }; applicationId?: string; workerLogs?: boolean }
   /** Runs after validation, before the runtime is closed (a dump reads the logs here). */
-  beforeClose?: (runtime: RunRuntime) => Promise<void>
+  beforeClose?: (runtime: LabRuntime) => Promise<void>
 }
 
-export interface RunResult {
+/** The correctness figures of MEASURES.md, as the validator reports them. */
+type CorrectnessFigures = ReturnType<typeof correctnessFigures>
+
+export interface RunResult extends CorrectnessFigures {
   backend: 'embedded' | 'kafka'
   /** What this backend measures differently or cannot measure. */
   notes?: readonly string[]
@@ -52,12 +56,6 @@ export interface RunResult {
   outputRecords: number
   throughputPerSec: number
   durationMs: number
-  duplicates: number | null
-  lost: number | null
-  abortedReads: number
-  abortedReadsUncommitted: number
-  stateMismatches: number | null
-  openTransactions: number
   kills: number
   droppedAcks: number
   fenced: number
@@ -77,57 +75,28 @@ export function runConfig(o: RunOptions): StreamsConfig {
   })
 }
 
-export async function runHeadless(o: RunOptions, time: Time = new SystemTime(), onRuntime?: (r: RunRuntime) => void): Promise<RunResult> {
+export async function runHeadless(o: RunOptions, time: Time = new SystemTime(), onRuntime?: (r: LabRuntime) => void): Promise<RunResult> {
   const config = runConfig(o)
-  const lab: RunRuntime = o.backend === 'kafka' ? await kafkaRuntime(o, config, time) : new LabRuntime(time, {
-    config,
-    workers: o.workers,
-    partitions: o.partitions,
-    ratePerSec: o.rate,
-    maxRecords: o.records,
-    keys: o.keys ?? 100,
-    seed: o.seed,
-    latency: o.latency,
-    restartAfterMs: o.restartAfterMs,
-    deserializationPolicy: 'log-and-continue',
-    traceIntervalMs: 1_000,
-  })
+  const settings: RuntimeSettings = { config, workers: o.workers, partitions: o.partitions, ratePerSec: o.rate, maxRecords: o.records, keys: o.keys ?? 100, seed: o.seed, restartAfterMs: o.restartAfterMs }
+  const lab: LabRuntime =
+    o.backend === 'kafka' ? await kafkaRuntime(o, settings, time) : new InProcessRuntime(time, { ...settings, latency: o.latency, deserializationPolicy: 'log-and-continue', traceIntervalMs: 1_000 })
   onRuntime?.(lab)
   try {
     return await runOn(lab, o, config, time)
   } finally {
-    await lab.close?.()
+    await lab.close()
   }
 }
 
-async function kafkaRuntime(o: RunOptions, config: StreamsConfig, time: Time): Promise<RunRuntime> {
+async function kafkaRuntime(o: RunOptions, settings: RuntimeSettings, time: Time): Promise<LabRuntime> {
   if (!o.kafka) throw new Error('the kafka backend needs brokers')
   if (!(time instanceof SystemTime)) throw new Error('the kafka backend runs on the system clock only')
-  const { KafkaLabRuntime } = await import('./kafka/kafka-lab-runtime.ts')
-  config['application.id'] = o.kafka.applicationId ?? `eoscope-run-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`
-  return new KafkaLabRuntime(time, {
-    client: { ...o.kafka.client, clientId: o.kafka.client.clientId ?? 'eoscope' },
-    config,
-    workers: o.workers,
-    partitions: o.partitions,
-    ratePerSec: o.rate,
-    maxRecords: o.records,
-    keys: o.keys ?? 100,
-    seed: o.seed,
-    restartAfterMs: o.restartAfterMs,
-    workerLogs: o.kafka.workerLogs,
-  })
+  const { WorkerProcessRuntime } = await import('./kafka/worker-process-runtime.ts')
+  settings.config['application.id'] = o.kafka.applicationId ?? `eoscope-run-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`
+  return new WorkerProcessRuntime(time, { ...settings, client: { ...o.kafka.client, clientId: o.kafka.client.clientId ?? 'eoscope' }, workerLogs: o.kafka.workerLogs })
 }
 
-async function runOn(lab: RunRuntime, o: RunOptions, config: StreamsConfig, time: Time): Promise<RunResult> {
-  let committedTxns = 0
-  let abortedTxns = 0
-  lab.onEvent((e) => {
-    if ('source' in e && e.type === 'txn-ended') {
-      if (e.outcome === 'committed') committedTxns++
-      else abortedTxns++
-    }
-  })
+async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time: Time): Promise<RunResult> {
   const started = time.now()
   await lab.start()
 
@@ -146,22 +115,14 @@ async function runOn(lab: RunRuntime, o: RunOptions, config: StreamsConfig, time
   faults.stop()
   await faults.done
   await lab.stop()
-  // On Kafka the coordinator writes a transaction's COMMIT markers after EndTxn has answered:
-  // the run has finished once they are in (bounded, so a transaction left open is still reported).
-  if (lab.backend === 'kafka') await untilStable(lab.connection.inspector(), [lab.topics.output, lab.topics.changelog, lab.topics.deadLetter], MARKERS_GRACE_MS)
+  await lab.settle()
 
-  const report = await validateRun(lab.connection.inspector(), {
-    groupId: lab.groupId,
-    inputTopic: lab.topics.input,
-    outputTopic: lab.topics.output,
-    changelogTopic: lab.topics.changelog,
-    dlqTopic: lab.topics.deadLetter,
-  })
+  const report = await validateRun(lab.connection.inspector(), validationTarget(lab))
   await o.beforeClose?.(lab)
   const durationMs = finished - started
   return {
-    backend: lab.backend ?? 'embedded',
-    ...(lab.notes ? { notes: lab.notes } : {}),
+    backend: lab.backend,
+    ...(lab.notes.length > 0 ? { notes: lab.notes } : {}),
     guarantee: o.guarantee,
     commitIntervalMs: config['commit.interval.ms'],
     records: o.records,
@@ -172,7 +133,7 @@ async function runOn(lab: RunRuntime, o: RunOptions, config: StreamsConfig, time
     kills: lab.kills,
     droppedAcks: lab.droppedAcks,
     fenced: lab.fenced,
-    transactions: lab.transactionCounts?.() ?? { committed: committedTxns, aborted: abortedTxns },
+    transactions: lab.transactionCounts(),
     recoveries: lab.tracker.recoveries.map((r) => ({
       workerId: r.workerId,
       t0: r.t0 - started,
@@ -187,7 +148,7 @@ async function runOn(lab: RunRuntime, o: RunOptions, config: StreamsConfig, time
 }
 
 /** Kills every killEveryMs while input is still fed, and spreads the dropped acks over the feed. */
-function scheduleFaults(lab: RunRuntime, o: RunOptions, feedMs: number): { stop: () => void; done: Promise<void> } {
+function scheduleFaults(lab: LabRuntime, o: RunOptions, feedMs: number): { stop: () => void; done: Promise<void> } {
   let stopped = false
   const time = lab.time
   const rng = lab.random
@@ -196,14 +157,14 @@ function scheduleFaults(lab: RunRuntime, o: RunOptions, feedMs: number): { stop:
     const every = o.killEveryMs
     loops.push(
       (async () => {
-        const open = () => (lab.faultWindowOpen ? lab.faultWindowOpen() : !lab.generator.finished)
+        const open = () => lab.faultWindowOpen()
         while (!stopped && open()) {
           await time.sleep(every)
           if (stopped || !open()) break
           let live = lab.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
           // Worker processes report their tasks every ~100 ms and lose them during rebalances: on
           // Kafka a kill that falls due then waits for a worker with tasks instead of being skipped.
-          while (live.length === 0 && lab.backend === 'kafka' && !stopped && open()) {
+          while (live.length === 0 && lab.statusByMessages && !stopped && open()) {
             await time.sleep(50)
             live = lab.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
           }
@@ -230,25 +191,5 @@ function scheduleFaults(lab: RunRuntime, o: RunOptions, feedMs: number): { stop:
       stopped = true
     },
     done: Promise.all(loops).then(() => undefined),
-  }
-}
-
-/** How long a finished Kafka run waits for the last transactions' markers before it is validated. */
-const MARKERS_GRACE_MS = 5_000
-
-/** Waits until every partition of these topics has its last stable offset at its high watermark, or the time is up. */
-async function untilStable(inspector: LogInspector, topics: string[], withinMs: number): Promise<void> {
-  const deadline = Date.now() + withinMs
-  const existing = new Map((await inspector.topics()).map((t) => [t.topic, t.partitions]))
-  for (;;) {
-    let open = false
-    for (const topic of topics) {
-      for (let partition = 0; partition < (existing.get(topic) ?? 0); partition++) {
-        const o = await inspector.offsets({ topic, partition })
-        if (o.lastStableOffset < o.highWatermark) open = true
-      }
-    }
-    if (!open || Date.now() > deadline) return
-    await new Promise((r) => setTimeout(r, 50))
   }
 }

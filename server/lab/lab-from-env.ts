@@ -51,6 +51,6 @@ export async function startLab(choice: LabChoice & { ok: true }): Promise<LabCon
     const { createLab } = await import('./lab.ts')
     return createLab()
   }
-  const { createKafkaLab } = await import('./kafka/kafka-lab.ts')
+  const { createKafkaLab } = await import('./kafka/kafka-runtimes.ts')
   return createKafkaLab({ client: { brokers: choice.brokers, clientId: 'eoscope', ...choice.security } })
 }

@@ -1,15 +1,20 @@
-// Snapshot pieces both labs build the same way, whatever the backend: the correctness view from a
-// validator report, the recovery views from the recovery tracker, and the recent record traces.
+// Snapshot pieces, whatever the backend: the settings shown, the controls a backend cannot offer,
+// the correctness view from a validator report, the recovery views from the recovery tracker, and
+// the recent record traces.
 
-import type { CorrectnessView, LogCell, RecordTrace, RecoveryView } from '../../lib/lab-protocol.ts'
+import type { CorrectnessView, LabConfig, LogCell, RecordTrace, RecoveryView, Unavailable } from '../../lib/lab-protocol.ts'
 import { decodeOutputValue } from '../../lib/records.ts'
 import type { StoredRecordView } from '../log/types.ts'
 import type { ProcessingGuarantee } from '../../lib/streams-config.ts'
+import { guaranteeRefusal, refusal, type LogCapabilities } from '../log/capabilities.ts'
+import type { LabRuntime } from './lab-runtime.ts'
 import type { ValidationReport } from '../validator/report.ts'
 import type { DuplicateLedger } from './duplicate-ledger.ts'
 import { phaseDurations, phaseEnds, redone, type Recovery } from './recovery-tracker.ts'
 
 const MAX_TRACES = 16
+/** The guarantee some backends cannot offer; its control shows the reason. */
+const EOS_V2: ProcessingGuarantee = 'exactly_once_v2'
 const SHOWN_RECOVERIES = 8
 
 /** What each guarantee allows of each correctness figure, as the dashboard states it. */
@@ -133,5 +138,36 @@ export class TraceBook {
 
   clear(): void {
     this.traces = new Map()
+  }
+}
+
+/** The controls a backend cannot offer, each with its reason, from its log's capabilities. */
+export function unavailableControls(caps: LogCapabilities, rt: LabRuntime): Unavailable {
+  const u: Unavailable = {}
+  const reasons: [keyof Unavailable, string | null][] = [
+    ['dropAcks', refusal(caps, 'drop-acks')],
+    ['scenarios', refusal(caps, 'scenarios')],
+    ['exactlyOnceV2', guaranteeRefusal(caps, EOS_V2)],
+    ['pause', refusal(caps, 'pause')],
+    ['latencyModel', rt.wording.latencyModel],
+  ]
+  for (const [k, reason] of reasons) if (reason !== null) u[k] = reason
+  return u
+}
+
+/** The settings the controls show. */
+export function labConfig(rt: LabRuntime, inputRatePerSec: number): LabConfig {
+  const c = rt.config
+  return {
+    'processing.guarantee': c['processing.guarantee'],
+    'commit.interval.ms': c['commit.interval.ms'],
+    'transaction.timeout.ms': c['transaction.timeout.ms'],
+    'session.timeout.ms': c['session.timeout.ms'],
+    'enable.idempotence': c['enable.idempotence'],
+    inputRatePerSec,
+    workers: rt.slots.length,
+    partitions: rt.partitions,
+    latencyModel: rt.latencyModel,
+    'default.deserialization.exception.handler': rt.deserializationPolicy,
   }
 }

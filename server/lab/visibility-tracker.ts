@@ -22,11 +22,11 @@ export class VisibilityTracker {
     partitions: number,
     private readonly observe?: (r: ConsumedRecord) => void,
     /**
-     * Ask for the partition's offsets before reading (the embedded log answers at once). Off for a
-     * remote cluster: a read_committed fetch stops at the last stable offset by itself, and an
-     * offsets request per partition per poll would double the requests.
+     * probe-offsets: ask for the partition's offsets before reading (the embedded log answers at
+     * once). fetch-only for a remote cluster: a read_committed fetch stops at the last stable
+     * offset by itself, and an offsets request per partition per poll would double the requests.
      */
-    private readonly probeOffsets = true,
+    private readonly reads: 'probe-offsets' | 'fetch-only' = 'probe-offsets',
   ) {
     this.positions = new Array(partitions).fill(0)
   }
@@ -43,7 +43,7 @@ export class VisibilityTracker {
     for (let p = 0; p < this.positions.length; p++) {
       const tp = { topic: this.topic, partition: p }
       for (;;) {
-        if (this.probeOffsets) {
+        if (this.reads === 'probe-offsets') {
           const offsets = await this.reader.offsets(tp)
           if (this.positions[p]! < offsets.logStartOffset) this.positions[p] = offsets.logStartOffset
           if (this.positions[p]! >= offsets.lastStableOffset) break

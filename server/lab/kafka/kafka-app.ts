@@ -1,24 +1,14 @@
 // What a Kafka-backed eoscope application is made of: its topic names (all derived from the
 // application.id, so each run with a fresh application.id sees only its own data), the messages
-// that travel on its telemetry and commands topics, and what the Kafka backend cannot do.
+// that travel on its telemetry and commands topics. What the Kafka backend cannot do is declared
+// by the log (server/log/kafka/capabilities.ts).
 
-import type { Step, StepCounters } from '../../../lib/lab-protocol.ts'
+import type { Step } from '../../../lib/lab-protocol.ts'
 import { changelogTopic } from '../../../lib/records.ts'
 import type { TaskTopics } from '../../engine/stream-task.ts'
 import type { EngineEvent } from '../../engine/telemetry.ts'
-import type { ProducerIdentity, TopicSpec } from '../../log/types.ts'
-
-/**
- * exactly_once_v2 fences zombies through the consumer group generation carried on the
- * transactional offset commit (KIP-447: TxnOffsetCommit v3 with generation id and member id).
- * kafkajs 2.2.4 sends TxnOffsetCommit v0/v1 without them, so a zombie worker's offsets would
- * not be fenced by the group: the Kafka backend refuses exactly_once_v2 instead of pretending.
- */
-export const EXACTLY_ONCE_V2_UNAVAILABLE =
-  'exactly_once_v2 is unavailable on the Kafka backend: it needs the consumer group generation and member id on the transactional offset commit (KIP-447, TxnOffsetCommit v3), and kafkajs 2.2.4 sends TxnOffsetCommit v0/v1 without them, so zombie workers would not be fenced. Use exactly_once (one transactional producer per task).'
-
-/** Dropped acknowledgements are an embedded-log fault; a real broker cannot be told to drop one. */
-export const DROP_ACKS_UNAVAILABLE = '--drop-acks is unavailable on the Kafka backend: a real broker cannot be made to drop a produce acknowledgement; use the embedded backend for that fault'
+import type { TopicSpec } from '../../log/types.ts'
+import type { WorkerStatus } from '../lab-runtime.ts'
 
 export interface KafkaAppTopics extends TaskTopics {
   telemetry: string
@@ -46,25 +36,6 @@ export function kafkaAppTopicSpecs(t: KafkaAppTopics, partitions: number): Topic
     { topic: t.telemetry, partitions: 1 },
     { topic: t.commands, partitions: 1 },
   ]
-}
-
-export interface TaskStatus {
-  partition: number
-  state: string
-  /** Next input offset to process (task.consumedOffset): the position. */
-  consumedOffset: number
-  committedOffset: number | null
-  inTransaction: boolean
-  /** Records through each of the five steps (absent from workers of older versions). */
-  steps?: StepCounters
-}
-
-export interface WorkerStatus {
-  state: string
-  memberId: string | null
-  tasks: TaskStatus[]
-  producers: ProducerIdentity[]
-  error: string | null
 }
 
 /** One message on the telemetry topic: a worker's events since its last flush, and its status. */

@@ -14,7 +14,11 @@ import type { EngineEvent } from '../../engine/telemetry.ts'
 import { KafkaConnection, type KafkaClientConfig } from '../../log/kafka/kafka-connection.ts'
 import { SystemTime } from '../../log/time.ts'
 import type { LogProducer } from '../../log/types.ts'
-import { EXACTLY_ONCE_V2_UNAVAILABLE, isWorkerCommand, kafkaAppTopics, kafkaAppTopicSpecs, type TelemetryEnvelope, type WorkerCommand, type WorkerStatus } from './kafka-app.ts'
+import { requireGuarantee } from '../../log/capabilities.ts'
+import type { Logger } from '../../logging.ts'
+import { workerStatusOf } from '../runtime-common.ts'
+import { isWorkerCommand, kafkaAppTopics, kafkaAppTopicSpecs, type TelemetryEnvelope, type WorkerCommand } from './kafka-app.ts'
+import { componentLogger } from './kafka-log.ts'
 
 export interface KafkaWorkerOptions {
   client: KafkaClientConfig
@@ -56,10 +60,12 @@ export class KafkaWorkerProcess {
   private armedKill: Step | null = null
   private readonly time = new SystemTime()
   private stopRequested = false
+  private readonly log: Logger
 
   constructor(private readonly o: KafkaWorkerOptions) {
-    if (o.config['processing.guarantee'] === 'exactly_once_v2') throw new Error(EXACTLY_ONCE_V2_UNAVAILABLE)
     this.conn = new KafkaConnection(o.client)
+    requireGuarantee(this.conn.capabilities, o.config['processing.guarantee'])
+    this.log = componentLogger('kafka-worker').child({ workerId: o.workerId })
     this.topics = kafkaAppTopics(o.config['application.id'])
   }
 
@@ -97,7 +103,7 @@ export class KafkaWorkerProcess {
     await Promise.allSettled([flusher, commands])
     await this.flush({ stopped: true }).catch(() => {})
     await this.conn.close()
-    if (worker.state === 'failed') console.error(`eoscope worker ${this.o.workerId} failed: ${worker.error}`)
+    if (worker.state === 'failed') this.log.error(`eoscope worker ${this.o.workerId} failed: ${worker.error}`)
     return worker.state === 'failed' ? 1 : 0
   }
 
@@ -107,30 +113,12 @@ export class KafkaWorkerProcess {
     this.worker?.requestStop()
   }
 
-  private status(): WorkerStatus {
-    const w = this.worker!
-    return {
-      state: w.state,
-      memberId: w.memberId,
-      tasks: [...w.tasks.values()].map((t) => ({
-        partition: t.partition,
-        state: t.state,
-        consumedOffset: t.consumedOffset,
-        committedOffset: t.committedOffset,
-        inTransaction: t.producer?.transactionInFlight === true,
-        steps: { ...t.steps },
-      })),
-      producers: w.producers(),
-      error: w.error,
-    }
-  }
-
   /** Publishes the pending events and the status in one message; one flush at a time. */
   private flush(extra: Partial<TelemetryEnvelope> = {}): Promise<void> {
     const next = this.flushing.then(async () => {
       const events = this.pending
       this.pending = []
-      const envelope: TelemetryEnvelope = { workerId: this.o.workerId, slotId: this.o.slotId, pid: process.pid, host: hostname(), atMs: this.time.now(), events, status: this.status(), ...extra }
+      const envelope: TelemetryEnvelope = { workerId: this.o.workerId, slotId: this.o.slotId, pid: process.pid, host: hostname(), atMs: this.time.now(), events, status: workerStatusOf(this.worker!), ...extra }
       await this.telemetryProducer!.send([{ topic: this.topics.telemetry, partition: 0, key: this.o.workerId, value: JSON.stringify(envelope) }])
     })
     this.flushing = next.catch(() => {})
@@ -140,7 +128,7 @@ export class KafkaWorkerProcess {
   private async flushLoop(): Promise<void> {
     const every = this.o.flushIntervalMs ?? FLUSH_MS
     while (!this.stopped) {
-      await this.flush().catch((e) => console.error(`eoscope worker ${this.o.workerId}: telemetry not published: ${(e as Error).message}`))
+      await this.flush().catch((e: unknown) => this.log.warn({ err: e }, `telemetry not published: ${(e as Error).message}`))
       await this.time.sleep(every)
     }
   }
@@ -163,7 +151,7 @@ export class KafkaWorkerProcess {
           if (isWorkerCommand(cmd) && (cmd.target === '*' || cmd.target === this.o.workerId || cmd.target === this.o.slotId)) await this.obey(cmd)
         }
       } catch (e) {
-        if (!this.stopped) console.error(`eoscope worker ${this.o.workerId}: commands not read: ${(e as Error).message}`)
+        if (!this.stopped) this.log.warn({ err: e }, `commands not read: ${(e as Error).message}`)
       }
       await this.time.sleep(COMMAND_POLL_MS)
     }

@@ -6,6 +6,7 @@
 
 import { PROCESSING_GUARANTEES, type ProcessingGuarantee, type StreamsConfig, streamsConfigFor, validateStreamsConfig } from '../../../lib/streams-config.ts'
 import type { LogConnection } from '../../log/types.ts'
+import type { LabEvent } from '../lab-runtime.ts'
 import { retrying } from './kafka-worker.ts'
 
 export const LAB_DIRECTORY_TOPIC = 'eoscope-labs'
@@ -165,4 +166,16 @@ export async function nextLab(conn: LogConnection, current: LabDescriptor | null
     await new Promise((r) => setTimeout(r, POLL_MS))
   }
   return null
+}
+
+/**
+ * Tells workers started elsewhere with --follow-lab which application to join, with which
+ * settings. A failure is shown (a notice), not fatal: the lab runs on, only followers do not learn of it.
+ */
+export async function publishOrNotice(conn: LogConnection, descriptor: LabDescriptor, notify: (e: LabEvent) => void): Promise<void> {
+  try {
+    await publishLab(conn, descriptor)
+  } catch (e) {
+    notify({ type: 'runtime-notice', marker: 'outage', label: `lab directory (${LAB_DIRECTORY_TOPIC}) not updated: ${(e instanceof Error ? e.message : String(e)).slice(0, 80)}`, atMs: descriptor.publishedAtMs })
+  }
 }

@@ -3,6 +3,7 @@
 // transaction is aborted and the new owner restores its state from the changelog.
 
 import type { ProcessingGuarantee } from '../../../lib/streams-config.ts'
+import { taskIdOf } from '../../../lib/task-id.ts'
 import { collect, finishAndValidate, outputProvenance, pickWorkerWithTasks, type Scenario, type ScenarioContext, waitUntil } from './scenario.ts'
 
 async function crashBeforeCommit(ctx: ScenarioContext, guarantee: ProcessingGuarantee): Promise<string> {
@@ -23,7 +24,7 @@ async function crashBeforeCommit(ctx: ScenarioContext, guarantee: ProcessingGuar
   const dups = [...provenance.values()].filter((e) => e.copies > 1)
   const inWindow = dups.filter((d) => windows.some((w) => w.partition === d.partition && d.offset >= w.from && d.offset < w.to))
   const aborted = events.filter((e) => 'source' in e && e.type === 'txn-ended' && e.outcome === 'aborted').length
-  const restores = events.filter((e) => e.type === 'restore-end' && recovery.partitions.some((p) => `0_${p.partition}` === e.taskId) && e.atMs > recovery.t0)
+  const restores = events.filter((e) => e.type === 'restore-end' && recovery.partitions.some((p) => taskIdOf(p.partition) === e.taskId) && e.atMs > recovery.t0)
   Object.assign(ctx.evidence, {
     guarantee,
     killedWorker: victim,

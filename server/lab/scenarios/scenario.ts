@@ -7,7 +7,9 @@ import { streamsConfigFor, type ProcessingGuarantee } from '../../../lib/streams
 import type { Time } from '../../log/time.ts'
 import { validateRun } from '../../validator/validator.ts'
 import type { ValidationReport } from '../../validator/report.ts'
-import { LabRuntime, type LabEvent } from '../lab-runtime.ts'
+import { InProcessRuntime, type InProcessRuntimeOptions as InProcessOptions } from '../in-process-runtime.ts'
+import type { LabEvent } from '../lab-runtime.ts'
+import { validationTarget } from '../runtime-common.ts'
 
 export interface ScenarioSetup {
   guarantee: ProcessingGuarantee
@@ -30,7 +32,7 @@ export interface ScenarioHost {
   readonly time: Time
   readonly seed: number
   /** Starts a lab with this setup; on the dashboard it becomes the lab on screen. */
-  start(setup: ScenarioSetup): Promise<LabRuntime>
+  start(setup: ScenarioSetup): Promise<InProcessRuntime>
 }
 
 export interface Expectation {
@@ -66,7 +68,7 @@ export interface Scenario {
   run(ctx: ScenarioContext): Promise<string>
 }
 
-export function runtimeOptions(setup: ScenarioSetup, seed: number): ConstructorParameters<typeof LabRuntime>[1] {
+export function runtimeOptions(setup: ScenarioSetup, seed: number): InProcessOptions {
   const config = streamsConfigFor(setup.guarantee, {
     applicationId: 'eoscope',
     commitIntervalMs: setup.commitIntervalMs,
@@ -92,19 +94,19 @@ export function runtimeOptions(setup: ScenarioSetup, seed: number): ConstructorP
 
 /** A host that starts fresh runtimes (headless, tests). */
 export class HeadlessHost implements ScenarioHost {
-  readonly runtimes: LabRuntime[] = []
+  readonly runtimes: InProcessRuntime[] = []
   constructor(
     readonly time: Time,
     readonly seed: number,
   ) {}
-  async start(setup: ScenarioSetup): Promise<LabRuntime> {
-    const r = new LabRuntime(this.time, runtimeOptions(setup, this.seed))
+  async start(setup: ScenarioSetup): Promise<InProcessRuntime> {
+    const r = new InProcessRuntime(this.time, runtimeOptions(setup, this.seed))
     this.runtimes.push(r)
     await r.start()
     return r
   }
   async close(): Promise<void> {
-    for (const r of this.runtimes) await r.destroy()
+    for (const r of this.runtimes) await r.close()
   }
 }
 
@@ -117,26 +119,20 @@ export async function waitUntil(time: Time, predicate: () => boolean, maxMs: num
 }
 
 /** Waits until every input record is committed, then stops the lab cleanly and validates its logs. */
-export async function finishAndValidate(runtime: LabRuntime, maxMs = 60_000): Promise<ValidationReport> {
+export async function finishAndValidate(runtime: InProcessRuntime, maxMs = 60_000): Promise<ValidationReport> {
   await waitUntil(runtime.time, () => runtime.caughtUp(), maxMs, 'all input to be processed and committed')
   await runtime.stop()
-  return validateRun(runtime.connection.inspector(), {
-    groupId: runtime.groupId,
-    inputTopic: runtime.topics.input,
-    outputTopic: runtime.topics.output,
-    changelogTopic: runtime.topics.changelog,
-    dlqTopic: runtime.topics.deadLetter,
-  })
+  return validateRun(runtime.connection.inspector(), validationTarget(runtime))
 }
 
 /** A live worker that owns at least one task, chosen by the seeded random. */
-export function pickWorkerWithTasks(runtime: LabRuntime): string {
+export function pickWorkerWithTasks(runtime: InProcessRuntime): string {
   const live = runtime.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
   if (live.length === 0) throw new Error('no live worker owns a task yet')
   return runtime.random.pick(live).worker!.id
 }
 
-export function collect(runtime: LabRuntime): LabEvent[] {
+export function collect(runtime: InProcessRuntime): LabEvent[] {
   const events: LabEvent[] = []
   runtime.onEvent((e) => events.push(e))
   return events
@@ -146,7 +142,7 @@ export function collect(runtime: LabRuntime): LabEvent[] {
  * Committed output records per provenance (input partition and offset), as a read_committed
  * consumer of the output topic would count them.
  */
-export async function outputProvenance(runtime: LabRuntime): Promise<Map<string, { key: string; copies: number; partition: number; offset: number }>> {
+export async function outputProvenance(runtime: InProcessRuntime): Promise<Map<string, { key: string; copies: number; partition: number; offset: number }>> {
   const inspector = runtime.connection.inspector()
   const out = new Map<string, { key: string; copies: number; partition: number; offset: number }>()
   for (let p = 0; p < runtime.options.partitions; p++) {

@@ -3,7 +3,7 @@
 
 import { defaultStreamsConfig } from '../../../lib/streams-config.ts'
 import type { Time } from '../../log/time.ts'
-import { LabRuntime } from '../lab-runtime.ts'
+import { InProcessRuntime } from '../in-process-runtime.ts'
 import type { SoakBackend, SoakSession, SoakSpec } from './soak.ts'
 
 export function embeddedSoak(time: Time): SoakBackend<object> {
@@ -18,7 +18,7 @@ export function embeddedSoak(time: Time): SoakBackend<object> {
 }
 
 function openEmbedded(time: Time, spec: SoakSpec): SoakSession<object> {
-  const lab = new LabRuntime(time, {
+  const lab = new InProcessRuntime(time, {
     config: defaultStreamsConfig(spec.guarantee),
     workers: 3,
     partitions: 6,

@@ -7,7 +7,8 @@ import type { Step } from '../../../lib/lab-protocol.ts'
 import type { ProcessingGuarantee, StreamsConfig } from '../../../lib/streams-config.ts'
 import { refusal, type Capability, type LogCapabilities } from '../../log/capabilities.ts'
 import type { SeededRandom, Time } from '../../log/time.ts'
-import { busyWorkers, type DrivenRuntime } from './driven-runtime.ts'
+import { busyWorkers } from './driven-runtime.ts'
+import type { LabRuntime } from '../lab-runtime.ts'
 
 export const FAULT_KINDS = ['kill', 'killAtStep', 'pause', 'droppedAck', 'guaranteeChange', 'commitIntervalChange', 'brokerRestart'] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
@@ -16,7 +17,7 @@ export const COMMIT_INTERVALS = [50, 100, 250, 500, 1_000]
 
 /** What a fault may touch while it is applied. */
 export interface FaultContext {
-  readonly lab: DrivenRuntime
+  readonly lab: LabRuntime
   readonly time: Time
   readonly rng: SeededRandom
   /** The guarantees this run switches between (one only: no guarantee change). */

@@ -7,7 +7,7 @@
 import { defaultStreamsConfig } from '../../../lib/streams-config.ts'
 import { KAFKA_CAPABILITIES } from '../../log/kafka/capabilities.ts'
 import { SystemTime } from '../../log/time.ts'
-import { KafkaLabRuntime } from '../kafka/kafka-lab-runtime.ts'
+import { WorkerProcessRuntime } from '../kafka/worker-process-runtime.ts'
 import { RetryingLoadProducer } from '../kafka/retrying-load-producer.ts'
 import { brokerRestartFault, scriptBrokerRestart, type BrokerOutage } from './broker-restart.ts'
 import { soakNotes, type SoakBackend, type SoakSession, type SoakSpec } from './soak.ts'
@@ -58,7 +58,7 @@ export function kafkaSoak(o: KafkaSoakOptions): SoakBackend<KafkaSoakFigures> {
 function openKafka(time: SystemTime, o: KafkaSoakOptions, spec: SoakSpec): SoakSession<KafkaSoakFigures> {
   const applicationId = `eoscope-soak-${spec.mode === 'exactly-once' ? 'eos' : 'alos'}-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`
   let loadProducer: RetryingLoadProducer | null = null
-  const lab = new KafkaLabRuntime(time, {
+  const lab = new WorkerProcessRuntime(time, {
     client: { brokers: o.brokers, clientId: applicationId },
     config: defaultStreamsConfig(spec.guarantee, applicationId),
     workers: o.workers ?? 3,
@@ -84,8 +84,8 @@ function openKafka(time: SystemTime, o: KafkaSoakOptions, spec: SoakSpec): SoakS
   return {
     runtime: lab,
     faults: [restart],
-    reconfigure: (changes) => lab.restartWorkers(changes),
-    inputEnds: () => lab.fetchInputEnds(),
+    reconfigure: (changes) => lab.reconfigure({ ...lab.config, ...changes }),
+    inputEnds: () => inputHighWatermarks(lab),
     violations: () => {
       const lp = sends()
       return lp && lp.failedSends > 0 ? [`${lp.failedSends} input sends (${lp.failedRecords} records) failed for good`] : []
@@ -109,4 +109,11 @@ function openKafka(time: SystemTime, o: KafkaSoakOptions, spec: SoakSpec): SoakS
       }
     },
   }
+}
+
+/** The input topic's high watermarks, asked of the cluster (throws while it is unreachable). */
+async function inputHighWatermarks(lab: WorkerProcessRuntime): Promise<number[]> {
+  const inspector = lab.connection.inspector()
+  const offsets = await Promise.all(Array.from({ length: lab.partitions }, (_, partition) => inspector.offsets({ topic: lab.topics.input, partition })))
+  return offsets.map((o) => o.highWatermark)
 }

@@ -10,9 +10,10 @@
 import type { ProcessingGuarantee, StreamsConfig } from '../../../lib/streams-config.ts'
 import { guaranteeRefusal, refusal, type Capability, type LogCapabilities } from '../../log/capabilities.ts'
 import type { Time } from '../../log/time.ts'
-import { committedUpTo, groupSettled, untilAnswered, validateRuntime, waitUntil, type DrivenRuntime } from './driven-runtime.ts'
+import { committedUpTo, groupSettled, untilAnswered, validateRuntime, waitUntil } from './driven-runtime.ts'
 import { applyNextFault, FAULT_KINDS, offeredFaults, type Fault, type FaultContext, type FaultKind } from './faults.ts'
 import { correctnessRow, finalRow, soakViolations, type CorrectnessRow, type SoakMode, type SoakResult } from './report.ts'
+import type { LabRuntime } from '../lab-runtime.ts'
 
 export interface SoakOptions {
   mode: SoakMode
@@ -47,7 +48,7 @@ export type SoakOutcome = 'passed' | 'failed'
 
 /** One run's runtime on a backend, and what only that backend does. */
 export interface SoakSession<X extends object> {
-  readonly runtime: DrivenRuntime
+  readonly runtime: LabRuntime
   /** Faults of this backend's own, added to the drawn ones (planned broker restarts on Kafka). */
   readonly faults: readonly Fault[]
   /** Restarts every worker with the config changed. */
@@ -117,7 +118,7 @@ export async function runSoak<X extends object>(backend: SoakBackend<X>, o: Soak
 }
 
 class SoakRun<X extends object> {
-  private readonly lab: DrivenRuntime
+  private readonly lab: LabRuntime
   private readonly time: Time
   private readonly counts = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>
   private readonly guarantees: ProcessingGuarantee[]

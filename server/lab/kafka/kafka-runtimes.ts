@@ -1,0 +1,63 @@
+// The dashboard's lab on a Kafka cluster: the one Lab over worker-process runtimes. Each start
+// and each reset gets a fresh application.id (`<prefix>-<time>`), published to the lab directory
+// for workers started elsewhere with --follow-lab; the load retries its sends through an outage.
+
+import { type ProcessingGuarantee, streamsConfigFor } from '../../../lib/streams-config.ts'
+import { requireCapability } from '../../log/capabilities.ts'
+import { KAFKA_CAPABILITIES } from '../../log/kafka/capabilities.ts'
+import type { KafkaClientConfig } from '../../log/kafka/kafka-client.ts'
+import { SystemTime } from '../../log/time.ts'
+import { Lab } from '../lab.ts'
+import { labRuntimeSettings, type RuntimeFactory } from '../runtime-factory.ts'
+import { RetryingLoadProducer } from './retrying-load-producer.ts'
+import { WorkerProcessRuntime } from './worker-process-runtime.ts'
+
+export interface KafkaLabOptions {
+  client: KafkaClientConfig
+  /** Each lab (and each reset) gets a fresh application.id: `<prefix>-<time>`. */
+  applicationIdPrefix?: string
+  partitions?: number
+  workers?: number
+  ratePerSec?: number
+  guarantee?: ProcessingGuarantee
+  seed?: number
+  snapshotIntervalMs?: number
+  validateIntervalMs?: number
+  /** Worker processes' stderr to this one's log (default: kept, shown when a worker fails). */
+  workerLogs?: boolean
+  /** Delete the previous application's topics on reset and close (default true). */
+  deleteTopics?: boolean
+}
+
+/** How long the load generator retries one send through an outage before it gives up (and says so). */
+const LOAD_SEND_DEADLINE_MS = 15 * 60_000
+
+/** Worker processes on a Kafka cluster, one fresh application per runtime. */
+export function workerProcessRuntimes(o: KafkaLabOptions): RuntimeFactory {
+  const time = new SystemTime()
+  const seed = o.seed ?? 1
+  return {
+    time,
+    seed,
+    create: ({ guarantee, ratePerSec }) =>
+      new WorkerProcessRuntime(time, {
+        ...labRuntimeSettings(streamsConfigFor(guarantee, { applicationId: `${o.applicationIdPrefix ?? 'eoscope-lab'}-${Date.now().toString(36)}` }), ratePerSec, o),
+        client: o.client,
+        restartFailed: true,
+        workerLogs: o.workerLogs,
+        wrapLoadProducer: (make) => new RetryingLoadProducer(make, LOAD_SEND_DEADLINE_MS),
+        labDirectory: 'publish',
+        keepTopics: o.deleteTopics === false,
+      }),
+    forScenario: (): never => {
+      requireCapability(KAFKA_CAPABILITIES, 'scenarios')
+      throw new Error('scenarios need the embedded log')
+    },
+  }
+}
+
+export async function createKafkaLab(options: KafkaLabOptions): Promise<Lab> {
+  const lab = new Lab(workerProcessRuntimes(options), options)
+  await lab.start()
+  return lab
+}

@@ -1,0 +1,51 @@
+// What the worker-process runtime measures or shows differently from the in-process one, said
+// plainly in results and on the dashboard; and how a finished run waits for its last markers.
+
+import type { LogInspector } from '../../log/types.ts'
+import type { RuntimeWording } from '../lab-runtime.ts'
+import { GROUP_POLL_MS } from './group-watch.ts'
+
+/** How often the dashboard reads visible output on a cluster (a read_committed fetch per partition per poll). */
+export const KAFKA_VISIBILITY_POLL_MS = 100
+
+export const KAFKA_RUN_NOTES: readonly string[] = [
+  'droppedAcks is always 0: a real broker cannot be made to drop a produce acknowledgement.',
+  'fenced counts the task migrations that workers reported (a fenced producer or lost partitions); the broker tells no client about the fencings it does.',
+  'transactions are counted from the workers\' txn-end telemetry; a killed worker\'s open transaction, aborted by the broker, is not among them.',
+  `detection is observed by polling describeGroups every ${GROUP_POLL_MS} ms; a parent's SIGKILL takes the position at kill from the worker's last status (at most ~100 ms old, a lower bound); a kill at a step is reported exactly by the worker before it dies.`,
+]
+
+export const KAFKA_LAB_NOTES: readonly string[] = [
+  'Workers are operating-system processes (eoscope worker): kill is SIGKILL, pause is SIGSTOP and resume SIGCONT.',
+  `Visible output and end-to-end latency come from a read_committed fetch of each output partition every ${KAFKA_VISIBILITY_POLL_MS} ms: latency is known to within that.`,
+  'Per-partition sequence numbers are shown on the embedded backend only; here the partition log view shows each record\'s producer id, epoch and sequence as the broker stores them.',
+]
+
+export const KAFKA_WORDING: RuntimeWording = {
+  killed: ' (SIGKILL)',
+  paused: ' (SIGSTOP): zombie to be',
+  resumed: ' (SIGCONT)',
+  restarted: ': worker processes restarted',
+  added: ' (new process)',
+  latencyModel: 'real network and broker latency: no model',
+}
+
+/** How long a finished run waits for the last transactions' markers before it is validated. */
+const MARKERS_GRACE_MS = 5_000
+
+/** Waits until every partition of these topics has its last stable offset at its high watermark, or the time is up. */
+export async function untilStable(inspector: LogInspector, topics: string[], withinMs = MARKERS_GRACE_MS): Promise<void> {
+  const deadline = Date.now() + withinMs
+  const existing = new Map((await inspector.topics()).map((t) => [t.topic, t.partitions]))
+  for (;;) {
+    let open = false
+    for (const topic of topics) {
+      for (let partition = 0; partition < (existing.get(topic) ?? 0); partition++) {
+        const o = await inspector.offsets({ topic, partition })
+        if (o.lastStableOffset < o.highWatermark) open = true
+      }
+    }
+    if (!open || Date.now() > deadline) return
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}

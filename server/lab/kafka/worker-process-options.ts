@@ -1,0 +1,27 @@
+// What a worker-process runtime is started with.
+
+import type { Logger } from '../../logging.ts'
+import type { KafkaClientConfig } from '../../log/kafka/kafka-connection.ts'
+import type { LogProducer } from '../../log/types.ts'
+import type { RuntimeSettings } from '../lab-runtime.ts'
+
+/** A killed worker is replaced by a new process (restartAfterMs). */
+export interface WorkerProcessRuntimeOptions extends RuntimeSettings {
+  client: KafkaClientConfig
+  traceIntervalMs?: number
+  /** Start the load generator only when startLoad() is called (a benchmark waits for a stable group). */
+  holdLoad?: boolean
+  /** Write all maxRecords input records before any worker starts: the workers then run on a backlog (a benchmark). */
+  prefill?: boolean
+  /** Worker processes' stderr to this process's log (default: kept, shown only when a worker fails). */
+  workerLogs?: boolean
+  /** A worker process that exits with an error (a broker outage, say) is replaced like a killed one. */
+  restartFailed?: boolean
+  /** Wraps the load generator's producer (given a way to make a fresh one): a soak retries sends across a broker restart. */
+  wrapLoadProducer?: (make: () => LogProducer) => LogProducer
+  /** Publish the application to the lab directory for workers started with --follow-lab (the dashboard's lab). */
+  labDirectory?: 'publish'
+  /** Keep the application's topics when it is retired (default: deleted). */
+  keepTopics?: boolean
+  logger?: Logger
+}

@@ -1,0 +1,398 @@
+// The runtime port on a Kafka cluster: the application's topics created up front, the load
+// generator on a KafkaConnection producer, N local worker processes (`eoscope worker`) under a
+// supervisor, kills by SIGKILL (at once, or at a step through the commands topic), pauses by
+// SIGSTOP/SIGCONT. A Kafka client sees none of the broker's own events: recovery instants come
+// from the workers' telemetry (worker-telemetry.ts: a kill at a step is reported exactly by the
+// worker before it dies; a parent's SIGKILL takes the position from the last status, a lower
+// bound) and from polling the group (group-watch.ts: detection and rebalance).
+
+import type { Admin } from 'kafkajs'
+import type { Step } from '../../../lib/lab-protocol.ts'
+import { ConfigException, type StreamsConfig, validateStreamsConfig } from '../../../lib/streams-config.ts'
+import { partitionOfTask } from '../../../lib/task-id.ts'
+import type { DeserializationPolicy } from '../../engine/stream-task.ts'
+import type { EngineEvent } from '../../engine/telemetry.ts'
+import type { Logger } from '../../logging.ts'
+import { requireGuarantee } from '../../log/capabilities.ts'
+import { createKafka } from '../../log/kafka/kafka-client.ts'
+import { KafkaConnection } from '../../log/kafka/kafka-connection.ts'
+import { SeededRandom, type Time } from '../../log/time.ts'
+import type { LogProducer } from '../../log/types.ts'
+import { EventHub, type LabEvent, type LabRuntime, type Retirement, type TaskStatus } from '../lab-runtime.ts'
+import { LoadGenerator } from '../load-generator.ts'
+import { RecoveryTracker } from '../recovery-tracker.ts'
+import { poisonRecords, trackKill, trackRecovery } from '../runtime-common.ts'
+import { retireApplication } from './application-end.ts'
+import { GroupWatch } from './group-watch.ts'
+import { kafkaAppTopics, kafkaAppTopicSpecs, type KafkaAppTopics, type WorkerCommand } from './kafka-app.ts'
+import { componentLogger } from './kafka-log.ts'
+import { descriptorOf, publishOrNotice } from './lab-directory.ts'
+import { RetryingLoadProducer } from './retrying-load-producer.ts'
+import { KAFKA_LAB_NOTES, KAFKA_RUN_NOTES, KAFKA_VISIBILITY_POLL_MS, KAFKA_WORDING, untilStable } from './worker-process-notes.ts'
+import { everyPartitionOwned, spawnWorker, stopProcesses, workerArgs, type KafkaProcessState, type KafkaSlot, type WorkerLogs } from './worker-spawn.ts'
+import type { WorkerProcessRuntimeOptions } from './worker-process-options.ts'
+import { WorkerTelemetry, type KafkaWorkerView } from './worker-telemetry.ts'
+
+export type { KafkaSlot, KafkaProcessState } from './worker-spawn.ts'
+export type { WorkerProcessRuntimeOptions } from './worker-process-options.ts'
+
+export class WorkerProcessRuntime implements LabRuntime {
+  readonly backend = 'kafka' as const
+  readonly topics: KafkaAppTopics
+  readonly slots: KafkaSlot[] = []
+  readonly tracker = new RecoveryTracker()
+  readonly random: SeededRandom
+  readonly generator: LoadGenerator
+  readonly connection: KafkaConnection
+  readonly config: StreamsConfig
+  readonly deserializationPolicy: DeserializationPolicy = 'log-and-continue'
+  readonly latencyModel = 'off' as const
+  readonly notes = KAFKA_RUN_NOTES
+  readonly labNotes = KAFKA_LAB_NOTES
+  readonly wording = KAFKA_WORDING
+  readonly pollMs = { visibility: KAFKA_VISIBILITY_POLL_MS, logView: 1_000 }
+  readonly statusByMessages = true
+  readonly clusterAddress: string
+  kills = 0
+  /** Worker processes that exited with an error (restarted when restartFailed is set). */
+  failedExits = 0
+  readonly droppedAcks = 0
+  fenced = 0
+  readonly startedAtMs: number
+  private readonly admin: Admin
+  private adminConnected = false
+  private commandsProducer: LogProducer | null = null
+  private poisonProducer: LogProducer | null = null
+  private readonly loadProducer: LogProducer
+  private loadError: string | null = null
+  private readonly hub = new EventHub()
+  private readonly log: Logger
+  private readonly group: GroupWatch
+  private readonly telemetry: WorkerTelemetry
+  private stopped = false
+  private loops: Promise<void>[] = []
+  /** Slot numbers are never reused: a re-added slot is a new worker, not a killed one come back. */
+  private slotSeq = 0
+  private reconfiguring = false
+  private txns = { committed: 0, aborted: 0 }
+
+  constructor(
+    readonly time: Time,
+    readonly options: WorkerProcessRuntimeOptions,
+  ) {
+    this.config = validateStreamsConfig({ ...options.config })
+    this.random = new SeededRandom(options.seed)
+    this.topics = kafkaAppTopics(this.config['application.id'])
+    this.clusterAddress = options.client.brokers.join(',')
+    this.log = componentLogger('worker-process-runtime', options.logger).child({ applicationId: this.groupId })
+    this.connection = new KafkaConnection({ ...options.client, clientId: `${options.client.clientId}-lab` })
+    requireGuarantee(this.connection.capabilities, this.config['processing.guarantee'])
+    this.admin = createKafka(options.client, `${options.client.clientId}-lab-groups`).admin()
+    const makeLoadProducer = () => this.connection.producer({ clientId: `${this.config['application.id']}-load-generator`, idempotent: true })
+    this.loadProducer = options.wrapLoadProducer ? options.wrapLoadProducer(makeLoadProducer) : makeLoadProducer()
+    const { partitions, ratePerSec, maxRecords, keys } = options
+    this.generator = new LoadGenerator(this.loadProducer, { topic: this.topics.input, partitions, ratePerSec, maxRecords, keys, seed: options.seed ^ 0x5eed }, time)
+    this.startedAtMs = time.now()
+    const emit = (e: LabEvent) => this.emit(e)
+    this.group = new GroupWatch({ admin: this.admin, groupId: this.groupId, inputTopic: this.topics.input, partitions, tracker: this.tracker, time, log: this.log, emit, loadFinished: () => this.generator.finished })
+    this.telemetry = new WorkerTelemetry({
+      time,
+      log: this.log,
+      emit,
+      endedOwnWorker: (id) => this.telemetry.ownWorkers.has(id) && !['starting', 'running', 'paused'].includes(this.slotOf(id)?.process.state ?? 'exited'),
+      onSelfKill: (view, atMs, step, tasks, memberId) => {
+        this.recordKill(view, atMs, step, tasks, memberId)
+        const slot = this.slotOf(view.id)
+        if (slot) slot.process.state = 'killed'
+      },
+      onEngineEvent: (e, memberId) => this.onEngineEvent(e, memberId),
+    })
+  }
+
+  get groupId(): string {
+    return this.config['application.id']
+  }
+  get partitions(): number {
+    return this.options.partitions
+  }
+
+  onEvent(l: (e: LabEvent) => void): () => void {
+    return this.hub.on(l)
+  }
+  private emit(e: LabEvent): void {
+    trackRecovery(this.tracker, e)
+    this.hub.emit(e)
+  }
+
+  async start(): Promise<void> {
+    await this.connection.admin().createTopics(kafkaAppTopicSpecs(this.topics, this.options.partitions))
+    await this.admin.connect()
+    this.adminConnected = true
+    this.commandsProducer = this.connection.producer({ clientId: `${this.groupId}-commands`, idempotent: false })
+    if (this.options.prefill) {
+      if (!Number.isFinite(this.options.maxRecords)) throw new Error('prefill needs a finite maxRecords')
+      await this.generator.start()
+    }
+    for (let i = 0; i < this.options.workers; i++) this.addWorker()
+    const stopped = () => this.stopped
+    this.loops = [this.telemetry.loop(this.connection.reader(), this.topics.telemetry, stopped, this.startedAtMs), this.group.groupLoop(stopped), this.group.healthLoop(stopped)]
+    if (!this.options.holdLoad && !this.options.prefill) this.startLoad()
+    await this.publishToDirectory(this.config)
+  }
+
+  /** Tells workers started elsewhere with --follow-lab which application to join, with which settings. */
+  private async publishToDirectory(config: StreamsConfig): Promise<void> {
+    if (this.options.labDirectory === 'publish') await publishOrNotice(this.connection, descriptorOf(config, this.options.partitions, this.time.now()), (e) => this.emit(e))
+  }
+
+  startLoad(): void {
+    void this.generator.start().catch((e: unknown) => {
+      this.loadError = e instanceof Error ? e.message : String(e)
+    })
+  }
+
+  /** Every partition owned by a running task, and every local worker owning at least one. */
+  groupSettled(): boolean {
+    return everyPartitionOwned(this.liveSlots(), this.options.partitions)
+  }
+
+  addWorker(): KafkaSlot {
+    const slot: KafkaSlot = { slotId: `worker-${++this.slotSeq}`, incarnation: 0, process: { state: 'starting' }, worker: null, child: null, startedAtMs: this.time.now(), exited: Promise.resolve(), stderr: [] }
+    this.slots.push(slot)
+    this.startInSlot(slot)
+    return slot
+  }
+
+  private startInSlot(slot: KafkaSlot): void {
+    if (this.stopped) return
+    slot.incarnation++
+    const id = slot.incarnation === 1 ? slot.slotId : `${slot.slotId}.${slot.incarnation}`
+    const process$ = (slot.process = { state: 'running' })
+    slot.startedAtMs = this.time.now()
+    const logs: WorkerLogs = this.options.workerLogs ? 'forward' : 'keep'
+    const args = workerArgs(this.options.client.brokers, this.config, this.options.partitions, slot.slotId, id)
+    const child = spawnWorker(slot, args, logs, this.log.child({ workerId: id }), (code, signal) => this.onExit(slot, child, id, process$, code, signal))
+    slot.worker = { id, slotId: slot.slotId, tasks: new Map(), memberId: null, state: 'starting', producers: [], pid: child.pid ?? null, host: null, lastSeenMs: slot.startedAtMs, firstSeenMs: slot.startedAtMs }
+    this.telemetry.ownWorkers.set(id, slot.worker)
+    this.processStatus(slot, id, 'starting', null)
+  }
+
+  /** What the supervisor knows of its own process before its first telemetry, or after its exit. */
+  private processStatus(slot: KafkaSlot, workerId: string, state: string, error: string | null): void {
+    const status = { state, memberId: null, tasks: [], producers: [], error }
+    this.emit({ type: 'worker-status', workerId, slotId: slot.slotId, origin: 'own', pid: slot.child?.pid ?? null, host: null, status, atMs: this.time.now() })
+  }
+
+  private onExit(slot: KafkaSlot, child: KafkaSlot['child'], id: string, process$: KafkaSlot['process'], code: number | null, signal: NodeJS.Signals | null): void {
+    const failed = process$.state !== 'killed' && signal === null && code !== 0
+    if (process$.state !== 'killed') process$.state = signal === 'SIGKILL' ? 'killed' : 'exited'
+    if (failed && !this.stopped && !this.options.workerLogs) this.log.warn({ workerId: id, code, stderr: slot.stderr }, `worker ${id} exited with code ${code}`)
+    if (slot.worker?.id === id && process$.state === 'killed') slot.worker.state = 'dead'
+    if (process$.state === 'exited' && slot.stderr.length > 0) this.processStatus(slot, id, 'stopped', slot.stderr.at(-1)!.slice(0, 200))
+    if (failed) this.failedExits++
+    if ((process$.state === 'killed' || (failed && this.options.restartFailed)) && this.options.restartAfterMs !== null && !this.stopped) {
+      setTimeout(() => {
+        // Not while the workers restart with new settings, nor for a slot removed meanwhile.
+        if (!this.stopped && !this.reconfiguring && slot.child === child && this.slots.includes(slot)) this.startInSlot(slot)
+      }, this.options.restartAfterMs)
+    }
+  }
+
+  liveSlots(): KafkaSlot[] {
+    return this.slots.filter((s) => s.process.state === 'running' || s.process.state === 'paused')
+  }
+
+  slotOf(workerId: string): KafkaSlot | undefined {
+    return this.slots.find((s) => s.worker?.id === workerId)
+  }
+
+  isRemote = (workerId: string): boolean => this.telemetry.remoteWorkers.has(workerId)
+
+  /** SIGKILL now, or (step given) the worker kills itself with SIGKILL when it next reaches that step. */
+  kill(workerId: string, step: Step | null = null): boolean {
+    const sent = this.killNow(workerId, step)
+    if (sent === false) return false
+    if (sent !== true) sent.catch((e: unknown) => this.log.warn({ err: e, workerId }, `kill command for ${workerId} not sent: ${(e as Error).message}`))
+    return true
+  }
+
+  /** As kill, but a kill that travels on the commands topic resolves once the cluster took it (and throws if it did not). */
+  async killConfirmed(workerId: string, step: Step | null = null): Promise<boolean> {
+    const sent = this.killNow(workerId, step)
+    if (typeof sent === 'boolean') return sent
+    await sent
+    return true
+  }
+
+  /** false: no such live worker; true: killed by SIGKILL here; a promise: a kill command on its way. */
+  private killNow(workerId: string, step: Step | null): boolean | Promise<void> {
+    const slot = this.slotOf(workerId)
+    const now = this.time.now()
+    if (!slot || !slot.child || (slot.process.state !== 'running' && slot.process.state !== 'paused')) {
+      if (!this.isRemote(workerId)) return false
+      return this.sendCommand(step === null ? { target: workerId, command: 'kill', issuedAtMs: now } : { target: workerId, command: 'kill-at-step', step, issuedAtMs: now })
+    }
+    if (step !== null && slot.process.state === 'running') return this.sendCommand({ target: workerId, command: 'kill-at-step', step, issuedAtMs: now })
+    slot.process.state = 'killed'
+    slot.child.kill('SIGKILL')
+    this.recordKill(slot.worker!, now, null)
+    return true
+  }
+
+  /** SIGSTOP: the process stops heartbeating and becomes a zombie once its session expires. */
+  pause(workerId: string): boolean {
+    const paused = this.moveProcess(workerId, { from: 'running', signal: 'SIGSTOP', to: 'paused' })
+    if (paused) this.emit({ type: 'worker-paused', workerId, step: null, atMs: this.time.now() })
+    return paused
+  }
+  resume(workerId: string): boolean {
+    return this.moveProcess(workerId, { from: 'paused', signal: 'SIGCONT', to: 'running' })
+  }
+
+  /** Signals an own worker's process in state `from`; false when there is none. */
+  private moveProcess(workerId: string, m: { from: KafkaProcessState; signal: NodeJS.Signals; to: KafkaProcessState }): boolean {
+    const slot = this.slotOf(workerId)
+    if (!slot?.child || slot.process.state !== m.from) return false
+    slot.child.kill(m.signal)
+    slot.process.state = m.to
+    return true
+  }
+
+  /** Worker processes take no deserialization handler: poison records go to the dead-letter topic. */
+  async reconfigure(config: StreamsConfig, deserializationPolicy: DeserializationPolicy = this.deserializationPolicy): Promise<void> {
+    if (deserializationPolicy !== this.deserializationPolicy) {
+      throw new ConfigException('default.deserialization.exception.handler', deserializationPolicy, "the Kafka backend's workers use log-and-continue (poison records go to the dead-letter topic); the fail policy is shown on the embedded backend")
+    }
+    const next = validateStreamsConfig({ ...config, 'application.id': this.groupId })
+    requireGuarantee(this.connection.capabilities, next['processing.guarantee'])
+    // Followers first: the group should not run mixed settings longer than it must.
+    await this.publishToDirectory(next)
+    await this.restartWorkers(next)
+  }
+
+  /** Stops every worker process cleanly and starts each slot again with `changes` applied to the config. */
+  async restartWorkers(changes: Partial<StreamsConfig> = {}): Promise<void> {
+    const next = validateStreamsConfig({ ...this.config, ...changes })
+    requireGuarantee(this.connection.capabilities, next['processing.guarantee'])
+    this.reconfiguring = true
+    try {
+      await stopProcesses(this.slots)
+      Object.assign(this.config, next)
+    } finally {
+      this.reconfiguring = false
+    }
+    if (!this.stopped) for (const s of this.slots) this.startInSlot(s)
+  }
+
+  /** Stops the last slot's worker cleanly (SIGTERM: commit, close, leave) and forgets the slot. */
+  async removeWorker(): Promise<KafkaSlot | null> {
+    const slot = this.slots.at(-1)
+    if (!slot || this.slots.length <= 1) return null
+    this.slots.pop()
+    await stopProcesses([slot])
+    return slot
+  }
+
+  /** Appends input records whose values do not parse (the workers' deserialization handler decides). */
+  async injectPoison(count: number): Promise<void> {
+    this.poisonProducer ??= this.connection.producer({ clientId: `${this.groupId}-poison-injector`, idempotent: false })
+    await this.poisonProducer.send(poisonRecords(this.random, count, this.options.keys, this.topics.input, this.options.partitions))
+  }
+
+  /** Not injectable into a real broker: connection.capabilities says so, and every caller asks it first. */
+  dropAcks(): void {}
+
+  private recordKill(worker: KafkaWorkerView, t0: number, step: Step | null, status?: TaskStatus[], memberId?: string | null): void {
+    const tasks = status ?? [...worker.tasks.values()]
+    const member = memberId ?? worker.memberId
+    if (member) this.group.memberDied(member)
+    const partitions = tasks.map((t) => ({ partition: t.partition, positionAtKill: t.consumedOffset, committedAtKill: t.committedOffset }))
+    trackKill(this.tracker, this.config, { workerId: worker.id, slotId: worker.slotId, memberId: member, t0, partitions, hadOpenTxn: tasks.some((t) => t.inTransaction) })
+    this.kills++
+    this.emit({ type: 'worker-killed', workerId: worker.id, step, atMs: t0 })
+  }
+
+  async sendCommand(cmd: WorkerCommand): Promise<void> {
+    await this.commandsProducer?.send([{ topic: this.topics.commands, partition: 0, key: cmd.target, value: JSON.stringify(cmd) }])
+  }
+
+  private onEngineEvent(e: EngineEvent, memberId: string | null): void {
+    if (e.type === 'task-created') this.group.onTaskCreated(e.workerId, partitionOfTask(e.taskId), memberId, e.atMs)
+    if (e.type === 'offsets-committed') for (const o of e.offsets) this.group.noteCommitted(o.partition, o.offset)
+    if (e.type === 'txn-end') this.txns[e.outcome]++
+    if (e.type === 'task-migrated') this.fenced++
+    this.emit(e)
+  }
+
+  inputEndOffsets(): number[] {
+    return [...this.group.inputEnds]
+  }
+  committedOffsets(): (number | null)[] {
+    return [...this.group.committed]
+  }
+  committedTotal(): number {
+    return this.group.committed.reduce<number>((a, b) => a + (b ?? 0), 0)
+  }
+  /** All input produced, and committed by the group (as of the last poll). */
+  caughtUp(): boolean {
+    const ends = this.group.finalEnds
+    if (!this.generator.finished || ends === null) return false
+    return ends.every((e, p) => (this.group.committed[p] ?? 0) >= e)
+  }
+  /** Kills go on while the workers still have input to process. */
+  faultWindowOpen(): boolean {
+    return !this.caughtUp()
+  }
+  transactionCounts(): { committed: number; aborted: number } {
+    return { ...this.txns }
+  }
+  /** The coordinator writes a transaction's markers after EndTxn has answered: bounded, so a transaction left open is still reported. */
+  settle(): Promise<void> {
+    return untilStable(this.connection.inspector(), [this.topics.output, this.topics.changelog, this.topics.deadLetter])
+  }
+  /** The broker tells no client its producers' sequence numbers. */
+  producerSequences(): { partition: string; sequence: number }[] {
+    return []
+  }
+  /** The broker applies its own retention. */
+  applyRetention(): void {}
+  loadFailure(): string | null {
+    if (this.loadError === null) return null
+    const unwritten = this.loadProducer instanceof RetryingLoadProducer ? this.loadProducer.failedRecords : 0
+    return `${this.loadError} (${unwritten} input records not written)`
+  }
+
+  /** Stops the generator, then every worker process cleanly (SIGCONT first if paused, then SIGTERM). */
+  async stop(): Promise<void> {
+    this.generator.stop()
+    await this.generator.done.catch(() => {})
+    await stopProcesses(this.slots)
+    this.stopped = true
+    await Promise.allSettled(this.loops)
+  }
+
+  /** Ends every worker process (SIGKILL), the loops and the connections. Safe to call twice. */
+  async close(): Promise<void> {
+    this.stopped = true
+    this.generator.stop()
+    for (const s of this.slots) if (s.child && s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL')
+    await Promise.allSettled(this.slots.map((s) => s.exited))
+    await Promise.allSettled(this.loops)
+    // A send still retrying through an outage gives up now (a retrying wrapper makes no fresh producer once closed).
+    await this.loadProducer.close().catch(() => {})
+    if (this.adminConnected) await this.admin.disconnect().catch(() => {})
+    this.adminConnected = false
+    await this.connection.close()
+  }
+
+  /** Deletes the application's topics (fresh runs use fresh names; this keeps a test broker small). */
+  async deleteTopics(): Promise<void> {
+    const t = this.topics
+    await this.connection.admin().deleteTopics([t.input, t.output, t.changelog, t.deadLetter, t.telemetry, t.commands])
+  }
+
+  /** After close: a replaced application's topics go once followers have moved; an ended one tells them first. */
+  retire(how: Retirement): Promise<void> {
+    return retireApplication(how, this.options, this.groupId, this.topics, this.log, this.time.now())
+  }
+}

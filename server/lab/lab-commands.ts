@@ -1,0 +1,89 @@
+// Commands reach the lab one at a time, in arrival order, checked by their zod schema first; a
+// refused or failed command answers { ok: false, error } and changes nothing.
+
+import { type CommandName, type CommandPayload, type CommandResult, type MarkerKind, parseCommand } from '../../lib/lab-protocol.ts'
+import { ConfigException, defaultStreamsConfig, type StreamsConfig, withConfigChange } from '../../lib/streams-config.ts'
+import { guaranteeRefusal, UnsupportedOnBackendError } from '../log/capabilities.ts'
+import type { LabRuntime } from './lab-runtime.ts'
+
+/**
+ * The streams settings a setConfig asks for, checked by Kafka's rules (throws ConfigException,
+ * nothing changed then). A new guarantee without a commit.interval.ms takes that guarantee's
+ * Kafka Streams default, as a fresh application would.
+ */
+export function configAfter(current: StreamsConfig, change: Omit<CommandPayload<'setConfig'>, 'inputRatePerSec' | 'workers' | 'default.deserialization.exception.handler'>): StreamsConfig {
+  const next = withConfigChange(current, change)
+  const g = change['processing.guarantee']
+  if (g && change['commit.interval.ms'] === undefined && g !== current['processing.guarantee']) {
+    next['commit.interval.ms'] = withConfigChange(next, { 'commit.interval.ms': defaultStreamsConfig(g)['commit.interval.ms'] })['commit.interval.ms']
+  }
+  return next
+}
+
+export interface CommandTarget {
+  /** Why no command runs now (a lab shutting down), or null. */
+  refusal(): string | null
+  /** Runs one validated command; returns a result only to refuse it. */
+  run(name: CommandName, payload: unknown): Promise<CommandResult | void>
+  /** After a command ran: a fresh snapshot. */
+  published(): void
+}
+
+export class CommandQueue {
+  private queue: Promise<unknown> = Promise.resolve()
+
+  constructor(private readonly target: CommandTarget) {}
+
+  execute(name: string, payload: unknown): Promise<CommandResult> {
+    const run = this.queue.then(() => this.executeNow(name, payload))
+    this.queue = run.catch(() => undefined)
+    return run
+  }
+
+  /** Settles once the commands queued so far have run. */
+  settled(): Promise<unknown> {
+    return this.queue
+  }
+
+  private async executeNow(name: string, payload: unknown): Promise<CommandResult> {
+    const parsed = parseCommand(name, payload)
+    if (!parsed.ok) return parsed
+    const refused = this.target.refusal()
+    if (refused !== null) return { ok: false, error: refused }
+    try {
+      const result = await this.target.run(parsed.name, parsed.payload)
+      if (result) return result
+      this.target.published()
+      return { ok: true }
+    } catch (e) {
+      if (e instanceof ConfigException || e instanceof UnsupportedOnBackendError) return { ok: false, error: e.message }
+      return { ok: false, error: `command ${parsed.name} failed: ${e instanceof Error ? e.message : 'internal error'}` }
+    }
+  }
+}
+
+/** A setConfig on a runtime: new streams settings restart every worker cleanly; rate and worker count apply at once. */
+export async function applySetConfig(rt: LabRuntime, p: CommandPayload<'setConfig'>, lab: { mark(kind: MarkerKind, label: string): void; rate(perSec: number): void }): Promise<CommandResult | void> {
+  const { inputRatePerSec, workers, 'default.deserialization.exception.handler': handler, ...streams } = p
+  if (Object.keys(streams).length > 0 || (handler !== undefined && handler !== rt.deserializationPolicy)) {
+    const asked = streams['processing.guarantee']
+    const refused = asked === undefined ? null : guaranteeRefusal(rt.connection.capabilities, asked)
+    if (refused !== null) return { ok: false, error: refused }
+    const next = configAfter(rt.config, streams) // throws ConfigException; nothing changed then
+    await rt.reconfigure(next, handler ?? rt.deserializationPolicy)
+    const changes = { ...streams, ...(handler ? { 'default.deserialization.exception.handler': handler } : {}) }
+    lab.mark('config', `${Object.entries(changes).map(([k, v]) => `${k}=${v}`).join(', ')}${rt.wording.restarted}`)
+  }
+  if (inputRatePerSec !== undefined) {
+    lab.rate(inputRatePerSec)
+    rt.generator.setRate(inputRatePerSec)
+    lab.mark('config', `input rate ${inputRatePerSec}/s`)
+  }
+  if (workers !== undefined) {
+    while (rt.slots.length < workers) rt.addWorker()
+    while (rt.slots.length > workers && (await rt.removeWorker())) {
+      // stopped cleanly, one at a time
+    }
+    lab.mark('config', `workers=${workers}`)
+  }
+}

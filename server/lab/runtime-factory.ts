@@ -1,0 +1,50 @@
+// Which runtime a lab runs on is the one thing that differs per backend: a factory makes a fresh
+// runtime for a start or a reset (and, where the log offers them, one for a guided scenario).
+
+import { defaultStreamsConfig, type ProcessingGuarantee, type StreamsConfig } from '../../lib/streams-config.ts'
+import type { Time } from '../log/time.ts'
+import { InProcessRuntime } from './in-process-runtime.ts'
+import type { LabRuntime, RuntimeSettings } from './lab-runtime.ts'
+import { runtimeOptions, type ScenarioSetup } from './scenarios/scenario.ts'
+
+export interface LabSettings {
+  guarantee: ProcessingGuarantee
+  ratePerSec: number
+}
+
+export interface RuntimeFactory {
+  readonly time: Time
+  /** The seed of the runtimes it makes (a scenario's narrative is reproducible with it). */
+  readonly seed: number
+  /** A fresh runtime with these settings (a fresh application where the cluster is shared). */
+  create(settings: LabSettings): LabRuntime
+  /** A runtime set up for a guided scenario; throws UnsupportedOnBackendError where the log offers none. */
+  forScenario(setup: ScenarioSetup): InProcessRuntime
+}
+
+/** A dashboard lab's runtime: endless load on 50 keys, a killed worker replaced after 3 s. */
+export function labRuntimeSettings(config: StreamsConfig, ratePerSec: number, o: { workers?: number; partitions?: number; seed?: number }): RuntimeSettings {
+  return { config, workers: o.workers ?? 3, partitions: o.partitions ?? 6, ratePerSec, maxRecords: Number.POSITIVE_INFINITY, keys: 50, seed: o.seed ?? 1, restartAfterMs: 3_000 }
+}
+
+export interface InProcessLabOptions {
+  time: Time
+  partitions?: number
+  workers?: number
+  latency?: 'default' | 'off'
+  seed?: number
+}
+
+/** Runtimes on the embedded log, in this process. */
+export function inProcessRuntimes(o: InProcessLabOptions): RuntimeFactory {
+  const seed = o.seed ?? 1
+  return {
+    time: o.time,
+    seed,
+    create: ({ guarantee, ratePerSec }) => {
+      const settings = labRuntimeSettings(defaultStreamsConfig(guarantee), ratePerSec, o)
+      return new InProcessRuntime(o.time, { ...settings, latency: o.latency ?? 'default', deserializationPolicy: 'log-and-continue', traceIntervalMs: 500 })
+    },
+    forScenario: (setup) => new InProcessRuntime(o.time, runtimeOptions(setup, seed)),
+  }
+}

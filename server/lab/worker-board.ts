@@ -1,0 +1,144 @@
+// The dashboard's worker cards and task rows, folded from the runtime's events whatever the
+// backend: each worker's latest status (tasks, step counters, producers, pid and host), who the
+// group last assigned each partition to, and which workers were killed. The runtime's slots add
+// what only the supervisor knows (its own processes' state, when each started).
+
+import type { ProducerTimeline, TaskView, WorkerView } from '../../lib/lab-protocol.ts'
+import { taskIdOf } from '../../lib/task-id.ts'
+import type { LabEvent, LabRuntime, RuntimeSlot, TaskStatus, WorkerStatus } from './lab-runtime.ts'
+
+/** A worker started elsewhere that has not published for this long is shown as stopped. */
+const REMOTE_SILENT_MS = 5_000
+const REMOTE_FORGOTTEN_MS = 60_000
+const NO_STEPS = { consumed: 0, processed: 0, produced: 0, acked: 0, committed: 0 }
+
+interface Reported {
+  id: string
+  origin: 'own' | 'remote'
+  pid: number | null
+  host: string | null
+  status: WorkerStatus
+  firstSeenMs: number
+  lastSeenMs: number
+}
+
+/** A worker whose tasks may be shown: its status and how fresh it is. */
+interface Claimant {
+  id: string
+  memberId: string | null
+  tasks: TaskStatus[]
+  lastSeenMs: number
+}
+
+function slotState(s: RuntimeSlot): WorkerView['state'] {
+  const p = s.process.state
+  if (p === 'killed') return 'killed'
+  if (p === 'paused') return 'paused'
+  if (p === 'exited' || s.worker?.state === 'stopped' || s.worker?.state === 'failed') return 'stopped'
+  return 'running'
+}
+
+export class WorkerBoard {
+  private readonly reported = new Map<string, Reported>()
+  private readonly owner = new Map<number, string>()
+  private readonly killed = new Set<string>()
+
+  onEvent(e: LabEvent): void {
+    if ('source' in e) return
+    if (e.type === 'worker-status') {
+      const known = this.reported.get(e.workerId)
+      this.reported.set(e.workerId, { id: e.workerId, origin: e.origin, pid: e.pid ?? known?.pid ?? null, host: e.host ?? known?.host ?? null, status: e.status, firstSeenMs: known?.firstSeenMs ?? e.atMs, lastSeenMs: e.atMs })
+    } else if (e.type === 'partitions-assigned' && e.memberId !== null) {
+      for (const p of e.partitions) this.owner.set(p, e.memberId)
+    } else if (e.type === 'worker-killed') {
+      this.killed.add(e.workerId)
+    }
+  }
+
+  wasKilled(workerId: string): boolean {
+    return this.killed.has(workerId)
+  }
+
+  private remoteState(w: Reported, now: number): WorkerView['state'] {
+    if (this.killed.has(w.id) || w.status.state === 'dead') return 'killed'
+    return now - w.lastSeenMs > REMOTE_SILENT_MS || w.status.state === 'stopped' ? 'stopped' : 'running'
+  }
+
+  /** The runtime's own slots, then workers started elsewhere (a remote worker silent for a minute is dropped). */
+  workerViews(rt: LabRuntime, now: number): WorkerView[] {
+    const own = rt.slots.map((s): WorkerView => {
+      const id = s.worker?.id ?? s.slotId
+      const r = this.reported.get(id)
+      const state = slotState(s)
+      const alive = state === 'running' || state === 'paused'
+      return {
+        id,
+        memberId: s.worker?.memberId ?? r?.status.memberId ?? null,
+        state,
+        taskIds: alive && r ? r.status.tasks.map((t) => taskIdOf(t.partition)) : [],
+        producers: alive && r ? r.status.producers.map((p) => ({ ...p })) : [],
+        startedAtMs: s.startedAtMs,
+        error: r?.status.error ?? null,
+        ...(r?.pid != null || r?.host != null ? { pid: r.pid, host: r.host } : {}),
+      }
+    })
+    const current = new Set(own.map((w) => w.id))
+    for (const w of this.reported.values()) {
+      if ((w.origin === 'own' && !current.has(w.id)) || (w.origin === 'remote' && now - w.lastSeenMs > REMOTE_FORGOTTEN_MS)) this.reported.delete(w.id)
+    }
+    const remote = [...this.reported.values()].filter((w) => w.origin === 'remote').map((w): WorkerView => {
+      const state = this.remoteState(w, now)
+      const running = state === 'running'
+      return { id: w.id, memberId: w.status.memberId, state, taskIds: running ? w.status.tasks.map((t) => taskIdOf(t.partition)) : [], producers: running ? w.status.producers.map((p) => ({ ...p })) : [], startedAtMs: w.firstSeenMs, error: null, pid: w.pid, host: w.host, remote: true }
+    })
+    return [...own, ...remote]
+  }
+
+  private claimants(rt: LabRuntime, now: number): Claimant[] {
+    const out: Claimant[] = []
+    for (const s of rt.slots) {
+      const r = s.worker && (s.process.state === 'running' || s.process.state === 'paused') ? this.reported.get(s.worker.id) : undefined
+      if (r) out.push({ id: r.id, memberId: s.worker!.memberId ?? r.status.memberId, tasks: r.status.tasks, lastSeenMs: r.lastSeenMs })
+    }
+    for (const w of this.reported.values()) {
+      if (w.origin === 'remote' && this.remoteState(w, now) === 'running') out.push({ id: w.id, memberId: w.status.memberId, tasks: w.status.tasks, lastSeenMs: w.lastSeenMs })
+    }
+    return out
+  }
+
+  /**
+   * One row per partition. During a rebalance the old owner's last status and the new owner's
+   * first one can both claim a partition: the group's assignment decides, then the freshest status.
+   */
+  taskViews(rt: LabRuntime, committed: (number | null)[], ends: number[], now: number): TaskView[] {
+    const claimants = this.claimants(rt, now)
+    const claims = new Map<number, Claimant>()
+    for (const w of claimants) {
+      for (const t of w.tasks) {
+        const other = claims.get(t.partition)
+        const owner = this.owner.get(t.partition)
+        if (!other || (other.memberId !== owner && (w.memberId === owner || w.lastSeenMs > other.lastSeenMs))) claims.set(t.partition, w)
+      }
+    }
+    const tasks: TaskView[] = []
+    for (const w of claimants) {
+      for (const t of w.tasks) {
+        if (claims.get(t.partition) !== w) continue
+        const c = committed[t.partition] ?? t.committedOffset
+        const state = t.state === 'running' ? 'running' : t.state === 'restoring' ? 'restoring' : 'suspended'
+        tasks.push({ taskId: taskIdOf(t.partition), partition: t.partition, workerId: w.id, state, steps: { ...(t.steps ?? NO_STEPS) }, position: t.consumedOffset, committedOffset: c ?? null, lag: Math.max(0, (ends[t.partition] ?? 0) - (c ?? 0)) })
+      }
+    }
+    return tasks.sort((a, b) => a.partition - b.partition)
+  }
+}
+
+/** Idempotent producers (at_least_once) have no transactional.id: shown by their worker. */
+export function idempotentProducers(workers: readonly WorkerView[]): ProducerTimeline[] {
+  const out: ProducerTimeline[] = []
+  for (const w of workers) {
+    if (w.state !== 'running' && w.state !== 'paused') continue
+    for (const p of w.producers) if (p.transactionalId === null) out.push({ transactionalId: `idempotent producer of ${w.id}`, producerId: p.producerId, epochs: [{ epoch: p.epoch, atMs: w.startedAtMs }], fencings: [], lastSequence: [] })
+  }
+  return out
+}
