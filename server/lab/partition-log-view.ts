@@ -43,7 +43,7 @@ export class PartitionLogBook {
       if (abort !== null) end = Math.min(o.highWatermark, abort + 10)
     }
     const raw = await inspector.readRaw(tp, Math.max(o.logStartOffset, end - LOG_WINDOW), end, LOG_WINDOW)
-    const cells = raw.map((x) => logCell(x, topic === rt.topics.input, partition))
+    const cells = raw.map((x) => logCell(x, topic === rt.topics.input ? 'input' : 'derived', partition))
     const rc = topic === rt.topics.output ? (readCommitted(partition) ?? o.lastStableOffset) : o.lastStableOffset
     if (rt !== current() || sel !== this.selected) return
     this.view = { topic, partition, logStartOffset: o.logStartOffset, lastStableOffset: o.lastStableOffset, highWatermark: o.highWatermark, cells, readCommittedPosition: rc, readUncommittedPosition: o.highWatermark }

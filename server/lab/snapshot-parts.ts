@@ -86,10 +86,10 @@ export function ledgerWindows(recoveries: readonly Recovery[]): { id: string; la
 
 /**
  * One stored record as the partition log view shows it: an output or changelog record names the
- * input record it came from; an input record is its own source.
+ * input record it came from ('derived'); an input record is its own source.
  */
-export function logCell(x: StoredRecordView, inputTopic: boolean, partition: number): LogCell {
-  const v = x.control === null && !inputTopic ? decodeOutputValue(x.value) : null
+export function logCell(x: StoredRecordView, kind: 'input' | 'derived', partition: number): LogCell {
+  const v = x.control === null && kind === 'derived' ? decodeOutputValue(x.value) : null
   return {
     offset: x.offset,
     key: x.key,
@@ -98,7 +98,7 @@ export function logCell(x: StoredRecordView, inputTopic: boolean, partition: num
     sequence: x.sequence,
     control: x.control,
     outcome: x.txnOutcome,
-    source: v ? v.source : inputTopic ? { partition, offset: x.offset } : null,
+    source: v ? v.source : kind === 'input' ? { partition, offset: x.offset } : null,
   }
 }
 

@@ -3,7 +3,9 @@
 
 import { finishAndValidate, collect, type Scenario, type ScenarioContext } from './scenario.ts'
 
-async function lostAck(ctx: ScenarioContext, idempotence: boolean) {
+/** One run with enable.idempotence 'on' or 'off'. */
+async function lostAck(ctx: ScenarioContext, enableIdempotence: 'on' | 'off') {
+  const idempotence = enableIdempotence === 'on'
   const lab = await ctx.host.start({ guarantee: 'at_least_once', idempotence, commitIntervalMs: 500, ratePerSec: 1_000, records: 3_000 })
   const events = collect(lab)
   await ctx.time.sleep(1_000)
@@ -20,10 +22,10 @@ export const lostAckScenario: Scenario = {
   title: 'A lost ack and the retry',
   summary: 'Step 4 fails after the broker appended: the producer retries the same batch. Without idempotence it is written twice; with enable.idempotence the broker drops the retry by its sequence number.',
   async run(ctx) {
-    const off = await lostAck(ctx, false)
+    const off = await lostAck(ctx, 'off')
     const d = off.dropped?.type === 'ack-dropped' ? off.dropped : null
     ctx.say(d ? `idempotence off: producer id ${d.producerId} (none: -1), retried batches ${d.batches.map((b) => `${b.topic}-${b.partition}@${b.baseOffset}×${b.count}`).join(', ')}` : 'no ack was dropped')
-    const on = await lostAck(ctx, true)
+    const on = await lostAck(ctx, 'on')
     const e = on.dropped?.type === 'ack-dropped' ? on.dropped : null
     const dedup = on.dedup.map((x) => (x.type === 'retry-deduplicated' ? { producerId: x.producerId, epoch: x.epoch, partition: `${x.topic}-${x.partition}`, baseSequence: x.baseSequence, count: x.count, originalOffset: x.baseOffset } : null))
     ctx.say(e ? `idempotence on: producer id ${e.producerId}, epoch ${e.epoch}, sequences ${e.batches.map((b) => `${b.topic}-${b.partition}:${b.baseSequence}..${b.baseSequence + b.count - 1}`).join(', ')}; the broker acknowledged the retry without appending it` : 'no ack was dropped')
