@@ -149,6 +149,7 @@ export function unavailableControls(caps: LogCapabilities, rt: LabRuntime): Unav
     ['scenarios', refusal(caps, 'scenarios')],
     ['exactlyOnceV2', guaranteeRefusal(caps, EOS_V2)],
     ['pause', refusal(caps, 'pause')],
+    ['killAtStep', refusal(caps, 'kill-at-step')],
     ['latencyModel', rt.wording.latencyModel],
   ]
   for (const [k, reason] of reasons) if (reason !== null) u[k] = reason
