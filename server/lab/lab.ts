@@ -13,7 +13,7 @@ import { applySetConfig, CommandQueue, injectPoison, skipPoison } from './lab-co
 import type { LabController } from './lab-controller.ts'
 import type { LabEvent, LabRuntime } from './lab-runtime.ts'
 import { LabHealth } from './lab-health.ts'
-import { LabTimeline, repeat } from './lab-timeline.ts'
+import { failureLabel, LabTimeline, repeat } from './lab-timeline.ts'
 import { PartitionLogBook } from './partition-log-view.ts'
 import { validationTarget } from './runtime-common.ts'
 import { inProcessRuntimes, type InProcessLabOptions, type RuntimeFactory } from './runtime-factory.ts'
@@ -177,7 +177,7 @@ export class Lab implements LabController {
         this.timeline.mark('ack-dropped', `ack lost: producer ${e.producerId} epoch ${e.epoch}, sequences ${e.batches.map((b) => b.baseSequence).join(',')}`, e.atMs)
         break
       case 'worker-failed':
-        this.timeline.mark('stopped', `${e.workerId} stopped: ${e.error.slice(0, 80)}`, e.atMs)
+        this.timeline.mark('stopped', failureLabel(e.workerId, e.error), e.atMs)
         break
       case 'task-migrated':
         this.timeline.mark('fenced', `${e.workerId}: ${e.reason.slice(0, 80)}`, e.atMs)
