@@ -83,6 +83,6 @@ describeInChromium('poison records, kill at a step and the fail banner in chromi
     await page.waitForTimeout(2_500)
     expect(await numberIn(page, 'correctness-lost-value')).toBe(0)
     // The poison controls and the worker cards with their kill menus, in one view.
-    await shoot(page, 'controls', () => page.evaluate(() => window.scrollTo(0, document.querySelector('[data-testid="workers"]')!.getBoundingClientRect().top + window.scrollY - 440)))
+    await shoot(page, 'controls', () => page.evaluate(() => window.scrollTo(0, document.querySelector('[data-testid="workers"]')!.getBoundingClientRect().top + window.scrollY - 520)))
   })
 })
