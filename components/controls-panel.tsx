@@ -255,7 +255,7 @@ export const ControlsPanel = memo(function ControlsPanel({ config, defaults, sen
       <IdempotenceControl value={config['enable.idempotence']} guarantee={g} send={send} />
       <WorkerCountControl value={config.workers} send={send} />
       <FaultControls send={send} unavailable={unavailable} />
-      <PoisonControls handler={config['default.deserialization.exception.handler']} deadLetters={deadLetters} send={send} />
+      <PoisonControls handler={config['default.deserialization.exception.handler']} deadLetters={deadLetters} send={send} failUnavailable={unavailable.failHandler} />
     </Panel>
   )
 })

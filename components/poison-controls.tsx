@@ -23,7 +23,7 @@ function ErrorLine({ state }: { state: CommandState }) {
   )
 }
 
-export function PoisonControls({ handler, deadLetters, send }: { handler: DeserializationHandler; deadLetters: number | undefined; send: SendCommand }) {
+export function PoisonControls({ handler, deadLetters, send, failUnavailable }: { handler: DeserializationHandler; deadLetters: number | undefined; send: SendCommand; failUnavailable: string | undefined }) {
   const id = useId()
   const [runHandler, handlerState] = useCommand(send)
   const [runPoison, poisonState] = useCommand(send)
@@ -38,7 +38,7 @@ export function PoisonControls({ handler, deadLetters, send }: { handler: Deseri
       </span>
       <Segmented
         label="default.deserialization.exception.handler"
-        options={DESERIALIZATION_HANDLERS.map((h) => ({ value: h, title: HANDLER_TITLE[h] }))}
+        options={DESERIALIZATION_HANDLERS.map((h) => (h === 'fail' && failUnavailable ? { value: h, title: failUnavailable, disabled: true } : { value: h, title: HANDLER_TITLE[h] }))}
         value={handler}
         testId={(h) => `handler-${h}`}
         disabled={handlerState.pending}
@@ -63,6 +63,11 @@ export function PoisonControls({ handler, deadLetters, send }: { handler: Deseri
         </button>
       </div>
       <p className="muted small">{HANDLER_TITLE[handler]}.</p>
+      {failUnavailable ? (
+        <p className="muted small unavailable" data-testid="unavailable-fail-handler">
+          fail is unavailable here: {failUnavailable}
+        </p>
+      ) : null}
       <p className="small poison-dlq">
         dead-letter records{' '}
         <span className="num strong" data-testid="dead-letters" title="records on the dead-letter topic, counted by the validator">

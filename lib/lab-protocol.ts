@@ -103,6 +103,8 @@ export interface Unavailable {
   latencyModel?: string
   pause?: string
   killAtStep?: string
+  /** default.deserialization.exception.handler=fail. */
+  failHandler?: string
 }
 
 /** Whether the lab reaches its cluster (Kafka backend): an outage is shown while it lasts and counted after. */

@@ -101,6 +101,8 @@ export interface RuntimeWording {
   added: string
   /** Why the latency model cannot be chosen (a real network), or null. */
   latencyModel: string | null
+  /** Why default.deserialization.exception.handler=fail cannot be chosen, or null (absent: it can). */
+  failHandler?: string | null
 }
 
 /** When an ended runtime's application is retired: replaced by a fresh one (a reset), or ended for good. */

@@ -151,6 +151,7 @@ export function unavailableControls(caps: LogCapabilities, rt: LabRuntime): Unav
     ['pause', refusal(caps, 'pause')],
     ['killAtStep', refusal(caps, 'kill-at-step')],
     ['latencyModel', rt.wording.latencyModel],
+    ['failHandler', rt.wording.failHandler ?? null],
   ]
   for (const [k, reason] of reasons) if (reason !== null) u[k] = reason
   return u

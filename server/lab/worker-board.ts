@@ -72,7 +72,7 @@ export class WorkerBoard {
 
   private remoteState(w: Reported, now: number): WorkerView['state'] {
     if (this.killed.has(w.id) || w.status.state === 'dead') return 'killed'
-    return now - w.lastSeenMs > REMOTE_SILENT_MS || w.status.state === 'stopped' ? 'stopped' : 'running'
+    return now - w.lastSeenMs > REMOTE_SILENT_MS || w.status.state === 'stopped' || w.status.state === 'failed' ? 'stopped' : 'running'
   }
 
   /** The runtime's own slots, then workers started elsewhere (a remote worker silent for a minute is dropped). */
