@@ -95,6 +95,7 @@ export async function applySetConfig(rt: LabRuntime, p: CommandPayload<'setConfi
  */
 export async function skipPoison(rt: LabRuntime, mark: (label: string) => void): Promise<CommandResult | void> {
   const stopped = rt.slots.filter((s) => s.process.state === 'exited' || s.worker?.state === 'failed' || s.worker?.state === 'stopped').length
+  if (stopped === 0 && rt.deserializationPolicy === 'log-and-continue') return { ok: false, error: 'nothing to skip: no worker is stopped and poison records already go to the dead-letter topic' }
   await rt.reconfigure(rt.config, 'log-and-continue')
   mark(`default.deserialization.exception.handler=log-and-continue: poison records go to the dead-letter topic; ${stopped} stopped worker(s) restarted${rt.wording.restarted}`)
 }
