@@ -8,6 +8,7 @@ import './styles/stats-controls-charts.css'
 import './styles/pipeline-workers-recovery.css'
 import './styles/transactions-scenarios.css'
 import './styles/deep-views.css'
+import './styles/fail-controls.css'
 
 export const metadata: Metadata = {
   title: 'eoscope — exactly-once, made visible',

@@ -57,7 +57,8 @@ export const MARKER_COLORS: Record<MarkerKind, string> = {
   reset: 'var(--muted)',
   recovered: 'var(--ok)',
   outage: 'var(--bad)',
+  stopped: 'var(--bad)',
 }
 
 /** Marker kinds drawn on the charts (the others stay in the tables). */
-export const CHART_MARKERS: MarkerKind[] = ['kill', 'rebalance', 'config', 'pause', 'fenced', 'ack-dropped', 'reset', 'recovered', 'worker-added', 'outage']
+export const CHART_MARKERS: MarkerKind[] = ['kill', 'rebalance', 'config', 'pause', 'fenced', 'ack-dropped', 'reset', 'recovered', 'worker-added', 'outage', 'stopped']

@@ -4,6 +4,7 @@ import { PROCESSING_GUARANTEES, type ProcessingGuarantee } from '../lib/streams-
 import { fmtMs } from './format.ts'
 import { COMMIT_INTERVAL_SCALE, fromPosition, toPercent, toPosition } from './log-scale.ts'
 import { Panel } from './panel.tsx'
+import { PoisonControls } from './poison-controls.tsx'
 import { Segmented } from './segmented.tsx'
 import { useCommand, type CommandState, type SendCommand } from './use-command.ts'
 
@@ -13,6 +14,8 @@ export interface ControlsPanelProps {
   send: SendCommand
   /** Controls this backend cannot offer, with the reason (shown, not hidden). */
   unavailable?: Unavailable
+  /** Records on the dead-letter topic (poison records under log-and-continue). */
+  deadLetters?: number
 }
 
 const NOTHING_UNAVAILABLE: Unavailable = {}
@@ -242,7 +245,7 @@ function FaultControls({ send, unavailable }: { send: SendCommand; unavailable: 
   )
 }
 
-export const ControlsPanel = memo(function ControlsPanel({ config, defaults, send, unavailable = NOTHING_UNAVAILABLE }: ControlsPanelProps) {
+export const ControlsPanel = memo(function ControlsPanel({ config, defaults, send, unavailable = NOTHING_UNAVAILABLE, deadLetters }: ControlsPanelProps) {
   const g = config['processing.guarantee']
   return (
     <Panel title="Controls" hint="Kafka Streams settings, applied live; the workers restart their tasks" testId="controls">
@@ -252,6 +255,7 @@ export const ControlsPanel = memo(function ControlsPanel({ config, defaults, sen
       <IdempotenceControl value={config['enable.idempotence']} guarantee={g} send={send} />
       <WorkerCountControl value={config.workers} send={send} />
       <FaultControls send={send} unavailable={unavailable} />
+      <PoisonControls handler={config['default.deserialization.exception.handler']} deadLetters={deadLetters} send={send} failUnavailable={unavailable.failHandler} />
     </Panel>
   )
 })

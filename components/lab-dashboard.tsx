@@ -17,6 +17,7 @@ import type { SendCommand } from './use-command.ts'
 import { useLab, type ConnectionState } from './use-lab.ts'
 import { WorkersPanel } from './workers-panel.tsx'
 import { DeepViews } from './deep-views.tsx'
+import { FailBanner } from './fail-banner.tsx'
 import { ScenariosPanel } from './scenarios-panel.tsx'
 
 
@@ -38,16 +39,17 @@ export function LabView({ snapshot, connection, send }: LabViewProps) {
       ) : (
         <main className="layout" data-testid="dashboard" data-seq={snapshot.seq}>
           <StatRow snapshot={snapshot} />
+          <FailBanner workers={snapshot.workers} stoppedTasks={snapshot.stoppedTasks ?? NO_STOPPED} send={send} />
           <div className="columns">
             <aside className="side">
-              <ControlsPanel config={snapshot.config} defaults={snapshot.kafkaStreamsDefaults} send={send} unavailable={snapshot.unavailable} />
+              <ControlsPanel config={snapshot.config} defaults={snapshot.kafkaStreamsDefaults} send={send} unavailable={snapshot.unavailable} deadLetters={snapshot.totals.deadLetters} />
               <CorrectnessPanel correctness={snapshot.correctness} guarantee={snapshot.config['processing.guarantee']} startedAtMs={snapshot.startedAtMs} />
               <ScenariosPanel unavailable={snapshot.unavailable?.scenarios} scenarios={snapshot.scenarios ?? NO_SCENARIOS} scenario={snapshot.scenario ?? null} send={send} nowMs={snapshot.scenario?.status === 'running' ? snapshot.atMs : 0} />
             </aside>
             <div className="main-col">
               <ChartsPanel series={snapshot.series} markers={snapshot.markers} startedAtMs={snapshot.startedAtMs} />
-              <PipelinePanel tasks={snapshot.tasks} traces={snapshot.traces} nowMs={snapshot.atMs} />
-              <WorkersPanel workers={snapshot.workers} send={send} />
+              <PipelinePanel tasks={snapshot.tasks} stopped={snapshot.stoppedTasks ?? NO_STOPPED} traces={snapshot.traces} nowMs={snapshot.atMs} />
+              <WorkersPanel workers={snapshot.workers} send={send} killAtStep={snapshot.unavailable?.killAtStep} />
               <RecoveryPanel recoveries={snapshot.recoveries} startedAtMs={snapshot.startedAtMs} nowMs={snapshot.atMs} />
               <TransactionsPanel transactions={snapshot.transactions} totals={snapshot.txnTotals} startedAtMs={snapshot.startedAtMs} nowMs={snapshot.atMs} />
             </div>
@@ -60,6 +62,7 @@ export function LabView({ snapshot, connection, send }: LabViewProps) {
 }
 
 const NO_NOTES: string[] = []
+const NO_STOPPED: NonNullable<LabSnapshot['stoppedTasks']> = []
 const NO_SCENARIOS: NonNullable<LabSnapshot['scenarios']> = []
 
 export function LabDashboard() {

@@ -1,10 +1,12 @@
 import { memo } from 'react'
-import { STEP_NAMES, type RecordTrace, type Step, type StepCounters, type TaskView } from '../lib/lab-protocol.ts'
+import { STEP_NAMES, type RecordTrace, type Step, type StepCounters, type StoppedTaskView, type TaskView } from '../lib/lab-protocol.ts'
 import { fmtCompact, fmtInt } from './format.ts'
 import { Panel } from './panel.tsx'
 
 export interface PipelinePanelProps {
   tasks: TaskView[]
+  /** Tasks no worker runs because a worker failed: shown with their true lag. */
+  stopped?: StoppedTaskView[]
   traces: RecordTrace[]
   nowMs: number
 }
@@ -64,6 +66,36 @@ const TaskRow = memo(function TaskRow({ task, traces }: { task: TaskView; traces
   )
 })
 
+const StoppedRow = memo(function StoppedRow({ task }: { task: StoppedTaskView }) {
+  return (
+    <div className="task-row task-stopped" role="row" data-testid={`stopped-task-${task.taskId}`}>
+      <div className="task-id" role="rowheader">
+        <span className="mono">{task.taskId}</span>
+        <span className="muted small">{task.workerId}</span>
+        <span className="badge badge-killed">stopped</span>
+      </div>
+      <div className="task-steps stopped-reason" role="cell">
+        {task.stop ? (
+          <span>
+            stopped by the poison record at{' '}
+            <span className="mono">
+              {task.stop.topic}-{task.stop.partition}@{task.stop.offset}
+            </span>
+          </span>
+        ) : (
+          <span>stopped with its worker ({task.workerId} failed)</span>
+        )}
+      </div>
+      <div className="num task-figure" role="cell" title="input high watermark minus the group's committed offset: it grows while the task is stopped">
+        {fmtInt(task.lag)}
+      </div>
+      <div className="num task-figure" role="cell">
+        {fmtInt(task.committedOffset)}
+      </div>
+    </div>
+  )
+})
+
 /** Where each trace sits: its latest step (or the step its worker died at), side by side with others there. */
 export function placeTraces(traces: RecordTrace[]): { trace: RecordTrace; step: Step; rank: number }[] {
   const perStep = new Map<Step, number>()
@@ -83,7 +115,7 @@ function traceTitle(t: RecordTrace): string {
   return `${t.key} @ p${t.partition}:${t.offset} (${t.workerId}) — ${t.outcome}${t.crashedAtStep ? `, worker died at step ${t.crashedAtStep}` : ''}`
 }
 
-export const PipelinePanel = memo(function PipelinePanel({ tasks, traces, nowMs }: PipelinePanelProps) {
+export const PipelinePanel = memo(function PipelinePanel({ tasks, stopped = NO_STOPPED, traces, nowMs }: PipelinePanelProps) {
   const byPartition = new Map<number, RecordTrace[]>()
   for (const t of traces) {
     const list = byPartition.get(t.partition) ?? []
@@ -117,7 +149,10 @@ export const PipelinePanel = memo(function PipelinePanel({ tasks, traces, nowMs 
         {sorted.map((task) => (
           <TaskRow key={task.taskId} task={task} traces={visibleTraces(byPartition.get(task.partition) ?? NO_TRACES, nowMs)} />
         ))}
-        {sorted.length === 0 ? <p className="muted">No tasks assigned (rebalancing?)</p> : null}
+        {stopped.map((task) => (
+          <StoppedRow key={task.taskId} task={task} />
+        ))}
+        {sorted.length === 0 && stopped.length === 0 ? <p className="muted">No tasks assigned (rebalancing?)</p> : null}
       </div>
       <div className="legend small muted">
         <span className="trace-dot trace-in-flight">k</span> in flight <span className="trace-dot trace-committed">k</span> committed{' '}
@@ -128,3 +163,4 @@ export const PipelinePanel = memo(function PipelinePanel({ tasks, traces, nowMs 
 })
 
 const NO_TRACES: RecordTrace[] = []
+const NO_STOPPED: StoppedTaskView[] = []

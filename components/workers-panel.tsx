@@ -1,15 +1,71 @@
-import { memo } from 'react'
-import type { WorkerView } from '../lib/lab-protocol.ts'
+import { memo, useEffect, useState } from 'react'
+import { STEP_NAMES, type Step, type WorkerView } from '../lib/lab-protocol.ts'
 import { Panel } from './panel.tsx'
 import { useCommand, type SendCommand } from './use-command.ts'
 
 export interface WorkersPanelProps {
   workers: WorkerView[]
   send: SendCommand
+  /** Why this backend cannot kill at a step, if it cannot. */
+  killAtStep?: string
 }
 
-const WorkerCard = memo(function WorkerCard({ worker, send }: { worker: WorkerView; send: SendCommand }) {
+const STEPS: Step[] = [1, 2, 3, 4, 5]
+
+/** The kill menu: now, or when the worker next reaches one of the five steps. */
+function KillMenu({ worker, disabled, unavailable, run }: { worker: WorkerView; disabled: boolean; unavailable: string | undefined; run: (step: Step | null) => void }) {
+  return (
+    <select
+      className="kill-menu"
+      aria-label={`kill ${worker.id} at a step`}
+      data-testid={`kill-step-${worker.id}`}
+      value=""
+      disabled={disabled || unavailable !== undefined}
+      title={unavailable ?? 'the worker dies when it next reaches this step (no flush, no commit, no abort)'}
+      onChange={(e) => {
+        const v = e.currentTarget.value
+        if (v !== '') run(v === 'now' ? null : (Number(v) as Step))
+      }}
+    >
+      <option value="">Kill at…</option>
+      <option value="now">now</option>
+      {STEPS.map((s) => (
+        <option key={s} value={String(s)}>
+          at step {s} · {STEP_NAMES[s]}
+        </option>
+      ))}
+    </select>
+  )
+}
+
+/** Under the actions: why a kill at a step is unavailable, the step an armed kill waits for, the last command's error. */
+function CardNotes({ workerId, killAtStep, armed, error }: { workerId: string; killAtStep: string | undefined; armed: Step | null; error: string | null }) {
+  return (
+    <>
+      {killAtStep ? (
+        <p className="muted small unavailable" data-testid={`unavailable-kill-step-${workerId}`}>
+          {killAtStep}
+        </p>
+      ) : null}
+      {armed !== null ? (
+        <p className="muted small" data-testid={`kill-armed-${workerId}`}>
+          dies at step {armed} · {STEP_NAMES[armed]}
+        </p>
+      ) : null}
+      <p className="control-error" role="status" aria-live="polite">
+        {error ? `⚠ ${error}` : ''}
+      </p>
+    </>
+  )
+}
+
+const WorkerCard = memo(function WorkerCard({ worker, send, killAtStep }: { worker: WorkerView; send: SendCommand; killAtStep: string | undefined }) {
   const [run, state] = useCommand(send)
+  const [armed, setArmed] = useState<Step | null>(null)
+  useEffect(() => setArmed(null), [worker.id])
+  const killAt = (step: Step | null) => {
+    void run('killWorker', step === null ? { workerId: worker.id } : { workerId: worker.id, step }).then((r) => setArmed(r.ok ? step : null))
+  }
   const gone = worker.state === 'killed' || worker.state === 'stopped'
   return (
     <article className={`card worker-card worker-${worker.state}`} data-testid={`worker-${worker.id}`} data-state={worker.state} aria-label={`${worker.id}, ${worker.state}`}>
@@ -38,6 +94,14 @@ const WorkerCard = memo(function WorkerCard({ worker, send }: { worker: WorkerVi
             </dd>
           </>
         ) : null}
+        {worker.stop && gone ? (
+          <>
+            <dt>stopped by</dt>
+            <dd className="mono worker-stop" data-testid={`stop-${worker.id}`} title={worker.stop.message}>
+              poison {worker.stop.topic}-{worker.stop.partition}@{worker.stop.offset}
+            </dd>
+          </>
+        ) : null}
         <dt>producer</dt>
         <dd className="mono">
           {worker.producers.length === 0
@@ -53,6 +117,7 @@ const WorkerCard = memo(function WorkerCard({ worker, send }: { worker: WorkerVi
         <button type="button" className="danger" disabled={gone || state.pending} data-testid={`kill-${worker.id}`} onClick={() => run('killWorker', { workerId: worker.id })} title="abrupt: no flush, no commit, no abort, no leave-group">
           Kill
         </button>
+        <KillMenu worker={worker} disabled={gone || state.pending} unavailable={killAtStep} run={killAt} />
         {worker.state === 'paused' ? (
           <button type="button" disabled={state.pending} data-testid={`resume-${worker.id}`} onClick={() => run('resumeWorker', { workerId: worker.id })}>
             Resume
@@ -63,14 +128,12 @@ const WorkerCard = memo(function WorkerCard({ worker, send }: { worker: WorkerVi
           </button>
         )}
       </div>
-      <p className="control-error" role="status" aria-live="polite">
-        {state.error ? `⚠ ${state.error}` : ''}
-      </p>
+      <CardNotes workerId={worker.id} killAtStep={killAtStep} armed={gone ? null : armed} error={state.error} />
     </article>
   )
 })
 
-export const WorkersPanel = memo(function WorkersPanel({ workers, send }: WorkersPanelProps) {
+export const WorkersPanel = memo(function WorkersPanel({ workers, send, killAtStep }: WorkersPanelProps) {
   const [run, state] = useCommand(send)
   return (
     <Panel
@@ -85,7 +148,7 @@ export const WorkersPanel = memo(function WorkersPanel({ workers, send }: Worker
     >
       <div className="worker-grid">
         {workers.map((w) => (
-          <WorkerCard key={w.id} worker={w} send={send} />
+          <WorkerCard key={w.id} worker={w} send={send} killAtStep={killAtStep} />
         ))}
       </div>
       {state.error ? <p className="control-error">⚠ {state.error}</p> : null}

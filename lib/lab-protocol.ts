@@ -52,6 +52,31 @@ export interface ProducerView {
   epoch: number
 }
 
+/** The record that stopped a task (a poison record under default.deserialization.exception.handler=fail). */
+export interface TaskStopView {
+  taskId: string
+  topic: string
+  partition: number
+  offset: number
+  key: string | null
+  /** The value's first bytes, as text. */
+  valueHead: string
+  handler: 'fail'
+  message: string
+}
+
+/** A task no worker runs because a worker failed: the record that stopped it (if it met one) and its true lag. */
+export interface StoppedTaskView {
+  taskId: string
+  partition: number
+  /** The failed worker that last held it. */
+  workerId: string
+  stop: TaskStopView | null
+  committedOffset: number | null
+  /** Input high watermark minus the group's committed offset (it grows while the task is stopped). */
+  lag: number
+}
+
 export interface WorkerView {
   id: string
   memberId: string | null
@@ -61,6 +86,8 @@ export interface WorkerView {
   startedAtMs: number
   /** Why the worker stopped, when it failed (for example a poison record under the fail policy). */
   error?: string | null
+  /** The record that stopped one of its tasks, when a poison record under the fail policy did. */
+  stop?: TaskStopView | null
   /** Kafka backend: the worker's operating-system process and host. */
   pid?: number | null
   host?: string | null
@@ -75,6 +102,9 @@ export interface Unavailable {
   exactlyOnceV2?: string
   latencyModel?: string
   pause?: string
+  killAtStep?: string
+  /** default.deserialization.exception.handler=fail. */
+  failHandler?: string
 }
 
 /** Whether the lab reaches its cluster (Kafka backend): an outage is shown while it lasts and counted after. */
@@ -100,7 +130,7 @@ export interface ChartPoint {
   latencyMaxMs: number | null
 }
 
-export type MarkerKind = 'kill' | 'pause' | 'resume' | 'rebalance' | 'config' | 'fenced' | 'ack-dropped' | 'worker-added' | 'reset' | 'recovered' | 'outage'
+export type MarkerKind = 'kill' | 'pause' | 'resume' | 'rebalance' | 'config' | 'fenced' | 'ack-dropped' | 'worker-added' | 'reset' | 'recovered' | 'outage' | 'stopped'
 
 export interface TimelineMarker {
   t: number
@@ -253,6 +283,8 @@ export interface LabSnapshot {
   kafkaStreamsDefaults: { commitIntervalMs: Record<ProcessingGuarantee, number> }
   workers: WorkerView[]
   tasks: TaskView[]
+  /** Tasks stopped by a failed worker (a poison record under the fail policy), until they run again. */
+  stoppedTasks?: StoppedTaskView[]
   series: ChartPoint[]
   markers: TimelineMarker[]
   transactions: TxnView[]
@@ -311,6 +343,8 @@ export const COMMANDS = {
   dropAcks: DropAcksCommand,
   reset: EmptyCommand,
   runScenario: z.object({ name: z.string().min(1).max(64).regex(/^[a-z0-9-]+$/) }).strict(),
+  /** After a poison record stopped tasks under fail: switch to log-and-continue (the record goes to the dead-letter topic) and restart the workers. */
+  skipPoison: EmptyCommand,
   /** Appends input records whose values do not parse. */
   injectPoison: z.object({ count: settingSchema('poisonRecords').default(1) }).strict(),
   /** Which partition the partition log view shows. */

@@ -26,6 +26,28 @@ export interface PoisonRecord {
   offset: number
 }
 
+/** The record that stopped a task under default.deserialization.exception.handler=fail. */
+export interface TaskStop {
+  taskId: string
+  topic: string
+  partition: number
+  offset: number
+  key: string | null
+  /** The value's first bytes, as text. */
+  valueHead: string
+  handler: 'fail'
+  message: string
+}
+
+/** A poison record met under the fail policy: fatal for the worker, naming the record. */
+export class PoisonRecordError extends StreamsError {
+  constructor(readonly stop: TaskStop) {
+    super(stop.message)
+  }
+}
+
+const VALUE_HEAD = 40
+
 export class StreamTask {
   readonly id: TaskId
   state: TaskState = 'created'
@@ -67,9 +89,9 @@ export class StreamTask {
       const v = parseInputValue(r.value)
       if (v === null || r.key === null) {
         if (this.deserializationPolicy === 'fail') {
-          throw new StreamsError(
-            `task ${this.id}: input record at ${r.topic}-${r.partition}@${r.offset} has a value that does not parse (${JSON.stringify(String(r.value).slice(0, 40))}); default.deserialization.exception.handler=fail stops the task`,
-          )
+          const valueHead = String(r.value).slice(0, VALUE_HEAD)
+          const message = `task ${this.id}: input record at ${r.topic}-${r.partition}@${r.offset} has a value that does not parse (${JSON.stringify(valueHead)}); default.deserialization.exception.handler=fail stops the task`
+          throw new PoisonRecordError({ taskId: this.id, topic: r.topic, partition: r.partition, offset: r.offset, key: r.key, valueHead, handler: 'fail', message })
         }
         // log-and-continue: the record goes to the dead-letter topic with its provenance, never dropped silently.
         this.pendingDeadLetter.push({

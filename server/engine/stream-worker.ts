@@ -12,7 +12,7 @@ import type { ConsumedRecord, LogConnection, LogConsumer, OffsetToCommit, Produc
 import type { Time } from '../log/time.ts'
 import { isMigrationError, TaskCorruptedError, TaskMigratedError } from './errors.ts'
 import { RecordTraces, type Trace } from './record-traces.ts'
-import type { DeserializationPolicy, StreamTask, TaskTopics } from './stream-task.ts'
+import { PoisonRecordError, type DeserializationPolicy, type StreamTask, type TaskStop, type TaskTopics } from './stream-task.ts'
 import { StreamsProducer } from './streams-producer.ts'
 import { TaskManager } from './task-manager.ts'
 import type { TelemetrySink } from './telemetry.ts'
@@ -47,6 +47,8 @@ export class StreamWorker {
   readonly id: string
   state: WorkerState = 'starting'
   error: string | null = null
+  /** The record that stopped this worker's task, when a poison record under the fail policy did. */
+  stop: TaskStop | null = null
   private consumer!: LogConsumer
   private threadProducer: StreamsProducer | null = null
   private readonly taskManager: TaskManager
@@ -132,6 +134,7 @@ export class StreamWorker {
       }
       this.state = 'failed'
       this.error = e instanceof Error ? e.message : String(e)
+      if (e instanceof PoisonRecordError) this.stop = e.stop
       this.telemetry.emit({ type: 'worker-failed', workerId: this.id, error: this.error, atMs: this.time.now() })
       await this.shutdownAfterFailure()
     }

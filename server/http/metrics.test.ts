@@ -97,6 +97,9 @@ describe('GET /metrics', () => {
       eoscope_commands_total: 'counter',
       eoscope_rejected_requests_total: 'counter',
       eoscope_workers: 'gauge',
+      eoscope_stopped_tasks: 'gauge',
+      eoscope_failed_stream_threads: 'gauge',
+      eoscope_input_lag_records: 'gauge',
       eoscope_lab_info: 'gauge',
       process_resident_memory_bytes: 'gauge',
     }

@@ -67,6 +67,9 @@ const SNAPSHOT_GAUGES: [string, string, Read][] = [
   ['eoscope_validator_open_transactions', 'Transactions open when the validator ran', validatorFigure((c) => c.openTransactions)],
   ['eoscope_validator_input_checked', 'Input records the validator checked', validatorFigure((c) => c.inputChecked)],
   ['eoscope_recoveries_in_progress', 'Recoveries under way', (s) => s.recoveries.filter((r) => r.recoveryMs === null).length],
+  ['eoscope_stopped_tasks', 'Tasks no worker runs because a worker failed (a poison record under default.deserialization.exception.handler=fail)', (s) => s.stoppedTasks?.length ?? 0],
+  ['eoscope_failed_stream_threads', "Workers stopped by an error, as Kafka Streams' failed-stream-threads counts failed StreamThreads", (s) => s.workers.filter((w) => w.stop || (w.state === 'stopped' && w.error)).length],
+  ['eoscope_input_lag_records', "Input end offsets minus the group's committed offsets, over running and stopped tasks (records-lag-sum)", (s) => [...s.tasks, ...(s.stoppedTasks ?? [])].reduce((a, t) => a + t.lag, 0)],
 ]
 
 /** Running totals of the lab, mirrored as counters: [name, help, read]. */

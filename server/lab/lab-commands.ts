@@ -87,3 +87,20 @@ export async function applySetConfig(rt: LabRuntime, p: CommandPayload<'setConfi
     lab.mark('config', `workers=${workers}`)
   }
 }
+
+/**
+ * "Skip it and go on" after a poison record stopped tasks under the fail policy: the handler
+ * becomes log-and-continue and every worker restarts cleanly (the stopped ones too), so the record
+ * goes to the dead-letter topic and processing resumes from the committed offsets: nothing is lost.
+ */
+export async function skipPoison(rt: LabRuntime, mark: (label: string) => void): Promise<CommandResult | void> {
+  const stopped = rt.slots.filter((s) => s.process.state === 'exited' || s.worker?.state === 'failed' || s.worker?.state === 'stopped').length
+  if (stopped === 0 && rt.deserializationPolicy === 'log-and-continue') return { ok: false, error: 'nothing to skip: no worker is stopped and poison records already go to the dead-letter topic' }
+  await rt.reconfigure(rt.config, 'log-and-continue')
+  mark(`default.deserialization.exception.handler=log-and-continue: poison records go to the dead-letter topic; ${stopped} stopped worker(s) restarted${rt.wording.restarted}`)
+}
+
+export async function injectPoison(rt: LabRuntime, count: number, mark: (label: string) => void): Promise<void> {
+  await rt.injectPoison(count)
+  mark(`${count} poison record(s) appended to the input (default.deserialization.exception.handler=${rt.deserializationPolicy})`)
+}

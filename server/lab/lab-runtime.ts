@@ -9,7 +9,7 @@
 
 import type { MarkerKind, Step, StepCounters } from '../../lib/lab-protocol.ts'
 import type { StreamsConfig } from '../../lib/streams-config.ts'
-import type { DeserializationPolicy, TaskTopics } from '../engine/stream-task.ts'
+import type { DeserializationPolicy, TaskStop, TaskTopics } from '../engine/stream-task.ts'
 import type { EngineEvent } from '../engine/telemetry.ts'
 import type { BrokerEvent } from '../log/embedded/embedded-cluster.ts'
 import type { AckDropped } from '../log/embedded/embedded-connection.ts'
@@ -37,6 +37,8 @@ export interface WorkerStatus {
   tasks: TaskStatus[]
   producers: ProducerIdentity[]
   error: string | null
+  /** The record that stopped a task of this worker (a poison record under the fail policy); absent from older worker processes. */
+  stop?: TaskStop | null
 }
 
 /** What a runtime publishes besides the engine's own telemetry. */
@@ -99,6 +101,8 @@ export interface RuntimeWording {
   added: string
   /** Why the latency model cannot be chosen (a real network), or null. */
   latencyModel: string | null
+  /** Why default.deserialization.exception.handler=fail cannot be chosen, or null (absent: it can). */
+  failHandler?: string | null
 }
 
 /** When an ended runtime's application is retired: replaced by a fresh one (a reset), or ended for good. */

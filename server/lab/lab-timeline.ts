@@ -15,6 +15,12 @@ export interface VisibleSample {
   max: number | null
 }
 
+/** A worker stopped by an error, as the timeline calls it: the poison record's place when one stopped it. */
+export function failureLabel(workerId: string, error: string): string {
+  const poison = /input record at (\S+@\d+)/.exec(error)
+  return poison ? `${workerId} stopped by poison ${poison[1]}` : `${workerId} stopped: ${error.slice(0, 80)}`
+}
+
 export class LabTimeline {
   private series: ChartPoint[] = []
   private markers: TimelineMarker[] = []

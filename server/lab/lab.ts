@@ -9,11 +9,11 @@ import { refusal, type Capability } from '../log/capabilities.ts'
 import { SystemTime, type Time } from '../log/time.ts'
 import { IncrementalValidator } from '../validator/incremental-validator.ts'
 import { DuplicateLedger } from './duplicate-ledger.ts'
-import { applySetConfig, CommandQueue } from './lab-commands.ts'
+import { applySetConfig, CommandQueue, injectPoison, skipPoison } from './lab-commands.ts'
 import type { LabController } from './lab-controller.ts'
 import type { LabEvent, LabRuntime } from './lab-runtime.ts'
 import { LabHealth } from './lab-health.ts'
-import { LabTimeline, repeat } from './lab-timeline.ts'
+import { failureLabel, LabTimeline, repeat } from './lab-timeline.ts'
 import { PartitionLogBook } from './partition-log-view.ts'
 import { validationTarget } from './runtime-common.ts'
 import { inProcessRuntimes, type InProcessLabOptions, type RuntimeFactory } from './runtime-factory.ts'
@@ -23,7 +23,7 @@ import type { ScenarioHost } from './scenarios/scenario.ts'
 import { correctnessView, labConfig, ledgerWindows, recoveryViews, TraceBook, unavailableControls } from './snapshot-parts.ts'
 import { TransactionBoard } from './transaction-board.ts'
 import { VisibilityTracker } from './visibility-tracker.ts'
-import { idempotentProducers, WorkerBoard } from './worker-board.ts'
+import { idempotentProducers, stoppedTaskViews, WorkerBoard } from './worker-board.ts'
 
 export interface LabLoopOptions {
   ratePerSec?: number
@@ -176,6 +176,9 @@ export class Lab implements LabController {
         for (const b of e.batches) if (b.topic === this.runtime.topics.output) this.ledger.noteRetriedBatch(b.partition, b.baseOffset, b.count)
         this.timeline.mark('ack-dropped', `ack lost: producer ${e.producerId} epoch ${e.epoch}, sequences ${e.batches.map((b) => b.baseSequence).join(',')}`, e.atMs)
         break
+      case 'worker-failed':
+        this.timeline.mark('stopped', failureLabel(e.workerId, e.error), e.atMs)
+        break
       case 'task-migrated':
         this.timeline.mark('fenced', `${e.workerId}: ${e.reason.slice(0, 80)}`, e.atMs)
         break
@@ -243,6 +246,7 @@ export class Lab implements LabController {
     const workers = this.workers.workerViews(rt, now)
     const unavailable = unavailableControls(caps, rt)
     const scenarios = refusal(caps, 'scenarios') === null
+    const tasks = this.workers.taskViews(rt, committed, ends, now)
     this.ledger.windows = ledgerWindows(rt.tracker.recoveries)
     return {
       seq: ++this.seq,
@@ -255,7 +259,8 @@ export class Lab implements LabController {
       config: labConfig(rt, this.rate),
       kafkaStreamsDefaults: { commitIntervalMs: { ...KAFKA_STREAMS_DEFAULTS.commitIntervalMs } },
       workers,
-      tasks: this.workers.taskViews(rt, committed, ends, now),
+      tasks,
+      stoppedTasks: stoppedTaskViews(workers, tasks, (id) => this.workers.held(id), committed, ends),
       series: this.timeline.shownSeries(),
       markers: this.timeline.shownMarkers(),
       transactions: this.board.transactions(),
@@ -307,6 +312,8 @@ export class Lab implements LabController {
     switch (name) {
       case 'setConfig':
         return applySetConfig(rt, payload as CommandPayload<'setConfig'>, { mark: (kind, label) => this.timeline.mark(kind, label), rate: (r) => (this.rate = r) })
+      case 'skipPoison':
+        return skipPoison(rt, (label) => this.timeline.mark('config', label))
       case 'killWorker': {
         const { workerId, step } = payload as CommandPayload<'killWorker'>
         if (!(await rt.killConfirmed(workerId, (step ?? null) as Step | null))) return { ok: false, error: `no live worker ${workerId}` }
@@ -333,12 +340,8 @@ export class Lab implements LabController {
         return
       case 'reset':
         return this.reset()
-      case 'injectPoison': {
-        const { count } = payload as CommandPayload<'injectPoison'>
-        await rt.injectPoison(count)
-        this.timeline.mark('config', `${count} poison record(s) appended to the input`)
-        return
-      }
+      case 'injectPoison':
+        return injectPoison(rt, (payload as CommandPayload<'injectPoison'>).count, (label) => this.timeline.mark('config', label))
       case 'selectPartition':
         return this.select(payload as CommandPayload<'selectPartition'>)
       case 'runScenario': {

@@ -25,6 +25,7 @@ export function workerStatusOf(w: StreamWorker): WorkerStatus {
     })),
     producers: w.producers(),
     error: w.error,
+    stop: w.stop,
   }
 }
 

@@ -149,7 +149,9 @@ export function unavailableControls(caps: LogCapabilities, rt: LabRuntime): Unav
     ['scenarios', refusal(caps, 'scenarios')],
     ['exactlyOnceV2', guaranteeRefusal(caps, EOS_V2)],
     ['pause', refusal(caps, 'pause')],
+    ['killAtStep', refusal(caps, 'kill-at-step')],
     ['latencyModel', rt.wording.latencyModel],
+    ['failHandler', rt.wording.failHandler ?? null],
   ]
   for (const [k, reason] of reasons) if (reason !== null) u[k] = reason
   return u

@@ -3,7 +3,7 @@
 // group last assigned each partition to, and which workers were killed. The runtime's slots add
 // what only the supervisor knows (its own processes' state, when each started).
 
-import type { ProducerTimeline, TaskView, WorkerView } from '../../lib/lab-protocol.ts'
+import type { ProducerTimeline, StoppedTaskView, TaskStopView, TaskView, WorkerView } from '../../lib/lab-protocol.ts'
 import { taskIdOf } from '../../lib/task-id.ts'
 import type { LabEvent, LabRuntime, RuntimeSlot, TaskStatus, WorkerStatus } from './lab-runtime.ts'
 
@@ -18,6 +18,10 @@ interface Reported {
   pid: number | null
   host: string | null
   status: WorkerStatus
+  /** The record that stopped it (kept when a later status, such as its process's exit, no longer carries it). */
+  stop: TaskStopView | null
+  /** The partitions it last reported holding. */
+  held: number[]
   firstSeenMs: number
   lastSeenMs: number
 }
@@ -47,12 +51,19 @@ export class WorkerBoard {
     if ('source' in e) return
     if (e.type === 'worker-status') {
       const known = this.reported.get(e.workerId)
-      this.reported.set(e.workerId, { id: e.workerId, origin: e.origin, pid: e.pid ?? known?.pid ?? null, host: e.host ?? known?.host ?? null, status: e.status, firstSeenMs: known?.firstSeenMs ?? e.atMs, lastSeenMs: e.atMs })
+      const stop = e.status.stop ?? (e.status.state === 'running' ? null : (known?.stop ?? null))
+      const held = e.status.tasks.length > 0 ? e.status.tasks.map((t) => t.partition) : (known?.held ?? [])
+      this.reported.set(e.workerId, { id: e.workerId, origin: e.origin, pid: e.pid ?? known?.pid ?? null, host: e.host ?? known?.host ?? null, status: e.status, stop: stop ? { ...stop } : null, held, firstSeenMs: known?.firstSeenMs ?? e.atMs, lastSeenMs: e.atMs })
     } else if (e.type === 'partitions-assigned' && e.memberId !== null) {
       for (const p of e.partitions) this.owner.set(p, e.memberId)
     } else if (e.type === 'worker-killed') {
       this.killed.add(e.workerId)
     }
+  }
+
+  /** The partitions a worker last reported holding. */
+  held(workerId: string): readonly number[] {
+    return this.reported.get(workerId)?.held ?? []
   }
 
   wasKilled(workerId: string): boolean {
@@ -61,7 +72,7 @@ export class WorkerBoard {
 
   private remoteState(w: Reported, now: number): WorkerView['state'] {
     if (this.killed.has(w.id) || w.status.state === 'dead') return 'killed'
-    return now - w.lastSeenMs > REMOTE_SILENT_MS || w.status.state === 'stopped' ? 'stopped' : 'running'
+    return now - w.lastSeenMs > REMOTE_SILENT_MS || w.status.state === 'stopped' || w.status.state === 'failed' ? 'stopped' : 'running'
   }
 
   /** The runtime's own slots, then workers started elsewhere (a remote worker silent for a minute is dropped). */
@@ -79,6 +90,7 @@ export class WorkerBoard {
         producers: alive && r ? r.status.producers.map((p) => ({ ...p })) : [],
         startedAtMs: s.startedAtMs,
         error: r?.status.error ?? null,
+        stop: alive ? null : (r?.stop ?? null),
         ...(r?.pid != null || r?.host != null ? { pid: r.pid, host: r.host } : {}),
       }
     })
@@ -89,7 +101,7 @@ export class WorkerBoard {
     const remote = [...this.reported.values()].filter((w) => w.origin === 'remote').map((w): WorkerView => {
       const state = this.remoteState(w, now)
       const running = state === 'running'
-      return { id: w.id, memberId: w.status.memberId, state, taskIds: running ? w.status.tasks.map((t) => taskIdOf(t.partition)) : [], producers: running ? w.status.producers.map((p) => ({ ...p })) : [], startedAtMs: w.firstSeenMs, error: null, pid: w.pid, host: w.host, remote: true }
+      return { id: w.id, memberId: w.status.memberId, state, taskIds: running ? w.status.tasks.map((t) => taskIdOf(t.partition)) : [], producers: running ? w.status.producers.map((p) => ({ ...p })) : [], startedAtMs: w.firstSeenMs, error: null, stop: running ? null : w.stop, pid: w.pid, host: w.host, remote: true }
     })
     return [...own, ...remote]
   }
@@ -131,6 +143,28 @@ export class WorkerBoard {
     }
     return tasks.sort((a, b) => a.partition - b.partition)
   }
+}
+
+/**
+ * Tasks that no worker runs because a worker stopped on a poison record: each partition the stopped
+ * workers held, with the record that stopped it where it met one, and its true lag (the input's end
+ * minus the group's committed offset: it grows while the task is stopped, it never reads 0).
+ */
+export function stoppedTaskViews(workers: readonly WorkerView[], running: readonly TaskView[], held: (workerId: string) => readonly number[], committed: (number | null)[], ends: number[]): StoppedTaskView[] {
+  const runningParts = new Set(running.map((t) => t.partition))
+  const out = new Map<number, StoppedTaskView>()
+  for (const w of workers) {
+    if (!w.stop || w.state === 'running' || w.state === 'paused') continue
+    const parts = new Set([w.stop.partition, ...held(w.id)])
+    for (const p of parts) {
+      if (runningParts.has(p)) continue
+      const stop = w.stop.partition === p ? w.stop : null
+      if (out.has(p) && (out.get(p)!.stop !== null || stop === null)) continue
+      const c = committed[p] ?? null
+      out.set(p, { taskId: taskIdOf(p), partition: p, workerId: w.id, stop, committedOffset: c, lag: Math.max(0, (ends[p] ?? 0) - (c ?? 0)) })
+    }
+  }
+  return [...out.values()].sort((a, b) => a.partition - b.partition)
 }
 
 /** Idempotent producers (at_least_once) have no transactional.id: shown by their worker. */

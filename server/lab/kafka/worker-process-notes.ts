@@ -28,6 +28,7 @@ export const KAFKA_WORDING: RuntimeWording = {
   restarted: ': worker processes restarted',
   added: ' (new process)',
   latencyModel: 'real network and broker latency: no model',
+  failHandler: "the Kafka backend's workers use log-and-continue (poison records go to the dead-letter topic); the fail policy is shown on the embedded backend",
 }
 
 /** How long a finished run waits for the last transactions' markers before it is validated. */

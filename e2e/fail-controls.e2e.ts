@@ -1,0 +1,88 @@
+// The dashboard's poison and kill-at-step controls, and the banner a poison record raises under
+// default.deserialization.exception.handler=fail, in Chromium against the real server and the
+// embedded lab.
+
+import path from 'node:path'
+import type { Page } from 'playwright-core'
+import { expect, it } from 'vitest'
+import { SHOTS, describeInChromium } from './chromium-page.ts'
+import { numberIn, waitForNumber } from './page-helpers.ts'
+
+async function runningWorker(page: Page): Promise<string> {
+  const card = page.locator('article.worker-card[data-state="running"]').first()
+  await card.waitFor({ timeout: 15_000 })
+  return (await card.getAttribute('data-testid'))!.replace(/^worker-/, '')
+}
+
+async function metric(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `))
+  return line === undefined ? Number.NaN : Number(line.split(' ')[1])
+}
+
+async function shoot(page: Page, name: string, place: () => Promise<unknown> = async () => {}): Promise<void> {
+  for (const [w, h] of [
+    [1440, 900],
+    [1280, 800],
+  ] as const) {
+    await page.setViewportSize({ width: w, height: h })
+    await place()
+    await page.waitForTimeout(300)
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${w}x${h}.png`) })
+  }
+}
+
+describeInChromium('poison records, kill at a step and the fail banner in chromium', { waitForDashboard: true }, (lab) => {
+  it('poison records appended from the controls panel raise the dead-letter count', async () => {
+    const { page } = lab
+    await expect.poll(() => page.getByTestId('handler-log-and-continue').getAttribute('aria-checked'), { timeout: 10_000 }).toBe('true')
+    const before = await waitForNumber(page, 'dead-letters', (n) => Number.isFinite(n), 15_000)
+    await page.getByTestId('poison-count').fill('3')
+    await page.getByTestId('inject-poison').click()
+    await waitForNumber(page, 'dead-letters', (n) => n >= before + 3, 20_000)
+    expect(await page.getByTestId('poison-controls').locator('.control-error').textContent()).toBe('')
+  })
+
+  it('under exactly_once, a kill at step 4 from the worker card shows an aborted transaction', async () => {
+    const { page } = lab
+    await expect.poll(() => page.getByTestId('stat-guarantee').textContent()).toBe('exactly_once')
+    const id = await runningWorker(page)
+    const aborted0 = await numberIn(page, 'txn-aborted')
+    await page.getByTestId(`kill-step-${id}`).selectOption('4')
+    await page.locator(`article.worker-card[data-testid="worker-${id}"][data-state="killed"]`).waitFor({ timeout: 15_000 })
+    await expect.poll(async () => (await numberIn(page, 'txn-aborted')) > (Number.isNaN(aborted0) ? 0 : aborted0), { timeout: 30_000, interval: 100 }).toBe(true)
+    const snap = (await (await fetch(`${lab.server.url}/api/lab`)).json()) as { markers: { kind: string; label: string }[] }
+    expect(snap.markers.some((m) => m.kind === 'kill' && m.label.startsWith(`${id} killed`) && m.label.endsWith('at step 4'))).toBe(true)
+  })
+
+  it('under fail, a poison record stops tasks with a banner naming it, and "skip it and go on" resumes with nothing lost', async () => {
+    const { page, server } = lab
+    await page.getByTestId('reset').click()
+    await expect.poll(() => page.getByTestId('stat-kills').textContent(), { timeout: 15_000 }).toBe('0')
+    await page.getByTestId('handler-fail').click()
+    await expect.poll(() => page.getByTestId('handler-fail').getAttribute('aria-checked'), { timeout: 15_000 }).toBe('true')
+    await page.waitForTimeout(1_000)
+    await page.getByTestId('poison-count').fill('5')
+    await page.getByTestId('inject-poison').click()
+    const banner = page.getByTestId('fail-banner')
+    await banner.waitFor({ timeout: 30_000 })
+    const stop = banner.locator('[data-testid^="fail-stop-"]').first()
+    expect(await stop.textContent()).toMatch(/task \d+_\d+ on \S+ stopped at input-\d+ @ offset \d+: value "not-a-number-\d+" does not parse/)
+    await expect.poll(() => metric(server.url, 'eoscope_stopped_tasks'), { timeout: 10_000 }).toBeGreaterThan(0)
+    // The lag is the input's end minus the committed offset while the tasks are stopped: it grows, never 0.
+    await waitForNumber(page, 'fail-lag', (n) => n > 0, 10_000)
+    expect(await page.locator('[data-testid^="stopped-task-"]').count()).toBeGreaterThan(0)
+    await shoot(page, 'fail-banner')
+
+    await page.getByTestId('fail-skip').click()
+    await banner.waitFor({ state: 'detached', timeout: 30_000 })
+    await expect.poll(() => page.getByTestId('handler-log-and-continue').getAttribute('aria-checked'), { timeout: 10_000 }).toBe('true')
+    await waitForNumber(page, 'dead-letters', (n) => n >= 5, 30_000)
+    await expect.poll(() => metric(server.url, 'eoscope_stopped_tasks'), { timeout: 10_000 }).toBe(0)
+    await waitForNumber(page, 'stat-processed', (n) => n > 0, 15_000)
+    await page.waitForTimeout(2_500)
+    expect(await numberIn(page, 'correctness-lost-value')).toBe(0)
+    // The poison controls and the worker cards with their kill menus, in one view.
+    await shoot(page, 'controls', () => page.evaluate(() => window.scrollTo(0, document.querySelector('[data-testid="workers"]')!.getBoundingClientRect().top + window.scrollY - 520)))
+  })
+})
