@@ -63,10 +63,12 @@ describe('the REST API', () => {
   it('maps the scenario, poison and partition view endpoints to their commands', async () => {
     expect((await post('/api/scenarios/crash-before-commit')).status).toBe(200)
     expect((await post('/api/faults/poison', { count: 3 })).status).toBe(200)
+    expect((await post('/api/faults/poison/skip')).status).toBe(200)
     expect((await post('/api/views/partition', { topic: 'changelog', partition: 2 })).status).toBe(200)
     expect(lab.executed.map((e) => [e.name, e.payload])).toEqual([
       ['runScenario', { name: 'crash-before-commit' }],
       ['injectPoison', { count: 3 }],
+      ['skipPoison', {}],
       ['selectPartition', { topic: 'changelog', partition: 2, window: 'latest' }],
     ])
   })

@@ -12,6 +12,8 @@
 //   POST /api/workers/:id/resume       resume a paused worker
 //   POST /api/faults/drop-acks         drop the next produce acks; body: {"count": 1}
 //   POST /api/faults/poison            append input records whose values do not parse; body: {"count": 1}
+//   POST /api/faults/poison/skip       after a poison record stopped tasks under the fail handler: switch to
+//                                      log-and-continue (the record goes to the dead-letter topic) and restart them
 //   POST /api/scenarios/:name          run a guided scenario on the lab on screen (body: none or {})
 //   POST /api/views/partition          choose the partition log view; body: {"topic":"output","partition":0,"window":"latest"}
 //
@@ -39,6 +41,7 @@ export const API_ROUTES = [
   { method: 'POST', path: '/api/workers/:id/resume', does: 'resume a paused worker' },
   { method: 'POST', path: '/api/faults/drop-acks', does: 'drop the next produce acks ({count})' },
   { method: 'POST', path: '/api/faults/poison', does: 'append input records whose values do not parse ({count})' },
+  { method: 'POST', path: '/api/faults/poison/skip', does: 'skip the poison records that stopped tasks (log-and-continue) and restart them' },
   { method: 'POST', path: '/api/scenarios/:name', does: 'run a guided scenario on the lab on screen' },
   { method: 'POST', path: '/api/views/partition', does: 'choose the partition log view ({topic, partition, window})' },
 ] as const
@@ -68,6 +71,7 @@ function route(method: string, pathname: string): Route {
   if (pathname === '/api/workers') return post('addWorker')
   if (pathname === '/api/faults/drop-acks') return post('dropAcks')
   if (pathname === '/api/faults/poison') return post('injectPoison')
+  if (pathname === '/api/faults/poison/skip') return post('skipPoison')
   if (pathname === '/api/views/partition') return post('selectPartition')
   const scenario = /^\/api\/scenarios\/([a-z0-9-]{1,64})$/.exec(pathname)
   if (scenario) {
