@@ -122,7 +122,7 @@ export class EmbeddedConsumer implements LogConsumer {
     const parts = [...this.assigned.entries()].filter(([k]) => this.positions.has(k))
     const out: ConsumedRecord[] = []
     if (parts.length > 0) await this.conn.request(c.latency.requestMs, () => this.fetchOnce(parts, maxRecords, out))
-    if (out.length === 0) await c.time.sleep(Math.max(EMPTY_FETCH_WAIT_MS, c.latency.requestMs))
+    if (out.length === 0) await c.time.sleep(Math.max(c.latency.emptyFetchWaitMs ?? EMPTY_FETCH_WAIT_MS, c.latency.requestMs))
     else if (recordsCostMs(c.latency, out.length) > 0) await c.time.sleep(recordsCostMs(c.latency, out.length))
     else await c.time.yield()
     await this.conn.process.gate()
