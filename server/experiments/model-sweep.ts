@@ -23,8 +23,8 @@ import { runSweep } from './sweep-runner.ts'
  */
 export const MODEL_SWEEP_COSTS: LatencyModel = Object.freeze({ ...MODEL_COSTS, recordMs: 10, emptyFetchWaitMs: 20 })
 
-/** Heartbeats every 20 ms: a kill is detected session.timeout.ms after it to within 20 ms, whatever the heartbeats' phase. */
-export const MODEL_HEARTBEAT_MS = 20
+/** Heartbeats every 5 ms: a kill is detected session.timeout.ms after it to within 5 ms, whatever the heartbeats' phase. */
+export const MODEL_HEARTBEAT_MS = 5
 
 export const MODEL_SWEEP_SETTINGS: SweepSettings = Object.freeze({
   ...DEFAULT_SWEEP_SETTINGS,
@@ -61,6 +61,7 @@ export function modelDescription(costs: LatencyModel = MODEL_SWEEP_COSTS, s: Swe
       'Under exactly_once one transaction per task and commit interval: its sends, offsets and EndTxn are paid once per interval, so throughput rises with the interval as those costs amortise; under at_least_once one offset commit per worker and interval.',
       `${s.workers} workers, ${s.partitions} partitions, max.poll.records ${s.maxPollRecords}, session.timeout.ms ${s.sessionTimeoutMs}; throughput under saturated input over max(${s.minWindowMs} ms, ${s.windowCommits} × commit.interval.ms); latency and the kill at a steady ${s.steadyRatePerSec} records/s.`,
       'One kill per repetition, at u × commit.interval.ms after one of the killed worker\'s commits, u uniform in [0, 1) from the seed and the same for every interval (common random numbers). Expected redone records: the worker\'s input rate × commit.interval.ms / 2 (over u), and × u × commit.interval.ms for the draw made.',
+      'Members heartbeat every 5 ms, so a kill is detected session.timeout.ms after it to within 5 ms; the recovery phases still move by a few ms with the phase of the other members\' polls.',
       'Not modelled: network variance, garbage collection, disk, broker load, replication; the broker writes control markers synchronously.',
     ],
   }
