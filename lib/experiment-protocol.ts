@@ -77,6 +77,8 @@ export interface SweepSettings {
   recoveryTimeoutMs: number
   /** How often the read_committed consumer polls the output topic: latencies are known to within it. */
   visibilityPollMs: number
+  /** How often the saturated load looks at the workers' backlogs (default 5 ms). */
+  loadLookMs?: number
 }
 
 export interface Stat {
@@ -104,7 +106,7 @@ export interface RepetitionResult {
   latencyRecords: number
   latencyWindowMs: number
   killedWorker: string | null
-  /** From the start of the kill window (end of the latency window) to the kill. */
+  /** From the killed worker's commit that opens the kill window to the kill: a seeded fraction of commit.interval.ms. */
   killDelayMs: number | null
   recoveryMs: number | null
   phases: PhaseDurations

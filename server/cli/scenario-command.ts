@@ -1,12 +1,17 @@
 // `eoscope scenario NAME [--seed N] [--json]`: one guided fault scenario, headless.
 // Exit 0 when the evidence shows what the scenario claims, 1 when it does not, 2 on bad input.
+// By default in virtual time (the model's costs, exact: the same seed gives the same evidence on
+// every run); --clock system runs it on the system clock, as the dashboard does (measured).
 
 import { SystemTime } from '../log/time.ts'
-import { HeadlessHost, runScenario, SCENARIOS, scenarioByName } from '../lab/scenarios/index.ts'
+import { HeadlessHost, runScenario, runScenarioInVirtualTime, SCENARIOS, scenarioByName, type ScenarioResult } from '../lab/scenarios/index.ts'
+import type { Scenario } from '../lab/scenarios/scenario.ts'
 import { SETTINGS } from '../../lib/streams-config.ts'
 import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
 import { BACKENDS, capabilitiesOf } from './backend.ts'
 import { requireCapability } from '../log/capabilities.ts'
+
+const CLOCKS = ['virtual', 'system'] as const
 
 const NAMES = SCENARIOS.map((s) => s.name).join(', ')
 
@@ -19,6 +24,12 @@ export const SCENARIO = {
     json: { type: 'boolean', meaning: 'print the result as one JSON object' },
     backend: { type: 'choice', choices: BACKENDS, default: 'embedded', meaning: 'the log; the scenarios need the embedded one' },
     brokers: { type: 'string', value: 'HOST:PORT[,HOST:PORT]', meaning: 'the Kafka cluster (--backend kafka, which refuses the scenarios)' },
+    clock: {
+      type: 'choice',
+      choices: CLOCKS,
+      default: 'virtual',
+      meaning: 'virtual: simulated time with the model costs (a CPU cost per record, the latency model), exact and repeatable for a seed; system: the real clock and CPU, as on the dashboard (measured, varies with the load)',
+    },
   },
   notes: [['scenarios:', ...SCENARIOS.map((s) => `  ${s.name}\n      ${s.summary}`)].join('\n')],
 } as const satisfies CommandSpec
@@ -33,18 +44,23 @@ export async function scenarioCommand(name: string | undefined, f: ScenarioFlags
   // lost-ack needs a dropped ack besides the scripted broker: the backend's reason for that first.
   if (name === 'lost-ack') requireCapability(caps, 'drop-acks')
   requireCapability(caps, 'scenarios')
-  const host = new HeadlessHost(new SystemTime(), f.seed)
+  const result = await runOn(f.clock, scenario, f.seed)
+  if (f.json) out(JSON.stringify(result))
+  else {
+    out(`${result.title}\n${scenario.summary}\n`)
+    for (const n of result.narrative) out(`  +${String(n.atMs).padStart(6)} ms  ${n.text}`)
+    out('')
+    for (const e of result.expectations) out(`  ${e.holds ? 'holds ' : 'FAILS '} ${e.claim}`)
+    out(`\n${result.conclusion}`)
+  }
+  return result.passed ? 0 : 1
+}
+
+async function runOn(clock: (typeof CLOCKS)[number], scenario: Scenario, seed: number): Promise<ScenarioResult> {
+  if (clock === 'virtual') return runScenarioInVirtualTime(scenario, seed)
+  const host = new HeadlessHost(new SystemTime(), seed)
   try {
-    const result = await runScenario(scenario, host)
-    if (f.json) out(JSON.stringify(result))
-    else {
-      out(`${result.title}\n${scenario.summary}\n`)
-      for (const n of result.narrative) out(`  +${String(n.atMs).padStart(6)} ms  ${n.text}`)
-      out('')
-      for (const e of result.expectations) out(`  ${e.holds ? 'holds ' : 'FAILS '} ${e.claim}`)
-      out(`\n${result.conclusion}`)
-    }
-    return result.passed ? 0 : 1
+    return await runScenario(scenario, host)
   } finally {
     await host.close()
   }

@@ -3,10 +3,11 @@
 // --backend kafka runs every lab on a Kafka cluster (--brokers, or KAFKA_BROKERS) with worker
 // processes, a fresh application.id per lab.
 
-import { CSV_COLUMNS, DEFAULT_SWEEP_GUARANTEES, DEFAULT_SWEEP_INTERVALS, cellRow, parseSweepRequest, toCsv, type CellResult, type ExperimentRecord } from '../../lib/experiment-protocol.ts'
+import { CSV_COLUMNS, DEFAULT_SWEEP_GUARANTEES, DEFAULT_SWEEP_INTERVALS, cellRow, parseSweepRequest, toCsv, type CellResult, type ExperimentRecord, type SweepSettings } from '../../lib/experiment-protocol.ts'
 import { choiceSchema, settingSchema } from '../../lib/setting-schema.ts'
 import { describeRange, PROCESSING_GUARANTEES, rangeOf, SETTINGS } from '../../lib/streams-config.ts'
 import { ExperimentStore } from '../experiments/experiment-store.ts'
+import { expectedRedone, modelDescription, runModelSweep } from '../experiments/model-sweep.ts'
 import { KAFKA_SWEEP_NOTES, runSweep, sweepUnavailableReason, type SweepKafkaTarget } from '../experiments/sweep-runner.ts'
 import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
 import { BACKENDS, capabilitiesOf, kafkaSecurityForCommand, parseBrokers } from './backend.ts'
@@ -34,8 +35,15 @@ export const SWEEP = {
     json: { type: 'boolean', meaning: 'print the rows and the full record as JSON' },
     csv: { type: 'boolean', meaning: 'print the rows as CSV' },
     'no-save': { type: 'boolean', meaning: 'do not store the result under the data directory (EOSCOPE_DATA_DIR)' },
+    model: {
+      type: 'boolean',
+      meaning: 'the model: the embedded log in virtual time, the latency model and a CPU cost per record the only costs; exact (the same seed gives the same figures on every run, whatever the load), every figure labelled model',
+    },
   },
-  notes: ['--backend kafka: --brokers, or KAFKA_BROKERS in the environment; TLS and SASL from KAFKA_SSL* and KAFKA_SASL_* in the environment (see eoscope worker --help).'],
+  notes: [
+    '--model: figures from the model, not measurements; its assumptions are printed with them (--json: the model block). Without --model the figures are measured on this machine and vary with its load.',
+    '--backend kafka: --brokers, or KAFKA_BROKERS in the environment; TLS and SASL from KAFKA_SSL* and KAFKA_SASL_* in the environment (see eoscope worker --help).',
+  ],
 } as const satisfies CommandSpec
 
 type SweepFlags = FlagValues<(typeof SWEEP)['flags']>
@@ -81,49 +89,57 @@ export async function sweepCommand(f: SweepFlags, out: (s: string) => void): Pro
   const unavailable = sweepUnavailableReason(request, target)
   if (unavailable !== null) throw new UsageError(unavailable)
 
+  if (f.model && f.backend !== 'embedded') throw new UsageError('--model runs on the embedded log: drop --backend kafka')
+
   const abort = new AbortController()
   const onSignal = () => abort.abort()
   process.once('SIGINT', onSignal)
   let lastLine = ''
-  const record = await runSweep({
-    request,
-    kafka: target,
-    signal: abort.signal,
-    onProgress: (r) => {
-      const c = r.progress.current
-      const line = c ? `[${r.progress.done}/${r.progress.total}] ${c.guarantee} commit.interval.ms=${c.commitIntervalMs} repetition ${c.repetition}: ${c.stage}` : ''
-      if (line && line !== lastLine) process.stderr.write(line + '\n')
-      lastLine = line
-    },
-  }).finally(() => process.off('SIGINT', onSignal))
+  const onProgress = (r: ExperimentRecord) => {
+    const c = r.progress.current
+    const line = c ? `[${r.progress.done}/${r.progress.total}] ${f.model ? 'model: ' : ''}${c.guarantee} commit.interval.ms=${c.commitIntervalMs} repetition ${c.repetition}: ${c.stage}` : ''
+    if (line && line !== lastLine) process.stderr.write(line + '\n')
+    lastLine = line
+  }
+  const running = f.model ? runModelSweep({ request, signal: abort.signal, onProgress }) : runSweep({ request, kafka: target, signal: abort.signal, onProgress })
+  const record = await running.finally(() => process.off('SIGINT', onSignal))
   if (!f['no-save']) {
     const store = new ExperimentStore()
     await store.save(record)
     process.stderr.write(`saved ${store.dir}/${record.id}.json\n`)
   }
-  if (f.json) out(JSON.stringify(jsonOf(record), null, 2))
+  const kind: Figures = f.model ? 'model' : 'measured'
+  if (f.json) out(JSON.stringify(jsonOf(record, kind), null, 2))
   else if (f.csv) out(toCsv(record.cells).trimEnd())
-  else out(formatTable(record))
+  else out(formatTable(record, kind))
   return record.status === 'done' ? 0 : 1
 }
 
+/** Model figures (virtual time, exact) or measured ones (this machine, its load). */
+type Figures = 'model' | 'measured'
+
 /** The JSON output: the rows first, then the full record for anyone who wants the repetitions. */
-function jsonOf(r: ExperimentRecord) {
+function jsonOf(r: ExperimentRecord, figures: Figures) {
   return {
     id: r.id,
     status: r.status,
     backend: r.request.backend,
+    figures,
+    ...(figures === 'model' ? { model: modelDescription() } : {}),
     ...(r.request.backend === 'kafka' ? { notes: KAFKA_SWEEP_NOTES } : {}),
     settings: r.settings,
     machine: r.machine,
-    rows: r.cells.map(rowOf),
+    rows: r.cells.map((c) => rowOf(c, r.settings, figures)),
     record: r,
   }
 }
 
-function rowOf(c: CellResult) {
+function rowOf(c: CellResult, s: SweepSettings, figures: Figures) {
   const round = (v: number | null) => (v === null ? null : Math.round(v * 10) / 10)
+  const kills = c.repetitions.map((x) => x.killDelayMs).filter((x): x is number => x !== null)
+  const meanKillDelay = kills.length === 0 ? null : kills.reduce((a, b) => a + b, 0) / kills.length
   return {
+    figures,
     guarantee: c.guarantee,
     commitIntervalMs: c.commitIntervalMs,
     throughputPerSec: { median: round(c.throughputPerSec.median), min: round(c.throughputPerSec.min), max: round(c.throughputPerSec.max) },
@@ -138,11 +154,13 @@ function rowOf(c: CellResult) {
       catchUp: round(c.phases.catchUp.median),
     },
     duplicatesPerKill: round(c.duplicatesPerKill.median),
+    redonePerKill: round(c.redonePerKill.median),
+    expectedRedone: expectedRedone(s, c.commitIntervalMs, meanKillDelay),
     saturated: c.repetitions.every((x) => x.saturated),
   }
 }
 
-function formatTable(r: ExperimentRecord): string {
+function formatTable(r: ExperimentRecord, figures: Figures): string {
   const cols = CSV_COLUMNS.filter((c) => c !== 'repetitions' && c !== 'redonePerKill')
   const head: Record<string, string> = {
     guarantee: 'guarantee',
@@ -171,7 +189,8 @@ function formatTable(r: ExperimentRecord): string {
   const fmt = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
   const s = r.settings
   return [
-    `eoscope sweep: ${r.request.backend} backend, ${r.request.repeat} repetition(s) per cell, ${r.status}${r.error ? ` (${r.error})` : ''}`,
+    `eoscope sweep: ${figures === 'model' ? 'MODEL (embedded log in virtual time; figures from the model, not measured)' : `${r.request.backend} backend, measured`}, ${r.request.repeat} repetition(s) per cell, ${r.status}${r.error ? ` (${r.error})` : ''}`,
+    ...(figures === 'model' ? modelDescription().assumptions.map((a) => `  model: ${a}`) : []),
     `  throughput: saturated input, window max(${s.minWindowMs} ms, ${s.windowCommits} × commit.interval.ms); latency and one kill: steady ${s.steadyRatePerSec} records/s; ${s.workers} workers, ${s.partitions} partitions, session.timeout.ms ${s.sessionTimeoutMs}`,
     fmt(header),
     ...rows.map(fmt),

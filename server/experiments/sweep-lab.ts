@@ -17,6 +17,7 @@ import type { Logger } from '../logging.ts'
 import type { KafkaClientConfig } from '../log/kafka/kafka-client.ts'
 import { SystemTime, type Time } from '../log/time.ts'
 import { InProcessRuntime } from '../lab/in-process-runtime.ts'
+import type { LatencyModel } from '../log/embedded/latency-model.ts'
 import type { SweepKafkaTarget } from './sweep-settings.ts'
 import type { LabRuntime } from '../lab/lab-runtime.ts'
 
@@ -78,6 +79,25 @@ export const KAFKA_SWEEP_NOTES: readonly string[] = [
 ]
 
 const END_POLL_MS = 50
+
+/** What the model sweep changes in each embedded lab: its costs instead of the latency model, and how often its members heartbeat. */
+export interface ModelLab {
+  costs: LatencyModel
+  heartbeatIntervalMs: number
+}
+
+/** The embedded log with the model's costs and heartbeats (the model sweep, in virtual time). */
+export function modelSweepBackend(model: ModelLab): SweepBackend {
+  return {
+    ...EMBEDDED_SWEEP_BACKEND,
+    async newLab(spec, purpose, repetition) {
+      const config = { ...spec.config, 'heartbeat.interval.ms': model.heartbeatIntervalMs }
+      const lab = await EMBEDDED_SWEEP_BACKEND.newLab({ ...spec, config }, purpose, repetition)
+      ;(lab.runtime as InProcessRuntime).cluster.latency = { ...model.costs }
+      return lab
+    },
+  }
+}
 
 export const EMBEDDED_SWEEP_BACKEND: SweepBackend = {
   eventLagMs: 0,

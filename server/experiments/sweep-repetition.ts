@@ -80,7 +80,8 @@ function runningTasks(lab: LabRuntime): number {
  * until every partition has a running task and the group has committed something.
  */
 async function settleWithLoad(ctx: RepetitionContext, lab: LabRuntime, startLoad: () => void): Promise<void> {
-  const maxMs = ctx.backend.settleTimeoutMs
+  // The group's first commit comes one commit interval after its tasks start.
+  const maxMs = ctx.backend.settleTimeoutMs + ctx.commitIntervalMs
   const deadline = ctx.time.now() + maxMs
   const unsettled = () => new Error(`the lab did not settle: not every partition got a running task within ${Math.round(maxMs / 1000)} s`)
   if (ctx.backend.loadStart === 'once-settled' && !(await waitFor(ctx, () => groupSettled(lab), maxMs))) throw unsettled()
@@ -182,7 +183,7 @@ class SaturatedLoad {
       }
       const total = waiting.reduce((a, b) => a + b, 0)
       this.lab.runtime.generator.setRate(waiting.some((n) => n < share) && total < 4 * s.backlogRecords ? Number.POSITIVE_INFINITY : 0)
-      await time.sleep(5)
+      await time.sleep(s.loadLookMs ?? 5)
     }
   }
 
@@ -257,16 +258,39 @@ async function measureLatency(ctx: RepetitionContext, lab: LeasedLab): Promise<L
 
 const NO_PHASES: PhaseDurations = { detection: null, rebalance: null, fence: null, restore: null, catchUp: null }
 
-/** The kill: a seeded moment within one commit interval, a seeded worker among those with tasks; then its recovery. */
+/**
+ * The kill: a seeded worker among those with tasks, at a seeded uniformly random moment inside one
+ * of its commit intervals (u × commit.interval.ms after its next commit; at once if none comes). The
+ * draw u depends on the repetition's seed only, not on the interval (common random numbers): every
+ * interval of a repetition is killed at the same fraction of its commit cycle, so the curve compares
+ * intervals, not draws. Then its recovery.
+ */
 async function killAndRecover(ctx: RepetitionContext, rt: LabRuntime): Promise<RecoveryFigures> {
-  const rng = new SeededRandom((ctx.seed * 0x9e37 + ctx.commitIntervalMs) >>> 0)
-  const killWindowStart = ctx.time.now()
-  await sleepFor(ctx, rng.int(0, Math.max(1, ctx.commitIntervalMs)))
+  const rng = new SeededRandom((ctx.seed * 0x9e37) >>> 0)
+  const u = rng.next()
   const candidates = busyWorkers(rt)
   if (candidates.length === 0) return { killedWorker: null, killDelayMs: null, recoveryMs: null, phases: NO_PHASES, redone: null }
   const killedWorker = rng.pick(candidates).worker!.id
-  const killDelayMs = ctx.time.now() - killWindowStart
-  rt.kill(killedWorker, null)
+  let killWindowStart: number | null = null
+  let killedAt: number | null = null
+  const kill = () => {
+    killedAt = ctx.time.now()
+    rt.kill(killedWorker, null)
+  }
+  const off = rt.onEvent((e) => {
+    if (killWindowStart !== null || 'source' in e || e.type !== 'offsets-committed' || e.workerId !== killedWorker) return
+    killWindowStart = e.atMs
+    void ctx.time.sleep(Math.max(0, e.atMs + Math.floor(u * ctx.commitIntervalMs) - ctx.time.now())).then(kill)
+  })
+  try {
+    if (!(await waitFor(ctx, () => killedAt !== null, 3 * ctx.commitIntervalMs + ctx.backend.eventLagMs + 5_000, 1))) {
+      killWindowStart = ctx.time.now()
+      kill()
+    }
+  } finally {
+    off()
+  }
+  const killDelayMs = killedAt! - killWindowStart!
   const r = rt.tracker.recoveries[rt.tracker.recoveries.length - 1]
   if (!r) return { killedWorker, killDelayMs, recoveryMs: null, phases: NO_PHASES, redone: null }
   await waitFor(ctx, () => r.t1 !== null, ctx.settings.recoveryTimeoutMs)

@@ -26,7 +26,7 @@ import pino from 'pino'
 import { cellOf, type CellResult, type ExperimentProgress, type ExperimentRecord, type RepetitionResult, type SweepRequest, type SweepSettings } from '../../lib/experiment-protocol.ts'
 import { createLogger, logLevelFrom, type Logger } from '../logging.ts'
 import { MockTime, SystemTime, type Time } from '../log/time.ts'
-import { EMBEDDED_SWEEP_BACKEND, kafkaSweepBackend, type SweepBackend } from './sweep-lab.ts'
+import { EMBEDDED_SWEEP_BACKEND, kafkaSweepBackend, modelSweepBackend, type ModelLab, type SweepBackend } from './sweep-lab.ts'
 import { runRepetition, SweepCancelledError } from './sweep-repetition.ts'
 import { defaultSweepSettings, sweepUnavailableReason, type SweepKafkaTarget } from './sweep-settings.ts'
 
@@ -57,6 +57,8 @@ export interface SweepRunOptions {
   onProgress?: (record: ExperimentRecord) => void
   /** The cluster a kafka sweep runs on. */
   kafka?: SweepKafkaTarget | null
+  /** The model sweep's changes to each embedded lab (its costs and heartbeats; in virtual time). */
+  model?: ModelLab
   /** Where the sweep logs (default: pino on stderr at LOG_LEVEL; stdout may carry the sweep's JSON or CSV). */
   logger?: Logger
 }
@@ -74,7 +76,7 @@ export function newExperimentId(nowMs: number, seed: number): string {
 function backendFor(o: SweepRunOptions, time: Time): SweepBackend {
   const unavailable = sweepUnavailableReason(o.request, o.kafka)
   if (unavailable !== null) throw new BackendUnavailableError(unavailable)
-  if (o.request.backend !== 'kafka') return EMBEDDED_SWEEP_BACKEND
+  if (o.request.backend !== 'kafka') return o.model ? modelSweepBackend(o.model) : EMBEDDED_SWEEP_BACKEND
   if (!(time instanceof SystemTime)) throw new BackendUnavailableError('the kafka backend runs on the system clock only')
   const target = { ...o.kafka!, applicationIdPrefix: o.kafka!.applicationIdPrefix ?? `eoscope-sweep-${Date.now().toString(36)}` }
   return kafkaSweepBackend(target, (o.logger ?? defaultLogger()).child({ component: 'sweep-lab' }))

@@ -21,3 +21,4 @@ export function scenarioByName(name: string): Scenario | undefined {
 }
 
 export { HeadlessHost, runScenario, type ScenarioResult, type ScenarioHost } from './scenario.ts'
+export { runScenarioInVirtualTime } from './virtual-time.ts'

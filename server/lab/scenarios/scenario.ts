@@ -5,6 +5,7 @@
 import type { Step } from '../../../lib/lab-protocol.ts'
 import { streamsConfigFor, type ProcessingGuarantee } from '../../../lib/streams-config.ts'
 import type { Time } from '../../log/time.ts'
+import type { LatencyModel } from '../../log/embedded/latency-model.ts'
 import { validateRun } from '../../validator/validator.ts'
 import type { ValidationReport } from '../../validator/report.ts'
 import { InProcessRuntime, type InProcessRuntimeOptions as InProcessOptions } from '../in-process-runtime.ts'
@@ -92,15 +93,21 @@ export function runtimeOptions(setup: ScenarioSetup, seed: number): InProcessOpt
   }
 }
 
-/** A host that starts fresh runtimes (headless, tests). */
+/**
+ * A host that starts fresh runtimes (headless, tests). `costs`: the latency model every lab with
+ * the latency model on is charged instead of the default one (in virtual time, MODEL_COSTS, whose
+ * per-record cost stands for the CPU a virtual clock does not see).
+ */
 export class HeadlessHost implements ScenarioHost {
   readonly runtimes: InProcessRuntime[] = []
   constructor(
     readonly time: Time,
     readonly seed: number,
+    private readonly costs: LatencyModel | null = null,
   ) {}
   async start(setup: ScenarioSetup): Promise<InProcessRuntime> {
     const r = new InProcessRuntime(this.time, runtimeOptions(setup, this.seed))
+    if (this.costs !== null && r.options.latency !== 'off') r.cluster.latency = { ...this.costs }
     this.runtimes.push(r)
     await r.start()
     return r

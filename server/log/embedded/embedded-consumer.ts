@@ -8,6 +8,7 @@ import { LogError, isLogError } from '../errors.ts'
 import type { ConsumedRecord, ConsumerGroupMetadata, ConsumerOptions, LogConsumer, OffsetToCommit, RebalanceListener, TopicPartition } from '../types.ts'
 import { tpKey } from '../types.ts'
 import type { EmbeddedConnection } from './embedded-connection.ts'
+import { recordsCostMs } from './latency-model.ts'
 
 const UNSTABLE_OFFSET_RETRY_MS = 10
 const EMPTY_FETCH_WAIT_MS = 2
@@ -121,7 +122,8 @@ export class EmbeddedConsumer implements LogConsumer {
     const parts = [...this.assigned.entries()].filter(([k]) => this.positions.has(k))
     const out: ConsumedRecord[] = []
     if (parts.length > 0) await this.conn.request(c.latency.requestMs, () => this.fetchOnce(parts, maxRecords, out))
-    if (out.length === 0) await c.time.sleep(Math.max(EMPTY_FETCH_WAIT_MS, c.latency.requestMs))
+    if (out.length === 0) await c.time.sleep(Math.max(c.latency.emptyFetchWaitMs ?? EMPTY_FETCH_WAIT_MS, c.latency.requestMs))
+    else if (recordsCostMs(c.latency, out.length) > 0) await c.time.sleep(recordsCostMs(c.latency, out.length))
     else await c.time.yield()
     await this.conn.process.gate()
     return out

@@ -1,0 +1,22 @@
+// Headless scenarios in virtual time: the same scripts on a MockTime, with the model's costs
+// (MODEL_COSTS: the latency model and a CPU cost per record) as the only cost, so that a seed gives
+// the same evidence to the record on every run, whatever the machine's load. The dashboard's live
+// lab runs the same scripts on the system clock.
+
+import { MODEL_COSTS } from '../../log/embedded/latency-model.ts'
+import { MockTime } from '../../log/time.ts'
+import { HeadlessHost, runScenario, type Scenario, type ScenarioResult } from './scenario.ts'
+
+/** Virtual time a scenario may take before it is given up (far beyond any script's own waits). */
+const MAX_VIRTUAL_MS = 3_600_000
+
+/** Runs one scenario headless on a fresh virtual clock, and closes its labs. */
+export async function runScenarioInVirtualTime(scenario: Scenario, seed: number): Promise<ScenarioResult> {
+  const time = new MockTime()
+  const host = new HeadlessHost(time, seed, MODEL_COSTS)
+  try {
+    return await time.runUntilSettled(runScenario(scenario, host), MAX_VIRTUAL_MS)
+  } finally {
+    await time.runUntilSettled(host.close(), MAX_VIRTUAL_MS)
+  }
+}
