@@ -187,18 +187,23 @@ function scheduleFaults(lab: LabRuntime, o: RunOptions, feedMs: number): { stop:
     loops.push(
       (async () => {
         const open = () => lab.faultWindowOpen()
+        const withTasks = () => lab.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
+        let committedAtKill = lab.committedTotal()
         while (!stopped && open()) {
           await time.sleep(every)
           if (stopped || !open()) break
-          let live = lab.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
+          let live = withTasks()
           // Worker processes report their tasks every ~100 ms and lose them during rebalances: on
           // Kafka a kill that falls due then waits for a worker with tasks instead of being skipped.
-          while (live.length === 0 && lab.statusByMessages && !stopped && open()) {
+          // It also waits for the group to commit something since the last kill: a kill there costs
+          // up to session.timeout.ms of detection, and kills faster than recovery would starve the run.
+          while ((live.length === 0 || lab.committedTotal() <= committedAtKill) && lab.statusByMessages && !stopped && open()) {
             await time.sleep(50)
-            live = lab.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
+            live = withTasks()
           }
           if (live.length === 0) continue
           const slot = rng.pick(live)
+          committedAtKill = lab.committedTotal()
           lab.kill(slot.worker!.id, o.killAtStep)
         }
       })(),
