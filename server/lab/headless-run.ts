@@ -36,7 +36,7 @@ export interface RunOptions {
   idempotence: boolean
   latency: 'default' | 'off'
   keys?: number
-  /** Give up (and report it) after this long. */
+  /** Give up (and report it) after this long (default: defaultRunTimeoutMs). */
   timeoutMs?: number
   /** Stop as stalled when the group commits no input for this long while input remains (default: stallLimitMs of the config). */
   stallAfterMs?: number
@@ -80,6 +80,11 @@ export interface RunResult extends CorrectnessFigures {
   validation: ValidationReport
 }
 
+/** A run's deadline: max(300 s, 60 × session.timeout.ms), each kill costing up to a session timeout of detection. */
+export function defaultRunTimeoutMs(config: Pick<StreamsConfig, 'session.timeout.ms'>): number {
+  return Math.max(300_000, 60 * config['session.timeout.ms'])
+}
+
 export function runConfig(o: RunOptions): StreamsConfig {
   return streamsConfigFor(o.guarantee, {
     commitIntervalMs: o.commitIntervalMs,
@@ -119,7 +124,8 @@ async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time
 
   const feedMs = Number.isFinite(o.rate) && o.rate > 0 ? (o.records / o.rate) * 1000 : 2_000
   const faults = scheduleFaults(lab, o, feedMs)
-  const deadline = started + (o.timeoutMs ?? 300_000)
+  // The watchdog ends a run that makes no progress; one that does gets time for its kills' detections.
+  const deadline = started + (o.timeoutMs ?? defaultRunTimeoutMs(lab.config))
   const watchdog = new ProgressWatchdog(lab, o.stallAfterMs ?? stallLimitMs(lab.config))
   let completed = true
   let stalled: Stall | null = null

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { MockTime } from '../log/time.ts'
-import { runHeadless, type RunOptions } from './headless-run.ts'
+import { defaultRunTimeoutMs, runHeadless, type RunOptions } from './headless-run.ts'
 import type { LabRuntime } from './lab-runtime.ts'
 import { countTransactions } from './log-transactions.ts'
 import { stallLimitMs } from './progress-watchdog.ts'
@@ -24,6 +24,9 @@ describe('the progress watchdog of a headless run', () => {
     expect(stallLimitMs({ 'session.timeout.ms': 1_000 })).toBe(60_000)
     expect(stallLimitMs({ 'session.timeout.ms': 10_000 })).toBe(60_000)
     expect(stallLimitMs({ 'session.timeout.ms': 45_000 })).toBe(270_000)
+    // and the run's deadline leaves room for its kills' detections
+    expect(defaultRunTimeoutMs({ 'session.timeout.ms': 1_000 })).toBe(300_000)
+    expect(defaultRunTimeoutMs({ 'session.timeout.ms': 10_000 })).toBe(600_000)
   })
 
   it('stops a run whose workers are all paused, says why, and leaves the correctness figures null', async () => {
