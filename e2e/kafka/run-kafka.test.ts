@@ -10,6 +10,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest'
 import { defaultStreamsConfig } from '../../lib/streams-config.ts'
 import { WorkerProcessRuntime } from '../../server/lab/kafka/worker-process-runtime.ts'
 import { SystemTime } from '../../server/log/time.ts'
+import { KAFKA_GROUP_TIMEOUTS } from '../../server/log/kafka/capabilities.ts'
 import { validateRun } from '../../server/validator/validator.ts'
 import { validationTarget } from '../../server/lab/runtime-common.ts'
 
@@ -17,11 +18,16 @@ const brokers = inject('kafkaBrokers')
 const BIN = fileURLToPath(new URL('../../bin/eoscope.mjs', import.meta.url))
 const run = randomUUID().slice(0, 8)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/**
+ * How long one run with kills may take: each kill costs up to session.timeout.ms of detection
+ * before its partitions move, and a run here has up to ten kills.
+ */
+const RUN_BOUND_MS = 150_000 + 10 * KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs
 
 async function eoscopeRun(args: string[]): Promise<Record<string, unknown> & { code: number }> {
   if (!brokers) throw new Error('no Kafka broker: run these tests with npm run test:kafka')
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'run', '--backend', 'kafka', '--brokers', brokers, '--json', ...args], { timeout: 150_000, maxBuffer: 16 * 1024 * 1024 })
+    const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'run', '--backend', 'kafka', '--brokers', brokers, '--json', ...args], { timeout: RUN_BOUND_MS, maxBuffer: 16 * 1024 * 1024 })
     return { ...JSON.parse(stdout.trim().split('\n').pop()!), code: 0 }
   } catch (e) {
     const err = e as { code?: number; stdout?: string; stderr?: string }
@@ -30,7 +36,7 @@ async function eoscopeRun(args: string[]): Promise<Record<string, unknown> & { c
 }
 
 describe('eoscope run --backend kafka', () => {
-  it('exactly_once with SIGKILL kills: 0 in every correctness figure', { timeout: 180_000 }, async () => {
+  it('exactly_once with SIGKILL kills: 0 in every correctness figure', { timeout: RUN_BOUND_MS + 30_000 }, async () => {
     const r = await eoscopeRun(['--guarantee', 'exactly_once', '--workers', '3', '--partitions', '6', '--records', '30000', '--rate', '3000', '--kill-every', '2000', '--application-id', `eoscope-e2e-eos-${run}`])
     expect(r.completed).toBe(true)
     expect(r.backend).toBe('kafka')
@@ -44,9 +50,15 @@ describe('eoscope run --backend kafka', () => {
     })
     expect(r.outputRecords).toBe(30000)
     expect(r.droppedAcks).toBe(0)
+    // From the ABORT markers the log holds: the broker's aborts of killed workers' transactions too.
+    const txns = r.transactions as { committed: number; aborted: number }
+    const reported = r.transactionsReported as { committed: number; aborted: number }
+    expect(txns.aborted).toBeGreaterThanOrEqual(reported.aborted)
+    expect(txns.committed).toBeGreaterThan(0)
+    expect((r.definitions as Record<string, string>).transactions).toContain('ABORT markers')
   })
 
-  it('at_least_once with kills at step 5 (after the ack, before the commit): duplicates, nothing lost', { timeout: 180_000 }, async () => {
+  it('at_least_once with kills at step 5 (after the ack, before the commit): duplicates, nothing lost', { timeout: RUN_BOUND_MS + 30_000 }, async () => {
     const r = await eoscopeRun(['--guarantee', 'at_least_once', '--workers', '3', '--partitions', '6', '--records', '30000', '--rate', '4000', '--kill-every', '2000', '--kill-at-step', '5', '--application-id', `eoscope-e2e-alos-${run}`])
     expect(r.completed).toBe(true)
     expect(r.kills as number).toBeGreaterThanOrEqual(1)
@@ -108,7 +120,7 @@ describe('a paused worker on Kafka', () => {
     expect(zombieProducers.size).toBeGreaterThan(0)
     const outputEndsAtPause = await Promise.all([0, 1, 2, 3].map((p) => lab!.connection.inspector().offsets({ topic: lab!.topics.output, partition: p })))
 
-    // Past session.timeout.ms (1000 ms): the group drops it and its partitions move to worker-2.
+    // Past session.timeout.ms (1000 ms, set short here on purpose): the group drops it and its partitions move to worker-2.
     const other = lab.slots[1]!.worker!
     await until('worker-2 to own all partitions', () => other.tasks.size === 4, 30_000)
     const migratedBefore = lab.fenced

@@ -8,6 +8,10 @@ import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
 import type { LabRuntime } from '../lab/lab-runtime.ts'
 import { BACKENDS, capabilitiesOf, kafkaSecurityForCommand, parseBrokers } from './backend.ts'
 import { requireCapability, requireGuarantee } from '../log/capabilities.ts'
+import { KAFKA_GROUP_TIMEOUTS } from '../log/kafka/capabilities.ts'
+
+/** The exit status of a run that stalled (no committed progress for a bounded time). */
+export const EXIT_STALLED = 3
 
 export const RUN = {
   name: 'run',
@@ -25,7 +29,7 @@ export const RUN = {
     'restart-after': { type: 'setting', setting: 'restartAfterMs', default: SETTINGS.restartAfterMs.default },
     'drop-acks': { type: 'setting', setting: 'dropAcks', default: SETTINGS.dropAcks.default },
     idempotence: { type: 'choice', choices: ['on', 'off'], default: 'on', meaning: 'enable.idempotence; off only under at_least_once (exactly-once forces it on)' },
-    'session-timeout-ms': { type: 'setting', setting: 'session.timeout.ms' },
+    'session-timeout-ms': { type: 'setting', setting: 'session.timeout.ms', defaultText: `${SETTINGS['session.timeout.ms'].default}; ${KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs} on --backend kafka` },
     'transaction-timeout-ms': { type: 'setting', setting: 'transaction.timeout.ms' },
     'latency-model': { type: 'choice', choices: ['default', 'off'], defaultText: 'default', meaning: "the embedded log's request latencies; off: raw speed" },
     json: { type: 'boolean', meaning: 'print one JSON object instead of the summary' },
@@ -36,7 +40,12 @@ export const RUN = {
     'application-id': { type: 'string', value: 'ID', meaning: 'application.id on Kafka', defaultText: 'a fresh one per run' },
     'worker-logs': { type: 'boolean', meaning: "show the Kafka worker processes' logs" },
   },
-  notes: ['Violations are data (exit 0) unless --expect names a guarantee; bad flags exit 2.', '--backend kafka: TLS and SASL from KAFKA_SSL* and KAFKA_SASL_* in the environment (see eoscope worker --help).'],
+  notes: [
+    'Violations are data (exit 0) unless --expect names a guarantee; bad flags exit 2.',
+    'A run that did not complete within its deadline exits 1; a run that stalled (the group committed no input for max(60 s, 6 × session.timeout.ms) while input remained) stops there and exits 3, with what was seen (members removed, producers re-initialised) in `stalled` and its correctness figures null.',
+    `--backend kafka: session.timeout.ms defaults to ${KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs} (heartbeat.interval.ms ${KAFKA_GROUP_TIMEOUTS.heartbeatIntervalMs}), Kafka's own kind of timeout for a real cluster: detection of a killed worker takes up to session.timeout.ms.`,
+    '--backend kafka: TLS and SASL from KAFKA_SSL* and KAFKA_SASL_* in the environment (see eoscope worker --help).',
+  ],
 } as const satisfies CommandSpec
 
 type RunFlags = FlagValues<(typeof RUN)['flags']>
@@ -87,9 +96,12 @@ export async function runCommand(f: RunFlags, out: (s: string) => void): Promise
     if (e instanceof Error && e.name === 'ConfigException') throw new UsageError(e.message)
     throw e
   })
-  const { validation, ...summary } = result
-  if (f.json) out(JSON.stringify({ ...summary, poison: validation.poison, unavailable: validation.unavailable }))
+  const { validation, unavailableFigures, ...summary } = result
+  // A figure that cannot be told is null, and says why here: the validator's rows, or all of them after a stall.
+  const unavailable = [...validation.unavailable, ...(unavailableFigures ?? []).map((u) => ({ row: u.figure, reason: u.reason }))]
+  if (f.json) out(JSON.stringify({ ...summary, poison: validation.poison, unavailable }))
   else out(formatSummary(result))
+  if (result.stalled) return EXIT_STALLED
   if (!result.completed) return 1
   if (f.expect) {
     const v = violations(validation, f.expect)
@@ -103,16 +115,17 @@ export async function runCommand(f: RunFlags, out: (s: string) => void): Promise
 
 function formatSummary(r: RunResult): string {
   const lines = [
-    `eoscope run: ${r.backend} backend, ${r.guarantee}, commit.interval.ms=${r.commitIntervalMs}, ${r.records} records${r.completed ? '' : ' (DID NOT COMPLETE)'}`,
+    `eoscope run: ${r.backend} backend, ${r.guarantee}, commit.interval.ms=${r.commitIntervalMs}, ${r.records} records${r.stalled ? ' (STALLED)' : r.completed ? '' : ' (DID NOT COMPLETE)'}`,
+    ...(r.stalled ? [`  stalled               ${r.stalled.reason}`] : []),
     `  processed throughput  ${r.throughputPerSec.toLocaleString('en-US')} records/s over ${(r.durationMs / 1000).toFixed(2)} s`,
     `  output records        ${r.outputRecords}`,
     `  faults                ${r.kills} kills, ${r.droppedAcks} dropped acks, ${r.fenced} fenced/migrated`,
-    `  transactions          ${r.transactions.committed} committed, ${r.transactions.aborted} aborted`,
+    `  transactions          ${r.transactions.committed} committed, ${r.transactions.aborted} aborted (markers in the log; workers reported ${r.transactionsReported.committed} / ${r.transactionsReported.aborted})`,
     `  duplicates            ${r.duplicates ?? 'unavailable'}`,
     `  lost                  ${r.lost ?? 'unavailable'}`,
-    `  aborted reads         ${r.abortedReads} (read_uncommitted would see ${r.abortedReadsUncommitted})`,
+    `  aborted reads         ${r.abortedReads ?? 'unavailable'} (read_uncommitted would see ${r.abortedReadsUncommitted ?? 'unavailable'})`,
     `  state mismatches      ${r.stateMismatches ?? 'unavailable'}`,
-    `  open transactions     ${r.openTransactions}`,
+    `  open transactions     ${r.openTransactions ?? 'unavailable'}`,
   ]
   const done = r.recoveries.filter((x) => x.ms !== null)
   if (done.length > 0) {

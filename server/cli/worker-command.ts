@@ -3,7 +3,7 @@
 // application.id, they join the same group and show up in the same telemetry.
 
 import { PROCESSING_GUARANTEES, SETTINGS, streamsConfigFor, validateStreamsConfig } from '../../lib/streams-config.ts'
-import { KAFKA_CAPABILITIES } from '../log/kafka/capabilities.ts'
+import { KAFKA_CAPABILITIES, KAFKA_GROUP_TIMEOUTS, withKafkaGroupTimeouts } from '../log/kafka/capabilities.ts'
 import { hostname } from 'node:os'
 import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
 import { describeKafkaSecurity, type KafkaSecurity } from '../log/kafka/client-security.ts'
@@ -21,7 +21,7 @@ export const WORKER = {
     'worker-id': { type: 'string', value: 'ID', meaning: 'the worker id', defaultText: 'SLOT-PID' },
     guarantee: { type: 'choice', choices: PROCESSING_GUARANTEES, defaultText: 'exactly_once', meaning: 'processing.guarantee' },
     'commit-interval-ms': { type: 'setting', setting: 'commit.interval.ms' },
-    'session-timeout-ms': { type: 'setting', setting: 'session.timeout.ms' },
+    'session-timeout-ms': { type: 'setting', setting: 'session.timeout.ms', defaultText: `${KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs} on Kafka (heartbeat.interval.ms a fifth of it, at most ${KAFKA_GROUP_TIMEOUTS.heartbeatIntervalMs})` },
     'transaction-timeout-ms': { type: 'setting', setting: 'transaction.timeout.ms' },
     idempotence: { type: 'choice', choices: ['on', 'off'], defaultText: 'on', meaning: 'enable.idempotence; off only under at_least_once' },
     partitions: { type: 'setting', setting: 'partitions' },
@@ -55,14 +55,16 @@ export async function workerCommand(f: WorkerFlags, out: (s: string) => void): P
   const guarantee = f.guarantee ?? 'exactly_once'
   requireGuarantee(KAFKA_CAPABILITIES, guarantee)
   if (f.idempotence === 'off' && guarantee !== 'at_least_once') throw new UsageError(`--idempotence off is only allowed with --guarantee at_least_once`)
-  const config = streamsConfigFor(guarantee, {
-    applicationId: appId,
-    commitIntervalMs: f['commit-interval-ms'],
-    transactionTimeoutMs: f['transaction-timeout-ms'],
-    sessionTimeoutMs: f['session-timeout-ms'],
-    maxPollRecords: f['max-poll-records'],
-    idempotence: f.idempotence !== 'off',
-  })
+  const config = withKafkaGroupTimeouts(
+    streamsConfigFor(guarantee, {
+      applicationId: appId,
+      commitIntervalMs: f['commit-interval-ms'],
+      transactionTimeoutMs: f['transaction-timeout-ms'],
+      maxPollRecords: f['max-poll-records'],
+      idempotence: f.idempotence !== 'off',
+    }),
+    f['session-timeout-ms'],
+  )
   try {
     validateStreamsConfig(config)
   } catch (e) {

@@ -4,7 +4,7 @@
 import type { SweepRequest, SweepSettings } from '../../lib/experiment-protocol.ts'
 import { EOSCOPE_DEFAULTS, streamsConfigFor, type ProcessingGuarantee, type StreamsConfig } from '../../lib/streams-config.ts'
 import { guaranteeRefusal } from '../log/capabilities.ts'
-import { KAFKA_CAPABILITIES } from '../log/kafka/capabilities.ts'
+import { KAFKA_CAPABILITIES, KAFKA_GROUP_TIMEOUTS } from '../log/kafka/capabilities.ts'
 import type { KafkaSecurity } from '../log/kafka/client-security.ts'
 
 export const DEFAULT_SWEEP_SETTINGS: SweepSettings = Object.freeze({
@@ -33,6 +33,7 @@ export const DEFAULT_SWEEP_SETTINGS: SweepSettings = Object.freeze({
 export const DEFAULT_KAFKA_SWEEP_SETTINGS: SweepSettings = Object.freeze({
   ...DEFAULT_SWEEP_SETTINGS,
   latencyModel: 'off',
+  sessionTimeoutMs: KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs,
   steadyRatePerSec: 300,
   maxPollRecords: 100,
   minWindowMs: 3_000,

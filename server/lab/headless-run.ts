@@ -14,6 +14,9 @@ import { validationTarget } from './runtime-common.ts'
 import type { LabRuntime } from './lab-runtime.ts'
 import type { RuntimeSettings } from './lab-runtime.ts'
 import type { KafkaClientConfig } from '../log/kafka/kafka-client.ts'
+import { ProgressWatchdog, stallLimitMs, type Stall } from './progress-watchdog.ts'
+import { RUN_DEFINITIONS } from './run-definitions.ts'
+import { transactionsInLog } from './log-transactions.ts'
 
 export interface RunOptions {
   guarantee: ProcessingGuarantee
@@ -33,8 +36,10 @@ export interface RunOptions {
   idempotence: boolean
   latency: 'default' | 'off'
   keys?: number
-  /** Give up (and report it) after this long. */
+  /** Give up (and report it) after this long (default: defaultRunTimeoutMs). */
   timeoutMs?: number
+  /** Stop as stalled when the group commits no input for this long while input remains (default: stallLimitMs of the config). */
+  stallAfterMs?: number
   /** The embedded log (default) or a Kafka cluster, with worker processes. */
   backend?: 'embedded' | 'kafka'
   /** Kafka only: the cluster, and the application.id (default: a fresh one per run). */
@@ -43,8 +48,8 @@ export interface RunOptions {
   beforeClose?: (runtime: LabRuntime) => Promise<void>
 }
 
-/** The correctness figures of MEASURES.md, as the validator reports them. */
-type CorrectnessFigures = ReturnType<typeof correctnessFigures>
+/** The correctness figures of MEASURES.md, as the validator reports them; all null after a stall. */
+type CorrectnessFigures = { [K in keyof ReturnType<typeof correctnessFigures>]: ReturnType<typeof correctnessFigures>[K] | null }
 
 export interface RunResult extends CorrectnessFigures {
   backend: 'embedded' | 'kafka'
@@ -59,11 +64,25 @@ export interface RunResult extends CorrectnessFigures {
   kills: number
   droppedAcks: number
   fenced: number
+  /** From the log's markers (RUN_DEFINITIONS.transactions). */
   transactions: { committed: number; aborted: number }
+  /** As the workers reported them (RUN_DEFINITIONS.transactionsReported). */
+  transactionsReported: { committed: number; aborted: number }
   recoveries: { workerId: string; t0: number; ms: number | null; redone: number; phases: { detection: number | null; rebalance: number | null; fence: number | null; restore: number | null; catchUp: number | null } }[]
   duplicateKeys: { key: string; count: number }[]
   completed: boolean
+  /** Set when the run stopped because the group made no committed progress (the figures are then null). */
+  stalled?: Stall
+  /** Why figures are null, beside the validator's own unavailable rows. */
+  unavailableFigures?: { figure: string; reason: string }[]
+  /** What each figure counts. */
+  definitions: typeof RUN_DEFINITIONS
   validation: ValidationReport
+}
+
+/** A run's deadline: max(300 s, 60 × session.timeout.ms), each kill costing up to a session timeout of detection. */
+export function defaultRunTimeoutMs(config: Pick<StreamsConfig, 'session.timeout.ms'>): number {
+  return Math.max(300_000, 60 * config['session.timeout.ms'])
 }
 
 export function runConfig(o: RunOptions): StreamsConfig {
@@ -93,6 +112,9 @@ async function kafkaRuntime(o: RunOptions, settings: RuntimeSettings, time: Time
   if (!(time instanceof SystemTime)) throw new Error('the kafka backend runs on the system clock only')
   const { WorkerProcessRuntime } = await import('./kafka/worker-process-runtime.ts')
   settings.config['application.id'] = o.kafka.applicationId ?? `eoscope-run-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`
+  // Kafka's own group timeouts unless the user set session.timeout.ms (the embedded log's are a demo's).
+  const { withKafkaGroupTimeouts, KAFKA_GROUP_TIMEOUTS } = await import('../log/kafka/capabilities.ts')
+  settings.config = withKafkaGroupTimeouts(settings.config, o.sessionTimeoutMs ?? KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs)
   return new WorkerProcessRuntime(time, { ...settings, client: { ...o.kafka.client, clientId: o.kafka.client.clientId ?? 'eoscope' }, workerLogs: o.kafka.workerLogs })
 }
 
@@ -102,22 +124,29 @@ async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time
 
   const feedMs = Number.isFinite(o.rate) && o.rate > 0 ? (o.records / o.rate) * 1000 : 2_000
   const faults = scheduleFaults(lab, o, feedMs)
-  const deadline = started + (o.timeoutMs ?? 300_000)
+  // The watchdog ends a run that makes no progress; one that does gets time for its kills' detections.
+  const deadline = started + (o.timeoutMs ?? defaultRunTimeoutMs(lab.config))
+  const watchdog = new ProgressWatchdog(lab, o.stallAfterMs ?? stallLimitMs(lab.config))
   let completed = true
+  let stalled: Stall | null = null
   while (!lab.caughtUp()) {
-    if (time.now() > deadline) {
+    stalled = watchdog.check()
+    if (time.now() > deadline || stalled !== null) {
       completed = false
       break
     }
     await time.sleep(10)
   }
+  watchdog.close()
   const finished = time.now()
   faults.stop()
   await faults.done
   await lab.stop()
   await lab.settle()
 
-  const report = await validateRun(lab.connection.inspector(), validationTarget(lab))
+  const target = validationTarget(lab)
+  const report = await validateRun(lab.connection.inspector(), target)
+  const transactions = await transactionsInLog(lab.connection.inspector(), [target.outputTopic, target.changelogTopic, target.dlqTopic])
   await o.beforeClose?.(lab)
   const durationMs = finished - started
   return {
@@ -129,11 +158,12 @@ async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time
     outputRecords: report.outputRecords,
     throughputPerSec: durationMs > 0 ? Math.round((lab.committedTotal() / durationMs) * 1000) : 0,
     durationMs,
-    ...correctnessFigures(report),
+    ...(stalled === null ? correctnessFigures(report) : STALLED_FIGURES),
     kills: lab.kills,
     droppedAcks: lab.droppedAcks,
     fenced: lab.fenced,
-    transactions: lab.transactionCounts(),
+    transactions,
+    transactionsReported: lab.transactionCounts(),
     recoveries: lab.tracker.recoveries.map((r) => ({
       workerId: r.workerId,
       t0: r.t0 - started,
@@ -143,9 +173,14 @@ async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time
     })),
     duplicateKeys: report.duplicateKeys.map((k) => ({ key: k.key, count: k.count })),
     completed,
+    ...(stalled === null ? {} : { stalled, unavailableFigures: FIGURES.map((figure) => ({ figure, reason: `the run stalled: ${stalled.reason}` })) }),
+    definitions: RUN_DEFINITIONS,
     validation: report,
   }
 }
+
+const FIGURES = ['duplicates', 'lost', 'abortedReads', 'abortedReadsUncommitted', 'stateMismatches', 'openTransactions'] as const satisfies readonly (keyof CorrectnessFigures)[]
+const STALLED_FIGURES: CorrectnessFigures = { duplicates: null, lost: null, abortedReads: null, abortedReadsUncommitted: null, stateMismatches: null, openTransactions: null }
 
 /** Kills every killEveryMs while input is still fed, and spreads the dropped acks over the feed. */
 function scheduleFaults(lab: LabRuntime, o: RunOptions, feedMs: number): { stop: () => void; done: Promise<void> } {
@@ -158,18 +193,23 @@ function scheduleFaults(lab: LabRuntime, o: RunOptions, feedMs: number): { stop:
     loops.push(
       (async () => {
         const open = () => lab.faultWindowOpen()
+        const withTasks = () => lab.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
+        let committedAtKill = lab.committedTotal()
         while (!stopped && open()) {
           await time.sleep(every)
           if (stopped || !open()) break
-          let live = lab.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
+          let live = withTasks()
           // Worker processes report their tasks every ~100 ms and lose them during rebalances: on
           // Kafka a kill that falls due then waits for a worker with tasks instead of being skipped.
-          while (live.length === 0 && lab.statusByMessages && !stopped && open()) {
+          // It also waits for the group to commit something since the last kill: a kill there costs
+          // up to session.timeout.ms of detection, and kills faster than recovery would starve the run.
+          while ((live.length === 0 || lab.committedTotal() <= committedAtKill) && lab.statusByMessages && !stopped && open()) {
             await time.sleep(50)
-            live = lab.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
+            live = withTasks()
           }
           if (live.length === 0) continue
           const slot = rng.pick(live)
+          committedAtKill = lab.committedTotal()
           lab.kill(slot.worker!.id, o.killAtStep)
         }
       })(),

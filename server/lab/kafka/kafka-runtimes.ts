@@ -4,7 +4,7 @@
 
 import { type ProcessingGuarantee, streamsConfigFor } from '../../../lib/streams-config.ts'
 import { requireCapability } from '../../log/capabilities.ts'
-import { KAFKA_CAPABILITIES } from '../../log/kafka/capabilities.ts'
+import { KAFKA_CAPABILITIES, KAFKA_GROUP_TIMEOUTS, withKafkaGroupTimeouts } from '../../log/kafka/capabilities.ts'
 import type { KafkaClientConfig } from '../../log/kafka/kafka-client.ts'
 import { SystemTime } from '../../log/time.ts'
 import { Lab } from '../lab.ts'
@@ -41,7 +41,7 @@ export function workerProcessRuntimes(o: KafkaLabOptions): RuntimeFactory {
     seed,
     create: ({ guarantee, ratePerSec }) =>
       new WorkerProcessRuntime(time, {
-        ...labRuntimeSettings(streamsConfigFor(guarantee, { applicationId: `${o.applicationIdPrefix ?? 'eoscope-lab'}-${Date.now().toString(36)}` }), ratePerSec, o),
+        ...labRuntimeSettings(withKafkaGroupTimeouts(streamsConfigFor(guarantee, { applicationId: `${o.applicationIdPrefix ?? 'eoscope-lab'}-${Date.now().toString(36)}` }), KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs), ratePerSec, o),
         client: o.client,
         restartFailed: true,
         workerLogs: o.workerLogs,

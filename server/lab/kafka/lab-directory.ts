@@ -5,6 +5,7 @@
 // whenever the lab moves on, so a worker started once keeps following a lab that resets.
 
 import { PROCESSING_GUARANTEES, type ProcessingGuarantee, type StreamsConfig, streamsConfigFor, validateStreamsConfig } from '../../../lib/streams-config.ts'
+import { withKafkaGroupTimeouts } from '../../log/kafka/capabilities.ts'
 import type { LogConnection } from '../../log/types.ts'
 import type { LabEvent } from '../lab-runtime.ts'
 import { retrying } from './kafka-worker.ts'
@@ -78,14 +79,16 @@ function descriptorFrom(d: Record<string, unknown>): LabDescriptor | null {
 /** The streams config a follower runs with (the descriptor's settings, validated as any config is). */
 export function configOf(d: LabDescriptor): StreamsConfig {
   return validateStreamsConfig(
-    streamsConfigFor(d['processing.guarantee'], {
-      applicationId: d.applicationId,
-      commitIntervalMs: d['commit.interval.ms'],
-      sessionTimeoutMs: d['session.timeout.ms'],
-      transactionTimeoutMs: d['transaction.timeout.ms'],
-      maxPollRecords: d['max.poll.records'],
-      idempotence: d['enable.idempotence'],
-    }),
+    withKafkaGroupTimeouts(
+      streamsConfigFor(d['processing.guarantee'], {
+        applicationId: d.applicationId,
+        commitIntervalMs: d['commit.interval.ms'],
+        transactionTimeoutMs: d['transaction.timeout.ms'],
+        maxPollRecords: d['max.poll.records'],
+        idempotence: d['enable.idempotence'],
+      }),
+      d['session.timeout.ms'],
+    ),
   )
 }
 

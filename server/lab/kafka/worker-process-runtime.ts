@@ -14,6 +14,7 @@ import type { DeserializationPolicy } from '../../engine/stream-task.ts'
 import type { EngineEvent } from '../../engine/telemetry.ts'
 import type { Logger } from '../../logging.ts'
 import { requireGuarantee } from '../../log/capabilities.ts'
+import { withKafkaGroupTimeouts } from '../../log/kafka/capabilities.ts'
 import { createKafka } from '../../log/kafka/kafka-client.ts'
 import { KafkaConnection } from '../../log/kafka/kafka-connection.ts'
 import { SeededRandom, type Time } from '../../log/time.ts'
@@ -80,7 +81,8 @@ export class WorkerProcessRuntime implements LabRuntime {
     readonly time: Time,
     readonly options: WorkerProcessRuntimeOptions,
   ) {
-    this.config = validateStreamsConfig({ ...options.config })
+    // Every member derives its heartbeat from the session timeout (kafkaGroupTimeouts): so does the config shown.
+    this.config = validateStreamsConfig(withKafkaGroupTimeouts({ ...options.config }))
     this.random = new SeededRandom(options.seed)
     this.topics = kafkaAppTopics(this.config['application.id'])
     this.clusterAddress = options.client.brokers.join(',')
@@ -272,7 +274,7 @@ export class WorkerProcessRuntime implements LabRuntime {
 
   /** Stops every worker process cleanly and starts each slot again with `changes` applied to the config. */
   async restartWorkers(changes: Partial<StreamsConfig> = {}): Promise<void> {
-    const next = validateStreamsConfig({ ...this.config, ...changes })
+    const next = validateStreamsConfig(withKafkaGroupTimeouts({ ...this.config, ...changes }))
     requireGuarantee(this.connection.capabilities, next['processing.guarantee'])
     this.reconfiguring = true
     try {

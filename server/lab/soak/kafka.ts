@@ -5,7 +5,7 @@
 // capabilities (soakNotes); the validator reads the real topics, at quiet points while running.
 
 import { defaultStreamsConfig } from '../../../lib/streams-config.ts'
-import { KAFKA_CAPABILITIES } from '../../log/kafka/capabilities.ts'
+import { KAFKA_CAPABILITIES, KAFKA_GROUP_TIMEOUTS, withKafkaGroupTimeouts } from '../../log/kafka/capabilities.ts'
 import { SystemTime } from '../../log/time.ts'
 import { WorkerProcessRuntime } from '../kafka/worker-process-runtime.ts'
 import { RetryingLoadProducer } from '../kafka/retrying-load-producer.ts'
@@ -22,6 +22,8 @@ export interface KafkaSoakOptions {
   partitions?: number
   /** Worker processes' stderr to this process's stderr. */
   workerLogs?: boolean
+  /** session.timeout.ms of the workers (default: KAFKA_GROUP_TIMEOUTS's). */
+  sessionTimeoutMs?: number
   /** Delete the run's topics at the end of a passed run (default true). */
   deleteTopics?: boolean
 }
@@ -60,7 +62,7 @@ function openKafka(time: SystemTime, o: KafkaSoakOptions, spec: SoakSpec): SoakS
   let loadProducer: RetryingLoadProducer | null = null
   const lab = new WorkerProcessRuntime(time, {
     client: { brokers: o.brokers, clientId: applicationId },
-    config: defaultStreamsConfig(spec.guarantee, applicationId),
+    config: withKafkaGroupTimeouts(defaultStreamsConfig(spec.guarantee, applicationId), o.sessionTimeoutMs ?? KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs),
     workers: o.workers ?? 3,
     partitions: o.partitions ?? 6,
     ratePerSec: spec.ratePerSec,

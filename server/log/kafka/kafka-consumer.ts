@@ -17,6 +17,10 @@
 // seeks the partitions it keeps back to its own positions, and admits every fetched batch through
 // its PositionGuard (position-guard.ts): poll() never hands out a record below the position or
 // past a gap, whatever kafkajs fetched before a seek or a rebalance.
+// Heartbeats never wait behind processing: kafkajs sends them from its fetch loop, which runs
+// beside the task loop (poll() only drains a buffer), and a timer every heartbeat.interval.ms
+// sends one too, so a batch held in admission or a slow fetch does not starve the membership.
+// Like Java's heartbeat thread, it stops once poll() has not been called for max.poll.interval.ms.
 
 import type { Admin, Consumer, EachBatchPayload } from 'kafkajs'
 import { LogError } from '../errors.ts'
@@ -61,6 +65,9 @@ export class KafkaLogConsumer implements LogConsumer {
   private crash: unknown = null
   private lastPollMs = Date.now()
   private closed = false
+  /** kafkajs's heartbeat (interval-limited, shared with its fetch loop), from the latest batch. */
+  private heartbeatOf: (() => Promise<void>) | null = null
+  private readonly heartbeatTimer: ReturnType<typeof setInterval>
   private readonly maxBuffered: number
   private readonly pollWaitMs: number
   private readonly maxPollIntervalMs: number
@@ -96,6 +103,8 @@ export class KafkaLogConsumer implements LogConsumer {
       retry: { initialRetryTime: 50, maxRetryTime: 1_000, retries: 10 },
     })
     this.admin = createKafka(config, `${options.clientId}-admin`).admin()
+    this.heartbeatTimer = setInterval(() => this.heartbeatBesideProcessing(), Math.max(1, options.heartbeatIntervalMs))
+    this.heartbeatTimer.unref?.()
     this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => this.onGroupJoin(e.payload.memberId, e.payload.memberAssignment))
     this.consumer.on(this.consumer.events.CRASH, (e) => {
       if (!e.payload.restart) {
@@ -155,7 +164,17 @@ export class KafkaLogConsumer implements LogConsumer {
     this.wake()
   }
 
+  /**
+   * A heartbeat besides kafkajs's own. A failed one (a rebalance in progress, say) is left to
+   * kafkajs's loop: kafkajs records only successful heartbeats, so its next one goes out and sees it.
+   */
+  private heartbeatBesideProcessing(): void {
+    if (this.closed || !this.heartbeatOf || Date.now() - this.lastPollMs >= this.maxPollIntervalMs) return
+    this.heartbeatOf().catch(() => {})
+  }
+
   private async onBatch({ batch, heartbeat, isStale, isRunning }: EachBatchPayload): Promise<void> {
+    this.heartbeatOf = heartbeat
     const tp = { topic: batch.topic, partition: batch.partition }
     const key = tpKey(tp.topic, tp.partition)
     if (isStale() || !isRunning() || !this.owned.has(key)) return
@@ -310,6 +329,8 @@ export class KafkaLogConsumer implements LogConsumer {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    clearInterval(this.heartbeatTimer)
+    this.heartbeatOf = null
     this.wake()
     await this.consumer.disconnect().catch(() => {})
     if (this.adminConnected) await this.admin.disconnect().catch(() => {})
