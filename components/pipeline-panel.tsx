@@ -56,15 +56,24 @@ const TaskRow = memo(function TaskRow({ task, traces }: { task: TaskView; traces
           ))}
         </div>
       </div>
-      <div className="num task-figure" role="cell">
-        {fmtInt(task.lag)}
-      </div>
-      <div className="num task-figure" role="cell">
-        {fmtInt(task.committedOffset)}
-      </div>
+      <TaskFigures lag={task.lag} committedOffset={task.committedOffset} />
     </div>
   )
 })
+
+/** A task row's last two cells: its lag and its committed offset. */
+function TaskFigures({ lag, committedOffset, lagTitle }: { lag: number; committedOffset: number | null; lagTitle?: string }) {
+  return (
+    <>
+      <div className="num task-figure" role="cell" title={lagTitle}>
+        {fmtInt(lag)}
+      </div>
+      <div className="num task-figure" role="cell">
+        {fmtInt(committedOffset)}
+      </div>
+    </>
+  )
+}
 
 const StoppedRow = memo(function StoppedRow({ task }: { task: StoppedTaskView }) {
   return (
@@ -86,12 +95,7 @@ const StoppedRow = memo(function StoppedRow({ task }: { task: StoppedTaskView })
           <span>stopped with its worker ({task.workerId} failed)</span>
         )}
       </div>
-      <div className="num task-figure" role="cell" title="input high watermark minus the group's committed offset: it grows while the task is stopped">
-        {fmtInt(task.lag)}
-      </div>
-      <div className="num task-figure" role="cell">
-        {fmtInt(task.committedOffset)}
-      </div>
+      <TaskFigures lag={task.lag} committedOffset={task.committedOffset} lagTitle="input high watermark minus the group's committed offset: it grows while the task is stopped" />
     </div>
   )
 })

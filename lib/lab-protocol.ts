@@ -5,6 +5,7 @@ import { z } from 'zod'
 import { PROCESSING_GUARANTEES, type ProcessingGuarantee, rangeOf } from './streams-config.ts'
 import { choiceSchema, issueText, settingSchema } from './setting-schema.ts'
 import type { Step, StepCounters } from './five-steps.ts'
+import type { TaskStop } from './task-stop.ts'
 
 export { STEP_NAMES, type Step, type StepCounters } from './five-steps.ts'
 
@@ -53,17 +54,7 @@ export interface ProducerView {
 }
 
 /** The record that stopped a task (a poison record under default.deserialization.exception.handler=fail). */
-export interface TaskStopView {
-  taskId: string
-  topic: string
-  partition: number
-  offset: number
-  key: string | null
-  /** The value's first bytes, as text. */
-  valueHead: string
-  handler: 'fail'
-  message: string
-}
+export type TaskStopView = TaskStop
 
 /** A task no worker runs because a worker failed: the record that stopped it (if it met one) and its true lag. */
 export interface StoppedTaskView {

@@ -8,6 +8,7 @@ import type { ConsumedRecord, ProduceRecord } from '../log/types.ts'
 import { KeyValueStore } from './state-store.ts'
 import { StreamsError } from './errors.ts'
 import type { StreamsProducer } from './streams-producer.ts'
+import type { TaskStop } from '../../lib/task-stop.ts'
 
 export type TaskState = 'created' | 'restoring' | 'running' | 'closed'
 
@@ -24,19 +25,6 @@ export interface TaskTopics {
 export interface PoisonRecord {
   partition: number
   offset: number
-}
-
-/** The record that stopped a task under default.deserialization.exception.handler=fail. */
-export interface TaskStop {
-  taskId: string
-  topic: string
-  partition: number
-  offset: number
-  key: string | null
-  /** The value's first bytes, as text. */
-  valueHead: string
-  handler: 'fail'
-  message: string
 }
 
 /** A poison record met under the fail policy: fatal for the worker, naming the record. */

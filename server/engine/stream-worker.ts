@@ -12,10 +12,11 @@ import type { ConsumedRecord, LogConnection, LogConsumer, OffsetToCommit, Produc
 import type { Time } from '../log/time.ts'
 import { isMigrationError, TaskCorruptedError, TaskMigratedError } from './errors.ts'
 import { RecordTraces, type Trace } from './record-traces.ts'
-import { PoisonRecordError, type DeserializationPolicy, type StreamTask, type TaskStop, type TaskTopics } from './stream-task.ts'
+import { PoisonRecordError, type DeserializationPolicy, type StreamTask, type TaskTopics } from './stream-task.ts'
 import { StreamsProducer } from './streams-producer.ts'
 import { TaskManager } from './task-manager.ts'
 import type { TelemetrySink } from './telemetry.ts'
+import type { TaskStop } from '../../lib/task-stop.ts'
 
 export type WorkerState = 'starting' | 'running' | 'stopping' | 'stopped' | 'dead' | 'failed'
 

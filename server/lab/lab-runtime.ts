@@ -9,7 +9,8 @@
 
 import type { MarkerKind, Step, StepCounters } from '../../lib/lab-protocol.ts'
 import type { StreamsConfig } from '../../lib/streams-config.ts'
-import type { DeserializationPolicy, TaskStop, TaskTopics } from '../engine/stream-task.ts'
+import type { DeserializationPolicy, TaskTopics } from '../engine/stream-task.ts'
+import type { TaskStop } from '../../lib/task-stop.ts'
 import type { EngineEvent } from '../engine/telemetry.ts'
 import type { BrokerEvent } from '../log/embedded/embedded-cluster.ts'
 import type { AckDropped } from '../log/embedded/embedded-connection.ts'

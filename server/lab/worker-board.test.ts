@@ -3,7 +3,7 @@
 // (its process's exit), and names the stopped tasks with their true lag.
 
 import { describe, expect, it } from 'vitest'
-import type { TaskStop } from '../engine/stream-task.ts'
+import type { TaskStop } from '../../lib/task-stop.ts'
 import type { LabRuntime, WorkerStatus } from './lab-runtime.ts'
 import { stoppedTaskViews, WorkerBoard } from './worker-board.ts'
 
