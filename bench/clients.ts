@@ -217,8 +217,8 @@ function judge(idle: Summary, withClients: Summary, after: { rssMB: number | nul
   const idleTput = idle.processedPerSec?.median ?? null
   return {
     messagesPerSecPerClient: { ...target(withClients.messagesPerSecPerClientMin?.min, (v) => v >= TARGETS.messagesPerSecPerClient.min), of: 'the slowest client in the worst window' },
-    apiLabP99Ms: { ...target(withClients.apiLabP99Ms?.median, (v) => v <= TARGETS.apiLabP99Ms.max), of: 'median over windows' },
-    eventLoopLagP99Ms: { ...target(withClients.eventLoopLagP99Ms?.median, (v) => v <= TARGETS.eventLoopLagP99Ms.max), of: 'median over windows' },
+    apiLabP99Ms: { ...target(withClients.apiLabP99Ms?.median, (v) => v <= TARGETS.apiLabP99Ms.max), of: 'median over windows', worstWindow: withClients.apiLabP99Ms?.max ?? null },
+    eventLoopLagP99Ms: { ...target(withClients.eventLoopLagP99Ms?.median, (v) => v <= TARGETS.eventLoopLagP99Ms.max), of: 'median over windows', worstWindow: withClients.eventLoopLagP99Ms?.max ?? null },
     throughputRatio: { ...target(idleTput && withClients.processedPerSec ? round3(withClients.processedPerSec.median / idleTput) : null, (v) => v >= TARGETS.throughputRatio.min), of: 'processed/s with clients ÷ without (medians)' },
     rssAfterLeaveRatio: { ...target(after.controlRssMB && after.rssMB ? round3(after.rssMB / after.controlRssMB) : null, (v) => v <= TARGETS.rssAfterLeaveRatio.max), of: `RSS ${SETTLE_AFTER_LEAVE_MS / 1000} s after the clients left ÷ RSS of the control server (same age, never a client) at that moment` },
   }
@@ -249,6 +249,7 @@ async function bench(clients: number, windowMs: number, runs: number): Promise<v
   let procs: ClientProcess[] = []
   try {
     await sleep(5_000) // the lab's first seconds: workers joining, the first commits
+    const { config } = (await (await fetch(`${server.url}/api/lab`)).json()) as { config: Record<string, unknown> }
     const idle = await measurePhase('no clients', servers, windowMs, runs, [])
     const conn = await connectClients(server.url, clients)
     procs = conn.procs
@@ -270,6 +271,7 @@ async function bench(clients: number, windowMs: number, runs: number): Promise<v
       at: new Date().toISOString(),
       machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cpus: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.release()}`, loadAverageBefore: loadBefore, loadAverageAfter: loadAverage() },
       backend: 'embedded',
+      lab: { inputRatePerSec: config.inputRatePerSec, guarantee: config['processing.guarantee'], workers: config.workers, note: "the dashboard's default lab, as a class would watch it" },
       clients: { asked: clients, connected: conn.connected, failed: conn.failed, errors: conn.errors, processes: CLIENT_PROCESSES, transport: 'websocket' },
       windowSec: windowMs / 1000,
       runs,
