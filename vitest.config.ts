@@ -6,6 +6,7 @@ export default defineConfig({
     // server/log/kafka/kafka-connection.test.ts needs a broker (vitest.kafka.config.ts); the other
     // specs there are pure and run here too.
     exclude: ['**/node_modules/**', 'e2e/**', 'server/log/kafka/kafka-connection.test.ts', 'server/lab/scenarios/**', 'scratch/**'],
-    testTimeout: 30_000,
+    // An overall bound, generous for a busy machine: the waits inside a test are on progress.
+    testTimeout: 120_000,
   },
 })

@@ -4,7 +4,8 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['e2e/**/*.e2e.ts'],
-    testTimeout: 90_000,
+    // An overall bound: the waits inside a test fail on their own when the lab stops making progress.
+    testTimeout: 600_000,
     hookTimeout: 240_000,
     fileParallelism: false,
     pool: 'forks',

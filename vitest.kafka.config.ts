@@ -6,7 +6,8 @@ export default defineConfig({
   test: {
     include: ['server/log/kafka/**/*.test.ts', 'e2e/kafka/**/*.test.ts'],
     globalSetup: ['server/log/kafka/broker-global-setup.ts'],
-    testTimeout: 60_000,
+    // An overall bound: the waits inside a test are on progress, with bounds from session.timeout.ms.
+    testTimeout: 300_000,
     hookTimeout: 120_000,
     // One broker on two cores: one test file at a time.
     fileParallelism: false,

@@ -4,7 +4,7 @@ import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { expect, it } from 'vitest'
 import { SHOTS, describeInChromium } from './chromium-page.ts'
-import { numberIn, waitForNumber } from './page-helpers.ts'
+import { labCommitsMore, labFigures, numberIn, STATE_MS, validatorReadsPastNow, waitForNumber } from './page-helpers.ts'
 
 /**
  * Kills a running worker through the REST API at a chosen step of the five (with its transaction
@@ -18,7 +18,7 @@ async function killRunningWorkerAtStep(page: Page, step: number): Promise<string
     [id, step] as const,
   )
   expect(status).toBe(200)
-  await page.locator(`article.worker-card[data-testid="worker-${id}"][data-state="killed"]`).waitFor({ timeout: 10_000 })
+  await page.locator(`article.worker-card[data-testid="worker-${id}"][data-state="killed"]`).waitFor({ timeout: STATE_MS })
   return id
 }
 
@@ -26,22 +26,22 @@ async function killRunningWorker(page: Page): Promise<string> {
   const card = page.locator('article.worker-card[data-state="running"]').first()
   const id = (await card.getAttribute('data-testid'))!.replace(/^worker-/, '')
   await page.getByTestId(`kill-${id}`).click()
-  await page.locator(`article.worker-card[data-testid="worker-${id}"][data-state="killed"]`).waitFor({ timeout: 10_000 })
+  await page.locator(`article.worker-card[data-testid="worker-${id}"][data-state="killed"]`).waitFor({ timeout: STATE_MS })
   return id
 }
 
 describeInChromium('the dashboard in chromium', {}, (lab) => {
   it('shows live data from the embedded lab', async () => {
     const { page } = lab
-    await page.getByTestId('dashboard').waitFor({ timeout: 15_000 })
+    await page.getByTestId('dashboard').waitFor({ timeout: STATE_MS })
     await expect.poll(() => page.getByTestId('backend').textContent()).toContain('embedded')
     await expect.poll(() => page.getByTestId('connection').textContent()).toContain('live')
     const seq0 = Number(await page.getByTestId('dashboard').getAttribute('data-seq'))
     const input0 = await numberIn(page, 'stat-committed-input')
-    await page.waitForTimeout(1500)
-    expect(Number(await page.getByTestId('dashboard').getAttribute('data-seq'))).toBeGreaterThan(seq0)
-    await waitForNumber(page, 'stat-committed-input', (n) => n > input0, 10_000)
-    await waitForNumber(page, 'stat-processed', (n) => n > 0, 10_000)
+    // A new snapshot arrives: the sequence moves on.
+    await expect.poll(async () => Number(await page.getByTestId('dashboard').getAttribute('data-seq')), { timeout: STATE_MS }).toBeGreaterThan(seq0)
+    await waitForNumber(page, 'stat-committed-input', (n) => n > input0, STATE_MS)
+    await waitForNumber(page, 'stat-processed', (n) => n > 0, STATE_MS)
     expect(await page.locator('[data-testid^="task-0_"]').count()).toBeGreaterThan(0)
     await page.screenshot({ path: path.join(SHOTS, 'dashboard-live.png'), fullPage: true })
   })
@@ -49,20 +49,20 @@ describeInChromium('the dashboard in chromium', {}, (lab) => {
   it('under exactly_once, a kill aborts a transaction and causes 0 duplicates', async () => {
     const { page } = lab
     await expect.poll(() => page.getByTestId('stat-guarantee').textContent()).toBe('exactly_once')
-    await page.waitForTimeout(1000)
+    await labCommitsMore(page)
     // Killed at step 4 its transaction is open for sure; a kill between two transactions has nothing to abort.
     const killed = await killRunningWorkerAtStep(page, 4)
     // The dead worker's open transaction is aborted when the new owner fences it: it shows in the
     // aborted count (and in the history table) while the lab's snapshot holds it, so watch from the kill on.
     const abortedRow = page.locator('[data-testid="txn-history"] tr[data-outcome="aborted"]')
     const abortSeen = expect
-      .poll(async () => (await abortedRow.count()) > 0 || (await numberIn(page, 'txn-aborted')) > 0, { timeout: 20_000, interval: 50 })
+      .poll(async () => (await abortedRow.count()) > 0 || (await numberIn(page, 'txn-aborted')) > 0, { timeout: STATE_MS, interval: 50 })
       .toBe(true)
-    await page.getByTestId('recovery').first().waitFor({ timeout: 10_000 })
-    await page.locator('[data-testid="recovery"][data-complete="true"]').first().waitFor({ timeout: 30_000 })
+    await page.getByTestId('recovery').first().waitFor({ timeout: STATE_MS })
+    await page.locator('[data-testid="recovery"][data-complete="true"]').first().waitFor({ timeout: STATE_MS })
     await abortSeen
     // Let the validator read past the recovery, then check the duplicates it found.
-    await page.waitForTimeout(2500)
+    await validatorReadsPastNow(page)
     expect(await numberIn(page, 'correctness-duplicates-value')).toBe(0)
     expect(await numberIn(page, 'correctness-lost-value')).toBe(0)
     expect(await page.getByTestId('correctness').locator('[data-violation="true"]').count()).toBe(0)
@@ -73,7 +73,7 @@ describeInChromium('the dashboard in chromium', {}, (lab) => {
   it('toggles processing.guarantee live', async () => {
     const { page } = lab
     await page.getByTestId('guarantee-at_least_once').click()
-    await expect.poll(() => page.getByTestId('stat-guarantee').textContent(), { timeout: 10_000 }).toBe('at_least_once')
+    await expect.poll(() => page.getByTestId('stat-guarantee').textContent(), { timeout: STATE_MS }).toBe('at_least_once')
     expect(await page.getByTestId('guarantee-at_least_once').getAttribute('aria-checked')).toBe('true')
     // enable.idempotence is only settable under at_least_once.
     await expect.poll(() => page.getByTestId('idempotence').isEnabled()).toBe(true)
@@ -82,19 +82,20 @@ describeInChromium('the dashboard in chromium', {}, (lab) => {
   it('under at_least_once without idempotence, a dropped ack and a kill make the duplicates counter rise', async () => {
     const { page } = lab
     await page.getByTestId('reset').click()
-    await expect.poll(() => page.getByTestId('stat-kills').textContent(), { timeout: 10_000 }).toBe('0')
+    await expect.poll(() => page.getByTestId('stat-kills').textContent(), { timeout: STATE_MS }).toBe('0')
     const idem = page.getByTestId('idempotence')
     if (await idem.isChecked()) await idem.click()
-    await expect.poll(() => idem.isChecked(), { timeout: 10_000 }).toBe(false)
-    await page.waitForTimeout(1000)
+    await expect.poll(() => idem.isChecked(), { timeout: STATE_MS }).toBe(false)
+    await labCommitsMore(page)
+    const dropped = (await labFigures(page)).totals.droppedAcks
     await page.getByTestId('drop-ack').click()
-    await page.waitForTimeout(600)
+    await expect.poll(async () => (await labFigures(page)).totals.droppedAcks, { timeout: STATE_MS }).toBeGreaterThan(dropped)
     await killRunningWorker(page)
-    await page.getByTestId('recovery').first().waitFor({ timeout: 10_000 })
-    const dupes = await waitForNumber(page, 'correctness-duplicates-value', (n) => n > 0, 30_000)
+    await page.getByTestId('recovery').first().waitFor({ timeout: STATE_MS })
+    const dupes = await waitForNumber(page, 'correctness-duplicates-value', (n) => n > 0, STATE_MS)
     expect(dupes).toBeGreaterThan(0)
     expect(await numberIn(page, 'correctness-lost-value')).toBe(0)
-    await page.locator('[data-testid="recovery"][data-complete="true"]').first().waitFor({ timeout: 30_000 })
+    await page.locator('[data-testid="recovery"][data-complete="true"]').first().waitFor({ timeout: STATE_MS })
     await page.screenshot({ path: path.join(SHOTS, 'at-least-once-duplicates.png'), fullPage: true })
   })
 

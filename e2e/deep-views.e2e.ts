@@ -6,15 +6,16 @@
 import path from 'node:path'
 import { expect, it } from 'vitest'
 import { SHOTS, describeInChromium } from './chromium-page.ts'
+import { labCommitsMore, STATE_MS } from './page-helpers.ts'
 
 describeInChromium('the deep views in chromium', { waitForDashboard: true }, (lab) => {
   it('draws the partition log live: cells, the LSO and high watermark, both consumers', async () => {
     const { page } = lab
     const log = page.getByTestId('partition-log')
     await log.scrollIntoViewIfNeeded()
-    await expect.poll(() => log.getByTestId('log-cell').count(), { timeout: 15_000 }).toBeGreaterThan(20)
+    await expect.poll(() => log.getByTestId('log-cell').count(), { timeout: STATE_MS }).toBeGreaterThan(20)
     // Committed records and COMMIT markers under exactly_once.
-    await expect.poll(() => log.locator('[data-testid="log-cell"][data-control="COMMIT"]').count(), { timeout: 10_000 }).toBeGreaterThan(0)
+    await expect.poll(() => log.locator('[data-testid="log-cell"][data-control="COMMIT"]').count(), { timeout: STATE_MS }).toBeGreaterThan(0)
     expect(await log.locator('[data-testid="log-cell"][data-outcome="committed"][data-control="none"]').count()).toBeGreaterThan(0)
     for (const kind of ['lso', 'hw', 'rc', 'ru']) expect(await log.locator(`[data-testid="log-marker"][data-kinds~="${kind}"]`).count()).toBe(1)
     expect(await log.locator('.log-slot').count()).toBe(120)
@@ -25,7 +26,7 @@ describeInChromium('the deep views in chromium', { waitForDashboard: true }, (la
     expect(hw).toBeGreaterThanOrEqual(lso!)
     // The grid keeps its size as records stream in.
     const box0 = await page.getByTestId('log-grid').boundingBox()
-    await page.waitForTimeout(700)
+    await labCommitsMore(page)
     const box1 = await page.getByTestId('log-grid').boundingBox()
     expect(box1).toEqual(box0)
     await log.screenshot({ path: path.join(SHOTS, 'deep-partition-log.png') })
@@ -34,29 +35,29 @@ describeInChromium('the deep views in chromium', { waitForDashboard: true }, (la
   it('switches the partition log to a changelog partition', async () => {
     const { page } = lab
     await page.getByTestId('log-topic-changelog').click()
-    await expect.poll(() => page.getByTestId('log-partition-name').textContent(), { timeout: 10_000 }).toContain('changelog')
+    await expect.poll(() => page.getByTestId('log-partition-name').textContent(), { timeout: STATE_MS }).toContain('changelog')
     await page.getByTestId('log-partition').selectOption('2')
-    await expect.poll(() => page.getByTestId('log-partition-name').textContent(), { timeout: 10_000 }).toMatch(/changelog-2$/)
+    await expect.poll(() => page.getByTestId('log-partition-name').textContent(), { timeout: STATE_MS }).toMatch(/changelog-2$/)
     await page.getByTestId('log-topic-output').click()
-    await expect.poll(() => page.getByTestId('log-partition-name').textContent(), { timeout: 10_000 }).toBe('output-2')
+    await expect.poll(() => page.getByTestId('log-partition-name').textContent(), { timeout: STATE_MS }).toBe('output-2')
   })
 
   it('shows traced records with a time at each step they reached', async () => {
     const { page } = lab
     const traces = page.getByTestId('record-traces')
     await traces.scrollIntoViewIfNeeded()
-    await expect.poll(() => traces.getByTestId('trace-row').count(), { timeout: 15_000 }).toBeGreaterThan(0)
+    await expect.poll(() => traces.getByTestId('trace-row').count(), { timeout: STATE_MS }).toBeGreaterThan(0)
     expect(await traces.getByTestId('trace-row').first().getByTestId('trace-step').count()).toBe(5)
-    await expect.poll(() => traces.locator('[data-testid="trace-step"][data-state="reached"]').count(), { timeout: 10_000 }).toBeGreaterThan(0)
+    await expect.poll(() => traces.locator('[data-testid="trace-step"][data-state="reached"]').count(), { timeout: STATE_MS }).toBeGreaterThan(0)
   })
 
   it('shows a producer row per transactional.id with its epochs and last sequences', async () => {
     const { page } = lab
     const producers = page.getByTestId('producers')
     await producers.scrollIntoViewIfNeeded()
-    await expect.poll(() => producers.getByTestId('producer-row').count(), { timeout: 10_000 }).toBeGreaterThan(0)
+    await expect.poll(() => producers.getByTestId('producer-row').count(), { timeout: STATE_MS }).toBeGreaterThan(0)
     expect(await producers.getByTestId('epoch-step').count()).toBeGreaterThanOrEqual(await producers.getByTestId('producer-row').count())
-    await expect.poll(() => producers.locator('.seq-cell .chip').count(), { timeout: 10_000 }).toBeGreaterThan(0)
+    await expect.poll(() => producers.locator('.seq-cell .chip').count(), { timeout: STATE_MS }).toBeGreaterThan(0)
     await producers.screenshot({ path: path.join(SHOTS, 'deep-producers.png') })
     await page.getByTestId('record-traces').screenshot({ path: path.join(SHOTS, 'deep-traces.png') })
     await page.getByTestId('duplicate-ledger').screenshot({ path: path.join(SHOTS, 'deep-ledger.png') })

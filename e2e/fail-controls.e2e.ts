@@ -6,11 +6,11 @@ import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { expect, it } from 'vitest'
 import { SHOTS, describeInChromium } from './chromium-page.ts'
-import { numberIn, waitForNumber } from './page-helpers.ts'
+import { labCommitsMore, numberIn, STATE_MS, validatorReadsPastNow, waitForNumber } from './page-helpers.ts'
 
 async function runningWorker(page: Page): Promise<string> {
   const card = page.locator('article.worker-card[data-state="running"]').first()
-  await card.waitFor({ timeout: 15_000 })
+  await card.waitFor({ timeout: STATE_MS })
   return (await card.getAttribute('data-testid'))!.replace(/^worker-/, '')
 }
 
@@ -35,8 +35,8 @@ async function shoot(page: Page, name: string, place: () => Promise<unknown> = a
 describeInChromium('poison records, kill at a step and the fail banner in chromium', { waitForDashboard: true }, (lab) => {
   it('poison records appended from the controls panel raise the dead-letter count', async () => {
     const { page } = lab
-    await expect.poll(() => page.getByTestId('handler-log-and-continue').getAttribute('aria-checked'), { timeout: 10_000 }).toBe('true')
-    const before = await waitForNumber(page, 'dead-letters', (n) => Number.isFinite(n), 15_000)
+    await expect.poll(() => page.getByTestId('handler-log-and-continue').getAttribute('aria-checked'), { timeout: STATE_MS }).toBe('true')
+    const before = await waitForNumber(page, 'dead-letters', (n) => Number.isFinite(n), STATE_MS)
     await page.getByTestId('poison-count').fill('3')
     await page.getByTestId('inject-poison').click()
     await waitForNumber(page, 'dead-letters', (n) => n >= before + 3, 20_000)
@@ -49,8 +49,8 @@ describeInChromium('poison records, kill at a step and the fail banner in chromi
     const id = await runningWorker(page)
     const aborted0 = await numberIn(page, 'txn-aborted')
     await page.getByTestId(`kill-step-${id}`).selectOption('4')
-    await page.locator(`article.worker-card[data-testid="worker-${id}"][data-state="killed"]`).waitFor({ timeout: 15_000 })
-    await expect.poll(async () => (await numberIn(page, 'txn-aborted')) > (Number.isNaN(aborted0) ? 0 : aborted0), { timeout: 30_000, interval: 100 }).toBe(true)
+    await page.locator(`article.worker-card[data-testid="worker-${id}"][data-state="killed"]`).waitFor({ timeout: STATE_MS })
+    await expect.poll(async () => (await numberIn(page, 'txn-aborted')) > (Number.isNaN(aborted0) ? 0 : aborted0), { timeout: STATE_MS, interval: 100 }).toBe(true)
     const snap = (await (await fetch(`${lab.server.url}/api/lab`)).json()) as { markers: { kind: string; label: string }[] }
     expect(snap.markers.some((m) => m.kind === 'kill' && m.label.startsWith(`${id} killed`) && m.label.endsWith('at step 4'))).toBe(true)
   })
@@ -58,29 +58,30 @@ describeInChromium('poison records, kill at a step and the fail banner in chromi
   it('under fail, a poison record stops tasks with a banner naming it, and "skip it and go on" resumes with nothing lost', async () => {
     const { page, server } = lab
     await page.getByTestId('reset').click()
-    await expect.poll(() => page.getByTestId('stat-kills').textContent(), { timeout: 15_000 }).toBe('0')
+    await expect.poll(() => page.getByTestId('stat-kills').textContent(), { timeout: STATE_MS }).toBe('0')
     await page.getByTestId('handler-fail').click()
-    await expect.poll(() => page.getByTestId('handler-fail').getAttribute('aria-checked'), { timeout: 15_000 }).toBe('true')
-    await page.waitForTimeout(1_000)
+    await expect.poll(() => page.getByTestId('handler-fail').getAttribute('aria-checked'), { timeout: STATE_MS }).toBe('true')
+    await labCommitsMore(page)
     await page.getByTestId('poison-count').fill('5')
     await page.getByTestId('inject-poison').click()
     const banner = page.getByTestId('fail-banner')
-    await banner.waitFor({ timeout: 30_000 })
+    await banner.waitFor({ timeout: STATE_MS })
     const stop = banner.locator('[data-testid^="fail-stop-"]').first()
     expect(await stop.textContent()).toMatch(/task \d+_\d+ on \S+ stopped at input-\d+ @ offset \d+: value "not-a-number-\d+" does not parse/)
-    await expect.poll(() => metric(server.url, 'eoscope_stopped_tasks'), { timeout: 10_000 }).toBeGreaterThan(0)
+    await expect.poll(() => metric(server.url, 'eoscope_stopped_tasks'), { timeout: STATE_MS }).toBeGreaterThan(0)
     // The lag is the input's end minus the committed offset while the tasks are stopped: it grows, never 0.
-    await waitForNumber(page, 'fail-lag', (n) => n > 0, 10_000)
+    await waitForNumber(page, 'fail-lag', (n) => n > 0, STATE_MS)
     expect(await page.locator('[data-testid^="stopped-task-"]').count()).toBeGreaterThan(0)
     await shoot(page, 'fail-banner')
 
     await page.getByTestId('fail-skip').click()
-    await banner.waitFor({ state: 'detached', timeout: 30_000 })
-    await expect.poll(() => page.getByTestId('handler-log-and-continue').getAttribute('aria-checked'), { timeout: 10_000 }).toBe('true')
-    await waitForNumber(page, 'dead-letters', (n) => n >= 5, 30_000)
-    await expect.poll(() => metric(server.url, 'eoscope_stopped_tasks'), { timeout: 10_000 }).toBe(0)
-    await waitForNumber(page, 'stat-processed', (n) => n > 0, 15_000)
-    await page.waitForTimeout(2_500)
+    await banner.waitFor({ state: 'detached', timeout: STATE_MS })
+    await expect.poll(() => page.getByTestId('handler-log-and-continue').getAttribute('aria-checked'), { timeout: STATE_MS }).toBe('true')
+    await waitForNumber(page, 'dead-letters', (n) => n >= 5, STATE_MS)
+    await expect.poll(() => metric(server.url, 'eoscope_stopped_tasks'), { timeout: STATE_MS }).toBe(0)
+    await waitForNumber(page, 'stat-processed', (n) => n > 0, STATE_MS)
+    // The validator has read past the records committed after the skip: nothing was lost.
+    await validatorReadsPastNow(page)
     expect(await numberIn(page, 'correctness-lost-value')).toBe(0)
     // The poison controls and the worker cards with their kill menus, in one view.
     await shoot(page, 'controls', () => page.evaluate(() => window.scrollTo(0, document.querySelector('[data-testid="workers"]')!.getBoundingClientRect().top + window.scrollY - 520)))

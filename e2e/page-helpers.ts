@@ -1,6 +1,7 @@
 // Reading numbers off the dashboard in browser tests.
 
 import type { Page } from 'playwright-core'
+import { untilProgress } from './progress.ts'
 
 /** The number shown in an element (NaN for '—' or no number). */
 export async function numberIn(page: Page, testId: string): Promise<number> {
@@ -19,4 +20,31 @@ export async function waitForNumber(page: Page, testId: string, ok: (n: number) 
     await page.waitForTimeout(250)
   }
   throw new Error(`${testId} stayed at ${last} for ${timeoutMs} ms`)
+}
+
+/** How long a state may take to be reached in the browser tests (a card killed, a recovery complete): generous, for a busy machine. */
+export const STATE_MS = 120_000
+/** How long a figure that should move (records committed, records validated) may stay still before a wait on it fails. */
+export const STALL_MS = 60_000
+
+interface LabFigures {
+  totals: { committedInput: number; droppedAcks: number }
+  correctness: { inputChecked: number } | null
+}
+
+/** The lab's figures from /api/lab, fetched by the page (its token and origin). */
+export function labFigures(page: Page): Promise<LabFigures> {
+  return page.evaluate(async () => (await (await fetch('/api/lab')).json()) as LabFigures)
+}
+
+/** Waits until the lab commits more input than it has now: it is running and processing. */
+export async function labCommitsMore(page: Page): Promise<void> {
+  const before = (await labFigures(page)).totals.committedInput
+  await untilProgress({ what: `the lab to commit past ${before} input records`, read: async () => (await labFigures(page)).totals.committedInput, done: (n) => n > before, stallMs: STALL_MS, everyMs: 100 })
+}
+
+/** Waits until the validator has read every input record committed now, failing only when it stops reading. */
+export async function validatorReadsPastNow(page: Page): Promise<void> {
+  const committed = (await labFigures(page)).totals.committedInput
+  await untilProgress({ what: `the validator to read past ${committed} input records`, read: async () => (await labFigures(page)).correctness?.inputChecked ?? 0, done: (n) => n >= committed, stallMs: STALL_MS, everyMs: 200 })
 }

@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { CHROMIUM_PATH, chromiumAvailable, firstPage, launchBrowser, type Browser } from '../browser.ts'
 import { numberIn, waitForNumber } from '../page-helpers.ts'
 import { ROOT, startServer, type ServerProcess } from '../server-process.ts'
+import { untilProgress, waitFor } from '../progress.ts'
+import { KAFKA_GROUP_TIMEOUTS } from '../../server/log/kafka/capabilities.ts'
 
 const SHOTS = path.join(ROOT, 'test-results')
 const brokers = inject('kafkaBrokers')
@@ -30,7 +32,7 @@ async function pidOf(page: Page, workerId: string): Promise<number> {
 }
 
 async function runningWorker(page: Page, withTasks = true): Promise<string> {
-  const deadline = Date.now() + 30_000
+  const deadline = Date.now() + STATE_MS
   while (Date.now() < deadline) {
     for (const card of await page.locator('article.worker-card[data-state="running"]').all()) {
       const id = (await card.getAttribute('data-testid'))!.replace(/^worker-/, '')
@@ -39,16 +41,15 @@ async function runningWorker(page: Page, withTasks = true): Promise<string> {
     }
     await page.waitForTimeout(250)
   }
-  throw new Error('no running worker with tasks within 30 s')
+  throw new Error(`no running worker with tasks within ${STATE_MS} ms`)
 }
 
-async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
+/** States reached after a failure (a kill detected, partitions moved, a process refilled): a few session timeouts. */
+const STATE_MS = 6 * KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs + 30_000
+/** How long a figure that should move (records validated) may stay still before the wait fails. */
+const STALL_MS = 6 * KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs
+/** The overall bound of a test that waits on such figures. */
+const TEST_BOUND = { timeout: 600_000 }
 
 describe('the dashboard on the Kafka backend, in chromium', () => {
   let server: ServerProcess
@@ -91,47 +92,53 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     await waitForNumber(page, 'stat-visible', (n) => n > 0, 30_000)
   })
 
-  it('Kill sends SIGKILL to the process; the recovery completes and exactly_once shows 0 duplicates', { timeout: 120_000 }, async () => {
+  it('Kill sends SIGKILL to the process; the recovery completes and exactly_once shows 0 duplicates', TEST_BOUND, async () => {
     const id = await runningWorker(page)
     const pid = await pidOf(page, id)
     await page.getByTestId(`kill-${id}`).click()
-    await waitFor(() => processState(pid) === null, `process ${pid} ended`, 10_000)
-    await page.locator(`article.worker-card[data-testid="worker-${id}"][data-state="killed"]`).waitFor({ timeout: 10_000 })
-    await page.locator('[data-testid="recovery"][data-complete="true"]').first().waitFor({ timeout: 60_000 })
+    await waitFor(() => processState(pid) === null, `process ${pid} ended`, { boundMs: STATE_MS })
+    await page.locator(`article.worker-card[data-testid="worker-${id}"][data-state="killed"]`).waitFor({ timeout: STATE_MS })
+    await page.locator('[data-testid="recovery"][data-complete="true"]').first().waitFor({ timeout: STATE_MS })
     // The validator has read past the recovery: every figure exactly_once must hold at 0 is 0.
     const lab = () => page.evaluate(async () => (await (await fetch('/api/lab')).json()) as { totals: { committedInput: number }; correctness: { inputChecked: number } | null })
     const committedAfter = (await lab()).totals.committedInput
-    await waitFor(async () => ((await lab()).correctness?.inputChecked ?? 0) >= committedAfter, `validator read past ${committedAfter} input records`, 30_000)
+    await untilProgress({
+      what: `validator read past ${committedAfter} input records`,
+      read: async () => (await lab()).correctness?.inputChecked ?? 0,
+      done: (checked) => checked >= committedAfter,
+      stallMs: STALL_MS,
+      everyMs: 250,
+    })
     for (const f of ['duplicates', 'lost', 'abortedReads', 'stateMismatches']) expect(await numberIn(page, `correctness-${f}-value`), f).toBe(0)
     const totals = (await page.getByTestId('txn-totals').textContent()) ?? ''
     expect(Number(/([\d,]+) committed/.exec(totals)?.[1]?.replace(/,/g, '') ?? 0), totals).toBeGreaterThan(0)
     // The slot is refilled with a new process.
-    await page.locator(`article.worker-card[data-testid="worker-${id}.2"][data-state="running"]`).waitFor({ timeout: 30_000 })
+    await page.locator(`article.worker-card[data-testid="worker-${id}.2"][data-state="running"]`).waitFor({ timeout: STATE_MS })
     expect(await pidOf(page, `${id}.2`)).not.toBe(pid)
   })
 
-  it('Pause is SIGSTOP and Resume SIGCONT', { timeout: 60_000 }, async () => {
+  it('Pause is SIGSTOP and Resume SIGCONT', TEST_BOUND, async () => {
     const id = await runningWorker(page)
     const pid = await pidOf(page, id)
     await page.getByTestId(`pause-${id}`).click()
-    await page.locator(`article.worker-card[data-testid="worker-${id}"][data-state="paused"]`).waitFor({ timeout: 10_000 })
-    await waitFor(() => processState(pid) === 'T', `process ${pid} stopped`, 5_000)
+    await page.locator(`article.worker-card[data-testid="worker-${id}"][data-state="paused"]`).waitFor({ timeout: STATE_MS })
+    await waitFor(() => processState(pid) === 'T', `process ${pid} stopped`, { boundMs: STATE_MS })
     await page.getByTestId(`resume-${id}`).click()
-    await page.locator(`article.worker-card[data-testid="worker-${id}"]:not([data-state="paused"])`).waitFor({ timeout: 10_000 })
-    await waitFor(() => processState(pid) !== 'T', `process ${pid} continued`, 5_000)
+    await page.locator(`article.worker-card[data-testid="worker-${id}"]:not([data-state="paused"])`).waitFor({ timeout: STATE_MS })
+    await waitFor(() => processState(pid) !== 'T', `process ${pid} continued`, { boundMs: STATE_MS })
   })
 
-  it('at_least_once: a kill at step 4 makes duplicates appear, none lost', { timeout: 150_000 }, async () => {
+  it('at_least_once: a kill at step 4 makes duplicates appear, none lost', TEST_BOUND, async () => {
     await page.getByTestId('guarantee-at_least_once').click()
-    await page.locator('[data-testid="stat-guarantee"]', { hasText: 'at_least_once' }).waitFor({ timeout: 60_000 })
+    await page.locator('[data-testid="stat-guarantee"]', { hasText: 'at_least_once' }).waitFor({ timeout: STATE_MS })
     const id = await runningWorker(page)
     const status = await page.evaluate(
       async (workerId) => (await fetch(`/api/workers/${encodeURIComponent(workerId)}/kill`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ step: 4 }) })).status,
       id,
     )
     expect(status).toBe(200)
-    await page.locator(`article.worker-card[data-testid="worker-${id}"][data-state="killed"]`).waitFor({ timeout: 30_000 })
-    await waitForNumber(page, 'correctness-duplicates-value', (n) => n > 0, 90_000)
+    await page.locator(`article.worker-card[data-testid="worker-${id}"][data-state="killed"]`).waitFor({ timeout: STATE_MS })
+    await waitForNumber(page, 'correctness-duplicates-value', (n) => n > 0, STATE_MS + STALL_MS)
     expect(await numberIn(page, 'correctness-lost-value')).toBe(0)
   })
 

@@ -9,10 +9,16 @@ import { promisify } from 'node:util'
 import { describe, expect, inject, it } from 'vitest'
 import type { LabSnapshot } from '../../lib/lab-protocol.ts'
 import { createKafkaLab } from '../../server/lab/kafka/kafka-runtimes.ts'
+import { KAFKA_GROUP_TIMEOUTS } from '../../server/log/kafka/capabilities.ts'
+import { untilProgress } from '../progress.ts'
 
 const brokers = inject('kafkaBrokers')
 const SCRIPT = fileURLToPath(new URL('../../scripts/kafka-broker.sh', import.meta.url))
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/** A state reached (the outage seen, the cluster back): a few session timeouts. */
+const STATE_MS = 6 * KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs + 60_000
+/** How long a figure that should move may stay still before a wait on it fails. */
+const STALL_MS = 6 * KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs
 
 async function broker(command: 'start' | 'stop', port: string): Promise<void> {
   await promisify(execFile)('bash', [SCRIPT, command], { env: { ...process.env, KAFKA_PORT: port }, timeout: 120_000 })
@@ -29,28 +35,30 @@ async function until(lab: { snapshot(): LabSnapshot }, cond: (s: LabSnapshot) =>
 }
 
 describe('the Kafka lab through a broker restart', () => {
-  it('shows the outage while it lasts, counts it after, and exactly_once loses and doubles nothing', { timeout: 300_000 }, async () => {
+  it('shows the outage while it lasts, counts it after, and exactly_once loses and doubles nothing', { timeout: 900_000 }, async () => {
     if (!brokers) throw new Error('no Kafka broker: run these tests with npm run test:kafka')
     if (process.env.KAFKA_BROKERS) throw new Error('this test stops and starts the local broker of scripts/kafka-broker.sh: unset KAFKA_BROKERS')
     const port = brokers.split(',')[0]!.split(':')[1]!
     const lab = await createKafkaLab({ client: { brokers: brokers.split(','), clientId: 'eoscope-outage-test' }, ratePerSec: 400, validateIntervalMs: 1_000 })
     try {
-      await until(lab, (s) => s.totals.committedInput > 1_000 && s.health?.reachable === true, 'processing before the outage', 60_000)
+      await until(lab, (s) => s.totals.committedInput > 1_000 && s.health?.reachable === true, 'processing before the outage', STATE_MS)
       await broker('stop', port)
-      const down = await until(lab, (s) => s.health?.reachable === false, 'the outage shown', 15_000)
+      const down = await until(lab, (s) => s.health?.reachable === false, 'the outage shown', STATE_MS)
       expect(down.notes[0]).toMatch(/does not answer since/)
       expect(down.markers.some((m) => m.kind === 'outage' && m.label.startsWith('cluster unreachable'))).toBe(true)
       await sleep(3_000)
       await broker('start', port)
-      const up = await until(lab, (s) => s.health?.reachable === true, 'the cluster reachable again', 60_000)
+      const up = await until(lab, (s) => s.health?.reachable === true, 'the cluster reachable again', STATE_MS)
       expect(up.health!.outages).toBe(1)
       expect(up.health!.lastOutage!.toMs - up.health!.lastOutage!.fromMs).toBeGreaterThanOrEqual(3_000)
       expect(up.markers.some((m) => m.kind === 'outage' && m.label.startsWith('cluster reachable again'))).toBe(true)
       // The load resumed and the group processes past where it stood before the outage.
       const before = up.totals.inputRecords
-      await until(lab, (s) => s.totals.committedInput > before + 2_000, 'processing after the outage', 120_000)
+      // Both waits fail only when the figure stops moving for a few session timeouts.
+      await untilProgress({ what: 'processing after the outage', read: () => lab.snapshot().totals.committedInput, done: (n) => n > before + 2_000, stallMs: STALL_MS, everyMs: 200 })
       const checked = lab.snapshot().totals.committedInput
-      const s = await until(lab, (x) => (x.correctness?.inputChecked ?? 0) >= checked, `the validator past ${checked} input records`, 60_000)
+      await untilProgress({ what: `the validator past ${checked} input records`, read: () => lab.snapshot().correctness?.inputChecked ?? 0, done: (n) => n >= checked, stallMs: STALL_MS, everyMs: 200 })
+      const s = lab.snapshot()
       const c = s.correctness!
       expect({ duplicates: c.duplicates, lost: c.lost, abortedReads: c.abortedReads, stateMismatches: c.stateMismatches }).toEqual({ duplicates: 0, lost: 0, abortedReads: 0, stateMismatches: 0 })
       expect(s.notes.some((n) => n.startsWith('The load generator stopped'))).toBe(false)

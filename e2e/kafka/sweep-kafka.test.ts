@@ -6,9 +6,18 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, inject, it } from 'vitest'
+import { KAFKA_GROUP_TIMEOUTS } from '../../server/log/kafka/capabilities.ts'
+import { execWatched } from './exec-watched.ts'
 
 const brokers = inject('kafkaBrokers')
 const BIN = fileURLToPath(new URL('../../bin/eoscope.mjs', import.meta.url))
+/**
+ * The sweep prints a line at each stage it reaches (a window measured, a kill, a recovery): it may
+ * go a kill's detection (session.timeout.ms) and a measuring window without one, so it fails when
+ * it prints nothing for twelve session timeouts, or past fifteen minutes on a very busy machine.
+ */
+const STALL_MS = 12 * KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs
+const SWEEP_BOUND_MS = 900_000
 
 interface Row {
   guarantee: string
@@ -22,14 +31,11 @@ interface Row {
 
 async function sweep(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   if (!brokers) throw new Error('no Kafka broker: run these tests with npm run test:kafka')
-  return promisify(execFile)(process.execPath, [BIN, 'sweep', '--backend', 'kafka', '--brokers', brokers, '--no-save', ...args], { timeout: 280_000, maxBuffer: 16 * 1024 * 1024 }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' }),
-  )
+  return execWatched([BIN, 'sweep', '--backend', 'kafka', '--brokers', brokers, '--no-save', ...args], { stallMs: STALL_MS, boundMs: SWEEP_BOUND_MS })
 }
 
 describe('eoscope sweep --backend kafka', () => {
-  it('measures both guarantees at one commit interval: throughput, recovery phases, no duplicates under exactly_once', { timeout: 300_000 }, async () => {
+  it('measures both guarantees at one commit interval: throughput, recovery phases, no duplicates under exactly_once', { timeout: SWEEP_BOUND_MS + 30_000 }, async () => {
     const r = await sweep(['--intervals', '100', '--guarantees', 'at_least_once,exactly_once', '--repeat', '1', '--json'])
     if (r.code !== 0) throw new Error(`eoscope sweep failed (exit ${r.code}):\n${r.stdout}\n${r.stderr.slice(-4000)}`)
     const out = JSON.parse(r.stdout) as { status: string; backend: string; notes?: string[]; rows: Row[]; record: { cells: { guarantee: string; repetitions: { lost: number | null; killedWorker: string | null }[] }[] } }

@@ -8,7 +8,7 @@ const BIN = fileURLToPath(new URL('../../bin/eoscope.mjs', import.meta.url))
 
 function eoscope(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { timeout: 20_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { timeout: 100_000 }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1
       resolve({ code, stdout, stderr })
     })
@@ -21,7 +21,7 @@ describe('bin/eoscope.mjs', () => {
     ['sweep', ['--intervals', '--guarantees', '--repeat', '--csv', '--no-save']],
     ['scenario', ['NAME', '--seed', '--json', 'lost-ack']],
     ['worker', ['--brokers', '--application-id', '--follow-lab', '--max-poll-records', 'KAFKA_SASL_MECHANISM']],
-  ])('eoscope %s --help prints its flags with meaning and default, exit 0', { timeout: 30_000 }, async (command, words) => {
+  ])('eoscope %s --help prints its flags with meaning and default, exit 0', { timeout: 120_000 }, async (command, words) => {
     const r = await eoscope([command, '--help'])
     expect(r.code).toBe(0)
     expect(r.stderr).toBe('')
@@ -30,7 +30,7 @@ describe('bin/eoscope.mjs', () => {
     expect(r.stdout).toContain('(default: ')
   })
 
-  it('eoscope --help lists the commands, exit 0; no command at all is a usage error, exit 2', { timeout: 30_000 }, async () => {
+  it('eoscope --help lists the commands, exit 0; no command at all is a usage error, exit 2', { timeout: 120_000 }, async () => {
     const help = await eoscope(['--help'])
     expect(help.code).toBe(0)
     for (const c of ['run', 'sweep', 'scenario', 'worker']) expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
@@ -39,14 +39,14 @@ describe('bin/eoscope.mjs', () => {
     expect(none.stderr).toContain('usage: eoscope <command>')
   })
 
-  it('a bad value exits 2 with what is wrong and the usage', { timeout: 30_000 }, async () => {
+  it('a bad value exits 2 with what is wrong and the usage', { timeout: 120_000 }, async () => {
     const r = await eoscope(['run', '--workers', '0'])
     expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
     expect(r.stderr).toMatch(/^eoscope run: --workers: must be an integer from 1 to 64; got 0\nusage: eoscope run /)
   })
 
-  it('a backend refusal exits 2 with the reason the backend declares', { timeout: 30_000 }, async () => {
+  it('a backend refusal exits 2 with the reason the backend declares', { timeout: 120_000 }, async () => {
     const r = await eoscope(['run', '--backend', 'kafka', '--brokers', '127.0.0.1:1', '--guarantee', 'exactly_once_v2'])
     expect(r.code).toBe(2)
     expect(r.stderr).toContain('KIP-447')

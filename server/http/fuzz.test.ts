@@ -17,11 +17,14 @@ import { ExperimentService } from '../experiments/experiment-service.ts'
 import { ExperimentStore } from '../experiments/experiment-store.ts'
 import { createLab, type Lab } from '../lab/index.ts'
 import { attachEoscopeHttp, type EoscopeHttp } from './app.ts'
+import { untilProgress } from '../../e2e/progress.ts'
 
 const SEED = 20240607
 const SOCKET_MESSAGES = 6_000
 const REST_REQUESTS = 5_000
 const TOKEN = '0f9e8d7c6b5a49382716a5b4c3d2e1f0'
+/** How long one socket message may wait for its ack (wall-clock): generous, for a busy machine. */
+const ACK_BOUND_MS = 60_000
 
 let server: Server
 let http: EoscopeHttp
@@ -41,6 +44,10 @@ beforeAll(async () => {
     experiments: new ExperimentService({ store: new ExperimentStore(dir) }),
     defaultMetrics: false,
   })
+  // A kept-alive connection the server closes as idle while the client reuses it fails with
+  // "fetch failed" before any request reached the server: on a loaded machine the pool's gaps
+  // between requests can pass Node's 5 s default. The connections stay open for the storm.
+  server.keepAliveTimeout = 600_000
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }, 60_000)
@@ -264,7 +271,8 @@ describe('a storm of bad input', () => {
     const socketStarted = performance.now()
     await pool(messages, 64, async (m) => {
       try {
-        const ack = await m.socket.timeout(10_000).emitWithAck(m.event, ...m.args)
+        // A generous bound: 64 in flight on a busy machine; an ack that never comes still fails.
+        const ack = await m.socket.timeout(ACK_BOUND_MS).emitWithAck(m.event, ...m.args)
         checkAck([m.event, ...m.args], ack)
       } catch (err) {
         fail('socket (no ack)', { sent: [m.event, ...m.args].map((a) => (typeof a === 'string' ? a.slice(0, 60) : a)), err: String(err) })
@@ -368,7 +376,7 @@ describe('a storm of bad input', () => {
         const r = await fetch(`${url}${q.path}`, { method: q.method, headers: q.headers, body: q.body })
         await checkResponse({ ...q, body: q.body?.slice(0, 100) }, r)
       } catch (err) {
-        fail('rest (no response)', { ...q, body: q.body?.slice(0, 100), err: String(err) })
+        fail('rest (no response)', { ...q, body: q.body?.slice(0, 100), err: String(err), cause: String((err as { cause?: unknown }).cause) })
       }
     })
     const restMs = performance.now() - restStarted
@@ -383,10 +391,12 @@ describe('a storm of bad input', () => {
     expect(after).toEqual(JSON.parse(JSON.stringify(before)))
     expect(stable(lab.snapshot())).toEqual(before)
     expect(await holder.emitWithAck('command', 'selectPartition', { topic: 'output', partition: 1 })).toEqual({ ok: true })
-    expect(lab.snapshot().series.at(-1)!.processedPerSec).toBeGreaterThan(0)
+    // Still processing: its committed input moves on (progress, whatever the machine's load).
+    const committed = lab.snapshot().totals.committedInput
+    await untilProgress({ what: 'the lab to commit more input', read: () => lab.snapshot().totals.committedInput, done: (n) => n > committed, stallMs: 60_000 })
     holder.disconnect()
     anonymous.disconnect()
     expect([...tally.keys()].filter((k) => /^4\d\d$/.test(k)).sort()).toEqual(['400', '401', '403', '404', '405', '413', '415'])
     console.info(`fuzz: ${messages.length} socket messages in ${Math.round(socketMs)} ms, ${requests.length} REST requests in ${Math.round(restMs)} ms; ${JSON.stringify(Object.fromEntries([...tally].sort()))}`)
-  }, 120_000)
+  }, 600_000)
 })

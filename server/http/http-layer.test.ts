@@ -109,7 +109,7 @@ describe('the REST API', () => {
 })
 
 /** Resolves once `done()` holds, checking every 5 ms; fails after a generous bound (progress, not timing). */
-async function until(done: () => boolean, boundMs = 20_000): Promise<void> {
+async function until(done: () => boolean, boundMs = 60_000): Promise<void> {
   const deadline = Date.now() + boundMs
   while (!done()) {
     if (Date.now() > deadline) throw new Error(`no progress within ${boundMs} ms`)

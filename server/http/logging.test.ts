@@ -39,7 +39,11 @@ afterEach(async () => {
   await lab.close()
 })
 
-const settle = () => new Promise((r) => setTimeout(r, 50))
+/**
+ * Waits until a line with this event has been written. Lines arrive in the order they were logged,
+ * so every line logged before it is there too.
+ */
+const loggedUpTo = (event: string) => expect.poll(() => lines.some((l) => l.event === event), { timeout: 60_000, interval: 10 }).toBe(true)
 
 describe('structured logs', () => {
   it('logs commands with their outcome and client, refusals with their reason, and errors in full', async () => {
@@ -57,7 +61,7 @@ describe('structured logs', () => {
     }
     const failed = await fetch(`${url}/api/lab/reset`, { method: 'POST', headers })
     expect(await failed.json()).toEqual({ error: 'internal error' })
-    await settle()
+    await loggedUpTo('error')
 
     expect(lines).toContainEqual(expect.objectContaining({ level: 30, event: 'command', via: 'rest', command: 'setConfig', ok: true, status: 200, client: '127.0.0.1' }))
     expect(lines).toContainEqual(expect.objectContaining({ event: 'command', via: 'rest', command: 'setConfig', ok: false, status: 400, error: expect.stringMatching(/commit\.interval\.ms/) }))
@@ -76,7 +80,7 @@ describe('structured logs', () => {
     const url = await start('warn')
     await fetch(`${url}/api/lab/config`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: '{"commit.interval.ms":200}' })
     await fetch(`${url}/api/lab/reset`, { method: 'POST' })
-    await settle()
+    await loggedUpTo('rejected')
     expect(lines.map((l) => l.event)).toEqual(['rejected'])
   })
 

@@ -47,5 +47,5 @@ describe('a lab stopped by a poison record under fail', () => {
     expect(after.correctness!.lost).toBe(0)
     expect(after.correctness!.duplicates).toBe(0)
     await time.runUntilSettled(lab.close())
-  }, 60_000)
+  }, 180_000)
 })

@@ -289,7 +289,7 @@ describe('IncrementalValidator reads only what is new', () => {
     expect(s.changelogKeys).toBe(KEYS.length)
     // Only the poison offsets (routed to the dead-letter topic) are kept, to tell a later output naming them apart.
     expect(s.exceptions).toBe(100)
-  }, 60_000)
+  }, 180_000)
 
   it('caps the kept exceptions, and then reports what it can no longer tell as unavailable', async () => {
     const run = new RunBuilder(1, { dlq: true })
@@ -400,5 +400,5 @@ describe('IncrementalValidator on random incremental schedules', () => {
       }),
       { numRuns: 100 },
     )
-  }, 120_000)
+  }, 240_000)
 })

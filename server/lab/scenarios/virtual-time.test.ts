@@ -11,7 +11,7 @@ describe('scenarios in virtual time', () => {
     expect(a.passed).toBe(true)
     expect(a.evidence.duplicates as number).toBeGreaterThan(0)
     expect(b).toEqual(a)
-  }, 60_000)
+  }, 180_000)
 
   it('another seed gives another run', async () => {
     const scenario = scenarioByName('crash-before-commit-eos')!
@@ -19,5 +19,5 @@ describe('scenarios in virtual time', () => {
     const b = await runScenarioInVirtualTime(scenario, 2)
     expect(a.passed && b.passed).toBe(true)
     expect(b.evidence).not.toEqual(a.evidence)
-  }, 60_000)
+  }, 180_000)
 })

@@ -340,8 +340,8 @@ describe('KafkaConnection against a broker', () => {
       await consumer.subscribe([topic], listener)
       await pollUntil([consumer], ([r]) => r!.length >= 1)
       const memberBefore = consumer.groupMetadata().memberId
-      await new Promise((r) => setTimeout(r, 2_500)) // past the 1 s session timeout
-      await pollUntil([consumer], () => listener.events.some((e) => e.kind === 'lost') && consumer.assignment().length === 2, 30_000)
+      await new Promise((r) => setTimeout(r, 2_500)) // the fault: no poll past the 1 s session timeout (then waits on the group's events)
+      await pollUntil([consumer], () => listener.events.some((e) => e.kind === 'lost') && consumer.assignment().length === 2, 120_000)
       const kinds = listener.events.map((e) => e.kind)
       expect(kinds.slice(0, 1)).toEqual(['assigned'])
       expect(kinds.slice(kinds.indexOf('lost'))).toEqual(['lost', 'assigned'])
