@@ -42,7 +42,7 @@ export const RUN = {
   },
   notes: [
     'Violations are data (exit 0) unless --expect names a guarantee; bad flags exit 2.',
-    'A run that did not complete within its deadline exits 1; a run that stalled (the group committed no input for max(60 s, 6 × session.timeout.ms) while input remained) stops there and exits 3, with what was seen (members removed, producers re-initialised) in `stalled` and its correctness figures null.',
+    'A run that did not complete within its deadline exits 1; a run that stalled (the group committed no input for max(60 s, 12 × session.timeout.ms) while input remained) stops there and exits 3, with what was seen (members removed, producers re-initialised) in `stalled` and its correctness figures null.',
     `--backend kafka: session.timeout.ms defaults to ${KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs} (heartbeat.interval.ms ${KAFKA_GROUP_TIMEOUTS.heartbeatIntervalMs}), Kafka's own kind of timeout for a real cluster: detection of a killed worker takes up to session.timeout.ms.`,
     '--backend kafka: TLS and SASL from KAFKA_SSL* and KAFKA_SASL_* in the environment (see eoscope worker --help).',
   ],

@@ -32,9 +32,14 @@ export interface Stall {
   reason: string
 }
 
-/** How long a run may go without committed progress while input remains: max(60 s, 6 × session.timeout.ms). */
+/**
+ * How long a run may go without committed progress while input remains: max(60 s, 12 ×
+ * session.timeout.ms). A kill's worst case without progress is its detection (session.timeout.ms),
+ * a rebalance that waits for slow members (the rebalance timeout, 3 × session.timeout.ms) and the
+ * new owner's fencing and restore; the bound allows that twice over, for a kill during a recovery.
+ */
 export function stallLimitMs(config: Pick<StreamsConfig, 'session.timeout.ms'>): number {
-  return Math.max(60_000, 6 * config['session.timeout.ms'])
+  return Math.max(60_000, 12 * config['session.timeout.ms'])
 }
 
 function noEvidence(): StallEvidence {

@@ -12,5 +12,5 @@ export const RUN_DEFINITIONS = {
   openTransactions: 'partitions of the output, changelog and dead-letter topics whose last stable offset is below the high watermark after the run',
   transactions: `transactions the log holds on the output, changelog and dead-letter topics: committed = ended by COMMIT markers, aborted = ended by ABORT markers (those the coordinator wrote for a killed worker's open transaction included), each counted once across its partitions: per producer id and epoch, the markers written within ${MARKER_ROUND_MS} ms of one another on distinct partitions are one transaction`,
   transactionsReported: 'transactions the workers reported ending themselves (committed or aborted through their producer); a killed worker\'s open transaction is not among them',
-  stalled: 'set when the group committed no input for max(60 s, 6 × session.timeout.ms) while input remained: the run stopped there, and its correctness figures are null',
+  stalled: 'set when the group committed no input for max(60 s, 12 × session.timeout.ms) while input remained: the run stopped there, and its correctness figures are null',
 } as const
