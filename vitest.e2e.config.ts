@@ -7,6 +7,8 @@ export default defineConfig({
     // An overall bound: the waits inside a test fail on their own when the lab stops making progress.
     testTimeout: 600_000,
     hookTimeout: 240_000,
+    // expect.poll without a timeout of its own waits for a state (generous: a busy machine), not 1 s.
+    expect: { poll: { timeout: 120_000, interval: 100 } },
     fileParallelism: false,
     pool: 'forks',
   },

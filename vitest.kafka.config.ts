@@ -9,6 +9,8 @@ export default defineConfig({
     // An overall bound: the waits inside a test are on progress, with bounds from session.timeout.ms.
     testTimeout: 300_000,
     hookTimeout: 120_000,
+    // expect.poll without a timeout of its own waits for a state (generous: a busy machine), not 1 s.
+    expect: { poll: { timeout: 120_000, interval: 100 } },
     // One broker on two cores: one test file at a time.
     fileParallelism: false,
   },

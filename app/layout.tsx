@@ -9,6 +9,12 @@ import './styles/pipeline-workers-recovery.css'
 import './styles/transactions-scenarios.css'
 import './styles/deep-views.css'
 import './styles/fail-controls.css'
+import './styles/time-control.css'
+import './styles/transactions-view.css'
+import './styles/group-view.css'
+import './styles/message-browser.css'
+import './styles/transaction-history.css'
+import './styles/broker-cards.css'
 
 export const metadata: Metadata = {
   title: 'eoscope — exactly-once, made visible',

@@ -1,163 +1,101 @@
-// npm run bench:kafka — processed throughput on the local Kafka broker (scripts/kafka-broker.sh),
-// at_least_once against exactly_once at commit.interval.ms 10, 100 and 1000: 3 worker processes
-// on 6 partitions, median of N runs with min and max, and the transaction overhead as MEASURES.md
-// defines it. The two guarantees alternate within each repetition, so they are measured side by
-// side under the same machine load. Writes bench/results/kafka.json.
+// npm run bench:kafka — processed throughput on the local Kafka broker (scripts/kafka-broker.sh) at
+// commit.interval.ms 10, 100 and 1000: eoscope (3 worker processes on 6 partitions) under
+// at_least_once, exactly_once and exactly_once_v2, and beside it the Kafka Streams yardstick
+// (bench/kafka-streams: Kafka Streams 4.1 doing the same job with 3 stream threads) under
+// at_least_once and exactly_once_v2, when java and mvn are here (otherwise its rows say
+// "skipped: no java/mvn"). The five alternate within each repetition, each on a fresh application
+// id and freshly written input of the same size, so they are measured side by side under the same
+// machine load. Median of N runs with min and max, eoscope/Kafka Streams, and each engine's
+// transaction overhead as MEASURES.md defines it. Writes bench/results/kafka.json; exits 1 when a
+// run failed (recorded in its row with the reason).
 // Flags: --brokers HOST:PORT (default KAFKA_BROKERS or 127.0.0.1:19092), --intervals 10,100,1000,
-// --records 100000,100000,200000 (one per interval, or one for all: the window must span many commit
-// intervals, since committed offsets advance in steps of one), --runs N (default 3).
+// --records 300000 (one per interval, or one for all: the window must span many commit intervals,
+// since committed offsets advance in steps of one), --runs N (default 3), --bound-s S (default 180:
+// a run not caught up by then fails).
 //
-// The load starts once the workers share the partitions (no start-up rebalance inside the window).
-// Window: the input is fed as fast as the broker takes it, so the workers run on a backlog; the
-// committed input offsets (describe/fetch every 100 ms, and the workers' offsets-committed events)
-// are sampled every 50 ms, and the window runs from the first sample at or past 10% of the records
-// to the first at or past 90%: worker start-up and the last commit's tail stay out of it.
+// How a run is measured (bench/kafka-window.ts): the engine runs on a backlog (the input written
+// before it starts); the group's committed input offsets are sampled every 50 ms, and the window
+// runs from the first sample at or past 10% of the records (every partition owned: no start-up
+// rebalance inside it) to the first at or past 90%. Both engines' output then goes through the
+// validator: a run that loses records, or duplicates under exactly-once, fails.
 
-import { cpus } from 'node:os'
 import { defaultStreamsConfig, type ProcessingGuarantee } from '../lib/streams-config.ts'
-import { WorkerProcessRuntime as KafkaLabRuntime } from '../server/lab/kafka/worker-process-runtime.ts'
-import { KafkaConnection } from '../server/log/kafka/kafka-connection.ts'
-import { SystemTime } from '../server/log/time.ts'
-import { validateRun } from '../server/validator/validator.ts'
-import { type Spread, flag, spread, writeResult } from './figures.ts'
+import { flag } from './figures.ts'
+import { PARTITIONS, type RunPlan, runEoscope, WORKERS } from './kafka-eoscope.ts'
+import { type Engine, printSummary, type Row, rowOf, skippedRow, writeKafkaResult } from './kafka-report.ts'
+import { KAFKA_STREAMS_VERSION, prepareYardstick } from './kafka-streams-build.ts'
+import { JAVA_OPTS, runKafkaStreams } from './kafka-streams-runner.ts'
+import { recorded, type RunRecord, type RunResult } from './kafka-window.ts'
 
 const brokers = flag('brokers', process.env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(',')
 const runs = Number(flag('runs', '3'))
 const intervals = flag('intervals', '10,100,1000').split(',').map(Number)
-const recordCounts = flag('records', '300000,300000,300000').split(',').map(Number)
+const recordCounts = flag('records', '300000').split(',').map(Number)
 const recordsFor = (i: number) => recordCounts[Math.min(i, recordCounts.length - 1)]!
-const guarantees: ProcessingGuarantee[] = ['at_least_once', 'exactly_once']
-/** What bounds the transaction overhead: the mechanism, whatever the figures of a given machine. */
+const boundMs = Number(flag('bound-s', '180')) * 1000
+
+/** What bounds the figures: the mechanism, whatever the figures of a given machine. */
 const NOTES = [
-  'exactly_once on Kafka here is one transactional producer per task (transactional.id = application.id + task id; exactly_once_v2 is unavailable on kafkajs, see KIP-447): 6 tasks on 3 workers means 2 transactions per worker per commit interval, where at_least_once sends through one idempotent producer per worker and commits all offsets in one OffsetCommit.',
-  'Each transaction costs broker round trips that at_least_once does not pay: AddPartitionsToTxn at its first send, AddOffsetsToTxn and TxnOffsetCommit (sendOffsets), and EndTxn, after which the coordinator writes a marker to every partition in it (output, changelog, __consumer_offsets). The worker commits its tasks one after the other and neither polls nor processes meanwhile, so the fixed cost per commit is about tasks per worker x 4 round trips; its share falls as commit.interval.ms grows. Where the measured overhead does not fall from 10 ms to 1000 ms (as in the figures recorded with this note), this fixed cost is not what bounds it on this machine.',
-  'Costs that do not shrink with the commit interval: kafkajs transactional producers run with maxInFlightRequests 1, and under exactly_once each task sends its own produce request per batch (two per worker here), where at_least_once sends one request per worker; read_committed fetches; and larger transactions at longer intervals (up to ~100k records in one transaction at 1000 ms on this load). With the shared CPU below, these per-batch costs are the likely bound of the overhead measured here.',
-  'transactionsPerRun counts the transactions the workers ended: at 10 and 100 ms it is about one per poll batch (max.poll.records = 1000), since a worker checks the commit interval only after each batch; the two settings therefore commit at nearly the same rate on this load, and 10 ms is not a 10 ms commit cadence.',
-  'The broker and the three worker processes share the same 2 cores: the coordinator work for transactions (markers, transaction log writes) competes with the workers for CPU, which a separate broker machine would not.',
-  'A negative or near-zero overhead (exactly_once as fast as at_least_once or faster) means the difference is inside the run-to-run spread at that interval (min and max beside each median), not that transactions are free: with the input written beforehand, both guarantees are bound by the same fetch, process and produce path on this machine, and the transactional round trips per commit are a small part of the work of one commit interval.',
-  'Single runs vary by tens of percent on a shared 2-core machine; the medians of alternating runs are the figures to read, with min and max beside them.',
-  'The whole input is written before the workers start (prefill), so the workers run on a backlog and the load generator does not compete with them for the CPU; the window opens once every worker owns partitions and 10% of the records are committed, and closes at 90%, so the group\'s formation is not inside it.',
+  'eoscope exactly_once on Kafka is one transactional producer per task (transactional.id = application.id + task id): 6 tasks on 3 workers means 2 transactions per worker per commit, fenced by producer epoch. eoscope exactly_once_v2 is one transactional producer per worker, its offsets committed with the group generation and member id (TxnOffsetCommit v3, KIP-447), fenced by group generation: one transaction per worker per commit, as in Kafka Streams. at_least_once sends through one idempotent producer per worker and commits all its offsets in one OffsetCommit.',
+  'Each transaction costs broker round trips that at_least_once does not pay: AddPartitionsToTxn at its first send, AddOffsetsToTxn and TxnOffsetCommit, and EndTxn, after which the coordinator writes a marker to every partition in it (output, changelog, __consumer_offsets). An eoscope worker commits its transactions one after the other and neither polls nor processes meanwhile, so the fixed cost per commit is about transactions per worker x 4 round trips; its share falls as commit.interval.ms grows. An overhead that does not fall from 10 ms to 1000 ms is bound by something else than this fixed cost.',
+  'Costs that do not shrink with the commit interval: kafkajs idempotent and transactional producers run with maxInFlightRequests 1, and under eoscope exactly_once each task sends its own produce request per batch (two per worker here); read_committed fetches; and larger transactions at longer intervals.',
+  "transactionsPerRun: for eoscope, the transactions its workers ended (committed or aborted); a worker checks the commit interval only after each poll batch (max.poll.records = 1000), so at 10 and 100 ms it is about one per batch and 10 ms is not a 10 ms commit cadence. For Kafka Streams, the stream threads' commit-total (one transaction per commit under exactly_once_v2), 0 under at_least_once.",
+  'The Kafka Streams yardstick (bench/kafka-streams) is Kafka Streams 4.1 with the Processor API: per key count, sum, min and max in an in-memory store with its changelog (<application.id>-aggregates-changelog), no record cache (statestore.cache.max.bytes 0), one output record per input record, values in eoscope\'s JSON with the input partition and offset as provenance, so eoscope\'s validator checks its output and changelog as it checks eoscope\'s; 3 stream threads in one JVM, consumer group = application.id, at_least_once or exactly_once_v2 and commit.interval.ms as given, every other setting Kafka Streams\' default. It is settled (its window may open) once it reports RUNNING with all 6 tasks active; its committed offsets are fetched from the broker every 50 ms, where eoscope\'s also come from its workers\' commit events.',
+  'The broker, the engines and the load generator share the same machine (2 cores here): the coordinator work for transactions (markers, transaction log writes) competes with the engines for CPU, which a separate broker machine would not. The load average before and after each run is in its row.',
+  'A negative or near-zero overhead (exactly-once as fast as at_least_once or faster) means the difference is inside the run-to-run spread at that interval (min and max beside each median), not that transactions are free.',
+  'Single runs vary by tens of percent on a shared machine; the medians of alternating runs are the figures to read, with min and max beside them. A run that did not catch up within the bound, or whose output failed the validator, is in its row\'s failures with the reason and is left out of the median; it is never counted as 0.',
+  'The whole input is written before the engine starts (prefill), so it runs on a backlog and the load generator does not compete with it for the CPU; the window opens once every partition is owned and 10% of the records are committed, and closes at 90%, so the group\'s formation and the JVM start are not inside it.',
 ]
 
-const WORKERS = 3
-const PARTITIONS = 6
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-interface Sample {
-  throughputPerSec: number
-  windowMs: number
-  transactions: number
-}
-
-async function once(guarantee: ProcessingGuarantee, commitIntervalMs: number, records: number, seed: number): Promise<Sample> {
-  const appId = `eoscope-bench-${guarantee === 'at_least_once' ? 'alos' : 'eos'}-${commitIntervalMs}-${Date.now().toString(36)}`
-  const config = defaultStreamsConfig(guarantee, appId)
-  config['commit.interval.ms'] = commitIntervalMs
-  const lab = new KafkaLabRuntime(new SystemTime(), {
-    client: { brokers, clientId: appId },
-    config,
-    workers: WORKERS,
-    partitions: PARTITIONS,
-    ratePerSec: Number.POSITIVE_INFINITY,
-    maxRecords: records,
-    keys: 100,
-    seed,
-    restartAfterMs: null,
-    // The whole input is written before the workers start: they run on a backlog, and the load
-    // generator does not compete with them for the CPU while they are measured.
-    prefill: true,
-  })
-  try {
-    await lab.start()
-    // The load starts once the three workers share the partitions: no start-up rebalance in the window.
-    let t10: number | null = null
-    let c10 = 0
-    let t90: number | null = null
-    let c90 = 0
-    const deadline = Date.now() + 180_000
-    while (!lab.caughtUp()) {
-      if (Date.now() > deadline) throw new Error(`${appId}: not caught up after 180 s`)
-      const c = lab.committedTotal()
-      const now = performance.now()
-      // The window opens once every worker owns partitions (no rebalance inside it) and 10% is committed.
-      if (t10 === null && c >= records * 0.1 && lab.groupSettled()) [t10, c10] = [now, c]
-      if (t10 !== null && t90 === null && c >= records * 0.9) [t90, c90] = [now, c]
-      await sleep(50)
-    }
-    if (t10 === null) throw new Error(`${appId}: the group settled only after 90% of the input was committed: no window to measure (use more --records)`)
-    if (t90 === null) [t90, c90] = [performance.now(), lab.committedTotal()]
-    await lab.stop()
-    const report = await validateRun(lab.connection.inspector(), { groupId: lab.groupId, inputTopic: lab.topics.input, outputTopic: lab.topics.output, changelogTopic: lab.topics.changelog, dlqTopic: lab.topics.deadLetter })
-    if (report.lost !== 0 || (guarantee === 'exactly_once' && (report.duplicates !== 0 || report.stateMismatches !== 0))) {
-      throw new Error(`${appId}: the bench run violated its guarantee: lost ${report.lost}, duplicates ${report.duplicates}, state mismatches ${report.stateMismatches}`)
-    }
-    const windowMs = t90 - (t10 ?? t90)
-    const counts = lab.transactionCounts()
-    return { throughputPerSec: windowMs > 0 ? Math.round(((c90 - c10) / windowMs) * 1000) : 0, windowMs: Math.round(windowMs), transactions: counts.committed + counts.aborted }
-  } finally {
-    await lab.close()
-    const cleanup = new KafkaConnection({ brokers, clientId: `${appId}-cleanup` })
-    const t = lab.topics
-    await cleanup.admin().deleteTopics([t.input, t.output, t.changelog, t.deadLetter, t.telemetry, t.commands]).catch(() => {})
-    await cleanup.close()
-  }
-}
-
-interface Row {
+interface Contender {
+  engine: Engine
   guarantee: ProcessingGuarantee
-  commitIntervalMs: number
-  records: number
-  runs: number
-  throughputPerSec: Spread
-  windowMs: number[]
-  transactionsPerRun: number[]
+  /** How to run it; a string says why it is skipped. */
+  run: ((plan: RunPlan) => Promise<RunResult>) | string
 }
+
+const yardstick = prepareYardstick()
+const streamsRun = yardstick.ready === 'yes' ? (plan: RunPlan) => runKafkaStreams(yardstick.classPath, plan) : yardstick.reason
+const contenders: Contender[] = [
+  { engine: 'eoscope', guarantee: 'at_least_once', run: runEoscope },
+  { engine: 'eoscope', guarantee: 'exactly_once', run: runEoscope },
+  { engine: 'eoscope', guarantee: 'exactly_once_v2', run: runEoscope },
+  { engine: 'kafka-streams', guarantee: 'at_least_once', run: streamsRun },
+  { engine: 'kafka-streams', guarantee: 'exactly_once_v2', run: streamsRun },
+]
+if (yardstick.ready === 'no') process.stdout.write(`Kafka Streams yardstick ${yardstick.reason}\n`)
 
 const rows: Row[] = []
 for (const [index, commitIntervalMs] of intervals.entries()) {
   const records = recordsFor(index)
-  const samples = new Map<ProcessingGuarantee, Sample[]>(guarantees.map((g) => [g, []]))
+  const samples = contenders.map((): RunRecord[] => [])
   for (let i = 0; i < runs; i++) {
-    for (const guarantee of guarantees) {
-      const s = await once(guarantee, commitIntervalMs, records, i + 1)
-      samples.get(guarantee)!.push(s)
-      process.stdout.write(`${String(commitIntervalMs).padStart(5)} ms  ${guarantee.padEnd(14)} run ${i + 1}: ${s.throughputPerSec} rec/s over ${s.windowMs} ms\n`)
+    for (const [c, contender] of contenders.entries()) {
+      if (typeof contender.run === 'string') continue
+      const run = contender.run
+      const r = await recorded(() => run({ brokers, guarantee: contender.guarantee, commitIntervalMs, records, seed: i + 1, boundMs }))
+      samples[c]!.push(r)
+      const what = 'failure' in r.outcome ? `FAILED: ${r.outcome.failure}` : `${r.outcome.throughputPerSec} rec/s over ${r.outcome.windowMs} ms`
+      process.stdout.write(`${String(commitIntervalMs).padStart(5)} ms  ${contender.engine.padEnd(13)} ${contender.guarantee.padEnd(15)} run ${i + 1}: ${what} (load ${r.loadBefore[0]} -> ${r.loadAfter[0]})\n`)
     }
   }
-  for (const guarantee of guarantees) {
-    const ss = samples.get(guarantee)!
-    const t = ss.map((s) => s.throughputPerSec)
-    rows.push({
-      guarantee,
-      commitIntervalMs,
-      records,
-      runs,
-      throughputPerSec: spread(t),
-      windowMs: ss.map((s) => s.windowMs),
-      transactionsPerRun: ss.map((s) => s.transactions),
-    })
+  for (const [c, { engine, guarantee, run }] of contenders.entries()) {
+    rows.push(typeof run === 'string' ? skippedRow(engine, guarantee, commitIntervalMs, records, runs, run) : rowOf(engine, guarantee, commitIntervalMs, records, runs, samples[c]!))
   }
 }
 
-const overhead = intervals.map((commitIntervalMs) => {
-  const alos = rows.find((r) => r.guarantee === 'at_least_once' && r.commitIntervalMs === commitIntervalMs)!
-  const eos = rows.find((r) => r.guarantee === 'exactly_once' && r.commitIntervalMs === commitIntervalMs)!
-  return { commitIntervalMs, transactionOverhead: Number((1 - eos.throughputPerSec.median / alos.throughputPerSec.median).toFixed(3)) }
-})
-for (const o of overhead) process.stdout.write(`overhead at ${o.commitIntervalMs} ms: ${(o.transactionOverhead * 100).toFixed(1)}%\n`)
-
-writeResult('bench/results/kafka.json', {
-  benchmark: 'kafka',
-  definition:
-    'processed throughput: records/s by which the group committed input offsets advance, over the window from 10% of the records committed (and every worker owning partitions) to 90% (the whole input written before the workers start, so they run on a backlog); transaction overhead = 1 - exactly_once median / at_least_once median at the same commit.interval.ms, the two guarantees alternating within each repetition',
-  broker: { brokers, note: 'the local single-node KRaft broker of scripts/kafka-broker.sh, on the same machine as the workers' },
-  machine: { cpus: cpus().length, node: process.version },
-  at: new Date().toISOString(),
+printSummary(rows, intervals)
+writeKafkaResult(rows, intervals, {
+  brokers,
   workers: WORKERS,
   partitions: PARTITIONS,
   maxPollRecords: defaultStreamsConfig('exactly_once')['max.poll.records'],
-  rows,
-  overhead,
+  kafkaStreams:
+    yardstick.ready === 'yes'
+      ? { version: KAFKA_STREAMS_VERSION, java: yardstick.java, javaOptions: JAVA_OPTS, streamThreads: WORKERS, application: 'bench/kafka-streams' }
+      : { version: KAFKA_STREAMS_VERSION, skipped: yardstick.reason },
   notes: NOTES,
 })
-process.exit(0)
+const failed = rows.reduce((n, r) => n + r.failures.length, 0)
+if (failed > 0) process.stderr.write(`${failed} run(s) failed: see the failures in bench/results/kafka.json\n`)
+process.exit(failed > 0 ? 1 : 0)

@@ -6,22 +6,23 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { parseCommandLine } from '../server/cli/flags.ts'
 import { createLab } from '../server/lab/index.ts'
-import { memoryGrowth } from './memory-growth.ts'
+import { memoryGrowth, type MemorySample } from './memory-growth.ts'
 
 const line = parseCommandLine({ program: 'npm run', name: 'bench:memory', summary: 'resident memory of a long-running lab', flags: { minutes: { type: 'number', meaning: 'minutes to run', range: { min: 1, max: 600 }, integer: false, default: 60 }, rate: { type: 'number', meaning: 'input records per second', range: { min: 1, max: 100_000 }, integer: false, default: 2_000 } } } as const, process.argv.slice(2))
 if (line.help) process.exit(0)
 const { minutes, rate } = line.flags
 const lab = await createLab({ ratePerSec: rate })
 const start = Date.now()
-const samples: { atS: number; rssMB: number; heapUsedMB: number; committedInput: number }[] = []
+const samples: (MemorySample & { committedInput: number })[] = []
 const mb = (b: number) => Math.round((b / 1024 / 1024) * 10) / 10
 let kills = 0
 while (Date.now() - start < minutes * 60_000) {
   await new Promise((r) => setTimeout(r, 30_000))
   const s = lab.snapshot()
   const m = process.memoryUsage()
-  samples.push({ atS: Math.round((Date.now() - start) / 1000), rssMB: mb(m.rss), heapUsedMB: mb(m.heapUsed), committedInput: s.totals.committedInput })
-  process.stdout.write(`${samples.at(-1)!.atS} s: rss ${samples.at(-1)!.rssMB} MB, heap ${samples.at(-1)!.heapUsedMB} MB, committed input ${s.totals.committedInput}\n`)
+  const sample = { atS: Math.round((Date.now() - start) / 1000), rssMB: mb(m.rss), heapUsedMB: mb(m.heapUsed), heapTotalMB: mb(m.heapTotal), externalMB: mb(m.external), arrayBuffersMB: mb(m.arrayBuffers), committedInput: s.totals.committedInput }
+  samples.push(sample)
+  process.stdout.write(`${sample.atS} s: rss ${sample.rssMB} MB, heap ${sample.heapUsedMB} of ${sample.heapTotalMB} MB, external ${sample.externalMB} MB (array buffers ${sample.arrayBuffersMB} MB), committed input ${sample.committedInput}\n`)
   if (samples.length % 2 === 0) {
     const live = s.workers.find((w) => w.state === 'running' && w.taskIds.length > 0)
     if (live && (await lab.execute('killWorker', { workerId: live.id })).ok) kills++

@@ -1,6 +1,7 @@
 import { memo, useEffect, useMemo, useRef, useState } from 'react'
 import type { ChartPoint, TimelineMarker } from '../lib/lab-protocol.ts'
-import { CHART_MARKERS, LATENCY_CHART, THROUGHPUT_CHART } from './chart-config.ts'
+import { processedWindowMs, windowLabel, withWindowedProcessed } from '../lib/processed-rate.ts'
+import { CHART_MARKERS, LATENCY_CHART, throughputChart } from './chart-config.ts'
 import { Panel } from './panel.tsx'
 import { TimeSeriesChart, type ChartRow } from './time-series-chart.tsx'
 
@@ -8,6 +9,8 @@ export interface ChartsPanelProps {
   series: ChartPoint[]
   markers: TimelineMarker[]
   startedAtMs: number
+  /** The processed line is a rate over two commit intervals (at least 2 s), as the headline is. */
+  commitIntervalMs?: number
   /** Redraw the charts at most this often (they are the most expensive part of a frame). */
   redrawMs?: number
 }
@@ -44,18 +47,20 @@ export function toRows(series: ChartPoint[], startedAtMs: number, maxPoints = MA
   return picked.map(({ t, ...rest }) => ({ x: (t - startedAtMs) / 1000, ...rest }))
 }
 
-export const ChartsPanel = memo(function ChartsPanel({ series, markers, startedAtMs, redrawMs = 1000 }: ChartsPanelProps) {
+export const ChartsPanel = memo(function ChartsPanel({ series, markers, startedAtMs, commitIntervalMs, redrawMs = 1000 }: ChartsPanelProps) {
   const shownSeries = useThrottled(series, redrawMs)
   const shownMarkers = useThrottled(markers, redrawMs)
+  const windowMs = processedWindowMs(commitIntervalMs)
+  const throughput = useMemo(() => throughputChart(windowLabel(windowMs)), [windowMs])
   // New rows only when the throttled series changes: recharts redraws whenever its data does.
-  const rows = useMemo(() => toRows(shownSeries, startedAtMs), [shownSeries, startedAtMs])
+  const rows = useMemo(() => toRows(withWindowedProcessed(shownSeries, windowMs), startedAtMs), [shownSeries, startedAtMs, windowMs])
   const marks = useMemo(
     () => shownMarkers.filter((m) => CHART_MARKERS.includes(m.kind)).map((m) => ({ ...m, x: (m.t - startedAtMs) / 1000 })),
     [shownMarkers, startedAtMs],
   )
   return (
     <div className="charts">
-      {[THROUGHPUT_CHART, LATENCY_CHART].map((config) => (
+      {[throughput, LATENCY_CHART].map((config) => (
         <Panel key={config.id} title={config.title} hint={config.hint} testId={`panel-${config.id}`}>
           <TimeSeriesChart config={config} rows={rows} markers={marks} />
         </Panel>

@@ -94,7 +94,7 @@ function CommitIntervalControl({ value, guarantee, defaults, send }: { value: nu
         min={0}
         max={scale.steps}
         step={1}
-        value={toPosition(scale, shown)}
+        value={Number.isFinite(shown) ? toPosition(scale, shown) : 0}
         aria-valuetext={fmtMs(shown)}
         data-testid="commit-interval"
         onChange={(e) => commit(fromPosition(scale, Number(e.currentTarget.value)))}
@@ -118,14 +118,27 @@ function CommitIntervalControl({ value, guarantee, defaults, send }: { value: nu
   )
 }
 
-function InputRateControl({ value, send }: { value: number; send: SendCommand }) {
+/** A number input's text: never "null" or "NaN" (the browser warns it cannot parse them), empty when unknown. */
+export function numberText(value: number | null | undefined): string {
+  return typeof value === 'number' && Number.isFinite(value) ? String(value) : ''
+}
+
+/** The rate typed in, or null while the box is empty or holds no number. */
+export function typedRate(text: string): number | null {
+  if (text.trim() === '') return null
+  const n = Number(text)
+  return Number.isFinite(n) ? n : null
+}
+
+/** `value` is null while the lab reports no rate (between runtimes): the box is then empty, not "null". */
+function InputRateControl({ value, send }: { value: number | null; send: SendCommand }) {
   const id = useId()
   const [run, state] = useCommand(send)
-  const [text, setText] = useState(String(value))
-  useEffect(() => setText(String(value)), [value])
+  const [text, setText] = useState(numberText(value))
+  useEffect(() => setText(numberText(value)), [value])
+  const typed = typedRate(text)
   const apply = () => {
-    const n = Number(text)
-    if (Number.isFinite(n) && n !== value) void run('setConfig', { inputRatePerSec: n })
+    if (typed !== null && typed !== value) void run('setConfig', { inputRatePerSec: typed })
   }
   return (
     <div className="control">
@@ -158,7 +171,7 @@ function InputRateControl({ value, send }: { value: number; send: SendCommand })
           onChange={(e) => setText(e.currentTarget.value)}
           onKeyDown={(e) => e.key === 'Enter' && apply()}
         />
-        <button type="button" onClick={apply} disabled={Number(text) === value}>
+        <button type="button" onClick={apply} disabled={typed === null || typed === value}>
           Set
         </button>
       </div>
@@ -231,7 +244,7 @@ function FaultControls({ send, unavailable }: { send: SendCommand; unavailable: 
         <button type="button" className="warn" data-testid="drop-ack" disabled={dropState.pending || unavailable.dropAcks !== undefined} title={unavailable.dropAcks} onClick={() => runDrop('dropAcks', { count: 1 })}>
           Drop next ack
         </button>
-        <button type="button" data-testid="reset" disabled={resetState.pending} onClick={() => runReset('reset', {})}>
+        <button type="button" data-testid="reset" disabled={resetState.pending} title="a fresh lab with the defaults (exactly_once, its default commit.interval.ms, the default rate and worker count), not the current settings" onClick={() => runReset('reset', {})}>
           Reset lab
         </button>
       </div>

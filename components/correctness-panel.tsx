@@ -12,11 +12,21 @@ export interface CorrectnessPanelProps {
 
 type Figure = keyof CorrectnessView['allowed']
 
+/** The dashboard's wording of the two figures defined in server/validator/state-drift.ts (and README's measures). */
+export const STATE_MISMATCH_DEFINITION =
+  'State mismatches: keys whose state differs from the replay of the committed input (an output, the latest changelog value or the store holds another count, sum, min or max), each key counted once: the later outputs of an inflated key add none.'
+export const DOUBLE_APPLIED_DEFINITION =
+  'Double-applied updates: input records whose update reached a key’s state twice (redone after a crash on a state that already held them); each adds 1 to the key’s running count, so they are summed from how far the counts run ahead of the replay. The mismatched keys hold them.'
+
 export const FIGURES: { key: Figure; label: string; definition: string }[] = [
   { key: 'duplicates', label: 'Duplicates', definition: 'committed output records whose provenance (input partition, offset) appears more than once' },
   { key: 'lost', label: 'Lost', definition: 'input records below the committed input offset with no committed output record' },
   { key: 'abortedReads', label: 'Aborted reads', definition: 'records of aborted transactions delivered to a read_committed consumer' },
-  { key: 'stateMismatches', label: 'State mismatches', definition: 'output values or state-store entries that differ from the recomputation' },
+  {
+    key: 'stateMismatches',
+    label: 'State mismatches',
+    definition: `${STATE_MISMATCH_DEFINITION} ${DOUBLE_APPLIED_DEFINITION}`,
+  },
   { key: 'openTransactions', label: 'Open transactions', definition: 'partitions whose last stable offset is below the high watermark' },
 ]
 
@@ -77,6 +87,11 @@ export const CorrectnessPanel = memo(function CorrectnessPanel({ correctness, gu
                 {f.key === 'abortedReads' ? (
                   <div className="check-contrast small muted">
                     read_uncommitted would have read <span className="num">{fmtInt(correctness.abortedReadsUncommitted)}</span>
+                  </div>
+                ) : null}
+                {f.key === 'stateMismatches' && correctness.doubleAppliedUpdates !== undefined ? (
+                  <div className="check-contrast small muted" title={DOUBLE_APPLIED_DEFINITION} data-testid="correctness-double-applied">
+                    keys, holding <span className="num">{fmtInt(correctness.doubleAppliedUpdates)}</span> double-applied updates
                   </div>
                 ) : null}
                 {f.key === 'duplicates' && correctness.duplicateKeys.length ? (

@@ -7,7 +7,8 @@ import { visibleTraces } from './pipeline-panel.tsx'
 import { LabView } from './lab-dashboard.tsx'
 import { COMMIT_INTERVAL_SCALE, fromPosition, toPosition } from './log-scale.ts'
 import { recoverySegments } from './recovery-panel.tsx'
-import { labelRows } from './time-series-chart.tsx'
+import { compactLabel, labelRows, MAX_LABEL_ROWS } from './time-series-chart.tsx'
+import { numberText, typedRate } from './controls-panel.tsx'
 import { toLanes } from './transactions-panel.tsx'
 
 const send = async () => ({ ok: true as const })
@@ -132,6 +133,24 @@ describe('chart marker labels', () => {
     expect(rowOf('expired w1')).toBe(1)
   })
 
+  it('never overlap: a label with no room is abbreviated, then left to its line’s tooltip', () => {
+    const m = (x: number, label: string) => ({ x, label })
+    const long = 'config processing.guarantee=at_least_once, commit.interval.ms=1000'
+    const markers = [m(1, long), m(1.2, 'worker-1 killed at step 5'), m(1.4, 'rebalance gen 3'), m(1.6, 'fenced worker-1'), m(1.8, 'recovered'), m(2, 'ack lost 3')]
+    const unitsPerChar = 0.1
+    const placed = labelRows(markers, unitsPerChar, 0, 10)
+    // Three rows taken from x = 1 on: the next three have no room, not even for their first word.
+    expect(placed.map((p) => p.text)).toEqual(['config processing.guarant…', 'worker-1 killed at step 5', 'rebalance gen 3', '', '', ''])
+    // No two drawn labels of one row share any part of the axis.
+    const spans = placed.filter((p) => p.text).map((p) => ({ row: p.row, from: p.marker.x, to: p.marker.x + (p.text.length + 1) * unitsPerChar }))
+    for (const a of spans) for (const b of spans) if (a !== b && a.row === b.row) expect(a.to <= b.from || b.to <= a.from).toBe(true)
+    expect(placed.every((p) => p.row < MAX_LABEL_ROWS)).toBe(true)
+    expect(compactLabel(long)).toBe('config…')
+    // On the right labels run leftwards: one too long for the room left is shown by its first word.
+    const right = labelRows([m(5, 'aaaaaaaaaa'), m(5.1, 'bbbbbbbbbb'), m(5.2, 'cccccccccc'), m(8, 'processing.guarantee=at_least_once')], unitsPerChar, 0, 10)
+    expect(right.at(-1)).toMatchObject({ row: 0, text: 'processin…' })
+  })
+
   it('on Kafka: shows the application.id, the outage with its age, and each unavailable control disabled with its reason', () => {
     const html = render(fixtureKafkaOutage)
     expect(html).toContain('backend: <!-- -->kafka')
@@ -151,5 +170,18 @@ describe('chart marker labels', () => {
     expect(html).not.toContain('data-testid="health"')
     expect(html).not.toMatch(/data-testid="drop-ack" disabled=""/)
     expect(html).not.toContain('unavailable-')
+  })
+})
+
+describe('the input-rate box', () => {
+  it('never holds "null": empty while the lab reports no rate, and Set stays off until a number is typed', () => {
+    expect(numberText(null)).toBe('')
+    expect(numberText(undefined)).toBe('')
+    expect(numberText(Number.NaN)).toBe('')
+    expect(numberText(2000)).toBe('2000')
+    expect(typedRate('')).toBeNull()
+    expect(typedRate('  ')).toBeNull()
+    expect(typedRate('abc')).toBeNull()
+    expect(typedRate('500')).toBe(500)
   })
 })

@@ -4,6 +4,7 @@ import { fmtInt } from './format.ts'
 import { Panel } from './panel.tsx'
 import { Segmented, type SegmentedOption } from './segmented.tsx'
 import { useCommand, type SendCommand } from './use-command.ts'
+import type { LabTopicRole } from '../lib/log-range.ts'
 
 export interface PartitionLogViewProps {
   log: PartitionLog | null
@@ -15,7 +16,7 @@ export interface PartitionLogViewProps {
 /** Cells drawn, always: a partition with fewer records shows empty slots, so nothing moves as records arrive. */
 export const LOG_SLOTS = 120
 
-export type TopicKind = 'input' | 'output' | 'changelog'
+export type TopicKind = LabTopicRole
 const TOPIC_KINDS: TopicKind[] = ['input', 'output', 'changelog']
 
 /** Which offsets the lab sends: the newest, or those ending a few records after the latest ABORT marker. */
@@ -105,7 +106,7 @@ function Marks({ marks, edge, raised }: { marks: Boundary[]; edge: 'left' | 'rig
   )
 }
 
-function PartitionSelector({ log, partitions, send, logWindow, onWindow }: { log: PartitionLog | null; partitions: number; send: SendCommand; logWindow: LogWindow; onWindow: (w: LogWindow) => void }) {
+function PartitionSelector({ log, partitions, send, logWindow, onWindow }: { log: PartitionLog | null; partitions: number; send: SendCommand; logWindow: LogWindow | null; onWindow: (w: LogWindow) => void }) {
   const [run, state] = useCommand(send)
   const kind = log ? topicKind(log.topic) : null
   const partition = log?.partition ?? 0
@@ -121,7 +122,7 @@ function PartitionSelector({ log, partitions, send, logWindow, onWindow }: { log
         value={kind}
         testId={(t) => `log-topic-${t}`}
         disabled={state.pending}
-        onSelect={(t) => run('selectPartition', { topic: t, partition: Math.min(partition, Math.max(0, partitions - 1)), window: logWindow })}
+        onSelect={(t) => run('selectPartition', { topic: t, partition: Math.min(partition, Math.max(0, partitions - 1)), window: logWindow ?? 'latest' })}
       />
       <div style={{ display: 'flex', alignItems: 'center', gap: 10, whiteSpace: 'nowrap' }}>
         <Segmented label="which offsets" options={LOG_WINDOWS} value={logWindow} testId={(w) => `log-window-${w}`} disabled={state.pending} onSelect={setWindow} style={{ flexShrink: 0 }} />
@@ -131,7 +132,7 @@ function PartitionSelector({ log, partitions, send, logWindow, onWindow }: { log
             value={partition}
             data-testid="log-partition"
             disabled={state.pending}
-            onChange={(e) => run('selectPartition', { topic: kind ?? 'output', partition: Number(e.currentTarget.value), window: logWindow })}
+            onChange={(e) => run('selectPartition', { topic: kind ?? 'output', partition: Number(e.currentTarget.value), window: logWindow ?? 'latest' })}
           >
             {Array.from({ length: Math.max(1, partitions) }, (_, p) => (
               <option key={p} value={p}>
@@ -193,14 +194,14 @@ interface LogGridProps {
   cells: NonNullable<PartitionLogViewProps['log']>['cells']
   bySlot: Map<number, Boundary[]>
   raised: ReturnType<typeof raiseHighWatermark>
-  logWindow: LogWindow
+  logWindow: LogWindow | 'at'
 }
 
 /** One cell per offset slot, with the LSO/HW/consumer marks at their edges. */
 function LogGrid({ log, cells, bySlot, raised, logWindow }: LogGridProps) {
   return (
     <div className="log-scroll">
-    <div className="log-grid" role="list" aria-label={`${logWindow === 'latest' ? `the latest ${LOG_SLOTS} offsets` : `${LOG_SLOTS} offsets around the latest ABORT marker`} of ${log.topic}-${log.partition}`} data-testid="log-grid" data-window={logWindow}>
+    <div className="log-grid" role="list" aria-label={`${logWindow === 'latest' ? `the latest ${LOG_SLOTS} offsets` : logWindow === 'at' ? `${LOG_SLOTS} offsets from ${log.fromOffset ?? 0}` : `${LOG_SLOTS} offsets around the latest ABORT marker`} of ${log.topic}-${log.partition}`} data-testid="log-grid" data-window={logWindow} data-from={log.fromOffset}>
       {Array.from({ length: LOG_SLOTS }, (_, i) => {
         const c = cells[i]
         const here = bySlot.get(i)
@@ -226,7 +227,9 @@ function LogGrid({ log, cells, bySlot, raised, logWindow }: LogGridProps) {
 
 /** The records of one partition as cells, with the LSO, the high watermark and where two consumers stand. */
 export const PartitionLogView = memo(function PartitionLogView({ log, partitions, send }: PartitionLogViewProps) {
-  const [logWindow, setLogWindow] = useState<LogWindow>('latest')
+  const [chosen, setLogWindow] = useState<LogWindow>('latest')
+  // An evidence card's link shows the offsets from the one it names ('at'); the selector's choice otherwise.
+  const logWindow: LogWindow | 'at' = log?.window === 'at' ? 'at' : chosen
   const cells = log ? log.cells.slice(-LOG_SLOTS) : []
   const marks = log ? boundaries(log, cells) : []
   const raised = raiseHighWatermark(marks)
@@ -244,7 +247,7 @@ export const PartitionLogView = memo(function PartitionLogView({ log, partitions
       }
       testId="partition-log"
       className="deep-wide"
-      actions={<PartitionSelector log={log} partitions={partitions} send={send} logWindow={logWindow} onWindow={setLogWindow} />}
+      actions={<PartitionSelector log={log} partitions={partitions} send={send} logWindow={logWindow === 'at' ? null : chosen} onWindow={setLogWindow} />}
     >
       {log ? (
         <>

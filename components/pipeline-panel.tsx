@@ -32,9 +32,14 @@ function lastStep(trace: RecordTrace): Step {
   return trace.steps.length ? trace.steps[trace.steps.length - 1]!.step : 1
 }
 
+/** The height of one row of record chips, in px (the chips' line height and a gap). */
+export const CHIP_ROW_PX = 16
+
 const TaskRow = memo(function TaskRow({ task, traces }: { task: TaskView; traces: RecordTrace[] }) {
+  const placed = placeTraces(traces)
+  const chipRows = Math.max(1, ...placed.map((p) => p.row + 1))
   return (
-    <div className={`task-row task-${task.state}`} role="row" data-testid={`task-${task.taskId}`}>
+    <div className={`task-row task-${task.state}`} role="row" data-testid={`task-${task.taskId}`} style={{ ['--chip-rows' as string]: chipRows }}>
       <div className="task-id" role="rowheader">
         <span className="mono">{task.taskId}</span>
         <span className="muted small">{task.workerId}</span>
@@ -47,8 +52,8 @@ const TaskRow = memo(function TaskRow({ task, traces }: { task: TaskView; traces
           </div>
         ))}
         <div className="trace-track" aria-hidden="true">
-          {placeTraces(traces).map(({ trace: t, step, rank }) => (
-            <span key={t.id} className="trace-slot" style={{ transform: `translateX(calc(${(step - 1) * 100}% + ${rank * 48}px))` }}>
+          {placed.map(({ trace: t, step, row }) => (
+            <span key={t.id} className="trace-slot" style={{ transform: `translate(${(step - 1) * 100}%, ${row * CHIP_ROW_PX}px)` }}>
               <span className={`trace-dot trace-${t.outcome}${t.crashedAtStep ? ' trace-crashed' : ''}`} title={traceTitle(t)} data-testid="trace-dot">
                 {t.key}
               </span>
@@ -100,19 +105,20 @@ const StoppedRow = memo(function StoppedRow({ task }: { task: StoppedTaskView })
   )
 })
 
-/** Where each trace sits: its latest step (or the step its worker died at), side by side with others there. */
-export function placeTraces(traces: RecordTrace[]): { trace: RecordTrace; step: Step; rank: number }[] {
+/**
+ * Where each trace sits: its latest step (or the step its worker died at), stacked in rows under the
+ * others there, so two chips never overlap (side by side, a column's 80 px held two keys at most).
+ */
+export function placeTraces(traces: RecordTrace[]): { trace: RecordTrace; step: Step; row: number }[] {
   const perStep = new Map<Step, number>()
-  const placed = [...traces]
+  return [...traces]
     .sort((a, b) => a.offset - b.offset)
     .map((trace) => {
       const step = trace.crashedAtStep ?? lastStep(trace)
-      const rank = perStep.get(step) ?? 0
-      perStep.set(step, rank + 1)
-      return { trace, step, rank }
+      const row = perStep.get(step) ?? 0
+      perStep.set(step, row + 1)
+      return { trace, step, row }
     })
-  // Centre each step's group in its column.
-  return placed.map((p) => ({ ...p, rank: p.rank - ((perStep.get(p.step) ?? 1) - 1) / 2 }))
 }
 
 function traceTitle(t: RecordTrace): string {

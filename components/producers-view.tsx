@@ -81,6 +81,27 @@ function EpochTimeline({ p, fromMs, nowMs, startedAtMs }: { p: ProducerTimeline;
   )
 }
 
+/** How many times a producer was fenced, by epoch and by group generation. */
+export function fencingCounts(fencings: ProducerTimeline['fencings']): { epoch: number; generation: number } {
+  const generation = fencings.filter((f) => f.by === 'generation').length
+  return { epoch: fencings.length - generation, generation }
+}
+
+function FencedCell({ fencings, startedAtMs }: { fencings: ProducerTimeline['fencings']; startedAtMs: number }) {
+  const n = fencingCounts(fencings)
+  return (
+    <td
+      className={`num r fenced-cell${fencings.length ? ' bad' : ''}`}
+      data-testid="fenced-count"
+      data-epoch={n.epoch}
+      data-generation={n.generation}
+      title={fencings.map((f) => `${fmtSince(f.atMs, startedAtMs)} (by ${f.by ?? 'epoch'}): ${f.reason}`).join('\n')}
+    >
+      {fmtInt(n.epoch)} · {fmtInt(n.generation)}
+    </td>
+  )
+}
+
 /** One row per transactional.id: producer id, epochs over time, fencings and the broker's last sequence per partition. */
 export const ProducersView = memo(function ProducersView({ producers, startedAtMs, nowMs }: ProducersViewProps) {
   const sorted = [...producers].sort((a, b) => a.transactionalId.localeCompare(b.transactionalId, 'en', { numeric: true }))
@@ -90,7 +111,7 @@ export const ProducersView = memo(function ProducersView({ producers, startedAtM
   return (
     <Panel
       title="Producers"
-      hint="Each task writes its transactions through a producer with a transactional.id; a new owner's initTransactions bumps the epoch and fences the old one, whose writes and offset commits (step 5) are then refused. The broker keeps the last sequence per partition and drops a retried batch (step 3 again after a lost step 4 ack) whose sequence it already has."
+      hint="Each task writes its transactions through a producer with a transactional.id; a new owner's initTransactions bumps the epoch and fences the old one, whose writes and offset commits (step 5) are then refused; under exactly_once_v2 a worker's one producer keeps its epoch and a zombie is fenced by its group generation instead (its offset commit is refused, its tasks migrate). The broker keeps the last sequence per partition and drops a retried batch (step 3 again after a lost step 4 ack) whose sequence it already has."
       testId="producers"
     >
       <HistoryTable
@@ -102,7 +123,9 @@ export const ProducersView = memo(function ProducersView({ producers, startedAtM
             <th className="epoch-col">
               epoch over time <span className="muted">({fmtSince(fromMs, startedAtMs)} → now)</span>
             </th>
-            <th className="r">fenced</th>
+            <th className="r" title="fencings by producer epoch (a newer initTransactions on the same transactional.id) and by group generation (exactly_once_v2: the offset commit of a member the group moved on from is refused)">
+              fenced <span className="muted">epoch · gen.</span>
+            </th>
             <th>last sequence per partition</th>
           </>
         }
@@ -117,9 +140,7 @@ export const ProducersView = memo(function ProducersView({ producers, startedAtM
             <td className="epoch-col">
               <EpochTimeline p={p} fromMs={fromMs} nowMs={nowMs} startedAtMs={startedAtMs} />
             </td>
-            <td className={`num r${p.fencings.length ? ' bad' : ''}`} title={p.fencings.map((f) => `${fmtSince(f.atMs, startedAtMs)}: ${f.reason}`).join('\n')}>
-              {fmtInt(p.fencings.length)}
-            </td>
+            <FencedCell fencings={p.fencings} startedAtMs={startedAtMs} />
             <td className="seq-cell">
               {p.lastSequence.map((s) => (
                 <span key={s.partition} className="chip mono" title={`the broker's last sequence for producer ${p.producerId} on ${s.partition}`}>

@@ -3,6 +3,7 @@ import { STEP_NAMES, type RecordTrace, type Step } from '../lib/lab-protocol.ts'
 import { fmtSince } from './format.ts'
 import { Panel } from './panel.tsx'
 import { HistoryTable } from './history-table.tsx'
+import { MessagesLink } from './message-browser-link.tsx'
 
 export interface RecordTraceViewProps {
   traces: RecordTrace[]
@@ -92,9 +93,10 @@ export const RecordTraceView = memo(function RecordTraceView({ traces, startedAt
           return (
             <tr key={t.id} data-testid="trace-row" data-crashed={t.crashedAtStep !== null} data-outcome={t.outcome}>
               <td className="mono trace-record" title={`key ${t.key}, input-${t.partition} offset ${t.offset}, ${t.workerId}, consumed at ${fmtSince(t.steps[0]?.atMs ?? startedAtMs, startedAtMs)}`}>
-                {t.key} <span className="muted">
+                {t.key}{' '}
+                <MessagesLink query={{ topic: 'input', partition: t.partition, from: t.offset, to: t.offset + 1 }} testId="trace-messages" title="open this input record in the message browser">
                   p{t.partition}@{t.offset}
-                </span>
+                </MessagesLink>
                 <span className="muted small trace-worker">{t.workerId}</span>
               </td>
               {STEPS.map((s) => (

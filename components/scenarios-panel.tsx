@@ -1,6 +1,7 @@
 import { memo } from 'react'
 import type { ScenarioView } from '../lib/lab-protocol.ts'
 import { fmtMs } from './format.ts'
+import { ExpectationList } from './expectation-list.tsx'
 import { Panel } from './panel.tsx'
 import { useCommand, type SendCommand } from './use-command.ts'
 
@@ -43,9 +44,13 @@ const ScenarioRun = memo(function ScenarioRun({ scenario, nowMs }: { scenario: S
       </div>
       {running ? (
         <p className="muted small">
-          {fmtMs(Math.max(0, nowMs - scenario.startedAtMs))} in · every panel on this page shows the scenario&apos;s lab
+          {fmtMs(Math.max(0, nowMs - scenario.startedAtMs))} in · every panel on this page shows the scenario&apos;s lab; when it ends, the lab runs on with your settings
         </p>
-      ) : null}
+      ) : (
+        <p className="muted small" data-testid="scenario-handed-back">
+          The lab runs on with the settings from before the scenario; its evidence stays pinned in the Evidence panel until dismissed.
+        </p>
+      )}
       <ol className="narrative" aria-live="polite" aria-label="what the scenario did" data-testid="scenario-narrative">
         {scenario.narrative.map((line, i) => (
           <li key={i}>
@@ -58,17 +63,7 @@ const ScenarioRun = memo(function ScenarioRun({ scenario, nowMs }: { scenario: S
       {!running && scenario.expectations.length > 0 ? (
         <div className="verdict" data-testid="scenario-verdict">
           <h4 className="sub-head">Verdict</h4>
-          <ul className="expectations">
-            {scenario.expectations.map((e) => (
-              <li key={e.claim} className={e.holds ? 'expect-holds' : 'expect-fails'} data-testid="scenario-expectation" data-holds={e.holds}>
-                <span className="expect-mark" aria-hidden="true">
-                  {e.holds ? '✓' : '✗'}
-                </span>
-                <span className="expect-claim">{e.claim}</span>
-                <span className="expect-word">{e.holds ? 'holds' : 'fails'}</span>
-              </li>
-            ))}
-          </ul>
+          <ExpectationList expectations={scenario.expectations} testId="scenario-expectation" />
         </div>
       ) : null}
       {scenario.conclusion ? (

@@ -1,6 +1,8 @@
 import { memo } from 'react'
 import type { LabSnapshot } from '../lib/lab-protocol.ts'
+import { headlineProcessed, processedWindowMs, windowLabel } from '../lib/processed-rate.ts'
 import { fmtCompact, fmtInt, fmtMs, fmtRate } from './format.ts'
+import { kafkaNamesShownOn, kafkaNamesText } from '../lib/kafka-metric-names.ts'
 
 export interface StatRowProps {
   snapshot: LabSnapshot
@@ -18,8 +20,15 @@ export const StatRow = memo(function StatRow({ snapshot }: StatRowProps) {
   const last = snapshot.series.length ? snapshot.series[snapshot.series.length - 1]! : null
   const c = snapshot.correctness
   const g = snapshot.config['processing.guarantee']
+  // Offsets advance once per commit: the headline is a rate over a window of two commit intervals (at least 2 s).
+  const windowMs = processedWindowMs(snapshot.config['commit.interval.ms'])
   const stats: Stat[] = [
-    { id: 'processed', label: 'processed', value: fmtRate(last?.processedPerSec), hint: 'records/s by which committed input offsets advance' },
+    {
+      id: 'processed',
+      label: `processed · ${windowLabel(windowMs)}`,
+      value: fmtRate(headlineProcessed(snapshot.series, windowMs)),
+      hint: `records/s by which committed input offsets advance, over the last ${windowLabel(windowMs)} (at least 2 s and two commit intervals: offsets only move at a commit)`,
+    },
     { id: 'visible', label: 'visible output', value: fmtRate(last?.visibleOutputPerSec), hint: 'committed output records/s seen by a read_committed consumer' },
     { id: 'p99', label: 'latency p99', value: fmtMs(last?.latencyP99Ms), hint: 'end-to-end: input append → output visible (read_committed)' },
     { id: 'committed-input', label: 'committed input', value: fmtCompact(snapshot.totals.committedInput), hint: 'input records below the committed offsets' },
@@ -36,7 +45,7 @@ export const StatRow = memo(function StatRow({ snapshot }: StatRowProps) {
   return (
     <dl className="stat-row" data-testid="stats">
       {stats.map((s) => (
-        <div key={s.id} className={`stat ${s.tone ? `stat-${s.tone}` : ''}`} title={s.hint}>
+        <div key={s.id} className={`stat ${s.tone ? `stat-${s.tone}` : ''}`} title={withKafkaNames(s.id, s.hint)}>
           <dt>{s.label}</dt>
           <dd className="num" data-testid={`stat-${s.id}`}>
             {s.value}
@@ -52,3 +61,9 @@ export const StatRow = memo(function StatRow({ snapshot }: StatRowProps) {
     </dl>
   )
 })
+
+/** A tile's hint with the Kafka Streams or client metric it corresponds to, and how (lib/kafka-metric-names.ts). */
+function withKafkaNames(id: string, hint: string): string {
+  const names = kafkaNamesText(kafkaNamesShownOn(id))
+  return names === '' ? hint : `${hint}\n${names}`
+}

@@ -1,4 +1,4 @@
-import { memo } from 'react'
+import { memo, useCallback, useState } from 'react'
 import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
 import type { TimelineMarker } from '../lib/lab-protocol.ts'
 import type { ChartConfig } from './chart-config.ts'
@@ -25,21 +25,48 @@ export function runsLeftwards(x: number, xMin: number, xMax: number): boolean {
   return (x - xMin) / Math.max(1e-9, xMax - xMin) > 0.6
 }
 
+/** Rows of marker labels at most; a label with no room in them is abbreviated, then left to its tooltip. */
+export const MAX_LABEL_ROWS = 3
+
+/** "processing.guarantee=at_least_once …" → "processing…": a label's first word, for a crowded chart. */
+export function compactLabel(label: string): string {
+  const first = label.split(/[\s:=,]/)[0] ?? label
+  return first.length > 10 ? `${first.slice(0, 9)}…` : first === label ? first : `${first}…`
+}
+
+export interface PlacedLabel<M> {
+  marker: M
+  row: number
+  /** The text drawn: the label (cut at MARKER_LABEL_CHARS), its first word, or nothing; the full label is the tooltip. */
+  text: string
+}
+
 /**
- * Stacks marker labels that would overlap into rows (at most three; later ones share the last).
- * `unitsPerChar` is how much of the x axis one label character takes.
+ * Places marker labels in rows so that none overlaps another: each label takes the first of
+ * MAX_LABEL_ROWS rows with room for it, else its compact form does, else it is drawn as its line
+ * alone (the line's tooltip has the full label). `unitsPerChar` is how much of the x axis one label
+ * character takes.
  */
-export function labelRows<M extends { x: number; label: string }>(markers: M[], unitsPerChar: number, xMin: number, xMax: number): { marker: M; row: number }[] {
-  const rows: [number, number][][] = []
+export function labelRows<M extends { x: number; label: string }>(markers: M[], unitsPerChar: number, xMin: number, xMax: number): PlacedLabel<M>[] {
+  const rows: [number, number][][] = Array.from({ length: MAX_LABEL_ROWS }, () => [])
+  const spanOf = (x: number, text: string): [number, number] => {
+    const width = (text.length + 1) * unitsPerChar
+    return runsLeftwards(x, xMin, xMax) ? [x - width, x] : [x, x + width]
+  }
+  const place = (x: number, text: string): number => {
+    const span = spanOf(x, text)
+    const row = rows.findIndex((taken) => taken.every(([s, e]) => span[1] <= s || span[0] >= e))
+    if (row !== -1) rows[row]!.push(span)
+    return row
+  }
   return [...markers]
     .sort((a, b) => a.x - b.x)
     .map((marker) => {
-      const width = (shortLabel(marker.label).length + 1) * unitsPerChar
-      const span: [number, number] = runsLeftwards(marker.x, xMin, xMax) ? [marker.x - width, marker.x] : [marker.x, marker.x + width]
-      let row = rows.findIndex((taken) => taken.every(([s, e]) => span[1] <= s || span[0] >= e))
-      if (row === -1) row = rows.length < 3 ? rows.length : 2
-      ;(rows[row] ??= []).push(span)
-      return { marker, row }
+      for (const text of [shortLabel(marker.label), compactLabel(marker.label)]) {
+        const row = place(marker.x, text)
+        if (row !== -1) return { marker, row, text }
+      }
+      return { marker, row: 0, text: '' }
     })
 }
 
@@ -48,11 +75,37 @@ function secondsTick(span: number) {
   return (v: number) => (span < 20 ? `${v.toFixed(1)} s` : `${Math.round(v)} s`)
 }
 
-/** Approximate plot width in px, for label stacking (the charts are 380-700 px wide). */
+/** Plot width in px before the chart has measured itself (the charts are 380-700 px wide). */
 const PLOT_WIDTH_PX = 480
-const CHAR_WIDTH_PX = 5.6
+/** The y axis and the side margins: the chart's width minus these is the plot's. */
+const PLOT_INSET_PX = 64 + 16
+/** A 10 px label character, a little generously. */
+const CHAR_WIDTH_PX = 6.2
 
 const axisTick = { fill: 'var(--muted)', fontSize: 11 }
+
+/**
+ * A marker's label, and a hover band along its line whose tooltip is the full label: a cut or
+ * compact label, or a line with no label at all, still says what it marks.
+ */
+function MarkerLabel({ viewBox, marker, row, text, leftwards }: { viewBox?: { x?: number; y?: number; height?: number }; marker: TimelineMarker; row: number; text: string; leftwards: boolean }) {
+  const x = viewBox?.x ?? 0
+  const y = viewBox?.y ?? 0
+  const color = MARKER_COLORS[marker.kind]
+  return (
+    <g className="marker-label" data-testid="chart-marker" data-label={marker.label}>
+      <rect x={x - 4} y={y} width={8} height={viewBox?.height ?? 0} fill="transparent" pointerEvents="all">
+        <title>{marker.label}</title>
+      </rect>
+      {text ? (
+        <text x={x + (leftwards ? -3 : 3)} y={y + 9 + row * 11} textAnchor={leftwards ? 'end' : 'start'} fill={color} fontSize={10} pointerEvents="all">
+          <title>{marker.label}</title>
+          {text}
+        </text>
+      ) : null}
+    </g>
+  )
+}
 
 /** The one chart wrapper: a time axis in seconds, lines from the config, markers as reference lines. */
 export const TimeSeriesChart = memo(TimeSeriesChartImpl) as typeof TimeSeriesChartImpl
@@ -60,9 +113,11 @@ export const TimeSeriesChart = memo(TimeSeriesChartImpl) as typeof TimeSeriesCha
 function TimeSeriesChartImpl<K extends string>({ config, rows, markers, height = 210 }: TimeSeriesChartProps<K>) {
   const xMin = rows.length ? rows[0]!.x : 0
   const xMax = rows.length ? rows[rows.length - 1]!.x : 1
+  const [plotWidth, setPlotWidth] = useState(PLOT_WIDTH_PX)
+  const onResize = useCallback((width: number) => setPlotWidth(Math.max(100, width - PLOT_INSET_PX)), [])
   return (
     <div className="chart" style={{ height }} data-testid={`chart-${config.id}`}>
-      <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 520, height }}>
+      <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 520, height }} onResize={onResize}>
         <LineChart data={rows} margin={{ top: 18, right: 12, bottom: 0, left: 4 }}>
           <CartesianGrid stroke="var(--grid)" strokeDasharray="2 4" vertical={false} />
           <XAxis
@@ -84,30 +139,16 @@ function TimeSeriesChartImpl<K extends string>({ config, rows, markers, height =
           <Legend wrapperStyle={{ fontSize: 12 }} iconType="plainline" />
           {labelRows(
             markers.filter((m) => m.x >= xMin && m.x <= xMax),
-            ((xMax - xMin) / PLOT_WIDTH_PX) * CHAR_WIDTH_PX,
+            ((xMax - xMin) / plotWidth) * CHAR_WIDTH_PX,
             xMin,
             xMax,
-          ).map(({ marker: m, row }) => (
+          ).map(({ marker: m, row, text }) => (
             <ReferenceLine
               key={`${m.t}-${m.kind}-${m.label}`}
               x={m.x}
               stroke={MARKER_COLORS[m.kind]}
               strokeDasharray="3 3"
-              label={(props: { viewBox?: { x?: number; y?: number } }) => {
-                const leftwards = runsLeftwards(m.x, xMin, xMax)
-                return (
-                <text
-                  x={(props.viewBox?.x ?? 0) + (leftwards ? -3 : 3)}
-                  y={(props.viewBox?.y ?? 0) + 9 + row * 11}
-                  textAnchor={leftwards ? 'end' : 'start'}
-                  fill={MARKER_COLORS[m.kind]}
-                  fontSize={10}
-                >
-                  <title>{m.label}</title>
-                  {shortLabel(m.label)}
-                </text>
-                )
-              }}
+              label={(props: { viewBox?: { x?: number; y?: number; height?: number } }) => <MarkerLabel viewBox={props.viewBox} marker={m} row={row} text={text} leftwards={runsLeftwards(m.x, xMin, xMax)} />}
             />
           ))}
           {config.series.map((s) => (

@@ -76,7 +76,7 @@ const WorkerCard = memo(function WorkerCard({ worker, send, killAtStep }: { work
             remote
           </span>
         ) : null}
-        <span className={`badge badge-${worker.state}`}>{worker.state}</span>
+        <span className={`badge badge-${worker.state}`} data-testid={`worker-state-${worker.id}`}>{worker.stoppedBy === 'scenario' ? 'stopped by the scenario' : worker.state}</span>
       </header>
       <dl className="worker-facts">
         <dt>tasks</dt>

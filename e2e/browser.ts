@@ -49,17 +49,23 @@ export async function launchBrowser({ width = 1440, height = 1000, colorScheme =
 
 /** Which errors a page must not log. */
 export type PageErrors =
-  /** Console errors and uncaught errors. */
+  /** Console errors and warnings, and uncaught errors. */
   | 'console'
   /** Uncaught errors only: a page refused on purpose logs the refused requests on its console. */
   | 'uncaught'
 
 /** The browser's first page, with the errors it logs collected into `errors`. */
+/** How long a page action may wait for its element to be actionable (Playwright's default is 30 s). */
+export const ACTION_MS = 120_000
+
 export async function firstPage(browser: Browser, errors: string[], which: PageErrors = 'console'): Promise<Page> {
   const page = browser.context.pages()[0] ?? (await browser.context.newPage())
+  // An action (a click, a screenshot) waits for its element to be ready: on a busy machine a render
+  // can take far longer than Playwright's 30 s default, and the wait ends as soon as it is ready.
+  page.setDefaultTimeout(ACTION_MS)
   if (which === 'console') {
     page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text())
+      if (m.type() === 'error' || m.type() === 'warning') errors.push(`${m.type()}: ${m.text()}`)
     })
   }
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`))

@@ -8,6 +8,7 @@ import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM_PATH, chromiumAvailable, firstPage, launchBrowser, type Browser, type PageErrors } from './browser.ts'
+import { STATE_MS } from './page-helpers.ts'
 import { ROOT, startServer, type ServerProcess, type StartOptions } from './server-process.ts'
 
 /** Where browser tests leave their screenshots. */
@@ -52,7 +53,7 @@ export function describeInChromium(name: string, options: ChromiumPageOptions, b
       lab.page = await firstPage(lab.browser, lab.errors, options.errors)
       const open = options.open === undefined ? '/' : options.open
       if (open !== null) await lab.page.goto(lab.server.url + open)
-      if (options.waitForDashboard) await lab.page.getByTestId('dashboard').waitFor({ timeout: 15_000 })
+      if (options.waitForDashboard) await lab.page.getByTestId('dashboard').waitFor({ timeout: STATE_MS })
     })
 
     afterAll(async () => {

@@ -1,10 +1,12 @@
 // The dashboard in Chromium against the real server and the embedded lab.
 
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { expect, it } from 'vitest'
 import { SHOTS, describeInChromium } from './chromium-page.ts'
 import { labCommitsMore, labFigures, numberIn, STATE_MS, validatorReadsPastNow, waitForNumber } from './page-helpers.ts'
+import { findAbortedOutput, openFromLedger, readFromForm, shownRows } from './message-browser-steps.ts'
 
 /**
  * Kills a running worker through the REST API at a chosen step of the five (with its transaction
@@ -70,6 +72,50 @@ describeInChromium('the dashboard in chromium', {}, (lab) => {
     await page.screenshot({ path: path.join(SHOTS, 'exactly-once-after-kill.png'), fullPage: true })
   })
 
+  it('the message browser shows an aborted record to read_uncommitted only', async () => {
+    const { page } = lab
+    const found = await findAbortedOutput(page)
+    expect(found, 'the kill left an aborted record on the output').not.toBeNull()
+    await readFromForm(page, found!.partition, found!.offset)
+    await expect.poll(async () => (await shownRows(page)).find((r) => r.offset === found!.offset), { timeout: STATE_MS }).toEqual({ offset: found!.offset, state: 'aborted', rc: 'false', ru: 'true', copy: expect.any(Boolean) })
+    // Its headers, producer and source on expand.
+    await page.getByTestId('message-browser').locator(`[data-testid="msg-row"][data-offset="${found!.offset}"] button`).click()
+    await expect.poll(() => page.getByTestId('msg-detail').textContent(), { timeout: STATE_MS }).toMatch(/producer.*transactional.*headers.*came from/)
+    await page.getByTestId('message-browser').screenshot({ path: path.join(SHOTS, 'message-browser-aborted.png') })
+  })
+
+  it('after that kill, the transaction history lists the aborted transaction with its cause, counts what the dashboard counts, and exports it as CSV', async () => {
+    const { page } = lab
+    const view = page.getByTestId('txn-history-view')
+    await view.scrollIntoViewIfNeeded()
+    await page.getByTestId('txn-filter-outcome').selectOption('aborted')
+    const crashRow = view.locator('[data-testid="txn-history-rows"] tr[data-outcome="aborted"][data-cause="crash"]')
+    await crashRow.first().waitFor({ timeout: STATE_MS })
+    // One number for one fact: read in one go from one rendered snapshot.
+    const figures = () =>
+      page.evaluate(() => {
+        const n = (id: string) => Number((document.querySelector(`[data-testid="${id}"]`)?.textContent ?? '').replace(/[^0-9]/g, ''))
+        const totals = document.querySelector('[data-testid="txn-totals"]')?.textContent ?? ''
+        return { tile: n('stat-aborted'), panel: n('txn-aborted'), history: n('txn-stats-count-aborted'), committedHistory: n('txn-stats-count-committed'), committedPanel: Number(/([\d,]+) committed/.exec(totals)?.[1]?.replace(/,/g, '')) }
+      })
+    const f = await figures()
+    expect(f.history).toBeGreaterThan(0)
+    expect(f.history).toBe(f.tile)
+    expect(f.history).toBe(f.panel)
+    expect(f.committedHistory).toBe(f.committedPanel)
+    expect(await numberIn(page, 'txn-cause-crash')).toBeGreaterThan(0)
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('txn-export-csv').click()])
+    expect(download.suggestedFilename()).toMatch(/^eoscope-transactions_.*\.csv$/)
+    const csv = await readFile((await download.path())!, 'utf8')
+    const lines = csv.trimEnd().split('\r\n')
+    expect(lines[0]).toMatch(/^endMs,beginMs,durationMs,outcome,cause,transactionalId,/)
+    const rows = lines.slice(1).map((l) => l.split(','))
+    expect(rows.length).toBe(await crashRow.count() + (await view.locator('[data-testid="txn-history-rows"] tr[data-outcome="aborted"]:not([data-cause="crash"])').count()))
+    expect(rows.every((r) => r[3] === 'aborted')).toBe(true)
+    expect(rows.filter((r) => r[4] === 'crash').length).toBe(await crashRow.count())
+    await page.getByTestId('txn-filter-outcome').selectOption('all')
+  })
+
   it('toggles processing.guarantee live', async () => {
     const { page } = lab
     await page.getByTestId('guarantee-at_least_once').click()
@@ -83,6 +129,10 @@ describeInChromium('the dashboard in chromium', {}, (lab) => {
     const { page } = lab
     await page.getByTestId('reset').click()
     await expect.poll(() => page.getByTestId('stat-kills').textContent(), { timeout: STATE_MS }).toBe('0')
+    // Reset means the defaults (exactly_once): at_least_once again, then idempotence off.
+    await expect.poll(() => page.getByTestId('stat-guarantee').textContent(), { timeout: STATE_MS }).toBe('exactly_once')
+    await page.getByTestId('guarantee-at_least_once').click()
+    await expect.poll(() => page.getByTestId('stat-guarantee').textContent(), { timeout: STATE_MS }).toBe('at_least_once')
     const idem = page.getByTestId('idempotence')
     if (await idem.isChecked()) await idem.click()
     await expect.poll(() => idem.isChecked(), { timeout: STATE_MS }).toBe(false)
@@ -97,6 +147,17 @@ describeInChromium('the dashboard in chromium', {}, (lab) => {
     expect(await numberIn(page, 'correctness-lost-value')).toBe(0)
     await page.locator('[data-testid="recovery"][data-complete="true"]').first().waitFor({ timeout: STATE_MS })
     await page.screenshot({ path: path.join(SHOTS, 'at-least-once-duplicates.png'), fullPage: true })
+  })
+
+  it('opens both copies of a duplicate in the message browser from a duplicate-ledger row', async () => {
+    const { page } = lab
+    const copies = await openFromLedger(page)
+    await expect.poll(() => page.evaluate(() => window.location.search), { timeout: STATE_MS }).toContain(`msg.from=${copies.first}`)
+    const both = async () => (await shownRows(page)).filter((r) => r.offset === copies.first || r.offset === copies.copy)
+    await expect.poll(async () => (await both()).length, { timeout: STATE_MS }).toBe(2)
+    // Both read_committed-visible (at_least_once writes no transaction), each marked as the other's copy.
+    for (const r of await both()) expect(r).toMatchObject({ state: 'non-transactional', rc: 'true', ru: 'true', copy: true })
+    expect(await page.getByTestId('msg-summary').textContent()).toContain(`output-${copies.partition}`)
   })
 
   it('switches to the light theme', async () => {

@@ -9,6 +9,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { cellOf, type ExperimentRecord, type RepetitionResult } from '../lib/experiment-protocol.ts'
 import { DEFAULT_SWEEP_SETTINGS } from '../server/experiments/sweep-runner.ts'
 import { SHOTS, describeInChromium } from './chromium-page.ts'
+import { STALL_MS, STATE_MS } from './page-helpers.ts'
+import { untilProgress } from './progress.ts'
 
 /** A stored earlier run to overlay: made-up figures with the right shape. */
 function earlierRun(): ExperimentRecord {
@@ -68,41 +70,50 @@ describeInChromium('the experiments page in chromium', { server: () => ({ env: {
     const { page, server } = lab
     await page.goto(server.url)
     await page.getByTestId('link-experiments').click()
-    await page.getByTestId('experiments').waitFor({ timeout: 15_000 })
+    await page.getByTestId('experiments').waitFor({ timeout: STATE_MS })
     expect(new URL(page.url()).pathname).toBe('/experiments')
   })
 
-  it('runs a small sweep with live progress and draws all five charts', { timeout: 240_000 }, async () => {
-    const { page } = lab
-    await page.getByTestId('results-list').waitFor({ timeout: 10_000 })
+  it('runs a small sweep with live progress and draws all five charts', async () => {
+    const { page, server } = lab
+    await page.getByTestId('results-list').waitFor({ timeout: STATE_MS })
     // Intervals 10 and 25 ms (the form starts with 10, 100, 1000), both default guarantees, one repetition.
     await page.getByTestId('interval-100').uncheck()
     await page.getByTestId('interval-1000').uncheck()
     await page.getByTestId('interval-25').check()
     await page.getByTestId('repeat').fill('1')
     await page.getByTestId('start-sweep').click()
-    await page.locator('[data-testid="sweep-progress"][data-status="running"]').waitFor({ timeout: 10_000 })
+    await page.locator('[data-testid="sweep-progress"][data-status="running"]').waitFor({ timeout: STATE_MS })
     expect(await page.getByTestId('start-sweep').isDisabled()).toBe(true)
     // Partial results: the first cell's charts appear while the sweep still runs.
-    await page.getByTestId('sweep-chart-throughput').waitFor({ timeout: 60_000 })
+    await page.getByTestId('sweep-chart-throughput').waitFor({ timeout: STATE_MS })
     expect(await page.locator('[data-testid="sweep-progress"][data-status="running"]').count()).toBe(1)
-    await page.getByTestId('sweep-progress').waitFor({ state: 'detached', timeout: 200_000 })
+    // The sweep ends when its cells are measured: the wait fails only when no cell moves on for a stall period.
+    const current = async () => ((await (await fetch(`${server.url}/api/experiments/current`)).json()) as { experiment: ExperimentRecord | null }).experiment
+    const stage = async () => {
+      const e = await current()
+      return { status: e?.status, done: e?.progress.done, current: e?.progress.current }
+    }
+    // A stage (a cell's recovery on a busy machine) may take a while: two stall periods.
+    await untilProgress({ what: 'the sweep to finish', read: stage, done: (p) => p.status !== 'running', stallMs: 2 * STALL_MS, everyMs: 500 })
+    await page.getByTestId('sweep-progress').waitFor({ state: 'detached', timeout: STATE_MS })
     expect(await page.getByTestId('sweep-table').locator('tbody tr').count()).toBe(4)
 
+    // The charts redraw with the last cell's figures: on a busy machine that render may still be under way.
     for (const id of ['sweep-chart-throughput', 'sweep-chart-recovery', 'sweep-chart-latency', 'sweep-chart-tradeoff', 'sweep-chart-duplicates']) {
-      expect(await pathsIn(page, id), id).toBeGreaterThan(0)
+      await expect.poll(() => pathsIn(page, id), { message: id }).toBeGreaterThan(0)
     }
     // Lines: throughput has one per guarantee; recovery bars are stacked by phase.
-    expect(await page.locator('[data-testid="sweep-chart-throughput"] .recharts-line-curve').count()).toBe(2)
-    expect(await page.locator('[data-testid="sweep-chart-recovery"] .recharts-bar-rectangle').count()).toBeGreaterThan(4)
-    expect(await page.locator('[data-testid="sweep-chart-tradeoff"] .recharts-label-list text').count()).toBe(4)
+    await expect.poll(() => page.locator('[data-testid="sweep-chart-throughput"] .recharts-line-curve').count()).toBe(2)
+    await expect.poll(() => page.locator('[data-testid="sweep-chart-recovery"] .recharts-bar-rectangle').count()).toBeGreaterThan(4)
+    await expect.poll(() => page.locator('[data-testid="sweep-chart-tradeoff"] .recharts-label-list text').count()).toBe(4)
     await page.screenshot({ path: path.join(SHOTS, 'experiments-sweep.png'), fullPage: true })
   })
 
   it('overlays an earlier run and exports CSV and JSON', async () => {
     const { page, server } = lab
     await page.getByTestId('overlay-earlier-run').click()
-    await expect.poll(() => page.locator('[data-testid="sweep-chart-throughput"] .recharts-line-curve').count(), { timeout: 10_000 }).toBe(4)
+    await expect.poll(() => page.locator('[data-testid="sweep-chart-throughput"] .recharts-line-curve').count(), { timeout: STATE_MS }).toBe(4)
     await expect.poll(() => page.getByTestId('shown-experiment').textContent()).toContain('earlier run')
     await page.screenshot({ path: path.join(SHOTS, 'experiments-overlay.png'), fullPage: true })
     const csvHref = (await page.getByTestId('export-csv').getAttribute('href'))!

@@ -39,7 +39,7 @@ describeInChromium('poison records, kill at a step and the fail banner in chromi
     const before = await waitForNumber(page, 'dead-letters', (n) => Number.isFinite(n), STATE_MS)
     await page.getByTestId('poison-count').fill('3')
     await page.getByTestId('inject-poison').click()
-    await waitForNumber(page, 'dead-letters', (n) => n >= before + 3, 20_000)
+    await waitForNumber(page, 'dead-letters', (n) => n >= before + 3, STATE_MS)
     expect(await page.getByTestId('poison-controls').locator('.control-error').textContent()).toBe('')
   })
 
@@ -85,5 +85,23 @@ describeInChromium('poison records, kill at a step and the fail banner in chromi
     expect(await numberIn(page, 'correctness-lost-value')).toBe(0)
     // The poison controls and the worker cards with their kill menus, in one view.
     await shoot(page, 'controls', () => page.evaluate(() => window.scrollTo(0, document.querySelector('[data-testid="workers"]')!.getBoundingClientRect().top + window.scrollY - 520)))
+  })
+
+  it('under fail, "reset" from the banner starts a fresh lab that runs again', async () => {
+    const { page, server } = lab
+    await page.getByTestId('handler-fail').click()
+    await expect.poll(() => page.getByTestId('handler-fail').getAttribute('aria-checked'), { timeout: STATE_MS }).toBe('true')
+    await labCommitsMore(page)
+    await page.getByTestId('poison-count').fill('2')
+    await page.getByTestId('inject-poison').click()
+    const banner = page.getByTestId('fail-banner')
+    await banner.waitFor({ timeout: STATE_MS })
+    await page.getByTestId('fail-reset').click()
+    await banner.waitFor({ state: 'detached', timeout: STATE_MS })
+    // The defaults again: log-and-continue, no stopped task, every worker running, input committed.
+    await expect.poll(() => page.getByTestId('handler-log-and-continue').getAttribute('aria-checked'), { timeout: STATE_MS }).toBe('true')
+    await expect.poll(() => metric(server.url, 'eoscope_stopped_tasks'), { timeout: STATE_MS }).toBe(0)
+    await labCommitsMore(page)
+    expect(await page.locator('article.worker-card[data-state="stopped"]').count()).toBe(0)
   })
 })

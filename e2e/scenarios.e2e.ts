@@ -1,14 +1,105 @@
-// A guided scenario run from the dashboard in Chromium: crash-before-commit-eos, started from the
-// keyboard, narrates while it runs and ends with its verdict, every expectation holding.
+// Guided scenarios run from the dashboard in Chromium: crash-before-commit-eos, started from the
+// keyboard, narrates while it runs and ends with its verdict, every expectation holding. Every one
+// of the seven leaves a live lab: within 5 s of its end the lab processes again with the settings
+// from before it (shown in the controls and in /api/lab), and its evidence card's link opens the
+// partition log on the partition and offsets the card names.
 
 import path from 'node:path'
+import type { Page } from 'playwright-core'
 import { expect, it } from 'vitest'
 import { SHOTS, describeInChromium } from './chromium-page.ts'
+import { STALL_MS } from './page-helpers.ts'
+import { untilProgress, waitFor } from './progress.ts'
+
+/** What a scenario's lab must return to: the user's settings (partitions are the scenario lab's own, its logs the evidence). */
+interface SettingsShown {
+  api: Record<string, unknown>
+  controls: { checked: string[]; commitInterval: string | null; rate: string | null; workers: string | null }
+}
+
+interface LabNow {
+  config: Record<string, unknown>
+  workers: { id: string; state: string }[]
+  totals: { committedInput: number; inputRecords: number }
+  evidence?: { id: string; links: { topic: string; partition: number; fromOffset: number; toOffset: number }[] }[]
+}
+
+function labNow(page: Page): Promise<LabNow> {
+  return page.evaluate(async () => (await (await fetch('/api/lab')).json()) as LabNow)
+}
+
+async function settingsShown(page: Page): Promise<SettingsShown> {
+  const { partitions: _, ...api } = (await labNow(page)).config
+  const controls = await page.getByTestId('controls').evaluate((el) => ({
+    checked: [...el.querySelectorAll('[aria-checked="true"]')].map((b) => (b.textContent ?? '').trim()),
+    commitInterval: el.querySelector('[data-testid="commit-interval"]')?.getAttribute('aria-valuetext') ?? null,
+    rate: (el.querySelector('input[type="number"]') as HTMLInputElement | null)?.value ?? null,
+    workers: el.querySelector('[data-testid="workers-count"]')?.textContent ?? null,
+  }))
+  return { api, controls }
+}
+
+/** Runs a scenario from its button and waits (on its narrative's progress) until it ends. */
+async function runToEnd(page: Page, name: string): Promise<void> {
+  await page.getByTestId(`run-scenario-${name}`).click()
+  const view = page.locator(`[data-testid="scenario-view"][data-name="${name}"]`)
+  await view.waitFor({ timeout: 10_000 })
+  await untilProgress({
+    what: `scenario ${name} to end`,
+    read: async () => ({ status: await view.getAttribute('data-status'), said: await view.getByTestId('scenario-narrative').locator('li').count(), committed: (await labNow(page)).totals.committedInput }),
+    done: (v) => v.status !== 'running',
+    stallMs: STALL_MS,
+    everyMs: 250,
+  })
+  const status = await view.getAttribute('data-status')
+  if (status !== 'passed') throw new Error(`scenario ${name} ended ${status}: ${(await view.textContent()) ?? ''}`)
+}
+
+/**
+ * After a scenario ended: the lab processes again within 5 s with the settings from before it, and
+ * the run's evidence card opens the partition log on the partition and offsets its link names.
+ */
+async function leavesALiveLab(page: Page, name: string, before: SettingsShown): Promise<void> {
+  const ended = Date.now()
+  const atEnd = await labNow(page)
+  await untilProgress({
+    what: `the lab after ${name} to run every worker and commit past ${atEnd.totals.committedInput}`,
+    read: () => labNow(page),
+    done: (lab) => lab.workers.length > 0 && lab.workers.every((w) => w.state === 'running') && lab.totals.committedInput > atEnd.totals.committedInput && lab.totals.inputRecords > atEnd.totals.inputRecords,
+    stallMs: STALL_MS,
+    everyMs: 100,
+  })
+  const backMs = Date.now() - ended
+  process.stdout.write(`${name}: the lab committed again ${backMs} ms after the scenario ended\n`)
+  expect(backMs, `${name}: ms from its end until the lab commits again`).toBeLessThan(5_000)
+  await waitFor(async () => JSON.stringify(await settingsShown(page)) === JSON.stringify(before), `the controls after ${name} to show the settings from before it`, { boundMs: 10_000 })
+  expect(await settingsShown(page)).toEqual(before)
+
+  const card = page.locator(`[data-testid="evidence-card"][data-id="${name}-1"]`)
+  await card.waitFor({ timeout: 10_000 })
+  expect(await card.getAttribute('data-status')).toBe('passed')
+  const link = card.getByTestId('evidence-link').first()
+  const [topic, partition, from, to] = await Promise.all(['data-topic', 'data-partition', 'data-from', 'data-to'].map(async (a) => (await link.getAttribute(a)) ?? ''))
+  await link.click()
+  const grid = page.getByTestId('log-grid')
+  await waitFor(async () => (await grid.getAttribute('data-window')) === 'at' && (await grid.getAttribute('data-from')) === from && (await page.getByTestId('log-partition-name').textContent()) === `${topic}-${partition}`, `the partition log to open on ${topic}-${partition} from ${from}`, { boundMs: 10_000 })
+  const offsets = (await grid.getByTestId('log-cell').evaluateAll((cells) => cells.map((c) => Number(c.getAttribute('data-offset'))))) as number[]
+  expect(offsets[0]).toBe(Number(from))
+  expect(offsets).toContain(Math.min(Number(to), Number(from) + offsets.length) - 1)
+  await waitFor(async () => {
+    const box = await page.getByTestId('partition-log').boundingBox()
+    return box !== null && box.y < (page.viewportSize()?.height ?? 0) && box.y + box.height > 0
+  }, 'the partition log to scroll into view', { boundMs: 5_000 })
+}
 
 describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (lab) => {
+  let defaults: SettingsShown
+
   it('lists every scenario with a Run button', async () => {
     const { page } = lab
     await expect.poll(() => page.locator('[data-testid^="run-scenario-"]').count(), { timeout: 10_000 }).toBe(7)
+    await page.getByTestId('controls').waitFor()
+    defaults = await settingsShown(page)
   })
 
   it('runs crash-before-commit-eos from the keyboard and shows the verdict: every expectation holds', async () => {
@@ -30,7 +121,8 @@ describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (
     expect(await view.locator('[data-testid="scenario-expectation"][data-holds="false"]').count()).toBe(0)
     expect(((await view.getByTestId('scenario-conclusion').textContent()) ?? '').length).toBeGreaterThan(20)
     expect(await view.getByTestId('scenario-narrative').locator('li').count()).toBeGreaterThan(0)
-    // The lab on screen is the scenario's: it ran under exactly_once and aborted the crashed transaction.
+    await leavesALiveLab(page, 'crash-before-commit-eos', defaults)
+    // The lab on screen is still the scenario's: it aborted the crashed transaction, and runs under the guarantee from before.
     await expect.poll(() => page.getByTestId('stat-guarantee').textContent()).toBe('exactly_once')
     await page.getByTestId('scenarios').screenshot({ path: path.join(SHOTS, 'scenario-verdict.png') })
     // The crashed worker's producer was fenced when the new owner took its transactional.id over.
@@ -44,17 +136,37 @@ describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (
 
   it('runs crash-before-commit under at_least_once: duplicates in the ledger, each with the kill that caused it', async () => {
     const { page } = lab
-    await page.getByTestId('run-scenario-crash-before-commit').click()
+    await runToEnd(page, 'crash-before-commit')
     const view = page.locator('[data-testid="scenario-view"][data-name="crash-before-commit"]')
-    await view.waitFor({ timeout: 10_000 })
-    await expect.poll(() => view.getAttribute('data-status'), { timeout: 60_000, interval: 250 }).not.toBe('running')
-    expect(await view.getAttribute('data-status')).toBe('passed')
     expect(await view.locator('[data-testid="scenario-expectation"][data-holds="false"]').count()).toBe(0)
+    await leavesALiveLab(page, 'crash-before-commit', defaults)
     const ledger = page.getByTestId('duplicate-ledger')
     await ledger.scrollIntoViewIfNeeded()
     await expect.poll(() => ledger.getByTestId('ledger-row').count(), { timeout: 15_000 }).toBeGreaterThan(0)
     expect(await ledger.getByTestId('ledger-row').first().locator('.chip').count()).toBeGreaterThan(0)
     await ledger.screenshot({ path: path.join(SHOTS, 'scenario-ledger-at-least-once.png') })
     await page.getByTestId('scenarios').screenshot({ path: path.join(SHOTS, 'scenario-verdict-at-least-once.png') })
+  })
+
+  it('the other five leave a live lab with the user’s own settings, and their cards link to their records', async () => {
+    const { page } = lab
+    // Settings of the user's own, none a default, so that a scenario's return to them shows.
+    const asked = { 'processing.guarantee': 'exactly_once_v2', 'commit.interval.ms': 500, inputRatePerSec: 800, workers: 4 }
+    const r = await page.evaluate(async (body) => (await fetch('/api/lab/config', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json(), asked)
+    expect(r).toMatchObject({ ok: true })
+    await waitFor(async () => (await settingsShown(page)).controls.workers === '4', 'the controls to show the new settings', { boundMs: 10_000 })
+    const mine = await settingsShown(page)
+    expect(mine.api).toMatchObject(asked)
+    for (const name of ['lost-ack', 'zombie', 'hanging-transaction', 'isolation', 'commit-interval']) {
+      await page.getByTestId('scenarios').scrollIntoViewIfNeeded()
+      await runToEnd(page, name)
+      await leavesALiveLab(page, name, mine)
+    }
+    const cards = page.getByTestId('evidence-card')
+    expect(await cards.count()).toBe(7)
+    await page.getByTestId('evidence').screenshot({ path: path.join(SHOTS, 'scenario-evidence-cards.png') })
+    // A card stays until dismissed.
+    await page.locator('[data-testid="evidence-card"][data-id="lost-ack-1"]').getByTestId('dismiss-evidence').click()
+    await waitFor(async () => (await cards.count()) === 6, 'the dismissed card to go', { boundMs: 10_000 })
   })
 })

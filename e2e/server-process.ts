@@ -50,6 +50,7 @@ export function ensureBuild(): void {
 export interface StartOptions {
   /** The server's environment, over HOST=127.0.0.1, NODE_ENV=production and a free PORT. */
   env?: Record<string, string>
+  /** A generous bound on the start (a busy machine starts slowly); a server that exits fails at once. Default 120 s. */
   timeoutMs?: number
   /** Sent as a bearer token while waiting for GET /api/lab (a server with its reads locked). */
   token?: string
@@ -60,7 +61,7 @@ export interface StartOptions {
 }
 
 /** Starts `node --import tsx server/index.ts` and resolves once it is ready (see StartOptions). */
-export async function startServer({ env = {}, timeoutMs = 30_000, token, readyWhen = 'answers', build = 'fresh' }: StartOptions = {}): Promise<ServerProcess> {
+export async function startServer({ env = {}, timeoutMs = 120_000, token, readyWhen = 'answers', build = 'fresh' }: StartOptions = {}): Promise<ServerProcess> {
   if (build === 'fresh' || !existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) ensureBuild()
   const port = await freePort()
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {

@@ -8,6 +8,7 @@
 import { z } from 'zod'
 import { PROCESSING_GUARANTEES, type ProcessingGuarantee, rangeOf, SETTINGS } from './streams-config.ts'
 import { choiceSchema, issueText, settingSchema } from './setting-schema.ts'
+import { medianInterval } from './statistics.ts'
 
 // No eval: the pages' CSP forbids it (zod would probe with Function('') and log a violation).
 z.config({ jitless: true })
@@ -23,7 +24,16 @@ export const SWEEP_LIMITS = {
   commitIntervalMs: rangeOf('commit.interval.ms', 'sweep'),
   intervals: rangeOf('sweepIntervals').max,
   repeat: rangeOf('sweepRepeat'),
+  maxRuns: rangeOf('sweepMaxRuns'),
 } as const
+
+/**
+ * A measured cell is precise when the 95% interval of each of these figures' medians lies within
+ * ±PRECISION_TOLERANCE of the median: the trade-off's two axes.
+ */
+export const PRECISION_FIGURES = ['throughputPerSec', 'recoveryMs'] as const
+export const PRECISION_TOLERANCE = 0.1
+export const DEFAULT_SWEEP_MAX_RUNS = SETTINGS.sweepMaxRuns.default
 
 export const PHASES = ['detection', 'rebalance', 'fence', 'restore', 'catchUp'] as const
 export type Phase = (typeof PHASES)[number]
@@ -41,12 +51,16 @@ export const SweepRequestSchema = z
       .min(1)
       .max(PROCESSING_GUARANTEES.length)
       .refine((xs) => new Set(xs).size === xs.length, 'guarantees must not repeat'),
+    /** Runs of each cell at least; without maxRuns, exactly. */
     repeat: settingSchema('sweepRepeat'),
+    /** When given: cells are run in turn, more than `repeat` times, until each is precise or has run this often. */
+    maxRuns: settingSchema('sweepMaxRuns').optional(),
     backend: choiceSchema(SWEEP_BACKENDS),
     seed: settingSchema('seed').optional(),
     label: z.string().max(80).optional(),
   })
   .strict()
+  .refine((r) => r.maxRuns === undefined || r.maxRuns >= r.repeat, { message: 'maxRuns must be at least repeat', path: ['maxRuns'] })
 export type SweepRequest = z.infer<typeof SweepRequestSchema>
 
 /** Validates a sweep request; never throws. Intervals come back sorted. */
@@ -85,8 +99,21 @@ export interface Stat {
   median: number | null
   min: number | null
   max: number | null
+  /**
+   * The 95% confidence interval of the median (order statistics, lib/statistics.ts); null below 6
+   * samples. Absent from records stored before intervals were computed.
+   */
+  low?: number | null
+  high?: number | null
   /** Samples the figure was computed from (unavailable ones left out). */
   n: number
+}
+
+/** The machine's load around one run: the 1-minute load average before and after it, and its cores. */
+export interface RunLoad {
+  before: number
+  after: number
+  cpus: number
 }
 
 export type PhaseDurations = Record<Phase, number | null>
@@ -115,6 +142,8 @@ export interface RepetitionResult {
   /** Duplicates the validator found after the kill (the run had no other fault). */
   duplicates: number | null
   lost: number | null
+  /** The machine's load during the run; null in virtual time (a model run does not depend on it). Absent from older records. */
+  load?: RunLoad | null
 }
 
 /** A cell: median, min and max over the repetitions. */
@@ -166,6 +195,8 @@ export interface ExperimentSummary {
   guarantees: ProcessingGuarantee[]
   intervals: number[]
   repeat: number
+  /** The cap of a sweep run until precise (absent: `repeat` runs per cell). */
+  maxRuns?: number
 }
 
 export function summarize(r: ExperimentRecord): ExperimentSummary {
@@ -179,6 +210,7 @@ export function summarize(r: ExperimentRecord): ExperimentSummary {
     guarantees: [...r.request.guarantees],
     intervals: [...r.request.intervals],
     repeat: r.request.repeat,
+    ...(r.request.maxRuns !== undefined ? { maxRuns: r.request.maxRuns } : {}),
   }
 }
 
@@ -188,9 +220,9 @@ export const EXPERIMENT_ID_PATTERN = /^[A-Za-z0-9_-]{1,80}$/
 
 export function stat(values: readonly (number | null)[]): Stat {
   const xs = values.filter((v): v is number => v !== null && Number.isFinite(v)).sort((a, b) => a - b)
-  if (xs.length === 0) return { median: null, min: null, max: null, n: 0 }
-  const m = xs.length % 2 ? xs[(xs.length - 1) / 2]! : (xs[xs.length / 2 - 1]! + xs[xs.length / 2]!) / 2
-  return { median: m, min: xs[0]!, max: xs[xs.length - 1]!, n: xs.length }
+  if (xs.length === 0) return { median: null, min: null, max: null, low: null, high: null, n: 0 }
+  const i = medianInterval(xs)
+  return { median: i.median, min: xs[0]!, max: xs[xs.length - 1]!, low: i.low, high: i.high, n: xs.length }
 }
 
 export function cellOf(guarantee: ProcessingGuarantee, commitIntervalMs: number, reps: RepetitionResult[]): CellResult {
@@ -218,11 +250,15 @@ export const CSV_COLUMNS = [
   'throughputPerSecMedian',
   'throughputPerSecMin',
   'throughputPerSecMax',
+  'throughputPerSecLow95',
+  'throughputPerSecHigh95',
   'latencyP50Ms',
   'latencyP99Ms',
   'recoveryMsMedian',
   'recoveryMsMin',
   'recoveryMsMax',
+  'recoveryMsLow95',
+  'recoveryMsHigh95',
   'detectionMs',
   'rebalanceMs',
   'fenceMs',
@@ -234,7 +270,7 @@ export const CSV_COLUMNS = [
 
 const round = (v: number | null, digits = 1): number | null => (v === null ? null : Math.round(v * 10 ** digits) / 10 ** digits)
 
-/** One row per cell, medians unless a column says min or max; unavailable figures are empty. */
+/** One row per cell, medians unless a column says min, max or the 95% interval's ends (Low95, High95); unavailable figures are empty. */
 export function cellRow(c: CellResult): Record<(typeof CSV_COLUMNS)[number], string | number | null> {
   return {
     guarantee: c.guarantee,
@@ -243,11 +279,15 @@ export function cellRow(c: CellResult): Record<(typeof CSV_COLUMNS)[number], str
     throughputPerSecMedian: round(c.throughputPerSec.median, 0),
     throughputPerSecMin: round(c.throughputPerSec.min, 0),
     throughputPerSecMax: round(c.throughputPerSec.max, 0),
+    throughputPerSecLow95: round(c.throughputPerSec.low ?? null, 0),
+    throughputPerSecHigh95: round(c.throughputPerSec.high ?? null, 0),
     latencyP50Ms: round(c.latencyP50Ms.median),
     latencyP99Ms: round(c.latencyP99Ms.median),
     recoveryMsMedian: round(c.recoveryMs.median),
     recoveryMsMin: round(c.recoveryMs.min),
     recoveryMsMax: round(c.recoveryMs.max),
+    recoveryMsLow95: round(c.recoveryMs.low ?? null),
+    recoveryMsHigh95: round(c.recoveryMs.high ?? null),
     detectionMs: round(c.phases.detection.median),
     rebalanceMs: round(c.phases.rebalance.median),
     fenceMs: round(c.phases.fence.median),

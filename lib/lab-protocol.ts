@@ -6,9 +6,9 @@ import { PROCESSING_GUARANTEES, type ProcessingGuarantee, rangeOf } from './stre
 import { choiceSchema, issueText, settingSchema } from './setting-schema.ts'
 import type { Step, StepCounters } from './five-steps.ts'
 import type { TaskStop } from './task-stop.ts'
+import type { JournalSpan } from './journal.ts'
 
 export { STEP_NAMES, type Step, type StepCounters } from './five-steps.ts'
-
 // No eval: the pages' CSP forbids it (zod would probe with Function('') and log a violation).
 z.config({ jitless: true })
 
@@ -84,6 +84,8 @@ export interface WorkerView {
   host?: string | null
   /** Kafka backend: a worker this server did not start (another machine, same cluster and application.id); kill only. */
   remote?: boolean
+  /** Who stopped it cleanly, when it was not killed by a fault: a scenario ending its lab. */
+  stoppedBy?: 'scenario'
 }
 
 /** Controls a backend cannot offer, each with the reason shown beside it. */
@@ -129,7 +131,7 @@ export interface TimelineMarker {
   label: string
 }
 
-export type AbortReasonView = 'fenced' | 'crash' | 'timeout' | 'error'
+export type AbortReasonView = 'fenced' | 'crash' | 'timeout' | 'error' | 'teardown' // teardown: the lab's own reset or close, not a fault
 
 export interface TxnView {
   id: string
@@ -178,6 +180,7 @@ export interface CorrectnessView {
   abortedReads: number
   abortedReadsUncommitted: number
   stateMismatches: number | null
+  doubleAppliedUpdates?: number | null // input records whose update reached a key's state twice (server/validator/state-drift.ts)
   openTransactions: number
   /** What the current guarantee allows, one line per figure. */
   allowed: Record<'duplicates' | 'lost' | 'abortedReads' | 'stateMismatches' | 'openTransactions', string>
@@ -197,6 +200,10 @@ export interface RecordTrace {
   crashedAtStep: Step | null
   outcome: 'in-flight' | 'committed' | 'aborted' | 'redone'
 }
+
+// A finished scenario run's evidence card and its links (lib/evidence.ts).
+import type { EvidenceCard } from './evidence.ts'
+export type { EvidenceCard, EvidenceLink } from './evidence.ts'
 
 export interface ScenarioView {
   name: string
@@ -236,6 +243,9 @@ export interface PartitionLogView {
   /** Where a read_committed and a read_uncommitted consumer of this partition stand (next offset to read). */
   readCommittedPosition: number
   readUncommittedPosition: number
+  /** Which offsets these are (absent: the latest), and with 'at' the first offset asked for. */
+  window?: 'latest' | 'last-abort' | 'at'
+  fromOffset?: number
 }
 
 export interface ProducerTimeline {
@@ -243,7 +253,7 @@ export interface ProducerTimeline {
   producerId: number
   /** Each epoch the producer id had, and when it began. */
   epochs: { epoch: number; atMs: number }[]
-  fencings: { atMs: number; reason: string }[]
+  fencings: { atMs: number; reason: string; by?: 'epoch' | 'generation' }[] // by epoch when absent; by generation: exactly_once_v2 (KIP-447)
   /** The last sequence number the broker holds for this producer, per partition. */
   lastSequence: { partition: string; sequence: number }[]
 }
@@ -252,7 +262,7 @@ export interface DuplicateLedgerEntry {
   key: string
   /** Committed output records beyond the first for the same input record. */
   duplicates: number
-  /** Output values whose aggregate was inflated by a double-applied update. */
+  /** Extra copies whose running count is higher than the first copy's: the redo applied the update again (a double-applied update). */
   doubleApplied: number
   /** What caused them: a kill (recovery id and worker) or a retried produce (lost ack). */
   causes: string[]
@@ -287,13 +297,18 @@ export interface LabSnapshot {
   partitionLog?: PartitionLogView | null
   producers?: ProducerTimeline[]
   duplicateLedger?: DuplicateLedgerEntry[]
+  partitions?: import('./partition-table.ts').PartitionRow[] // every partition's offsets, open transactions, lag: read with the partition log
+  transactionsView?: import('./transactions-view.ts').TransactionsViewData // the coordinators' and partition leaders' view of its transactions, find-hanging's verdicts
   /** The guided scenario running or last run on this lab. */
   scenario?: ScenarioView | null
   /** The scenarios a user can start, with what each shows. */
   scenarios?: { name: string; title: string; summary: string }[]
+  /** One card per finished scenario run, kept until dismissed. */
+  evidence?: EvidenceCard[]
+  /** The span of the lab's event journal (entries via GET /api/lab/journal, past frames via GET /api/lab/at). */
+  journal?: JournalSpan
   totals: { inputRecords: number; committedInput: number; outputRecords: number; kills: number; droppedAcks: number; fenced: number; deadLetters?: number }
 }
-
 // ---- commands ---------------------------------------------------------------------------------
 
 /** The live lab's ranges (the dashboard's controls), from the settings table. */
@@ -338,15 +353,22 @@ export const COMMANDS = {
   skipPoison: EmptyCommand,
   /** Appends input records whose values do not parse. */
   injectPoison: z.object({ count: settingSchema('poisonRecords').default(1) }).strict(),
+  /** Removes a scenario's evidence card from the dashboard. */
+  dismissEvidence: z.object({ id: z.string().min(1).max(120) }).strict(),
+  killBroker: z.object({ brokerId: z.number().int().min(0).max(2_147_483_647) }).strict(), restartBroker: z.object({ brokerId: z.number().int().min(0).max(2_147_483_647) }).strict(), // broker cards (Kafka)
   /** Which partition the partition log view shows. */
   selectPartition: z
     .object({
       topic: z.enum(['input', 'output', 'changelog']),
       partition: settingSchema('partition'),
       /** latest: the newest records; last-abort: the records around the partition's latest ABORT marker. */
-      window: z.enum(['latest', 'last-abort']).default('latest'),
+      window: z.enum(['latest', 'last-abort', 'at']).default('latest'),
+      /** With window 'at': the first offset to show (an evidence link's fromOffset). */
+      fromOffset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
     })
     .strict(),
+  abortHangingTransaction: z.object({ topic: z.enum(['input', 'output', 'changelog']), partition: settingSchema('partition'), producerId: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) }).strict(), // only a hanging one (find-hanging's rule): an ABORT marker
+  injectHangingTransaction: z.object({ topic: z.enum(['input', 'output', 'changelog']).default('output'), partition: settingSchema('partition') }).strict(), // fault: a producer id no coordinator knows
 } as const
 
 export type CommandName = keyof typeof COMMANDS
@@ -358,7 +380,7 @@ export type CommandInput<N extends CommandName> = z.input<(typeof COMMANDS)[N]>
 /** A validated command: switch on `name` and the payload narrows to that command's. */
 export type LabCommand = { [N in CommandName]: { name: N; payload: CommandPayload<N> } }[CommandName]
 
-export type CommandResult = { ok: true; message?: string } | { ok: false; error: string }
+export type CommandResult = { ok: true; message?: string } | { ok: false; error: string; /** refused for the lab's state, not the input (REST 409) */ conflict?: true }
 
 /** Validates a command by name; never throws. */
 export function parseCommand(name: unknown, payload: unknown): ({ ok: true } & LabCommand) | { ok: false; error: string } {
@@ -368,14 +390,4 @@ export function parseCommand(name: unknown, payload: unknown): ({ ok: true } & L
   const r = COMMANDS[name as CommandName].safeParse(payload ?? {})
   if (!r.success) return { ok: false, error: `invalid ${name}: ${issueText(r.error, 'invalid payload')}` }
   return { ok: true, name, payload: r.data } as { ok: true } & LabCommand
-}
-
-// ---- socket.io events -------------------------------------------------------------------------
-
-export interface ServerToClientEvents {
-  snapshot: (s: LabSnapshot) => void
-}
-
-export interface ClientToServerEvents {
-  command: (name: string, payload: unknown, ack: (r: CommandResult) => void) => void
 }

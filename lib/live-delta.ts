@@ -12,7 +12,7 @@
 // Volatile events may be dropped, so every delta names the seq it was computed against; a browser
 // holding another seq asks for a full snapshot (the `resync` event) instead of applying it.
 
-import type { ClientToServerEvents, LabSnapshot, ServerToClientEvents } from './lab-protocol.ts'
+import type { CommandResult, LabSnapshot } from './lab-protocol.ts'
 
 export type Patch = ['=', unknown] | ['o', Record<string, Patch>, string[]?] | ['a', number, [ArrayKey, Patch][], ArrayKey[]?]
 type ArrayKey = string | number
@@ -22,6 +22,14 @@ export interface SnapshotDelta {
   base: number
   seq: number
   patch: Patch
+}
+
+/** The lab protocol's socket events: full snapshots, and commands with their acknowledgement. */
+export interface ServerToClientEvents {
+  snapshot: (s: LabSnapshot) => void
+}
+export interface ClientToServerEvents {
+  command: (name: string, payload: unknown, ack: (r: CommandResult) => void) => void
 }
 
 /** Socket events of the live dashboard: the lab protocol's events plus deltas and resync. */

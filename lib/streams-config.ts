@@ -143,6 +143,13 @@ export const SETTINGS = {
   poisonRecords: { meaning: 'input records whose values do not parse', integer: true, default: 1, ranges: { run: { min: 1, max: 100 } } },
   sweepIntervals: { meaning: 'commit intervals one sweep measures', integer: true, default: 9, ranges: { run: { min: 1, max: 12 } } },
   sweepRepeat: { meaning: 'repetitions of each cell (guarantee × commit interval)', integer: true, default: 3, ranges: { run: { min: 1, max: 10 } } },
+  // 9: the fewest runs whose 95% interval leaves out the extreme runs (ranks 2 and n − 1; up to 8 it is [min, max]).
+  sweepMaxRuns: {
+    meaning: 'runs of a cell at most while its 95% intervals are wider than ±10% of the median (the cells are run in turn until each is precise or at this cap)',
+    integer: true,
+    default: 9,
+    ranges: { run: { min: 1, max: 30 } },
+  },
 } as const satisfies Record<string, SettingSpec>
 
 export type SettingName = keyof typeof SETTINGS

@@ -78,10 +78,11 @@ write_config() {
     "$TEMPLATE" >"$PROPS"
 }
 
+# Formats KRaft storage once, with the cluster id $1 (the nodes of a cluster share one) or a new one.
 format_storage() {
   [[ -f "$DATA/meta.properties" ]] && return 0
-  local id
-  id="$(java_cp kafka.tools.StorageTool random-uuid 2>>"$LOGFILE" | tail -n1)"
+  local id="${1:-}"
+  [[ -n "$id" ]] || id="$(java_cp kafka.tools.StorageTool random-uuid 2>>"$LOGFILE" | tail -n1)"
   [[ -n "$id" ]] || die "StorageTool random-uuid printed no cluster id (see $LOGFILE)"
   java_cp kafka.tools.StorageTool format -t "$id" -c "$PROPS" </dev/null >>"$LOGFILE" 2>&1 \
     || die "could not format KRaft storage in $DATA (see $LOGFILE)"
@@ -100,6 +101,7 @@ wait_ready() {
   ((left > 0)) || left=1000
   node "$ROOT/scripts/kafka/broker-ready.mjs" "127.0.0.1:$KAFKA_PORT" "$left" </dev/null \
     || die "broker on port $KAFKA_PORT does not answer requests (log: $LOGFILE)"
+  [[ -n "$SASL_PORT" ]] || { say "broker pid $pid ready on 127.0.0.1:$KAFKA_PORT in $(($(now_ms) - t0)) ms (log: $LOGFILE)"; return 0; }
   until port_open "$SASL_PORT"; do
     (($(now_ms) < deadline)) || die "SASL port $SASL_PORT not open after ${READY_TIMEOUT_MS} ms (log: $LOGFILE)"
     sleep 0.1
@@ -150,15 +152,20 @@ start() {
   write_config
   format_storage
   local t0; t0="$(now_ms)"
+  pid="$(launch)"
+  wait_ready "$pid" "$t0"
+  add_scram_user
+}
+
+# Starts the JVM of $PROPS in its own session, writes its pid and port files, prints the pid.
+launch() {
   echo "---- start $(date -u +%FT%TZ) port $KAFKA_PORT" >>"$LOGFILE"
   # shellcheck disable=SC2086
   setsid java $HEAP -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
     -Dlog4j2.configurationFile="$LOG4J" -cp "$LIBS/*" kafka.Kafka "$PROPS" </dev/null >>"$LOGFILE" 2>&1 &
-  pid=$!
-  echo "$pid" >"$PIDFILE"
+  echo "$!" >"$PIDFILE"
   echo "$KAFKA_PORT" >"$PORTFILE"
-  wait_ready "$pid" "$t0"
-  add_scram_user
+  echo "$!"
 }
 
 stop() {
@@ -205,6 +212,9 @@ reset() {
   rm -rf "$DATA" "$KAFKA_DIR/cluster.id" "$PROPS"
   say "data deleted"
 }
+
+# Sourced (scripts/kafka-cluster.sh reuses these functions): define them, run nothing.
+[[ "${BASH_SOURCE[0]}" == "$0" ]] || return 0
 
 case "${1:-}" in
   start) start ;;

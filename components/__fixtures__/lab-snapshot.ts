@@ -1,6 +1,7 @@
 // A representative LabSnapshot for component tests: three workers (one killed and recovered),
 // six tasks, a minute of chart points, transactions of every outcome and a recovery in progress.
 
+import type { PartitionRow } from '../../lib/partition-table.ts'
 import type { ChartPoint, DuplicateLedgerEntry, LabSnapshot, LogCell, PartitionLogView, ProducerTimeline, RecordTrace, ScenarioView, TaskView, TxnView } from '../../lib/lab-protocol.ts'
 
 const T0 = 1_764_400_000_000
@@ -90,6 +91,29 @@ function partitionLog(): PartitionLogView {
     readCommittedPosition: lastStableOffset,
     readUncommittedPosition: offset,
   }
+}
+
+/** Every partition of a 6-partition lab: input with lag (one not committed yet), output-0 as the partition log shows it (an open transaction), a changelog partition held by a producer the lab does not know, the group's offsets partition. */
+function partitions(): PartitionRow[] {
+  const log = partitionLog()
+  const rows: PartitionRow[] = []
+  for (let p = 0; p < 6; p++) {
+    const hw = 12_000 + p * 10
+    const committed = p === 5 ? null : 11_900 + p * 10
+    rows.push({ topic: 'input', partition: p, role: 'input', logStartOffset: 0, lastStableOffset: hw, highWatermark: hw, open: { count: 0, holders: [] }, committed, lag: committed === null ? null : hw - committed })
+  }
+  for (let p = 0; p < 6; p++) {
+    if (p === 0) {
+      rows.push({ topic: 'output', partition: 0, role: 'output', logStartOffset: log.logStartOffset, lastStableOffset: log.lastStableOffset, highWatermark: log.highWatermark, open: { count: 1, holders: [{ producerId: 1000, epoch: 3, transactionalId: 'eoscope-0_0', firstOffset: log.lastStableOffset }] } })
+    } else rows.push({ topic: 'output', partition: p, role: 'output', logStartOffset: 0, lastStableOffset: 11_000 + p, highWatermark: 11_000 + p, open: { count: 0, holders: [] } })
+  }
+  for (let p = 0; p < 6; p++) {
+    const open: PartitionRow['open'] = p === 3 ? { count: 2, holders: [{ producerId: 1001, epoch: 2, transactionalId: 'eoscope-0_1', firstOffset: 8_010 }, { producerId: 1207, epoch: 0, transactionalId: null, firstOffset: 8_014 }] } : p === 4 ? { count: 1, atLeast: true, holders: [] } : { count: 0, holders: [] }
+    rows.push({ topic: 'changelog', partition: p, role: 'changelog', logStartOffset: 2_000 + p, lastStableOffset: 8_010 + p, highWatermark: 8_020 + p, open })
+    if (open.count === 0) rows[rows.length - 1]!.lastStableOffset = rows[rows.length - 1]!.highWatermark
+  }
+  rows.push({ topic: '__consumer_offsets', partition: 0, role: 'offsets', logStartOffset: 0, lastStableOffset: 3_400, highWatermark: 3_403, open: { count: 1, holders: [{ producerId: 1000, epoch: 3, transactionalId: 'eoscope-0_0', firstOffset: 3_400 }] } })
+  return rows
 }
 
 function producers(): ProducerTimeline[] {
@@ -222,6 +246,7 @@ export const fixtureSnapshot: LabSnapshot = {
   partitionLog: partitionLog(),
   producers: producers(),
   duplicateLedger: duplicateLedger(),
+  partitions: partitions(),
   scenario: scenarioRun,
   scenarios: [
     { name: 'crash-before-commit', title: 'Crash before commit, at_least_once', summary: 'A worker dies between step 4 (broker ack) and step 5 (commit offsets). The next owner starts from the last committed offset and redoes the records: duplicates and inflated counts.' },

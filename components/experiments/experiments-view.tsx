@@ -7,29 +7,30 @@ import type { ExperimentRecord, ExperimentSummary } from '../../lib/experiment-p
 import { Brand } from '../header-bar.tsx'
 import { ThemeToggle } from '../theme-toggle.tsx'
 import { TokenControl } from '../token-control.tsx'
-import { HistoryTable } from '../history-table.tsx'
 import { Panel } from '../panel.tsx'
-import { fmtCompact, fmtMs } from '../format.ts'
-import { DuplicatesChart, LatencyChart, RecoveryChart, ThroughputChart, TradeOffChart } from './sweep-charts.tsx'
 import { SweepForm } from './sweep-form.tsx'
-import { READING_GUIDE } from './reading-guide.ts'
+import { figuresOf, SweepResults } from './sweep-results.tsx'
+import { runsLabel } from './sweep-series.ts'
 import { useExperiments } from './use-experiments.ts'
 
 const nameOf = (s: { id: string; label: string | null }) => s.label || s.id
 
+/** An overlaid experiment's name says what its figures are: the model's, or measured on a backend. */
+const overlayNameOf = (r: ExperimentRecord) => `${nameOf(r)}, ${figuresOf(r) === 'model' ? 'model' : `${r.request.backend} measured`}`
+
 export function ExperimentsView() {
-  const { current, list, shown, overlay, error, running, start, cancel, choose, setOverlay } = useExperiments()
+  const { current, list, shown, overlays, error, running, start, cancel, choose, removeOverlay } = useExperiments()
   const cells = shown?.cells ?? []
-  const overlayCells = overlay && overlay.id !== shown?.id ? overlay.cells : null
-  const overlayName = overlay ? nameOf(overlay) : undefined
+  const drawn = overlays.filter((o) => o.id !== shown?.id).map((o) => ({ name: overlayNameOf(o), cells: o.cells }))
+  const overlayIds = new Set(overlays.map((o) => o.id))
 
   return (
     <div className="app" data-testid="experiments">
       <ExperimentsHeader />
       <main className="layout">
         <div className="sweep-top">
-          <Panel title="Sweep" hint="throughput, latency and recovery against commit.interval.ms, per guarantee (MEASURES.md definitions)">
-            <SweepForm running={running} backends={list.backends} onStart={(r) => void start(r)} onCancel={() => void cancel()} />
+          <Panel title="Sweep" hint="throughput, latency and recovery against commit.interval.ms, per guarantee, measured on this machine">
+            <SweepForm running={running} backends={list.backends} unavailable={list.unavailableBackends ?? {}} onStart={(r) => void start(r)} onCancel={() => void cancel()} />
             {error ? (
               <p className="bad small" role="alert" data-testid="sweep-error">
                 {error}
@@ -38,11 +39,11 @@ export function ExperimentsView() {
             {current && (running || current.status !== 'done') ? <SweepProgress current={current} /> : null}
           </Panel>
           <Panel title="Results" hint={`stored under the data directory; ${list.experiments.length} so far`}>
-            <ResultsList list={list.experiments} shownId={shown?.id ?? null} overlayId={overlay?.id ?? null} onShow={(id) => void choose(id, 'shown')} onOverlay={(id) => (id ? void choose(id, 'overlay') : setOverlay(null))} />
+            <ResultsList list={list.experiments} shownId={shown?.id ?? null} overlayIds={overlayIds} onShow={(id) => void choose(id, 'shown')} onOverlay={(id) => (overlayIds.has(id) ? removeOverlay(id) : void choose(id, 'overlay'))} />
           </Panel>
         </div>
-        {shown ? <ShownCaption shown={shown} overlayName={overlayCells ? overlayName : undefined} /> : <p className="muted sweep-caption">No experiment yet: choose the intervals and guarantees above and run a sweep.</p>}
-        {shown && cells.length > 0 ? <SweepResults record={shown} overlay={overlayCells} overlayName={overlayName} /> : null}
+        {shown ? <ShownCaption shown={shown} overlayNames={drawn.map((o) => o.name)} /> : <p className="muted sweep-caption">No experiment yet: choose the intervals and guarantees above and run a sweep.</p>}
+        {shown && cells.length > 0 ? <SweepResults record={shown} overlays={drawn} /> : null}
       </main>
     </div>
   )
@@ -70,29 +71,33 @@ function SweepProgress({ current }: { current: ExperimentRecord }) {
         <div className="progress-fill" style={{ width: `${pct}%` }} />
       </div>
       <span className="small num">
-        {current.status === 'running' ? `${progress!.done}/${progress!.total} repetitions` : current.status}
-        {progress?.current ? ` · ${progress.current.guarantee} @ ${progress.current.commitIntervalMs} ms, repetition ${progress.current.repetition}: ${progress.current.stage}` : ''}
+        {current.status === 'running' ? `${progress!.done}/${progress!.total} runs` : current.status}
+        {progress?.current ? ` · ${progress.current.guarantee} @ ${progress.current.commitIntervalMs} ms, run ${progress.current.repetition}: ${progress.current.stage}` : ''}
         {current.error ? ` · ${current.error}` : ''}
       </span>
     </div>
   )
 }
 
-/** What the charts show, the overlay's name when one is drawn, and the exports. */
-function ShownCaption({ shown, overlayName }: { shown: ExperimentRecord; overlayName: string | undefined }) {
+/** What the charts show, the overlays' names when some are drawn, the permalink and the exports. */
+function ShownCaption({ shown, overlayNames }: { shown: ExperimentRecord; overlayNames: string[] }) {
   return (
     <p className="muted small sweep-caption" data-testid="shown-experiment">
-      Showing <span className="mono">{nameOf(shown)}</span> ({shown.request.backend}, {shown.status}, {shown.request.repeat} repetition{shown.request.repeat === 1 ? '' : 's'}, median with min–max
-      band)
-      {overlayName !== undefined ? (
+      Showing <span className="mono">{nameOf(shown)}</span> ({figuresOf(shown) === 'model' ? <strong data-testid="model-label">model: virtual time, exact figures</strong> : `${shown.request.backend}, measured`}, {shown.status},{' '}
+      <span data-testid="runs-label">{runsLabel(shown.cells)}</span>, median{figuresOf(shown) === 'model' ? '' : ' with its 95% interval'})
+      {overlayNames.length > 0 ? (
         <>
           {' '}
-          · dashed: <span className="mono">{overlayName}</span>
+          · dashed: <span className="mono">{overlayNames.join('; ')}</span>
         </>
       ) : null}
       {' · '}
+      <a href={`/experiments?id=${encodeURIComponent(shown.id)}`} data-testid="permalink">
+        permalink
+      </a>
+      {' · '}
       <a href={`/api/experiments/${shown.id}.csv`} download data-testid="export-csv">
-        export CSV
+        export CSV (with 95% intervals)
       </a>{' '}
       ·{' '}
       <a href={`/api/experiments/${shown.id}.json`} download data-testid="export-json">
@@ -102,46 +107,7 @@ function ShownCaption({ shown, overlayName }: { shown: ExperimentRecord; overlay
   )
 }
 
-/** The five charts, the reading guide and the table of the shown experiment. */
-function SweepResults({ record, overlay, overlayName }: { record: ExperimentRecord; overlay: ExperimentRecord['cells'] | null; overlayName: string | undefined }) {
-  const cells = record.cells
-  return (
-    <>
-      <div className="sweep-grid">
-        <Panel title="Processed throughput" hint={READING_GUIDE.throughput.definition} testId="panel-throughput">
-          <ThroughputChart cells={cells} overlay={overlay} overlayName={overlayName} />
-        </Panel>
-        <Panel title="Recovery time by phase" hint={READING_GUIDE.recovery.definition} testId="panel-recovery">
-          <RecoveryChart cells={cells} overlay={overlay} />
-        </Panel>
-        <Panel title="End-to-end latency" hint={READING_GUIDE.latency.definition} testId="panel-latency">
-          <LatencyChart cells={cells} overlay={overlay} overlayName={overlayName} />
-        </Panel>
-        <Panel title="Trade-off: throughput against recovery" hint={READING_GUIDE.tradeoff.definition} testId="panel-tradeoff">
-          <TradeOffChart cells={cells} overlay={overlay} overlayName={overlayName} />
-        </Panel>
-        <Panel title="Duplicates per kill (at_least_once)" hint={READING_GUIDE.duplicates.definition} testId="panel-duplicates">
-          <DuplicatesChart cells={cells} overlay={overlay} overlayName={overlayName} />
-        </Panel>
-        <Panel title="How to read these charts" testId="panel-guide">
-          <dl className="sweep-guide">
-            {Object.values(READING_GUIDE).map((g) => (
-              <div key={g.title}>
-                <dt>{g.title}</dt>
-                <dd>{g.read}</dd>
-              </div>
-            ))}
-          </dl>
-        </Panel>
-      </div>
-      <Panel title="Table" hint="medians over the repetitions (min–max for throughput); — : not measured" testId="panel-table">
-        <SweepTable record={record} />
-      </Panel>
-    </>
-  )
-}
-
-function ResultsList({ list, shownId, overlayId, onShow, onOverlay }: { list: ExperimentSummary[]; shownId: string | null; overlayId: string | null; onShow: (id: string) => void; onOverlay: (id: string | null) => void }) {
+function ResultsList({ list, shownId, overlayIds, onShow, onOverlay }: { list: ExperimentSummary[]; shownId: string | null; overlayIds: ReadonlySet<string>; onShow: (id: string) => void; onOverlay: (id: string) => void }) {
   if (list.length === 0) return <p className="muted small">Nothing stored yet.</p>
   return (
     <div className="sweep-results" data-testid="results-list">
@@ -162,16 +128,16 @@ function ResultsList({ list, shownId, overlayId, onShow, onOverlay }: { list: Ex
                 {nameOf(e)}
               </td>
               <td className="small">{e.backend}</td>
-              <td className="small num">
-                {e.guarantees.length}×{e.intervals.length}×{e.repeat}
+              <td className="small num" title="guarantees × intervals × runs per cell">
+                {e.guarantees.length}×{e.intervals.length}×{e.maxRuns !== undefined && e.maxRuns !== e.repeat ? `${e.repeat}–${e.maxRuns}` : e.repeat}
               </td>
               <td className="small">{e.status}</td>
               <td className="r">
-                <button type="button" className="link-button" onClick={() => onShow(e.id)} disabled={e.id === shownId}>
+                <button type="button" className="link-button" onClick={() => onShow(e.id)} disabled={e.id === shownId} data-testid={`show-${e.id}`}>
                   show
                 </button>{' '}
-                <button type="button" className="link-button" onClick={() => onOverlay(e.id === overlayId ? null : e.id)} data-testid={`overlay-${e.id}`}>
-                  {e.id === overlayId ? 'no overlay' : 'overlay'}
+                <button type="button" className="link-button" onClick={() => onOverlay(e.id)} data-testid={`overlay-${e.id}`}>
+                  {overlayIds.has(e.id) ? 'no overlay' : 'overlay'}
                 </button>
               </td>
             </tr>
@@ -179,49 +145,5 @@ function ResultsList({ list, shownId, overlayId, onShow, onOverlay }: { list: Ex
         </tbody>
       </table>
     </div>
-  )
-}
-
-function SweepTable({ record }: { record: ExperimentRecord }) {
-  return (
-    <HistoryTable
-      className="sweep-table num"
-      testId="sweep-table"
-      head={
-        <>
-          <th>guarantee</th>
-          <th className="r">commit ms</th>
-          <th className="r">throughput (min–max)</th>
-          <th className="r">p50</th>
-          <th className="r">p99</th>
-          <th className="r">recovery</th>
-          <th className="r">detection</th>
-          <th className="r">rebalance</th>
-          <th className="r">fence</th>
-          <th className="r">restore</th>
-          <th className="r">catch-up</th>
-          <th className="r">dups/kill</th>
-        </>
-      }
-    >
-      {record.cells.map((c) => (
-        <tr key={`${c.guarantee}-${c.commitIntervalMs}`}>
-          <td className="mono">{c.guarantee}</td>
-          <td className="r">{c.commitIntervalMs}</td>
-          <td className="r">
-            {fmtCompact(c.throughputPerSec.median)}/s <span className="muted">({fmtCompact(c.throughputPerSec.min)}–{fmtCompact(c.throughputPerSec.max)})</span>
-          </td>
-          <td className="r">{fmtMs(c.latencyP50Ms.median)}</td>
-          <td className="r">{fmtMs(c.latencyP99Ms.median)}</td>
-          <td className="r">{fmtMs(c.recoveryMs.median)}</td>
-          <td className="r">{fmtMs(c.phases.detection.median)}</td>
-          <td className="r">{fmtMs(c.phases.rebalance.median)}</td>
-          <td className="r">{fmtMs(c.phases.fence.median)}</td>
-          <td className="r">{fmtMs(c.phases.restore.median)}</td>
-          <td className="r">{fmtMs(c.phases.catchUp.median)}</td>
-          <td className="r">{c.duplicatesPerKill.median === null ? '—' : fmtCompact(c.duplicatesPerKill.median)}</td>
-        </tr>
-      ))}
-    </HistoryTable>
   )
 }

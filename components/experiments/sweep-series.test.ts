@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { cellOf, type RepetitionResult } from '../../lib/experiment-protocol.ts'
-import { latencyRows, recoveryRows, statRows, tradeOffPoints } from './sweep-series.ts'
+import { latencyRows, recoveryRows, runsLabel, statRows, tradeOffPoints } from './sweep-series.ts'
 
 const rep = (throughput: number, recovery: number | null): RepetitionResult => ({
   repetition: 1,
@@ -26,13 +26,25 @@ const current = [cellOf('exactly_once', 100, [rep(10, 1000), rep(30, 1100)]), ce
 const earlier = [cellOf('exactly_once', 1000, [rep(50, 1500)])]
 
 describe('sweep chart rows', () => {
-  it('have one row per interval of either run, with median and min–max band per guarantee', () => {
-    expect(statRows(current, earlier, (c) => c.throughputPerSec)).toEqual([
-      { x: 10, exactly_once: 5, exactly_once_band: [5, 5] },
-      { x: 100, exactly_once: 20, exactly_once_band: [10, 30] },
-      { x: 1000, cmp_exactly_once: 50, cmp_exactly_once_band: [50, 50] },
+  it('have one row per interval of either run, with the median and, from 6 runs, its 95% interval per guarantee', () => {
+    expect(statRows(current, [earlier], (c) => c.throughputPerSec)).toEqual([
+      { x: 10, exactly_once: 5, exactly_once_band: null, exactly_once_err: null },
+      { x: 100, exactly_once: 20, exactly_once_band: null, exactly_once_err: null },
+      { x: 1000, cmp_exactly_once: 50, cmp_exactly_once_band: null, cmp_exactly_once_err: null },
     ])
-    expect(latencyRows(current, null)[0]).toEqual({ x: 10, exactly_once_p50: 5, exactly_once_p99: 9 })
+    expect(latencyRows(current, [])[0]).toEqual({ x: 10, exactly_once_p50: 5, exactly_once_p50_err: null, exactly_once_p99: 9 })
+    // Six runs: the interval is [min, max] around the median 35; the error bar is relative to it.
+    const six = [cellOf('at_least_once', 10, [10, 20, 30, 40, 50, 60].map((t) => rep(t, 1000)))]
+    expect(statRows(six, [], (c) => c.throughputPerSec)).toEqual([{ x: 10, at_least_once: 35, at_least_once_band: [10, 60], at_least_once_err: [25, 25] }])
+    expect(runsLabel(six)).toBe('6 runs per cell')
+    expect(runsLabel([...six, ...current])).toBe('1–6 runs per cell')
+    expect(runsLabel(current.slice(1))).toBe('1 run per cell')
+    // A second overlay has keys of its own.
+    expect(statRows(six, [earlier, current], (c) => c.throughputPerSec).map((r) => Object.keys(r).filter((k) => k.startsWith('cmp')).sort())).toEqual([
+      ['cmp2_exactly_once', 'cmp2_exactly_once_band', 'cmp2_exactly_once_err'],
+      ['cmp2_exactly_once', 'cmp2_exactly_once_band', 'cmp2_exactly_once_err'],
+      ['cmp_exactly_once', 'cmp_exactly_once_band', 'cmp_exactly_once_err'],
+    ])
   })
 
   it('stack the recovery phases per interval, and pair recovery with throughput for the trade-off', () => {
@@ -41,8 +53,8 @@ describe('sweep chart rows', () => {
       ['100', 900, 147],
     ])
     expect(tradeOffPoints(current, 'exactly_once')).toEqual([
-      { recoveryMs: 950, throughput: 5, interval: 10, label: '10 ms' },
-      { recoveryMs: 1050, throughput: 20, interval: 100, label: '100 ms' },
+      { recoveryMs: 950, throughput: 5, interval: 10, label: '10 ms', recoveryErr: null, throughputErr: null },
+      { recoveryMs: 1050, throughput: 20, interval: 100, label: '100 ms', recoveryErr: null, throughputErr: null },
     ])
     expect(tradeOffPoints(current, 'at_least_once')).toEqual([])
   })

@@ -12,6 +12,8 @@ export interface ListResponse {
   experiments: ExperimentSummary[]
   running: boolean
   backends: string[]
+  /** Why a backend cannot be chosen here (e.g. kafka without KAFKA_BROKERS). */
+  unavailableBackends?: Record<string, string>
 }
 
 /** The error of a failed request; a 401 also asks for the token (the header's control opens). */
@@ -74,12 +76,47 @@ function usePolledCurrent({ running, firstLoad }: { running: boolean; firstLoad:
   }, [running])
 }
 
-/** The experiments the page shows: the current one (polled while it runs), the stored list, the shown one and the overlay, with the page's actions. */
+/**
+ * What the page shows first: a permalink's experiment (/experiments?id=…), else the newest stored
+ * one, once nothing runs or is chosen. One load at a time (the newest must not overtake the linked
+ * one), and never over a choice made meanwhile.
+ */
+function useFirstShown(
+  { list, shown, running }: { list: ListResponse; shown: ExperimentRecord | null; running: boolean },
+  setShown: (f: (cur: ExperimentRecord | null) => ExperimentRecord | null) => void,
+  setError: (e: string) => void,
+): void {
+  const linked = useRef<string | null>(typeof window === 'undefined' ? null : new URLSearchParams(window.location.search).get('id'))
+  const loading = useRef(false)
+  const [linkFailed, setLinkFailed] = useState(false)
+  useEffect(() => {
+    if (shown || running || loading.current) return
+    const id = linked.current ?? list.experiments[0]?.id
+    if (id === undefined) return
+    const fromLink = linked.current !== null
+    linked.current = null
+    loading.current = true
+    void getJson<ExperimentRecord>(`/api/experiments/${encodeURIComponent(id)}`)
+      .then(
+        (r) => setShown((cur) => cur ?? r),
+        (e: unknown) => {
+          if (!fromLink) return
+          setError(`the linked experiment: ${messageOf(e)}`)
+          setLinkFailed(true)
+        },
+      )
+      .finally(() => {
+        loading.current = false
+      })
+  }, [list, shown, running, linkFailed, setShown, setError])
+}
+
+/** The experiments the page shows: the current one (polled while it runs), the stored list, the shown one and the overlays, with the page's actions. */
 export function useExperiments() {
   const [current, setCurrent] = useState<ExperimentRecord | null>(null)
   const [list, setList] = useState<ListResponse>({ experiments: [], running: false, backends: ['embedded'] })
   const [shown, setShown] = useState<ExperimentRecord | null>(null)
-  const [overlay, setOverlay] = useState<ExperimentRecord | null>(null)
+  const [overlays, setOverlays] = useState<ExperimentRecord[]>([])
   const [error, setError] = useState<string | null>(null)
   const running = current?.status === 'running'
   const wasRunning = useRef(false)
@@ -111,11 +148,7 @@ export function useExperiments() {
     void refreshList()
   }, [refreshList, token])
 
-  // With nothing running or chosen, show the newest stored experiment.
-  useEffect(() => {
-    if (shown || running || list.experiments.length === 0) return
-    void getJson<ExperimentRecord>(`/api/experiments/${list.experiments[0]!.id}`).then(setShown, () => {})
-  }, [list, shown, running])
+  useFirstShown({ list, shown, running }, setShown, setError)
 
   const start = async (request: SweepRequest) => {
     setError(null)
@@ -134,15 +167,16 @@ export function useExperiments() {
     if (why) setError(why)
   }
 
+  /** Shows an experiment, or adds it to the overlays (drawn over the shown one). */
   const choose = async (id: string, as: 'shown' | 'overlay') => {
     try {
       const r = await getJson<ExperimentRecord>(`/api/experiments/${encodeURIComponent(id)}`)
       if (as === 'shown') setShown(r)
-      else setOverlay(r)
+      else setOverlays((xs) => [...xs.filter((x) => x.id !== r.id), r])
     } catch (e) {
       setError(messageOf(e))
     }
   }
 
-  return { current, list, shown, overlay, error, running, start, cancel, choose, setOverlay }
+  return { current, list, shown, overlays, error, running, start, cancel, choose, removeOverlay: (id: string) => setOverlays((xs) => xs.filter((x) => x.id !== id)) }
 }

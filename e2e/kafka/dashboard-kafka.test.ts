@@ -10,8 +10,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { CHROMIUM_PATH, chromiumAvailable, firstPage, launchBrowser, type Browser } from '../browser.ts'
 import { numberIn, waitForNumber } from '../page-helpers.ts'
 import { ROOT, startServer, type ServerProcess } from '../server-process.ts'
+import { shown } from '../partitions-shown.ts'
+import { shownGroup, type ShownGroup } from '../group-shown.ts'
 import { untilProgress, waitFor } from '../progress.ts'
 import { KAFKA_GROUP_TIMEOUTS } from '../../server/log/kafka/capabilities.ts'
+import { writeHangingTransaction } from '../../server/log/kafka/kip664/__fixtures__/hanging-transaction.ts'
 
 const SHOTS = path.join(ROOT, 'test-results')
 const brokers = inject('kafkaBrokers')
@@ -74,13 +77,15 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
   })
 
   it('says it is on Kafka, names its application.id, shows the cluster reachable and what it cannot do', async () => {
-    await page.getByTestId('dashboard').waitFor({ timeout: 30_000 })
+    await page.getByTestId('dashboard').waitFor({ timeout: STATE_MS })
     expect(await page.getByTestId('backend').textContent()).toContain('kafka')
     expect(await page.getByTestId('application-id').textContent()).toMatch(/^eoscope-lab-/)
-    await page.locator('[data-testid="health"][data-reachable="true"]').waitFor({ timeout: 10_000 })
-    expect(await page.getByTestId('guarantee-exactly_once_v2').isDisabled()).toBe(true)
-    expect(await page.getByTestId('unavailable-eos-v2').textContent()).toContain('KIP-447')
-    expect(await page.getByTestId('drop-ack').isDisabled()).toBe(true)
+    await page.locator('[data-testid="health"][data-reachable="true"]').waitFor({ timeout: STATE_MS })
+    // exactly_once_v2 through KIP-447 (TxnOffsetCommit v3, OffsetFetch require_stable).
+    expect(await page.getByTestId('guarantee-exactly_once_v2').isDisabled()).toBe(false)
+    expect(await page.getByTestId('unavailable-eos-v2').count()).toBe(0)
+    // Lost acks go through the ack-drop proxy between the worker processes and the broker.
+    expect(await page.getByTestId('drop-ack').isDisabled()).toBe(false)
     expect(await page.getByTestId('unavailable-scenarios').textContent()).toContain('embedded log')
   })
 
@@ -88,8 +93,8 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     const id = await runningWorker(page)
     const pid = await pidOf(page, id)
     expect(processState(pid)).not.toBeNull()
-    await waitForNumber(page, 'stat-processed', (n) => n > 0, 30_000)
-    await waitForNumber(page, 'stat-visible', (n) => n > 0, 30_000)
+    await waitForNumber(page, 'stat-processed', (n) => n > 0, STATE_MS)
+    await waitForNumber(page, 'stat-visible', (n) => n > 0, STATE_MS)
   })
 
   it('Kill sends SIGKILL to the process; the recovery completes and exactly_once shows 0 duplicates', TEST_BOUND, async () => {
@@ -112,9 +117,25 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     for (const f of ['duplicates', 'lost', 'abortedReads', 'stateMismatches']) expect(await numberIn(page, `correctness-${f}-value`), f).toBe(0)
     const totals = (await page.getByTestId('txn-totals').textContent()) ?? ''
     expect(Number(/([\d,]+) committed/.exec(totals)?.[1]?.replace(/,/g, '') ?? 0), totals).toBeGreaterThan(0)
+    // The transaction history counts what the dashboard counts, with the EndTxn latencies the worker processes measured.
+    type Counts = { count: number; endTxnMs: { count: number } }
+    const s = await page.evaluate(async () => (await (await fetch('/api/lab')).json()) as { txnTotals: { committed: number; aborted: number }; txnStats?: { run: { outcomes: { committed: Counts; aborted: Counts } } } })
+    expect(s.txnStats!.run.outcomes.committed.count).toBe(s.txnTotals.committed)
+    expect(s.txnStats!.run.outcomes.aborted.count).toBe(s.txnTotals.aborted)
+    expect(s.txnStats!.run.outcomes.committed.endTxnMs.count).toBeGreaterThan(0)
     // The slot is refilled with a new process.
     await page.locator(`article.worker-card[data-testid="worker-${id}.2"][data-state="running"]`).waitFor({ timeout: STATE_MS })
     expect(await pidOf(page, `${id}.2`)).not.toBe(pid)
+  })
+
+  it('Drop ack loses a real produce ack through the proxy: the idempotent retry is not appended again, 0 duplicates', TEST_BOUND, async () => {
+    const lab = () => page.evaluate(async () => (await (await fetch('/api/lab')).json()) as { totals: { committedInput: number; droppedAcks: number }; correctness: { inputChecked: number; duplicates: number | null } | null })
+    const before = (await lab()).totals.droppedAcks
+    await page.getByTestId('drop-ack').click()
+    await untilProgress({ what: 'a produce ack dropped by the proxy', read: async () => (await lab()).totals.droppedAcks, done: (n) => n > before, stallMs: STALL_MS, everyMs: 250 })
+    const committedAfter = (await lab()).totals.committedInput
+    await untilProgress({ what: `validator read past ${committedAfter} input records`, read: async () => (await lab()).correctness?.inputChecked ?? 0, done: (checked) => checked >= committedAfter, stallMs: STALL_MS, everyMs: 250 })
+    expect((await lab()).correctness?.duplicates).toBe(0)
   })
 
   it('Pause is SIGSTOP and Resume SIGCONT', TEST_BOUND, async () => {
@@ -126,6 +147,81 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     await page.getByTestId(`resume-${id}`).click()
     await page.locator(`article.worker-card[data-testid="worker-${id}"]:not([data-state="paused"])`).waitFor({ timeout: STATE_MS })
     await waitFor(() => processState(pid) !== 'T', `process ${pid} continued`, { boundMs: STATE_MS })
+  })
+
+  it("the partitions table reads the cluster: held on one moment, the partition log's partition has the log's LSO and HW", TEST_BOUND, async () => {
+    await page.getByTestId('partitions-table').scrollIntoViewIfNeeded()
+    const roles = ['input', 'output', 'changelog']
+    await untilProgress({
+      what: 'the partitions table to list 6 partitions of the input, output and changelog topics',
+      read: () => shown(page),
+      done: (s) => roles.every((role) => s.rows.filter((r) => r.role === role).length === 6) && s.log !== null,
+      stallMs: STALL_MS,
+      everyMs: 250,
+    })
+    await page.getByTestId('time-pause').click()
+    await page.locator('[data-testid="dashboard"][data-view="pause"]').waitFor({ timeout: STATE_MS })
+    const held = await shown(page)
+    const row = held.rows.find((r) => r.name === held.log!.name)
+    expect(row, `a row for ${held.log!.name}`).toBeDefined()
+    expect({ lso: row!.lso, hw: row!.hw }).toEqual({ lso: held.log!.lso, hw: held.log!.hw })
+    for (const r of held.rows) expect(r.lso, r.name).toBeLessThanOrEqual(r.hw)
+    // The cluster's own internal topics: the partition of __consumer_offsets that holds the group.
+    expect(held.rows.filter((r) => r.role === 'offsets').length).toBe(1)
+    await page.getByTestId('time-live').click()
+    await page.locator('[data-testid="dashboard"][data-view="live"]').waitFor({ timeout: STATE_MS })
+  })
+
+  it('a hanging transaction on the lab\'s output topic: the lab API lists it by find-hanging (KIP-664) and aborts it (WriteTxnMarkers), after which LSO = HW', TEST_BOUND, async () => {
+    type Lab = { partitions?: { topic: string; partition: number; role: string; lastStableOffset: number; highWatermark: number }[]; transactionsView?: { hanging: number; injectUnavailable: string | null; producers: { role: string; partition: number; producerId: number; verdict: string | null; firstOffset: number | null; transactionalId: string | null }[] } }
+    const lab = () => page.evaluate(async () => (await (await fetch('/api/lab')).json()) as Lab)
+    // From the test, not the page: the refusals it expects (400, 409) would be the page's console errors.
+    const post = async (path: string, body: unknown) => {
+      const r = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      return { status: r.status, body: (await r.json()) as { error?: string; message?: string } }
+    }
+    const output0 = (l: Lab) => l.partitions?.find((r) => r.role === 'output' && r.partition === 0)
+    const first = await untilProgress({ what: 'the Transactions view read from the cluster', read: lab, done: (l) => l.transactionsView !== undefined && output0(l) !== undefined, stallMs: STALL_MS, everyMs: 250 })
+    // Kafka refuses the fault point (its brokers verify transactional writes): the test makes the hanging transaction itself.
+    expect(first.transactionsView!.injectUnavailable).toMatch(/transaction.partition.verification.enable/)
+    expect((await post('/api/faults/hanging-transaction', { topic: 'output', partition: 0 })).status).toBe(400)
+    // Input stopped, so that once the workers' transactions end, only the hanging one holds the LSO back.
+    expect((await post('/api/lab/config', { inputRatePerSec: 0 })).status).toBe(200)
+    const producerId = 800_000_000 + Math.floor(Math.random() * 1_000_000)
+    await writeHangingTransaction(brokers.split(','), 'eoscope-dashboard-kafka', { topic: output0(first)!.topic, partition: 0 }, producerId)
+    const listed = await untilProgress({ what: `find-hanging to list producer ${producerId} on output-0`, read: lab, done: (l) => (l.transactionsView?.producers ?? []).some((p) => p.producerId === producerId && p.verdict === 'hanging'), stallMs: STALL_MS, everyMs: 250 })
+    const hung = listed.transactionsView!.producers.find((p) => p.producerId === producerId)!
+    expect(hung).toMatchObject({ role: 'output', partition: 0, transactionalId: null })
+    await untilProgress({ what: 'the LSO of output-0 to stop at the hanging transaction', read: lab, done: (l) => output0(l)!.lastStableOffset === hung.firstOffset && output0(l)!.highWatermark > hung.firstOffset!, stallMs: STALL_MS, everyMs: 250 })
+    const aborted = await post('/api/transactions/abort-hanging', { topic: 'output', partition: 0, producerId })
+    expect(aborted.status, aborted.body.error).toBe(200)
+    expect(aborted.body.message).toContain(`producer ${producerId}`)
+    await untilProgress({ what: 'LSO = HW on output-0 after the abort', read: lab, done: (l) => output0(l)!.lastStableOffset === output0(l)!.highWatermark && l.transactionsView!.hanging === 0, stallMs: STALL_MS, everyMs: 250 })
+    // Not hanging any more: a second abort is refused and writes nothing.
+    expect((await post('/api/transactions/abort-hanging', { topic: 'output', partition: 0, producerId })).status).toBe(409)
+    expect((await post('/api/lab/config', { inputRatePerSec: 500 })).status).toBe(200)
+  })
+
+  it('the group view: its members are the running worker processes, and the generation moves after a kill', TEST_BOUND, async () => {
+    await page.getByTestId('group-view').scrollIntoViewIfNeeded()
+    // The generation comes from the members' own reports (DescribeGroups has none): shown once they agree.
+    const before = await untilProgress({
+      what: 'the group view to show a Stable generation with one member per running worker',
+      read: () => shownGroup(page),
+      done: (g) => g.state === 'Stable' && g.generation !== null && g.running.length > 0 && g.members.length === g.running.length && g.running.every((w) => g.members.some((m) => m.worker === w)),
+      stallMs: STALL_MS,
+      everyMs: 250,
+    })
+    expect(before.members.flatMap((m) => m.partitions.split(',')).sort()).toEqual(['0', '1', '2', '3', '4', '5'])
+    const n = before.generation!
+    const id = await runningWorker(page)
+    const victim = before.members.find((m) => m.worker === id)!
+    await page.getByTestId(`kill-${id}`).click()
+    const next = (g: ShownGroup) => g.generations.find((x) => x.generation !== null && x.generation > n && !x.members.includes(victim.member))
+    const after = await untilProgress({ what: `a generation after ${n} without ${victim.member}`, read: () => shownGroup(page), done: (g) => next(g) !== undefined && g.generation! > n, stallMs: STALL_MS, everyMs: 250 })
+    expect(next(after)!.partitions).toBe('0,1,2,3,4,5')
+    expect(after.generations.some((x) => x.members.includes(victim.member) && x.end.includes(`${id} killed`))).toBe(true)
+    await page.getByTestId('group-view').screenshot({ path: path.join(SHOTS, 'kafka-group-view.png') })
   })
 
   it('at_least_once: a kill at step 4 makes duplicates appear, none lost', TEST_BOUND, async () => {

@@ -44,8 +44,13 @@ async function eoscopeRun(args: string[]): Promise<Record<string, unknown> & { c
 }
 
 describe('eoscope run --backend kafka', () => {
-  it('exactly_once with SIGKILL kills: 0 in every correctness figure', { timeout: RUN_BOUND_MS + 30_000 }, async () => {
-    const r = await eoscopeRun(['--guarantee', 'exactly_once', '--workers', '3', '--partitions', '6', '--records', '30000', '--rate', '3000', '--kill-every', '2000', '--application-id', `eoscope-e2e-eos-${run}`])
+  // exactly_once: one transactional producer per task, fenced by epoch; exactly_once_v2: one per
+  // worker, its offsets fenced by the group's generation (KIP-447).
+  it.each([
+    ['exactly_once', 'eos'],
+    ['exactly_once_v2', 'eosv2'],
+  ] as const)('%s with SIGKILL kills: 0 in every correctness figure', { timeout: RUN_BOUND_MS + 30_000 }, async (guarantee, id) => {
+    const r = await eoscopeRun(['--guarantee', guarantee, '--workers', '3', '--partitions', '6', '--records', '30000', '--rate', '3000', '--kill-every', '2000', '--application-id', `eoscope-e2e-${id}-${run}`])
     expect(r.completed).toBe(true)
     expect(r.backend).toBe('kafka')
     expect(r.kills as number).toBeGreaterThanOrEqual(2)
@@ -75,18 +80,17 @@ describe('eoscope run --backend kafka', () => {
     expect(r.abortedReads).toBe(0)
   })
 
-  it('refuses exactly_once_v2 and --drop-acks on Kafka with the reason (exit 2)', async () => {
-    const bad = (args: string[]) =>
-      promisify(execFile)(process.execPath, [BIN, 'run', '--backend', 'kafka', '--brokers', brokers ?? '127.0.0.1:1', ...args]).then(
-        () => ({ code: 0, stderr: '' }),
-        (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
-      )
-    const v2 = await bad(['--guarantee', 'exactly_once_v2'])
-    expect(v2.code).toBe(2)
-    expect(v2.stderr).toContain('KIP-447')
-    const acks = await bad(['--drop-acks', '2'])
-    expect(acks.code).toBe(2)
-    expect(acks.stderr).toContain('drop a produce acknowledgement')
+  it('--drop-acks through the ack-drop proxy: without enable.idempotence the retried batches are duplicates; with exactly_once none', { timeout: 2 * RUN_BOUND_MS + 30_000 }, async () => {
+    const plain = await eoscopeRun(['--guarantee', 'at_least_once', '--idempotence', 'off', '--workers', '2', '--partitions', '4', '--records', '6000', '--rate', '2000', '--drop-acks', '3', '--application-id', `eoscope-e2e-acks-plain-${run}`])
+    expect(plain.completed).toBe(true)
+    expect(plain.droppedAcks).toBe(3)
+    expect(plain.duplicates as number).toBeGreaterThan(0)
+    expect(plain.lost).toBe(0)
+    const eos = await eoscopeRun(['--guarantee', 'exactly_once', '--workers', '2', '--partitions', '4', '--records', '6000', '--rate', '2000', '--drop-acks', '3', '--application-id', `eoscope-e2e-acks-eos-${run}`])
+    expect(eos.completed).toBe(true)
+    expect(eos.droppedAcks).toBe(3)
+    expect({ duplicates: eos.duplicates, lost: eos.lost, abortedReads: eos.abortedReads, stateMismatches: eos.stateMismatches }).toEqual({ duplicates: 0, lost: 0, abortedReads: 0, stateMismatches: 0 })
+    expect(eos.outputRecords).toBe(6000)
   })
 })
 
@@ -96,9 +100,12 @@ describe('a paused worker on Kafka', () => {
     await lab?.close()
   })
 
-  it('SIGSTOP past session.timeout.ms, then SIGCONT: it is fenced and nothing it writes becomes visible', { timeout: RUN_BOUND_MS + 3 * STATE_BOUND_MS }, async () => {
+  // exactly_once fences the zombie's producer by epoch (the next owner's initTransactions);
+  // exactly_once_v2 by generation (its offsets, TxnOffsetCommit v3, refused by the group).
+  it.each(['exactly_once', 'exactly_once_v2'] as const)('%s: SIGSTOP past session.timeout.ms, then SIGCONT: it is fenced and nothing it writes becomes visible', { timeout: RUN_BOUND_MS + 3 * STATE_BOUND_MS }, async (guarantee) => {
     if (!brokers) throw new Error('no Kafka broker: run these tests with npm run test:kafka')
-    const config = defaultStreamsConfig('exactly_once', `eoscope-e2e-pause-${run}`)
+    await lab?.close()
+    const config = defaultStreamsConfig(guarantee, `eoscope-e2e-pause-${guarantee}-${run}`)
     lab = new WorkerProcessRuntime(new SystemTime(), {
       client: { brokers: [brokers], clientId: `eoscope-e2e-pause-${run}` },
       config,

@@ -3,15 +3,16 @@
 
 import type { LogCapabilities } from '../log/capabilities.ts'
 import { EMBEDDED_CAPABILITIES } from '../log/embedded/capabilities.ts'
-import { KAFKA_CAPABILITIES } from '../log/kafka/capabilities.ts'
+import { type AckRoute, kafkaCapabilities } from '../log/kafka/capabilities.ts'
 import { type Env, type KafkaSecurity, KafkaSecurityConfigException, kafkaSecurityFromEnv } from '../log/kafka/client-security.ts'
 import { UsageError } from './flags.ts'
 
 export const BACKENDS = ['embedded', 'kafka'] as const
 export type Backend = (typeof BACKENDS)[number]
 
-export function capabilitiesOf(backend: Backend): LogCapabilities {
-  return backend === 'kafka' ? KAFKA_CAPABILITIES : EMBEDDED_CAPABILITIES
+/** A backend's capabilities; on Kafka they depend on the route to the brokers and on TLS (the ack-drop proxy cannot sit inside TLS). */
+export function capabilitiesOf(backend: Backend, kafka: { route: AckRoute; client: { ssl?: unknown } } = { route: 'direct', client: {} }): LogCapabilities {
+  return backend === 'kafka' ? kafkaCapabilities(kafka.route, kafka.client) : EMBEDDED_CAPABILITIES
 }
 
 export function parseBrokers(s: string | undefined): string[] {

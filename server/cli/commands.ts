@@ -5,6 +5,7 @@ import { UnsupportedOnBackendError } from '../log/capabilities.ts'
 import { RUN, runCommand } from './run-command.ts'
 import { SCENARIO, scenarioCommand } from './scenario-command.ts'
 import { SWEEP, sweepCommand } from './sweep-command.ts'
+import { TRANSACTIONS, transactionsCommand } from './transactions-command.ts'
 import { WORKER, workerCommand } from './worker-command.ts'
 
 type Out = (s: string) => void
@@ -33,6 +34,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   run: command(RUN, runCommand),
   scenario: command(SCENARIO, (f, out, name) => scenarioCommand(name, f, out)),
   sweep: command(SWEEP, sweepCommand),
+  transactions: command(TRANSACTIONS, transactionsCommand),
   worker: command(WORKER, workerCommand),
 }
 

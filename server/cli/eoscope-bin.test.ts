@@ -47,8 +47,14 @@ describe('bin/eoscope.mjs', () => {
   })
 
   it('a backend refusal exits 2 with the reason the backend declares', { timeout: 120_000 }, async () => {
-    const r = await eoscope(['run', '--backend', 'kafka', '--brokers', '127.0.0.1:1', '--guarantee', 'exactly_once_v2'])
+    const r = await eoscope(['scenario', 'zombie', '--backend', 'kafka'])
     expect(r.code).toBe(2)
-    expect(r.stderr).toContain('KIP-447')
+    expect(r.stderr).toContain('the guided scenarios run on the embedded log')
+  })
+
+  it('transactions: aborting hanging transactions needs the topics to search (exit 2, nothing sent)', { timeout: 120_000 }, async () => {
+    const r = await eoscope(['transactions', '--brokers', '127.0.0.1:1', '--abort-hanging'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('--abort-hanging needs --topics')
   })
 })

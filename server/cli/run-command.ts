@@ -54,7 +54,8 @@ const STEPS: readonly NonNullable<RunOptions['killAtStep']>[] = [1, 2, 3, 4, 5]
 
 /** Refuses what the chosen backend cannot do, with its reasons, and flags that need another backend. */
 function checkBackend(f: RunFlags): void {
-  const caps = capabilitiesOf(f.backend)
+  // A run that drops acks on Kafka puts its worker processes behind the ack-drop proxy.
+  const caps = capabilitiesOf(f.backend, { route: f['drop-acks'] > 0 ? 'ack-drop-proxy' : 'direct', client: f.backend === 'kafka' ? kafkaSecurityForCommand() : {} })
   requireGuarantee(caps, f.guarantee)
   if (f['drop-acks'] > 0) requireCapability(caps, 'drop-acks')
   if (f['kill-at-step'] !== undefined) requireCapability(caps, 'kill-at-step')

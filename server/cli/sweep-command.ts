@@ -3,7 +3,9 @@
 // --backend kafka runs every lab on a Kafka cluster (--brokers, or KAFKA_BROKERS) with worker
 // processes, a fresh application.id per lab.
 
-import { CSV_COLUMNS, DEFAULT_SWEEP_GUARANTEES, DEFAULT_SWEEP_INTERVALS, cellRow, parseSweepRequest, toCsv, type CellResult, type ExperimentRecord, type SweepSettings } from '../../lib/experiment-protocol.ts'
+import { CSV_COLUMNS, DEFAULT_SWEEP_GUARANTEES, DEFAULT_SWEEP_INTERVALS, cellRow, parseSweepRequest, toCsv, type CellResult, type ExperimentRecord, type Stat, type SweepSettings } from '../../lib/experiment-protocol.ts'
+import { cellPrecise, cellsWithoutInterval, noiseWarnings } from '../../lib/experiment-uncertainty.ts'
+import { fewestSamplesForInterval } from '../../lib/statistics.ts'
 import { choiceSchema, settingSchema } from '../../lib/setting-schema.ts'
 import { describeRange, PROCESSING_GUARANTEES, rangeOf, SETTINGS } from '../../lib/streams-config.ts'
 import { ExperimentStore } from '../experiments/experiment-store.ts'
@@ -27,7 +29,13 @@ export const SWEEP = {
       defaultText: DEFAULT_SWEEP_INTERVALS.join(','),
     },
     guarantees: { type: 'string', value: 'G[,G...]', meaning: `processing.guarantee values to measure, of ${PROCESSING_GUARANTEES.join(', ')}`, defaultText: DEFAULT_SWEEP_GUARANTEES.join(',') },
-    repeat: { type: 'setting', setting: 'sweepRepeat', default: SETTINGS.sweepRepeat.default },
+    repeat: {
+      type: 'setting',
+      setting: 'sweepRepeat',
+      meaning: 'runs of each cell: exactly N (with --max-runs: at least N)',
+      defaultText: `measured: at least ${fewestSamplesForInterval()} (the fewest with a 95% interval), up to --max-runs; --model: ${SETTINGS.sweepRepeat.default}`,
+    },
+    'max-runs': { type: 'setting', setting: 'sweepMaxRuns', defaultText: `${SETTINGS.sweepMaxRuns.default} without --repeat` },
     backend: { type: 'choice', choices: BACKENDS, default: 'embedded', meaning: 'the log: the embedded one, or a Kafka cluster with worker processes (a fresh application.id per lab)' },
     brokers: { type: 'string', value: 'HOST:PORT[,HOST:PORT]', meaning: 'the Kafka cluster (--backend kafka)', defaultText: 'KAFKA_BROKERS from the environment' },
     'worker-logs': { type: 'boolean', meaning: "show the Kafka worker processes' logs" },
@@ -42,11 +50,30 @@ export const SWEEP = {
   },
   notes: [
     '--model: figures from the model, not measurements; its assumptions are printed with them (--json: the model block). Without --model the figures are measured on this machine and vary with its load.',
+    'Measured sweeps run the cells in turn (one run of each, then the next round), so that a drift of the machine hits all alike; a cell stops once the 95% intervals of its throughput and recovery time are within ±10% of their medians (at least 6 runs), or at --max-runs. Each cell reports its median, 95% interval, runs and the load average around each run; a warning names every pair of points whose intervals overlap (their order is not known).',
     '--backend kafka: --brokers, or KAFKA_BROKERS in the environment; TLS and SASL from KAFKA_SSL* and KAFKA_SASL_* in the environment (see eoscope worker --help).',
   ],
 } as const satisfies CommandSpec
 
 type SweepFlags = FlagValues<(typeof SWEEP)['flags']>
+
+/**
+ * How often each cell runs: --model and a lone --repeat N, exactly N (the model is exact: more runs
+ * only vary the seed); otherwise from --repeat (default the fewest runs with a 95% interval) up to
+ * --max-runs until precise.
+ */
+export function runsOf(f: SweepFlags): { repeat: number; maxRuns?: number } {
+  const maxRuns = f['max-runs']
+  if (f.model) {
+    if (maxRuns !== undefined) throw new UsageError('--max-runs does not apply to --model (its figures are exact); use --repeat')
+    return { repeat: f.repeat ?? SETTINGS.sweepRepeat.default }
+  }
+  if (f.repeat !== undefined && maxRuns === undefined) return { repeat: f.repeat }
+  const cap = maxRuns ?? SETTINGS.sweepMaxRuns.default
+  const repeat = f.repeat ?? Math.min(fewestSamplesForInterval(), cap)
+  if (repeat > cap) throw new UsageError(`--max-runs ${cap} is below --repeat ${repeat}`)
+  return { repeat, maxRuns: cap }
+}
 
 /** A comma-separated flag's items, each through the schema REST uses for the same field. */
 function listOf<T>(flag: string, value: string, schema: z.ZodType<T>, parse: (s: string) => unknown = (s) => s): T[] {
@@ -79,7 +106,7 @@ export async function sweepCommand(f: SweepFlags, out: (s: string) => void): Pro
   const parsed = parseSweepRequest({
     intervals: f.intervals === undefined ? [...DEFAULT_SWEEP_INTERVALS] : listOf('intervals', f.intervals, settingSchema('commit.interval.ms', 'sweep'), wholeNumber),
     guarantees,
-    repeat: f.repeat,
+    ...runsOf(f),
     backend: f.backend,
     ...(f.seed !== undefined ? { seed: f.seed } : {}),
   })
@@ -109,6 +136,7 @@ export async function sweepCommand(f: SweepFlags, out: (s: string) => void): Pro
     process.stderr.write(`saved ${store.dir}/${record.id}.json\n`)
   }
   const kind: Figures = f.model ? 'model' : 'measured'
+  if (kind === 'measured') for (const w of warningsOf(record)) process.stderr.write(`warning: ${w}\n`)
   if (f.json) out(JSON.stringify(jsonOf(record, kind), null, 2))
   else if (f.csv) out(toCsv(record.cells).trimEnd())
   else out(formatTable(record, kind))
@@ -129,6 +157,8 @@ function jsonOf(r: ExperimentRecord, figures: Figures) {
     ...(r.request.backend === 'kafka' ? { notes: KAFKA_SWEEP_NOTES } : {}),
     settings: r.settings,
     machine: r.machine,
+    ...(figures === 'measured' ? { runsPerCell: { atLeast: r.request.repeat, atMost: r.request.maxRuns ?? r.request.repeat, precision: '95% interval of the median within ±10% for throughput and recovery time' } } : {}),
+    warnings: figures === 'measured' ? warningsOf(r) : [],
     rows: r.cells.map((c) => rowOf(c, r.settings, figures)),
     record: r,
   }
@@ -138,14 +168,19 @@ function rowOf(c: CellResult, s: SweepSettings, figures: Figures) {
   const round = (v: number | null) => (v === null ? null : Math.round(v * 10) / 10)
   const kills = c.repetitions.map((x) => x.killDelayMs).filter((x): x is number => x !== null)
   const meanKillDelay = kills.length === 0 ? null : kills.reduce((a, b) => a + b, 0) / kills.length
+  const withInterval = (s: Stat, values: (number | null)[]) => ({ median: round(s.median), low95: round(s.low ?? null), high95: round(s.high ?? null), min: round(s.min), max: round(s.max), values: values.map(round) })
   return {
     figures,
     guarantee: c.guarantee,
     commitIntervalMs: c.commitIntervalMs,
-    throughputPerSec: { median: round(c.throughputPerSec.median), min: round(c.throughputPerSec.min), max: round(c.throughputPerSec.max) },
+    runs: c.repetitions.length,
+    precise: cellPrecise(c),
+    throughputPerSec: withInterval(c.throughputPerSec, c.repetitions.map((x) => x.throughputPerSec)),
     latencyP50Ms: round(c.latencyP50Ms.median),
     latencyP99Ms: round(c.latencyP99Ms.median),
     recoveryMs: round(c.recoveryMs.median),
+    recoveryMsInterval: withInterval(c.recoveryMs, c.repetitions.map((x) => x.recoveryMs)),
+    load: c.repetitions.map((x) => x.load ?? null),
     phases: {
       detection: round(c.phases.detection.median),
       rebalance: round(c.phases.rebalance.median),
@@ -160,14 +195,26 @@ function rowOf(c: CellResult, s: SweepSettings, figures: Figures) {
   }
 }
 
+/** Every pair of points whose order is not known, and the cells with too few runs for an interval. */
+function warningsOf(r: ExperimentRecord): string[] {
+  const bare = cellsWithoutInterval(r.cells)
+  const few = bare.length === 0 ? [] : [`${bare.length} of ${r.cells.length} cells have fewer than ${fewestSamplesForInterval()} runs: no 95% interval, so no order between them is known`]
+  return [...few, ...noiseWarnings(r.cells).map((w) => w.text)]
+}
+
 function formatTable(r: ExperimentRecord, figures: Figures): string {
-  const cols = CSV_COLUMNS.filter((c) => c !== 'repetitions' && c !== 'redonePerKill')
+  const cols = CSV_COLUMNS.filter((c) => c !== 'redonePerKill' && (figures === 'measured' || !/95$/.test(c)))
   const head: Record<string, string> = {
     guarantee: 'guarantee',
     commitIntervalMs: 'commit ms',
+    repetitions: 'runs',
     throughputPerSecMedian: 'thr/s med',
     throughputPerSecMin: 'min',
     throughputPerSecMax: 'max',
+    throughputPerSecLow95: '95% low',
+    throughputPerSecHigh95: 'high',
+    recoveryMsLow95: '95% low',
+    recoveryMsHigh95: 'high',
     latencyP50Ms: 'p50 ms',
     latencyP99Ms: 'p99 ms',
     recoveryMsMedian: 'recov ms',
@@ -189,10 +236,17 @@ function formatTable(r: ExperimentRecord, figures: Figures): string {
   const fmt = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
   const s = r.settings
   return [
-    `eoscope sweep: ${figures === 'model' ? 'MODEL (embedded log in virtual time; figures from the model, not measured)' : `${r.request.backend} backend, measured`}, ${r.request.repeat} repetition(s) per cell, ${r.status}${r.error ? ` (${r.error})` : ''}`,
+    `eoscope sweep: ${figures === 'model' ? 'MODEL (embedded log in virtual time; figures from the model, not measured)' : `${r.request.backend} backend, measured`}, ${runsText(r)}, ${r.status}${r.error ? ` (${r.error})` : ''}`,
     ...(figures === 'model' ? modelDescription().assumptions.map((a) => `  model: ${a}`) : []),
     `  throughput: saturated input, window max(${s.minWindowMs} ms, ${s.windowCommits} × commit.interval.ms); latency and one kill: steady ${s.steadyRatePerSec} records/s; ${s.workers} workers, ${s.partitions} partitions, session.timeout.ms ${s.sessionTimeoutMs}`,
     fmt(header),
     ...rows.map(fmt),
   ].join('\n')
+}
+
+/** "3 runs per cell", or "6 to 9 runs per cell, until precise". */
+function runsText(r: ExperimentRecord): string {
+  const { repeat, maxRuns } = r.request
+  if (maxRuns === undefined || maxRuns === repeat) return `${repeat} run${repeat === 1 ? '' : 's'} per cell`
+  return `${repeat} to ${maxRuns} runs per cell, until the 95% intervals are within ±10%`
 }

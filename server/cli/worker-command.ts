@@ -26,7 +26,7 @@ export const WORKER = {
     idempotence: { type: 'choice', choices: ['on', 'off'], defaultText: 'on', meaning: 'enable.idempotence; off only under at_least_once' },
     partitions: { type: 'setting', setting: 'partitions' },
     'max-poll-records': { type: 'setting', setting: 'max.poll.records' },
-    'drop-acks': { type: 'setting', setting: 'dropAcks', meaning: 'refused, with the reason: a real broker cannot be made to drop an ack', defaultText: 'none' },
+    'drop-acks': { type: 'setting', setting: 'dropAcks', meaning: 'refused, with the reason: acks are dropped by the ack-drop proxy of a lab or `eoscope run --drop-acks`, which a lone worker is not behind', defaultText: 'none' },
   },
   notes: [KAFKA_SECURITY_NOTE],
 } as const satisfies CommandSpec

@@ -3,7 +3,7 @@
 
 import { emptyStepCounters, type StepCounters } from '../../lib/five-steps.ts'
 import { taskIdOf, type TaskId } from '../../lib/task-id.ts'
-import { applyToAggregate, DLQ_HEADERS, encodeOutputValue, parseInputValue } from '../../lib/records.ts'
+import { DLQ_HEADERS, encodeOutputValue, parseInputValue } from '../../lib/records.ts'
 import type { ConsumedRecord, ProduceRecord } from '../log/types.ts'
 import { KeyValueStore } from './state-store.ts'
 import { StreamsError } from './errors.ts'
@@ -98,8 +98,7 @@ export class StreamTask {
         })
         found.push({ partition: p, offset: r.offset })
       } else {
-        const agg = applyToAggregate(this.store.get(r.key), v)
-        this.store.put(r.key, agg)
+        const agg = this.store.aggregate(r.key, v)
         const value = encodeOutputValue(r.key, agg, { partition: p, offset: r.offset })
         // Kafka Streams gives an output record its input record's timestamp.
         this.pendingOutput.push({ topic: output, partition: p, key: r.key, value, timestamp: r.timestamp })

@@ -95,6 +95,11 @@ export class StreamWorker {
     return this.consumer ? this.consumer.groupMetadata().memberId || null : null
   }
 
+  /** The group generation its consumer last joined (ConsumerGroupMetadata); -1 before it joined. */
+  get generationId(): number {
+    return this.consumer ? this.consumer.groupMetadata().generationId : -1
+  }
+
   producers() {
     const out = []
     if (this.threadProducer?.identity()) out.push(this.threadProducer.identity()!)

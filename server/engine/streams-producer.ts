@@ -19,6 +19,9 @@ export interface StreamsProducerOptions {
   taskIds: () => string[]
 }
 
+/** What the producer's transaction requests took (txn-send-offsets-time / txn-commit-time, txn-abort-time). */
+type TxnLatency = { endTxnMs?: number; sendOffsetsMs?: number }
+
 export class StreamsProducer {
   private producer: LogProducer
   private inTransaction = false
@@ -120,14 +123,21 @@ export class StreamsProducer {
     if (!this.inTransaction && offsets.length === 0) return
     this.maybeBeginTransaction()
     const id = this.producer.identity()!
+    const latency: TxnLatency = {}
     try {
-      if (offsets.length > 0) await this.producer.sendOffsetsToTransaction(offsets, group)
+      if (offsets.length > 0) {
+        const sentAt = this.time.now()
+        await this.producer.sendOffsetsToTransaction(offsets, group)
+        latency.sendOffsetsMs = this.time.now() - sentAt
+      }
+      const endAt = this.time.now()
       await this.producer.commitTransaction()
+      latency.endTxnMs = this.time.now() - endAt
     } catch (e) {
       this.migrated(e, 'commitTransaction')
     }
     this.inTransaction = false
-    this.emitEnd(id.producerId, id.epoch, 'committed', null, offsets.length)
+    this.emitEnd(id.producerId, id.epoch, 'committed', null, offsets.length, latency)
   }
 
   /** Aborts the open transaction if there is one. A fenced producer cannot abort: its coordinator already did. */
@@ -135,17 +145,20 @@ export class StreamsProducer {
     if (!this.inTransaction) return
     const id = this.producer.identity()!
     this.inTransaction = false
+    const endAt = this.time.now()
+    const latency: TxnLatency = {}
     try {
       await this.producer.abortTransaction()
+      latency.endTxnMs = this.time.now() - endAt
     } catch (e) {
       if (e instanceof ProcessKilledError) throw e
       if (!isMigrationError(e)) throw e
-      // Fenced: the new owner's InitProducerId (or the timeout) aborted it already.
+      // Fenced: the new owner's InitProducerId (or the timeout) aborted it already (no EndTxn of ours completed).
     }
-    this.emitEnd(id.producerId, id.epoch, 'aborted', reason, 0)
+    this.emitEnd(id.producerId, id.epoch, 'aborted', reason, 0, latency)
   }
 
-  private emitEnd(producerId: number, epoch: number, outcome: 'committed' | 'aborted', reason: 'error' | 'fenced' | null, offsets: number): void {
+  private emitEnd(producerId: number, epoch: number, outcome: 'committed' | 'aborted', reason: 'error' | 'fenced' | null, offsets: number, latency: TxnLatency): void {
     this.telemetry.emit({
       type: 'txn-end',
       workerId: this.options.workerId,
@@ -161,6 +174,7 @@ export class StreamsProducer {
       offsetsCommitted: offsets,
       beginMs: this.txnBeginMs,
       endMs: this.time.now(),
+      ...latency,
     })
   }
 

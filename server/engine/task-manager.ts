@@ -82,8 +82,8 @@ export class TaskManager {
     // 3. Restore the store from the changelog.
     const isolation = isExactlyOnce(this.guarantee) ? 'read_committed' : 'read_uncommitted'
     telemetry.emit({ type: 'restore-start', workerId, taskId: task.id, fromOffset: 0, toOffset: 0, atMs: time.now() })
-    const restored = await restoreFromChangelog(task.store, this.ctx.reader, changelog, isolation)
-    telemetry.emit({ type: 'restore-end', workerId, taskId: task.id, records: restored.records, atMs: time.now() })
+    const restored = await restoreFromChangelog(task.store, this.ctx.reader, changelog, isolation, () => time.yield())
+    telemetry.emit({ type: 'restore-end', workerId, taskId: task.id, records: restored.records, fromOffset: restored.fromOffset, toOffset: restored.toOffset, atMs: time.now() })
     // 4. Resume from the committed offset (auto.offset.reset=earliest).
     const start = committed ?? 0
     this.ctx.consumer().seek(tp, start)

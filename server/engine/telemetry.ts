@@ -18,6 +18,10 @@ export interface TxnEndEvent {
   offsetsCommitted: number
   beginMs: number
   endMs: number
+  /** The EndTxn request's latency: the producer's commitTransaction or abortTransaction, ms (absent from worker processes of older versions). */
+  endTxnMs?: number
+  /** sendOffsetsToTransaction's latency, ms; absent when the transaction sent no offsets. */
+  sendOffsetsMs?: number
 }
 
 export type EngineEvent =
@@ -28,7 +32,8 @@ export type EngineEvent =
   | { type: 'task-created'; workerId: string; taskId: string; atMs: number }
   | { type: 'task-closed'; workerId: string; taskId: string; clean: boolean; atMs: number }
   | { type: 'restore-start'; workerId: string; taskId: string; fromOffset: number; toOffset: number; atMs: number }
-  | { type: 'restore-end'; workerId: string; taskId: string; records: number; atMs: number }
+  /** fromOffset/toOffset: the changelog offsets restored (absent from worker processes of older versions). */
+  | { type: 'restore-end'; workerId: string; taskId: string; records: number; fromOffset?: number; toOffset?: number; atMs: number }
   | { type: 'fence-complete'; workerId: string; taskId: string; atMs: number }
   | { type: 'task-migrated'; workerId: string; taskIds: string[]; reason: string; atMs: number }
   | { type: 'poison-record'; workerId: string; taskId: string; partition: number; offset: number; policy: 'log-and-continue' | 'fail'; atMs: number }

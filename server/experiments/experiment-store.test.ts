@@ -49,8 +49,8 @@ afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force
 describe('experiment results', () => {
   it('keep median, min and max, leaving unavailable samples out', () => {
     const c = record('a', '2024-01-01T00:00:00.000Z').cells[0]!
-    expect(c.throughputPerSec).toEqual({ median: 2000, min: 1000, max: 3000, n: 3 })
-    expect(c.recoveryMs).toEqual({ median: 1001.5, min: 1001, max: 1002, n: 2 })
+    expect(c.throughputPerSec).toEqual({ median: 2000, min: 1000, max: 3000, low: null, high: null, n: 3 })
+    expect(c.recoveryMs).toEqual({ median: 1001.5, min: 1001, max: 1002, low: null, high: null, n: 2 })
   })
 
   it('export as CSV, one row per cell, unavailable figures empty', () => {
@@ -58,8 +58,12 @@ describe('experiment results', () => {
     r.cells.push(cellOf('exactly_once', 10, [rep(1, { throughputPerSec: null })]))
     const lines = toCsv(r.cells).trimEnd().split('\n')
     expect(lines[0]).toBe(CSV_COLUMNS.join(','))
-    expect(lines[1]).toBe('at_least_once,10,3,2000,1000,3000,5,20,1001.5,1001,1002,900,10,0,5,86.5,20,20')
-    expect(lines[2]!.startsWith('exactly_once,10,1,,,,5,20,1001,')).toBe(true)
+    // Three runs: no 95% interval yet (its columns are empty).
+    expect(lines[1]).toBe('at_least_once,10,3,2000,1000,3000,,,5,20,1001.5,1001,1002,,,900,10,0,5,86.5,20,20')
+    expect(lines[2]!.startsWith('exactly_once,10,1,,,,,,5,20,1001,')).toBe(true)
+    // Six runs: the interval's ends.
+    const six = cellOf('at_least_once', 10, [1, 2, 3, 4, 5, 6].map((i) => rep(i)))
+    expect(toCsv([six]).split('\n')[1]).toMatch(/^at_least_once,10,6,\d+,1000,6000,1000,6000,/)
   })
 
   it('persist under the data directory and list newest first, skipping what is not a record', async () => {

@@ -10,7 +10,7 @@ import { expectedRedone, MODEL_SWEEP_SETTINGS, runModelSweep } from './model-swe
 async function modelSweepJson(intervals: string, guarantees: string): Promise<string> {
   const lines: string[] = []
   const code = await sweepCommand(
-    { intervals, guarantees, repeat: 1, backend: 'embedded', brokers: undefined, 'worker-logs': false, seed: 1, json: true, csv: false, 'no-save': true, model: true },
+    { intervals, guarantees, repeat: 1, 'max-runs': undefined, backend: 'embedded', brokers: undefined, 'worker-logs': false, seed: 1, json: true, csv: false, 'no-save': true, model: true },
     (s) => lines.push(s),
   )
   expect(code).toBe(0)

@@ -143,7 +143,7 @@ describe('a sweep', () => {
     const { record } = await sweep({ intervals: [100], guarantees: ['at_least_once'], repeat: 3, backend: 'embedded', seed: 1 })
     const c = record.cells[0]!
     const dups = c.repetitions.map((x) => x.duplicates!).sort((a, b) => a - b)
-    expect(c.duplicatesPerKill).toEqual({ median: dups[1], min: dups[0], max: dups[2], n: 3 })
+    expect(c.duplicatesPerKill).toEqual({ median: dups[1], min: dups[0], max: dups[2], low: null, high: null, n: 3 })
     // The kill lands at a seeded moment: not the same moment in every repetition.
     expect(new Set(c.repetitions.map((x) => x.killDelayMs)).size).toBeGreaterThan(1)
   })

@@ -21,13 +21,14 @@
 // guarantees Kafka refuses are refused with its capabilities' reason). On Kafka the recovery phases
 // are the ones KafkaLabRuntime observes (see its header and KAFKA_SWEEP_NOTES).
 
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import pino from 'pino'
-import { cellOf, type CellResult, type ExperimentProgress, type ExperimentRecord, type RepetitionResult, type SweepRequest, type SweepSettings } from '../../lib/experiment-protocol.ts'
+import { PRECISION_TOLERANCE, type CellResult, type ExperimentProgress, type ExperimentRecord, type RepetitionResult, type RunLoad, type SweepRequest, type SweepSettings } from '../../lib/experiment-protocol.ts'
 import { createLogger, logLevelFrom, type Logger } from '../logging.ts'
 import { MockTime, SystemTime, type Time } from '../log/time.ts'
 import { EMBEDDED_SWEEP_BACKEND, kafkaSweepBackend, modelSweepBackend, type ModelLab, type SweepBackend } from './sweep-lab.ts'
 import { runRepetition, SweepCancelledError } from './sweep-repetition.ts'
+import { repeatPlan, repeatUntilPrecise } from './repeat-until-precise.ts'
 import { defaultSweepSettings, sweepUnavailableReason, type SweepKafkaTarget } from './sweep-settings.ts'
 
 export { KAFKA_SWEEP_NOTES } from './sweep-lab.ts'
@@ -94,10 +95,21 @@ function newRecord(o: SweepRunOptions, time: Time, settings: SweepSettings, seed
     request: req,
     settings,
     machine: { cpus: cpus().length, node: process.version, clock: time instanceof MockTime ? 'virtual' : 'system' },
-    progress: { done: 0, total: req.intervals.length * req.guarantees.length * req.repeat, current: null },
+    progress: { done: 0, total: req.intervals.length * req.guarantees.length * repeatPlan(req.repeat, req.maxRuns, PRECISION_TOLERANCE).maxRuns, current: null },
     cells: [],
   }
 }
+
+/** A run with the machine's load around it (1-minute load average); none in virtual time, where the load does not enter. */
+async function withLoad(time: Time, run: () => Promise<RepetitionResult>): Promise<RepetitionResult> {
+  if (time instanceof MockTime) return { ...(await run()), load: null }
+  const before = loadavg()[0]!
+  const result = await run()
+  const load: RunLoad = { before: round2(before), after: round2(loadavg()[0]!), cpus: cpus().length }
+  return { ...result, load }
+}
+
+const round2 = (v: number) => Math.round(v * 100) / 100
 
 /** Runs the whole sweep; resolves with the final record (status done, or cancelled with the partial results). */
 export async function runSweep(o: SweepRunOptions): Promise<ExperimentRecord> {
@@ -116,24 +128,24 @@ export async function runSweep(o: SweepRunOptions): Promise<ExperimentRecord> {
   }
   report()
   try {
-    for (const commitIntervalMs of req.intervals) {
-      for (const guarantee of req.guarantees) {
-        const reps: RepetitionResult[] = []
-        for (let i = 0; i < req.repeat; i++) {
-          const onStage = (stage: NonNullable<ExperimentProgress['current']>['stage']) => {
-            record.progress.current = { guarantee, commitIntervalMs, repetition: i + 1, stage }
-            report()
-          }
-          reps.push(await runRepetition({ guarantee, commitIntervalMs, repetition: i + 1, seed: seed + i, settings, time, signal: o.signal, onStage, backend }))
-          record.progress.done++
-          const cell = cellOf(guarantee, commitIntervalMs, reps)
-          const at = record.cells.findIndex((c) => c.guarantee === guarantee && c.commitIntervalMs === commitIntervalMs)
-          if (at >= 0) record.cells[at] = cell
-          else record.cells.push(cell)
+    await repeatUntilPrecise({
+      ...repeatPlan(req.repeat, req.maxRuns, PRECISION_TOLERANCE),
+      cells: req.intervals.flatMap((commitIntervalMs) => req.guarantees.map((guarantee) => ({ guarantee, commitIntervalMs }))),
+      run: ({ guarantee, commitIntervalMs, run }) => {
+        const onStage = (stage: NonNullable<ExperimentProgress['current']>['stage']) => {
+          record.progress.current = { guarantee, commitIntervalMs, repetition: run, stage }
           report()
         }
-      }
-    }
+        // Run i of a cell has seed + i − 1 (the same draws at every interval: common random numbers).
+        return withLoad(time, () => runRepetition({ guarantee, commitIntervalMs, repetition: run, seed: seed + run - 1, settings, time, signal: o.signal, onStage, backend }))
+      },
+      onResult: (cells, planned) => {
+        record.progress.done++
+        record.progress.total = planned
+        record.cells = cells
+        report()
+      },
+    })
   } catch (e) {
     if (!(e instanceof SweepCancelledError)) {
       record.error = e instanceof Error ? e.message : String(e)

@@ -7,15 +7,20 @@ import { guaranteeRefusal } from '../log/capabilities.ts'
 import { KAFKA_CAPABILITIES, KAFKA_GROUP_TIMEOUTS } from '../log/kafka/capabilities.ts'
 import type { KafkaSecurity } from '../log/kafka/client-security.ts'
 
+/**
+ * Short windows: a measured cell runs at least 6 times (the fewest with a 95% interval of the
+ * median), so each run is kept to a few seconds (two commits per window at the longest intervals);
+ * the repetitions, not long windows, give the precision.
+ */
 export const DEFAULT_SWEEP_SETTINGS: SweepSettings = Object.freeze({
   workers: 3,
   partitions: 6,
   keys: 10_000,
   latencyModel: 'default',
   steadyRatePerSec: 5_000,
-  warmupMs: 1_000,
-  minWindowMs: 2_000,
-  windowCommits: 4,
+  warmupMs: 300,
+  minWindowMs: 1_000,
+  windowCommits: 2,
   backlogRecords: 20_000,
   sessionTimeoutMs: 1_000,
   maxPollRecords: 1_000,
@@ -33,6 +38,8 @@ export const DEFAULT_SWEEP_SETTINGS: SweepSettings = Object.freeze({
 export const DEFAULT_KAFKA_SWEEP_SETTINGS: SweepSettings = Object.freeze({
   ...DEFAULT_SWEEP_SETTINGS,
   latencyModel: 'off',
+  warmupMs: 1_000,
+  windowCommits: 4,
   sessionTimeoutMs: KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs,
   steadyRatePerSec: 300,
   maxPollRecords: 100,

@@ -6,7 +6,7 @@ import { request as httpRequest, type IncomingMessage, type ServerResponse } fro
 import { afterEach, describe, expect, it } from 'vitest'
 import type { FakeLab } from './__fixtures__/fake-lab.ts'
 import { connected, startHttp, type HttpHarness, type OpenOptions } from './__fixtures__/http-harness.ts'
-import { DEFAULT_CONTROL_RATE, HostAllowlist, rateKey, resolveAccessPolicy, type AccessPolicy } from './access.ts'
+import { AccessGate, DEFAULT_CONTROL_RATE, HostAllowlist, rateKey, resolveAccessPolicy, type AccessPolicy } from './access.ts'
 import type { EoscopeHttp } from './app.ts'
 import { hostnameOf, resolveHostAllowlist } from './host-allowlist.ts'
 import { RESYNC_RATE } from './live-socket.ts'
@@ -210,6 +210,20 @@ describe('lockout: the token first, then the rate', () => {
     expect(rateKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64')
     expect(rateKey('::ffff:192.0.2.7')).toBe('192.0.2.7')
     expect(rateKey('192.0.2.7')).toBe('192.0.2.7')
+  })
+
+  it('gives one IPv6 /64 one bucket: new addresses in it buy no fresh burst, another /64 has its own', () => {
+    const now = 0
+    const gate = new AccessGate({ token: TOKEN, lockReads: false, controlRate: DEFAULT_CONTROL_RATE }, () => now)
+    const inNet = (i: number) => `2001:db8:7:7:${(i + 1).toString(16)}::${(i * 7 + 1).toString(16)}`
+    const admitted = Array.from({ length: DEFAULT_CONTROL_RATE.burst + 10 }, (_, i) => gate.admitAuthorized(inNet(i)))
+    expect(admitted.filter((r) => r === null)).toHaveLength(DEFAULT_CONTROL_RATE.burst)
+    expect(admitted.slice(DEFAULT_CONTROL_RATE.burst).every((r) => r?.status === 429)).toBe(true)
+    // Refusals for a wrong token from the same /64 share their own bucket, and leave the holders' alone.
+    const refused = Array.from({ length: DEFAULT_CONTROL_RATE.burst + 5 }, (_, i) => gate.refuseUnauthorized(inNet(100 + i), 'no').status)
+    expect(refused.filter((s) => s === 401)).toHaveLength(DEFAULT_CONTROL_RATE.burst)
+    expect(gate.admitAuthorized('2001:db8:7:8::1')).toBeNull()
+    expect(gate.refuseUnauthorized('2001:db8:7:8::1', 'no').status).toBe(401)
   })
 })
 

@@ -25,7 +25,7 @@ beforeEach(async () => {
       }
     })
   })
-  live = attachLiveSocket(server, { lab, minIntervalMs: 20 })
+  live = attachLiveSocket(server, { lab, minIntervalMs: 20, slowParts: {} })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 })
@@ -73,7 +73,19 @@ describe('the REST API', () => {
     ])
   })
 
+  it('maps the broker card endpoints to killBroker and restartBroker', async () => {
+    expect((await post('/api/brokers/2/kill')).status).toBe(200)
+    expect((await post('/api/brokers/3/restart', {})).status).toBe(200)
+    expect(lab.executed.map((e) => [e.name, e.payload])).toEqual([
+      ['killBroker', { brokerId: 2 }],
+      ['restartBroker', { brokerId: 3 }],
+    ])
+  })
+
   it.each([
+    ['a body for a broker action', '/api/brokers/1/kill', { brokerId: 2 }, 400],
+    ['a broker id that is not a number', '/api/brokers/one/kill', undefined, 404],
+    ['an unknown broker action', '/api/brokers/1/pause', undefined, 404],
     ['an unknown setting', '/api/lab/config', { 'commit.interval': 100 }, 400],
     ['a value out of range', '/api/lab/config', { 'commit.interval.ms': 5 }, 400],
     ['an empty change', '/api/lab/config', {}, 400],

@@ -112,9 +112,10 @@ describe('GET /metrics', () => {
     expect(first.value('eoscope_workers', { state: 'running' })).toBe(3)
     expect(first.value('eoscope_validator_duplicates')).toBe(0)
     expect(first.value('eoscope_validator_lost')).toBe(0)
-    const later = await until('throughput and commits', async () => {
+    // The validator reads every 2 s: its first check is waited for like the rest, not read once.
+    const later = await until('throughput, commits and a validator check', async () => {
       const s = await scrape()
-      return (s.value('eoscope_processed_records_per_second') ?? 0) > 0 && s.value('eoscope_committed_input_records_total')! > first.value('eoscope_committed_input_records_total')! && s.value('eoscope_transactions_committed_total')! > first.value('eoscope_transactions_committed_total')! && s
+      return (s.value('eoscope_processed_records_per_second') ?? 0) > 0 && s.value('eoscope_committed_input_records_total')! > first.value('eoscope_committed_input_records_total')! && s.value('eoscope_transactions_committed_total')! > first.value('eoscope_transactions_committed_total')! && (s.value('eoscope_validator_input_checked') ?? 0) > 0 && s
     })
     expect(later.value('eoscope_validator_input_checked')).toBeGreaterThan(0)
 
@@ -155,4 +156,27 @@ describe('GET /metrics', () => {
     expect(s.value('eoscope_rejected_requests_total', { via: 'rest', reason: 'not_found' })).toBeGreaterThanOrEqual(1)
     expect(s.value('eoscope_rejected_requests_total', { via: 'rest', reason: 'forbidden' })).toBeGreaterThanOrEqual(1)
   })
+
+  it('under fail, a poison record shows as stopped tasks and failed threads, and the lag keeps counting them until skip', async () => {
+    expect(await lab.execute('setConfig', { 'default.deserialization.exception.handler': 'fail' })).toEqual({ ok: true })
+    expect(await lab.execute('injectPoison', { count: 3 })).toEqual({ ok: true })
+    const stopped = await until('a task stopped by the poison', async () => {
+      const s = await scrape()
+      return (s.value('eoscope_stopped_tasks') ?? 0) > 0 && s
+    }, 90_000)
+    expect(stopped.value('eoscope_failed_stream_threads')).toBeGreaterThan(0)
+    // The lag is the input's end minus the committed offsets, stopped tasks included: it grows while they stand still.
+    const lag0 = stopped.value('eoscope_input_lag_records')!
+    expect(lag0).toBeGreaterThan(0)
+    await until('the lag to grow while tasks are stopped', async () => (await scrape()).value('eoscope_input_lag_records')! > lag0)
+    // Tasks move to the workers still running (which meet the record in turn), so a snapshot may catch them between owners.
+    await until('a task stopped at the poison record, with its lag', async () => (lab.snapshot().stoppedTasks ?? []).some((t) => t.stop !== null && t.lag > 0))
+
+    expect(await lab.execute('skipPoison', {})).toEqual({ ok: true })
+    const resumed = await until('the stopped tasks to run again', async () => {
+      const s = await scrape()
+      return s.value('eoscope_stopped_tasks') === 0 && s.value('eoscope_failed_stream_threads') === 0 && s
+    }, 90_000)
+    expect(resumed.value('eoscope_workers', { state: 'stopped' }) ?? 0).toBe(0)
+  }, 240_000)
 })

@@ -5,6 +5,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { COMMANDS, type LabSnapshot, type RecoveryPhases } from '../../lib/lab-protocol.ts'
 import type { LabController } from '../lab/lab-controller.ts'
+import { kafkaNamesOfMetric, kafkaNamesText } from '../../lib/kafka-metric-names.ts'
 
 const PHASES: (keyof RecoveryPhases)[] = ['detection', 'rebalance', 'fence', 'restore', 'catchUp']
 const RECOVERY_BUCKETS_MS = [10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000]
@@ -83,7 +84,22 @@ const SNAPSHOT_COUNTERS: [string, string, Read][] = [
   ['eoscope_dropped_acks_total', 'Produce acks dropped by fault injection', (s) => s.totals.droppedAcks],
   ['eoscope_fenced_total', 'Producers fenced', (s) => s.totals.fenced],
   ['eoscope_cluster_outages_total', 'Kafka backend: times the lab lost its cluster', (s) => s.health?.outages ?? 0],
+  // The producer's transaction times, from the latencies the workers measure (summed over the lab's producers, this run).
+  ['eoscope_txn_commit_time_ns_total', "Nanoseconds spent in the producers' commitTransaction", (s) => txnNanos(s, 'committed', 'endTxnMs')],
+  ['eoscope_txn_abort_time_ns_total', "Nanoseconds spent in the producers' abortTransaction", (s) => txnNanos(s, 'aborted', 'endTxnMs')],
+  ['eoscope_txn_send_offsets_time_ns_total', "Nanoseconds spent in the producers' sendOffsetsToTransaction", (s) => txnNanos(s, 'committed', 'sendOffsetsMs')],
 ]
+
+function txnNanos(s: LabSnapshot, outcome: 'committed' | 'aborted', figure: 'endTxnMs' | 'sendOffsetsMs'): number | null {
+  const run = s.txnStats?.run
+  return run ? Math.round(run.outcomes[outcome][figure].sum * 1e6) : null
+}
+
+/** A HELP text with the Kafka Streams or client metric names the figure corresponds to (lib/kafka-metric-names.ts). */
+function withKafkaNames(name: string, help: string): string {
+  const names = kafkaNamesText(kafkaNamesOfMetric(name))
+  return names === '' ? help : `${help}. ${names}`
+}
 
 /** The labelled figures: the lab's backend and guarantee, workers by state, the Kafka cluster's reachability. */
 function registerLabelledGauges(registry: Registry, snap: () => LabSnapshot): void {
@@ -162,8 +178,8 @@ export function createLabMetrics({ lab, socketClients, defaultMetrics = true }: 
   if (defaultMetrics) collectDefaultMetrics({ register: registry })
   const snap = () => lab.snapshot()
   registerLabelledGauges(registry, snap)
-  for (const [name, help, read] of SNAPSHOT_GAUGES) scrapedGauge(registry, name, help, () => read(snap()))
-  for (const [name, help, read] of SNAPSHOT_COUNTERS) mirroredCounter(registry, name, help, () => read(snap()))
+  for (const [name, help, read] of SNAPSHOT_GAUGES) scrapedGauge(registry, name, withKafkaNames(name, help), () => read(snap()))
+  for (const [name, help, read] of SNAPSHOT_COUNTERS) mirroredCounter(registry, name, withKafkaNames(name, help), () => read(snap()))
   scrapedGauge(registry, 'eoscope_socket_clients', 'Browsers connected to the live socket', socketClients)
   const unsubscribe = observeRecoveries(registry, lab)
 

@@ -115,7 +115,7 @@ async function kafkaRuntime(o: RunOptions, settings: RuntimeSettings, time: Time
   // Kafka's own group timeouts unless the user set session.timeout.ms (the embedded log's are a demo's).
   const { withKafkaGroupTimeouts, KAFKA_GROUP_TIMEOUTS } = await import('../log/kafka/capabilities.ts')
   settings.config = withKafkaGroupTimeouts(settings.config, o.sessionTimeoutMs ?? KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs)
-  return new WorkerProcessRuntime(time, { ...settings, client: { ...o.kafka.client, clientId: o.kafka.client.clientId ?? 'eoscope' }, workerLogs: o.kafka.workerLogs })
+  return new WorkerProcessRuntime(time, { ...settings, client: { ...o.kafka.client, clientId: o.kafka.client.clientId ?? 'eoscope' }, workerLogs: o.kafka.workerLogs, ackRoute: o.dropAcks > 0 ? 'ack-drop-proxy' : 'direct' })
 }
 
 async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time: Time): Promise<RunResult> {

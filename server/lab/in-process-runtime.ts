@@ -377,6 +377,13 @@ export class InProcessRuntime implements LabRuntime {
     for (const s of this.slots) s.process.kill(this.time.now())
     await Promise.allSettled(this.slots.map((s) => s.worker?.done))
   }
+  /** Runs on after stop() or close(): the broker's ticker again (workers come back with reconfigure(), the load with generator.continueEndless()). */
+  async revive(): Promise<void> {
+    if (!this.stopped) return
+    await this.tickerDone
+    this.stopped = false
+    this.tickerDone = this.runTicker()
+  }
   /** The same as close(). */
   destroy(): Promise<void> {
     return this.close()

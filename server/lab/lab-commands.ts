@@ -1,7 +1,7 @@
 // Commands reach the lab one at a time, in arrival order, checked by their zod schema first; a
 // refused or failed command answers { ok: false, error } and changes nothing.
 
-import { type CommandName, type CommandPayload, type CommandResult, type MarkerKind, parseCommand } from '../../lib/lab-protocol.ts'
+import { type CommandName, type CommandPayload, type CommandResult, type MarkerKind, parseCommand, type Step } from '../../lib/lab-protocol.ts'
 import { ConfigException, defaultStreamsConfig, type StreamsConfig, withConfigChange } from '../../lib/streams-config.ts'
 import { guaranteeRefusal, UnsupportedOnBackendError } from '../log/capabilities.ts'
 import type { LabRuntime } from './lab-runtime.ts'
@@ -103,4 +103,30 @@ export async function skipPoison(rt: LabRuntime, mark: (label: string) => void):
 export async function injectPoison(rt: LabRuntime, count: number, mark: (label: string) => void): Promise<void> {
   await rt.injectPoison(count)
   mark(`${count} poison record(s) appended to the input (default.deserialization.exception.handler=${rt.deserializationPolicy})`)
+}
+
+export type WorkerCommandName = 'killWorker' | 'pauseWorker' | 'resumeWorker'
+export const WORKER_COMMANDS: readonly CommandName[] = ['killWorker', 'pauseWorker', 'resumeWorker'] satisfies WorkerCommandName[]
+
+/** Kill (now or when it next reaches a step), pause or resume one worker; `resumed` journals a wake-up. */
+export async function workerCommand(rt: LabRuntime, name: WorkerCommandName, payload: unknown, resumed: (workerId: string) => void): Promise<CommandResult | void> {
+  switch (name) {
+    case 'killWorker': {
+      const { workerId, step } = payload as CommandPayload<'killWorker'>
+      if (!(await rt.killConfirmed(workerId, (step ?? null) as Step | null))) return { ok: false, error: `no live worker ${workerId}` }
+      return
+    }
+    case 'pauseWorker': {
+      const { workerId } = payload as CommandPayload<'pauseWorker'>
+      if (rt.isRemote(workerId)) return { ok: false, error: `${workerId} runs on another machine: only this server's own worker processes can be paused (SIGSTOP)` }
+      if (!rt.pause(workerId)) return { ok: false, error: `no running worker ${workerId} to pause` }
+      return
+    }
+    case 'resumeWorker': {
+      const { workerId } = payload as CommandPayload<'resumeWorker'>
+      if (!rt.resume(workerId)) return { ok: false, error: `no paused worker ${workerId}` }
+      resumed(workerId)
+      return
+    }
+  }
 }

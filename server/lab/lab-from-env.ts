@@ -7,7 +7,7 @@ import type { LabController } from './lab-controller.ts'
 
 export type LabChoice =
   | { ok: true; backend: 'embedded' }
-  | { ok: true; backend: 'kafka'; brokers: string[]; security: import('../log/kafka/client-security.ts').KafkaSecurity; describe: string }
+  | { ok: true; backend: 'kafka'; brokers: string[]; security: import('../log/kafka/client-security.ts').KafkaSecurity; describe: string; localBrokersDir?: string | null }
   | { ok: false; error: string }
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -23,7 +23,9 @@ export async function labChoiceFromEnv(env: Env): Promise<LabChoice> {
   const { kafkaSecurityFromEnv, describeKafkaSecurity } = await import('../log/kafka/client-security.ts')
   try {
     const security = kafkaSecurityFromEnv(env)
-    return { ok: true, backend: 'kafka', brokers, security, describe: describeKafkaSecurity(security) }
+    // KAFKA_CLUSTER_DIR: the directory of a cluster scripts/kafka-cluster.sh started here (broker Kill and Restart).
+    const localBrokersDir = (env.KAFKA_CLUSTER_DIR ?? '').trim() || null
+    return { ok: true, backend: 'kafka', brokers, security, describe: describeKafkaSecurity(security), localBrokersDir }
   } catch (e) {
     return { ok: false, error: e instanceof Error ? e.message : String(e) }
   }
@@ -52,5 +54,5 @@ export async function startLab(choice: LabChoice & { ok: true }): Promise<LabCon
     return createLab()
   }
   const { createKafkaLab } = await import('./kafka/kafka-runtimes.ts')
-  return createKafkaLab({ client: { brokers: choice.brokers, clientId: 'eoscope', ...choice.security } })
+  return createKafkaLab({ client: { brokers: choice.brokers, clientId: 'eoscope', ...choice.security }, localBrokersDir: choice.localBrokersDir ?? null })
 }

@@ -2,6 +2,7 @@
 // timeline when it begins and ends), and counted after. A runtime on an in-process log never
 // reports one.
 
+import type { LabRuntime } from './lab-runtime.ts'
 import type { BackendHealth } from '../../lib/lab-protocol.ts'
 import type { Time } from '../log/time.ts'
 import type { LabTimeline } from './lab-timeline.ts'
@@ -42,4 +43,14 @@ export class LabHealth {
     if (this.health.reachable) return null
     return `The cluster (${cluster}) does not answer since ${new Date(this.health.sinceMs).toISOString()}: ${this.health.error ?? 'no reply'}. Workers retry; figures resume when it is back.`
   }
+}
+
+/** The notes a snapshot shows: an outage first, then a load generator that stopped, then the runtime's own. */
+export function labNotes(rt: Pick<LabRuntime, 'labNotes' | 'notes' | 'loadFailure' | 'clusterAddress'>, health: LabHealth): string[] {
+  const notes = [...rt.labNotes, ...rt.notes]
+  const load = rt.loadFailure()
+  if (load !== null) notes.unshift(`The load generator stopped: ${load}. Reset the lab to start again.`)
+  const outage = rt.clusterAddress === null ? null : health.note(rt.clusterAddress)
+  if (outage !== null) notes.unshift(outage)
+  return notes
 }

@@ -48,4 +48,30 @@ describe('a lab stopped by a poison record under fail', () => {
     expect(after.correctness!.duplicates).toBe(0)
     await time.runUntilSettled(lab.close())
   }, 180_000)
+
+  it('reset while tasks are stopped starts a fresh lab with the default handler, nothing stopped, committing again', async () => {
+    const time = new MockTime()
+    const lab = new Lab(inProcessRuntimes({ time, workers: 2, partitions: 2, seed: 5 }), { ratePerSec: 200, snapshotIntervalMs: 100, validateIntervalMs: 500 })
+    await time.runUntilSettled(lab.start())
+    await time.runFor(1_000)
+    expect(await time.runUntilSettled(lab.execute('setConfig', { 'default.deserialization.exception.handler': 'fail' }))).toEqual({ ok: true })
+    expect(await time.runUntilSettled(lab.execute('injectPoison', { count: 2 }))).toEqual({ ok: true })
+    await time.runUntil(() => (lab.snapshot().stoppedTasks ?? []).some((t) => t.stop !== null), 30_000, 20)
+    // Stopped: the committed input stands still while the lag grows.
+    const stopped = lab.snapshot()
+    await time.runFor(1_000)
+    const later = lab.snapshot()
+    const lagOf = (s: typeof stopped) => (s.stoppedTasks ?? []).reduce((a, t) => a + t.lag, 0)
+    expect(lagOf(later)).toBeGreaterThan(lagOf(stopped))
+
+    expect(await time.runUntilSettled(lab.execute('reset', {}))).toEqual({ ok: true })
+    await time.runUntil(() => {
+      const s = lab.snapshot()
+      return (s.stoppedTasks ?? []).length === 0 && s.tasks.length === 2 && s.totals.committedInput > 0
+    }, 60_000, 50)
+    const fresh = lab.snapshot()
+    expect(fresh.config['default.deserialization.exception.handler']).toBe('log-and-continue')
+    expect(fresh.workers.every((w) => w.state === 'running' && !w.stop)).toBe(true)
+    await time.runUntilSettled(lab.close())
+  }, 180_000)
 })

@@ -35,6 +35,8 @@ export interface TaskStatus {
 export interface WorkerStatus {
   state: string
   memberId: string | null
+  /** The generation its consumer last joined (-1: none yet); absent from older worker processes. */
+  generationId?: number
   tasks: TaskStatus[]
   producers: ProducerIdentity[]
   error: string | null

@@ -1,11 +1,11 @@
-// The lab's timeline: markers (kills, pauses, config changes, outages...) and the throughput and
-// latency series, one point per sample: committed input and visible output per second.
+// The lab's timeline: the throughput and latency series, one point per sample: committed input and
+// visible output per second. Its markers (kills, pauses, config changes, outages...) are a view of
+// the lab's journal: a mark goes there.
 
-import type { ChartPoint, TimelineMarker } from '../../lib/lab-protocol.ts'
+import type { ChartPoint, MarkerKind } from '../../lib/lab-protocol.ts'
 import type { Time } from '../log/time.ts'
 
 const MAX_SERIES = 240
-const MAX_MARKERS = 60
 const SHOWN_SERIES = 120
 
 export interface VisibleSample {
@@ -23,20 +23,21 @@ export function failureLabel(workerId: string, error: string): string {
 
 export class LabTimeline {
   private series: ChartPoint[] = []
-  private markers: TimelineMarker[] = []
   private lastSample = { t: 0, committed: 0 }
 
-  constructor(private readonly time: Time) {}
+  /** @param marked where a mark goes (the journal). */
+  constructor(
+    private readonly time: Time,
+    private readonly marked: (kind: MarkerKind, label: string, t: number) => void = () => {},
+  ) {}
 
-  mark(kind: TimelineMarker['kind'], label: string, t = this.time.now()): void {
-    this.markers.push({ t, kind, label })
-    if (this.markers.length > MAX_MARKERS) this.markers.shift()
+  mark(kind: MarkerKind, label: string, t = this.time.now()): void {
+    this.marked(kind, label, t)
   }
 
   /** Forgets what was shown of a previous runtime. */
   clear(): void {
     this.series = []
-    this.markers = []
   }
 
   /** Starts the series over for a new runtime (its committed total starts at 0). */
@@ -61,10 +62,6 @@ export class LabTimeline {
 
   shownSeries(): ChartPoint[] {
     return this.series.slice(-SHOWN_SERIES)
-  }
-
-  shownMarkers(): TimelineMarker[] {
-    return [...this.markers]
   }
 }
 

@@ -3,42 +3,40 @@
 // inspector, and the commands a browser or the REST API may send. What a backend cannot do is
 // refused with the reason its log connection's capabilities give.
 
-import type { CommandName, CommandPayload, CommandResult, CorrectnessView, LabSnapshot, ScenarioView, Step } from '../../lib/lab-protocol.ts'
-import { KAFKA_STREAMS_DEFAULTS, type ProcessingGuarantee } from '../../lib/streams-config.ts'
+import type { CommandName, CommandPayload, CommandResult, CorrectnessView, LabSnapshot, ScenarioView } from '../../lib/lab-protocol.ts'
+import { KAFKA_STREAMS_DEFAULTS } from '../../lib/streams-config.ts'
 import { refusal, type Capability } from '../log/capabilities.ts'
 import { SystemTime, type Time } from '../log/time.ts'
 import { IncrementalValidator } from '../validator/incremental-validator.ts'
 import { DuplicateLedger } from './duplicate-ledger.ts'
-import { applySetConfig, CommandQueue, injectPoison, skipPoison } from './lab-commands.ts'
+import { applySetConfig, CommandQueue, injectPoison, skipPoison, WORKER_COMMANDS, workerCommand, type WorkerCommandName } from './lab-commands.ts'
 import type { LabController } from './lab-controller.ts'
 import type { LabEvent, LabRuntime } from './lab-runtime.ts'
-import { LabHealth } from './lab-health.ts'
-import { failureLabel, LabTimeline, repeat } from './lab-timeline.ts'
+import { LabHealth, labNotes } from './lab-health.ts'
+import { LabTimeline, repeat } from './lab-timeline.ts'
+import { LabRecord, type JournalPage, type JournalQuery, type LabFrameResponse } from './journal/lab-record.ts'
 import { PartitionLogBook } from './partition-log-view.ts'
+import { PartitionsBook } from './partitions-table.ts'
+import { groupPart } from './group-book.ts'
+import { browseMessages } from './message-browser-read.ts'
 import { validationTarget } from './runtime-common.ts'
-import { inProcessRuntimes, type InProcessLabOptions, type RuntimeFactory } from './runtime-factory.ts'
+import { inProcessRuntimes, type RuntimeFactory } from './runtime-factory.ts'
 import { SCENARIOS } from './scenarios/index.ts'
-import { startScenario } from './lab-scenario.ts'
-import type { ScenarioHost } from './scenarios/scenario.ts'
-import { correctnessView, labConfig, ledgerWindows, recoveryViews, TraceBook, unavailableControls } from './snapshot-parts.ts'
+import { dashboardScenarioHost, EvidenceShelf, startScenario, type DashboardScenarioHost } from './lab-scenario.ts'
+import { brokerCards, correctnessView, labConfig, ledgerWindows, recoveryViews, TraceBook, unavailableControls } from './snapshot-parts.ts'
 import { TransactionBoard } from './transaction-board.ts'
+import { TransactionsBook } from './transactions-book.ts'
 import { VisibilityTracker } from './visibility-tracker.ts'
 import { idempotentProducers, stoppedTaskViews, WorkerBoard } from './worker-board.ts'
 
-export interface LabLoopOptions {
-  ratePerSec?: number
-  guarantee?: ProcessingGuarantee
-  snapshotIntervalMs?: number
-  validateIntervalMs?: number
-}
-
-export type LabOptions = LabLoopOptions & Partial<InProcessLabOptions>
+import type { LabLoopOptions, LabOptions } from './lab-options.ts'
+export type { LabLoopOptions, LabOptions } from './lab-options.ts'
 
 const SERIES_WINDOW_MS = 500
 const RETENTION_EVERY_MS = 5_000
 const MAX_WORKERS = 12
 /** The capability a command needs of the backend, if any (a kill at a step needs kill-at-step). */
-const CAPABILITY_OF: Partial<Record<CommandName, Capability>> = { dropAcks: 'drop-acks', runScenario: 'scenarios', pauseWorker: 'pause' }
+const CAPABILITY_OF: Partial<Record<CommandName, Capability>> = { dropAcks: 'drop-acks', runScenario: 'scenarios', pauseWorker: 'pause', killBroker: 'broker-faults', restartBroker: 'broker-faults' }
 
 export class Lab implements LabController {
   private runtime!: LabRuntime
@@ -47,10 +45,13 @@ export class Lab implements LabController {
   private readonly listeners = new Set<(s: LabSnapshot) => void>()
   private readonly time: Time
   private readonly timeline: LabTimeline
+  private readonly record: LabRecord
   private readonly traces = new TraceBook()
   private readonly commands = new CommandQueue({ refusal: () => (this.closed ? 'the lab is shutting down' : null), run: (n, p) => this.runCommand(n, p), published: () => this.publish() })
   private readonly health: LabHealth
   private readonly logBook = new PartitionLogBook()
+  private readonly partitionsBook = new PartitionsBook()
+  private readonly transactionsBook = new TransactionsBook({ runtime: () => this.runtime, now: () => this.time.now(), journal: (fact, label, links) => this.record.journal.append(fact, label, { links }), changed: () => void this.refreshLogView().catch(() => {}) })
   private correctness: CorrectnessView | null = null
   private timers = { stop: false }
   private unsubscribe = () => {}
@@ -61,16 +62,20 @@ export class Lab implements LabController {
   private scenario: ScenarioView | null = null
   private ledger = new DuplicateLedger()
   private workers = new WorkerBoard()
-  private board = this.newBoard()
+  private board: TransactionBoard
   private deadLetters = 0
   private closed = false
+  private readonly evidence = new EvidenceShelf()
+  readonly transactionHistory = (filter: import('./transaction-history.ts').TxnHistoryFilter) => this.record.history.query(filter)
 
   constructor(
     private readonly runtimes: RuntimeFactory,
     private readonly options: LabLoopOptions = {},
   ) {
     this.time = runtimes.time
-    this.timeline = new LabTimeline(this.time)
+    this.record = new LabRecord(this.time, () => this.runtime, () => this.health.view().reachable)
+    this.board = this.newBoard()
+    this.timeline = new LabTimeline(this.time, (kind, label, t) => this.record.mark(kind, label, t))
     this.health = new LabHealth(this.time, this.timeline)
     this.rate = options.ratePerSec ?? 500
   }
@@ -91,9 +96,11 @@ export class Lab implements LabController {
     this.workers = new WorkerBoard()
     this.deadLetters = 0
     this.logBook.clear()
-    this.validator = new IncrementalValidator(rt.connection.inspector(), validationTarget(rt))
+    this.partitionsBook.clear()
+    this.validator = new IncrementalValidator(rt.connection.inspector(), { ...validationTarget(rt), betweenPages: () => rt.time.yield() })
     this.visibility = new VisibilityTracker(rt.connection.reader(), rt.topics.output, rt.partitions, (r) => ledger.observe(r), rt.clusterAddress === null ? 'probe-offsets' : 'fetch-only')
     this.unsubscribe = rt.onEvent((e) => this.onEvent(e))
+    this.record.beginRun()
     this.timeline.restart()
     this.latest = this.build()
     this.startLoops(rt)
@@ -116,15 +123,19 @@ export class Lab implements LabController {
     void loop(this.options.validateIntervalMs ?? 2_000, () => this.validate())
     void loop(RETENTION_EVERY_MS, () => this.applyRetention())
     void loop(rt.pollMs.logView, () => this.refreshLogView())
+    void loop(rt.pollMs.logView, () => this.transactionsBook.refresh(rt))
   }
 
+  /** The partitions table and the partition log view, from one read of the offsets. */
   private refreshLogView(): Promise<void> {
-    return this.logBook.refresh(this.runtime, () => this.runtime, (p) => this.visibility.positions[p])
+    const rt = this.runtime
+    return this.partitionsBook.refresh(rt, () => this.runtime, this.board.producerTimelines(), (offsetsOf) => this.logBook.refresh(rt, () => this.runtime, (p) => this.visibility.positions[p], offsetsOf))
   }
 
-  /** Stops the current runtime at once and forgets what was shown of it. */
+  /** Stops the current runtime at once and forgets what was shown of it (what it leaves open is the teardown's, not a fault). */
   private async teardown(): Promise<void> {
     this.timers.stop = true
+    this.board.teardown(this.time.now())
     await this.runtime.close()
     this.timeline.clear()
     this.traces.clear()
@@ -133,32 +144,30 @@ export class Lab implements LabController {
   }
 
   private newBoard(): TransactionBoard {
-    return new TransactionBoard((workerId) => this.workers.wasKilled(workerId))
+    return new TransactionBoard((workerId) => this.workers.wasKilled(workerId), this.transactionsBook.tee(this.record.txns))
   }
 
-  /** Where a guided scenario runs: each lab it starts replaces the one on screen. */
-  private scenarioHost(name: string): ScenarioHost {
-    return {
+  /** Where a guided scenario runs: each lab it starts replaces the one on screen; the last one runs on when it ends. */
+  private scenarioHost(name: string): DashboardScenarioHost {
+    return dashboardScenarioHost(name, {
       time: this.time,
       seed: this.runtimes.seed,
-      start: async (setup) => {
-        const r = this.runtimes.forScenario(setup)
-        await this.teardown()
-        await this.startRuntime(r)
-        this.timeline.mark('config', `scenario ${name}: ${setup.guarantee}, commit.interval.ms=${r.config['commit.interval.ms']}`)
-        return r
-      },
-    }
+      replace: async (r) => (await this.teardown(), await this.startRuntime(r), this.workers),
+      forScenario: (setup) => this.runtimes.forScenario(setup),
+      onScreen: () => (this.closed ? null : this.runtime),
+      rate: () => this.rate,
+      handBack: (rate) => ((this.rate = rate), this.publish()),
+      mark: (phase, label, verdict) => this.record.scenario(name, phase, label, verdict),
+    })
   }
 
   private onEvent(e: LabEvent): void {
     this.workers.onEvent(e)
+    this.record.onEvent(e)
     if ('source' in e) {
-      if (e.type === 'group' && e.event.type === 'member-expired') this.timeline.mark('rebalance', `${e.event.memberId} expired`, e.event.atMs)
       if (e.type === 'txn-ended') this.board.onCoordinatorTxnEnded(e)
       return
     }
-    const words = this.runtime.wording
     switch (e.type) {
       case 'producer-init':
       case 'txn-begin':
@@ -166,21 +175,10 @@ export class Lab implements LabController {
         this.board.onEngineEvent(e)
         break
       case 'worker-killed':
-        this.timeline.mark('kill', `${e.workerId} killed${words.killed}${e.step ? ` at step ${e.step}` : ''}`, e.atMs)
         this.traces.onKilled(e.workerId)
-        break
-      case 'worker-paused':
-        this.timeline.mark('pause', `${e.workerId} paused${words.paused}`, e.atMs)
         break
       case 'ack-dropped':
         for (const b of e.batches) if (b.topic === this.runtime.topics.output) this.ledger.noteRetriedBatch(b.partition, b.baseOffset, b.count)
-        this.timeline.mark('ack-dropped', `ack lost: producer ${e.producerId} epoch ${e.epoch}, sequences ${e.batches.map((b) => b.baseSequence).join(',')}`, e.atMs)
-        break
-      case 'worker-failed':
-        this.timeline.mark('stopped', failureLabel(e.workerId, e.error), e.atMs)
-        break
-      case 'task-migrated':
-        this.timeline.mark('fenced', `${e.workerId}: ${e.reason.slice(0, 80)}`, e.atMs)
         break
       case 'trace':
         this.traces.onTrace(e)
@@ -190,9 +188,6 @@ export class Lab implements LabController {
         break
       case 'cluster-reachable':
         this.health.reachable()
-        break
-      case 'runtime-notice':
-        this.timeline.mark(e.marker, e.label, e.atMs)
         break
     }
   }
@@ -206,7 +201,7 @@ export class Lab implements LabController {
     const r = this.runtime
     const committed = r.committedOffsets()
     r.applyRetention((tp) => {
-      let keep = this.validator.keepFrom(tp)
+      let keep = Math.min(this.validator.keepFrom(tp), this.evidence.keepFrom(r, tp, this.time.now()))
       if (tp.topic === r.topics.input) keep = Math.min(keep, committed[tp.partition] ?? 0)
       if (tp.topic === r.topics.output) keep = Math.min(keep, this.visibility.positions[tp.partition] ?? 0)
       return keep
@@ -219,22 +214,12 @@ export class Lab implements LabController {
     const rt = this.runtime
     try {
       const report = await this.validator.check()
-      if (rt !== this.runtime) return
+      if (rt !== this.runtime || this.timers.stop) return // a runtime torn down: what it left open is no finding
       this.correctness = correctnessView(report, rt.config['processing.guarantee'], this.time.now())
       this.deadLetters = report.dlqRecords
     } finally {
       this.validating = false
     }
-  }
-
-  private notes(): string[] {
-    const rt = this.runtime
-    const notes = [...rt.labNotes, ...rt.notes]
-    const load = rt.loadFailure()
-    if (load !== null) notes.unshift(`The load generator stopped: ${load}. Reset the lab to start again.`)
-    const outage = rt.clusterAddress === null ? null : this.health.note(rt.clusterAddress)
-    if (outage !== null) notes.unshift(outage)
-    return notes
   }
 
   private build(): LabSnapshot {
@@ -248,12 +233,14 @@ export class Lab implements LabController {
     const scenarios = refusal(caps, 'scenarios') === null
     const tasks = this.workers.taskViews(rt, committed, ends, now)
     this.ledger.windows = ledgerWindows(rt.tracker.recoveries)
+    this.record.beforeSnapshot(rt)
+    const journal = this.record.parts()
     return {
       seq: ++this.seq,
       atMs: now,
       startedAtMs: rt.startedAtMs,
       backend: rt.backend,
-      notes: this.notes(),
+      notes: labNotes(this.runtime, this.health),
       ...(Object.keys(unavailable).length > 0 ? { unavailable } : {}),
       ...(rt.clusterAddress !== null ? { health: this.health.view(), applicationId: rt.groupId } : {}),
       config: labConfig(rt, this.rate),
@@ -262,22 +249,29 @@ export class Lab implements LabController {
       tasks,
       stoppedTasks: stoppedTaskViews(workers, tasks, (id) => this.workers.held(id), committed, ends),
       series: this.timeline.shownSeries(),
-      markers: this.timeline.shownMarkers(),
+      markers: journal.markers,
+      journal: journal.journal,
       transactions: this.board.transactions(),
       txnTotals: this.board.totals(),
+      txnStats: this.record.history.statistics(),
       recoveries: recoveryViews(rt.tracker.recoveries, this.ledger),
       correctness: this.correctness,
       scenario: this.scenario ? { ...this.scenario, narrative: [...this.scenario.narrative], expectations: [...this.scenario.expectations] } : null,
       scenarios: scenarios ? SCENARIOS.map((x) => ({ name: x.name, title: x.title, summary: x.summary })) : [],
+      evidence: this.evidence.list(),
       traces: this.traces.list(),
       partitionLog: this.logBook.view,
-      producers: [...idempotentProducers(workers), ...this.board.producerTimelines()].map((tl) => ({ ...tl, epochs: [...tl.epochs], fencings: [...tl.fencings], lastSequence: rt.producerSequences(tl.producerId) })),
+      producers: [...idempotentProducers(workers), ...this.workers.withGenerationFencings(this.board.producerTimelines(), rt.config['processing.guarantee'])].map((tl) => ({ ...tl, epochs: [...tl.epochs], fencings: [...tl.fencings], lastSequence: rt.producerSequences(tl.producerId) })),
       duplicateLedger: this.ledger.entries(),
+      ...(this.partitionsBook.rows ? { partitions: this.partitionsBook.rows } : {}),
+      ...this.transactionsBook.part(),
+      ...groupPart(rt, { now, workers, committed, ends }),
+      ...brokerCards.part(this, rt, now),
       totals: {
         inputRecords: ends.reduce((a, b) => a + b, 0),
         committedInput: committed.reduce<number>((a, b) => a + (b ?? 0), 0),
         outputRecords: this.visibility.total,
-        kills: rt.kills,
+        kills: journal.kills,
         droppedAcks: rt.droppedAcks,
         fenced: rt.fenced,
         deadLetters: this.deadLetters,
@@ -287,8 +281,18 @@ export class Lab implements LabController {
 
   private publish(): void {
     this.latest = this.build()
+    this.record.shown(this.latest)
     for (const l of this.listeners) l(this.latest)
   }
+
+  journalPage(q: JournalQuery): JournalPage {
+    return this.record.page(q)
+  }
+
+  frameAt(t: number): LabFrameResponse<LabSnapshot> | null {
+    return this.record.frameAt(t)
+  }
+  messages = (q: Parameters<typeof browseMessages>[1]) => browseMessages(this.runtime, q)
 
   snapshot(): LabSnapshot {
     return this.latest
@@ -309,47 +313,34 @@ export class Lab implements LabController {
     const needs = name === 'killWorker' && (payload as CommandPayload<'killWorker'>).step != null ? 'kill-at-step' : CAPABILITY_OF[name]
     const refused = needs === undefined ? null : refusal(rt.connection.capabilities, needs)
     if (refused !== null) return { ok: false, error: refused }
+    if (TransactionsBook.owns(name)) return this.transactionsBook.run(rt, name, payload)
+    if (WORKER_COMMANDS.includes(name)) return workerCommand(rt, name as WorkerCommandName, payload, (workerId) => this.record.mark('resume', `${workerId} woke up${rt.wording.resumed}`, undefined, { kind: 'resume', workerId }))
+    if (name === 'killBroker' || name === 'restartBroker') return brokerCards.command(this, rt, name, (payload as CommandPayload<'killBroker'>).brokerId, (label, fact) => this.record.mark('outage', label, undefined, fact))
     switch (name) {
       case 'setConfig':
-        return applySetConfig(rt, payload as CommandPayload<'setConfig'>, { mark: (kind, label) => this.timeline.mark(kind, label), rate: (r) => (this.rate = r) })
+        return applySetConfig(rt, payload as CommandPayload<'setConfig'>, { mark: (kind, label) => this.record.mark(kind, label, undefined, { kind: 'config', changes: payload as Record<string, string | number> }), rate: (r) => (this.rate = r) })
       case 'skipPoison':
-        return skipPoison(rt, (label) => this.timeline.mark('config', label))
-      case 'killWorker': {
-        const { workerId, step } = payload as CommandPayload<'killWorker'>
-        if (!(await rt.killConfirmed(workerId, (step ?? null) as Step | null))) return { ok: false, error: `no live worker ${workerId}` }
-        return
-      }
-      case 'pauseWorker': {
-        const { workerId } = payload as CommandPayload<'pauseWorker'>
-        if (rt.isRemote(workerId)) return { ok: false, error: `${workerId} runs on another machine: only this server's own worker processes can be paused (SIGSTOP)` }
-        if (!rt.pause(workerId)) return { ok: false, error: `no running worker ${workerId} to pause` }
-        return
-      }
-      case 'resumeWorker': {
-        const { workerId } = payload as CommandPayload<'resumeWorker'>
-        if (!rt.resume(workerId)) return { ok: false, error: `no paused worker ${workerId}` }
-        this.timeline.mark('resume', `${workerId} woke up${rt.wording.resumed}`)
-        return
-      }
+        return skipPoison(rt, (label) => this.record.mark('config', label, undefined, { kind: 'config', changes: { 'default.deserialization.exception.handler': 'log-and-continue' } }))
       case 'addWorker':
         if (rt.slots.length >= MAX_WORKERS) return { ok: false, error: `at most ${MAX_WORKERS} workers` }
-        this.timeline.mark('worker-added', `${rt.addWorker().slotId} added${rt.wording.added}`)
-        return
+        return this.record.added(rt.addWorker().slotId, rt.wording)
       case 'dropAcks':
         rt.dropAcks((payload as CommandPayload<'dropAcks'>).count)
         return
       case 'reset':
         return this.reset()
       case 'injectPoison':
-        return injectPoison(rt, (payload as CommandPayload<'injectPoison'>).count, (label) => this.timeline.mark('config', label))
+        return injectPoison(rt, (payload as CommandPayload<'injectPoison'>).count, (label) => this.record.mark('config', label, undefined, { kind: 'poison', count: (payload as CommandPayload<'injectPoison'>).count, handler: rt.deserializationPolicy }))
       case 'selectPartition':
         return this.select(payload as CommandPayload<'selectPartition'>)
       case 'runScenario': {
         const { name: scenario } = payload as CommandPayload<'runScenario'>
-        const started = startScenario(scenario, this.scenario, this.scenarioHost(scenario), this.time.now())
+        const started = startScenario(scenario, this.scenario, this.scenarioHost(scenario), this.evidence)
         if (started.view) this.scenario = started.view
         return started.result.ok ? undefined : started.result
       }
+      case 'dismissEvidence':
+        return this.evidence.dismiss((payload as CommandPayload<'dismissEvidence'>).id)
     }
   }
 
@@ -361,28 +352,29 @@ export class Lab implements LabController {
   }
 
   /**
-   * Ends this runtime and starts a fresh one with the same guarantee; on a cluster the old
-   * application's topics go only once the new one is published, so followers move over first.
+   * Reset means the defaults: a fresh runtime with the lab's starting guarantee (and its commit.interval.ms), rate and
+   * worker count, whatever was set since. On a cluster the old application's topics go once the new one is published.
    */
   private async reset(): Promise<void> {
     const old = this.runtime
     await this.teardown()
     this.scenario = null
     try {
-      await this.startRuntime(this.runtimes.create({ guarantee: old.config['processing.guarantee'], ratePerSec: this.rate }))
+      await this.startRuntime(this.runtimes.create({ guarantee: this.options.guarantee ?? 'exactly_once', ratePerSec: this.options.ratePerSec ?? 500 }))
     } catch (e) {
       // The old application is gone either way: its followers stop and wait for the next start.
       void old.retire('ended')
       throw e
     }
     void old.retire('replaced')
-    this.timeline.mark('reset', `lab reset: application.id ${this.runtime.groupId}`)
+    this.record.mark('reset', `lab reset to the defaults (${this.runtime.config['processing.guarantee']}, ${this.rate}/s, ${this.runtime.slots.length} workers): application.id ${this.runtime.groupId}`, undefined, { kind: 'reset', applicationId: this.runtime.groupId })
   }
 
   /** Stops the lab for good: no command runs after it, the runtime ends and its application is retired. */
   async close(): Promise<void> {
     this.closed = true
     this.timers.stop = true
+    this.board.teardown(this.time.now())
     // A reset or worker change under way finishes first (bounded: a shutdown must not hang on it).
     await Promise.race([this.commands.settled(), new Promise((r) => setTimeout(r, 3_000))])
     await this.runtime.close()

@@ -57,6 +57,14 @@ export class LoadGenerator {
   stop(): void {
     this.stopped = true
   }
+  /** Feeds again at this rate, without end, after it stopped or sent its record count (a scenario's lab handed back to the dashboard). */
+  async continueEndless(ratePerSec: number): Promise<void> {
+    this.stopped = true
+    await this.done
+    this.stopped = false
+    this.options = { ...this.options, ratePerSec, maxRecords: Number.POSITIVE_INFINITY, maxBacklog: undefined }
+    void this.start()
+  }
 
   private nextBatch(n: number): ProduceRecord[] {
     const out: ProduceRecord[] = new Array(n)

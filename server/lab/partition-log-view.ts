@@ -1,9 +1,9 @@
-// The partition log view: the selected partition's newest stored records, or those around its
-// latest ABORT marker, read through the log's inspector (the embedded log answers at once, a
+// The partition log view: the selected partition's newest stored records, those around its
+// latest ABORT marker, or those from an offset (an evidence card's link), read through the log's inspector (the embedded log answers at once, a
 // cluster over the network) and refreshed by a loop.
 
 import type { CommandPayload, PartitionLogView } from '../../lib/lab-protocol.ts'
-import type { LogInspector, TopicPartition } from '../log/types.ts'
+import type { LogInspector, PartitionOffsets, TopicPartition } from '../log/types.ts'
 import type { LabRuntime } from './lab-runtime.ts'
 import { logCell } from './snapshot-parts.ts'
 
@@ -28,25 +28,30 @@ export class PartitionLogBook {
 
   /**
    * Reads the selection of this runtime; only the latest selection of the current runtime is kept
-   * (an older refresh may end later). `readCommitted`: the dashboard's own read_committed position.
+   * (an older refresh may end later). `readCommitted`: the dashboard's own read_committed position;
+   * `offsetsOf`: the partition's offsets when the partitions table has just read them (one moment for both).
    */
-  async refresh(rt: LabRuntime, current: () => LabRuntime, readCommitted: (partition: number) => number | undefined): Promise<void> {
+  async refresh(rt: LabRuntime, current: () => LabRuntime, readCommitted: (partition: number) => number | undefined, offsetsOf?: (tp: TopicPartition) => PartitionOffsets | undefined): Promise<void> {
     const sel = this.selected
     const topic = sel.topic === 'input' ? rt.topics.input : sel.topic === 'output' ? rt.topics.output : rt.topics.changelog
     const partition = Math.min(sel.partition, rt.partitions - 1)
     const tp = { topic, partition }
     const inspector = rt.connection.inspector()
-    const o = await inspector.offsets(tp)
+    const o = offsetsOf?.(tp) ?? (await inspector.offsets(tp))
     let end = o.highWatermark
     if (sel.window === 'last-abort') {
       const abort = await lastAbortOffset(inspector, tp, o.logStartOffset, o.highWatermark)
       if (abort !== null) end = Math.min(o.highWatermark, abort + 10)
     }
-    const raw = await inspector.readRaw(tp, Math.max(o.logStartOffset, end - LOG_WINDOW), end, LOG_WINDOW)
+    // 'at': LOG_WINDOW offsets from fromOffset (or the log start, when retention dropped it).
+    const from = sel.window === 'at' ? Math.min(Math.max(o.logStartOffset, sel.fromOffset ?? 0), o.highWatermark) : Math.max(o.logStartOffset, end - LOG_WINDOW)
+    if (sel.window === 'at') end = Math.min(o.highWatermark, from + LOG_WINDOW)
+    const raw = await inspector.readRaw(tp, from, end, LOG_WINDOW)
     const cells = raw.map((x) => logCell(x, topic === rt.topics.input ? 'input' : 'derived', partition))
     const rc = topic === rt.topics.output ? (readCommitted(partition) ?? o.lastStableOffset) : o.lastStableOffset
     if (rt !== current() || sel !== this.selected) return
-    this.view = { topic, partition, logStartOffset: o.logStartOffset, lastStableOffset: o.lastStableOffset, highWatermark: o.highWatermark, cells, readCommittedPosition: rc, readUncommittedPosition: o.highWatermark }
+    const window = sel.window === 'at' ? { window: sel.window, fromOffset: from } : { window: sel.window }
+    this.view = { topic, partition, logStartOffset: o.logStartOffset, lastStableOffset: o.lastStableOffset, highWatermark: o.highWatermark, cells, readCommittedPosition: rc, readUncommittedPosition: o.highWatermark, ...window }
   }
 
   clear(): void {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { MockTime } from '../log/time.ts'
 import { defaultRunTimeoutMs, runHeadless, type RunOptions } from './headless-run.ts'
-import type { LabRuntime } from './lab-runtime.ts'
+import type { LabEvent, LabRuntime } from './lab-runtime.ts'
 import { countTransactions } from './log-transactions.ts'
-import { stallLimitMs } from './progress-watchdog.ts'
+import { ProgressWatchdog, stallLimitMs, WORKER_ERRORS_KEPT } from './progress-watchdog.ts'
 
 const RUN: RunOptions = { guarantee: 'exactly_once', workers: 3, partitions: 6, records: 2_000, rate: 200, seed: 3, killEveryMs: null, killAtStep: null, restartAfterMs: 500, dropAcks: 0, idempotence: true, latency: 'off', keys: 20 }
 
@@ -81,5 +81,72 @@ describe('transactions counted from the markers the log holds', () => {
       m(2, 0, 'COMMIT', 'out-1', 50), m(2, 0, 'COMMIT', 'out-1', 50),
     ])
     expect(counts).toEqual({ committed: 4, aborted: 1 })
+  })
+})
+
+describe('what a stall says of failed workers', () => {
+  /** Just what the watchdog reads of a runtime: the clock, the committed and produced totals, the events. */
+  function stalledRuntime(time: MockTime) {
+    const listeners: ((e: LabEvent) => void)[] = []
+    const lab = {
+      time,
+      committedTotal: () => 10,
+      inputEndOffsets: () => [50, 50],
+      onEvent: (l: (e: LabEvent) => void) => {
+        listeners.push(l)
+        return () => undefined
+      },
+    } as unknown as LabRuntime
+    return { lab, emit: (e: LabEvent) => listeners.forEach((l) => l(e)) }
+  }
+  const status = (workerId: string, state: string, error: string | null): LabEvent => ({
+    type: 'worker-status', workerId, slotId: 's', origin: 'own', pid: null, host: null, atMs: 0,
+    status: { state, memberId: null, tasks: [], producers: [], error },
+  })
+
+  it('counts each failed worker once, whether its engine or its process said it, and keeps their latest distinct errors', async () => {
+    const time = new MockTime()
+    const { lab, emit } = stalledRuntime(time)
+    const dog = new ProgressWatchdog(lab, 60_000)
+    emit({ type: 'worker-failed', workerId: 'w1', error: 'The producer attempted to use a producer id which is not currently assigned', atMs: 0 })
+    // The same worker's process then exits with the error in its last status: still one failure.
+    emit(status('w1', 'stopped', 'The producer attempted to use a producer id which is not currently assigned'))
+    emit(status('w2', 'stopped', 'Connection error: ECONNREFUSED'))
+    // A status without an error, and a running one, are no failures.
+    emit(status('w3', 'stopped', null))
+    emit(status('w4', 'running', null))
+    await time.runFor(59_000)
+    expect(dog.check()).toBeNull()
+    await time.runFor(2_000)
+    const stall = dog.check()!
+    expect(stall.seen.workerFailures).toBe(2)
+    expect(stall.seen.workerErrors).toEqual(['w1: The producer attempted to use a producer id which is not currently assigned', 'w2: Connection error: ECONNREFUSED'])
+    expect(stall.reason).toContain('2 workers failed; the failed workers said: w1: The producer attempted')
+    expect(stall.reason).toContain('| w2: Connection error: ECONNREFUSED')
+  })
+
+  it(`keeps at most ${WORKER_ERRORS_KEPT} errors, the latest, each cut to 200 characters`, async () => {
+    const time = new MockTime()
+    const { lab, emit } = stalledRuntime(time)
+    const dog = new ProgressWatchdog(lab, 1_000)
+    for (let i = 1; i <= 8; i++) emit({ type: 'worker-failed', workerId: `w${i}`, error: `error ${i} ${'x'.repeat(300)}`, atMs: 0 })
+    await time.runFor(1_000)
+    const stall = dog.check()!
+    expect(stall.seen.workerFailures).toBe(8)
+    expect(stall.seen.workerErrors.map((e) => e.slice(0, 11))).toEqual(['w4: error 4', 'w5: error 5', 'w6: error 6', 'w7: error 7', 'w8: error 8'])
+    expect(stall.seen.workerErrors.every((e) => e.length === 200)).toBe(true)
+  })
+
+  it('forgets what it saw once the group makes progress again', async () => {
+    const time = new MockTime()
+    let committed = 10
+    const listeners: ((e: LabEvent) => void)[] = []
+    const lab = { time, committedTotal: () => committed, inputEndOffsets: () => [100], onEvent: (l: (e: LabEvent) => void) => (listeners.push(l), () => undefined) } as unknown as LabRuntime
+    const dog = new ProgressWatchdog(lab, 1_000)
+    listeners.forEach((l) => l({ type: 'worker-failed', workerId: 'w1', error: 'boom', atMs: 0 }))
+    committed = 20
+    expect(dog.check()).toBeNull()
+    await time.runFor(1_000)
+    expect(dog.check()!.seen).toMatchObject({ workerFailures: 0, workerErrors: [] })
   })
 })

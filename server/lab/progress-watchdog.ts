@@ -16,8 +16,14 @@ export interface StallEvidence {
   transactionsBegun: number
   transactionsEnded: number
   kills: number
+  /** Workers that failed (an error, not a kill), each counted once. */
   workerFailures: number
+  /** What the failed workers said, the latest last: at most WORKER_ERRORS_KEPT distinct errors, each cut to 200 characters. */
+  workerErrors: string[]
 }
+
+/** How many distinct worker errors a stall keeps. */
+export const WORKER_ERRORS_KEPT = 5
 
 export interface Stall {
   /** How long no input offset commit of the group advanced. */
@@ -42,18 +48,46 @@ export function stallLimitMs(config: Pick<StreamsConfig, 'session.timeout.ms'>):
   return Math.max(60_000, 12 * config['session.timeout.ms'])
 }
 
-function noEvidence(): StallEvidence {
-  return { membersRemoved: 0, producerInits: 0, transactionsBegun: 0, transactionsEnded: 0, kills: 0, workerFailures: 0 }
+/** The evidence being gathered, with the failed workers' ids (a worker counts once). */
+interface Seen extends StallEvidence {
+  failedWorkers: Set<string>
 }
 
-function count(seen: StallEvidence, e: LabEvent): void {
+function noEvidence(): Seen {
+  return { membersRemoved: 0, producerInits: 0, transactionsBegun: 0, transactionsEnded: 0, kills: 0, workerFailures: 0, workerErrors: [], failedWorkers: new Set() }
+}
+
+function count(seen: Seen, e: LabEvent): void {
   if ('source' in e) return
   if (e.type === 'member-gone') seen.membersRemoved++
   else if (e.type === 'producer-init') seen.producerInits++
   else if (e.type === 'txn-begin') seen.transactionsBegun++
   else if (e.type === 'txn-end') seen.transactionsEnded++
   else if (e.type === 'worker-killed') seen.kills++
-  else if (e.type === 'worker-failed') seen.workerFailures++
+  else if (e.type === 'worker-failed') failed(seen, e.workerId, e.error)
+  // A worker process that exited on an error reports it in its last status (its engine may have said it first).
+  else if (e.type === 'worker-status' && e.status.error !== null && (e.status.state === 'stopped' || e.status.state === 'failed')) failed(seen, e.workerId, e.status.error)
+}
+
+/** A worker failed: counted once however many times it is said, its error kept. */
+function failed(seen: Seen, workerId: string, error: string): void {
+  seen.failedWorkers.add(workerId)
+  seen.workerFailures = seen.failedWorkers.size
+  keepError(seen.workerErrors, `${workerId}: ${error}`)
+}
+
+function evidence(s: Seen): StallEvidence {
+  const { failedWorkers: _ids, ...rest } = s
+  return { ...rest, workerErrors: [...s.workerErrors] }
+}
+
+/** Keeps the latest distinct errors (an error said again moves to the end). */
+function keepError(errors: string[], error: string): void {
+  const cut = error.slice(0, 200)
+  const at = errors.indexOf(cut)
+  if (at >= 0) errors.splice(at, 1)
+  errors.push(cut)
+  if (errors.length > WORKER_ERRORS_KEPT) errors.shift()
 }
 
 export class ProgressWatchdog {
@@ -85,7 +119,7 @@ export class ProgressWatchdog {
     }
     const noProgressMs = now - this.lastProgressMs
     if (noProgressMs < this.limitMs) return null
-    return { noProgressMs, limitMs: this.limitMs, committed, inputEnd, seen: { ...this.seen }, reason: describe(noProgressMs, committed, inputEnd, this.seen) }
+    return { noProgressMs, limitMs: this.limitMs, committed, inputEnd, seen: evidence(this.seen), reason: describe(noProgressMs, committed, inputEnd, this.seen) }
   }
 
   close(): void {
@@ -101,5 +135,6 @@ function describe(noProgressMs: number, committed: number, inputEnd: number, s: 
     `${s.kills} workers killed`,
     `${s.workerFailures} workers failed`,
   ]
-  return `no committed progress for ${Math.round(noProgressMs / 1000)} s with ${committed} of ${inputEnd} input records committed; meanwhile ${seen.join(', ')}`
+  const errors = s.workerErrors.length === 0 ? '' : `; the failed workers said: ${s.workerErrors.join(' | ')}`
+  return `no committed progress for ${Math.round(noProgressMs / 1000)} s with ${committed} of ${inputEnd} input records committed; meanwhile ${seen.join(', ')}${errors}`
 }

@@ -15,6 +15,7 @@ export function workerStatusOf(w: StreamWorker): WorkerStatus {
   return {
     state: w.state,
     memberId: w.memberId,
+    generationId: w.generationId,
     tasks: [...w.tasks.values()].map((t) => ({
       partition: t.partition,
       state: t.state,

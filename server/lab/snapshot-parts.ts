@@ -23,7 +23,7 @@ export const ALLOWED: Record<ProcessingGuarantee, CorrectnessView['allowed']> = 
     duplicates: 'allowed after faults: at_least_once redoes work a crash left uncommitted',
     lost: 'must be 0: offsets are committed only after the output is acknowledged',
     abortedReads: 'must be 0: no transactions are used',
-    stateMismatches: 'allowed after faults: a redone record updates the state twice',
+    stateMismatches: 'allowed after faults: a redone record updates the state twice (a double-applied update)',
     openTransactions: 'must be 0: no transactions are used',
   },
   exactly_once: {
@@ -51,6 +51,7 @@ export function correctnessFigures(report: ValidationReport): Pick<ValidationRep
 export function correctnessView(report: ValidationReport, guarantee: ProcessingGuarantee, nowMs: number): CorrectnessView {
   return {
     ...correctnessFigures(report),
+    doubleAppliedUpdates: report.doubleAppliedUpdates,
     allowed: ALLOWED[guarantee],
     duplicateKeys: report.duplicateKeys.slice(0, 12).map((k) => `${k.key}×${k.count}`),
     checkedAtMs: nowMs,
@@ -106,10 +107,15 @@ export function logCell(x: StoredRecordView, kind: 'input' | 'derived', partitio
 export class TraceBook {
   private traces = new Map<string, RecordTrace>()
 
+  /**
+   * A trace step is reported once the record has passed it, and a kill "at step N" stops the worker
+   * before step N runs (the engine's atStep hook): the record it held had passed N − 1, so the
+   * step it died at is the one after its last, numbered as the narrative and the pipeline number it.
+   */
   onKilled(workerId: string): void {
     for (const tr of this.traces.values()) {
       if (tr.workerId === workerId && tr.outcome === 'in-flight') {
-        tr.crashedAtStep = (tr.steps.at(-1)?.step ?? 1) as RecordTrace['crashedAtStep']
+        tr.crashedAtStep = Math.min(5, (tr.steps.at(-1)?.step ?? 0) + 1) as RecordTrace['crashedAtStep']
         // Its offset was not committed: the next owner processes it again.
         tr.outcome = 'redone'
       }
@@ -173,3 +179,5 @@ export function labConfig(rt: LabRuntime, inputRatePerSec: number): LabConfig {
     'default.deserialization.exception.handler': rt.deserializationPolicy,
   }
 }
+
+export { brokerCards } from './broker-board.ts'

@@ -99,4 +99,33 @@ describe('TransactionBoard', () => {
     board.onEngineEvent({ type: 'producer-init', workerId: 'w1', transactionalId: 'app-0_1', producerId: 1001, epoch: 1, atMs: 10 })
     expect(board.totals().open).toBe(1)
   })
+
+  it("lists what the broker says a crashed worker's aborted transaction held", () => {
+    const board = new TransactionBoard((w) => w === 'w1', undefined, (topic) => topic.endsWith('-changelog'))
+    board.onEngineEvent(begin('w1', 'app-0_0', 1000, 0, 1, 1))
+    const held = [
+      { topic: 'output', partition: 0, firstOffset: 10, lastOffset: 14, records: 5 },
+      { topic: 'app-counts-changelog', partition: 0, firstOffset: 3, lastOffset: 7, records: 5 },
+      { topic: '__consumer_offsets', partition: 0, firstOffset: 1, lastOffset: 1, records: 1 },
+    ]
+    board.onCoordinatorTxnEnded({ ...coordinatorAbort('app-0_0', 1000, 'fenced', 9), held, offsets: 1 })
+    expect(board.transactions()[0]).toMatchObject({ outcome: 'aborted', abortReason: 'crash', partitions: ['output-0', 'app-counts-changelog-0'], outputRecords: 5, changelogRecords: 5, offsetsCommitted: 1 })
+  })
+
+  it("aborts what a teardown leaves open as the teardown's, never as a fault or a timeout", () => {
+    const ended: string[] = []
+    const board = new TransactionBoard(() => false, { ended: (t) => ended.push(`${t.transactionalId}:${t.abortReason}`), counts: () => ({ committed: 0, aborted: 0 }) })
+    board.onEngineEvent(begin('w1', 'app-0_0', 1000, 0, 1, 1))
+    board.onEngineEvent(begin('w1', 'app-0_1', 1001, 0, 1, 1))
+    board.teardown(5)
+    board.onCoordinatorTxnEnded(coordinatorAbort('app-0_1', 1001, 'timeout', 60_000))
+    expect(ended).toEqual(['app-0_0:teardown', 'app-0_1:teardown'])
+    expect(board.totals()).toEqual({ committed: 0, aborted: 0, open: 0 })
+    // Nothing the teardown ended is pinned among the aborts shown.
+    expect(board.transactions().every((t) => t.abortReason === 'teardown')).toBe(true)
+    const own = new TransactionBoard(() => false)
+    own.onEngineEvent(begin('w1', 'app-0_0', 1000, 0, 1, 1))
+    own.teardown(5)
+    expect(own.totals()).toEqual({ committed: 0, aborted: 0, open: 0 })
+  })
 })

@@ -1,10 +1,11 @@
 // What the dashboard shows of transactions and transactional producers, kept from the engine's
 // events (begin, end, producer init) and the broker's (a transaction aborted by the coordinator):
 // recent transactions with their outcome and abort reason, totals since the lab started, and each
-// transactional.id's epochs and fencings over time.
+// transactional.id's epochs and fencings over time. Each transaction's end goes to a TxnSink (the
+// lab's journal), and the totals are read back from it: one number for one fact.
 
 import type { ProducerTimeline, TxnView } from '../../lib/lab-protocol.ts'
-import type { TxnEnded } from '../log/embedded/transaction-coordinator.ts'
+import type { TxnEnded, TxnHeld } from '../log/embedded/transaction-coordinator.ts'
 import type { EngineEvent } from '../engine/telemetry.ts'
 
 const MAX_TXNS = 120
@@ -13,17 +14,44 @@ const MAX_PRODUCERS = 12
 const MAX_EPOCHS = 24
 const MAX_FENCINGS = 10
 
+/** Where ended transactions go, and where their totals are read (teardown aborts are not counted). */
+export interface TxnSink {
+  ended(t: TxnView, workerId: string | undefined, held: readonly TxnHeld[] | null): void
+  counts(): { committed: number; aborted: number }
+}
+
+/** A sink that only counts (a board on its own, in tests). */
+export function countingSink(): TxnSink {
+  const counts = { committed: 0, aborted: 0 }
+  return {
+    ended: (t) => {
+      if (t.outcome !== 'open' && t.abortReason !== 'teardown') counts[t.outcome]++
+    },
+    counts: () => ({ ...counts }),
+  }
+}
+
 export class TransactionBoard {
   private readonly txns = new Map<string, TxnView>()
-  private readonly counts = { committed: 0, aborted: 0 }
+  /** Ends after this are the lab's own teardown. */
+  private closing = false
   /** The latest aborted transactions, kept whatever their age: aborts are what a user looks for. */
   private readonly abortedKept: TxnView[] = []
   private readonly timelines = new Map<string, ProducerTimeline>()
   /** The worker that last began a transaction or initialised each transactional.id. */
   private readonly owner = new Map<string, string>()
+  /** The broker's latest end of each transactional.id's transaction (its records' offsets), on a log that tells. */
+  private readonly brokerEnds = new Map<string, TxnEnded>()
 
-  /** @param isKilled tells whether a worker was killed (an abort after a kill is a crash, not a fencing). */
-  constructor(private readonly isKilled: (workerId: string) => boolean) {}
+  /**
+   * @param isKilled tells whether a worker was killed (an abort after a kill is a crash, not a fencing).
+   * @param changelog tells a changelog topic from an output topic (records the broker says a transaction held).
+   */
+  constructor(
+    private readonly isKilled: (workerId: string) => boolean,
+    private readonly sink: TxnSink = countingSink(),
+    private readonly changelog: (topic: string) => boolean = (topic) => topic.endsWith('-changelog'),
+  ) {}
 
   onEngineEvent(e: EngineEvent): void {
     switch (e.type) {
@@ -36,7 +64,7 @@ export class TransactionBoard {
           // InitProducerId completes the previous owner's open transaction by aborting it before the
           // epoch bump. A cluster tells no client about that abort: this is when it is known to have happened.
           const reason = this.isKilled(previous) ? 'crash' : 'fenced'
-          for (const t of this.txns.values()) if (t.transactionalId === e.transactionalId && t.outcome === 'open') this.end(t, 'aborted', e.atMs, reason)
+          for (const t of this.txns.values()) if (t.transactionalId === e.transactionalId && t.outcome === 'open') this.end(t, 'aborted', e.atMs, reason, null)
         }
         this.owner.set(e.transactionalId, e.workerId)
         this.noteEpoch(e.transactionalId, e.producerId, e.epoch, e.atMs)
@@ -70,7 +98,11 @@ export class TransactionBoard {
         t.outputRecords = e.outputRecords
         t.changelogRecords = e.changelogRecords
         t.offsetsCommitted = e.offsetsCommitted
-        if (t.outcome === 'open') this.end(t, e.outcome, e.endMs, e.outcome === 'aborted' ? (e.reason === 'fenced' ? 'fenced' : 'error') : null)
+        if (e.endTxnMs !== undefined) t.endTxnMs = e.endTxnMs
+        if (e.sendOffsetsMs !== undefined) t.sendOffsetsMs = e.sendOffsetsMs
+        const b = this.brokerEnds.get(e.transactionalId)
+        const broker = b !== undefined && b.producerId === e.producerId && b.epoch === e.epoch ? b : null
+        if (t.outcome === 'open') this.end(t, e.outcome, e.endMs, e.outcome === 'aborted' ? (e.reason === 'fenced' ? 'fenced' : 'error') : null, broker)
         return
       }
     }
@@ -78,6 +110,8 @@ export class TransactionBoard {
 
   /** The coordinator ended a transaction: a client abort or commit the engine reports itself; a fencing or a timeout it cannot. */
   onCoordinatorTxnEnded(e: TxnEnded): void {
+    this.brokerEnds.set(e.transactionalId, e)
+    if (this.brokerEnds.size > MAX_TXNS) this.brokerEnds.delete(this.brokerEnds.keys().next().value!)
     if (e.outcome !== 'aborted' || e.reason === 'client' || e.reason === null) return
     const tl = this.timelines.get(e.transactionalId)
     if (tl) {
@@ -85,15 +119,32 @@ export class TransactionBoard {
     }
     const owner = this.owner.get(e.transactionalId)
     const reason = e.reason === 'timeout' ? 'timeout' : owner !== undefined && this.isKilled(owner) ? 'crash' : 'fenced'
-    for (const t of this.txns.values()) if (t.transactionalId === e.transactionalId && t.outcome === 'open') this.end(t, 'aborted', e.endMs, reason)
+    for (const t of this.txns.values()) if (t.transactionalId === e.transactionalId && t.outcome === 'open') this.end(t, 'aborted', e.endMs, reason, e)
   }
 
-  private end(t: TxnView, outcome: 'committed' | 'aborted', endMs: number, reason: TxnView['abortReason']): void {
+  /** The lab tears this runtime down: what is open now, or ends from here on, is the teardown's doing. */
+  teardown(atMs: number): void {
+    this.closing = true
+    for (const t of this.txns.values()) if (t.outcome === 'open') this.end(t, 'aborted', atMs, 'teardown', null)
+  }
+
+  /** What the broker says an aborted transaction held, when its worker could not say it (a kill, a fencing). */
+  private fillHeld(t: TxnView, e: TxnEnded): void {
+    const held = (e.held ?? []).filter((h) => h.topic !== '__consumer_offsets')
+    if (held.length === 0 || t.partitions.length > 0) return
+    t.partitions = held.map((h) => `${h.topic}-${h.partition}`)
+    t.changelogRecords = held.filter((h) => this.changelog(h.topic)).reduce((n, h) => n + h.records, 0)
+    t.outputRecords = held.reduce((n, h) => n + h.records, 0) - t.changelogRecords
+    t.offsetsCommitted = e.offsets ?? t.offsetsCommitted
+  }
+
+  private end(t: TxnView, outcome: 'committed' | 'aborted', endMs: number, reason: TxnView['abortReason'], broker: TxnEnded | null): void {
+    if (broker !== null) this.fillHeld(t, broker)
     t.outcome = outcome
     t.endMs = endMs
-    t.abortReason = reason
-    this.counts[outcome]++
-    if (outcome === 'aborted') {
+    t.abortReason = outcome === 'aborted' && this.closing ? 'teardown' : reason
+    this.sink.ended(t, this.owner.get(t.transactionalId), broker?.held ?? null)
+    if (outcome === 'aborted' && t.abortReason !== 'teardown') {
       this.abortedKept.push(t)
       if (this.abortedKept.length > KEPT_ABORTS) this.abortedKept.shift()
     }
@@ -126,7 +177,7 @@ export class TransactionBoard {
   totals(): { committed: number; aborted: number; open: number } {
     let open = 0
     for (const t of this.txns.values()) if (t.outcome === 'open') open++
-    return { committed: this.counts.committed, aborted: this.counts.aborted, open }
+    return { ...this.sink.counts(), open }
   }
 
   producerTimelines(): ProducerTimeline[] {

@@ -4,6 +4,8 @@
 // what only the supervisor knows (its own processes' state, when each started).
 
 import type { ProducerTimeline, StoppedTaskView, TaskStopView, TaskView, WorkerView } from '../../lib/lab-protocol.ts'
+import type { StepCounters } from '../../lib/five-steps.ts'
+import type { ProcessingGuarantee } from '../../lib/streams-config.ts'
 import { taskIdOf } from '../../lib/task-id.ts'
 import type { LabEvent, LabRuntime, RuntimeSlot, TaskStatus, WorkerStatus } from './lab-runtime.ts'
 
@@ -42,10 +44,71 @@ function slotState(s: RuntimeSlot): WorkerView['state'] {
   return 'running'
 }
 
+/** Past owners of a task remembered one by one; older ones are folded into one sum. */
+const KEPT_OWNERS = 8
+const STEP_KEYS: readonly (keyof StepCounters)[] = ['consumed', 'processed', 'produced', 'acked', 'committed']
+
+function addSteps(a: StepCounters, b: StepCounters): StepCounters {
+  return { consumed: a.consumed + b.consumed, processed: a.processed + b.processed, produced: a.produced + b.produced, acked: a.acked + b.acked, committed: a.committed + b.committed }
+}
+
+/**
+ * Step counters per task id that survive the task moving. A worker counts the steps of the tasks it
+ * runs from 0, so after a kill or a rebalance the new owner's counters restarted while the group's
+ * committed offset kept counting. Here each owner's latest counters are kept (a worker whose
+ * counters for the task go down started the task over: what it had counted is kept apart) and a
+ * task shows their sum. Owners that alternate during a rebalance are counted once each.
+ */
+export class TaskStepTotals {
+  private readonly byTask = new Map<number, { folded: StepCounters; owners: Map<string, StepCounters> }>()
+
+  /** Notes a worker's counters for a task; returns the task's counters over all its owners. */
+  note(partition: number, workerId: string, steps: StepCounters): StepCounters {
+    let t = this.byTask.get(partition)
+    if (!t) this.byTask.set(partition, (t = { folded: { ...NO_STEPS }, owners: new Map() }))
+    const mine = t.owners.get(workerId)
+    if (mine && STEP_KEYS.some((k) => steps[k] < mine[k])) t.folded = addSteps(t.folded, mine)
+    t.owners.delete(workerId)
+    t.owners.set(workerId, { ...steps })
+    while (t.owners.size > KEPT_OWNERS) {
+      const [oldest, counted] = t.owners.entries().next().value as [string, StepCounters]
+      t.owners.delete(oldest)
+      t.folded = addSteps(t.folded, counted)
+    }
+    return this.total(partition)
+  }
+
+  total(partition: number): StepCounters {
+    const t = this.byTask.get(partition)
+    if (!t) return { ...NO_STEPS }
+    let sum = t.folded
+    for (const c of t.owners.values()) sum = addSteps(sum, c)
+    return sum
+  }
+}
+
+/** Generation fencings kept per transactional.id. */
+const MAX_GENERATION_FENCINGS = 20
+
+interface GenerationFenced {
+  producerId: number
+  epoch: number
+  fencings: ProducerTimeline['fencings']
+}
+
 export class WorkerBoard {
+  private readonly steps = new TaskStepTotals()
+  /**
+   * Under exactly_once_v2 a zombie is fenced by its group generation, not by an epoch: its thread
+   * producer keeps its epoch, but the TxnOffsetCommit of a member the group has moved on from is
+   * refused and the worker reports its tasks migrated. Kept by the worker's transactional.id.
+   */
+  private readonly generationFenced = new Map<string, GenerationFenced>()
   private readonly reported = new Map<string, Reported>()
   private readonly owner = new Map<number, string>()
   private readonly killed = new Set<string>()
+  /** Who stops workers cleanly on this lab (a scenario ending its lab): their cards say so instead of "killed". */
+  cleanStops: 'scenario' | null = null
 
   onEvent(e: LabEvent): void {
     if ('source' in e) return
@@ -58,7 +121,36 @@ export class WorkerBoard {
       for (const p of e.partitions) this.owner.set(p, e.memberId)
     } else if (e.type === 'worker-killed') {
       this.killed.add(e.workerId)
+    } else if (e.type === 'task-migrated' && !e.reason.startsWith('task corrupted')) {
+      this.noteGenerationFencing(e.workerId, e.reason, e.atMs)
     }
+  }
+
+  private noteGenerationFencing(workerId: string, reason: string, atMs: number): void {
+    for (const p of this.reported.get(workerId)?.status.producers ?? []) {
+      if (p.transactionalId === null) continue
+      let g = this.generationFenced.get(p.transactionalId)
+      if (!g) this.generationFenced.set(p.transactionalId, (g = { producerId: p.producerId, epoch: p.epoch, fencings: [] }))
+      g.fencings.push({ atMs, reason: `${workerId} fenced by the group generation: ${reason}`, by: 'generation' })
+      if (g.fencings.length > MAX_GENERATION_FENCINGS) g.fencings.shift()
+    }
+  }
+
+  /**
+   * The producers' timelines with the fencings by group generation added (exactly_once_v2 only:
+   * under exactly_once a migrated task's producer is fenced by its epoch, already in the timelines).
+   */
+  withGenerationFencings(timelines: readonly ProducerTimeline[], guarantee: ProcessingGuarantee): ProducerTimeline[] {
+    if (guarantee !== 'exactly_once_v2' || this.generationFenced.size === 0) return [...timelines]
+    const out = timelines.map((tl) => {
+      const g = this.generationFenced.get(tl.transactionalId)
+      return g ? { ...tl, fencings: [...tl.fencings, ...g.fencings].sort((a, b) => a.atMs - b.atMs) } : tl
+    })
+    for (const [transactionalId, g] of this.generationFenced) {
+      if (out.some((tl) => tl.transactionalId === transactionalId)) continue
+      out.push({ transactionalId, producerId: g.producerId, epochs: [{ epoch: g.epoch, atMs: g.fencings[0]?.atMs ?? 0 }], fencings: [...g.fencings], lastSequence: [] })
+    }
+    return out
   }
 
   /** The partitions a worker last reported holding. */
@@ -80,7 +172,10 @@ export class WorkerBoard {
     const own = rt.slots.map((s): WorkerView => {
       const id = s.worker?.id ?? s.slotId
       const r = this.reported.get(id)
-      const state = slotState(s)
+      const slot = slotState(s)
+      // Ended with its lab (closed, or stopped cleanly without a poison record), not killed by a fault.
+      const byLab = this.cleanStops !== null && ((slot === 'killed' && !this.killed.has(id)) || (slot === 'stopped' && !r?.stop && !r?.status.error))
+      const state = byLab ? 'stopped' : slot
       const alive = state === 'running' || state === 'paused'
       return {
         id,
@@ -91,6 +186,7 @@ export class WorkerBoard {
         startedAtMs: s.startedAtMs,
         error: r?.status.error ?? null,
         stop: alive ? null : (r?.stop ?? null),
+        ...(byLab && this.cleanStops !== null ? { stoppedBy: this.cleanStops } : {}),
         ...(r?.pid != null || r?.host != null ? { pid: r.pid, host: r.host } : {}),
       }
     })
@@ -132,13 +228,15 @@ export class WorkerBoard {
         if (!other || (other.memberId !== owner && (w.memberId === owner || w.lastSeenMs > other.lastSeenMs))) claims.set(t.partition, w)
       }
     }
+    for (const w of claimants) for (const t of w.tasks) this.steps.note(t.partition, w.id, t.steps ?? NO_STEPS)
     const tasks: TaskView[] = []
     for (const w of claimants) {
       for (const t of w.tasks) {
         if (claims.get(t.partition) !== w) continue
+        const steps = this.steps.total(t.partition)
         const c = committed[t.partition] ?? t.committedOffset
         const state = t.state === 'running' ? 'running' : t.state === 'restoring' ? 'restoring' : 'suspended'
-        tasks.push({ taskId: taskIdOf(t.partition), partition: t.partition, workerId: w.id, state, steps: { ...(t.steps ?? NO_STEPS) }, position: t.consumedOffset, committedOffset: c ?? null, lag: Math.max(0, (ends[t.partition] ?? 0) - (c ?? 0)) })
+        tasks.push({ taskId: taskIdOf(t.partition), partition: t.partition, workerId: w.id, state, steps, position: t.consumedOffset, committedOffset: c ?? null, lag: Math.max(0, (ends[t.partition] ?? 0) - (c ?? 0)) })
       }
     }
     return tasks.sort((a, b) => a.partition - b.partition)

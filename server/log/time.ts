@@ -1,19 +1,35 @@
 // Injected time. Everything below the lab asks a Time for the clock and for sleeps,
 // so tests can drive it with MockTime and runs stay deterministic.
 
+import { processStallMeter } from './stall-meter.ts'
+
 export interface Time {
   now(): number
   /** Resolves after ms of this clock's time. */
   sleep(ms: number): Promise<void>
   /** Lets other ready work run (a macrotask turn), without advancing the clock. */
   yield(): Promise<void>
+  /**
+   * Milliseconds since `fromMs` during which this process ran nothing (stall-meter.ts): no member
+   * of an in-process cluster could act then. Absent on a clock without stalls (virtual time).
+   */
+  frozenSince?(fromMs: number): number
 }
 
 const realYield = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
+const systemNow = () => performance.timeOrigin + performance.now()
+
 export class SystemTime implements Time {
+  constructor() {
+    // Watching from the start: a stall before the first question must count too.
+    processStallMeter(systemNow)
+  }
   now(): number {
-    return performance.timeOrigin + performance.now()
+    return systemNow()
+  }
+  frozenSince(fromMs: number): number {
+    return processStallMeter(systemNow).frozenSince(fromMs)
   }
   sleep(ms: number): Promise<void> {
     return ms <= 0 ? realYield() : new Promise((resolve) => setTimeout(resolve, ms))

@@ -3,6 +3,7 @@
 
 import type { IsolationLevel } from '../../lib/streams-config.ts'
 import type { LogCapabilities } from './capabilities.ts'
+import type { GroupDescription } from './group-description.ts'
 
 export interface TopicPartition {
   topic: string
@@ -165,7 +166,58 @@ export interface LogInspector {
   /** Stored records in [from, to), markers included; bounded by maxRecords. */
   readRaw(tp: TopicPartition, from: number, to: number, maxRecords: number): Promise<StoredRecordView[]>
   committedOffsets(groupId: string): Promise<OffsetToCommit[]>
+  /**
+   * The transactions as the coordinators and the partitions' leaders hold them (KIP-664's
+   * ListTransactions, DescribeTransactions and DescribeProducers; the embedded log's coordinator
+   * and producer state): every transactional id the filter keeps, and every producer of the partitions.
+   */
+  transactions?(partitions: readonly TopicPartition[], filter?: TransactionsFilter): Promise<TransactionsRead>
+  /** Writes an ABORT marker for a producer's open transaction on one partition (WriteTxnMarkers): its records become aborted, the LSO moves past them. */
+  abortTransaction?(p: ProducerToAbort): Promise<void>
+  /** The group as its coordinator holds it (DescribeGroups); absent where an inspector has no coordinator (a dump). */
+  describeGroup?(groupId: string): Promise<GroupDescription>
 }
+
+/** Which transactional ids a transactions read describes: those with the prefix and those holding a producer of the partitions. */
+export interface TransactionsFilter {
+  transactionalIdPrefix?: string
+}
+
+/** A transactional id as its coordinator holds it (DescribeTransactions). */
+export interface CoordinatorTransaction {
+  transactionalId: string
+  producerId: number
+  epoch: number
+  /** Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort (or PrepareEpochFence, Dead). */
+  state: string
+  timeoutMs: number
+  /** When the open transaction began; -1 when none is open. */
+  startTimeMs: number
+  /** The coordinator's last state change; null where the backend does not tell (Kafka's DescribeTransactions does not). */
+  lastUpdateMs: number | null
+  partitions: TopicPartition[]
+}
+
+/** A producer's state on one partition, as its leader holds it (DescribeProducers). */
+export interface PartitionProducer {
+  topic: string
+  partition: number
+  producerId: number
+  epoch: number
+  lastSequence: number
+  /** -1 where the backend does not keep it. */
+  lastTimestampMs: number
+  coordinatorEpoch: number
+  /** First offset of the producer's open transaction on this partition; -1: none open. */
+  currentTxnStartOffset: number
+}
+
+export interface TransactionsRead {
+  coordinators: CoordinatorTransaction[]
+  producers: PartitionProducer[]
+}
+
+export type ProducerToAbort = Pick<PartitionProducer, 'topic' | 'partition' | 'producerId' | 'epoch' | 'coordinatorEpoch'>
 
 export interface TopicSpec {
   topic: string
@@ -189,4 +241,12 @@ export interface LogConnection {
   consumer(options: ConsumerOptions): LogConsumer
   reader(): LogReader
   inspector(): LogInspector
+  /**
+   * Fault injection: a transactional batch of a producer id no coordinator knows, written to one
+   * partition: a hanging transaction (the LSO stays behind it until someone aborts it). Offered
+   * where the capabilities list 'hanging-transaction'.
+   */
+  injectHangingTransaction?(tp: TopicPartition): Promise<{ producerId: number; epoch: number; firstOffset: number }>
+  /** The cluster's brokers (a real cluster only; whether they may be killed: capability broker-faults). */
+  brokers?(): import('./broker-control.ts').BrokerControl
 }

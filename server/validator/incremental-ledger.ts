@@ -174,9 +174,7 @@ export class ValidationLedger {
       this.tally.orphanOutputs++
       return
     }
-    if (this.keys.idOf(key) === keyId && aggregatesEqual(expected!, actual)) return
-    this.tally.outputMismatches++
-    this.mismatchExamples.add(at, { key, source: { partition, offset }, expected: expected!, actual, where: 'output' })
+    if (this.tally.drift.noteOutput(key, this.keys.idOf(key) === keyId ? 'input-key' : 'other-key', expected!, actual)) this.mismatchExamples.add(at, { key, source: { partition, offset }, expected: expected!, actual, where: 'output' })
   }
 
   // ---- output, dead letters, changelog ---------------------------------------------------------

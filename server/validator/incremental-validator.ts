@@ -45,7 +45,7 @@ import { AbortedReadAudit, sumAbortedReads } from './read-committed.ts'
 import { differingKeys } from './recompute.ts'
 import type { ValidationReport, ValidationRow } from './report.ts'
 import type { ValidateOptions } from './validator.ts'
-import { DEFAULT_PAGE_SIZE, forEachRecord } from './log-pages.ts'
+import { DEFAULT_PAGE_SIZE, forEachPage } from './log-pages.ts'
 import { openTransactionPartitions } from './open-transactions.ts'
 import { type InputPartitionState, type PoisonWithoutDeadLetter, ValidationLedger } from './incremental-ledger.ts'
 import { OUTPUT_ROWS, assembleReport, finalMismatches, splitKeysNote } from './tally.ts'
@@ -57,6 +57,12 @@ export interface IncrementalValidateOptions extends ValidateOptions {
   maxPendingBoundaries?: number
   /** Distinct keys kept for duplicateKeys; default 10 000. */
   maxDuplicateKeys?: number
+  /**
+   * Runs between pages read: a live lab lets other work run there (its workers, their heartbeats).
+   * Catching up on millions of records in one turn held the event loop for seconds, past
+   * session.timeout.ms, and the group evicted every member.
+   */
+  betweenPages?: () => Promise<void>
 }
 
 /** Sizes of the state kept between checks: what must stay small. */
@@ -238,10 +244,14 @@ export class IncrementalValidator {
   }
 
   private async read(tp: TopicPartition, from: number, to: number, audit: AbortedReadAudit, visit: (r: StoredRecordView) => void): Promise<void> {
-    await forEachRecord(this.inspector, tp, from, to, this.pageSize, (r) => {
-      this.recordsRead++
-      audit.add(r)
-      visit(r)
+    const between = this.opts.betweenPages
+    await forEachPage(this.inspector, tp, from, to, this.pageSize, async (page) => {
+      for (const r of page) {
+        this.recordsRead++
+        audit.add(r)
+        visit(r)
+      }
+      if (between) await between()
     })
   }
 
@@ -322,9 +332,10 @@ export class IncrementalValidator {
 
     const examples = ledger.mismatchExamples.list()
     const final: ReadonlyMap<string, Aggregate> = ledger.recomputation.final()
-    const changelogMismatches = context.hasChangelog ? finalMismatches(ledger.changelogMismatchKeys(), final, (key) => ledger.changelog.get(key)?.agg, 'changelog', examples) : null
+    const finalMismatchKeys = new Set<string>()
+    const changelogMismatches = context.hasChangelog ? finalMismatches(ledger.changelogMismatchKeys(), final, (key) => ledger.changelog.get(key)?.agg, 'changelog', examples, finalMismatchKeys) : null
     const finalState = o.finalState
-    const finalStateMismatches = finalState ? finalMismatches(differingKeys(final, finalState), final, (key) => finalState.get(key), 'finalState', examples) : null
+    const finalStateMismatches = finalState ? finalMismatches(differingKeys(final, finalState), final, (key) => finalState.get(key), 'finalState', examples, finalMismatchKeys) : null
     const waiting = ledger.waitingOutputs()
     return assembleReport(o, ledger.tally, {
       dlqTopic: context.dlqTopic,
@@ -333,6 +344,7 @@ export class IncrementalValidator {
       outputsBeyondCommitted: waiting.beyondCommitted,
       changelogMismatches,
       finalStateMismatches,
+      finalMismatchKeys,
       openTransactionPartitions: await openTransactionPartitions(this.inspector, context.topics, o, context.dlqTopic),
       committedOffsets: context.committedOffsets,
       notes,

@@ -54,15 +54,18 @@ export interface ValidationReport {
   lost: number | null
   abortedReads: number
   abortedReadsUncommitted: number
+  /** Keys whose state differs from the replay, each counted once (state-drift.ts has the definition). */
   stateMismatches: number | null
   stateMismatchesBy: {
-    /** Output records whose aggregate differs from the recomputation right after their input record. */
+    /** Keys with a committed output whose aggregate differs from the recomputation right after its input record. */
     output: number
     /** Keys whose latest committed changelog value differs from the final recomputation; null without a changelog topic. */
     changelog: number | null
     /** Keys of opts.finalState that differ from the final recomputation; null when not given. */
     finalState: number | null
   }
+  /** Input records whose update reached a key's state twice, as the outputs' running counts show them (state-drift.ts). */
+  doubleAppliedUpdates: number | null
   openTransactions: number
   /** `<topic>-<partition>` of each partition whose last stable offset is below its high watermark, sorted. */
   openTransactionPartitions: string[]

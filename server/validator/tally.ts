@@ -5,6 +5,7 @@
 import type { Aggregate } from '../../lib/records.ts'
 import type { AbortedReadCounts } from './read-committed.ts'
 import type { KeyCount, PartitionCommit, StateMismatchExample, ValidationReport, ValidationRow } from './report.ts'
+import { StateDrift } from './state-drift.ts'
 
 /** Examples kept per kind (duplicates, lost, state mismatches). */
 export const MAX_EXAMPLES = 10
@@ -29,8 +30,8 @@ export interface Tally {
   readonly duplicateKeys: Map<string, number>
   lost: number
   orphanOutputs: number
-  /** Output records whose aggregate differs from the recomputation right after their input record. */
-  outputMismatches: number
+  /** Keys whose outputs differ from the recomputation, and the double-applied updates they show (state-drift.ts). */
+  readonly drift: StateDrift
 }
 
 export function newTally(): Tally {
@@ -44,7 +45,7 @@ export function newTally(): Tally {
     duplicateKeys: new Map(),
     lost: 0,
     orphanOutputs: 0,
-    outputMismatches: 0,
+    drift: new StateDrift(),
   }
 }
 
@@ -92,7 +93,9 @@ export function finalMismatches(
   actualOf: (key: string) => Aggregate | undefined,
   where: 'changelog' | 'finalState',
   examples: StateMismatchExample[],
+  keysOut: Set<string>,
 ): number {
+  for (const key of keys) keysOut.add(key)
   for (const key of keys) {
     if (examples.length >= MAX_EXAMPLES) break
     examples.push({ key, source: null, expected: expected.get(key) ?? null, actual: actualOf(key) ?? null, where })
@@ -109,6 +112,8 @@ export interface ValidationEnd {
   outputsBeyondCommitted: number
   changelogMismatches: number | null
   finalStateMismatches: number | null
+  /** The keys the changelog and final-state comparisons found differing (a key counts once with its outputs'). */
+  finalMismatchKeys: Set<string>
   openTransactionPartitions: string[]
   committedOffsets: PartitionCommit[]
   notes: string[]
@@ -124,7 +129,7 @@ export interface ReportTopics {
 
 /** The report: the tally's rows, the mismatches summed, and the unavailable rows nulled with their reasons. */
 export function assembleReport(topics: ReportTopics, tally: Tally, end: ValidationEnd, unavailable: UnavailableRows): ValidationReport {
-  const by = { output: tally.outputMismatches, changelog: end.changelogMismatches, finalState: end.finalStateMismatches }
+  const by = { output: tally.drift.mismatchedKeys, changelog: end.changelogMismatches, finalState: end.finalStateMismatches }
   const report: ValidationReport = {
     groupId: topics.groupId,
     inputTopic: topics.inputTopic,
@@ -141,8 +146,9 @@ export function assembleReport(topics: ReportTopics, tally: Tally, end: Validati
     lost: tally.lost,
     abortedReads: end.abortedReads.abortedReads,
     abortedReadsUncommitted: end.abortedReads.abortedReadsUncommitted,
-    stateMismatches: by.output + (by.changelog ?? 0) + (by.finalState ?? 0),
+    stateMismatches: tally.drift.mismatchesWith(end.finalMismatchKeys),
     stateMismatchesBy: by,
+    doubleAppliedUpdates: tally.drift.doubleApplied,
     openTransactions: end.openTransactionPartitions.length,
     openTransactionPartitions: end.openTransactionPartitions,
     orphanOutputs: tally.orphanOutputs + end.pendingOrphans,
@@ -154,6 +160,7 @@ export function assembleReport(topics: ReportTopics, tally: Tally, end: Validati
   }
   for (const { row } of report.unavailable) {
     if (row === 'duplicates' || row === 'lost' || row === 'stateMismatches') report[row] = null
+    if (row === 'stateMismatches') report.doubleAppliedUpdates = null
   }
   return report
 }

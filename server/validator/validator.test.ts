@@ -85,15 +85,18 @@ describe('validateRun', () => {
     expect(broken.abortedReadsUncommitted).toBe(6)
   })
 
-  it('(d) shows an update applied twice after an abort as state mismatches in output, changelog and store', async () => {
+  it('(d) shows two updates applied twice after an abort as one state mismatch (key a) holding 2 double-applied updates', async () => {
     const run = new RunBuilder(1)
     run.appendInput(0, [1, 2, 3, 4, 5].map((v) => ({ key: 'a', value: String(v) })))
     run.step(0, 3, 'commit')
     run.step(0, 2, 'abort', { keepStateOnAbort: true })
     run.step(0, 2, 'commit')
     const report = await validateRun(run.inspector(), run.options({ finalState: run.finalState() }))
-    expect(rows(report)).toEqual({ ...ROWS_ZERO, stateMismatches: 4 })
-    expect(report.stateMismatchesBy).toEqual({ output: 2, changelog: 1, finalState: 1 })
+    // Key a differs in its outputs, its changelog and its store: one key, counted once.
+    expect(rows(report)).toEqual({ ...ROWS_ZERO, stateMismatches: 1 })
+    expect(report.stateMismatchesBy).toEqual({ output: 1, changelog: 1, finalState: 1 })
+    // Offsets 3 and 4 went into the state twice: the count runs 2 ahead of the replay.
+    expect(report.doubleAppliedUpdates).toBe(2)
     expect(report.examples.stateMismatches[0]).toEqual({
       key: 'a',
       source: { partition: 0, offset: 3 },
@@ -101,8 +104,30 @@ describe('validateRun', () => {
       actual: { count: 6, sum: 19, min: 1, max: 5 },
       where: 'output',
     })
-    expect(violations(report, 'exactly-once')).toEqual([{ row: 'stateMismatches', value: 4 }])
+    expect(report.examples.stateMismatches.filter((e) => e.where === 'output')).toHaveLength(1)
+    expect(violations(report, 'exactly-once')).toEqual([{ row: 'stateMismatches', value: 1 }])
     expect(violations(report, 'at-least-once')).toEqual([])
+  })
+
+  it('(d2) later outputs of an inflated key add no state mismatch and no double-applied update; a clean key adds none', async () => {
+    const run = new RunBuilder(1)
+    run.appendInput(0, [1, 2, 3, 4, 5].map((v) => ({ key: 'a', value: String(v) })))
+    run.step(0, 3, 'commit')
+    run.step(0, 1, 'abort', { keepStateOnAbort: true })
+    run.step(0, 2, 'commit')
+    const once = await validateRun(run.inspector(), run.options())
+    expect(once).toMatchObject({ stateMismatches: 1, doubleAppliedUpdates: 1, duplicates: 0 })
+    // Twenty more inputs for a (every output inflated by one) and ten for b (clean), no new fault.
+    run.appendInput(0, Array.from({ length: 30 }, (_, i) => ({ key: i < 20 ? 'a' : 'b', value: String(i) })))
+    run.step(0, 30, 'commit')
+    const later = await validateRun(run.inspector(), run.options())
+    expect(later).toMatchObject({ stateMismatches: 1, doubleAppliedUpdates: 1, duplicates: 0, lost: 0 })
+    expect(later.stateMismatchesBy.output).toBe(1)
+    // A second fault on a: one more update applied twice, still one key.
+    run.appendInput(0, [6, 7].map((v) => ({ key: 'a', value: String(v) })))
+    run.step(0, 1, 'abort', { keepStateOnAbort: true })
+    run.step(0, 2, 'commit')
+    expect(await validateRun(run.inspector(), run.options())).toMatchObject({ stateMismatches: 1, doubleAppliedUpdates: 2 })
   })
 
   it('(e) lists every partition a transaction left open, the offsets partition included', async () => {

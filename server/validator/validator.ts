@@ -16,7 +16,7 @@
 
 import type { LogInspector, OffsetToCommit, PartitionOffsets, StoredRecordView, TopicPartition } from '../log/types.ts'
 import { tpKey } from '../log/types.ts'
-import { type Aggregate, DEFAULT_DLQ_TOPIC, type Provenance, aggregatesEqual, decodeOutputValue } from '../../lib/records.ts'
+import { type Aggregate, DEFAULT_DLQ_TOPIC, type Provenance, decodeOutputValue } from '../../lib/records.ts'
 import { type AbortedReadCounts, AbortedReadAudit, isCommittedRecord } from './read-committed.ts'
 import { openTransactionPartitions } from './open-transactions.ts'
 import { AggregateRecomputation, differingKeys, inputUpdate } from './recompute.ts'
@@ -70,6 +70,7 @@ class RunValidation {
       outputsBeyondCommitted: 0,
       changelogMismatches: null,
       finalStateMismatches: null,
+      finalMismatchKeys: new Set(),
       openTransactionPartitions: [],
       committedOffsets: [],
       notes: [],
@@ -190,9 +191,7 @@ class RunValidation {
   /** The first copy of each provenance against the recomputed aggregate right after its input record. */
   private checkOutputValue(model: InputPartitionModel, i: number, key: string, source: Provenance, actual: Aggregate): void {
     const expected = model.expectedAt(i)
-    if (this.keys.idOf(key) === model.keyId[i] && aggregatesEqual(expected, actual)) return
-    this.tally.outputMismatches++
-    this.addMismatchExample({ key, source, expected, actual, where: 'output' })
+    if (this.tally.drift.noteOutput(key, this.keys.idOf(key) === model.keyId[i] ? 'input-key' : 'other-key', expected, actual)) this.addMismatchExample({ key, source, expected, actual, where: 'output' })
   }
 
   private addMismatchExample(e: StateMismatchExample): void {
@@ -247,7 +246,7 @@ class RunValidation {
 
   private compareFinal(actual: ReadonlyMap<string, Aggregate>, where: 'changelog' | 'finalState'): number {
     const expected = this.recomputation.final()
-    return finalMismatches(differingKeys(expected, actual), expected, (key) => actual.get(key), where, this.end.examples.stateMismatches)
+    return finalMismatches(differingKeys(expected, actual), expected, (key) => actual.get(key), where, this.end.examples.stateMismatches, this.end.finalMismatchKeys)
   }
 
   /** Committed input records with no committed output record (or, for poison with a DLQ topic, no dead letter either). */

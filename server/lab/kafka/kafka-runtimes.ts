@@ -27,6 +27,8 @@ export interface KafkaLabOptions {
   workerLogs?: boolean
   /** Delete the previous application's topics on reset and close (default true). */
   deleteTopics?: boolean
+  /** scripts/kafka-cluster.sh's KAFKA_DIR (KAFKA_CLUSTER_DIR): the broker cards may kill and restart its brokers. */
+  localBrokersDir?: string | null
 }
 
 /** How long the load generator retries one send through an outage before it gives up (and says so). */
@@ -48,6 +50,9 @@ export function workerProcessRuntimes(o: KafkaLabOptions): RuntimeFactory {
         wrapLoadProducer: (make) => new RetryingLoadProducer(make, LOAD_SEND_DEADLINE_MS),
         labDirectory: 'publish',
         keepTopics: o.deleteTopics === false,
+        // The lab's Drop-ack button works on Kafka through the ack-drop proxy (not on TLS: its capabilities say why).
+        ackRoute: 'ack-drop-proxy',
+        localBrokersDir: o.localBrokersDir ?? null,
       }),
     forScenario: (): never => {
       requireCapability(KAFKA_CAPABILITIES, 'scenarios')

@@ -1,5 +1,6 @@
 // What a worker-process runtime is started with.
 
+import type { AckRoute } from '../../log/kafka/capabilities.ts'
 import type { Logger } from '../../logging.ts'
 import type { KafkaClientConfig } from '../../log/kafka/kafka-connection.ts'
 import type { LogProducer } from '../../log/types.ts'
@@ -24,4 +25,11 @@ export interface WorkerProcessRuntimeOptions extends RuntimeSettings {
   /** Keep the application's topics when it is retired (default: deleted). */
   keepTopics?: boolean
   logger?: Logger
+  /**
+   * Put the worker processes behind the ack-drop proxy so a produce ack can be lost on the real
+   * broker (dropAcks). Ignored on a TLS connection (the connection's capabilities say why).
+   */
+  ackRoute?: AckRoute
+  /** scripts/kafka-cluster.sh's KAFKA_DIR: its brokers may be killed and restarted from the lab (capability broker-faults). */
+  localBrokersDir?: string | null
 }

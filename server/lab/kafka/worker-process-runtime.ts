@@ -1,10 +1,8 @@
 // The runtime port on a Kafka cluster: the application's topics created up front, the load
 // generator on a KafkaConnection producer, N local worker processes (`eoscope worker`) under a
 // supervisor, kills by SIGKILL (at once, or at a step through the commands topic), pauses by
-// SIGSTOP/SIGCONT. A Kafka client sees none of the broker's own events: recovery instants come
-// from the workers' telemetry (worker-telemetry.ts: a kill at a step is reported exactly by the
-// worker before it dies; a parent's SIGKILL takes the position from the last status, a lower
-// bound) and from polling the group (group-watch.ts: detection and rebalance).
+// SIGSTOP/SIGCONT. No client sees the broker's own events: recovery instants come from the workers'
+// telemetry (worker-telemetry.ts) and from polling the group (group-watch.ts).
 
 import type { Admin } from 'kafkajs'
 import type { Step } from '../../../lib/lab-protocol.ts'
@@ -13,8 +11,10 @@ import { partitionOfTask } from '../../../lib/task-id.ts'
 import type { DeserializationPolicy } from '../../engine/stream-task.ts'
 import type { EngineEvent } from '../../engine/telemetry.ts'
 import type { Logger } from '../../logging.ts'
-import { requireGuarantee } from '../../log/capabilities.ts'
-import { withKafkaGroupTimeouts } from '../../log/kafka/capabilities.ts'
+import { refusal, requireGuarantee } from '../../log/capabilities.ts'
+import { ackRouteFor, withKafkaGroupTimeouts } from '../../log/kafka/capabilities.ts'
+import type { AckDropProxy } from '../../log/kafka/proxy/ack-drop-proxy.ts'
+import { startAckDropProxy } from './ack-drop-route.ts'
 import { createKafka } from '../../log/kafka/kafka-client.ts'
 import { KafkaConnection } from '../../log/kafka/kafka-connection.ts'
 import { SeededRandom, type Time } from '../../log/time.ts'
@@ -30,7 +30,7 @@ import { componentLogger } from './kafka-log.ts'
 import { descriptorOf, publishOrNotice } from './lab-directory.ts'
 import { RetryingLoadProducer } from './retrying-load-producer.ts'
 import { KAFKA_LAB_NOTES, KAFKA_RUN_NOTES, KAFKA_VISIBILITY_POLL_MS, KAFKA_WORDING, untilStable } from './worker-process-notes.ts'
-import { everyPartitionOwned, spawnWorker, stopProcesses, workerArgs, type KafkaProcessState, type KafkaSlot, type WorkerLogs } from './worker-spawn.ts'
+import { everyPartitionOwned, signalSlot, spawnWorker, stopProcesses, workerArgs, type KafkaSlot, type WorkerLogs } from './worker-spawn.ts'
 import type { WorkerProcessRuntimeOptions } from './worker-process-options.ts'
 import { WorkerTelemetry, type KafkaWorkerView } from './worker-telemetry.ts'
 
@@ -57,7 +57,6 @@ export class WorkerProcessRuntime implements LabRuntime {
   kills = 0
   /** Worker processes that exited with an error (restarted when restartFailed is set). */
   failedExits = 0
-  readonly droppedAcks = 0
   fenced = 0
   readonly startedAtMs: number
   private readonly admin: Admin
@@ -76,6 +75,8 @@ export class WorkerProcessRuntime implements LabRuntime {
   private slotSeq = 0
   private reconfiguring = false
   private txns = { committed: 0, aborted: 0 }
+  /** Between the worker processes and the brokers when the route is the ack-drop proxy. */
+  private ackProxy: AckDropProxy | null = null
 
   constructor(
     readonly time: Time,
@@ -87,7 +88,7 @@ export class WorkerProcessRuntime implements LabRuntime {
     this.topics = kafkaAppTopics(this.config['application.id'])
     this.clusterAddress = options.client.brokers.join(',')
     this.log = componentLogger('worker-process-runtime', options.logger).child({ applicationId: this.groupId })
-    this.connection = new KafkaConnection({ ...options.client, clientId: `${options.client.clientId}-lab` })
+    this.connection = new KafkaConnection({ ...options.client, clientId: `${options.client.clientId}-lab` }, {}, ackRouteFor(options.client, options.ackRoute ?? 'direct'), options.localBrokersDir ?? null)
     requireGuarantee(this.connection.capabilities, this.config['processing.guarantee'])
     this.admin = createKafka(options.client, `${options.client.clientId}-lab-groups`).admin()
     const makeLoadProducer = () => this.connection.producer({ clientId: `${this.config['application.id']}-load-generator`, idempotent: true })
@@ -117,6 +118,10 @@ export class WorkerProcessRuntime implements LabRuntime {
   get partitions(): number {
     return this.options.partitions
   }
+  /** Produce acks to the output topic the ack-drop proxy lost. */
+  get droppedAcks(): number {
+    return this.ackProxy?.stats.droppedAcks ?? 0
+  }
 
   onEvent(l: (e: LabEvent) => void): () => void {
     return this.hub.on(l)
@@ -130,6 +135,7 @@ export class WorkerProcessRuntime implements LabRuntime {
     await this.connection.admin().createTopics(kafkaAppTopicSpecs(this.topics, this.options.partitions))
     await this.admin.connect()
     this.adminConnected = true
+    if (refusal(this.connection.capabilities, 'drop-acks') === null) this.ackProxy = await startAckDropProxy(this.options.client.brokers, this.topics.output, this.time, (e) => this.emit(e))
     this.commandsProducer = this.connection.producer({ clientId: `${this.groupId}-commands`, idempotent: false })
     if (this.options.prefill) {
       if (!Number.isFinite(this.options.maxRecords)) throw new Error('prefill needs a finite maxRecords')
@@ -172,7 +178,7 @@ export class WorkerProcessRuntime implements LabRuntime {
     const process$ = (slot.process = { state: 'running' })
     slot.startedAtMs = this.time.now()
     const logs: WorkerLogs = this.options.workerLogs ? 'forward' : 'keep'
-    const args = workerArgs(this.options.client.brokers, this.config, this.options.partitions, slot.slotId, id)
+    const args = workerArgs(this.ackProxy?.bootstrap ?? this.options.client.brokers, this.config, this.options.partitions, slot.slotId, id)
     const child = spawnWorker(slot, args, logs, this.log.child({ workerId: id }), (code, signal) => this.onExit(slot, child, id, process$, code, signal))
     slot.worker = { id, slotId: slot.slotId, tasks: new Map(), memberId: null, state: 'starting', producers: [], pid: child.pid ?? null, host: null, lastSeenMs: slot.startedAtMs, firstSeenMs: slot.startedAtMs }
     this.telemetry.ownWorkers.set(id, slot.worker)
@@ -243,21 +249,12 @@ export class WorkerProcessRuntime implements LabRuntime {
 
   /** SIGSTOP: the process stops heartbeating and becomes a zombie once its session expires. */
   pause(workerId: string): boolean {
-    const paused = this.moveProcess(workerId, { from: 'running', signal: 'SIGSTOP', to: 'paused' })
+    const paused = signalSlot(this.slotOf(workerId), { from: 'running', signal: 'SIGSTOP', to: 'paused' })
     if (paused) this.emit({ type: 'worker-paused', workerId, step: null, atMs: this.time.now() })
     return paused
   }
   resume(workerId: string): boolean {
-    return this.moveProcess(workerId, { from: 'paused', signal: 'SIGCONT', to: 'running' })
-  }
-
-  /** Signals an own worker's process in state `from`; false when there is none. */
-  private moveProcess(workerId: string, m: { from: KafkaProcessState; signal: NodeJS.Signals; to: KafkaProcessState }): boolean {
-    const slot = this.slotOf(workerId)
-    if (!slot?.child || slot.process.state !== m.from) return false
-    slot.child.kill(m.signal)
-    slot.process.state = m.to
-    return true
+    return signalSlot(this.slotOf(workerId), { from: 'paused', signal: 'SIGCONT', to: 'running' })
   }
 
   /** Worker processes take no deserialization handler: poison records go to the dead-letter topic. */
@@ -301,8 +298,10 @@ export class WorkerProcessRuntime implements LabRuntime {
     await this.poisonProducer.send(poisonRecords(this.random, count, this.options.keys, this.topics.input, this.options.partitions))
   }
 
-  /** Not injectable into a real broker: connection.capabilities says so, and every caller asks it first. */
-  dropAcks(): void {}
+  /** The next n produce acks to the output topic are lost by the ack-drop proxy (capabilities refuse it without one). */
+  dropAcks(n: number): void {
+    this.ackProxy?.dropNextAcks(n)
+  }
 
   private recordKill(worker: KafkaWorkerView, t0: number, step: Step | null, status?: TaskStatus[], memberId?: string | null): void {
     const tasks = status ?? [...worker.tasks.values()]
@@ -380,6 +379,7 @@ export class WorkerProcessRuntime implements LabRuntime {
     for (const s of this.slots) if (s.child && s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL')
     await Promise.allSettled(this.slots.map((s) => s.exited))
     await Promise.allSettled(this.loops)
+    await this.ackProxy?.close()
     // A send still retrying through an outage gives up now (a retrying wrapper makes no fresh producer once closed).
     await this.loadProducer.close().catch(() => {})
     if (this.adminConnected) await this.admin.disconnect().catch(() => {})

@@ -93,3 +93,11 @@ export function everyPartitionOwned(live: readonly KafkaSlot[], partitions: numb
   for (const s of live) for (const t of s.worker?.tasks.values() ?? []) if (t.state === 'running') owned.add(t.partition)
   return owned.size === partitions && live.every((s) => (s.worker?.tasks.size ?? 0) > 0)
 }
+
+/** Signals an own worker's process in state `from` (SIGSTOP, SIGCONT) and moves it to `to`; false when there is none in that state. */
+export function signalSlot(slot: KafkaSlot | undefined, m: { from: KafkaProcessState; signal: NodeJS.Signals; to: KafkaProcessState }): boolean {
+  if (!slot?.child || slot.process.state !== m.from) return false
+  slot.child.kill(m.signal)
+  slot.process.state = m.to
+  return true
+}

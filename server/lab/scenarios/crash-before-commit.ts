@@ -4,6 +4,7 @@
 
 import type { ProcessingGuarantee } from '../../../lib/streams-config.ts'
 import { taskIdOf } from '../../../lib/task-id.ts'
+import { abortedRuns, duplicateRuns, largest, linkOf } from './evidence-links.ts'
 import { collect, finishAndValidate, outputProvenance, pickWorkerWithTasks, type Scenario, type ScenarioContext, waitUntil } from './scenario.ts'
 
 async function crashBeforeCommit(ctx: ScenarioContext, guarantee: ProcessingGuarantee): Promise<string> {
@@ -19,6 +20,7 @@ async function crashBeforeCommit(ctx: ScenarioContext, guarantee: ProcessingGuar
   const recovery = lab.tracker.recoveries[0]!
   const windows = recovery.partitions.map((p) => ({ partition: p.partition, from: p.committedAtKill ?? 0, to: p.positionAtKill }))
   ctx.say(`killed ${victim}: replay window ${windows.map((w) => `p${w.partition} [${w.from}, ${w.to})`).join(', ')}`)
+  for (const w of windows) if (w.to > w.from) ctx.link(linkOf(`replay window: input-${w.partition} [${w.from}, ${w.to}) redone by the next owner`, 'input', w, recovery.t0))
   const report = await finishAndValidate(lab)
   const provenance = await outputProvenance(lab)
   const dups = [...provenance.values()].filter((e) => e.copies > 1)
@@ -44,15 +46,20 @@ async function crashBeforeCommit(ctx: ScenarioContext, guarantee: ProcessingGuar
     ctx.expect('the next owner redid the work: duplicates > 0', (report.duplicates ?? 0) > 0)
     ctx.expect('every duplicate comes from the replay window of the kill', dups.length > 0 && inWindow.length === dups.length)
     ctx.expect('running counts were inflated: state mismatches > 0', (report.stateMismatches ?? 0) > 0)
-    ctx.say(`${report.duplicates} duplicate outputs, all ${inWindow.length} inside the replay window; ${report.stateMismatches} state mismatches`)
-    return `At-least-once redid the ${ctx.evidence.redone as number} records between the last commit and the crash: ${report.duplicates} duplicate outputs and ${report.stateMismatches} inflated aggregates, every one traced to the replay window.`
+    for (const run of duplicateRuns(dups)) ctx.link(linkOf(`duplicates: output-${run.partition} [${run.from}, ${run.to}) holds ${run.records} copies of records written more than once`, 'output', run, recovery.t0))
+    const [duplicates, inside, mismatches, redone] = [ctx.figure('duplicates', report.duplicates), ctx.figure('duplicatesInReplayWindow', inWindow.length), ctx.figure('stateMismatches', report.stateMismatches), ctx.figure('redone', ctx.evidence.redone as number)]
+    const doubleApplied = ctx.figure('doubleAppliedUpdates', report.doubleAppliedUpdates)
+    ctx.say(`${duplicates} duplicate outputs, all ${inside} inside the replay window; ${mismatches} keys with state mismatches, holding ${doubleApplied} double-applied updates`)
+    return `At-least-once redid the ${redone} records between the last commit and the crash: ${duplicates} duplicate outputs and ${doubleApplied} double-applied updates in ${mismatches} keys with state mismatches, every one traced to the replay window.`
   }
   ctx.expect('0 duplicates', report.duplicates === 0)
   ctx.expect('0 state mismatches', report.stateMismatches === 0)
   ctx.expect('0 aborted reads', report.abortedReads === 0)
   ctx.expect('the open transaction was aborted: at least 1 aborted transaction', aborted >= 1)
   ctx.expect('the new owner restored the state from the changelog', restores.length > 0)
-  ctx.say(`${aborted} transaction(s) aborted with ABORT markers; state restored from the changelog; 0 duplicates`)
+  const killedParts = recovery.partitions.map((p) => p.partition)
+  for (const run of largest(await abortedRuns(lab, lab.topics.output, killedParts), 2)) ctx.link(linkOf(`aborted: output-${run.partition} [${run.from}, ${run.to}), ${run.records} records of the dead worker's transaction and its ABORT marker`, 'output', run, recovery.t0))
+  ctx.say(`${ctx.figure('abortedTransactions', aborted)} transaction(s) aborted with ABORT markers; state restored from the changelog; ${ctx.figure('duplicates', report.duplicates)} duplicates`)
   return `Exactly-once aborted the dead worker's open transaction (its output, changelog writes and offsets together), so the redone records replaced invisible ones: 0 duplicates and 0 state mismatches.`
 }
 

@@ -1,6 +1,7 @@
 // A producer dies mid-transaction and nobody takes over its transactional.id: the last stable
 // offset stops, read_committed readers stall, until transaction.timeout.ms aborts it.
 
+import { abortedRuns, linkOf } from './evidence-links.ts'
 import { collect, finishAndValidate, pickWorkerWithTasks, type Scenario, waitUntil } from './scenario.ts'
 
 export const hangingTransactionScenario: Scenario = {
@@ -35,8 +36,13 @@ export const hangingTransactionScenario: Scenario = {
     )
     const releasedAfter = time.now() - t0
     const abort = events.find((e) => 'source' in e && e.type === 'txn-ended' && e.transactionalId === tid && e.outcome === 'aborted')
-    ctx.say(`${Math.round(releasedAfter)} ms after the crash the coordinator aborted ${tid}, open since its first write (transaction.timeout.ms=${timeoutMs}); the last stable offset moves again`)
+    ctx.say(`${ctx.figure('stalledMs', Math.round(releasedAfter))} ms after the crash the coordinator aborted ${tid}, open since its first write (transaction.timeout.ms=${ctx.figure('transactionTimeoutMs', timeoutMs)}); the last stable offset moves again`)
     const report = await finishAndValidate(lab)
+    const runs = await abortedRuns(lab, lab.topics.output, partitions)
+    for (const [i, p] of partitions.entries()) {
+      const run = runs.find((r) => r.partition === p && r.from <= stuck[i]! && stuck[i]! < r.to) ?? runs.find((r) => r.partition === p && r.from >= stuck[i]!)
+      if (run) ctx.link(linkOf(`hanging transaction ${tid}: output-${p} [${run.from}, ${run.to}), ${run.records} records held back from read_committed until the timeout abort`, 'output', run, t0))
+    }
     Object.assign(ctx.evidence, {
       transactionalId: tid,
       partitions,

@@ -1,6 +1,7 @@
 // read_committed and read_uncommitted consumers side by side on the same output partition during
 // a run with aborts: the second sees aborted records, the first never does.
 
+import { abortedRuns, largest, linkOf } from './evidence-links.ts'
 import { finishAndValidate, pickWorkerWithTasks, type Scenario, waitUntil } from './scenario.ts'
 
 export const isolationScenario: Scenario = {
@@ -10,11 +11,13 @@ export const isolationScenario: Scenario = {
   async run(ctx) {
     const { time } = ctx
     const lab = await ctx.host.start({ guarantee: 'exactly_once', commitIntervalMs: 500, ratePerSec: 2_000, records: 10_000, restartAfterMs: 300 })
+    let killedAtMs = time.now()
     for (let i = 0; i < 3; i++) {
       await time.sleep(1_000)
       const before = lab.kills
       lab.kill(pickWorkerWithTasks(lab), 5)
       await waitUntil(time, () => lab.kills > before, 5_000, 'the kill')
+      killedAtMs = time.now()
     }
     ctx.say(`3 workers killed before their commits: their transactions were aborted`)
     const report = await finishAndValidate(lab)
@@ -36,7 +39,11 @@ export const isolationScenario: Scenario = {
       }
       if (row.abortedSeenUncommitted > best.abortedSeenUncommitted) best = row
     }
-    ctx.say(`output-${best.partition}: read_uncommitted delivered ${best.uncommitted} records (${best.abortedSeenUncommitted} aborted); read_committed delivered ${best.committed} (${best.abortedSeenCommitted} aborted)`)
+    const f = (name: keyof typeof best) => ctx.figure(name, best[name])
+    ctx.say(`output-${f('partition')}: read_uncommitted delivered ${f('uncommitted')} records (${f('abortedSeenUncommitted')} aborted); read_committed delivered ${f('committed')} (${f('abortedSeenCommitted')} aborted)`)
+    for (const run of largest(await abortedRuns(lab, lab.topics.output, [best.partition]), 3)) {
+      ctx.link(linkOf(`aborted on output-${run.partition} [${run.from}, ${run.to}): ${run.records} records read_uncommitted delivers and read_committed skips`, 'output', run, killedAtMs))
+    }
     Object.assign(ctx.evidence, { sideBySide: best, abortedReads: report.abortedReads, abortedReadsUncommitted: report.abortedReadsUncommitted })
     ctx.expect('read_uncommitted saw aborted records', best.abortedSeenUncommitted > 0)
     ctx.expect('read_committed never did', best.abortedSeenCommitted === 0 && report.abortedReads === 0)

@@ -1,7 +1,9 @@
 // The broker appends a batch but its ack is lost; the producer retries. Without idempotence the
 // write is doubled; with it the broker recognises the retry by its producer id, epoch and sequence.
+// The run with idempotence goes first, so the lab the scenario ends on holds the doubled write.
 
-import { finishAndValidate, collect, type Scenario, type ScenarioContext } from './scenario.ts'
+import { duplicateRuns, linkOf } from './evidence-links.ts'
+import { finishAndValidate, collect, outputProvenance, type Scenario, type ScenarioContext } from './scenario.ts'
 
 /** One run with enable.idempotence 'on' or 'off'. */
 async function lostAck(ctx: ScenarioContext, enableIdempotence: 'on' | 'off') {
@@ -12,9 +14,10 @@ async function lostAck(ctx: ScenarioContext, enableIdempotence: 'on' | 'off') {
   lab.dropAcks(1)
   ctx.say(`enable.idempotence=${idempotence}: the next produce ack is lost after the broker appended the batch`)
   const report = await finishAndValidate(lab)
-  const dropped = events.find((e) => e.type === 'ack-dropped')
+  const ack = events.find((e) => e.type === 'ack-dropped')
+  const dropped = ack?.type === 'ack-dropped' ? ack : null
   const dedup = events.filter((e) => 'source' in e && e.type === 'retry-deduplicated')
-  return { report, dropped, dedup }
+  return { lab, report, dropped, dedup }
 }
 
 export const lostAckScenario: Scenario = {
@@ -22,13 +25,17 @@ export const lostAckScenario: Scenario = {
   title: 'A lost ack and the retry',
   summary: 'Step 4 fails after the broker appended: the producer retries the same batch. Without idempotence it is written twice; with enable.idempotence the broker drops the retry by its sequence number.',
   async run(ctx) {
-    const off = await lostAck(ctx, 'off')
-    const d = off.dropped?.type === 'ack-dropped' ? off.dropped : null
-    ctx.say(d ? `idempotence off: producer id ${d.producerId} (none: -1), retried batches ${d.batches.map((b) => `${b.topic}-${b.partition}@${b.baseOffset}×${b.count}`).join(', ')}` : 'no ack was dropped')
     const on = await lostAck(ctx, 'on')
-    const e = on.dropped?.type === 'ack-dropped' ? on.dropped : null
+    const e = on.dropped
     const dedup = on.dedup.map((x) => (x.type === 'retry-deduplicated' ? { producerId: x.producerId, epoch: x.epoch, partition: `${x.topic}-${x.partition}`, baseSequence: x.baseSequence, count: x.count, originalOffset: x.baseOffset } : null))
     ctx.say(e ? `idempotence on: producer id ${e.producerId}, epoch ${e.epoch}, sequences ${e.batches.map((b) => `${b.topic}-${b.partition}:${b.baseSequence}..${b.baseSequence + b.count - 1}`).join(', ')}; the broker acknowledged the retry without appending it` : 'no ack was dropped')
+    const off = await lostAck(ctx, 'off')
+    const d = off.dropped
+    ctx.say(d ? `idempotence off: producer id ${d.producerId} (none: -1), retried batches ${d.batches.map((b) => `${b.topic}-${b.partition}@${b.baseOffset}×${b.count}`).join(', ')}` : 'no ack was dropped')
+    // The output records written twice: both copies of every record of a retried output batch.
+    const retried = (d?.batches ?? []).filter((b) => b.topic === off.lab.topics.output)
+    const twice = [...(await outputProvenance(off.lab)).values()].filter((p) => p.copies > 1 && p.outputs.some((o) => retried.some((b) => b.partition === o.partition && o.offset >= b.baseOffset && o.offset < b.baseOffset + b.count)))
+    for (const run of duplicateRuns(twice)) ctx.link(linkOf(`written twice: output-${run.partition} [${run.from}, ${run.to}), the batch whose ack was lost and its retry`, 'output', run, d?.atMs ?? ctx.time.now()))
     Object.assign(ctx.evidence, {
       idempotenceOff: { droppedAck: d, duplicates: off.report.duplicates, lost: off.report.lost },
       idempotenceOn: { droppedAck: e, deduplicatedRetries: dedup, duplicates: on.report.duplicates, lost: on.report.lost },
@@ -38,6 +45,8 @@ export const lostAckScenario: Scenario = {
     ctx.expect('with idempotence the broker dropped the retry by its sequence number', dedup.length > 0)
     ctx.expect('with idempotence: 0 duplicates', on.report.duplicates === 0)
     ctx.expect('lost is 0 in both runs', off.report.lost === 0 && on.report.lost === 0)
-    return `Without idempotence the retried batch was appended again (${off.report.duplicates} duplicates). With enable.idempotence the broker matched producer id, epoch and sequence and acknowledged the retry without appending it: 0 duplicates.`
+    const [doubled, deduped] = [ctx.figure('duplicatesWithoutIdempotence', off.report.duplicates), ctx.figure('duplicatesWithIdempotence', on.report.duplicates)]
+    ctx.figure('deduplicatedRetries', dedup.length)
+    return `Without idempotence the retried batch was appended again (${doubled} duplicates). With enable.idempotence the broker matched producer id, epoch and sequence and acknowledged the retry without appending it: ${deduped} duplicates.`
   },
 }

@@ -2,7 +2,7 @@
 // and ends by stating what the evidence shows. The same script runs headless (eoscope scenario)
 // and on the dashboard's live lab; its expectations are asserted in tests.
 
-import type { Step } from '../../../lib/lab-protocol.ts'
+import type { EvidenceLink, Step } from '../../../lib/lab-protocol.ts'
 import { streamsConfigFor, type ProcessingGuarantee } from '../../../lib/streams-config.ts'
 import type { Time } from '../../log/time.ts'
 import type { LatencyModel } from '../../log/embedded/latency-model.ts'
@@ -51,6 +51,10 @@ export interface ScenarioResult {
   expectations: Expectation[]
   passed: boolean
   conclusion: string
+  /** The figures the narrative quotes, by name: the very numbers its text was written with. */
+  figures: Record<string, number>
+  /** Where the records its claims are about lie in the last lab it ran (partition, offsets, moment). */
+  links: EvidenceLink[]
 }
 
 export interface ScenarioContext {
@@ -59,6 +63,10 @@ export interface ScenarioContext {
   say(text: string): void
   expect(claim: string, holds: boolean): void
   evidence: Record<string, unknown>
+  /** Records a figure the narrative quotes and returns it, so the text and the figure are one number. */
+  figure(name: string, value: number | null): number
+  /** Points at records a claim is about, in the lab the scenario ends on. */
+  link(link: EvidenceLink): void
 }
 
 export interface Scenario {
@@ -125,6 +133,24 @@ export async function waitUntil(time: Time, predicate: () => boolean, maxMs: num
   }
 }
 
+/**
+ * Waits until `predicate` holds while `progress` keeps moving: fails when it has not changed for
+ * `stallMs` (stuck), or past `maxMs` (a bound far beyond a slow machine's pace).
+ */
+export async function waitWhileProgressing(time: Time, predicate: () => boolean, progress: () => number, o: { stallMs: number; maxMs: number; what: string }): Promise<void> {
+  const start = time.now()
+  let last = progress()
+  let movedAt = start
+  while (!predicate()) {
+    const now = time.now()
+    const seen = progress()
+    if (seen !== last) [last, movedAt] = [seen, now]
+    if (now - movedAt > o.stallMs) throw new Error(`scenario gave up waiting for ${o.what}: no progress for ${o.stallMs} ms`)
+    if (now - start > o.maxMs) throw new Error(`scenario gave up waiting for ${o.what} after ${o.maxMs} ms`)
+    await time.sleep(10)
+  }
+}
+
 /** Waits until every input record is committed, then stops the lab cleanly and validates its logs. */
 export async function finishAndValidate(runtime: InProcessRuntime, maxMs = 60_000): Promise<ValidationReport> {
   await waitUntil(runtime.time, () => runtime.caughtUp(), maxMs, 'all input to be processed and committed')
@@ -145,13 +171,22 @@ export function collect(runtime: InProcessRuntime): LabEvent[] {
   return events
 }
 
+/** One input record's committed outputs: its key, where it came from, and each copy's output partition and offset. */
+export interface Provenance {
+  key: string
+  copies: number
+  partition: number
+  offset: number
+  outputs: { partition: number; offset: number }[]
+}
+
 /**
  * Committed output records per provenance (input partition and offset), as a read_committed
  * consumer of the output topic would count them.
  */
-export async function outputProvenance(runtime: InProcessRuntime): Promise<Map<string, { key: string; copies: number; partition: number; offset: number }>> {
+export async function outputProvenance(runtime: InProcessRuntime): Promise<Map<string, Provenance>> {
   const inspector = runtime.connection.inspector()
-  const out = new Map<string, { key: string; copies: number; partition: number; offset: number }>()
+  const out = new Map<string, Provenance>()
   for (let p = 0; p < runtime.options.partitions; p++) {
     const tp = { topic: runtime.topics.output, partition: p }
     const { highWatermark } = await inspector.offsets(tp)
@@ -160,8 +195,10 @@ export async function outputProvenance(runtime: InProcessRuntime): Promise<Map<s
       const v = JSON.parse(r.value) as { key: string; source: { partition: number; offset: number } }
       const k = `${v.source.partition}@${v.source.offset}`
       const e = out.get(k)
-      if (e) e.copies++
-      else out.set(k, { key: v.key, copies: 1, partition: v.source.partition, offset: v.source.offset })
+      if (e) {
+        e.copies++
+        e.outputs.push({ partition: p, offset: r.offset })
+      } else out.set(k, { key: v.key, copies: 1, partition: v.source.partition, offset: v.source.offset, outputs: [{ partition: p, offset: r.offset }] })
     }
   }
   return out
@@ -170,6 +207,8 @@ export async function outputProvenance(runtime: InProcessRuntime): Promise<Map<s
 export async function runScenario(scenario: Scenario, host: ScenarioHost, onSay?: (line: { atMs: number; text: string }) => void): Promise<ScenarioResult> {
   const narrative: { atMs: number; text: string }[] = []
   const expectations: Expectation[] = []
+  const figures: Record<string, number> = {}
+  const links: EvidenceLink[] = []
   const t0 = host.time.now()
   const ctx: ScenarioContext = {
     host,
@@ -181,6 +220,8 @@ export async function runScenario(scenario: Scenario, host: ScenarioHost, onSay?
     },
     expect: (claim, holds) => expectations.push({ claim, holds }),
     evidence: {},
+    figure: (name, value) => (figures[name] = value ?? 0),
+    link: (l) => links.push({ ...l, atMs: Math.round(l.atMs) }),
   }
   const conclusion = await scenario.run(ctx)
   return {
@@ -193,6 +234,8 @@ export async function runScenario(scenario: Scenario, host: ScenarioHost, onSay?
     expectations,
     passed: expectations.length > 0 && expectations.every((e) => e.holds),
     conclusion,
+    figures,
+    links,
   }
 }
 

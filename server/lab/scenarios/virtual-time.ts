@@ -10,12 +10,17 @@ import { HeadlessHost, runScenario, type Scenario, type ScenarioResult } from '.
 /** Virtual time a scenario may take before it is given up (far beyond any script's own waits). */
 const MAX_VIRTUAL_MS = 3_600_000
 
-/** Runs one scenario headless on a fresh virtual clock, and closes its labs. */
-export async function runScenarioInVirtualTime(scenario: Scenario, seed: number): Promise<ScenarioResult> {
+/**
+ * Runs one scenario headless on a fresh virtual clock, and closes its labs. `inspect`: reads the
+ * labs it ran (the last one holds the records its links point at) before they are closed.
+ */
+export async function runScenarioInVirtualTime(scenario: Scenario, seed: number, inspect?: (result: ScenarioResult, host: HeadlessHost) => Promise<void>): Promise<ScenarioResult> {
   const time = new MockTime()
   const host = new HeadlessHost(time, seed, MODEL_COSTS)
   try {
-    return await time.runUntilSettled(runScenario(scenario, host), MAX_VIRTUAL_MS)
+    const result = await time.runUntilSettled(runScenario(scenario, host), MAX_VIRTUAL_MS)
+    if (inspect) await time.runUntilSettled(inspect(result, host), MAX_VIRTUAL_MS)
+    return result
   } finally {
     await time.runUntilSettled(host.close(), MAX_VIRTUAL_MS)
   }

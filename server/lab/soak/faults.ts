@@ -10,7 +10,7 @@ import type { SeededRandom, Time } from '../../log/time.ts'
 import { busyWorkers } from './driven-runtime.ts'
 import type { LabRuntime } from '../lab-runtime.ts'
 
-export const FAULT_KINDS = ['kill', 'killAtStep', 'pause', 'droppedAck', 'guaranteeChange', 'commitIntervalChange', 'brokerRestart'] as const
+export const FAULT_KINDS = ['kill', 'killAtStep', 'pause', 'droppedAck', 'guaranteeChange', 'commitIntervalChange', 'brokerRestart', 'brokerKill'] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
 
 export const COMMIT_INTERVALS = [50, 100, 250, 500, 1_000]

@@ -10,6 +10,7 @@ import { SystemTime } from '../../log/time.ts'
 import { WorkerProcessRuntime } from '../kafka/worker-process-runtime.ts'
 import { RetryingLoadProducer } from '../kafka/retrying-load-producer.ts'
 import { brokerRestartFault, scriptBrokerRestart, type BrokerOutage } from './broker-restart.ts'
+import { brokerKillFault, type BrokerKill } from './broker-kill.ts'
 import { soakNotes, type SoakBackend, type SoakSession, type SoakSpec } from './soak.ts'
 
 export { scriptBrokerRestart }
@@ -26,12 +27,19 @@ export interface KafkaSoakOptions {
   sessionTimeoutMs?: number
   /** Delete the run's topics at the end of a passed run (default true). */
   deleteTopics?: boolean
+  /**
+   * A cluster of three started by scripts/kafka-cluster.sh (its KAFKA_DIR): the soak SIGKILLs its
+   * brokers (brokerKill) instead of restarting a single broker.
+   */
+  localBrokersDir?: string
 }
 
 /** What a Kafka soak reports beyond the shared result. */
 export interface KafkaSoakFigures {
   applicationId: string
   brokerRestarts: BrokerOutage[]
+  /** Three-broker cluster: each broker SIGKILL, its target and how long its broker was down. */
+  brokerKills?: BrokerKill[]
   /** Worker processes that exited with an error (mostly during broker outages) and were replaced. */
   workerFailures: number
   input: { sentRecords: number; retriedSends: number; replacedProducers: number; failedSends: number; failedRecords: number }
@@ -45,6 +53,14 @@ const KAFKA_FAULT_NOTES = [
 
 export const KAFKA_SOAK_NOTES: readonly string[] = soakNotes(KAFKA_CAPABILITIES, KAFKA_FAULT_NOTES)
 
+const CLUSTER_FAULT_NOTES = [
+  'brokerKill SIGKILLs a broker of the local three-broker cluster (scripts/kafka-cluster.sh: replication factor 3, min.insync.replicas 2, transaction state log replicated 3 with min ISR 2) with the load and the workers running and transactions open, no controlled shutdown: half of the kills aim at the broker coordinating the most of the run\'s transactional ids, half at a leader of an input partition. The broker is started again in the background; one broker is down at a time. brokerRestart (a single broker\'s SIGTERM) is not used on the cluster.',
+  ...KAFKA_FAULT_NOTES.slice(1),
+]
+
+/** The notes of a soak on the three-broker cluster. */
+export const KAFKA_CLUSTER_SOAK_NOTES: readonly string[] = soakNotes(KAFKA_CAPABILITIES, CLUSTER_FAULT_NOTES)
+
 export function kafkaSoak(o: KafkaSoakOptions): SoakBackend<KafkaSoakFigures> {
   const time = new SystemTime()
   return {
@@ -52,7 +68,7 @@ export function kafkaSoak(o: KafkaSoakOptions): SoakBackend<KafkaSoakFigures> {
     pace: { faultGapMs: [300, 900], validateEveryMs: 30_000, drainTimeoutMs: 180_000 },
     pausesAtStep: false,
     periodicChecks: 'quiet',
-    notes: KAFKA_FAULT_NOTES,
+    notes: o.localBrokersDir ? CLUSTER_FAULT_NOTES : KAFKA_FAULT_NOTES,
     open: (spec) => openKafka(time, o, spec),
   }
 }
@@ -73,9 +89,12 @@ function openKafka(time: SystemTime, o: KafkaSoakOptions, spec: SoakSpec): SoakS
     restartFailed: true,
     workerLogs: o.workerLogs,
     wrapLoadProducer: (make) => (loadProducer = new RetryingLoadProducer(make)),
+    localBrokersDir: o.localBrokersDir ?? null,
   })
   const outages: BrokerOutage[] = []
-  const restart = brokerRestartFault(o.restartBroker ?? scriptBrokerRestart(o.brokers[0]!), spec.faults, lab.random, outages)
+  const brokerKills: BrokerKill[] = []
+  const killFault = o.localBrokersDir ? brokerKillFault(brokerKills) : null
+  const brokerFault = killFault ?? brokerRestartFault(o.restartBroker ?? scriptBrokerRestart(o.brokers[0]!), spec.faults, lab.random, outages)
   // The lab's background sends (a kill command, say) must not end the process during an outage.
   const clientErrors: string[] = []
   const onUnhandled = (e: unknown) => {
@@ -85,7 +104,7 @@ function openKafka(time: SystemTime, o: KafkaSoakOptions, spec: SoakSpec): SoakS
   const sends = () => loadProducer as RetryingLoadProducer | null
   return {
     runtime: lab,
-    faults: [restart],
+    faults: [brokerFault],
     reconfigure: (changes) => lab.reconfigure({ ...lab.config, ...changes }),
     inputEnds: () => inputHighWatermarks(lab),
     violations: () => {
@@ -97,6 +116,7 @@ function openKafka(time: SystemTime, o: KafkaSoakOptions, spec: SoakSpec): SoakS
       return {
         applicationId,
         brokerRestarts: outages,
+        ...(o.localBrokersDir ? { brokerKills } : {}),
         workerFailures: lab.failedExits,
         input: { sentRecords: lp?.sentRecords ?? 0, retriedSends: lp?.retriedSends ?? 0, replacedProducers: lp?.replacedProducers ?? 0, failedSends: lp?.failedSends ?? 0, failedRecords: lp?.failedRecords ?? 0 },
       }
@@ -104,6 +124,8 @@ function openKafka(time: SystemTime, o: KafkaSoakOptions, spec: SoakSpec): SoakS
     notes: () => (clientErrors.length ? [`background client errors during the run (retried): ${clientErrors.join(' | ')}`] : []),
     async close(outcome) {
       try {
+        // A killed broker being started again comes back before the run's clients go.
+        await killFault?.settled()
         if (outcome === 'passed' && o.deleteTopics !== false) await lab.deleteTopics().catch(() => {})
         await lab.close().catch(() => {})
       } finally {

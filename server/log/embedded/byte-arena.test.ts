@@ -17,6 +17,46 @@ describe('ByteArena', () => {
     )
   })
 
+  it('stores a batch of ASCII strings back to back, and nothing when one is not ASCII', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 200 }), fc.string({ unit: 'grapheme', maxLength: 50 })), { maxLength: 300 }), { maxLength: 20 }), (batches) => {
+        const arena = new ByteArena()
+        const stored: { v: string; at: number; len: number }[] = []
+        for (const batch of batches) {
+          const end = arena.end
+          const first = arena.writeAscii(batch)
+          const ascii = batch.every((v) => /^[\x00-\x7f]*$/.test(v))
+          expect(first >= 0).toBe(ascii)
+          if (first < 0) {
+            // Nothing stored: the arena ends where it did (or a fresh chunk starts empty).
+            expect(arena.end === end || arena.end % (1 << 22) === 0).toBe(true)
+            for (const v of batch) {
+              const at = arena.write(v)
+              stored.push({ v, at, len: arena.end - at })
+            }
+          } else {
+            let at = first
+            for (const v of batch) {
+              stored.push({ v, at, len: v.length })
+              at += v.length
+            }
+            expect(arena.end).toBe(at)
+          }
+        }
+        for (const s of stored) expect(arena.read(s.at, s.len)).toBe(s.v)
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  it('refuses a batch larger than a chunk, which is then written one by one', () => {
+    const arena = new ByteArena()
+    const big = Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(100_000, 'x'))
+    expect(arena.writeAscii(big)).toBe(-1)
+    const at = big.map((v) => arena.write(v))
+    expect(arena.read(at[19]!, 100_000)).toBe(big[19])
+  })
+
   it('starts small and releases whole chunks behind a location', () => {
     const arena = new ByteArena()
     arena.write('x')

@@ -33,15 +33,45 @@ export class ByteArena {
     // UTF-8 takes at most 3 bytes per UTF-16 code unit.
     const worst = s.length * 3
     if (worst > MAX_VALUE_BYTES) throw new RangeError(`a value of up to ${worst} bytes does not fit the log's ${MAX_VALUE_BYTES}-byte limit`)
-    if (this.current === null || this.position + worst > this.current.length) {
+    const chunk = this.room(worst)
+    const location = (this.chunks.length - 1) * CHUNK_SIZE + this.position
+    this.position += utf8Write(chunk, s, this.position)
+    return location
+  }
+
+  /**
+   * Stores the strings back to back with one encoding call, as a broker writes a batch's records
+   * as one buffer (one call per value cost more than the copy itself). Only when every string is
+   * ASCII, so that each takes exactly its length in bytes and the next one starts at the previous
+   * location plus its length: returns the location of the first. Returns -1 having stored nothing
+   * when a string is not ASCII or the batch does not fit in one chunk; the caller then writes them
+   * one by one.
+   */
+  writeAscii(strings: readonly string[]): number {
+    let units = 0
+    for (let i = 0; i < strings.length; i++) units += strings[i]!.length
+    // Room for the worst case, so that the whole text is always written: then the bytes written
+    // equal the code units exactly when every unit is ASCII (any other takes 2 or 3 bytes).
+    const worst = units * 3
+    if (worst > CHUNK_SIZE) return -1
+    const chunk = this.room(worst)
+    const text = strings.length === 1 ? strings[0]! : strings.join('')
+    const written = utf8Write(chunk, text, this.position)
+    if (written !== units) return -1
+    const location = (this.chunks.length - 1) * CHUNK_SIZE + this.position
+    this.position += written
+    return location
+  }
+
+  /** The current chunk, or a new one, with at least `bytes` free from the position on. */
+  private room(bytes: number): Buffer {
+    if (this.current === null || this.position + bytes > this.current.length) {
       const size = this.current === null ? FIRST_CHUNK : Math.min(CHUNK_SIZE, this.current.length * 2)
-      this.current = Buffer.allocUnsafe(Math.max(size, worst))
+      this.current = Buffer.allocUnsafe(Math.max(size, bytes))
       this.chunks.push(this.current)
       this.position = 0
     }
-    const location = (this.chunks.length - 1) * CHUNK_SIZE + this.position
-    this.position += utf8Write(this.current, s, this.position)
-    return location
+    return this.current
   }
 
   /** The location the next write() would use: where the last written value ends. */

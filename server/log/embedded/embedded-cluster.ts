@@ -59,7 +59,12 @@ export class EmbeddedCluster {
     this.createTopic({ topic: OFFSETS_TOPIC, partitions: 1, compacted: true })
     this.txnCoordinator = new TransactionCoordinator(
       {
-        writeMarker: (tp, pid, epoch, type) => this.partitionLog(tp).writeMarker(pid, epoch, type, this.time.now()),
+        writeMarker: (tp, pid, epoch, type) => {
+          const log = this.partitionLog(tp)
+          const held = log.heldBy(pid)
+          log.writeMarker(pid, epoch, type, this.time.now())
+          return held && { topic: tp.topic, partition: tp.partition, ...held }
+        },
         completeGroupTxn: (groupId, pid, type) => this.group(groupId).completeTxn(pid, type),
       },
       () => this.time.now(),
@@ -188,6 +193,7 @@ export class EmbeddedCluster {
           offsetsPartition: () => ({ topic: OFFSETS_TOPIC, partition: 0 }),
         },
         () => this.time.now(),
+        (fromMs) => this.time.frozenSince?.(fromMs) ?? 0,
       )
       g.onEvent((event) => this.emit({ type: 'group', groupId, event }))
       this.groups.set(groupId, g)

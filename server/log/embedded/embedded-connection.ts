@@ -3,7 +3,8 @@
 // costs the latency model's time.
 
 import { LogError } from '../errors.ts'
-import type { ConsumerOptions, LogAdmin, LogConnection, LogConsumer, LogInspector, LogProducer, LogReader, OffsetToCommit, PartitionOffsets, ProducerOptions, StoredRecordView, TopicPartition, TopicSpec } from '../types.ts'
+import type { GroupDescription } from '../group-description.ts'
+import type { ConsumerOptions, LogAdmin, LogConnection, LogConsumer, LogInspector, LogProducer, LogReader, OffsetToCommit, PartitionOffsets, ProducerOptions, ProducerToAbort, StoredRecordView, TopicPartition, TopicSpec, TransactionsFilter, TransactionsRead } from '../types.ts'
 import type { IsolationLevel } from '../../../lib/streams-config.ts'
 import type { EmbeddedCluster } from './embedded-cluster.ts'
 import type { ProcessHandle } from './process-handle.ts'
@@ -11,6 +12,7 @@ import { EMBEDDED_CAPABILITIES } from './capabilities.ts'
 import type { ClientFaults } from './client-faults.ts'
 import { EmbeddedConsumer } from './embedded-consumer.ts'
 import { EmbeddedProducer } from './embedded-producer.ts'
+import { abortEmbeddedTransaction, readEmbeddedTransactions, writeHangingTransaction } from './embedded-transactions.ts'
 
 export { ClientFaults, type AckDropped } from './client-faults.ts'
 
@@ -46,6 +48,9 @@ export class EmbeddedConnection implements LogConnection {
   }
   inspector(): LogInspector {
     return new EmbeddedInspector(this.cluster)
+  }
+  async injectHangingTransaction(tp: TopicPartition): Promise<{ producerId: number; epoch: number; firstOffset: number }> {
+    return writeHangingTransaction(this.cluster, tp)
   }
 }
 
@@ -99,5 +104,16 @@ class EmbeddedInspector implements LogInspector {
   }
   async committedOffsets(groupId: string): Promise<OffsetToCommit[]> {
     return this.cluster.group(groupId).allCommitted()
+  }
+  async transactions(partitions: readonly TopicPartition[], filter?: TransactionsFilter): Promise<TransactionsRead> {
+    return readEmbeddedTransactions(this.cluster, partitions, filter)
+  }
+  async abortTransaction(p: ProducerToAbort): Promise<void> {
+    abortEmbeddedTransaction(this.cluster, p)
+  }
+  async describeGroup(groupId: string): Promise<GroupDescription> {
+    // Kafka's coordinator answers Dead, with no member, for a group it does not know.
+    if (!this.cluster.groupIds().includes(groupId)) return { groupId, state: 'Dead', generationId: null, protocolType: '', protocol: '', members: [] }
+    return this.cluster.group(groupId).describe()
   }
 }

@@ -4,6 +4,7 @@
 // after its previous owner released it (clean revoke) or was removed from the group.
 
 import { LogError } from '../errors.ts'
+import type { GroupDescription, GroupState } from '../group-description.ts'
 import type { ControlType, OffsetToCommit, TopicPartition } from '../types.ts'
 import { tpKey } from '../types.ts'
 
@@ -96,6 +97,8 @@ export class GroupCoordinator {
     readonly groupId: string,
     private readonly log: OffsetsLogWriter,
     private readonly now: () => number,
+    /** Stalls of the process since a time (Time.frozenSince): left out of a member's silence. */
+    private readonly frozenSince: (fromMs: number) => number = () => 0,
   ) {}
 
   onEvent(listener: (e: GroupEvent) => void): void {
@@ -169,7 +172,8 @@ export class GroupCoordinator {
   expireMembers(): void {
     const now = this.now()
     for (const m of [...this.members.values()]) {
-      if (now - m.lastHeartbeatMs > m.sessionTimeoutMs) {
+      // A stall of the whole process (every member and this coordinator frozen) is nobody's silence.
+      if (now - m.lastHeartbeatMs > m.sessionTimeoutMs && now - m.lastHeartbeatMs - this.frozenSince(m.lastHeartbeatMs) > m.sessionTimeoutMs) {
         this.removeMember(m.memberId)
         this.emit({ type: 'member-expired', memberId: m.memberId, generationId: this.generation, atMs: now, lastHeartbeatMs: m.lastHeartbeatMs })
       }
@@ -269,11 +273,13 @@ export class GroupCoordinator {
   }
 
   /** Called by the transaction coordinator when the producer's transaction ends. */
-  completeTxn(producerId: number, result: ControlType): void {
+  /** Returns how many offsets the transaction held. */
+  completeTxn(producerId: number, result: ControlType): number {
     const pending = this.pendingTxnOffsets.get(producerId)
     this.pendingTxnOffsets.delete(producerId)
-    if (!pending || result !== 'COMMIT') return
-    for (const [k, o] of pending) this.committed.set(k, { topic: o.topic, partition: o.partition, offset: o.offset })
+    if (!pending) return 0
+    if (result === 'COMMIT') for (const [k, o] of pending) this.committed.set(k, { topic: o.topic, partition: o.partition, offset: o.offset })
+    return pending.size
   }
 
   /** OffsetFetch: the offsets committed so far, whatever transactions are still pending. */
@@ -302,6 +308,34 @@ export class GroupCoordinator {
 
   allCommitted(): OffsetToCommit[] {
     return [...this.committed.values()].map((o) => ({ ...o }))
+  }
+
+  /**
+   * The group as DescribeGroups shows it, read without side effects. The classic protocol's states
+   * map onto this coordinator's incremental rebalance: Empty (no member), PreparingRebalance (a
+   * member has not yet seen the current generation), CompletingRebalance (the generation's
+   * assignment is known but a partition still waits for its previous owner's release), Stable.
+   * Each member's assignment is its part of the current generation's target.
+   */
+  describe(): GroupDescription {
+    const members = [...this.members.values()].sort((a, b) => (a.memberId < b.memberId ? -1 : 1))
+    const assignment = (memberId: string) =>
+      [...this.target].filter(([, m]) => m === memberId).map(([k]) => this.partitions.get(k)!).sort((a, b) => comparePartitionKeys(tpKey(a.topic, a.partition), tpKey(b.topic, b.partition)))
+    return {
+      groupId: this.groupId,
+      state: this.describedState(),
+      generationId: this.generation,
+      protocolType: 'consumer',
+      protocol: 'sticky',
+      members: members.map((m) => ({ memberId: m.memberId, clientId: m.clientId, host: null, assignment: assignment(m.memberId) })),
+    }
+  }
+
+  private describedState(): GroupState {
+    if (this.members.size === 0) return 'Empty'
+    if ([...this.members.values()].some((m) => m.generationSeen < this.generation)) return 'PreparingRebalance'
+    if ([...this.target].some(([k, m]) => this.owner.get(k) !== m)) return 'CompletingRebalance'
+    return 'Stable'
   }
 
   /** Partitions with pending transactional offsets (for views and tests). */

@@ -89,6 +89,23 @@ describe('PartitionLog idempotent append', () => {
   })
 })
 
+describe('PartitionLog batch values', () => {
+  it('reads back a batch of ASCII values, and batches holding non-ASCII, empty or null values, record by record', () => {
+    const log = new PartitionLog('t', 0)
+    const batches: DataRecord[][] = [
+      recs('a', '', '{"key":"k","count":1}'),
+      [{ key: 'k', value: 'naïve' }, { key: 'k', value: 'plain' }, { key: 'k', value: '€ 5' }],
+      [{ key: 'k', value: 'before' }, { key: 'k', value: null }, { key: null, value: 'after' }],
+      [{ key: 'x', value: '😀' }],
+      recs(...Array.from({ length: 3_000 }, (_, i) => `value-${i}`)),
+    ]
+    for (const b of batches) log.append(PLAIN_BATCH, b, NOW)
+    const read = log.read(0, 10_000, 'read_uncommitted').records
+    expect(read.map((r) => [r.key, r.value])).toEqual(batches.flat().map((r) => [r.key, r.value]))
+    expect(read.map((r) => r.offset)).toEqual(read.map((_, i) => i))
+  })
+})
+
 describe('PartitionLog last stable offset and isolation', () => {
   it('stops the LSO at the first offset of the earliest ongoing transaction', () => {
     const log = mixedLog()

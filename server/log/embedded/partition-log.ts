@@ -107,8 +107,19 @@ export class PartitionLog {
   ongoingProducerIds(): number[] {
     return [...this.ongoing.keys()]
   }
+  /** What the producer's open transaction holds on this partition: its records and their offsets, or null. */
+  heldBy(producerId: number): { firstOffset: number; lastOffset: number; records: number } | null {
+    const txn = this.ongoing.get(producerId)
+    if (!txn || txn.batches.length === 0) return null
+    const last = txn.batches[txn.batches.length - 1]!
+    return { firstOffset: txn.firstOffset, lastOffset: last.baseOffset + last.count - 1, records: txn.batches.reduce((n, b) => n + b.count, 0) }
+  }
   lastSequence(producerId: number): number | undefined {
     return this.producers.lastSequence(producerId)
+  }
+  /** Every producer with state here, and the first offset of its open transaction (-1: none), as DescribeProducers answers. */
+  producerStates(): { producerId: number; epoch: number; lastSequence: number; currentTxnStartOffset: number }[] {
+    return this.producers.entries().map((p) => ({ ...p, currentTxnStartOffset: this.ongoing.get(p.producerId)?.firstOffset ?? -1 }))
   }
 
   /**
@@ -132,10 +143,7 @@ export class PartitionLog {
       control: null,
       outcome: transactional ? 'pending' : null,
     }
-    for (let i = 0; i < records.length; i++) {
-      const r = records[i]!
-      this.columns.push(baseOffset + i, r.key, r.value, r.timestamp ?? now, batch, r.headers)
-    }
+    this.columns.pushAll(baseOffset, records, now, batch)
     this.endOffset = baseOffset + records.length
     this.producers.appended(producerId, producerEpoch, baseSequence, records.length, baseOffset)
     if (transactional) {

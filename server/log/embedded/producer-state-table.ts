@@ -73,4 +73,9 @@ export class ProducerStateTable {
     const producer = this.producers.get(producerId)
     if (!producer || producer.epoch < epoch) this.producers.set(producerId, { epoch, lastSequence: -1, recent: [] })
   }
+
+  /** Every producer this partition holds state for (DescribeProducers). */
+  entries(): { producerId: number; epoch: number; lastSequence: number }[] {
+    return [...this.producers].map(([producerId, p]) => ({ producerId, epoch: p.epoch, lastSequence: p.lastSequence }))
+  }
 }

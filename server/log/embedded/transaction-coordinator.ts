@@ -45,6 +45,8 @@ export interface TxnMetadata {
   txnSeq: number
   /** The outcome of the last completed transaction, for an idempotent EndTxn retry. */
   lastOutcome: ControlType | null
+  /** The last state change (or the id's creation). */
+  updatedMs?: number
 }
 
 export interface TxnEnded {
@@ -59,12 +61,27 @@ export interface TxnEnded {
   reason: AbortReason | null
   startMs: number
   endMs: number
+  /** What the transaction held on each partition (records and offsets), where the broker tells. */
+  held?: TxnHeld[]
+  /** Input offsets it committed (or would have), where the broker tells. */
+  offsets?: number
+}
+
+/** A transaction's records on one partition. */
+export interface TxnHeld {
+  topic: string
+  partition: number
+  firstOffset: number
+  lastOffset: number
+  records: number
 }
 
 /** What the coordinator needs from the rest of the broker to write markers. */
 export interface MarkerWriter {
-  writeMarker(tp: TopicPartition, producerId: number, epoch: number, type: ControlType): void
-  completeGroupTxn(groupId: string, producerId: number, type: ControlType): void
+  /** Returns what the transaction held on the partition, when known. */
+  writeMarker(tp: TopicPartition, producerId: number, epoch: number, type: ControlType): TxnHeld | null | void
+  /** Returns how many offsets the transaction held in the group, when known. */
+  completeGroupTxn(groupId: string, producerId: number, type: ControlType): number | void
 }
 
 const MAX_EPOCH = 32_767
@@ -100,6 +117,7 @@ export class TransactionCoordinator {
       throw new LogError('INVALID_TXN_STATE', `transactional.id ${meta.transactionalId}: cannot go from ${meta.state} to ${to}`)
     }
     meta.state = to
+    meta.updatedMs = this.now()
   }
 
   private bumpEpoch(meta: TxnMetadata): void {
@@ -130,6 +148,7 @@ export class TransactionCoordinator {
         startMs: 0,
         txnSeq: 0,
         lastOutcome: null,
+        updatedMs: this.now(),
       }
       this.txns.set(transactionalId, meta)
       return { producerId: meta.producerId, epoch: meta.epoch }
@@ -232,8 +251,13 @@ export class TransactionCoordinator {
 
   private complete(meta: TxnMetadata, type: ControlType, reason: AbortReason | null): void {
     const markerEpoch = meta.epoch + 1
-    for (const tp of meta.partitions.values()) this.markers.writeMarker(tp, meta.producerId, markerEpoch, type)
-    for (const g of meta.groups) this.markers.completeGroupTxn(g, meta.producerId, type)
+    const held: TxnHeld[] = []
+    let offsets = 0
+    for (const tp of meta.partitions.values()) {
+      const h = this.markers.writeMarker(tp, meta.producerId, markerEpoch, type)
+      if (h) held.push(h)
+    }
+    for (const g of meta.groups) offsets += this.markers.completeGroupTxn(g, meta.producerId, type) ?? 0
     this.transition(meta, type === 'COMMIT' ? 'CompleteCommit' : 'CompleteAbort')
     meta.lastOutcome = type
     const event: TxnEnded = {
@@ -247,6 +271,8 @@ export class TransactionCoordinator {
       reason,
       startMs: meta.startMs,
       endMs: this.now(),
+      held,
+      offsets,
     }
     for (const l of this.listeners) l(event)
   }

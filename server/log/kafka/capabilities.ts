@@ -5,19 +5,48 @@ import type { LogCapabilities } from '../capabilities.ts'
 export const KAFKA_CAPABILITIES: LogCapabilities = {
   backend: 'kafka',
   unavailable: {
-    /*
-     * exactly_once_v2 fences zombies through the consumer group generation carried on the
-     * transactional offset commit (KIP-447: TxnOffsetCommit v3 with generation id and member id).
-     * kafkajs 2.2.4 sends TxnOffsetCommit v0/v1 without them, so a zombie worker's offsets would
-     * not be fenced by the group: the Kafka backend refuses exactly_once_v2 instead of pretending.
-     */
-    exactly_once_v2:
-      'exactly_once_v2 is unavailable on the Kafka backend: it needs the consumer group generation and member id on the transactional offset commit (KIP-447, TxnOffsetCommit v3), and kafkajs 2.2.4 sends TxnOffsetCommit v0/v1 without them, so zombie workers would not be fenced. Use exactly_once (one transactional producer per task).',
+    // exactly_once_v2 is offered: the transactional offset commit carries the group generation and
+    // member id (TxnOffsetCommit v3) and a read_committed owner fetches offsets with require_stable
+    // (OffsetFetch v7), both sent by kip447/ over kafkajs's connections (KIP-447).
     'drop-acks':
-      'dropping an ack is unavailable on the Kafka backend: a real broker cannot be made to drop a produce acknowledgement; use the embedded backend for that fault',
+      'dropping an ack needs the worker processes behind eoscope\'s ack-drop proxy (a lab or `eoscope run --drop-acks N` on a plaintext or SASL_PLAINTEXT cluster); this connection reaches the brokers directly',
     scenarios:
       'the guided scenarios run on the embedded log, where a fault can be placed at an exact step inside the broker; on Kafka run the same faults with eoscope run --backend kafka (--kill-at-step, --kill-every)',
+    'hanging-transaction':
+      'a Kafka broker refuses a transactional write its coordinator does not know (transaction.partition.verification.enable, KIP-890): a hanging transaction is made there only by switching that broker setting off, which eoscope does not do to a cluster',
   },
+}
+
+/**
+ * How the worker processes reach the cluster: directly, or through the ack-drop proxy
+ * (server/log/kafka/proxy/ack-drop-proxy.ts), which can lose a produce ack after the broker
+ * appended the batch. The proxy reads Kafka's frames, so it cannot sit inside a TLS connection.
+ */
+export type AckRoute = 'direct' | 'ack-drop-proxy'
+
+/** Why the ack-drop proxy cannot be used for this client, or null. */
+export function ackDropProxyRefusal(client: { ssl?: unknown }): string | null {
+  return client.ssl ? 'dropping an ack is unavailable on a TLS connection: the ack-drop proxy reads Kafka\'s frames and cannot sit inside TLS; use a plaintext or SASL_PLAINTEXT listener for this fault' : null
+}
+
+/** The route a client may take: the proxy when asked for and the connection is not TLS. */
+export function ackRouteFor(client: { ssl?: unknown }, wanted: AckRoute): AckRoute {
+  return wanted === 'ack-drop-proxy' && ackDropProxyRefusal(client) === null ? 'ack-drop-proxy' : 'direct'
+}
+
+/** Why broker faults are unavailable when no directory of eoscope's own local brokers is known. */
+export const LOCAL_BROKERS_UNSET =
+  'killing and restarting a broker needs a cluster started by scripts/kafka-cluster.sh on this machine, named by KAFKA_CLUSTER_DIR (its KAFKA_DIR): eoscope acts only on its own brokers'
+
+/**
+ * The Kafka connection's capabilities for a route: the ack-drop proxy offers drop-acks; TLS says
+ * why it cannot. Broker faults need the directory of the brokers scripts/kafka-cluster.sh started.
+ */
+export function kafkaCapabilities(route: AckRoute, client: { ssl?: unknown } = {}, localBrokersDir: string | null = null): LogCapabilities {
+  const { 'drop-acks': directRefusal, ...rest } = KAFKA_CAPABILITIES.unavailable
+  const unavailable = localBrokersDir === null ? { ...rest, 'broker-faults': LOCAL_BROKERS_UNSET } : rest
+  if (route === 'ack-drop-proxy') return { backend: 'kafka', unavailable }
+  return { backend: 'kafka', unavailable: { ...unavailable, 'drop-acks': ackDropProxyRefusal(client) ?? directRefusal! } }
 }
 
 /**

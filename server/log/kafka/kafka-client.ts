@@ -74,6 +74,8 @@ export interface KafkajsCluster {
   refreshMetadata(): Promise<void>
   findLeaderForPartitions(topic: string, partitions: number[]): Record<string, number[]>
   findBroker(args: { nodeId: string | number }): Promise<KafkajsBroker>
+  /** The group's coordinator, connected (kafkajs retries NOT_COORDINATOR and loading coordinators). */
+  findGroupCoordinator(args: { groupId: string }): Promise<object>
 }
 
 export interface KafkajsBroker {

@@ -64,7 +64,7 @@ async function pollUntil(consumers: LogConsumer[], done: (received: ConsumedReco
  * EndTxn returns once the coordinator logged PrepareCommit/PrepareAbort; the markers reach the
  * partitions (and the offsets topic) a moment later. Reads after an end of transaction wait for them.
  */
-const eventually = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 10_000, interval: 20 })
+const eventually = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 60_000, interval: 20 }) // a state reached: generous for a busy machine
 
 const sorted = (tps: TopicPartition[]) => tps.map((tp) => tpKey(tp.topic, tp.partition)).sort()
 

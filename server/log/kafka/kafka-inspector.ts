@@ -1,20 +1,32 @@
 // Raw access for audits: every stored record with its batch's producer fields, control markers
 // included, and each transactional record's outcome (the producer's next marker in the partition).
 
-import type { Admin } from 'kafkajs'
-import type { LogInspector, OffsetToCommit, PartitionOffsets, StoredRecordView, TopicPartition, TxnOutcome } from '../types.ts'
+import { AssignerProtocol, type Admin } from 'kafkajs'
+import { groupStateOf, type GroupDescription } from '../group-description.ts'
+import type { LogInspector, OffsetToCommit, PartitionOffsets, ProducerToAbort, StoredRecordView, TopicPartition, TransactionsFilter, TransactionsRead, TxnOutcome } from '../types.ts'
 import { mapErrors } from './kafka-errors.ts'
 import { controlType, toStoredView } from './kafka-records.ts'
 import type { RawFetchedRecord } from './kafka-client.ts'
 import type { PartitionFetcher } from './partition-fetcher.ts'
 import { partitionOffsets } from './kafka-reader.ts'
+import type { KafkaTransactionAdmin } from './kip664/kafka-transaction-admin.ts'
 
 export class KafkaLogInspector implements LogInspector {
   readonly sharedCluster = true
   constructor(
     private readonly admin: () => Promise<Admin>,
     private readonly fetcher: PartitionFetcher,
+    /** KIP-664's requests (ListTransactions, DescribeTransactions, DescribeProducers, WriteTxnMarkers). */
+    private readonly txnAdmin: () => KafkaTransactionAdmin,
   ) {}
+
+  transactions(partitions: readonly TopicPartition[], filter?: TransactionsFilter): Promise<TransactionsRead> {
+    return mapErrors('describe transactions', () => this.txnAdmin().transactions(partitions, filter))
+  }
+
+  abortTransaction(p: ProducerToAbort): Promise<void> {
+    return mapErrors(`abort the transaction of producer ${p.producerId} on ${p.topic}-${p.partition}`, () => this.txnAdmin().abortTransaction(p))
+  }
 
   async topics(): Promise<{ topic: string; partitions: number }[]> {
     const admin = await this.admin()
@@ -84,6 +96,27 @@ export class KafkaLogInspector implements LogInspector {
       const out: OffsetToCommit[] = []
       for (const t of topics) for (const p of t.partitions) if (Number(p.offset) >= 0) out.push({ topic: t.topic, partition: p.partition, offset: Number(p.offset) })
       return out.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition)
+    })
+  }
+
+  /**
+   * DescribeGroups through kafkajs's admin. Its answer (every version of the classic protocol) has
+   * no generation: generationId is null, and the lab takes it from the members' own
+   * ConsumerGroupMetadata. Each member's assignment is decoded from the consumer protocol's bytes.
+   */
+  async describeGroup(groupId: string): Promise<GroupDescription> {
+    const admin = await this.admin()
+    return mapErrors(`describe group ${groupId}`, async () => {
+      const g = (await admin.describeGroups([groupId])).groups[0]
+      if (!g) return { groupId, state: 'Dead', generationId: null, protocolType: '', protocol: '', members: [] }
+      const members = g.members.map((m) => {
+        const decoded = m.memberAssignment.length > 0 ? AssignerProtocol.MemberAssignment.decode(m.memberAssignment) : null
+        const assignment = Object.entries(decoded?.assignment ?? {}).flatMap(([topic, ps]) => ps.map((partition) => ({ topic, partition })))
+        assignment.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition)
+        return { memberId: m.memberId, clientId: m.clientId, host: m.clientHost.replace(/^\//, ''), assignment }
+      })
+      members.sort((a, b) => (a.memberId < b.memberId ? -1 : 1))
+      return { groupId, state: groupStateOf(g.state), generationId: null, protocolType: g.protocolType, protocol: g.protocol, members }
     })
   }
 }

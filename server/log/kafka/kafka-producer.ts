@@ -13,6 +13,11 @@ import { createKafka, type KafkaClientConfig } from './kafka-client.ts'
 import { toLogError } from './kafka-errors.ts'
 import { toKafkajsMessage } from './kafka-records.ts'
 import { byTopic } from './topic-partitions.ts'
+import { sendPerPartition } from './partition-sends.ts'
+import { installTxnOffsetCommitV3, registerTransactionalMember } from './kip447/kip447-install.ts'
+
+// exactly_once_v2 fences a zombie's offsets by the group generation (KIP-447): TxnOffsetCommit v3.
+installTxnOffsetCommitV3()
 
 /**
  * AddOffsetsToTxn inside kafkajs's sendOffsets is not retried on CONCURRENT_TRANSACTIONS, and its
@@ -134,23 +139,22 @@ export class KafkaLogProducer implements LogProducer {
     if (records.length === 0) return []
     if (this.transactionalId !== null) this.machine.require('send')
     else this.machine.requireOpen()
-    const groups = byTopic(records)
-    const topicMessages = [...groups].map(([topic, rs]) => ({ topic, messages: rs.map(toKafkajsMessage) }))
-    let result: KafkajsRecordMetadata[]
+    let base: Map<string, number>
     try {
-      if (this.transactionalId !== null) {
-        const txn = await this.txn!
-        result = await txn.sendBatch({ topicMessages, acks: -1 })
-      } else {
-        await this.connect()
-        result = await this.producer.sendBatch({ topicMessages, acks: -1 })
-      }
+      const txn = this.transactionalId !== null ? await this.txn! : null
+      if (txn === null) await this.connect()
+      // One call per partition (see partition-sends.ts: kafkajs re-sends a multi-broker call's in-flight requests with new sequence numbers).
+      base = await sendPerPartition(records, async (p) => {
+        const topicMessages = [{ topic: p.topic, messages: p.records.map(toKafkajsMessage) }]
+        const result: KafkajsRecordMetadata[] = await (txn ?? this.producer).sendBatch({ topicMessages, acks: -1 })
+        const mine = result.find((m) => m.topicName === p.topic && m.partition === p.partition)
+        if (!mine) throw new LogError('INVALID_REQUEST', `no produce response for ${p.topic}-${p.partition}`)
+        return Number(mine.baseOffset)
+      })
     } catch (e) {
       this.fail(e, 'send')
     }
-    // kafkajs writes one batch per partition in request order: offsets are the base offset plus the index.
-    const base = new Map<string, number>()
-    for (const m of result) base.set(`${m.topicName}\u0000${m.partition}`, Number(m.baseOffset))
+    // kafkajs writes one batch per partition: offsets are the base offset plus the index.
     const next = new Map<string, number>()
     return records.map((r) => {
       const k = `${r.topic}\u0000${r.partition}`
@@ -169,6 +173,8 @@ export class KafkaLogProducer implements LogProducer {
     for (let attempt = 1; ; attempt++) {
       try {
         const txn = await this.txn!
+        // The member whose offsets these are (exactly_once_v2); generation -1 registers none (exactly_once).
+        registerTransactionalMember(this.transactionalId!, { generationId: group.generationId, memberId: group.memberId, groupInstanceId: null })
         await txn.sendOffsets({ consumerGroupId: group.groupId, topics })
         return
       } catch (e) {
@@ -199,6 +205,7 @@ export class KafkaLogProducer implements LogProducer {
   async close(): Promise<void> {
     if (this.machine.state === 'CLOSED') return
     this.machine.close()
+    if (this.transactionalId !== null) registerTransactionalMember(this.transactionalId, null)
     await this.producer.disconnect().catch(() => {})
   }
 }

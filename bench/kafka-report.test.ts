@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest'
+import { overheads, rowOf, skippedRow, versusKafkaStreams } from './kafka-report.ts'
+import { measureWindow, type Progress, type RunRecord } from './kafka-window.ts'
+
+const validated = { inputRecords: 10, outputRecords: 10, lost: 0, duplicates: 0, stateMismatches: 0 }
+const ok = (throughputPerSec: number): RunRecord => ({ outcome: { throughputPerSec, windowMs: 1000, transactions: 0, validated }, loadBefore: [1, 1, 1], loadAfter: [2, 1, 1] })
+const failed = (failure: string): RunRecord => ({ outcome: { failure }, loadBefore: [1, 1, 1], loadAfter: [1, 1, 1] })
+
+describe('bench:kafka rows', () => {
+  it('leaves a failed run out of the median and records its reason, never a 0', () => {
+    const row = rowOf('eoscope', 'exactly_once', 100, 1000, 3, [ok(100), failed('not caught up after 180 s'), ok(300)])
+    expect(row.throughputPerSec).toMatchObject({ median: 200, min: 100, max: 300, samples: [100, 300] })
+    expect(row.failures).toEqual([{ run: 2, reason: 'not caught up after 180 s' }])
+    expect(row.loadAverage.before).toHaveLength(3)
+  })
+
+  it('has no median when no run completed', () => {
+    expect(rowOf('kafka-streams', 'at_least_once', 100, 1000, 1, [failed('exited')]).throughputPerSec).toBeNull()
+  })
+
+  it('compares eoscope with Kafka Streams per guarantee, and each engine with itself for the overhead', () => {
+    const rows = [
+      rowOf('eoscope', 'at_least_once', 100, 1000, 1, [ok(100)]),
+      rowOf('eoscope', 'exactly_once', 100, 1000, 1, [ok(60)]),
+      rowOf('eoscope', 'exactly_once_v2', 100, 1000, 1, [ok(90)]),
+      rowOf('kafka-streams', 'at_least_once', 100, 1000, 1, [ok(200)]),
+      rowOf('kafka-streams', 'exactly_once_v2', 100, 1000, 1, [ok(180)]),
+    ]
+    expect(versusKafkaStreams(rows, [100])).toEqual([{ commitIntervalMs: 100, at_least_once: 0.5, exactly_once: 0.333, exactly_once_v2: 0.5 }])
+    expect(overheads(rows, [100])).toEqual([{ commitIntervalMs: 100, transactionOverhead: 0.4, eoscope: { exactly_once: 0.4, exactly_once_v2: 0.1 }, kafkaStreams: { exactly_once_v2: 0.1 } }])
+  })
+
+  it('gives no ratio where Kafka Streams was skipped', () => {
+    const rows = [rowOf('eoscope', 'at_least_once', 100, 1000, 1, [ok(100)]), skippedRow('kafka-streams', 'at_least_once', 100, 1000, 1, 'skipped: no java/mvn')]
+    expect(versusKafkaStreams(rows, [100])[0]!.at_least_once).toBeNull()
+    expect(rows[1]!.skipped).toBe('skipped: no java/mvn')
+  })
+})
+
+describe('the measurement window', () => {
+  const progress = (over: Partial<Progress>): Progress => ({ committedTotal: () => 0, caughtUp: () => false, groupSettled: () => true, failure: () => null, ...over })
+
+  it('fails with the reason when the engine stops making progress', async () => {
+    await expect(measureWindow('run', 1000, progress({ failure: () => 'Kafka Streams exited (code 1)' }), 10_000)).rejects.toThrow('run: Kafka Streams exited (code 1) (committed 0 of 1000)')
+  })
+
+  it('fails at its bound when the input is not all committed', async () => {
+    await expect(measureWindow('run', 1000, progress({ committedTotal: () => 500 }), 150)).rejects.toThrow('not caught up after 0 s (committed 500 of 1000)')
+  })
+
+  it('measures from 10% to 90% of the records', async () => {
+    let c = 0
+    const w = await measureWindow('run', 1000, progress({ committedTotal: () => (c = Math.min(1000, c + 100)), caughtUp: () => c >= 1000 }), 10_000)
+    expect(w.throughputPerSec).toBeGreaterThan(0)
+    expect(w.windowMs).toBeGreaterThan(0)
+  })
+})

@@ -1,0 +1,138 @@
+// What bench:kafka reports: one row per engine, guarantee and commit interval (the median of the
+// completed runs with min and max, each run's window, transactions, load average and failure), then
+// per interval eoscope/Kafka Streams and each engine's transaction overhead, and the notes that say
+// what bounds the figures. Writes bench/results/kafka.json.
+
+import { cpus } from 'node:os'
+import type { ProcessingGuarantee } from '../lib/streams-config.ts'
+import { type Spread, spread, writeResult } from './figures.ts'
+import type { RunRecord, Validated } from './kafka-window.ts'
+
+export type Engine = 'eoscope' | 'kafka-streams'
+
+export interface Row {
+  engine: Engine
+  guarantee: ProcessingGuarantee
+  commitIntervalMs: number
+  records: number
+  /** Repetitions asked for; the spread is over those that completed. */
+  runs: number
+  /** Over the completed runs; null when none completed (see failures) or the engine was skipped. */
+  throughputPerSec: Spread | null
+  windowMs: number[]
+  transactionsPerRun: (number | null)[]
+  /** The validator's figures of each completed run (both engines' topics, read_committed). */
+  validatedPerRun: Validated[]
+  /** os.loadavg() (1, 5, 15 min) before and after each run, in run order. */
+  loadAverage: { before: number[][]; after: number[][] }
+  /** Runs that did not complete, with the reason (never counted as a throughput of 0). */
+  failures: { run: number; reason: string }[]
+  /** Why this engine did not run at all (e.g. no java/mvn). */
+  skipped?: string
+}
+
+export function rowOf(engine: Engine, guarantee: ProcessingGuarantee, commitIntervalMs: number, records: number, runs: number, records$: RunRecord[]): Row {
+  const done = records$.flatMap((r) => ('failure' in r.outcome ? [] : [r.outcome]))
+  return {
+    engine,
+    guarantee,
+    commitIntervalMs,
+    records,
+    runs,
+    throughputPerSec: done.length > 0 ? spread(done.map((d) => d.throughputPerSec)) : null,
+    windowMs: done.map((d) => d.windowMs),
+    transactionsPerRun: done.map((d) => d.transactions),
+    validatedPerRun: done.map((d) => d.validated),
+    loadAverage: { before: records$.map((r) => r.loadBefore), after: records$.map((r) => r.loadAfter) },
+    failures: records$.flatMap((r, i) => ('failure' in r.outcome ? [{ run: i + 1, reason: r.outcome.failure }] : [])),
+  }
+}
+
+export function skippedRow(engine: Engine, guarantee: ProcessingGuarantee, commitIntervalMs: number, records: number, runs: number, reason: string): Row {
+  return { ...rowOf(engine, guarantee, commitIntervalMs, records, runs, []), skipped: reason }
+}
+
+const medianOf = (rows: Row[], engine: Engine, guarantee: ProcessingGuarantee, commitIntervalMs: number): number | null =>
+  rows.find((r) => r.engine === engine && r.guarantee === guarantee && r.commitIntervalMs === commitIntervalMs)?.throughputPerSec?.median ?? null
+
+const ratio = (a: number | null, b: number | null): number | null => (a === null || b === null || b === 0 ? null : Number((a / b).toFixed(3)))
+/** MEASURES.md's transaction overhead: 1 - exactly-once median / at_least_once median. */
+const overheadOf = (eos: number | null, alos: number | null): number | null => (eos === null || alos === null || alos === 0 ? null : Number((1 - eos / alos).toFixed(3)))
+
+export interface IntervalFigures {
+  commitIntervalMs: number
+  /** eoscope exactly_once (as this file has always reported it). */
+  transactionOverhead: number | null
+  eoscope: { exactly_once: number | null; exactly_once_v2: number | null }
+  kafkaStreams: { exactly_once_v2: number | null }
+}
+
+export function overheads(rows: Row[], intervals: number[]): IntervalFigures[] {
+  return intervals.map((ms) => {
+    const alos = medianOf(rows, 'eoscope', 'at_least_once', ms)
+    const eos = overheadOf(medianOf(rows, 'eoscope', 'exactly_once', ms), alos)
+    const v2 = overheadOf(medianOf(rows, 'eoscope', 'exactly_once_v2', ms), alos)
+    const ks = overheadOf(medianOf(rows, 'kafka-streams', 'exactly_once_v2', ms), medianOf(rows, 'kafka-streams', 'at_least_once', ms))
+    return { commitIntervalMs: ms, transactionOverhead: eos, eoscope: { exactly_once: eos, exactly_once_v2: v2 }, kafkaStreams: { exactly_once_v2: ks } }
+  })
+}
+
+/** eoscope median / Kafka Streams median: at_least_once against at_least_once, both exactly-once modes against exactly_once_v2. */
+export function versusKafkaStreams(rows: Row[], intervals: number[]) {
+  return intervals.map((ms) => {
+    const ksAlos = medianOf(rows, 'kafka-streams', 'at_least_once', ms)
+    const ksEos = medianOf(rows, 'kafka-streams', 'exactly_once_v2', ms)
+    return {
+      commitIntervalMs: ms,
+      at_least_once: ratio(medianOf(rows, 'eoscope', 'at_least_once', ms), ksAlos),
+      exactly_once: ratio(medianOf(rows, 'eoscope', 'exactly_once', ms), ksEos),
+      exactly_once_v2: ratio(medianOf(rows, 'eoscope', 'exactly_once_v2', ms), ksEos),
+    }
+  })
+}
+
+const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`)
+const times = (x: number | null) => (x === null ? 'n/a' : x.toFixed(2))
+
+export function printSummary(rows: Row[], intervals: number[]): void {
+  const vs = versusKafkaStreams(rows, intervals)
+  for (const o of overheads(rows, intervals)) {
+    const v = vs.find((x) => x.commitIntervalMs === o.commitIntervalMs)!
+    process.stdout.write(
+      `${o.commitIntervalMs} ms: overhead eoscope exactly_once ${pct(o.eoscope.exactly_once)}, exactly_once_v2 ${pct(o.eoscope.exactly_once_v2)}, Kafka Streams exactly_once_v2 ${pct(o.kafkaStreams.exactly_once_v2)}; ` +
+        `eoscope/Kafka Streams at_least_once ${times(v.at_least_once)}, exactly_once ${times(v.exactly_once)}, exactly_once_v2 ${times(v.exactly_once_v2)}\n`,
+    )
+  }
+  for (const r of rows) {
+    if (r.skipped) process.stdout.write(`${r.engine} ${r.guarantee} ${r.commitIntervalMs} ms: ${r.skipped}\n`)
+    for (const f of r.failures) process.stdout.write(`${r.engine} ${r.guarantee} ${r.commitIntervalMs} ms run ${f.run} FAILED: ${f.reason}\n`)
+  }
+}
+
+export interface ReportContext {
+  brokers: string[]
+  workers: number
+  partitions: number
+  maxPollRecords: number
+  kafkaStreams: Record<string, unknown>
+  notes: string[]
+}
+
+export function writeKafkaResult(rows: Row[], intervals: number[], ctx: ReportContext): void {
+  writeResult('bench/results/kafka.json', {
+    benchmark: 'kafka',
+    definition:
+      'processed throughput: records/s by which the group committed input offsets advance, over the window from 10% of the records committed (and every input partition owned by a running member) to 90% (the whole input written before the engine starts, so it runs on a backlog); transaction overhead = 1 - exactly-once median / at_least_once median of the same engine at the same commit.interval.ms; versusKafkaStreams = eoscope median / Kafka Streams median (at_least_once against at_least_once, exactly_once and exactly_once_v2 against exactly_once_v2); every engine and guarantee alternating within each repetition, each run on a fresh application id and freshly written input of the same size',
+    broker: { brokers: ctx.brokers, note: 'the local single-node KRaft broker of scripts/kafka-broker.sh, on the same machine as the engines' },
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version },
+    at: new Date().toISOString(),
+    workers: ctx.workers,
+    partitions: ctx.partitions,
+    maxPollRecords: ctx.maxPollRecords,
+    kafkaStreams: ctx.kafkaStreams,
+    rows,
+    overhead: overheads(rows, intervals),
+    versusKafkaStreams: versusKafkaStreams(rows, intervals),
+    notes: ctx.notes,
+  })
+}

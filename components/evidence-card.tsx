@@ -1,0 +1,96 @@
+// A finished scenario run pinned on the dashboard: its claims (holds or fails), the figures its
+// narrative quotes, its conclusion, and links that open the partition log on the partition and
+// offsets a claim is about. One card per run, kept until dismissed.
+
+import { memo } from 'react'
+import type { EvidenceCard, EvidenceLink } from '../lib/lab-protocol.ts'
+import { fmtInt } from './format.ts'
+import { ExpectationList } from './expectation-list.tsx'
+import { Panel } from './panel.tsx'
+import { MessagesLink } from './message-browser-link.tsx'
+import { linkQuery } from './message-browser-query.ts'
+import { useCommand, type SendCommand } from './use-command.ts'
+
+export interface EvidencePanelProps {
+  cards: EvidenceCard[]
+  send: SendCommand
+}
+
+const STATUS_WORD: Record<EvidenceCard['status'], string> = {
+  passed: 'every claim holds',
+  failed: 'a claim fails',
+  error: 'stopped by an error',
+}
+
+/** Opens the partition log on a link's partition and offsets, and brings it into view. */
+async function openLink(run: ReturnType<typeof useCommand>[0], link: EvidenceLink): Promise<void> {
+  const r = await run('selectPartition', { topic: link.topic, partition: link.partition, window: 'at', fromOffset: link.fromOffset })
+  if (r.ok) document.querySelector('[data-testid="partition-log"]')?.scrollIntoView({ behavior: 'smooth', block: 'start' })
+}
+
+const Card = memo(function Card({ card, send }: { card: EvidenceCard; send: SendCommand }) {
+  const [run, state] = useCommand(send)
+  const figures = Object.entries(card.figures)
+  return (
+    <article className={`card evidence-card scenario-${card.status}`} data-testid="evidence-card" data-id={card.id} data-name={card.name} data-status={card.status} aria-label={`evidence: ${card.title}`}>
+      <div className="scenario-run-head">
+        <h3>
+          {card.title} <span className="muted small mono">#{card.id.slice(card.name.length + 1)}</span>
+        </h3>
+        <button type="button" className="evidence-dismiss" data-testid="dismiss-evidence" aria-label={`Dismiss the evidence of ${card.id}`} title="dismiss this card" disabled={state.pending} onClick={() => void run('dismissEvidence', { id: card.id })}>
+          ×
+        </button>
+      </div>
+      <span className={`badge badge-scenario-${card.status}`}>{STATUS_WORD[card.status]}</span>
+      {card.expectations.length > 0 ? (
+        <ExpectationList expectations={card.expectations} testId="evidence-claim" />
+      ) : null}
+      {figures.length > 0 ? (
+        <dl className="evidence-figures num" data-testid="evidence-figures">
+          {figures.map(([name, value]) => (
+            <div key={name}>
+              <dt>{name}</dt>
+              <dd data-figure={name}>{fmtInt(value)}</dd>
+            </div>
+          ))}
+        </dl>
+      ) : null}
+      {card.conclusion ? <p className="conclusion small">{card.conclusion}</p> : null}
+      {card.error ? (
+        <p className="control-error" role="alert">
+          ⚠ {card.error}
+        </p>
+      ) : null}
+      {card.links.length > 0 ? (
+        <ul className="evidence-links" aria-label="where the evidence is">
+          {card.links.map((l, i) => (
+            <li key={i}>
+              <button type="button" className="link-button" data-testid="evidence-link" data-topic={l.topic} data-partition={l.partition} data-from={l.fromOffset} data-to={l.toOffset} title={l.label} onClick={() => void openLink(run, l)}>
+                {l.topic}-{l.partition} [{l.fromOffset}, {l.toOffset})
+              </button>
+              <span className="small muted"> {l.label.split(':')[0]}</span>{' '}
+              <MessagesLink query={linkQuery(l)} testId="evidence-messages" title="open these offsets in the message browser, read_committed and read_uncommitted side by side">
+                messages
+              </MessagesLink>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {state.error ? <p className="control-error">⚠ {state.error}</p> : null}
+    </article>
+  )
+})
+
+/** The evidence of finished scenario runs, newest first; absent while there is none. */
+export const EvidencePanel = memo(function EvidencePanel({ cards, send }: EvidencePanelProps) {
+  if (cards.length === 0) return null
+  return (
+    <Panel title="Evidence" hint="One card per finished scenario run, kept until dismissed. A link opens the partition log on the partition and offsets a claim is about." testId="evidence">
+      <div className="evidence-list">
+        {[...cards].reverse().map((c) => (
+          <Card key={c.id} card={c} send={send} />
+        ))}
+      </div>
+    </Panel>
+  )
+})

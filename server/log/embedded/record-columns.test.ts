@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
+import { RecordColumns } from './record-columns.ts'
+
+interface Slot {
+  offset: number
+  key: string | null
+  value: string | null
+  timestamp: number
+  batch: { id: number }
+}
+
+function slotsOf(cols: RecordColumns<{ id: number }>): Slot[] {
+  return Array.from({ length: cols.length }, (_, i) => ({ offset: cols.offsetOfSlot(i), key: cols.key(i), value: cols.value(i), timestamp: cols.timestamp(i), batch: cols.batch(i) }))
+}
+
+const value = fc.option(fc.oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 10 })), { freq: 8 })
+
+describe('RecordColumns', () => {
+  it('keeps every slot\'s offset, key, value, timestamp and batch through growth, retention and compaction', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.tuple(fc.option(fc.constantFrom('a', 'b', 'c')), value), { minLength: 1, maxLength: 150 }), { minLength: 1, maxLength: 12 }),
+        fc.nat(),
+        fc.nat(),
+        (batches, dropSeed, keepSeed) => {
+          const cols = new RecordColumns<{ id: number }>()
+          const model: Slot[] = []
+          let offset = 0
+          batches.forEach((records, id) => {
+            const batch = { id }
+            cols.pushAll(offset, records.map(([key, v], j) => ({ key, value: v, timestamp: 1_000 + offset + j })), 0, batch)
+            records.forEach(([key, v], j) => model.push({ offset: offset + j, key, value: v, timestamp: 1_000 + offset + j, batch }))
+            offset += records.length
+          })
+          expect(slotsOf(cols)).toEqual(model)
+          // Retention: the first slots go; the others keep their batches.
+          const drop = dropSeed % (model.length + 1)
+          cols.dropFront(drop, model[drop]?.offset ?? offset)
+          const afterDrop = model.slice(drop)
+          expect(slotsOf(cols)).toEqual(afterDrop)
+          // Compaction: every other slot from a seeded start stays, with its offset.
+          const keep = afterDrop.map((_, i) => i).filter((i) => (i + keepSeed) % 2 === 0)
+          cols.keepOnly(keep)
+          expect(slotsOf(cols)).toEqual(keep.map((i) => afterDrop[i]!))
+          // Appending after compaction keeps the offsets it is given.
+          const batch = { id: 99 }
+          cols.pushAll(offset + 5, [{ key: 'z', value: 'after' }], 7, batch)
+          expect(slotsOf(cols).at(-1)).toEqual({ offset: offset + 5, key: 'z', value: 'after', timestamp: 7, batch })
+          expect(cols.slotOf(offset + 5)).toBe(cols.length - 1)
+        },
+      ),
+      { numRuns: 150 },
+    )
+  })
+})
