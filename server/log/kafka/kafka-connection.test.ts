@@ -327,6 +327,65 @@ describe('KafkaConnection against a broker', () => {
     await producer.close()
   })
 
+  it('exactly_once_v2 on kafkajs: a transaction cannot commit a revoked partition\'s offsets under the generation that revoked it', async () => {
+    // kafkajs rejoins on its own; the revocation reaches the worker in its next poll(). Until then
+    // the member's group metadata stays at the old generation, so a commit of a partition that is
+    // already someone else's is refused (found as 70 duplicates, both copies committed, in
+    // e2e/kafka/cluster-kafka.test.ts when the new generation was used).
+    const input = name('gen-in')
+    const output = name('gen-out')
+    const groupId = name('gen-group')
+    await conn.admin().createTopics([{ topic: input, partitions: 2 }, { topic: output, partitions: 1 }])
+    const options = { groupId, isolationLevel: 'read_committed' as const, sessionTimeoutMs: 6_000, heartbeatIntervalMs: 200 }
+    const a = conn.consumer({ ...options, clientId: 'gen-a' })
+    const b = conn.consumer({ ...options, clientId: 'gen-b' })
+    const la = new RecordingListener()
+    const producer = conn.producer({ clientId: 'gen-txn', idempotent: true, transactionalId: name('txn-gen') })
+    try {
+      await a.subscribe([input], la)
+      await pollUntil([a], () => a.assignment().length === 2)
+      const before = a.groupMetadata()
+      expect(before.generationId).toBeGreaterThan(0)
+      await producer.initTransactions()
+      producer.beginTransaction()
+      await producer.send(records(output, 0, ['processed under the old generation']))
+
+      // b joins; a's kafkajs rejoins without a poll() from us, and the group forms a new generation.
+      await b.subscribe([input], new RecordingListener())
+      await pollUntil([b], () => b.assignment().length === 1, 120_000)
+      const taken = b.assignment()[0]!
+      const refused = await producer.sendOffsetsToTransaction([{ topic: input, partition: taken.partition, offset: 5 }], a.groupMetadata()).then(
+        () => null,
+        (e: unknown) => e,
+      )
+      expect(isLogError(refused, 'ILLEGAL_GENERATION'), `sendOffsetsToTransaction under generation ${before.generationId}: ${String(refused)}`).toBe(true)
+      expect(a.groupMetadata()).toEqual(before)
+      await producer.abortTransaction().catch(() => {})
+      expect(await conn.inspector().committedOffsets(groupId)).toEqual([])
+
+      // The revocation is delivered in a's next poll(); from then on its commits carry the new generation.
+      await pollUntil([a], () => la.events.some((e) => e.kind === 'revoked'))
+      expect(a.groupMetadata().generationId).toBeGreaterThan(before.generationId)
+      const kept = a.assignment()[0]!
+      expect(kept.partition).not.toBe(taken.partition)
+      const next = conn.producer({ clientId: 'gen-txn-2', idempotent: true, transactionalId: name('txn-gen-2') })
+      try {
+        await next.initTransactions()
+        next.beginTransaction()
+        await next.send(records(output, 0, ['processed under the new generation']))
+        await next.sendOffsetsToTransaction([{ topic: input, partition: kept.partition, offset: 3 }], a.groupMetadata())
+        await next.commitTransaction()
+        await eventually(async () => expect(await conn.inspector().committedOffsets(groupId)).toEqual([{ topic: input, partition: kept.partition, offset: 3 }]))
+      } finally {
+        await next.close()
+      }
+    } finally {
+      await producer.close()
+      await b.close()
+      await a.close()
+    }
+  })
+
   it('a member that stops polling is dropped from the group and reports its partitions lost', async () => {
     const topic = name('lost')
     await conn.admin().createTopics([{ topic, partitions: 2 }])

@@ -10,7 +10,9 @@
 //   as it sees a rebalance and gives no hook before it does, so this runs AFTER the partitions
 //   were released: a commit made there is not a clean hand-off. Under exactly_once the next
 //   owner's initTransactions fences the old producer, so such a commit fails with PRODUCER_FENCED;
-//   under at_least_once it may overwrite the next owner's first commit (duplicates, no loss).
+//   under at_least_once it may overwrite the next owner's first commit (duplicates, no loss);
+//   under exactly_once_v2 the commit still carries the generation from before the join
+//   (commit-generation.ts), so the coordinator refuses it and the worker aborts.
 // - onPartitionsLost: all previous partitions, when the group gave this member a new member id
 //   (the coordinator had dropped it: session expired), then onPartitionsAssigned for the new ones.
 // After each rebalance kafkajs restarts every partition from its committed offset; this consumer
@@ -22,7 +24,7 @@
 // sends one too, so a batch held in admission or a slow fetch does not starve the membership.
 // Like Java's heartbeat thread, it stops once poll() has not been called for max.poll.interval.ms.
 
-import type { Admin, Consumer, EachBatchPayload } from 'kafkajs'
+import type { Consumer, EachBatchPayload } from 'kafkajs'
 import { LogError } from '../errors.ts'
 import type { ConsumedRecord, ConsumerGroupMetadata, ConsumerOptions, LogConsumer, OffsetToCommit, RebalanceListener, TopicPartition } from '../types.ts'
 import { tpKey } from '../types.ts'
@@ -31,6 +33,8 @@ import { mapErrors, toLogError } from './kafka-errors.ts'
 import { toConsumedRecord } from './kafka-records.ts'
 import { PositionGuard, type FetchedBatch, type VisibleInRange } from './position-guard.ts'
 import { byTopic, fromAssignment } from './topic-partitions.ts'
+import { StableOffsetFetcher } from './kip447/stable-offsets.ts'
+import { CommitGeneration, type GroupIdentity } from './commit-generation.ts'
 
 export interface KafkaConsumerTuning {
   /** Records fetched ahead of poll(); eachBatch waits while the buffer holds this many. */
@@ -41,17 +45,19 @@ export interface KafkaConsumerTuning {
   maxPollIntervalMs?: number
 }
 
-type RebalanceStep = { kind: 'lost' | 'revoked' | 'assigned'; partitions: TopicPartition[] }
+type RebalanceStep = { kind: 'lost' | 'revoked' | 'assigned'; partitions: TopicPartition[] } | { kind: 'generation'; identity: GroupIdentity }
 
 const SYNC_MESSAGE = 'Received assignment'
 
 export class KafkaLogConsumer implements LogConsumer {
   private readonly consumer: Consumer
-  private readonly admin: Admin
-  private adminConnected: Promise<void> | null = null
+  private readonly offsets: StableOffsetFetcher
   private listener: RebalanceListener | null = null
+  /** The latest join's member id and SyncGroup's generation (kafkajs's view). */
   private memberId = ''
-  private generationId = -1
+  private joinedGeneration = -1
+  /** What a commit carries: behind the latest join while a revocation waits for poll() (commit-generation.ts). */
+  private readonly commitGeneration = new CommitGeneration()
   /** The partitions kafkajs fetches (changed at each join). */
   private readonly owned = new Map<string, TopicPartition>()
   /** The partitions the listener was told about (changed in poll, as in Java). */
@@ -88,7 +94,7 @@ export class KafkaLogConsumer implements LogConsumer {
       // SyncGroup's generation: kafkajs logs it, its API does not expose it.
       if (entry.log.message === SYNC_MESSAGE) {
         const generation = Number((entry.log as unknown as { generationId?: number }).generationId)
-        if (Number.isInteger(generation)) this.generationId = generation
+        if (Number.isInteger(generation)) this.joinedGeneration = generation
       }
     })
     this.consumer = kafka.consumer({
@@ -102,7 +108,7 @@ export class KafkaLogConsumer implements LogConsumer {
       allowAutoTopicCreation: false,
       retry: { initialRetryTime: 50, maxRetryTime: 1_000, retries: 10 },
     })
-    this.admin = createKafka(config, `${options.clientId}-admin`).admin()
+    this.offsets = new StableOffsetFetcher(createKafka(config, `${options.clientId}-offsets`), options.groupId)
     this.heartbeatTimer = setInterval(() => this.heartbeatBesideProcessing(), Math.max(1, options.heartbeatIntervalMs))
     this.heartbeatTimer.unref?.()
     this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => this.onGroupJoin(e.payload.memberId, e.payload.memberAssignment))
@@ -143,6 +149,8 @@ export class KafkaLogConsumer implements LogConsumer {
     this.memberId = memberId
     const released = kicked ? previous : previous.filter((tp) => !nextKeys.has(tpKey(tp.topic, tp.partition)))
     if (released.length > 0) this.steps.push({ kind: kicked ? 'lost' : 'revoked', partitions: released })
+    const identity = { generationId: this.joinedGeneration, memberId }
+    if (!this.commitGeneration.joined(identity, released.length > 0).switchNow) this.steps.push({ kind: 'generation', identity })
     for (const tp of released) {
       this.owned.delete(tpKey(tp.topic, tp.partition))
       this.guard.forget(tpKey(tp.topic, tp.partition))
@@ -214,6 +222,10 @@ export class KafkaLogConsumer implements LogConsumer {
   private async runRebalanceSteps(): Promise<void> {
     while (this.steps.length > 0) {
       const step = this.steps.shift()!
+      if (step.kind === 'generation') {
+        this.commitGeneration.switchTo(step.identity)
+        continue
+      }
       if (step.kind === 'assigned') {
         for (const tp of step.partitions) this.assigned.set(tpKey(tp.topic, tp.partition), tp)
         await this.listener!.onPartitionsAssigned(step.partitions)
@@ -285,27 +297,17 @@ export class KafkaLogConsumer implements LogConsumer {
     return [...this.assigned.values()]
   }
 
-  private async connectedAdmin(): Promise<Admin> {
-    this.adminConnected ??= this.admin.connect().catch((e) => {
-      this.adminConnected = null
-      throw e
-    })
-    await this.adminConnected
-    return this.admin
-  }
-
   /**
-   * Committed offsets through OffsetFetch. kafkajs's OffsetFetch has no requireStable: offsets
-   * that an open transaction is about to commit are not waited for, the last stable ones come
-   * back. A new owner must therefore init its transactional producer (which aborts or completes
-   * the previous owner's transaction) before it reads them.
+   * Committed offsets through OffsetFetch v7 (kip447/stable-offsets.ts). Under read_committed it
+   * sets require_stable, as the Java consumer does: offsets that another member's open transaction
+   * is about to commit are waited for (exactly_once_v2: that member's producer is not fenced by
+   * this owner's initTransactions, its transactional.id being its own).
    */
   async committed(partitions: TopicPartition[]): Promise<Map<string, number | null>> {
     const out = new Map<string, number | null>()
     if (partitions.length === 0) return out
-    const admin = await this.connectedAdmin()
-    const topics = [...byTopic(partitions).keys()]
-    const fetched = await mapErrors(`committed offsets of group ${this.options.groupId}`, () => admin.fetchOffsets({ groupId: this.options.groupId, topics }))
+    const topics = [...byTopic(partitions)].map(([topic, tps]) => ({ topic, partitions: tps.map((tp) => tp.partition) }))
+    const fetched = await mapErrors(`committed offsets of group ${this.options.groupId}`, () => this.offsets.fetch(topics, this.options.isolationLevel === 'read_committed' ? 'require-stable' : 'last-stable'))
     for (const tp of partitions) {
       const offset = fetched.find((t) => t.topic === tp.topic)?.partitions.find((p) => p.partition === tp.partition)?.offset
       const n = offset === undefined ? -1 : Number(offset)
@@ -323,7 +325,7 @@ export class KafkaLogConsumer implements LogConsumer {
   }
 
   groupMetadata(): ConsumerGroupMetadata {
-    return { groupId: this.options.groupId, memberId: this.memberId, generationId: this.generationId }
+    return { groupId: this.options.groupId, ...this.commitGeneration.identity() }
   }
 
   async close(): Promise<void> {
@@ -333,7 +335,7 @@ export class KafkaLogConsumer implements LogConsumer {
     this.heartbeatOf = null
     this.wake()
     await this.consumer.disconnect().catch(() => {})
-    if (this.adminConnected) await this.admin.disconnect().catch(() => {})
+    await this.offsets.close()
     this.assigned.clear()
     this.owned.clear()
     this.buffers.clear()
