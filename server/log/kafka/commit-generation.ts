@@ -21,6 +21,9 @@ export interface GroupIdentity {
 }
 
 /** What a join queues for poll(): the released partitions' step comes before the switch. */
+/** Whether a join took partitions away from this member. */
+export type JoinChange = 'releases' | 'keeps'
+
 export type JoinOutcome = { switchNow: true } | { switchNow: false; identity: GroupIdentity }
 
 export class CommitGeneration {
@@ -33,12 +36,12 @@ export class CommitGeneration {
   }
 
   /**
-   * A join completed. `releases`: it took partitions away (revoked or lost) and that step waits for
-   * poll(). Returns whether the identity switched now, or the identity to switch to when poll()
+   * A join completed. 'releases': it took partitions away (revoked or lost) and that step waits for
+   * poll(); 'keeps': it took nothing away. Returns whether the identity switched now, or the identity to switch to when poll()
    * reaches the step after the release (switchTo).
    */
-  joined(next: GroupIdentity, releases: boolean): JoinOutcome {
-    if (!releases && this.queued === 0) {
+  joined(next: GroupIdentity, change: JoinChange): JoinOutcome {
+    if (change === 'keeps' && this.queued === 0) {
       this.current = { ...next }
       return { switchNow: true }
     }

@@ -150,7 +150,7 @@ export class KafkaLogConsumer implements LogConsumer {
     const released = kicked ? previous : previous.filter((tp) => !nextKeys.has(tpKey(tp.topic, tp.partition)))
     if (released.length > 0) this.steps.push({ kind: kicked ? 'lost' : 'revoked', partitions: released })
     const identity = { generationId: this.joinedGeneration, memberId }
-    if (!this.commitGeneration.joined(identity, released.length > 0).switchNow) this.steps.push({ kind: 'generation', identity })
+    if (!this.commitGeneration.joined(identity, released.length > 0 ? 'releases' : 'keeps').switchNow) this.steps.push({ kind: 'generation', identity })
     for (const tp of released) {
       this.owned.delete(tpKey(tp.topic, tp.partition))
       this.guard.forget(tpKey(tp.topic, tp.partition))
