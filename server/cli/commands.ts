@@ -2,6 +2,7 @@
 
 import { type CommandSpec, type FlagSpecs, type FlagValues, helpText, parseCommandLine, usageText, UsageError } from './flags.ts'
 import { UnsupportedOnBackendError } from '../log/capabilities.ts'
+import { OBSERVE, observeCommand } from './observe-command.ts'
 import { RUN, runCommand } from './run-command.ts'
 import { SCENARIO, scenarioCommand } from './scenario-command.ts'
 import { SWEEP, sweepCommand } from './sweep-command.ts'
@@ -31,6 +32,7 @@ function command<F extends FlagSpecs>(spec: CommandSpec<F>, run: (flags: FlagVal
 }
 
 export const COMMANDS: Readonly<Record<string, Command>> = {
+  observe: command(OBSERVE, (f, out) => observeCommand(f, out)),
   run: command(RUN, runCommand),
   scenario: command(SCENARIO, (f, out, name) => scenarioCommand(name, f, out)),
   sweep: command(SWEEP, sweepCommand),
