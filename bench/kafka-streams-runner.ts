@@ -26,7 +26,7 @@ const STOP_TIMEOUT_MS = 30_000
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** What the runner knows of the Java process: its state lines, its exit, its last words. */
-class StreamsProcess {
+export class StreamsProcess {
   state = 'CREATED'
   activeTasks = 0
   commits: number | null = null
@@ -116,8 +116,9 @@ async function prefill(connection: KafkaConnection, topic: string, records: numb
   await producer.close()
 }
 
-function startStreams(classPath: string, plan: RunPlan, appId: string): StreamsProcess {
-  const args = [...JAVA_OPTS, '-cp', classPath, MAIN_CLASS, '--bootstrap', plan.brokers.join(','), '--application-id', appId]
+/** `jvmOptions`: besides JAVA_OPTS (a second instance of one application needs its own -Djava.io.tmpdir: its state directory). */
+export function startStreams(classPath: string, plan: Pick<RunPlan, 'brokers' | 'guarantee' | 'commitIntervalMs'>, appId: string, jvmOptions: string[] = []): StreamsProcess {
+  const args = [...JAVA_OPTS, ...jvmOptions, '-cp', classPath, MAIN_CLASS, '--bootstrap', plan.brokers.join(','), '--application-id', appId]
   args.push('--guarantee', plan.guarantee, '--commit-interval-ms', String(plan.commitIntervalMs), '--threads', String(WORKERS))
   return new StreamsProcess(spawn('java', args, { stdio: ['ignore', 'pipe', 'pipe'] }))
 }

@@ -36,6 +36,13 @@ describe('the generation history', () => {
     expect(h.generations[0]!.members.map((m) => m.workerId)).toEqual(['w1', 'w2', 'w3'])
   })
 
+  it('keeps a generation\'s members when the survivors are seen under its id before they report the next one (a stale id), so the kill still ends it', () => {
+    const h = fold(BEFORE_KILL, { ...AFTER_KILL, generationId: BEFORE_KILL.generationId, atMs: 6_000 }, AFTER_KILL)
+    expect(h.generations.map((g) => g.generationId)).toEqual([3, 4])
+    expect(h.generations[0]!.members.map((m) => m.memberId)).toEqual(BEFORE_KILL.members.map((m) => m.memberId).sort())
+    expect(h.generations[0]!.endedBy!.gone).toEqual([{ memberId: 'w2-2', workerId: 'w2', how: 'killed' }])
+  })
+
   it('learns a generation id reported later, and never forgets a worker id (a killed worker no longer reports its member)', () => {
     const h = fold({ ...BEFORE_KILL, generationId: null }, { ...BEFORE_KILL, atMs: 2_000 }, { ...BEFORE_KILL, atMs: 3_000, members: BEFORE_KILL.members.map((m) => (m.workerId === 'w2' ? { ...m, workerId: null } : m)) }, AFTER_KILL)
     expect(h.generations.map((g) => g.generationId)).toEqual([3, 4])

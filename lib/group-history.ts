@@ -26,6 +26,11 @@ function sameMembers(a: readonly GenerationMember[], b: readonly GenerationMembe
   return key(a) === key(b)
 }
 
+function sameMemberIds(a: readonly GenerationMember[], b: readonly GenerationMember[]): boolean {
+  const ids = (ms: readonly GenerationMember[]) => ms.map((m) => m.memberId).sort().join('\n')
+  return ids(a) === ids(b)
+}
+
 /** What changed from one generation's members to the next's. */
 export function generationEnd(prev: readonly GenerationMember[], next: readonly GenerationMember[], atMs: number, goneHow: (m: GenerationMember) => GoneHow): GenerationEnd {
   const ids = new Set(next.map((m) => m.memberId))
@@ -48,7 +53,7 @@ export function generationEnd(prev: readonly GenerationMember[], next: readonly 
 /**
  * One Stable look at the group. A new generation id, or (generation unknown) other members or
  * another assignment, starts a generation and ends the previous one; the same generation seen
- * again only refreshes what is known of it (a worker id or the generation id learnt later; a
+ * again (with the same members: other members under its id is a stale id, ignored) only refreshes what is known of it (a worker id or the generation id learnt later; a
  * worker id is never forgotten, so a killed member keeps its worker's name).
  */
 export function foldGeneration(h: GenerationHistory, obs: GroupObservation, goneHow: (m: GenerationMember) => GoneHow, max = MAX_GENERATIONS): GenerationHistory {
@@ -56,6 +61,8 @@ export function foldGeneration(h: GenerationHistory, obs: GroupObservation, gone
   const members = obs.members.map((m) => ({ ...m, partitions: [...m.partitions].sort((a, b) => a - b) })).sort((a, b) => (a.memberId < b.memberId ? -1 : 1))
   const continues = last !== undefined && (obs.generationId !== null && last.generationId !== null ? obs.generationId === last.generationId : sameMembers(last.members, members))
   if (continues) {
+    // A generation's members never change: other members under the same generation id is a stale id.
+    if (last.generationId !== null && obs.generationId !== null && !sameMemberIds(last.members, members)) return h
     // What was learnt stays: a worker id once reported, a generation id once known.
     const known = new Map(last.members.map((m) => [m.memberId, m.workerId]))
     const merged = members.map((m) => ({ ...m, workerId: m.workerId ?? known.get(m.memberId) ?? null }))

@@ -91,15 +91,19 @@ export class GroupBook {
 
   /**
    * The coordinator's generation where it gives one (embedded). Otherwise (Kafka's DescribeGroups
-   * has none) the highest one its members' workers report (a member that has not rejoined yet
-   * still reports the previous one); undefined while none has reported; null when no member is an
-   * eoscope worker (nothing will report it).
+   * has none) the one every member's worker reports; undefined until they all agree (a report
+   * lags the rebalance it follows: right after a kill the coordinator already lists the survivors
+   * while they still report the generation that had the dead member, and taking that number would
+   * rewrite the old generation's members); null when no member is an eoscope worker (nothing will
+   * report it).
    */
   private generationOf(d: GroupDescription, members: readonly GenerationMember[]): number | null | undefined {
     if (d.generationId !== null) return d.generationId
-    if (members.every((m) => m.workerId === null)) return null
-    const gens = members.map((m) => this.reported.get(m.memberId)).filter((g): g is number => g !== undefined)
-    return gens.length === 0 ? undefined : Math.max(...gens)
+    const ours = members.filter((m) => m.workerId !== null)
+    if (ours.length === 0) return null
+    const gens = new Set(ours.map((m) => this.reported.get(m.memberId)))
+    const [only] = gens
+    return gens.size === 1 ? only : undefined
   }
 
   /** The current generation with the workers learnt since it was seen (a member's worker may report after the coordinator names it). */
