@@ -98,7 +98,7 @@ export const GroupView = memo(function GroupView({ group, startedAtMs }: GroupVi
   const config = useMemo(() => lagChart(group?.lag ?? [], group?.topic ?? ''), [group?.lag, group?.topic])
   const rows = useMemo(() => lagRows(group?.lag ?? [], startedAtMs), [group?.lag, startedAtMs])
   if (!group) return null
-  const source = group.generationSource === 'coordinator' ? 'from the coordinator' : 'as its members report it (DescribeGroups has none)'
+  const source = group.generationSource === 'coordinator' ? 'from the coordinator' : 'as all its members report it (DescribeGroups has none)'
   return (
     <Panel
       title="Consumer group"

@@ -6,13 +6,13 @@
 // which the partitions table shows LSO = HW.
 
 import path from 'node:path'
-import type { Page } from 'playwright-core'
 import { expect, it } from 'vitest'
 import { SHOTS, describeInChromium } from './chromium-page.ts'
 import { labCommitsMore, STALL_MS, STATE_MS } from './page-helpers.ts'
 import { shown, type ShownRow } from './partitions-shown.ts'
 import { shownGroup, type ShownGroup } from './group-shown.ts'
 import { untilProgress } from './progress.ts'
+import { labSnapshot, offsetIn, rowsOfTasks, txnIdRows } from './transactions-shown.ts'
 
 const MAIN_ROLES = ['input', 'output', 'changelog']
 
@@ -94,8 +94,7 @@ describeInChromium('the partitions table in chromium', { waitForDashboard: true 
     await page.getByTestId('transactions-view').scrollIntoViewIfNeeded()
     const snapshot = await labSnapshot(page)
     const worker = snapshot.workers.find((w) => w.state === 'running' && w.taskIds.length > 0)!
-    // Under exactly_once each task has its transactional id: <application.id>-<task>.
-    const mine = (rows: TxnIdShown[]) => rows.filter((r) => worker.taskIds.some((t) => r.id.endsWith(`-${t}`)))
+    const mine = (rows: Parameters<typeof rowsOfTasks>[0]) => rowsOfTasks(rows, worker.taskIds)
     await expect.poll(async () => mine(await txnIdRows(page)).some((r) => r.state === 'Ongoing'), { timeout: STATE_MS, interval: 100 }).toBe(true)
     const open = page.locator('[data-testid="producer-state-row"][data-verdict="ongoing"]')
     expect(await open.count()).toBeGreaterThan(0)
@@ -188,23 +187,3 @@ describeInChromium('the partitions table in chromium', { waitForDashboard: true 
     }
   })
 })
-
-/** An offset as the view shows it (1,234). */
-const offsetIn = (text: string | null) => Number((text ?? '').replace(/,/g, ''))
-
-interface TxnIdShown {
-  id: string
-  state: string
-  abortAt: number | null
-}
-
-/** The Transactions view's transactional-id rows as rendered. */
-function txnIdRows(page: Page): Promise<TxnIdShown[]> {
-  return page.evaluate(() =>
-    [...document.querySelectorAll('[data-testid="txn-id-row"]')].map((tr) => ({ id: tr.getAttribute('data-transactional-id') ?? '', state: tr.getAttribute('data-state') ?? '', abortAt: tr.getAttribute('data-last-abort-at') ? Number(tr.getAttribute('data-last-abort-at')) : null })),
-  )
-}
-
-function labSnapshot(page: Page): Promise<{ atMs: number; workers: { id: string; state: string; taskIds: string[] }[] }> {
-  return page.evaluate(async () => (await (await fetch('/api/lab')).json()) as { atMs: number; workers: { id: string; state: string; taskIds: string[] }[] })
-}

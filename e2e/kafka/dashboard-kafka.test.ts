@@ -13,6 +13,8 @@ import { ROOT, startServer, type ServerProcess } from '../server-process.ts'
 import { shown } from '../partitions-shown.ts'
 import { shownGroup, type ShownGroup } from '../group-shown.ts'
 import { untilProgress, waitFor } from '../progress.ts'
+import { openFromLedger, shownRows } from '../message-browser-steps.ts'
+import { labSnapshot, offsetIn, rowsOfTasks, txnIdRows } from '../transactions-shown.ts'
 import { KAFKA_GROUP_TIMEOUTS } from '../../server/log/kafka/capabilities.ts'
 import { writeHangingTransaction } from '../../server/log/kafka/kip664/__fixtures__/hanging-transaction.ts'
 
@@ -202,6 +204,38 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     expect((await post('/api/lab/config', { inputRatePerSec: 500 })).status).toBe(200)
   })
 
+  it('the Transactions view lists an open transaction Ongoing at its coordinator (ListTransactions, DescribeTransactions) and, after its worker is killed at step 4, that transactional id aborted', TEST_BOUND, async () => {
+    const view = page.getByTestId('transactions-view')
+    await view.scrollIntoViewIfNeeded()
+    // A worker whose tasks' transactional ids are Ongoing at the coordinator, as the view shows them.
+    const chosen = await untilProgress({
+      what: 'a running worker with a transaction Ongoing at its coordinator',
+      read: async () => {
+        const rows = await txnIdRows(page)
+        return (await labSnapshot(page)).workers.find((w) => w.state === 'running' && rowsOfTasks(rows, w.taskIds).some((r) => r.state === 'Ongoing')) ?? null
+      },
+      done: (w) => w !== null,
+      stallMs: STALL_MS,
+      everyMs: 250,
+    })
+    const worker = chosen!
+    const open = page.locator('[data-testid="producer-state-row"][data-verdict="ongoing"]')
+    await open.first().waitFor({ timeout: STATE_MS })
+    expect(offsetIn(await open.first().getByTestId('producer-first-offset').textContent())).toBeGreaterThanOrEqual(0)
+    const t0 = (await labSnapshot(page)).atMs
+    // Killed at step 4 (produced, no ack yet) its transaction is open; the new owners' initTransactions abort it.
+    const status = await page.evaluate(async (id) => (await fetch(`/api/workers/${encodeURIComponent(id)}/kill`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ step: 4 }) })).status, worker.id)
+    expect(status).toBe(200)
+    await untilProgress({
+      what: `a transactional id of ${worker.id}'s tasks shown aborted after ${t0}`,
+      read: async () => rowsOfTasks(await txnIdRows(page), worker.taskIds),
+      done: (rows) => rows.some((r) => r.state === 'CompleteAbort' || (r.abortAt !== null && r.abortAt >= t0)),
+      stallMs: STALL_MS,
+      everyMs: 250,
+    })
+    await view.screenshot({ path: path.join(SHOTS, 'kafka-transactions-view.png') })
+  })
+
   it('the group view: its members are the running worker processes, and the generation moves after a kill', TEST_BOUND, async () => {
     await page.getByTestId('group-view').scrollIntoViewIfNeeded()
     // The generation comes from the members' own reports (DescribeGroups has none): shown once they agree.
@@ -236,6 +270,16 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     await page.locator(`article.worker-card[data-testid="worker-${id}"][data-state="killed"]`).waitFor({ timeout: STATE_MS })
     await waitForNumber(page, 'correctness-duplicates-value', (n) => n > 0, STATE_MS + STALL_MS)
     expect(await numberIn(page, 'correctness-lost-value')).toBe(0)
+  })
+
+  it('opens both copies of a duplicate in the message browser from a duplicate-ledger row, read from the cluster', TEST_BOUND, async () => {
+    const copies = await openFromLedger(page)
+    const both = async () => (await shownRows(page)).filter((r) => r.offset === copies.first || r.offset === copies.copy)
+    const rows = await untilProgress({ what: `output-${copies.partition} offsets ${copies.first} and ${copies.copy} in the message browser`, read: both, done: (r) => r.length === 2, stallMs: STALL_MS, everyMs: 250 })
+    // Both visible to read_committed (at_least_once writes no transaction), each marked as the other's copy.
+    for (const r of rows) expect(r).toMatchObject({ state: 'non-transactional', rc: 'true', ru: 'true', copy: true })
+    expect(await page.getByTestId('msg-summary').textContent()).toContain(`output-${copies.partition}`)
+    await page.getByTestId('message-browser').screenshot({ path: path.join(SHOTS, 'kafka-message-browser-duplicate.png') })
   })
 
   it('logs no console errors', () => {

@@ -34,6 +34,8 @@ export class GroupBook {
   private readonly workerOfMember = new Map<string, string>()
   /** Each worker's last known state, kept after its slot is refilled (a worker process's view is replaced). */
   private readonly workerState = new Map<string, WorkerView['state']>()
+  /** The generation last taken into the history: the header shows the same number as the history's current row. */
+  private agreed: number | null = null
 
   constructor(private readonly rt: LabRuntime) {
     rt.onEvent((e) => {
@@ -74,6 +76,7 @@ export class GroupBook {
       const members = this.members(d)
       const generationId = this.generationOf(d, members)
       if (generationId === undefined) return // the members' reports do not agree yet
+      this.agreed = generationId
       this.history = foldGeneration(this.withKnownWorkers(this.history), { atMs: this.readAtMs, generationId, members }, (m) => this.goneHow(m))
     } catch (e) {
       this.error = e instanceof Error ? e.message : String(e)
@@ -129,12 +132,11 @@ export class GroupBook {
       workerId: this.workerOf(m.memberId),
       partitions: m.assignment.filter((tp) => tp.topic === this.rt.topics.input).map((tp) => tp.partition),
     }))
-    const reported = members.map((m) => this.reported.get(m.memberId)).filter((g): g is number => g !== undefined)
     return {
       groupId: d.groupId,
       topic: this.rt.topics.input,
       state: d.state,
-      generationId: d.generationId ?? (reported.length > 0 ? Math.max(...reported) : null),
+      generationId: d.generationId ?? this.agreed,
       generationSource: d.generationId !== null ? 'coordinator' : 'members',
       protocolType: d.protocolType,
       protocol: d.protocol,
