@@ -65,6 +65,11 @@ export const HeaderBar = memo(function HeaderBar({ backend, notes, connection, h
         <a href="/experiments" style={{ color: 'var(--accent)', fontSize: 12.5 }} data-testid="link-experiments" title="throughput against latency and recovery as commit.interval.ms changes">
           experiments
         </a>
+        {backend === 'kafka' ? (
+          <a href="/observe" style={{ color: 'var(--accent)', fontSize: 12.5 }} data-testid="link-observe" title="watch an application eoscope did not start, on this cluster, read-only">
+            observe
+          </a>
+        ) : null}
         <ThemeToggle />
       </div>
       {notes.length ? (

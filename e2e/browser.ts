@@ -59,7 +59,15 @@ export type PageErrors =
 export const ACTION_MS = 120_000
 
 export async function firstPage(browser: Browser, errors: string[], which: PageErrors = 'console'): Promise<Page> {
-  const page = browser.context.pages()[0] ?? (await browser.context.newPage())
+  return watched(browser.context.pages()[0] ?? (await browser.context.newPage()), errors, which)
+}
+
+/** Another tab of the same browser, its errors collected as the first one's. */
+export async function anotherPage(browser: Browser, errors: string[], which: PageErrors = 'console'): Promise<Page> {
+  return watched(await browser.context.newPage(), errors, which)
+}
+
+function watched(page: Page, errors: string[], which: PageErrors): Page {
   // An action (a click, a screenshot) waits for its element to be ready: on a busy machine a render
   // can take far longer than Playwright's 30 s default, and the wait ends as soon as it is ready.
   page.setDefaultTimeout(ACTION_MS)

@@ -66,9 +66,12 @@ afterAll(() => {
 })
 
 describeInChromium('the experiments page in chromium', { server: () => ({ env: { EOSCOPE_DATA_DIR: dataDir } }), open: null }, (lab) => {
-  it('is linked from the dashboard header', async () => {
+  it('is linked from the dashboard header (and /observe is not, on the embedded log)', async () => {
     const { page, server } = lab
     await page.goto(server.url)
+    await expect.poll(() => page.getByTestId('backend').textContent().catch(() => ''), { timeout: STATE_MS }).toContain('embedded')
+    // On the embedded log there is no cluster to observe other applications on: no observe link.
+    expect(await page.getByTestId('link-observe').count()).toBe(0)
     await page.getByTestId('link-experiments').click()
     await page.getByTestId('experiments').waitFor({ timeout: STATE_MS })
     expect(new URL(page.url()).pathname).toBe('/experiments')

@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net'
 import next from 'next'
 import { firstReachableBroker, labChoiceFromEnv, startLab } from './lab/lab-from-env.ts'
 import { ExperimentService } from './experiments/experiment-service.ts'
+import { ObserverRegistry } from './observe/observer-registry.ts'
 import { resolveAccessPolicy } from './http/access.ts'
 import { attachEoscopeHttp } from './http/app.ts'
 import { createLogger, logLevelFrom, messageLog } from './logging.ts'
@@ -53,6 +54,8 @@ async function main(): Promise<void> {
   const httpServer = createServer()
   const app = next({ dev, dir: process.cwd(), hostname: host, port, httpServer })
   const lab = await startLab(choice)
+  // The /observe page: applications eoscope did not start, on the same cluster (read-only).
+  const observeSource = choice.backend === 'kafka' ? (await import('./observe/kafka-observe-source.ts')).kafkaObserveSource({ brokers: choice.brokers, clientId: 'eoscope-observe', ...choice.security }) : null
   let http: ReturnType<typeof attachEoscopeHttp>
   try {
     await app.prepare()
@@ -61,6 +64,7 @@ async function main(): Promise<void> {
       lab,
       policy,
       experiments: new ExperimentService({ log: messageLog(logger, { event: 'experiment' }) }),
+      observe: observeSource ? new ObserverRegistry(observeSource) : undefined,
       logger,
       fallback: (req, res) => handleNext(req, res),
       dev,
@@ -72,6 +76,7 @@ async function main(): Promise<void> {
   } catch (e) {
     // No build, a port in use: the lab's worker processes (Kafka backend) must not outlive the server.
     await lab.close().catch(() => {})
+    await observeSource?.close().catch(() => {})
     throw e
   }
   const addr = httpServer.address() as AddressInfo
@@ -91,7 +96,7 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 12_000)
     force.unref()
     // Closing socket.io closes the http server too.
-    Promise.allSettled([http.close(), app.close(), lab.close()]).then(() => process.exit(0))
+    Promise.allSettled([http.close(), app.close(), lab.close(), observeSource?.close()]).then(() => process.exit(0))
   }
   process.on('SIGINT', () => shutdown('SIGINT'))
   process.on('SIGTERM', () => shutdown('SIGTERM'))

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { CHROMIUM_PATH, chromiumAvailable, firstPage, launchBrowser, type Browser } from '../browser.ts'
+import { anotherPage, CHROMIUM_PATH, chromiumAvailable, firstPage, launchBrowser, type Browser } from '../browser.ts'
 import { numberIn, waitForNumber } from '../page-helpers.ts'
 import { ROOT, startServer, type ServerProcess } from '../server-process.ts'
 import { shown } from '../partitions-shown.ts'
@@ -16,6 +16,7 @@ import { untilProgress, waitFor } from '../progress.ts'
 import { openFromLedger, shownRows } from '../message-browser-steps.ts'
 import { labSnapshot, offsetIn, rowsOfTasks, txnIdRows } from '../transactions-shown.ts'
 import { KAFKA_GROUP_TIMEOUTS } from '../../server/log/kafka/capabilities.ts'
+import { kafkaAppTopics } from '../../server/lab/kafka/kafka-app.ts'
 import { writeHangingTransaction } from '../../server/log/kafka/kip664/__fixtures__/hanging-transaction.ts'
 
 const SHOTS = path.join(ROOT, 'test-results')
@@ -97,6 +98,52 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     expect(processState(pid)).not.toBeNull()
     await waitForNumber(page, 'stat-processed', (n) => n > 0, STATE_MS)
     await waitForNumber(page, 'stat-visible', (n) => n > 0, STATE_MS)
+  })
+
+  it("observes its own lab as an application it did not start (/observe, from the header's link): its members are the worker processes, its transactions commit, the validator at 0", TEST_BOUND, async () => {
+    const applicationId = (await page.getByTestId('application-id').textContent())!.trim()
+    const topics = kafkaAppTopics(applicationId)
+    expect(await page.getByTestId('link-observe').getAttribute('href')).toBe('/observe')
+    const tab = await anotherPage(browser, consoleErrors)
+    try {
+      await tab.goto(`${server.url}/observe`)
+      await tab.getByTestId('observe-applicationId').fill(applicationId)
+      await tab.getByTestId('observe-input').fill(topics.input)
+      await tab.getByTestId('observe-output').fill(topics.output)
+      await tab.getByTestId('observe-format').selectOption('eoscope')
+      await tab.getByTestId('observe-changelog').fill(topics.changelog)
+      await tab.getByTestId('observe-submit').click()
+      // A permalink: the target is in the URL.
+      expect(new URL(tab.url()).searchParams.get('applicationId')).toBe(applicationId)
+      const workers = await page.locator('article.worker-card[data-state="running"]').count()
+      // Read in one go from the DOM: a locator's textContent on an element not there yet would wait for it.
+      const seen = () =>
+        tab.evaluate(() => {
+          const text = (id: string) => document.querySelector(`[data-testid="${id}"]`)?.textContent ?? null
+          return {
+            members: document.querySelectorAll('[data-testid="observe-member"]').length,
+            transactions: document.querySelectorAll('[data-testid="observe-transaction"]').length,
+            state: text('observe-group-state'),
+            verdict: text('observe-verdict'),
+            error: text('observe-error'),
+          }
+        })
+      const s = await untilProgress({ what: 'the observe page to show the lab\'s group, transactions and validator', read: seen, done: (x) => x.members === workers && x.state === 'Stable' && x.transactions > 0, stallMs: STALL_MS, everyMs: 500 })
+      expect(s.error).toBeNull()
+      // Each member is a worker process of the lab: its consumer's client.id is the worker's id.
+      const clientIds = (await tab.getByTestId('observe-member').locator('td:first-child').allTextContents()).sort()
+      const running = (await page.locator('article.worker-card[data-state="running"]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-testid')!.replace(/^worker-/, '')))).sort()
+      expect(clientIds).toEqual(running)
+      // Generations come from __consumer_offsets, the validator's figures from the topics.
+      expect(Number(await tab.getByTestId('observe-generation').textContent())).toBeGreaterThan(0)
+      await untilProgress({ what: 'the validator on /observe to read input records', read: async () => (await seen()).verdict ?? '', done: (t) => /over [1-9][\d,]* input records/.test(t), stallMs: STALL_MS, everyMs: 500 })
+      for (const row of ['duplicates', 'lost', 'abortedReads', 'stateMismatches']) expect(await tab.getByTestId(`observe-check-${row}`).getAttribute('data-value')).toBe('0')
+      expect(await tab.getByTestId('observe-verdict').textContent()).toContain('No violation of exactly-once')
+      expect(await tab.locator('[data-testid="observe-partition"][data-role="input"]').count()).toBeGreaterThan(0)
+      await tab.screenshot({ path: path.join(SHOTS, 'kafka-observe.png'), fullPage: true })
+    } finally {
+      await tab.close()
+    }
   })
 
   it('Kill sends SIGKILL to the process; the recovery completes and exactly_once shows 0 duplicates', TEST_BOUND, async () => {

@@ -3,7 +3,9 @@
 // fed while observed. The observer, read-only, shows its group's members and the generations the
 // coordinator wrote (a second instance joining makes a new one), its transactional ids and the
 // COMMIT markers its transactions write, and flags a hanging transaction on its output topic, as
-// does the CLI (exit status 1). A JDK and Maven are prerequisites: without them the run fails.
+// does the CLI (exit status 1). Told the topics' record format, it runs eoscope's validator on them:
+// nothing doubled or lost, and a copy appended to the output caught as a duplicate. A JDK and Maven
+// are prerequisites: without them the run fails.
 
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -14,6 +16,8 @@ import { prepareYardstick } from '../../bench/kafka-streams-build.ts'
 import { startStreams, type StreamsProcess } from '../../bench/kafka-streams-runner.ts'
 import { observeCommand } from '../../server/cli/observe-command.ts'
 import { ApplicationObserver, type ApplicationSample } from '../../server/observe/application-observer.ts'
+import type { ObservedValidation } from '../../server/observe/observe-validation.ts'
+import { changelogTopic } from '../../lib/records.ts'
 import { kafkaObserveSource, type KafkaObserveSource } from '../../server/observe/kafka-observe-source.ts'
 import { KafkaConnection } from '../../server/log/kafka/kafka-connection.ts'
 import type { LogProducer } from '../../server/log/types.ts'
@@ -66,8 +70,9 @@ beforeAll(async () => {
   let n = 0
   feedLoop = (async () => {
     while (feeding) {
-      // The yardstick's input values: integers as decimal text (anything else it skips).
-      const batch = Array.from({ length: 60 }, (_, i) => ({ topic: topics.input, partition: (n + i) % PARTITIONS, key: `k${(n + i) % 50}`, value: String(((n + i) % 97) + 1) }))
+      // The yardstick's input values: integers as decimal text (anything else it skips). A key
+      // stays on one partition, as a key-hashing partitioner keeps it (its aggregate is one task's).
+      const batch = Array.from({ length: 60 }, (_, i) => ({ topic: topics.input, partition: ((n + i) % 50) % PARTITIONS, key: `k${(n + i) % 50}`, value: String(((n + i) % 97) + 1) }))
       n += batch.length
       await feeder.send(batch)
       await new Promise((r) => setTimeout(r, 100))
@@ -148,7 +153,7 @@ describe('eoscope observe on a Kafka Streams application (exactly_once_v2)', () 
     expect(s.partitions.find((p) => p.topic === topics.output && p.partition === 2)!.lastStableOffset).toBe(hung.currentTxnStartOffset)
 
     const lines: string[] = []
-    const status = await observeCommand({ 'application-id': appId, brokers: brokers.join(','), output: topics.output, input: undefined, 'interval-ms': 100, samples: 1, json: true }, (l) => lines.push(l), { NODE_ENV: 'test' })
+    const status = await observeCommand({ 'application-id': appId, brokers: brokers.join(','), output: topics.output, input: undefined, format: undefined, changelog: undefined, 'dead-letter': undefined, 'interval-ms': 100, samples: 1, json: true }, (l) => lines.push(l), { NODE_ENV: 'test' })
     expect(status).toBe(1)
     const printed = JSON.parse(lines[0]!) as ApplicationSample
     expect(printed.hanging.map((t) => t.producerId)).toContain(producerId)
@@ -156,5 +161,37 @@ describe('eoscope observe on a Kafka Streams application (exactly_once_v2)', () 
     await source.transactions.abortTransaction(hung)
     await untilProgress({ what: 'no hanging transaction after the abort', read: async () => (await sample()).hanging.length, done: (n) => n === 0, stallMs: STALL_MS, everyMs: 500 })
     expect(last!.notes.filter((n) => !n.startsWith('topic '))).toEqual([])
+  })
+  it('runs the validator on its topics when told their format: nothing doubled or lost under exactly_once_v2; a copy appended to its output is caught, and the CLI exits 1', { timeout: 2 * STATE_MS }, async () => {
+    const target = { format: 'eoscope', input: topics.input, output: topics.output, changelog: changelogTopic(appId), deadLetter: null } as const
+    const validating = new ApplicationObserver(source, { applicationId: appId, output: [topics.output], input: [topics.input], validation: target })
+    let v: ObservedValidation | null = null
+    const read = async () => {
+      const s = await validating.sample()
+      v = s.validation
+      return { input: v?.inputRecords ?? null, output: v?.outputRecords ?? null, duplicates: v?.duplicates ?? null, notes: s.notes }
+    }
+    await untilProgress({ what: 'the validator to decide 2,000 input records', read, done: (x) => (x.input ?? 0) >= 2_000, stallMs: STALL_MS, everyMs: 500 })
+    expect(v!).toMatchObject({ judgedAs: 'exactly-once', duplicates: 0, lost: 0, abortedReads: 0, stateMismatches: 0, violations: [], unavailable: [] })
+    expect(v!.outputRecords).toBeGreaterThanOrEqual(v!.inputRecords)
+
+    // A committed output record copied outside any transaction: what a retried, non-idempotent write leaves.
+    const inspector = conn.inspector()
+    const original = (await inspector.readRaw({ topic: topics.output, partition: 0 }, 0, 200, 200)).find((r) => r.control === null && r.txnOutcome === 'committed')!
+    const copier = conn.producer({ clientId: `${appId}-copier`, idempotent: false })
+    try {
+      await copier.send([{ topic: topics.output, partition: 0, key: original.key, value: original.value }])
+    } finally {
+      await copier.close()
+    }
+    await untilProgress({ what: 'the validator to count the copy', read, done: (x) => (x.duplicates ?? 0) > 0, stallMs: STALL_MS, everyMs: 500 })
+    expect(v!).toMatchObject({ duplicates: 1, lost: 0, stateMismatches: 0, violations: [{ row: 'duplicates', value: 1 }] })
+
+    const lines: string[] = []
+    const status = await observeCommand({ 'application-id': appId, brokers: brokers.join(','), output: topics.output, input: topics.input, format: 'eoscope', changelog: undefined, 'dead-letter': undefined, 'interval-ms': 100, samples: 1, json: false }, (l) => lines.push(l), { NODE_ENV: 'test' })
+    expect(status).toBe(1)
+    const text = lines.join('\n')
+    expect(text).toMatch(/duplicates 1, lost 0, aborted reads 0, state mismatches 0/)
+    expect(text).toContain('VIOLATED: duplicates 1')
   })
 })

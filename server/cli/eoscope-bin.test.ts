@@ -21,6 +21,7 @@ describe('bin/eoscope.mjs', () => {
     ['sweep', ['--intervals', '--guarantees', '--repeat', '--csv', '--no-save']],
     ['scenario', ['NAME', '--seed', '--json', 'lost-ack']],
     ['worker', ['--brokers', '--application-id', '--follow-lab', '--max-poll-records', 'KAFKA_SASL_MECHANISM']],
+    ['observe', ['--application-id', '--format', '--changelog', '--dead-letter', '<application.id>-aggregates-changelog', 'judged exactly-once']],
   ])('eoscope %s --help prints its flags with meaning and default, exit 0', { timeout: 120_000 }, async (command, words) => {
     const r = await eoscope([command, '--help'])
     expect(r.code).toBe(0)
@@ -56,5 +57,17 @@ describe('bin/eoscope.mjs', () => {
     const r = await eoscope(['transactions', '--brokers', '127.0.0.1:1', '--abort-hanging'])
     expect(r.code).toBe(2)
     expect(r.stderr).toContain('--abort-hanging needs --topics')
+  })
+
+  it.each([
+    [['--format', 'avro', '--input', 'i', '--output', 'o'], 'record format "avro" is not one eoscope can validate; known: eoscope'],
+    [['--format', 'eoscope', '--output', 'o'], 'the validator runs on one input and one output topic: name one of each (got 0 input and 1 output)'],
+    [['--changelog', 'c'], '--changelog and --dead-letter are for the validator: give --format too'],
+  ])('observe %j refuses before connecting (exit 2): %s', { timeout: 120_000 }, async (args, message) => {
+    // Port 1: nothing listens there, so any attempt to connect would fail differently.
+    const r = await eoscope(['observe', '--application-id', 'app', '--brokers', '127.0.0.1:1', ...args])
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toContain(message)
   })
 })

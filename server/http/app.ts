@@ -1,5 +1,5 @@
 // The server's http layer on one http.Server: access checks (Host, token, rate limit, origin), the
-// security headers (CSP, no framing), the experiments and lab REST APIs, /metrics, socket.io, and
+// security headers (CSP, no framing), the experiments, observe and lab REST APIs, /metrics, socket.io, and
 // whatever serves the rest (Next).
 // server/index.ts runs it with Next; tests run it with a real or fake lab and no Next.
 
@@ -9,6 +9,8 @@ import type { ExperimentService } from '../experiments/experiment-service.ts'
 import { silentLogger, type Logger } from '../logging.ts'
 import { AccessGate, clientAddress, type AccessPolicy, type Rejection } from './access.ts'
 import { createExperimentsHandler } from './experiments-routes.ts'
+import { createObserveHandler } from './observe-route.ts'
+import type { ObserverRegistry } from '../observe/observer-registry.ts'
 import { attachLiveSocket, type LiveSocket, type LiveSocketHooks } from './live-socket.ts'
 import { createLabMetrics, type LabMetrics } from './metrics.ts'
 import { isSameOrigin } from './origin.ts'
@@ -20,6 +22,8 @@ export interface EoscopeHttpOptions {
   lab: LabController
   policy: AccessPolicy
   experiments?: ExperimentService
+  /** The /observe page's observers; absent on a server without a Kafka cluster (501). */
+  observe?: ObserverRegistry
   logger?: Logger
   /** Serves what the APIs do not (Next's handler); default: 404 JSON. */
   fallback?: (req: IncomingMessage, res: ServerResponse) => Promise<void>
@@ -119,6 +123,7 @@ export function attachEoscopeHttp(httpServer: HttpServer, options: EoscopeHttpOp
   const gate = new AccessGate(policy, options.now)
   const handleRest = createRestHandler(lab, (msg) => logger.debug(msg))
   const handleExperiments = experiments ? createExperimentsHandler(experiments, (msg) => logger.debug(msg)) : async () => false
+  const handleObserve = createObserveHandler(options.observe ?? null, (msg) => logger.debug(msg))
   let live: LiveSocket | null = null
   const metrics = createLabMetrics({ lab, socketClients: () => live?.io.of('/').sockets.size ?? 0, defaultMetrics: options.defaultMetrics })
 
@@ -140,6 +145,7 @@ export function attachEoscopeHttp(httpServer: HttpServer, options: EoscopeHttpOp
     if (refused) return refuse(res, refused)
     if (pathname === '/metrics') return serveMetrics(metrics, req, res)
     if (await handleExperiments(req, res)) return
+    if (await handleObserve(req, res)) return
     if (await handleRest(req, res)) return
     sendError(res, 404, `no such endpoint: ${pathname.slice(0, 80)}`)
   }

@@ -48,6 +48,7 @@ export const API_ROUTES = [
   { method: 'GET', path: '/api/lab/journal', does: 'the event journal (?after=ID&limit=N&category=a,b)' },
   { method: 'GET', path: '/api/lab/at', does: 'the lab as shown at an instant (?t=MS)' },
   { method: 'GET', path: '/api/lab/messages', does: 'stored records of a lab topic, read_committed and read_uncommitted side by side (?topic&partition&from&to&key&sinceMs&untilMs&limit)' },
+  { method: 'GET', path: '/api/observe', does: 'an application eoscope did not start, on the Kafka cluster: its group, transactions, partitions and, given its record format, the validator (?applicationId&input&output&format&changelog&deadLetter)' },
   { method: 'GET', path: '/api/lab/transactions', does: 'ended transactions with statistics (?outcome=&transactionalId=&sinceMs=&untilMs=&minDurationMs=&limit=&format=json|csv)' },
   { method: 'POST', path: '/api/lab/config', does: 'change settings (setConfig body)' },
   { method: 'POST', path: '/api/lab/reset', does: 'reset the lab' },

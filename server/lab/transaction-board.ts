@@ -9,6 +9,12 @@ import type { TxnEnded, TxnHeld } from '../log/embedded/transaction-coordinator.
 import type { EngineEvent } from '../engine/telemetry.ts'
 
 const MAX_TXNS = 120
+/**
+ * Open transactions are kept past MAX_TXNS: a killed worker's open transaction ends only when a new
+ * owner initialises its transactional.id, a session timeout later (10 s on Kafka: some 600 other
+ * transactions at 60 a second). Bounded too, for transactions whose end never arrives.
+ */
+const MAX_OPEN_TXNS = 256
 const KEPT_ABORTS = 10
 const MAX_PRODUCERS = 12
 const MAX_EPOCHS = 24
@@ -88,7 +94,7 @@ export class TransactionBoard {
           outcome: 'open',
           abortReason: null,
         })
-        while (this.txns.size > MAX_TXNS) this.txns.delete(this.txns.keys().next().value!)
+        this.evictEnded()
         return
       }
       case 'txn-end': {
@@ -147,6 +153,21 @@ export class TransactionBoard {
     if (outcome === 'aborted' && t.abortReason !== 'teardown') {
       this.abortedKept.push(t)
       if (this.abortedKept.length > KEPT_ABORTS) this.abortedKept.shift()
+    }
+  }
+
+  /** Drops the oldest ended transactions past MAX_TXNS; open ones only past MAX_OPEN_TXNS. */
+  private evictEnded(): void {
+    if (this.txns.size <= MAX_TXNS) return
+    let open = 0
+    for (const t of this.txns.values()) if (t.outcome === 'open') open++
+    for (const [id, t] of this.txns) {
+      if (this.txns.size <= MAX_TXNS) return
+      if (t.outcome !== 'open') this.txns.delete(id)
+      else if (open > MAX_OPEN_TXNS) {
+        this.txns.delete(id)
+        open--
+      }
     }
   }
 

@@ -9,7 +9,8 @@
 //   internal topics (`<application.id>-...-changelog|-repartition`): log start, LSO, HW; the
 //   group's committed offset and lag on input partitions; the COMMIT and ABORT markers written
 //   since the observer started (control records read from the log);
-// - throughput: committed input offsets per second between the first sample and this one.
+// - throughput: committed input offsets per second between the first sample and this one;
+// - when told its topics' record format, the validator on them (observe-validation.ts).
 // Nothing is written, and no group is joined.
 
 import { describeTransactions, type TransactionsSource } from '../log/find-hanging.ts'
@@ -18,6 +19,8 @@ import type { OpenTransaction } from '../log/hanging-transactions.ts'
 import type { CoordinatorTransaction, LogInspector, PartitionOffsets, TopicPartition } from '../log/types.ts'
 import { GenerationHistory, type GroupDeleted, type ObservedGeneration, type OffsetsTopicRecord } from './generation-history.ts'
 import { offsetsPartitionOf } from './group-metadata-record.ts'
+import { type ObservedValidation, ObserveValidation, type ValidationTarget } from './observe-validation.ts'
+import type { Guarantee } from '../validator/report.ts'
 
 export const OFFSETS_TOPIC = '__consumer_offsets'
 /** Control records read per partition per sample at most; the rest waits for the next sample. */
@@ -26,8 +29,20 @@ const MARKER_SCAN_LIMIT = 20_000
 export interface ObserveSource {
   inspector: Required<Pick<LogInspector, 'topics' | 'offsets' | 'readRaw' | 'committedOffsets' | 'describeGroup'>>
   transactions: TransactionsSource
-  /** One read of a __consumer_offsets partition from an offset (read_uncommitted), and its high watermark. */
-  readOffsetsTopic(partition: number, from: number): Promise<{ records: OffsetsTopicRecord[]; highWatermark: number }>
+  /**
+   * One read of a __consumer_offsets partition from an offset (read_uncommitted): its data records,
+   * where the next read starts (past the control records too: transactional offset commits leave
+   * COMMIT and ABORT markers there, and a read may return nothing else), and the high watermark.
+   */
+  readOffsetsTopic(partition: number, from: number): Promise<OffsetsTopicRecordPage>
+}
+
+/** One read of a __consumer_offsets partition. */
+export interface OffsetsTopicRecordPage {
+  records: OffsetsTopicRecord[]
+  /** Where the next read starts: past every record read, control markers included. */
+  nextOffset: number
+  highWatermark: number
 }
 
 export interface ObserveTarget {
@@ -36,6 +51,8 @@ export interface ObserveTarget {
   output: string[]
   /** Topics it reads, besides those its members are assigned. */
   input: string[]
+  /** Run the validator on these topics (their record format known). */
+  validation?: ValidationTarget
 }
 
 export type TopicRole = 'input' | 'output' | 'internal'
@@ -80,6 +97,8 @@ export interface ApplicationSample {
     committedPerSecond: number | null
     lag: number
   }
+  /** The validator's figures as of this sample; null when not asked for, or when it could not run (a note says why). */
+  validation: ObservedValidation | null
   /** Why a figure is missing or incomplete, in words; empty when nothing is. */
   notes: string[]
 }
@@ -95,6 +114,7 @@ export class ApplicationObserver {
   /** Per partition key: where the marker scan goes on, and the counts so far. */
   private readonly scans = new Map<string, { position: number; commits: number; aborts: number }>()
   private first: { atMs: number; committed: Map<string, number> } | null = null
+  private readonly validation: ObserveValidation | null
 
   constructor(
     private readonly source: ObserveSource,
@@ -103,6 +123,7 @@ export class ApplicationObserver {
   ) {
     if (!/^[A-Za-z0-9._-]+$/.test(target.applicationId)) throw new RangeError(`application id ${JSON.stringify(target.applicationId)} is not a Kafka group id eoscope can observe (letters, digits, . _ -)`)
     this.history = new GenerationHistory(target.applicationId)
+    this.validation = target.validation ? new ObserveValidation(source.inspector, target.applicationId, target.validation) : null
   }
 
   async sample(): Promise<ApplicationSample> {
@@ -141,6 +162,7 @@ export class ApplicationObserver {
       .map((t) => ({ ...t, openForMs: t.startTimeMs >= 0 && isOpen(t.state) ? Math.max(0, atMs - t.startTimeMs) : null }))
       .sort((a, b) => a.transactionalId.localeCompare(b.transactionalId))
     if (group.members.length === 0) notes.push(`group ${applicationId} has no members (${group.state}): the application is not running`)
+    const validation = await this.validate(transactions.length > 0 ? 'exactly-once' : 'at-least-once', notes)
     return {
       atMs,
       applicationId,
@@ -156,7 +178,19 @@ export class ApplicationObserver {
         committedPerSecond: elapsedMs > 0 ? (committedInput * 1000) / elapsedMs : null,
         lag: observed.reduce((n, p) => n + (p.lag ?? 0), 0),
       },
+      validation,
       notes,
+    }
+  }
+
+  /** The validator's figures, judged as the application's producers tell (transactional ids: exactly-once). */
+  private async validate(judgedAs: Guarantee, notes: string[]): Promise<ObservedValidation | null> {
+    if (!this.validation) return null
+    try {
+      return await this.validation.check(judgedAs)
+    } catch (e) {
+      notes.push(`the validator could not run: ${e instanceof Error ? e.message : String(e)}`)
+      return null
     }
   }
 
@@ -169,9 +203,14 @@ export class ApplicationObserver {
     this.offsetsPartition ??= offsetsPartitionOf(this.target.applicationId, offsetsPartitions)
     for (let reads = 0; reads < 1_000; reads++) {
       const from = this.history.nextOffset()
-      const { records, highWatermark } = await this.source.readOffsetsTopic(this.offsetsPartition, from)
+      const { records, nextOffset, highWatermark } = await this.source.readOffsetsTopic(this.offsetsPartition, from)
       this.history.fold(records)
-      if (records.length === 0 || this.history.nextOffset() >= highWatermark) return
+      this.history.passTo(nextOffset)
+      if (this.history.nextOffset() >= highWatermark) return
+      if (this.history.nextOffset() === from) {
+        notes.push(`${OFFSETS_TOPIC}-${this.offsetsPartition} gave nothing from offset ${from} (high watermark ${highWatermark}): generations continue in the next sample`)
+        return
+      }
     }
     notes.push(`${OFFSETS_TOPIC}-${this.offsetsPartition} not read to its end in this sample: generations continue in the next`)
   }

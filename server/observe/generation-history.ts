@@ -62,6 +62,11 @@ export class GenerationHistory {
     }
   }
 
+  /** Moves the reader past offsets it read that hold no data record (control markers). */
+  passTo(offset: number): void {
+    this.position = Math.max(this.position, offset)
+  }
+
   /** Where the next read starts. */
   nextOffset(): number {
     return this.position

@@ -47,9 +47,13 @@ describe('the group coordinator\'s GroupMetadata records', () => {
   it('hashes a group id as Java does, and picks the partition as the coordinator does', () => {
     expect(javaStringHashCode('')).toBe(0)
     expect(javaStringHashCode('hello')).toBe(99_162_322)
-    // Java's Integer.MIN_VALUE: Utils.abs masks the sign instead of negating.
+    // Java's Integer.MIN_VALUE: Kafka's Utils.abs gives 0 for it (its negation overflows).
     expect(javaStringHashCode('polygenelubricants')).toBe(-2_147_483_648)
     expect(offsetsPartitionOf('polygenelubricants', 50)).toBe(0)
+    // A negative hash is negated, not masked: a broker with 8 offsets partitions wrote this group's
+    // records to partition 5 (masking the sign bit gave 3, where none of them are).
+    expect(javaStringHashCode('eoscope-lab-mx5cpckg')).toBe(-614_706_933)
+    expect(offsetsPartitionOf('eoscope-lab-mx5cpckg', 8)).toBe(5)
     expect(offsetsPartitionOf('hello', 50)).toBe(99_162_322 % 50)
     expect(() => offsetsPartitionOf('x', 0)).toThrow(RangeError)
   })

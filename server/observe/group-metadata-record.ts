@@ -159,5 +159,7 @@ export function javaStringHashCode(s: string): number {
 /** The __consumer_offsets partition that holds a group (Utils.abs(groupId.hashCode()) % partitions). */
 export function offsetsPartitionOf(groupId: string, partitions: number): number {
   if (!Number.isInteger(partitions) || partitions <= 0) throw new RangeError(`__consumer_offsets has ${partitions} partitions`)
-  return (javaStringHashCode(groupId) & 0x7fffffff) % partitions
+  // Kafka's Utils.abs: Math.abs, and 0 for Integer.MIN_VALUE (whose negation overflows).
+  const h = javaStringHashCode(groupId)
+  return (h === -2_147_483_648 ? 0 : Math.abs(h)) % partitions
 }

@@ -30,7 +30,9 @@ export function kafkaObserveSource(config: KafkaClientConfig): KafkaObserveSourc
     async readOffsetsTopic(partition, from) {
       const fetched = await fetcher.fetch({ topic: OFFSETS_TOPIC, partition }, from, 'read_uncommitted')
       const records = fetched.records.filter((r) => !r.isControlRecord).map((r) => ({ offset: Number(r.offset), timestamp: Number(r.timestamp), key: r.key, value: r.value }))
-      return { records, highWatermark: fetched.offsets.highWatermark }
+      // Past every record read, control markers included: a read of markers alone still moves on.
+      const last = fetched.records.at(-1)
+      return { records, nextOffset: last ? Number(last.offset) + 1 : from, highWatermark: fetched.offsets.highWatermark }
     },
     async close() {
       await fetcher.close?.()

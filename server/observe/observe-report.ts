@@ -25,6 +25,15 @@ export function observeReport(s: ApplicationSample): string[] {
     const committed = p.role === 'input' ? `, committed ${p.committed ?? 'none'}, lag ${p.lag ?? '-'}` : ''
     out.push(`    ${p.role.padEnd(8)} ${p.topic}-${p.partition}: log start ${p.logStartOffset}, LSO ${p.lastStableOffset}, HW ${p.highWatermark}${committed}, markers +${p.commitMarkers} COMMIT +${p.abortMarkers} ABORT`)
   }
+  const v = s.validation
+  if (v) {
+    const row = (n: number | null) => (n === null ? 'not known' : String(n))
+    out.push(`  validator (${v.format} format, ${v.input} -> ${v.output}${v.changelog ? ` + ${v.changelog}` : ''}): ${v.inputRecords} input record(s) up to the committed offsets, ${v.outputRecords} output record(s) read`)
+    out.push(`    duplicates ${row(v.duplicates)}, lost ${row(v.lost)}, aborted reads ${v.abortedReads}, state mismatches ${row(v.stateMismatches)} (MEASURES.md)`)
+    out.push(`    judged ${v.judgedAs}: ${v.because}; ${v.violations.length === 0 ? 'no violation' : `VIOLATED: ${v.violations.map((x) => `${x.row} ${x.value}`).join(', ')}`}`)
+    for (const u of v.unavailable) out.push(`    ${u.row} not shown: ${u.reason}`)
+    for (const n of v.notes) out.push(`    note: ${n}`)
+  }
   for (const n of s.notes) out.push(`  note: ${n}`)
   return out
 }

@@ -113,7 +113,7 @@ const UNBOUNDED = { lastStableOffset: Number.POSITIVE_INFINITY, highWatermark: N
 export class IncrementalValidator {
   private readonly pageSize: number
   private readonly maxBoundaries: number
-  private readonly dlqName: string
+  private readonly dlqName: string | null
   private readonly ledger: ValidationLedger
 
   /** Read positions and audits of the output, dead-letter and changelog partitions. */
@@ -131,7 +131,7 @@ export class IncrementalValidator {
   ) {
     this.pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE
     this.maxBoundaries = Math.max(1, opts.maxPendingBoundaries ?? 32)
-    this.dlqName = opts.dlqTopic ?? DEFAULT_DLQ_TOPIC
+    this.dlqName = opts.dlqTopic === undefined ? DEFAULT_DLQ_TOPIC : opts.dlqTopic
     this.ledger = new ValidationLedger(opts.inputTopic, opts.maxExceptionsPerPartition ?? 20_000, opts.maxDuplicateKeys ?? 10_000)
   }
 
@@ -174,7 +174,7 @@ export class IncrementalValidator {
     for (const topic of [o.inputTopic, o.outputTopic]) {
       if (!topics.has(topic)) throw new Error(`cannot validate: topic ${topic} does not exist`)
     }
-    const dlqTopic = topics.has(this.dlqName) ? this.dlqName : null
+    const dlqTopic = this.dlqName !== null && topics.has(this.dlqName) ? this.dlqName : null
     const inputs = [...this.ledger.inputs.values()]
     if (dlqTopic !== null && !this.hadDlqTopic && inputs.some((s) => s.decided > 0)) {
       this.note(`dead-letter topic ${dlqTopic} appeared during the run: poison records decided before it were not checked against it`)

@@ -34,8 +34,8 @@ export interface ValidateOptions {
   inputTopic: string
   outputTopic: string
   changelogTopic: string
-  /** Defaults to 'input-dlq'; checked only if the topic exists. */
-  dlqTopic?: string
+  /** Defaults to 'input-dlq'; checked only if the topic exists; null: the application has none. */
+  dlqTopic?: string | null
   /** The final state-store contents, if the caller has them. */
   finalState?: ReadonlyMap<string, Aggregate>
   /** Records per readRaw call. */
@@ -281,8 +281,8 @@ export async function validateRun(inspector: LogInspector, opts: ValidateOptions
   for (const topic of [opts.inputTopic, opts.outputTopic]) {
     if (!topics.has(topic)) throw new Error(`cannot validate: topic ${topic} does not exist`)
   }
-  const dlqName = opts.dlqTopic ?? DEFAULT_DLQ_TOPIC
-  const run = new RunValidation(inspector, opts, topics, topics.has(dlqName) ? dlqName : null)
+  const dlqName = opts.dlqTopic === undefined ? DEFAULT_DLQ_TOPIC : opts.dlqTopic
+  const run = new RunValidation(inspector, opts, topics, dlqName !== null && topics.has(dlqName) ? dlqName : null)
   await run.readInput(committedOffsetsOf(await inspector.committedOffsets(opts.groupId), opts.inputTopic))
   run.noteSplitKeys()
   await run.readOutput()
