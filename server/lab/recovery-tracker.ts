@@ -46,7 +46,12 @@ const maxOf = (m: Map<number, number>, parts: KilledPartition[]): number | null 
   return parts.length === 0 ? null : v
 }
 
-/** Phase end instants, each clamped to be no earlier than the one before, so the phases add up. */
+/**
+ * Phase end instants, each clamped to be no earlier than the one before and no later than t1, so
+ * the phases add up to t1 - t0. (On Kafka a phase's instant comes from a worker process's report,
+ * t1 from the group's committed offsets: a restore reported a few ms after the offsets were seen
+ * committed ends at t1, and its catch-up takes 0.)
+ */
 export function phaseEnds(r: Recovery): RecoveryPhases {
   const detection = r.detectedAt
   const rebalance = detection === null ? null : maxOf(r.assignedAt, r.partitions)
@@ -63,9 +68,10 @@ export function phaseEnds(r: Recovery): RecoveryPhases {
   const catchUp = restore === null ? null : r.t1
   const ends: (number | null)[] = [detection, rebalance, fence, restore, catchUp]
   let prev = r.t0
+  const last = r.t1 ?? Number.POSITIVE_INFINITY
   const clamped = ends.map((e) => {
     if (e === null) return null
-    prev = Math.max(prev, e)
+    prev = Math.min(Math.max(prev, e), Math.max(last, r.t0))
     return prev
   })
   return { detection: clamped[0]!, rebalance: clamped[1]!, fence: clamped[2]!, restore: clamped[3]!, catchUp: clamped[4]! }

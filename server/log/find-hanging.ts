@@ -22,10 +22,37 @@ export interface TransactionsReport {
   open: OpenTransaction[]
 }
 
-/** One read of the coordinators and the partitions' producers, and the open transactions classified against it. */
+/**
+ * One read of the coordinators and the partitions' producers, and the open transactions classified
+ * against it. The two are not read at one instant: a transaction whose markers were being written
+ * can show open on its partition while its coordinator already says CompleteCommit. So a
+ * transaction found hanging is read again, and stays hanging only if the second read finds it
+ * hanging too, from the same first offset; otherwise the second read's view of that producer on
+ * that partition is reported (or none, once it has closed). A hanging transaction never moves on
+ * by itself, so it survives the re-read; one between states does not.
+ */
 export async function describeTransactions(source: TransactionsSource, partitions: readonly TopicPartition[], filter: TransactionsFilter, nowMs: number): Promise<TransactionsReport> {
   const read = await source.transactions(partitions, filter)
-  return { ...read, open: classifyOpenTransactions(read.producers, read.coordinators, nowMs) }
+  const open = classifyOpenTransactions(read.producers, read.coordinators, nowMs)
+  const candidates = open.filter((t) => t.verdict === 'hanging')
+  if (candidates.length === 0) return { ...read, open }
+  const where = (t: { topic: string; partition: number }) => `${t.topic}-${t.partition}`
+  const reread = new Map(candidates.map((t) => [where(t), { topic: t.topic, partition: t.partition }]))
+  const again = await source.transactions([...reread.values()], filter)
+  const second = classifyOpenTransactions(again.producers, again.coordinators, nowMs)
+  const same = (a: OpenTransaction, b: OpenTransaction) => a.producerId === b.producerId && where(a) === where(b)
+  const settled = candidates.flatMap((c) => {
+    const now = second.find((t) => same(t, c))
+    if (!now) return []
+    if (now.verdict !== 'hanging') return [now]
+    return now.currentTxnStartOffset === c.currentTxnStartOffset ? [now] : []
+  })
+  const known = new Set(read.coordinators.map((c) => c.transactionalId))
+  return {
+    coordinators: [...read.coordinators, ...again.coordinators.filter((c) => !known.has(c.transactionalId))],
+    producers: [...read.producers.filter((p) => !reread.has(where(p))), ...again.producers.filter((p) => reread.has(where(p)))],
+    open: [...open.filter((t) => t.verdict !== 'hanging'), ...settled],
+  }
 }
 
 /** Which open transaction to abort: a producer's, on one partition. */

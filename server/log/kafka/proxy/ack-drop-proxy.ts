@@ -138,13 +138,21 @@ export class AckDropProxy {
     const broker = connect(upstream.port, upstream.host)
     this.track(client)
     this.track(broker)
+    const pending = new Map<number, Pending>()
+    let ended = false
     const end = () => {
+      if (!ended) {
+        ended = true
+        // A request chosen to lose its ack whose response never reached this proxy (the connection
+        // went first, cut for another lost ack): this proxy did not drop it, so the drop is still owed.
+        for (const p of pending.values()) if (p.drop !== null) this.budget++
+        pending.clear()
+      }
       client.destroy()
       broker.destroy()
     }
     client.on('error', end).on('close', end)
     broker.on('error', end).on('close', end)
-    const pending = new Map<number, Pending>()
     const requests = new FrameSplitter()
     const responses = new FrameSplitter()
     let chain = Promise.resolve()
