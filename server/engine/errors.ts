@@ -40,3 +40,8 @@ export function isMigrationError(e: unknown): boolean {
     isLogError(e, 'INVALID_TXN_STATE')
   )
 }
+
+/** Log errors after which a send's outcome is unknown (the connection went, or the request timed out): handled as a corrupted task. */
+export function isSendOutcomeUnknown(e: unknown): boolean {
+  return isLogError(e, 'BROKER_NOT_AVAILABLE') || isLogError(e, 'REQUEST_TIMED_OUT')
+}

@@ -238,7 +238,7 @@ export class StreamWorker {
     this.traces.emit(traced, 2)
 
     await this.hook.atStep(this.id, 3)
-    const { sent, migrated } = await this.produce(batch)
+    const { sent, failed } = await this.produce(batch)
     this.traces.emit(traced, 3)
 
     // The broker has acknowledged; a worker killed here dies before acting on the ack.
@@ -248,25 +248,20 @@ export class StreamWorker {
       task.markAcked()
     }
     this.traces.emit(traced, 4)
-    if (migrated) throw migrated
+    if (failed) throw failed
   }
 
   /** Step 2: process with state; poison records go to the dead-letter topic. */
   private process(batch: Batch): void {
     for (const [task, recs] of batch) {
-      for (const p of task.process(recs)) {
-        this.telemetry.emit({ type: 'poison-record', workerId: this.id, taskId: task.id, partition: p.partition, offset: p.offset, policy: 'log-and-continue', atMs: this.time.now() })
-      }
+      for (const p of task.process(recs)) this.telemetry.emit({ type: 'poison-record', workerId: this.id, taskId: task.id, partition: p.partition, offset: p.offset, policy: 'log-and-continue', atMs: this.time.now() })
     }
   }
 
-  /**
-   * Step 3: send. Under exactly_once each task sends through its own producer: a fenced one
-   * migrates that task only, and the other tasks' records are still sent, so that no task is left
-   * with processed records that never reached the broker.
-   */
-  private async produce(batch: Batch): Promise<{ sent: StreamTask[]; migrated: TaskMigratedError | null }> {
-    let migrated: TaskMigratedError | null = null
+  /** Step 3: send. Under exactly_once each task sends through its own producer: a fenced one migrates that task only (a lost
+   * connection corrupts it), and the other tasks' records are still sent: no task is left with processed records never sent. */
+  private async produce(batch: Batch): Promise<{ sent: StreamTask[]; failed: TaskMigratedError | TaskCorruptedError | null }> {
+    let [migrated, corrupted]: [TaskMigratedError | null, TaskCorruptedError | null] = [null, null]
     const sent: StreamTask[] = []
     for (const s of this.sends(batch)) {
       for (const t of s.tasks) t.steps.produced = t.steps.processed
@@ -274,11 +269,14 @@ export class StreamWorker {
         await s.producer.send(s.records)
         sent.push(...s.tasks)
       } catch (e) {
-        if (!(e instanceof TaskMigratedError) || this.threadProducer) throw e
-        migrated = new TaskMigratedError([...(migrated?.taskIds ?? []), ...e.taskIds], e.message, { cause: e })
+        if (this.threadProducer) throw e
+        if (e instanceof TaskMigratedError) migrated = new TaskMigratedError([...(migrated?.taskIds ?? []), ...e.taskIds], e.message, { cause: e })
+        else if (e instanceof TaskCorruptedError) corrupted = new TaskCorruptedError([...(corrupted?.taskIds ?? []), ...e.taskIds], e.message, { cause: e })
+        else throw e
       }
     }
-    return { sent, migrated }
+    // Migrated first: a corrupted task left with unacknowledged records is found again at the next commit.
+    return { sent, failed: migrated ?? corrupted }
   }
 
   private sends(batch: Batch): Send[] {

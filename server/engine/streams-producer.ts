@@ -6,7 +6,7 @@ import type { ConsumerGroupMetadata, LogConnection, LogProducer, OffsetToCommit,
 import { ProcessKilledError } from '../log/errors.ts'
 import type { Time } from '../log/time.ts'
 import type { TelemetrySink } from './telemetry.ts'
-import { StreamsError, TaskMigratedError, isMigrationError } from './errors.ts'
+import { StreamsError, TaskCorruptedError, TaskMigratedError, isMigrationError, isSendOutcomeUnknown } from './errors.ts'
 
 export interface StreamsProducerOptions {
   workerId: string
@@ -63,6 +63,13 @@ export class StreamsProducer {
     if (e instanceof ProcessKilledError) throw e
     if (isMigrationError(e)) {
       throw new TaskMigratedError(this.options.taskIds(), `${what} failed for ${this.options.transactionalId ?? this.options.clientId}: ${(e as Error).message}`, { cause: e })
+    }
+    // A send whose connection went (or timed out) after the client's own retries: the broker may or
+    // may not hold the records. As Kafka Streams does with a send timeout, the task is corrupted:
+    // its transaction is aborted (under exactly_once) and it is reprocessed from its committed
+    // offsets and restored from its changelog, instead of the worker failing.
+    if (what === 'send' && isSendOutcomeUnknown(e)) {
+      throw new TaskCorruptedError(this.options.taskIds(), `${what} failed for ${this.options.transactionalId ?? this.options.clientId}: ${(e as Error).message}`, { cause: e })
     }
     throw new StreamsError(`${what} failed for ${this.options.transactionalId ?? this.options.clientId}: ${(e as Error).message}`, { cause: e })
   }

@@ -16,6 +16,19 @@ export class ClientFaults {
     this.acksToDrop--
     return true
   }
+  private sendsToFail = 0
+  /**
+   * The next n produce requests fail with a connection error after the broker appended them: the
+   * client cannot tell whether its records were written (what a cut connection leaves on Kafka).
+   */
+  failNextSends(n: number): void {
+    this.sendsToFail += n
+  }
+  takeSendFailure(): boolean {
+    if (this.sendsToFail <= 0) return false
+    this.sendsToFail--
+    return true
+  }
   onAckDropped(l: (e: AckDropped) => void): void {
     this.listeners.push(l)
   }
