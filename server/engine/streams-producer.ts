@@ -22,6 +22,9 @@ export interface StreamsProducerOptions {
 /** What the producer's transaction requests took (txn-send-offsets-time / txn-commit-time, txn-abort-time). */
 type TxnLatency = { endTxnMs?: number; sendOffsetsMs?: number }
 
+const ABORT_ATTEMPTS = 5
+const ABORT_RETRY_MS = 200
+
 export class StreamsProducer {
   private producer: LogProducer
   private inTransaction = false
@@ -155,7 +158,16 @@ export class StreamsProducer {
     const endAt = this.time.now()
     const latency: TxnLatency = {}
     try {
-      await this.producer.abortTransaction()
+      // A connection just lost (the send's) is re-established by the client's next request: a few tries.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.producer.abortTransaction()
+          break
+        } catch (e) {
+          if (attempt >= ABORT_ATTEMPTS || !isSendOutcomeUnknown(e)) throw e
+          await this.time.sleep(ABORT_RETRY_MS)
+        }
+      }
       latency.endTxnMs = this.time.now() - endAt
     } catch (e) {
       if (e instanceof ProcessKilledError) throw e

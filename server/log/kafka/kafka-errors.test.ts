@@ -32,6 +32,10 @@ describe('kafkajs error mapping', () => {
   it('maps rebalances and connection failures, and leaves other errors alone', () => {
     expect(logErrorCode(protocol('REBALANCE_IN_PROGRESS', 27))).toBe('ILLEGAL_GENERATION')
     expect(logErrorCode(new KafkaJSConnectionError('Connection error: ECONNREFUSED', { broker: '127.0.0.1:1' }))).toBe('BROKER_NOT_AVAILABLE')
+    // kafkajs's plain Error for a request on a broker whose connection was just cut (the ack-drop
+    // proxy's cut, on Kafka): it failed an exactly_once run's workers while unmapped.
+    expect(logErrorCode(new Error('Broker not connected'))).toBe('BROKER_NOT_AVAILABLE')
+    expect(logErrorCode(new Error('Broker not connected yet, maybe'))).toBeNull()
     const bug = new TypeError('undefined is not a function')
     expect(toLogError(bug, 'send')).toBe(bug)
     const already = new LogError('INVALID_TXN_STATE', 'x')

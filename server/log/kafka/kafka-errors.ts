@@ -44,6 +44,8 @@ const BY_PROTOCOL_TYPE: Record<string, LogErrorCode> = {
 /** Protocol error codes kafkajs 2.2.4 does not know (it reports them as KAFKAJS_UNKNOWN_ERROR). */
 const BY_PROTOCOL_CODE: Record<number, LogErrorCode> = { 90: 'PRODUCER_FENCED' }
 
+const BROKER_NOT_CONNECTED = 'Broker not connected'
+
 const CONNECTION_ERRORS = new Set([
   'KafkaJSConnectionError',
   'KafkaJSConnectionClosedError',
@@ -69,6 +71,10 @@ export function logErrorCode(e: unknown): LogErrorCode | null {
     if (typeof err.code === 'number' && BY_PROTOCOL_CODE[err.code]) return BY_PROTOCOL_CODE[err.code]!
     if (err.name === 'KafkaJSRequestTimeoutError' || err.name === 'KafkaJSTimeout') fallback ??= 'REQUEST_TIMED_OUT'
     if (err.name && CONNECTION_ERRORS.has(err.name)) fallback ??= 'BROKER_NOT_AVAILABLE'
+    // kafkajs 2.2.4 throws a plain Error when a request reaches a broker object whose connection was
+    // just lost and not yet re-established (broker/index.js notInitializedLookup): the request was
+    // never sent. Its retrier does not retry a plain Error, so it surfaces as is.
+    if (err.message === BROKER_NOT_CONNECTED) fallback ??= 'BROKER_NOT_AVAILABLE'
   }
   return fallback
 }
