@@ -48,3 +48,18 @@ export async function validatorReadsPastNow(page: Page): Promise<void> {
   const committed = (await labFigures(page)).totals.committedInput
   await untilProgress({ what: `the validator to read past ${committed} input records`, read: async () => (await labFigures(page)).correctness?.inputChecked ?? 0, done: (n) => n >= committed, stallMs: STALL_MS, everyMs: 200 })
 }
+
+/**
+ * Holds the dashboard on one moment (Pause) while `look` runs, and goes back to Live even when
+ * `look` fails: a test that fails while paused must not leave the next tests reading a frozen page.
+ */
+export async function whilePaused<T>(page: Page, look: () => Promise<T>): Promise<T> {
+  await page.getByTestId('time-pause').click()
+  await page.locator('[data-testid="dashboard"][data-view="pause"]').waitFor({ timeout: STATE_MS })
+  try {
+    return await look()
+  } finally {
+    await page.getByTestId('time-live').click()
+    await page.locator('[data-testid="dashboard"][data-view="live"]').waitFor({ timeout: STATE_MS })
+  }
+}

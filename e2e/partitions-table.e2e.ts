@@ -8,7 +8,7 @@
 import path from 'node:path'
 import { expect, it } from 'vitest'
 import { SHOTS, describeInChromium } from './chromium-page.ts'
-import { labCommitsMore, STALL_MS, STATE_MS } from './page-helpers.ts'
+import { labCommitsMore, STALL_MS, STATE_MS, whilePaused } from './page-helpers.ts'
 import { shown, type ShownRow } from './partitions-shown.ts'
 import { shownGroup, type ShownGroup } from './group-shown.ts'
 import { untilProgress } from './progress.ts'
@@ -58,19 +58,18 @@ describeInChromium('the partitions table in chromium', { waitForDashboard: true 
       await expect.poll(() => page.getByTestId('log-partition-name').textContent(), { timeout: STATE_MS }).toContain(topic)
       await page.getByTestId('log-partition').selectOption(partition)
       await expect.poll(() => page.getByTestId('log-partition-name').textContent(), { timeout: STATE_MS }).toMatch(new RegExp(`${topic}-${partition}$`))
-      await page.getByTestId('time-pause').click()
-      await expect.poll(() => page.getByTestId('dashboard').getAttribute('data-view'), { timeout: STATE_MS }).toBe('pause')
-      const held = await shown(page)
-      const row = held.rows.find((r) => r.name === held.log!.name)
-      expect(row, `a row for ${held.log!.name}`).toBeDefined()
-      expect({ lso: row!.lso, hw: row!.hw }).toEqual({ lso: held.log!.lso, hw: held.log!.hw })
-      if (row!.lso < row!.hw) expect(row!.open).not.toMatch(/^0/)
-      await labCommitsMore(page)
-      expect(await shown(page)).toEqual(held)
-      if (topic === 'output') {
-        await page.getByTestId('partitions-table').screenshot({ path: path.join(SHOTS, 'partitions-table.png') })
-      }
-      await page.getByTestId('time-live').click()
+      await whilePaused(page, async () => {
+        const held = await shown(page)
+        const row = held.rows.find((r) => r.name === held.log!.name)
+        expect(row, `a row for ${held.log!.name}`).toBeDefined()
+        expect({ lso: row!.lso, hw: row!.hw }).toEqual({ lso: held.log!.lso, hw: held.log!.hw })
+        if (row!.lso < row!.hw) expect(row!.open).not.toMatch(/^0/)
+        await labCommitsMore(page)
+        expect(await shown(page)).toEqual(held)
+        if (topic === 'output') {
+          await page.getByTestId('partitions-table').screenshot({ path: path.join(SHOTS, 'partitions-table.png') })
+        }
+      })
       await expect.poll(() => page.getByTestId('time-status').textContent(), { timeout: STATE_MS }).toBe('Live')
     }
   })

@@ -8,7 +8,7 @@ import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { anotherPage, CHROMIUM_PATH, chromiumAvailable, firstPage, launchBrowser, type Browser } from '../browser.ts'
-import { numberIn, waitForNumber } from '../page-helpers.ts'
+import { numberIn, waitForNumber, whilePaused } from '../page-helpers.ts'
 import { ROOT, startServer, type ServerProcess } from '../server-process.ts'
 import { shown } from '../partitions-shown.ts'
 import { shownGroup, type ShownGroup } from '../group-shown.ts'
@@ -202,23 +202,21 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     await page.getByTestId('partitions-table').scrollIntoViewIfNeeded()
     const roles = ['input', 'output', 'changelog']
     await untilProgress({
-      what: 'the partitions table to list 6 partitions of the input, output and changelog topics',
+      what: "the partitions table to list 6 partitions of the input, output and changelog topics, and the group's __consumer_offsets partition",
       read: () => shown(page),
-      done: (s) => roles.every((role) => s.rows.filter((r) => r.role === role).length === 6) && s.log !== null,
+      done: (s) => roles.every((role) => s.rows.filter((r) => r.role === role).length === 6) && s.rows.some((r) => r.role === 'offsets') && s.log !== null,
       stallMs: STALL_MS,
       everyMs: 250,
     })
-    await page.getByTestId('time-pause').click()
-    await page.locator('[data-testid="dashboard"][data-view="pause"]').waitFor({ timeout: STATE_MS })
-    const held = await shown(page)
-    const row = held.rows.find((r) => r.name === held.log!.name)
-    expect(row, `a row for ${held.log!.name}`).toBeDefined()
-    expect({ lso: row!.lso, hw: row!.hw }).toEqual({ lso: held.log!.lso, hw: held.log!.hw })
-    for (const r of held.rows) expect(r.lso, r.name).toBeLessThanOrEqual(r.hw)
-    // The cluster's own internal topics: the partition of __consumer_offsets that holds the group.
-    expect(held.rows.filter((r) => r.role === 'offsets').length).toBe(1)
-    await page.getByTestId('time-live').click()
-    await page.locator('[data-testid="dashboard"][data-view="live"]').waitFor({ timeout: STATE_MS })
+    await whilePaused(page, async () => {
+      const held = await shown(page)
+      const row = held.rows.find((r) => r.name === held.log!.name)
+      expect(row, `a row for ${held.log!.name}`).toBeDefined()
+      expect({ lso: row!.lso, hw: row!.hw }).toEqual({ lso: held.log!.lso, hw: held.log!.hw })
+      for (const r of held.rows) expect(r.lso, r.name).toBeLessThanOrEqual(r.hw)
+      // The cluster's own internal topics: the partition of __consumer_offsets that holds the group.
+      expect(held.rows.filter((r) => r.role === 'offsets').length).toBe(1)
+    })
   })
 
   it('a hanging transaction on the lab\'s output topic: the lab API lists it by find-hanging (KIP-664) and aborts it (WriteTxnMarkers), after which LSO = HW', TEST_BOUND, async () => {
@@ -236,19 +234,23 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     expect((await post('/api/faults/hanging-transaction', { topic: 'output', partition: 0 })).status).toBe(400)
     // Input stopped, so that once the workers' transactions end, only the hanging one holds the LSO back.
     expect((await post('/api/lab/config', { inputRatePerSec: 0 })).status).toBe(200)
-    const producerId = 800_000_000 + Math.floor(Math.random() * 1_000_000)
-    await writeHangingTransaction(brokers.split(','), 'eoscope-dashboard-kafka', { topic: output0(first)!.topic, partition: 0 }, producerId)
-    const listed = await untilProgress({ what: `find-hanging to list producer ${producerId} on output-0`, read: lab, done: (l) => (l.transactionsView?.producers ?? []).some((p) => p.producerId === producerId && p.verdict === 'hanging'), stallMs: STALL_MS, everyMs: 250 })
-    const hung = listed.transactionsView!.producers.find((p) => p.producerId === producerId)!
-    expect(hung).toMatchObject({ role: 'output', partition: 0, transactionalId: null })
-    await untilProgress({ what: 'the LSO of output-0 to stop at the hanging transaction', read: lab, done: (l) => output0(l)!.lastStableOffset === hung.firstOffset && output0(l)!.highWatermark > hung.firstOffset!, stallMs: STALL_MS, everyMs: 250 })
-    const aborted = await post('/api/transactions/abort-hanging', { topic: 'output', partition: 0, producerId })
-    expect(aborted.status, aborted.body.error).toBe(200)
-    expect(aborted.body.message).toContain(`producer ${producerId}`)
-    await untilProgress({ what: 'LSO = HW on output-0 after the abort', read: lab, done: (l) => output0(l)!.lastStableOffset === output0(l)!.highWatermark && l.transactionsView!.hanging === 0, stallMs: STALL_MS, everyMs: 250 })
-    // Not hanging any more: a second abort is refused and writes nothing.
-    expect((await post('/api/transactions/abort-hanging', { topic: 'output', partition: 0, producerId })).status).toBe(409)
-    expect((await post('/api/lab/config', { inputRatePerSec: 500 })).status).toBe(200)
+    try {
+      const producerId = 800_000_000 + Math.floor(Math.random() * 1_000_000)
+      await writeHangingTransaction(brokers.split(','), 'eoscope-dashboard-kafka', { topic: output0(first)!.topic, partition: 0 }, producerId)
+      const listed = await untilProgress({ what: `find-hanging to list producer ${producerId} on output-0`, read: lab, done: (l) => (l.transactionsView?.producers ?? []).some((p) => p.producerId === producerId && p.verdict === 'hanging'), stallMs: STALL_MS, everyMs: 250 })
+      const hung = listed.transactionsView!.producers.find((p) => p.producerId === producerId)!
+      expect(hung).toMatchObject({ role: 'output', partition: 0, transactionalId: null })
+      await untilProgress({ what: 'the LSO of output-0 to stop at the hanging transaction', read: lab, done: (l) => output0(l)!.lastStableOffset === hung.firstOffset && output0(l)!.highWatermark > hung.firstOffset!, stallMs: STALL_MS, everyMs: 250 })
+      const aborted = await post('/api/transactions/abort-hanging', { topic: 'output', partition: 0, producerId })
+      expect(aborted.status, aborted.body.error).toBe(200)
+      expect(aborted.body.message).toContain(`producer ${producerId}`)
+      await untilProgress({ what: 'LSO = HW on output-0 after the abort', read: lab, done: (l) => output0(l)!.lastStableOffset === output0(l)!.highWatermark && l.transactionsView!.hanging === 0, stallMs: STALL_MS, everyMs: 250 })
+      // Not hanging any more: a second abort is refused and writes nothing.
+      expect((await post('/api/transactions/abort-hanging', { topic: 'output', partition: 0, producerId })).status).toBe(409)
+    } finally {
+      // Input again, whatever happened: the next tests need records flowing.
+      expect((await post('/api/lab/config', { inputRatePerSec: 500 })).status).toBe(200)
+    }
   })
 
   it('the Transactions view lists an open transaction Ongoing at its coordinator (ListTransactions, DescribeTransactions) and, after its worker is killed at step 4, that transactional id aborted', TEST_BOUND, async () => {

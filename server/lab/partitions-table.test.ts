@@ -9,7 +9,8 @@ import type { LogInspector, PartitionOffsets, StoredRecordView, TopicPartition }
 import type { InProcessRuntime } from './in-process-runtime.ts'
 import { Lab } from './lab.ts'
 import type { LabRuntime } from './lab-runtime.ts'
-import { internalPartitionFor, OPEN_SCAN_RECORDS, readPartitions } from './partitions-table.ts'
+import { OPEN_SCAN_RECORDS, PartitionsBook, readPartitions, REASK_INTERNAL_MS } from './partitions-table.ts'
+import { internalPartitionFor } from '../log/internal-partition.ts'
 import { inProcessRuntimes } from './runtime-factory.ts'
 
 async function startLab() {
@@ -93,13 +94,6 @@ describe('the partitions table', () => {
     }
   })
 
-  it('finds the internal partition of an id as Kafka does (abs(String.hashCode) mod partitions)', () => {
-    // "eoscope".hashCode() = -1564308502 in Java; & 0x7fffffff = 583175146.
-    expect(internalPartitionFor('eoscope', 50)).toBe(46)
-    expect(internalPartitionFor('', 50)).toBe(0)
-    expect(internalPartitionFor('anything', 1)).toBe(0)
-  })
-
   it('on a cluster with internal topics, lists the partitions holding the group and the transactional ids; where the scan cannot name the holders it says "at least" from the LSO', async () => {
     const offsets = (tp: TopicPartition): PartitionOffsets => (tp.topic === 'out' && tp.partition === 0 ? { logStartOffset: 0, lastStableOffset: 10, highWatermark: 20 } : tp.topic === 'out' ? { logStartOffset: 0, lastStableOffset: 0, highWatermark: 5_000 } : { logStartOffset: 0, lastStableOffset: 7, highWatermark: 7 })
     const stored = (tp: TopicPartition, offset: number): StoredRecordView => ({ topic: tp.topic, partition: tp.partition, offset, key: 'k', value: 'v', headers: undefined, timestamp: 0, producerId: 9, producerEpoch: 1, sequence: offset, transactional: true, control: null, txnOutcome: 'pending' })
@@ -121,5 +115,41 @@ describe('the partitions table', () => {
     expect(out1!.open).toEqual({ count: 1, atLeast: true, holders: [{ producerId: 9, epoch: 1, transactionalId: 'app-0_0', firstOffset: 0 }] })
     expect(OPEN_SCAN_RECORDS).toBeLessThan(5_000)
     expect(rows.find((r) => r.topic === 'cl')!.open).toEqual({ count: 0, holders: [] })
+  })
+
+  it('on a new cluster, shows the group\'s __consumer_offsets partition once the cluster creates that topic (asked again until both internal topics are there)', async () => {
+    const time = new MockTime()
+    let listed: { topic: string; partitions: number }[] = []
+    let asked = 0
+    const inspector: LogInspector = {
+      topics: async () => {
+        asked++
+        return listed
+      },
+      offsets: async () => ({ logStartOffset: 0, lastStableOffset: 3, highWatermark: 3 }),
+      readRaw: async () => [],
+      committedOffsets: async () => [],
+    }
+    const rt = { time, connection: { inspector: () => inspector }, topics: { input: 'in', output: 'out', changelog: 'cl' }, partitions: 1, groupId: 'app' } as unknown as LabRuntime
+    const book = new PartitionsBook()
+    const refresh = () => book.refresh(rt, () => rt, [], async () => {})
+    const internalRows = () => book.rows!.filter((r) => r.role === 'offsets' || r.role === 'transaction-state').map((r) => `${r.topic}-${r.partition}`)
+    await refresh()
+    expect(internalRows()).toEqual([])
+    // The group's first coordinator lookup creates __consumer_offsets.
+    listed = [{ topic: '__consumer_offsets', partitions: 50 }]
+    await refresh()
+    expect(asked, 'not asked again within REASK_INTERNAL_MS').toBe(1)
+    await time.runFor(REASK_INTERNAL_MS)
+    await refresh()
+    expect(internalRows()).toEqual([`__consumer_offsets-${internalPartitionFor('app', 50)}`])
+    listed = [...listed, { topic: '__transaction_state', partitions: 50 }]
+    await time.runFor(REASK_INTERNAL_MS)
+    await refresh()
+    expect(internalRows()).toHaveLength(1)
+    // Both there: never asked again for this runtime.
+    await time.runFor(10 * REASK_INTERNAL_MS)
+    await refresh()
+    expect(asked).toBe(3)
   })
 })

@@ -8,6 +8,7 @@
 import type { OpenTxnHolder, PartitionRole, PartitionRow } from '../../lib/partition-table.ts'
 import { tpKey, type LogInspector, type PartitionOffsets, type TopicPartition } from '../log/types.ts'
 import type { LabRuntime } from './lab-runtime.ts'
+import { internalPartitionFor } from '../log/internal-partition.ts'
 
 /** Kafka's internal topics: the group's committed offsets, the transaction coordinators' state. */
 export const INTERNAL_TOPICS: readonly { topic: string; role: PartitionRole }[] = [
@@ -16,18 +17,8 @@ export const INTERNAL_TOPICS: readonly { topic: string; role: PartitionRole }[] 
 ]
 /** How many stored records of [LSO, HW) a partition's scan for open transactions reads at most. */
 export const OPEN_SCAN_RECORDS = 2_000
-
-/** Java's String.hashCode, as Kafka hashes a group or transactional id onto its internal topic's partitions. */
-function javaHash(s: string): number {
-  let h = 0
-  for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0
-  return h
-}
-
-/** The internal topic's partition that holds a group's offsets or a transactional id's state (Kafka: abs(hashCode) % partitions). */
-export function internalPartitionFor(id: string, partitions: number): number {
-  return (javaHash(id) & 0x7fffffff) % partitions
-}
+/** How often the table asks again for an internal topic the cluster does not have yet. */
+export const REASK_INTERNAL_MS = 2_000
 
 export interface PartitionsTarget {
   topics: { input: string; output: string; changelog: string }
@@ -101,7 +92,7 @@ export async function readPartitions(inspector: LogInspector, t: PartitionsTarge
  */
 export class PartitionsBook {
   rows: PartitionRow[] | undefined = undefined
-  private internal: { rt: LabRuntime; topics: { topic: string; partitions: number }[] } | null = null
+  private internal: { rt: LabRuntime; topics: { topic: string; partitions: number }[]; askedAtMs: number } | null = null
   private reads = 0
 
   async refresh(rt: LabRuntime, current: () => LabRuntime, producers: PartitionsTarget['producers'], withOffsets: (offsetsOf: (tp: TopicPartition) => PartitionOffsets | undefined) => Promise<void>): Promise<void> {
@@ -116,13 +107,19 @@ export class PartitionsBook {
     }
   }
 
-  /** The internal topics the cluster has, asked once per runtime (they do not come and go). */
+  /**
+   * The internal topics the cluster has. Once both are there they stay (asked once per runtime);
+   * until then they are asked again each REASK_INTERNAL_MS: a new cluster creates __consumer_offsets
+   * at the group's first coordinator lookup and __transaction_state at the first transactional producer.
+   */
   private async internalTopics(rt: LabRuntime, inspector: LogInspector): Promise<{ topic: string; partitions: number }[]> {
-    if (this.internal?.rt === rt) return this.internal.topics
+    const known = this.internal?.rt === rt ? this.internal : null
+    const now = rt.time.now()
+    if (known && (known.topics.length === INTERNAL_TOPICS.length || now - known.askedAtMs < REASK_INTERNAL_MS)) return known.topics
     const listed = await inspector.topics().catch(() => null)
-    if (listed === null) return []
+    if (listed === null) return known?.topics ?? []
     const topics = listed.filter((x) => INTERNAL_TOPICS.some((it) => it.topic === x.topic))
-    this.internal = { rt, topics }
+    this.internal = { rt, topics, askedAtMs: now }
     return topics
   }
 

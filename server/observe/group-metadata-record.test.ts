@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { encodeGroupMetadataKey, encodeGroupMetadataValue } from './__fixtures__/group-metadata-encoder.ts'
-import { decodeGroupMetadataKey, decodeGroupMetadataValue, GroupMetadataDecodeError, javaStringHashCode, offsetsPartitionOf, type StoredGroupMetadata } from './group-metadata-record.ts'
+import { decodeGroupMetadataKey, decodeGroupMetadataValue, GroupMetadataDecodeError, offsetsPartitionOf, type StoredGroupMetadata } from './group-metadata-record.ts'
 
 function metadata(version: number, generation = 3): StoredGroupMetadata {
   return {
@@ -44,18 +44,8 @@ describe('the group coordinator\'s GroupMetadata records', () => {
     expect(decodeGroupMetadataKey(null)).toBeNull()
   })
 
-  it('hashes a group id as Java does, and picks the partition as the coordinator does', () => {
-    expect(javaStringHashCode('')).toBe(0)
-    expect(javaStringHashCode('hello')).toBe(99_162_322)
-    // Java's Integer.MIN_VALUE: Kafka's Utils.abs gives 0 for it (its negation overflows).
-    expect(javaStringHashCode('polygenelubricants')).toBe(-2_147_483_648)
-    expect(offsetsPartitionOf('polygenelubricants', 50)).toBe(0)
-    // A negative hash is negated, not masked: a broker with 8 offsets partitions wrote this group's
-    // records to partition 5 (masking the sign bit gave 3, where none of them are).
-    expect(javaStringHashCode('eoscope-lab-mx5cpckg')).toBe(-614_706_933)
+  it('finds the group on the partition the coordinator hashes it to', () => {
     expect(offsetsPartitionOf('eoscope-lab-mx5cpckg', 8)).toBe(5)
-    expect(offsetsPartitionOf('hello', 50)).toBe(99_162_322 % 50)
-    expect(() => offsetsPartitionOf('x', 0)).toThrow(RangeError)
   })
 
   it('property: any members and generation of any version round-trip', () => {

@@ -5,6 +5,8 @@
 // an observer that reads the group's __consumer_offsets partition sees every generation the
 // coordinator wrote, with its members, without joining or touching the group.
 
+import { internalPartitionFor } from '../log/internal-partition.ts'
+
 /** GroupMetadataKey's record type; offset commits are 0 and 1. */
 export const GROUP_METADATA_KEY_TYPE = 2
 
@@ -149,17 +151,7 @@ export function decodeGroupMetadataValue(value: Buffer | null): StoredGroupMetad
   return { version, protocolType, generation, protocol, leader, currentStateTimestamp: timestamp >= 0 ? timestamp : null, members }
 }
 
-/** Java's String.hashCode over UTF-16 code units, as the coordinator hashes a group id. */
-export function javaStringHashCode(s: string): number {
-  let h = 0
-  for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0
-  return h
-}
-
 /** The __consumer_offsets partition that holds a group (Utils.abs(groupId.hashCode()) % partitions). */
 export function offsetsPartitionOf(groupId: string, partitions: number): number {
-  if (!Number.isInteger(partitions) || partitions <= 0) throw new RangeError(`__consumer_offsets has ${partitions} partitions`)
-  // Kafka's Utils.abs: Math.abs, and 0 for Integer.MIN_VALUE (whose negation overflows).
-  const h = javaStringHashCode(groupId)
-  return (h === -2_147_483_648 ? 0 : Math.abs(h)) % partitions
+  return internalPartitionFor(groupId, partitions)
 }
