@@ -17,6 +17,7 @@ import { describeTransactions, type TransactionsSource } from '../log/find-hangi
 import type { GroupDescription } from '../log/group-description.ts'
 import type { OpenTransaction } from '../log/hanging-transactions.ts'
 import type { CoordinatorTransaction, LogInspector, PartitionOffsets, TopicPartition } from '../log/types.ts'
+import { openSinceMs } from '../log/transaction-states.ts'
 import { GenerationHistory, type GroupDeleted, type ObservedGeneration, type OffsetsTopicRecord } from './generation-history.ts'
 import { offsetsPartitionOf } from './group-metadata-record.ts'
 import { type ObservedValidation, ObserveValidation, type ValidationTarget } from './observe-validation.ts'
@@ -159,7 +160,7 @@ export class ApplicationObserver {
     const elapsedMs = atMs - this.first.atMs
     const transactions = report.coordinators
       .filter((t) => t.transactionalId.startsWith(`${applicationId}-`))
-      .map((t) => ({ ...t, openForMs: t.startTimeMs >= 0 && isOpen(t.state) ? Math.max(0, atMs - t.startTimeMs) : null }))
+      .map((t) => ({ ...t, openForMs: openSinceMs(t.state, t.startTimeMs) >= 0 ? Math.max(0, atMs - t.startTimeMs) : null }))
       .sort((a, b) => a.transactionalId.localeCompare(b.transactionalId))
     if (group.members.length === 0) notes.push(`group ${applicationId} has no members (${group.state}): the application is not running`)
     const validation = await this.validate(transactions.length > 0 ? 'exactly-once' : 'at-least-once', notes)
@@ -235,8 +236,4 @@ export class ApplicationObserver {
     scan.position = last ? last.offset + 1 : offsets.highWatermark
     return scan
   }
-}
-
-function isOpen(state: string): boolean {
-  return state === 'Ongoing' || state === 'PrepareCommit' || state === 'PrepareAbort'
 }

@@ -8,12 +8,11 @@ import { LogError } from '../errors.ts'
 import type { CoordinatorTransaction, PartitionProducer, ProducerToAbort, TopicPartition, TransactionsFilter, TransactionsRead } from '../types.ts'
 import type { EmbeddedCluster } from './embedded-cluster.ts'
 import type { TxnMetadata } from './transaction-coordinator.ts'
+import { isTransactionOpen } from '../transaction-states.ts'
 
-/** States in which the coordinator holds a transaction open (its partitions are listed). */
-const OPEN_STATES = new Set(['Ongoing', 'PrepareCommit', 'PrepareAbort', 'PrepareEpochFence'])
 
 function coordinatorView(m: Readonly<TxnMetadata>): CoordinatorTransaction {
-  const open = OPEN_STATES.has(m.state)
+  const open = isTransactionOpen(m.state)
   return {
     transactionalId: m.transactionalId,
     producerId: m.producerId,

@@ -6,7 +6,8 @@
 import type { Kafka } from 'kafkajs'
 import { createCluster, type KafkaClientConfig, type KafkajsCluster, createKafka } from '../kafka-client.ts'
 import { sender } from '../raw-protocol.ts'
-import type { TopicPartition, TransactionsFilter, TransactionsRead } from '../../types.ts'
+import type { CoordinatorTransaction, TopicPartition, TransactionsFilter, TransactionsRead } from '../../types.ts'
+import { openSinceMs } from '../../transaction-states.ts'
 import { type ActiveProducer, describeProducers, describeTransactions, listTransactions, type TransactionDescription, type TransactionListing, writeAbortMarker } from './kip664-requests.ts'
 
 export type { ActiveProducer, TransactionDescription, TransactionListing } from './kip664-requests.ts'
@@ -93,7 +94,7 @@ export class KafkaTransactionAdmin {
     const described = await this.describeTransactions(listed.map((t) => t.transactionalId))
     const coordinators = described
       .filter((d) => d.errorCode === 0)
-      .map(({ errorCode: _, ...d }) => ({ ...d, lastUpdateMs: null }))
+      .map(coordinatorTransactionOf)
       .sort((a, b) => a.transactionalId.localeCompare(b.transactionalId))
     return { coordinators, producers }
   }
@@ -111,4 +112,9 @@ export class KafkaTransactionAdmin {
     await this.cluster?.disconnect().catch(() => {})
     this.cluster = null
   }
+}
+
+/** A described transactional id on the log's port: no start time once its transaction completed (Kafka keeps the last one's). */
+export function coordinatorTransactionOf({ errorCode: _, ...d }: TransactionDescription): CoordinatorTransaction {
+  return { ...d, startTimeMs: openSinceMs(d.state, d.startTimeMs), lastUpdateMs: null }
 }
