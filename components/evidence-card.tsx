@@ -62,7 +62,7 @@ const Card = memo(function Card({ card, send }: { card: EvidenceCard; send: Send
         </p>
       ) : null}
       {card.links.length > 0 ? (
-        <ul className="evidence-links" aria-label="where the evidence is">
+        <ul className="stack-list evidence-links" aria-label="where the evidence is">
           {card.links.map((l, i) => (
             <li key={i}>
               <button type="button" className="link-button" data-testid="evidence-link" data-topic={l.topic} data-partition={l.partition} data-from={l.fromOffset} data-to={l.toOffset} title={l.label} onClick={() => void openLink(run, l)}>

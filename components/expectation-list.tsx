@@ -2,7 +2,7 @@
 
 export function ExpectationList({ expectations, testId }: { expectations: readonly { claim: string; holds: boolean }[]; testId: string }) {
   return (
-    <ul className="expectations">
+    <ul className="stack-list expectations">
       {expectations.map((e) => (
         <li key={e.claim} className={e.holds ? 'expect-holds' : 'expect-fails'} data-testid={testId} data-holds={e.holds}>
           <span className="expect-mark" aria-hidden="true">

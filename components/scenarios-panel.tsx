@@ -51,7 +51,7 @@ const ScenarioRun = memo(function ScenarioRun({ scenario, nowMs }: { scenario: S
           The lab runs on with the settings from before the scenario; its evidence stays pinned in the Evidence panel until dismissed.
         </p>
       )}
-      <ol className="narrative" aria-live="polite" aria-label="what the scenario did" data-testid="scenario-narrative">
+      <ol className="stack-list narrative" aria-live="polite" aria-label="what the scenario did" data-testid="scenario-narrative">
         {scenario.narrative.map((line, i) => (
           <li key={i}>
             <span className="num muted narrative-at">{fmtOffset(line.atMs)}</span>

@@ -2,12 +2,9 @@
 // The /experiments page: start a commit-interval sweep, watch it (GET /api/experiments/current
 // every 500 ms while one runs), read the five charts, overlay an earlier run, export.
 
-import Link from 'next/link'
 import type { ExperimentRecord, ExperimentSummary } from '../../lib/experiment-protocol.ts'
-import { Brand } from '../header-bar.tsx'
-import { ThemeToggle } from '../theme-toggle.tsx'
-import { TokenControl } from '../token-control.tsx'
 import { Panel } from '../panel.tsx'
+import { SubPageHeader } from '../sub-page-header.tsx'
 import { SweepForm } from './sweep-form.tsx'
 import { figuresOf, SweepResults } from './sweep-results.tsx'
 import { runsLabel } from './sweep-series.ts'
@@ -26,7 +23,7 @@ export function ExperimentsView() {
 
   return (
     <div className="app" data-testid="experiments">
-      <ExperimentsHeader />
+      <SubPageHeader tagline="commit-interval experiments" />
       <main className="layout">
         <div className="sweep-top">
           <Panel title="Sweep" hint="throughput, latency and recovery against commit.interval.ms, per guarantee, measured on this machine">
@@ -49,18 +46,6 @@ export function ExperimentsView() {
   )
 }
 
-function ExperimentsHeader() {
-  return (
-    <header className="top-bar">
-      <Brand tagline="commit-interval experiments" />
-      <nav className="top-meta">
-        <Link href="/">← live lab</Link>
-        <TokenControl />
-        <ThemeToggle />
-      </nav>
-    </header>
-  )
-}
 
 function SweepProgress({ current }: { current: ExperimentRecord }) {
   const progress = current.progress

@@ -5,15 +5,12 @@
 // partition's LSO/HW, lag and markers, and, given its record format, the validator's figures.
 // The target lives in the URL, so a view is a permalink.
 
-import Link from 'next/link'
 import { type FormEvent, useEffect, useState } from 'react'
 import type { ObserveSampleView, ObservedValidationView } from '../../lib/observe-protocol.ts'
 import { FIGURES, STATE_MISMATCH_DEFINITION } from '../correctness-panel.tsx'
 import { fmtInt } from '../format.ts'
-import { Brand } from '../header-bar.tsx'
 import { Panel } from '../panel.tsx'
-import { ThemeToggle } from '../theme-toggle.tsx'
-import { TokenControl } from '../token-control.tsx'
+import { SubPageHeader } from '../sub-page-header.tsx'
 import { EMPTY_WORDS, type ObserveWords, searchOfWords, wordsFromSearch } from './observe-query.ts'
 import { useObserve } from './use-observe.ts'
 
@@ -35,14 +32,7 @@ export function ObserveView() {
   }
   return (
     <div className="app" data-testid="observe">
-      <header className="top-bar">
-        <Brand tagline="observe an application" />
-        <nav className="top-meta">
-          <Link href="/">← live lab</Link>
-          <TokenControl />
-          <ThemeToggle />
-        </nav>
-      </header>
+      <SubPageHeader tagline="observe an application" />
       <main className="layout observe-layout">
         <Panel title="Application" hint="read-only: no group is joined, nothing is written; the same words as eoscope observe">
           {search === null ? null : <TargetForm key={search} initial={wordsFromSearch(search)} onChoose={choose} />}
@@ -200,7 +190,7 @@ function GroupPanel({ sample: s }: { sample: ObserveSampleView }) {
         </tbody>
       </table>
       <h3 className="sub-head">Generations</h3>
-      <ul className="observe-generations">
+      <ul className="stack-list">
         {generations.map((e) =>
           'generation' in e ? (
             <li key={`g${e.generation}-${e.writtenAtMs}`} data-testid="observe-generation-row">
@@ -245,7 +235,7 @@ function TransactionsPanel({ sample: s }: { sample: ObserveSampleView }) {
       <h3 className="sub-head">
         Open on its topics: {s.open.length} ({s.hanging.length} hanging)
       </h3>
-      <ul className="observe-open">
+      <ul className="stack-list">
         {s.open.map((o) => (
           <li key={`${tp(o)}-${o.producerId}`} className={o.verdict === 'hanging' ? 'bad' : undefined} data-testid="observe-open" data-verdict={o.verdict} title={o.reason}>
             <strong>{o.verdict}</strong>{' '}

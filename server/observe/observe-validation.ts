@@ -14,6 +14,7 @@
 import { type Guarantee, type ValidationReport, type ValidationRow, violations } from '../validator/report.ts'
 import { IncrementalValidator } from '../validator/incremental-validator.ts'
 import type { LogInspector } from '../log/types.ts'
+import type { ObservedValidationView } from '../../lib/observe-protocol.ts'
 
 export const RECORD_FORMATS = ['eoscope'] as const
 export type RecordFormat = (typeof RECORD_FORMATS)[number]
@@ -38,21 +39,13 @@ const JUDGED_ROWS: readonly ValidationRow[] = ['duplicates', 'lost', 'abortedRea
 /** A topic name Kafka cannot have (the space): with it the validator finds no changelog and compares none. */
 const NO_CHANGELOG = 'no changelog'
 
-export interface ObservedValidation extends ValidationTarget {
+/** The wire view (lib/observe-protocol.ts), with the validator's own types for its rows. */
+export interface ObservedValidation extends Omit<ObservedValidationView, 'format'>, ValidationTarget {
   judgedAs: Guarantee
-  /** Why that guarantee, in words. */
-  because: string
-  inputRecords: number
-  outputRecords: number
-  duplicates: number | null
-  lost: number | null
-  abortedReads: number
-  stateMismatches: number | null
   /** Rows over 0 that the guarantee forbids. */
   violations: { row: ValidationRow; value: number }[]
   /** Rows that could not be computed, with why. */
   unavailable: ValidationReport['unavailable']
-  notes: string[]
 }
 
 export function parseRecordFormat(s: string): RecordFormat {
