@@ -3,27 +3,12 @@
 // acknowledged. (Found by the Kafka chaos soak as lost records.)
 
 import { describe, expect, it } from 'vitest'
-import { defaultStreamsConfig } from '../../lib/streams-config.ts'
-import { MockTime } from '../log/time.ts'
-import { InProcessRuntime as LabRuntime } from '../lab/in-process-runtime.ts'
 import { validateRun } from '../validator/validator.ts'
+import { smallLab } from './__fixtures__/small-lab.ts'
 
 describe('a fencing in the middle of a batch', () => {
   it('loses nothing and duplicates nothing when one task of a worker is fenced again and again', async () => {
-    const time = new MockTime()
-    const lab = new LabRuntime(time, {
-      config: defaultStreamsConfig('exactly_once'),
-      workers: 1,
-      partitions: 4,
-      ratePerSec: 2_000,
-      maxRecords: 8_000,
-      keys: 20,
-      seed: 3,
-      latency: 'default',
-      restartAfterMs: null,
-      deserializationPolicy: 'log-and-continue',
-      traceIntervalMs: 1_000,
-    })
+    const { lab, time } = smallLab('exactly_once', { workers: 1, maxRecords: 8_000, seed: 3 })
     const migrated: string[] = []
     lab.onEvent((e) => {
       if (e.type === 'task-migrated') migrated.push(...e.taskIds)

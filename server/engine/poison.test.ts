@@ -3,29 +3,14 @@
 // worker with a clear error. Neither loses or hides a record. Virtual clock, seeded.
 
 import { describe, expect, it } from 'vitest'
-import { defaultStreamsConfig, type ProcessingGuarantee } from '../../lib/streams-config.ts'
 import { DLQ_HEADERS } from '../../lib/records.ts'
-import { MockTime } from '../log/time.ts'
-import { InProcessRuntime as LabRuntime } from '../lab/in-process-runtime.ts'
 import type { DeserializationPolicy } from './stream-task.ts'
 import { validateRun } from '../validator/validator.ts'
+import type { ProcessingGuarantee } from '../../lib/streams-config.ts'
+import { smallLab } from './__fixtures__/small-lab.ts'
 
 function newLab(guarantee: ProcessingGuarantee, policy: DeserializationPolicy) {
-  const time = new MockTime()
-  const lab = new LabRuntime(time, {
-    config: defaultStreamsConfig(guarantee),
-    workers: 2,
-    partitions: 2,
-    ratePerSec: 500,
-    maxRecords: 600,
-    keys: 10,
-    seed: 5,
-    latency: 'default',
-    restartAfterMs: null,
-    deserializationPolicy: policy,
-    traceIntervalMs: 1_000,
-  })
-  return { lab, time }
+  return smallLab(guarantee, { partitions: 2, ratePerSec: 500, maxRecords: 600, keys: 10, seed: 5, deserializationPolicy: policy })
 }
 
 describe('poison records', () => {

@@ -5,26 +5,12 @@
 // Kafka: both workers of an exactly_once run failed on "Broker not connected" and the run stalled.)
 
 import { describe, expect, it } from 'vitest'
-import { defaultStreamsConfig, type ProcessingGuarantee } from '../../lib/streams-config.ts'
-import { MockTime } from '../log/time.ts'
-import { InProcessRuntime as LabRuntime } from '../lab/in-process-runtime.ts'
 import { validateRun } from '../validator/validator.ts'
+import type { ProcessingGuarantee } from '../../lib/streams-config.ts'
+import { smallLab } from './__fixtures__/small-lab.ts'
 
 async function runWithLostConnections(guarantee: ProcessingGuarantee) {
-  const time = new MockTime()
-  const lab = new LabRuntime(time, {
-    config: defaultStreamsConfig(guarantee),
-    workers: 2,
-    partitions: 4,
-    ratePerSec: 2_000,
-    maxRecords: 6_000,
-    keys: 20,
-    seed: 11,
-    latency: 'default',
-    restartAfterMs: null,
-    deserializationPolicy: 'log-and-continue',
-    traceIntervalMs: 1_000,
-  })
+  const { lab, time } = smallLab(guarantee)
   const corrupted: string[] = []
   const failures: string[] = []
   lab.onEvent((e) => {
