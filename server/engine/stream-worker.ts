@@ -8,6 +8,7 @@ import type { Step } from '../../lib/five-steps.ts'
 import { isExactlyOnce, type StreamsConfig } from '../../lib/streams-config.ts'
 import { taskIdOf, type TaskId } from '../../lib/task-id.ts'
 import { ProcessKilledError } from '../log/errors.ts'
+import { retryingNotNow, TASK_CREATION_RETRY_MS } from './not-now-retry.ts'
 import type { ConsumedRecord, LogConnection, LogConsumer, OffsetToCommit, ProduceRecord, TopicPartition } from '../log/types.ts'
 import type { Time } from '../log/time.ts'
 import { isMigrationError, TaskCorruptedError, TaskMigratedError } from './errors.ts'
@@ -203,7 +204,8 @@ export class StreamWorker {
     const records = await this.consumer.poll(this.options.config['max.poll.records'])
     // A task created now sought its partition to its committed offset: what this poll returned for
     // it was fetched before that seek (from a closed predecessor's position), and is fetched again.
-    const created = await this.taskManager.ensureTasks()
+    // Retrying a broker that answers "not now" (not-now-retry.ts) instead of failing the worker.
+    const created = await retryingNotNow(this.time, TASK_CREATION_RETRY_MS, () => this.stopRequested, () => this.taskManager.ensureTasks())
     const batch = this.consume(records, created)
     if (batch.size > 0) await this.processBatch(batch)
     await this.maybeCommit()

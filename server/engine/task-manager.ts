@@ -52,10 +52,27 @@ export class TaskManager {
     const created = new Set<number>()
     for (const tp of this.ctx.consumer().assignment()) {
       if (this.tasks.has(tp.partition)) continue
-      await this.createTask(tp)
+      try {
+        await this.createTask(tp)
+      } catch (e) {
+        await this.forgetUnfinished(tp.partition)
+        throw e
+      }
       created.add(tp.partition)
     }
     return created
+  }
+
+  /** A task whose creation failed part-way is forgotten (its own producer closed): the next ensureTasks creates it from the start. */
+  private async forgetUnfinished(partition: number): Promise<void> {
+    const task = this.tasks.get(partition)
+    if (!task) return
+    this.tasks.delete(partition)
+    task.state = 'closed'
+    if (this.guarantee === 'exactly_once' && task.producer) await task.producer.close().catch(() => {})
+    task.store.wipe()
+    this.ctx.traces.forget(partition)
+    this.ctx.telemetry.emit({ type: 'task-closed', workerId: this.ctx.workerId, taskId: task.id, clean: false, atMs: this.ctx.time.now() })
   }
 
   /** Fence, read the committed offset, restore the store, resume from the offset. */

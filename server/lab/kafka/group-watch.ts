@@ -10,6 +10,7 @@ import type { Time } from '../../log/time.ts'
 import type { LabEvent } from '../lab-runtime.ts'
 import type { RecoveryTracker } from '../recovery-tracker.ts'
 import { retrying } from './kafka-worker.ts'
+import { noBrokerAnswered } from '../../log/kafka/kafka-errors.ts'
 
 export const GROUP_POLL_MS = 100
 const HEALTH_POLL_MS = 1_000
@@ -76,15 +77,21 @@ export class GroupWatch {
   private async checkHealth(stopped: () => boolean): Promise<void> {
     try {
       this.inputEnds = await this.fetchInputEnds()
-      if (!this.reachable) {
-        this.reachable = true
-        this.t.emit({ type: 'cluster-reachable', atMs: this.t.time.now() })
-      }
+      this.markReachable()
     } catch (e) {
       if (stopped()) return // the connection was closed under it: not an outage
+      // A broker that answers with an error (NOT_LEADER while a restarted broker elects its
+      // partitions' leaders) is reachable: only a cluster that does not answer is an outage.
+      if (!noBrokerAnswered(e)) return this.markReachable()
       this.reachable = false
       this.t.emit({ type: 'cluster-unreachable', error: e instanceof Error ? e.message : String(e), atMs: this.t.time.now() })
     }
+  }
+
+  private markReachable(): void {
+    if (this.reachable) return
+    this.reachable = true
+    this.t.emit({ type: 'cluster-reachable', atMs: this.t.time.now() })
   }
 
   /** The input topic's high watermarks, asked of the cluster (throws while it is unreachable). */

@@ -29,6 +29,22 @@ export class ClientFaults {
     this.sendsToFail--
     return true
   }
+  private offsetReadsToFail = 0
+  /**
+   * The next n ListOffsets requests of a reader are answered NOT_LEADER (what a broker answers for a
+   * few seconds after a restart, while its partitions get their leaders back).
+   */
+  failNextOffsetReads(n: number): void {
+    this.offsetReadsToFail += n
+  }
+  pendingOffsetReadFailures(): number {
+    return this.offsetReadsToFail
+  }
+  takeOffsetReadFailure(): boolean {
+    if (this.offsetReadsToFail <= 0) return false
+    this.offsetReadsToFail--
+    return true
+  }
   onAckDropped(l: (e: AckDropped) => void): void {
     this.listeners.push(l)
   }

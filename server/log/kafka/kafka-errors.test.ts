@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import kafkajs from 'kafkajs'
 import { LogError } from '../errors.ts'
-import { logErrorCode, toLogError } from './kafka-errors.ts'
+import { logErrorCode, noBrokerAnswered, toLogError } from './kafka-errors.ts'
 
 const { KafkaJSProtocolError, KafkaJSNumberOfRetriesExceeded, KafkaJSNonRetriableError, KafkaJSConnectionError, KafkaJSAggregateError } = kafkajs as unknown as Record<string, new (...args: any[]) => Error>
 
@@ -40,5 +40,18 @@ describe('kafkajs error mapping', () => {
     expect(toLogError(bug, 'send')).toBe(bug)
     const already = new LogError('INVALID_TXN_STATE', 'x')
     expect(toLogError(already, 'send')).toBe(already)
+  })
+
+  it('tells a cluster that does not answer from one that answers with an error', () => {
+    const refused = new KafkaJSConnectionError('Connection error: connect ECONNREFUSED 127.0.0.1:19092', { broker: '127.0.0.1:19092' })
+    expect(noBrokerAnswered(refused)).toBe(true)
+    expect(noBrokerAnswered(new KafkaJSNumberOfRetriesExceeded(refused, { retryCount: 10, retryTime: 1000 }))).toBe(true)
+    expect(noBrokerAnswered(new Error('Broker not connected'))).toBe(true)
+    // Right after a restart the broker answers, with errors, while its partitions get their leaders.
+    const notLeader = new KafkaJSProtocolError({ message: 'This server is not the leader for that topic-partition', type: 'NOT_LEADER_FOR_PARTITION', code: 6, retriable: true })
+    expect(noBrokerAnswered(notLeader)).toBe(false)
+    expect(noBrokerAnswered(new KafkaJSNumberOfRetriesExceeded(notLeader, { retryCount: 10, retryTime: 1000 }))).toBe(false)
+    expect(noBrokerAnswered(new KafkaJSAggregateError('many', [refused, notLeader]))).toBe(false)
+    expect(noBrokerAnswered(new TypeError('undefined is not a function'))).toBe(false)
   })
 })

@@ -80,6 +80,20 @@ export function logErrorCode(e: unknown): LogErrorCode | null {
 }
 
 /**
+ * True when no broker answered: the connection failed or was lost, or the request timed out. An
+ * error a broker sent back (any protocol error anywhere in the chain, such as NOT_LEADER right
+ * after a restart) means the cluster answered, whatever else went wrong.
+ */
+export function noBrokerAnswered(e: unknown): boolean {
+  let lost = false
+  for (const err of chain(e)) {
+    if (err.type !== undefined && err.type !== '' && err.name === 'KafkaJSProtocolError') return false
+    if (err.name === 'KafkaJSRequestTimeoutError' || err.name === 'KafkaJSTimeout' || (err.name !== undefined && CONNECTION_ERRORS.has(err.name)) || err.message === BROKER_NOT_CONNECTED) lost = true
+  }
+  return lost
+}
+
+/**
  * A LogError for a kafkajs error, named by the first Kafka protocol error in its chain; errors
  * eoscope has no code for are returned unchanged (a bug or a misuse should keep its own type).
  */
