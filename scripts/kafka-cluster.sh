@@ -156,9 +156,21 @@ kill_node() {
   say "broker $NODE_ID (pid $pid) killed with SIGKILL"
 }
 
+# Waits (up to 15 s) until nothing listens on the port: a broker SIGKILLed a moment ago still holds
+# its sockets while the kernel tears the process down, and a restart then would find the port taken.
+wait_port_free() {
+  local deadline=$(($(now_ms) + 15000))
+  while port_open "$1"; do
+    (($(now_ms) < deadline)) || return 0
+    sleep 0.1
+  done
+}
+
 restart_node() {
   use_node "$1"
   if running_pid >/dev/null; then stop; fi
+  wait_port_free "$KAFKA_PORT"
+  wait_port_free "$CONTROLLER_PORT"
   fetch_jars
   local t0 pid
   t0="$(now_ms)"

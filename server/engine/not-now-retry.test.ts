@@ -38,7 +38,8 @@ describe('a broker that answers "not now" while a task is created', () => {
   it('gives up after its bound, and never retries an error that is not retriable', async () => {
     const time = new MockTime()
     let calls = 0
-    const notLeader = () => retryingNotNow(time, 5_000, () => false, async () => {
+    const o = { boundMs: 5_000, stopped: () => false, whenStopped: () => 'stopped' }
+    const notLeader = () => retryingNotNow(time, o, async () => {
       calls++
       throw new LogError('BROKER_NOT_AVAILABLE', 'not the leader')
     })
@@ -47,11 +48,26 @@ describe('a broker that answers "not now" while a task is created', () => {
     expect(await failed).toBeInstanceOf(LogError)
     expect(calls).toBeGreaterThan(3)
     calls = 0
-    const fenced = await retryingNotNow(time, 5_000, () => false, async () => {
+    const fenced = await retryingNotNow(time, o, async () => {
       calls++
       throw new LogError('PRODUCER_FENCED', 'fenced')
     }).catch((e: unknown) => e)
     expect((fenced as LogError).code).toBe('PRODUCER_FENCED')
     expect(calls).toBe(1)
+  })
+
+  it('ends with the stop value, not the error, when a stop is asked for while it retries', async () => {
+    const time = new MockTime()
+    let stop = false
+    let calls = 0
+    const retried = retryingNotNow(time, { boundMs: 60_000, stopped: () => stop, whenStopped: () => 'stopped cleanly' }, async () => {
+      calls++
+      throw new LogError('BROKER_NOT_AVAILABLE', 'connect ECONNREFUSED')
+    })
+    await time.runFor(500)
+    stop = true
+    await time.runFor(2_000)
+    expect(await retried).toBe('stopped cleanly')
+    expect(calls).toBeGreaterThan(1)
   })
 })

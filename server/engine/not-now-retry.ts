@@ -10,14 +10,25 @@ import type { Time } from '../log/time.ts'
 /** How long task creation retries before the worker fails (well inside max.poll.interval.ms). */
 export const TASK_CREATION_RETRY_MS = 120_000
 
-/** Runs `call` again after a retriable LogError, backing off from 50 ms to 1 s, until `boundMs` has passed or `stop()` holds. */
-export async function retryingNotNow<T>(time: Time, boundMs: number, stop: () => boolean, call: () => Promise<T>): Promise<T> {
+export interface NotNowRetry<T> {
+  /** How long it retries before the error is thrown. */
+  boundMs: number
+  /** A stop was asked for (SIGTERM, new settings): retrying ends with `whenStopped()`, not the error. */
+  stopped: () => boolean
+  whenStopped: () => T
+}
+
+/** Runs `call` again after a retriable LogError, backing off from 50 ms to 1 s, until `boundMs` has passed or a stop is asked for. */
+export async function retryingNotNow<T>(time: Time, o: NotNowRetry<T>, call: () => Promise<T>): Promise<T> {
   const started = time.now()
   for (let backoffMs = 50; ; backoffMs = Math.min(1_000, backoffMs * 2)) {
     try {
       return await call()
     } catch (e) {
-      if (!(e instanceof LogError) || !e.retriable || stop() || time.now() - started >= boundMs) throw e
+      if (!(e instanceof LogError) || !e.retriable) throw e
+      // A worker told to stop while its broker answers "not now" stops cleanly: it did not fail.
+      if (o.stopped()) return o.whenStopped()
+      if (time.now() - started >= o.boundMs) throw e
       await time.sleep(backoffMs)
     }
   }

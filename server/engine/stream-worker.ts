@@ -205,7 +205,7 @@ export class StreamWorker {
     // A task created now sought its partition to its committed offset: what this poll returned for
     // it was fetched before that seek (from a closed predecessor's position), and is fetched again.
     // Retrying a broker that answers "not now" (not-now-retry.ts) instead of failing the worker.
-    const created = await retryingNotNow(this.time, TASK_CREATION_RETRY_MS, () => this.stopRequested, () => this.taskManager.ensureTasks())
+    const created = await retryingNotNow(this.time, { boundMs: TASK_CREATION_RETRY_MS, stopped: () => this.stopRequested, whenStopped: () => new Set<number>() }, () => this.taskManager.ensureTasks())
     const batch = this.consume(records, created)
     if (batch.size > 0) await this.processBatch(batch)
     await this.maybeCommit()

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { BrokerView } from '../../../lib/broker-view.ts'
-import { brokerKillVictim } from './broker-kill.ts'
+import { MockTime, SeededRandom } from '../../log/time.ts'
+import { type BrokerKill, brokerKillFault, brokerKillVictim } from './broker-kill.ts'
+import type { FaultContext } from './faults.ts'
 
 const b = (id: number, o: Partial<BrokerView> = {}): BrokerView => ({ id, address: `127.0.0.1:${26191 + id}`, up: true, pid: 100 + id, controllerLeader: id === 1, leaderOf: [], groupCoordinator: false, transactionCoordinatorOf: [], ...o })
 const first = <T>(xs: readonly T[]): T => xs[0]!
@@ -29,5 +31,56 @@ describe('brokerKillVictim', () => {
     expect(brokerKillVictim(CLUSTER.slice(0, 2), 'input-leader', 'app-input', first)).toBeNull()
     expect(brokerKillVictim([CLUSTER[1]!, CLUSTER[3]!, b(5)], 'input-leader', 'app-input', first)).toBeNull()
     expect(brokerKillVictim(CLUSTER.map((x) => ({ ...x, transactionCoordinatorOf: [] })), 'transaction-coordinator', 'app-input', first)).toBeNull()
+  })
+})
+
+describe('brokerKillFault', () => {
+  it('starts a broker whose restart failed again at its next draw, before killing any other', async () => {
+    const time = new MockTime()
+    const up = new Map([1, 2, 3].map((id) => [id, true]))
+    const restarts: number[] = []
+    let failNextRestart = true
+    const control = {
+      describe: async () => [1, 2, 3].map((id) => b(id, { up: up.get(id)!, pid: up.get(id) ? 100 + id : null, leaderOf: [`app-input-${id}`], transactionCoordinatorOf: id === 2 ? ['app-w'] : [] })),
+      kill: async (id: number) => (up.set(id, false), 100 + id),
+      restart: async (id: number) => {
+        restarts.push(id)
+        if (failNextRestart) {
+          failNextRestart = false
+          throw new Error('port 19193 (broker 2) is in use by a process this script did not start\nmore')
+        }
+        up.set(id, true)
+      },
+    }
+    const recorded: string[] = []
+    const ctx = {
+      lab: { connection: { capabilities: { backend: 'kafka', unavailable: {} }, brokers: () => control }, topics: { input: 'app-input' }, groupId: 'app' },
+      time,
+      rng: new SeededRandom(1),
+      elapsedMs: () => time.now() - 1_700_000_000_000,
+      record: (kind: string, detail: string) => recorded.push(`${kind}: ${detail}`),
+    } as unknown as FaultContext
+    const kills: BrokerKill[] = []
+    const fault = brokerKillFault(kills)
+    await fault.apply(ctx)
+    await fault.settled()
+    expect(kills).toHaveLength(1)
+    const first = kills[0]!
+    expect(first.restartError).toBe('port 19193 (broker 2) is in use by a process this script did not start')
+    expect(first.downMs).toBeNull()
+    // The next draw restarts it: no second kill while it is down.
+    await time.runFor(1_000)
+    await fault.apply(ctx)
+    await fault.settled()
+    expect(kills).toHaveLength(1)
+    expect(restarts).toEqual([first.brokerId, first.brokerId])
+    expect(first.restartAttempts).toBe(2)
+    expect(first.restartError).toBeUndefined()
+    expect(first.downMs).toBeGreaterThanOrEqual(1_000)
+    // All three up again: the draw after that kills.
+    await fault.apply(ctx)
+    await fault.settled()
+    expect(kills).toHaveLength(2)
+    expect(recorded.filter((r) => r.startsWith('brokerKill'))).toHaveLength(2)
   })
 })

@@ -20,7 +20,10 @@ export interface BrokerKill {
   roles: string[]
   /** From the kill until the restarted broker answered (null: not back, see restartError). */
   downMs: number | null
+  /** The last restart's failure, while it is not back. */
   restartError?: string
+  /** Restarts tried (more than 1: a restart failed and was tried again at a later draw). */
+  restartAttempts: number
 }
 
 /** The victim for a target among brokers all up, or null when none fits. Pure: tested from fixtures. */
@@ -40,6 +43,27 @@ export function brokerKillVictim(brokers: readonly BrokerView[], target: BrokerK
  */
 export function brokerKillFault(kills: BrokerKill[], share = 0.15): Fault & { settled(): Promise<void> } {
   let restarting: Promise<void> | null = null
+  /** A killed broker whose restart failed: started again at the next draw, before any other kill. */
+  let down: BrokerKill | null = null
+  const restart = (control: { restart(id: number): Promise<void> }, kill: BrokerKill, startedMs: number, now: () => number) => {
+    kill.restartAttempts++
+    restarting = control
+      .restart(kill.brokerId)
+      .then(
+        () => {
+          kill.downMs = Math.round(now() - startedMs)
+          delete kill.restartError
+          down = null
+        },
+        (e: unknown) => {
+          kill.restartError = e instanceof Error ? e.message.split('\n')[0] : String(e)
+          down = kill
+        },
+      )
+      .finally(() => {
+        restarting = null
+      })
+  }
   return {
     share,
     settled: async () => {
@@ -49,6 +73,7 @@ export function brokerKillFault(kills: BrokerKill[], share = 0.15): Fault & { se
       const conn = ctx.lab.connection
       const control = conn.brokers?.()
       if (restarting !== null || !control || refusal(conn.capabilities, 'broker-faults') !== null) return
+      if (down !== null) return restart(control, down, ctx.time.now() - (ctx.elapsedMs() - down.atMs), () => ctx.time.now())
       const views = await control.describe({ topics: Object.values(ctx.lab.topics), groupId: ctx.lab.groupId, transactionalIdPrefix: `${ctx.lab.groupId}-` }).catch(() => null)
       if (views === null) return
       const target: BrokerKillTarget = ctx.rng.next() < 0.5 ? 'transaction-coordinator' : 'input-leader'
@@ -57,18 +82,10 @@ export function brokerKillFault(kills: BrokerKill[], share = 0.15): Fault & { se
       const pid = await control.kill(victim.id).catch(() => null)
       if (pid === null) return
       const t = ctx.time.now()
-      const kill: BrokerKill = { atMs: Math.round(ctx.elapsedMs()), brokerId: victim.id, target, roles: brokerRoles(victim), downMs: null }
+      const kill: BrokerKill = { atMs: Math.round(ctx.elapsedMs()), brokerId: victim.id, target, roles: brokerRoles(victim), downMs: null, restartAttempts: 0 }
       kills.push(kill)
       ctx.record('brokerKill', `broker ${victim.id} (pid ${pid}), ${target}: ${kill.roles.join('; ')}`)
-      restarting = control
-        .restart(victim.id)
-        .then(
-          () => void (kill.downMs = Math.round(ctx.time.now() - t)),
-          (e: unknown) => void (kill.restartError = e instanceof Error ? e.message.split('\n')[0] : String(e)),
-        )
-        .finally(() => {
-          restarting = null
-        })
+      restart(control, kill, t, () => ctx.time.now())
     },
   }
 }

@@ -125,5 +125,11 @@ export class LocalBrokers {
 }
 
 async function runRestart(id: number, env: Record<string, string>): Promise<void> {
-  await promisify(execFile)('bash', [SCRIPT, 'restart', String(id)], { env: { ...process.env, ...env }, timeout: 180_000 })
+  try {
+    await promisify(execFile)('bash', [SCRIPT, 'restart', String(id)], { env: { ...process.env, ...env }, timeout: 180_000 })
+  } catch (e) {
+    // The script says why on stderr ("port ... is in use", "not ready within ..."): that is the error.
+    const said = String((e as { stderr?: unknown }).stderr ?? '').trim().split('\n').at(-1)
+    throw new Error(`scripts/kafka-cluster.sh restart ${id} failed: ${said || (e as Error).message}`, { cause: e })
+  }
 }
