@@ -56,8 +56,14 @@ export function shownRows(page: Page): Promise<{ offset: number; state: string; 
 export async function openFromLedger(page: Page): Promise<{ partition: number; first: number; copy: number }> {
   const link = page.getByTestId('duplicate-ledger').getByTestId('ledger-messages').first()
   await link.waitFor({ timeout: STATE_MS })
-  const m = /^out-(\d+) @ (\d+), (\d+)$/.exec((await link.textContent())!.trim())
+  // Read and clicked in one turn of the page: the ledger re-renders as new duplicates arrive, and a
+  // link read, then clicked a moment later, could be a newer duplicate's (seen on a busy machine).
+  const text = await link.evaluate((el) => {
+    const said = el.textContent ?? ''
+    ;(el as HTMLElement).click()
+    return said
+  })
+  const m = /^out-(\d+) @ (\d+), (\d+)$/.exec(text.trim())
   expect(m, 'the link names the output partition and both offsets').not.toBeNull()
-  await link.click()
   return { partition: Number(m![1]), first: Number(m![2]), copy: Number(m![3]) }
 }
