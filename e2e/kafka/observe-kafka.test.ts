@@ -171,9 +171,12 @@ describe('eoscope observe on a Kafka Streams application (exactly_once_v2)', () 
       v = s.validation
       return { input: v?.inputRecords ?? null, output: v?.outputRecords ?? null, duplicates: v?.duplicates ?? null, notes: s.notes }
     }
-    await untilProgress({ what: 'the validator to decide 2,000 input records', read, done: (x) => (x.input ?? 0) >= 2_000, stallMs: STALL_MS, everyMs: 500 })
+    // The group's offset commit can become visible a moment before the same transaction's COMMIT
+    // marker reaches every output partition (the coordinator writes the markers in parallel), so
+    // one check may read an input ahead of its outputs; the validator decides those at a later
+    // check, and the test waits for one where the outputs have caught up.
+    await untilProgress({ what: 'the validator to decide 2,000 input records, every output read', read, done: (x) => (x.input ?? 0) >= 2_000 && (x.output ?? 0) >= (x.input ?? 0), stallMs: STALL_MS, everyMs: 500 })
     expect(v!).toMatchObject({ judgedAs: 'exactly-once', duplicates: 0, lost: 0, abortedReads: 0, stateMismatches: 0, violations: [], unavailable: [] })
-    expect(v!.outputRecords).toBeGreaterThanOrEqual(v!.inputRecords)
 
     // A committed output record copied outside any transaction: what a retried, non-idempotent write leaves.
     const inspector = conn.inspector()

@@ -22,11 +22,11 @@ describe('a broker that answers "not now" while a task is created', () => {
     await time.runFor(600)
     const before = created.length
     // The survivors take the killed worker's partitions: each new task reads its changelog's offsets.
-    lab.workerFaults.failNextOffsetReads(6)
+    lab.workerFaults.offsetReadFailures.arm(6)
     expect(lab.kill('worker-1')).toBe(true)
     await time.runUntil(() => lab.caughtUp(), 60_000, 20)
     await time.runUntilSettled(lab.stop())
-    expect(lab.workerFaults.pendingOffsetReadFailures(), 'every NOT_LEADER answer was met').toBe(0)
+    expect(lab.workerFaults.offsetReadFailures.pending(), 'every NOT_LEADER answer was met').toBe(0)
     expect(failures).toEqual([])
     expect(created.length).toBeGreaterThan(before)
     const report = await validateRun(lab.connection.inspector(), { groupId: lab.groupId, inputTopic: 'input', outputTopic: 'output', changelogTopic: lab.topics.changelog, dlqTopic: lab.topics.deadLetter })

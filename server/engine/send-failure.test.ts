@@ -19,7 +19,7 @@ async function runWithLostConnections(guarantee: ProcessingGuarantee) {
   })
   await lab.start()
   await time.runFor(600)
-  lab.workerFaults.failNextSends(3)
+  lab.workerFaults.sendFailures.arm(3)
   await time.runUntil(() => lab.caughtUp(), 60_000, 20)
   await time.runUntilSettled(lab.stop())
   const report = await validateRun(lab.connection.inspector(), { groupId: lab.groupId, inputTopic: 'input', outputTopic: 'output', changelogTopic: lab.topics.changelog, dlqTopic: lab.topics.deadLetter })

@@ -284,7 +284,7 @@ export class InProcessRuntime implements LabRuntime {
   }
 
   dropAcks(n: number): void {
-    this.workerFaults.dropNextAcks(n)
+    this.workerFaults.ackDrops.arm(n)
   }
 
   /** Restarts every worker cleanly with a new config (commit, close, leave; then start). */

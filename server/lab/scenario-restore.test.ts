@@ -35,7 +35,7 @@ describe('restoreSettings', () => {
     expect(rt.slots).toHaveLength(4)
     expect(rt.options.restartAfterMs).toBe(3_000)
     expect(rt.latencyModel).toBe('off')
-    expect(rt.workerFaults.pendingAckDrops()).toBe(0)
+    expect(rt.workerFaults.ackDrops.pending()).toBe(0)
     const committed = rt.committedTotal()
     await time.runFor(5_000)
     expect(rt.slots.every((s) => s.process.state === 'running')).toBe(true)

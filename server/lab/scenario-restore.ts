@@ -47,7 +47,7 @@ export function describeSettings(s: LabSettingsBefore): string {
 export async function restoreSettings(rt: InProcessRuntime, before: LabSettingsBefore): Promise<void> {
   await rt.revive()
   rt.options.restartAfterMs = before.restartAfterMs
-  rt.workerFaults.dropNextAcks(-rt.workerFaults.pendingAckDrops())
+  rt.workerFaults.ackDrops.disarm()
   if (rt.options.latency !== before.latency) {
     rt.options.latency = before.latency
     rt.cluster.latency = latencyModel(before.latency)

@@ -45,13 +45,15 @@ export function brokerKillFault(kills: BrokerKill[], share = 0.15): Fault & { se
   let restarting: Promise<void> | null = null
   /** A killed broker whose restart failed: started again at the next draw, before any other kill. */
   let down: BrokerKill | null = null
-  const restart = (control: { restart(id: number): Promise<void> }, kill: BrokerKill, startedMs: number, now: () => number) => {
+  /** Each kill's moment on the soak's clock (kept out of the report, whose atMs is elapsed time). */
+  const killedAt = new WeakMap<BrokerKill, number>()
+  const restart = (control: { restart(id: number): Promise<void> }, kill: BrokerKill, now: () => number) => {
     kill.restartAttempts++
     restarting = control
       .restart(kill.brokerId)
       .then(
         () => {
-          kill.downMs = Math.round(now() - startedMs)
+          kill.downMs = Math.round(now() - killedAt.get(kill)!)
           delete kill.restartError
           down = null
         },
@@ -73,7 +75,7 @@ export function brokerKillFault(kills: BrokerKill[], share = 0.15): Fault & { se
       const conn = ctx.lab.connection
       const control = conn.brokers?.()
       if (restarting !== null || !control || refusal(conn.capabilities, 'broker-faults') !== null) return
-      if (down !== null) return restart(control, down, ctx.time.now() - (ctx.elapsedMs() - down.atMs), () => ctx.time.now())
+      if (down !== null) return restart(control, down, () => ctx.time.now())
       const views = await control.describe({ topics: Object.values(ctx.lab.topics), groupId: ctx.lab.groupId, transactionalIdPrefix: `${ctx.lab.groupId}-` }).catch(() => null)
       if (views === null) return
       const target: BrokerKillTarget = ctx.rng.next() < 0.5 ? 'transaction-coordinator' : 'input-leader'
@@ -81,11 +83,11 @@ export function brokerKillFault(kills: BrokerKill[], share = 0.15): Fault & { se
       if (victim === null) return
       const pid = await control.kill(victim.id).catch(() => null)
       if (pid === null) return
-      const t = ctx.time.now()
       const kill: BrokerKill = { atMs: Math.round(ctx.elapsedMs()), brokerId: victim.id, target, roles: brokerRoles(victim), downMs: null, restartAttempts: 0 }
+      killedAt.set(kill, ctx.time.now())
       kills.push(kill)
       ctx.record('brokerKill', `broker ${victim.id} (pid ${pid}), ${target}: ${kill.roles.join('; ')}`)
-      restart(control, kill, t, () => ctx.time.now())
+      restart(control, kill, () => ctx.time.now())
     },
   }
 }

@@ -1,50 +1,46 @@
 // Fault-injection points of the embedded log that act on its clients: produce responses lost
-// after the broker appended (the producer retries the same request).
+// after the broker appended (the producer retries the same request), produce connections cut
+// after the append, and ListOffsets answered NOT_LEADER.
+
+/** How many more times one fault point fires: armed by a test or the lab, spent one at a time by the log. */
+export class FaultBudget {
+  private left = 0
+
+  /** The next n times this point is reached, the fault happens. */
+  arm(n: number): void {
+    if (!Number.isInteger(n) || n < 0) throw new RangeError(`a fault budget is armed with a non-negative integer, got ${n}`)
+    this.left += n
+  }
+  /** Forgets what is armed and not yet spent. */
+  disarm(): void {
+    this.left = 0
+  }
+  pending(): number {
+    return this.left
+  }
+  /** True (and one spent) when the fault happens this time. */
+  take(): boolean {
+    if (this.left <= 0) return false
+    this.left--
+    return true
+  }
+}
 
 export class ClientFaults {
-  private acksToDrop = 0
+  /** Produce responses dropped after the broker appended them. */
+  readonly ackDrops = new FaultBudget()
+  /**
+   * Produce requests that fail with a connection error after the broker appended them: the client
+   * cannot tell whether its records were written (what a cut connection leaves on Kafka).
+   */
+  readonly sendFailures = new FaultBudget()
+  /**
+   * ListOffsets requests of a reader answered NOT_LEADER (what a broker answers for a few seconds
+   * after a restart, while its partitions get their leaders back).
+   */
+  readonly offsetReadFailures = new FaultBudget()
   private readonly listeners: ((e: AckDropped) => void)[] = []
-  /** Drops the responses of the next n produce requests after the broker appended them. */
-  dropNextAcks(n: number): void {
-    this.acksToDrop += n
-  }
-  pendingAckDrops(): number {
-    return this.acksToDrop
-  }
-  takeAckDrop(): boolean {
-    if (this.acksToDrop <= 0) return false
-    this.acksToDrop--
-    return true
-  }
-  private sendsToFail = 0
-  /**
-   * The next n produce requests fail with a connection error after the broker appended them: the
-   * client cannot tell whether its records were written (what a cut connection leaves on Kafka).
-   */
-  failNextSends(n: number): void {
-    this.sendsToFail += n
-  }
-  takeSendFailure(): boolean {
-    if (this.sendsToFail <= 0) return false
-    this.sendsToFail--
-    return true
-  }
-  private offsetReadsToFail = 0
-  /**
-   * The next n ListOffsets requests of a reader are answered NOT_LEADER (what a broker answers for a
-   * few seconds after a restart, while its partitions get their leaders back).
-   */
-  failNextOffsetReads(n: number): void {
-    this.offsetReadsToFail += n
-  }
-  pendingOffsetReadFailures(): number {
-    return this.offsetReadsToFail
-  }
-  takeOffsetReadFailure(): boolean {
-    if (this.offsetReadsToFail <= 0) return false
-    this.offsetReadsToFail--
-    return true
-  }
+
   onAckDropped(l: (e: AckDropped) => void): void {
     this.listeners.push(l)
   }

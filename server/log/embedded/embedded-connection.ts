@@ -81,7 +81,7 @@ class EmbeddedReader implements LogReader {
   async offsets(tp: TopicPartition): Promise<PartitionOffsets> {
     const c = this.conn.cluster
     return this.conn.request(c.latency.requestMs, () => {
-      if (this.conn.faults.takeOffsetReadFailure()) throw new LogError('BROKER_NOT_AVAILABLE', `offsets of ${tp.topic}-${tp.partition}: this server is not the leader for that topic-partition (fault point)`)
+      if (this.conn.faults.offsetReadFailures.take()) throw new LogError('BROKER_NOT_AVAILABLE', `offsets of ${tp.topic}-${tp.partition}: this server is not the leader for that topic-partition (fault point)`)
       c.txnCoordinator.expireTimedOut()
       return c.partitionLog(tp).offsets()
     })

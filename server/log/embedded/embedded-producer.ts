@@ -147,8 +147,8 @@ export class EmbeddedProducer implements LogProducer {
   private async produceUntilAcked(request: ProduceRequest): Promise<ProduceResult[]> {
     const c = this.conn.cluster
     let results = await this.conn.request(0, () => c.produce(request))
-    if (this.conn.faults.takeSendFailure()) throw new LogError('BROKER_NOT_AVAILABLE', `${this.options.clientId}: the connection was lost after the broker appended the batch (fault point)`)
-    while (this.conn.faults.takeAckDrop()) {
+    if (this.conn.faults.sendFailures.take()) throw new LogError('BROKER_NOT_AVAILABLE', `${this.options.clientId}: the connection was lost after the broker appended the batch (fault point)`)
+    while (this.conn.faults.ackDrops.take()) {
       this.conn.faults.notify({
         clientId: this.options.clientId,
         producerId: request.producerId,

@@ -63,20 +63,43 @@ function* chain(e: unknown, depth = 0): Generator<KafkajsErrorLike> {
   if (err.cause !== undefined && err.cause !== e) yield* chain(err.cause, depth + 1)
 }
 
-/** The LogError code for a kafkajs error, or null when it is not one eoscope names. */
-export function logErrorCode(e: unknown): LogErrorCode | null {
+/** What one walk of a kafkajs error's chain finds; the two questions below are both read from it. */
+interface ErrorFacts {
+  /** The first Kafka protocol error eoscope names, else a transport failure's code, else null. */
+  code: LogErrorCode | null
+  /** A broker sent a protocol error back somewhere in the chain. */
+  brokerAnswered: boolean
+  /** A connection failed or was lost, or a request timed out. */
+  unreached: boolean
+}
+
+function factsOf(e: unknown): ErrorFacts {
+  let code: LogErrorCode | null = null
   let fallback: LogErrorCode | null = null
+  let brokerAnswered = false
+  let unreached = false
   for (const err of chain(e)) {
-    if (err.type && BY_PROTOCOL_TYPE[err.type]) return BY_PROTOCOL_TYPE[err.type]!
-    if (typeof err.code === 'number' && BY_PROTOCOL_CODE[err.code]) return BY_PROTOCOL_CODE[err.code]!
-    if (err.name === 'KafkaJSRequestTimeoutError' || err.name === 'KafkaJSTimeout') fallback ??= 'REQUEST_TIMED_OUT'
-    if (err.name && CONNECTION_ERRORS.has(err.name)) fallback ??= 'BROKER_NOT_AVAILABLE'
+    if (err.name === 'KafkaJSProtocolError' && err.type !== undefined && err.type !== '') brokerAnswered = true
+    if (code === null && err.type && BY_PROTOCOL_TYPE[err.type]) code = BY_PROTOCOL_TYPE[err.type]!
+    if (code === null && typeof err.code === 'number' && BY_PROTOCOL_CODE[err.code]) code = BY_PROTOCOL_CODE[err.code]!
+    if (err.name === 'KafkaJSRequestTimeoutError' || err.name === 'KafkaJSTimeout') {
+      fallback ??= 'REQUEST_TIMED_OUT'
+      unreached = true
+    }
     // kafkajs 2.2.4 throws a plain Error when a request reaches a broker object whose connection was
     // just lost and not yet re-established (broker/index.js notInitializedLookup): the request was
     // never sent. Its retrier does not retry a plain Error, so it surfaces as is.
-    if (err.message === BROKER_NOT_CONNECTED) fallback ??= 'BROKER_NOT_AVAILABLE'
+    if ((err.name !== undefined && CONNECTION_ERRORS.has(err.name)) || err.message === BROKER_NOT_CONNECTED) {
+      fallback ??= 'BROKER_NOT_AVAILABLE'
+      unreached = true
+    }
   }
-  return fallback
+  return { code: code ?? fallback, brokerAnswered, unreached }
+}
+
+/** The LogError code for a kafkajs error, or null when it is not one eoscope names. */
+export function logErrorCode(e: unknown): LogErrorCode | null {
+  return factsOf(e).code
 }
 
 /**
@@ -85,12 +108,8 @@ export function logErrorCode(e: unknown): LogErrorCode | null {
  * after a restart) means the cluster answered, whatever else went wrong.
  */
 export function noBrokerAnswered(e: unknown): boolean {
-  let lost = false
-  for (const err of chain(e)) {
-    if (err.type !== undefined && err.type !== '' && err.name === 'KafkaJSProtocolError') return false
-    if (err.name === 'KafkaJSRequestTimeoutError' || err.name === 'KafkaJSTimeout' || (err.name !== undefined && CONNECTION_ERRORS.has(err.name)) || err.message === BROKER_NOT_CONNECTED) lost = true
-  }
-  return lost
+  const f = factsOf(e)
+  return f.unreached && !f.brokerAnswered
 }
 
 /**
