@@ -19,6 +19,7 @@ import type { Logger } from '../../logging.ts'
 import { workerStatusOf } from '../runtime-common.ts'
 import { isWorkerCommand, kafkaAppTopics, kafkaAppTopicSpecs, type TelemetryEnvelope, type WorkerCommand } from './kafka-app.ts'
 import { componentLogger } from './kafka-log.ts'
+import { FailureStreak } from './failure-streak.ts'
 
 export interface KafkaWorkerOptions {
   client: KafkaClientConfig
@@ -126,10 +127,13 @@ export class KafkaWorkerProcess {
   }
 
   private async flushLoop(): Promise<void> {
-    const every = this.o.flushIntervalMs ?? FLUSH_MS
+    const streak = new FailureStreak('telemetry not published', this.log, this.o.flushIntervalMs ?? FLUSH_MS)
     while (!this.stopped) {
-      await this.flush().catch((e: unknown) => this.log.warn({ err: e }, `telemetry not published: ${(e as Error).message}`))
-      await this.time.sleep(every)
+      const pause = await this.flush().then(
+        () => streak.succeeded(),
+        (e: unknown) => streak.failed(e),
+      )
+      await this.time.sleep(pause)
     }
   }
 
@@ -137,7 +141,9 @@ export class KafkaWorkerProcess {
     const reader = this.conn.reader()
     const tp = { topic: this.topics.commands, partition: 0 }
     let offset = from
+    const streak = new FailureStreak('commands not read', this.log, COMMAND_POLL_MS)
     while (!this.stopped) {
+      let pause = COMMAND_POLL_MS
       try {
         const r = await reader.read(tp, offset, 100, 'read_uncommitted')
         offset = r.nextOffset
@@ -150,10 +156,11 @@ export class KafkaWorkerProcess {
           }
           if (isWorkerCommand(cmd) && (cmd.target === '*' || cmd.target === this.o.workerId || cmd.target === this.o.slotId)) await this.obey(cmd)
         }
+        pause = streak.succeeded()
       } catch (e) {
-        if (!this.stopped) this.log.warn({ err: e }, `commands not read: ${(e as Error).message}`)
+        if (!this.stopped) pause = streak.failed(e)
       }
-      await this.time.sleep(COMMAND_POLL_MS)
+      await this.time.sleep(pause)
     }
   }
 
