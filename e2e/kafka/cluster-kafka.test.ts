@@ -180,7 +180,10 @@ describe('a lab on a three-broker cluster with broker SIGKILLs', () => {
     await page.locator(`[data-testid="broker-${victim.id}"][data-state="down"]`).waitFor({ timeout: STATE_MS })
     expect(await page.getByTestId(`restart-broker-${victim.id}`).isDisabled()).toBe(false)
     await page.screenshot({ path: path.join(REPO, 'test-results', 'kafka-broker-cards.png'), fullPage: true }).catch(() => {})
-    await untilProgress({ what: `processing after broker ${victim.id} was killed from its card`, read: async () => (await read(), committed()), done: (c) => c > before + 1_000, stallMs: STALL_MS, everyMs: 500 })
+    await untilProgress({ what: `processing after broker ${victim.id} was killed from its card`, read: async () => (await read(), committed()), done: (c) => c > before + 1_000, stallMs: STALL_MS, everyMs: 500 }).catch((e: unknown) => {
+      // What the server and its workers said meanwhile (worker failures, the load's retries) is the diagnosis.
+      throw new Error(`${e instanceof Error ? e.message : e}\nworkers: ${JSON.stringify(snap().workers.map((w) => ({ id: w.id, state: w.state, error: w.error })))}\nserver log (last lines):\n${server!.output().split('\n').slice(-60).join('\n')}`)
+    })
     const checked = committed()
     await untilProgress({ what: `the validator past ${checked} input records`, read: async () => (await read(), snap().correctness?.inputChecked ?? 0), done: (n) => n >= checked, stallMs: STALL_MS, everyMs: 500 })
     const c = snap().correctness!

@@ -1,19 +1,23 @@
-// `eoscope scenario NAME [--seed N] [--json]`: one guided fault scenario, headless.
-// Exit 0 when the evidence shows what the scenario claims, 1 when it does not, 2 on bad input.
-// By default in virtual time (the model's costs, exact: the same seed gives the same evidence on
-// every run); --clock system runs it on the system clock, as the dashboard does (measured).
+// `eoscope scenario NAME [--seed N] [--json] [--backend kafka --brokers …]`: one guided fault
+// scenario, headless. Exit 0 when the evidence shows what the scenario claims, 1 when it does not,
+// 2 on bad input. On the embedded log by default in virtual time (the model's costs, exact: the
+// same seed gives the same evidence on every run); --clock system runs it on the system clock, as
+// the dashboard does (measured). On Kafka each lab is a fresh application of worker processes
+// behind the ack-drop proxy, on the real clock.
 
 import { SystemTime } from '../log/time.ts'
 import { HeadlessHost, runScenario, runScenarioInVirtualTime, SCENARIOS, scenarioByName, type ScenarioResult } from '../lab/scenarios/index.ts'
 import type { Scenario } from '../lab/scenarios/scenario.ts'
 import { SETTINGS } from '../../lib/streams-config.ts'
 import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
-import { BACKENDS, capabilitiesOf } from './backend.ts'
+import { BACKENDS, capabilitiesOf, kafkaSecurityForCommand, parseBrokers } from './backend.ts'
+import type { KafkaClientConfig } from '../log/kafka/kafka-connection.ts'
 import { requireCapability } from '../log/capabilities.ts'
 
 const CLOCKS = ['virtual', 'system'] as const
 
 const NAMES = SCENARIOS.map((s) => s.name).join(', ')
+const KAFKA_NAMES = SCENARIOS.filter((s) => s.notOnKafka === null).map((s) => s.name).join(', ')
 
 export const SCENARIO = {
   name: 'scenario',
@@ -22,13 +26,13 @@ export const SCENARIO = {
   flags: {
     seed: { type: 'setting', setting: 'seed', default: SETTINGS.seed.default },
     json: { type: 'boolean', meaning: 'print the result as one JSON object' },
-    backend: { type: 'choice', choices: BACKENDS, default: 'embedded', meaning: 'the log; the scenarios need the embedded one' },
-    brokers: { type: 'string', value: 'HOST:PORT[,HOST:PORT]', meaning: 'the Kafka cluster (--backend kafka, which refuses the scenarios)' },
+    backend: { type: 'choice', choices: BACKENDS, default: 'embedded', meaning: `the log; on kafka: ${KAFKA_NAMES}` },
+    brokers: { type: 'string', value: 'HOST:PORT[,HOST:PORT]', meaning: 'the Kafka cluster (--backend kafka)' },
     clock: {
       type: 'choice',
       choices: CLOCKS,
       default: 'virtual',
-      meaning: 'virtual: simulated time with the model costs (a CPU cost per record, the latency model), exact and repeatable for a seed; system: the real clock and CPU, as on the dashboard (measured, varies with the load)',
+      meaning: 'virtual: simulated time with the model costs (a CPU cost per record, the latency model), exact and repeatable for a seed; system: the real clock and CPU, as on the dashboard (measured, varies with the load). --backend kafka: always the real clock',
     },
   },
   notes: [['scenarios:', ...SCENARIOS.map((s) => `  ${s.name}\n      ${s.summary}`)].join('\n')],
@@ -40,11 +44,12 @@ export async function scenarioCommand(name: string | undefined, f: ScenarioFlags
   if (name === undefined) throw new UsageError(`name a scenario: ${NAMES}`)
   const scenario = scenarioByName(name)
   if (!scenario) throw new UsageError(`unknown scenario ${JSON.stringify(name)}; known: ${NAMES}`)
-  const caps = capabilitiesOf(f.backend)
-  // lost-ack needs a dropped ack besides the scripted broker: the backend's reason for that first.
-  if (name === 'lost-ack') requireCapability(caps, 'drop-acks')
-  requireCapability(caps, 'scenarios')
-  const result = await runOn(f.clock, scenario, f.seed)
+  if (f.backend === 'embedded' && f.brokers !== undefined) throw new UsageError('--brokers needs --backend kafka')
+  if (f.backend === 'kafka' && scenario.notOnKafka !== null) throw new UsageError(`scenario ${scenario.name} does not run on Kafka yet: ${scenario.notOnKafka}. On Kafka: ${KAFKA_NAMES}`)
+  const client: KafkaClientConfig | null = f.backend === 'kafka' ? { brokers: parseBrokers(f.brokers), clientId: 'eoscope-scenario', ...kafkaSecurityForCommand() } : null
+  // lost-ack loses an ack in the embedded broker, or on Kafka in the ack-drop proxy: the backend's reason when it cannot.
+  if (name === 'lost-ack') requireCapability(capabilitiesOf(f.backend, { route: 'ack-drop-proxy', client: client ?? {} }), 'drop-acks')
+  const result = client !== null ? await runOnKafka(client, scenario, f.seed) : await runOn(f.clock, scenario, f.seed)
   if (f.json) out(JSON.stringify(result))
   else {
     out(`${result.title}\n${scenario.summary}\n`)
@@ -54,6 +59,16 @@ export async function scenarioCommand(name: string | undefined, f: ScenarioFlags
     out(`\n${result.conclusion}`)
   }
   return result.passed ? 0 : 1
+}
+
+async function runOnKafka(client: KafkaClientConfig, scenario: Scenario, seed: number): Promise<ScenarioResult> {
+  const { KafkaScenarioHost } = await import('../lab/kafka/kafka-scenario-host.ts')
+  const host = new KafkaScenarioHost(seed, { client, applicationIdPrefix: `eoscope-scenario-${scenario.name}` })
+  try {
+    return await runScenario(scenario, host)
+  } finally {
+    await host.close()
+  }
 }
 
 async function runOn(clock: (typeof CLOCKS)[number], scenario: Scenario, seed: number): Promise<ScenarioResult> {

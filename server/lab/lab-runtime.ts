@@ -153,6 +153,8 @@ export interface LabRuntime {
   retire(how: Retirement): Promise<void>
 
   liveSlots(): RuntimeSlot[]
+  /** The slot a worker runs in (killed and exited ones included), or undefined. */
+  slotOf(workerId: string): RuntimeSlot | undefined
   /** Kills a worker abruptly, now or when it next reaches `step`. false: no such live worker. */
   kill(workerId: string, step?: Step | null): boolean
   /** As kill, but resolves once the kill was taken (a command to a worker process has reached the cluster). */

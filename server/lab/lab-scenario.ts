@@ -55,6 +55,7 @@ export function dashboardScenarioHost(name: string, lab: ScenarioLabPort): Dashb
   return {
     time: lab.time,
     seed: lab.seed,
+    backend: 'embedded',
     async start(setup) {
       const runtime = lab.forScenario(setup)
       const workers = await lab.replace(runtime)

@@ -3,7 +3,7 @@
 // link names offsets that exist and hold what the claim is about.
 
 import type { EvidenceLink } from '../../../lib/lab-protocol.ts'
-import type { InProcessRuntime } from '../in-process-runtime.ts'
+import type { LabRuntime } from '../lab-runtime.ts'
 import type { Provenance } from './scenario.ts'
 
 /** A stretch of one partition: [from, to). */
@@ -20,7 +20,7 @@ export interface OffsetRun {
  * marker that follows (ABORT markers included, so the link shows the abort too), cut at the first
  * committed or still open record.
  */
-export async function abortedRuns(rt: InProcessRuntime, topic: string, partitions: readonly number[] = allPartitions(rt)): Promise<OffsetRun[]> {
+export async function abortedRuns(rt: LabRuntime, topic: string, partitions: readonly number[] = allPartitions(rt)): Promise<OffsetRun[]> {
   const inspector = rt.connection.inspector()
   const runs: OffsetRun[] = []
   for (const partition of partitions) {
@@ -45,8 +45,8 @@ export async function abortedRuns(rt: InProcessRuntime, topic: string, partition
   return runs
 }
 
-function allPartitions(rt: InProcessRuntime): number[] {
-  return Array.from({ length: rt.options.partitions }, (_, p) => p)
+function allPartitions(rt: LabRuntime): number[] {
+  return Array.from({ length: rt.partitions }, (_, p) => p)
 }
 
 /** The output stretches that hold every copy of records written more than once, one per output partition. */

@@ -1,0 +1,64 @@
+// The guided scenarios on a real broker (npm run test:kafka starts one), run as a user would:
+// `eoscope scenario NAME --backend kafka --brokers …`. Each lab is a fresh application of worker
+// processes behind the ack-drop proxy; the worker kills itself at step 5 on a command from the
+// commands topic, the proxy loses a produce ack after the broker appended the batch, and every
+// claim is read from the cluster's own log (ABORT markers, copies of records, both isolation levels).
+
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { describe, expect, inject, it } from 'vitest'
+import type { ScenarioResult } from '../../server/lab/scenarios/scenario.ts'
+
+const brokers = inject('kafkaBrokers')
+const BIN = fileURLToPath(new URL('../../bin/eoscope.mjs', import.meta.url))
+/**
+ * An overall bound, far beyond a slow machine's pace: the scenario's own waits are on progress (the
+ * group's committed offsets), and a recovery on Kafka waits a session timeout (10 s) per kill.
+ */
+const SCENARIO_BOUND_MS = 600_000
+
+type Outcome = { code: number; result: ScenarioResult; stderr: string }
+/** One run per scenario, shared by the tests that read it. */
+const runs = new Map<string, Promise<Outcome>>()
+function scenario(name: string): Promise<Outcome> {
+  if (!runs.has(name)) runs.set(name, runScenario(name))
+  return runs.get(name)!
+}
+
+async function runScenario(name: string): Promise<Outcome> {
+  if (!brokers) throw new Error('no Kafka broker: run these tests with npm run test:kafka')
+  const args = [BIN, 'scenario', name, '--backend', 'kafka', '--brokers', brokers, '--seed', '7', '--json']
+  const r = await promisify(execFile)(process.execPath, args, { timeout: SCENARIO_BOUND_MS, maxBuffer: 16 * 1024 * 1024 }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' }),
+  )
+  const last = r.stdout.trim().split('\n').pop() ?? ''
+  if (!last.startsWith('{')) throw new Error(`eoscope scenario ${name} printed no result (exit ${r.code}):\n${r.stdout}\n${r.stderr}`)
+  return { code: r.code, result: JSON.parse(last) as ScenarioResult, stderr: r.stderr }
+}
+
+function failing(result: ScenarioResult): string[] {
+  return result.expectations.filter((e) => !e.holds).map((e) => e.claim)
+}
+
+describe('eoscope scenario --backend kafka', () => {
+  it.each([['crash-before-commit'], ['crash-before-commit-eos'], ['lost-ack'], ['isolation']])('%s: every expectation holds on the real broker', { timeout: SCENARIO_BOUND_MS + 60_000 }, async (name) => {
+    const { code, result, stderr } = await scenario(name)
+    expect(failing(result), `${result.narrative.map((n) => n.text).join('\n')}\n${stderr}`).toEqual([])
+    expect(result).toMatchObject({ name, backend: 'kafka', passed: true })
+    expect(result.expectations.length).toBeGreaterThan(0)
+    expect(code).toBe(0)
+  })
+
+  it('crash-before-commit: the duplicates are the kill\'s replay window, counted by the validator on the real topics', { timeout: SCENARIO_BOUND_MS + 60_000 }, async () => {
+    const { result } = await scenario('crash-before-commit')
+    const e = result.evidence as { duplicates: number; duplicatesInReplayWindow: number; redone: number; lost: number }
+    expect(e.lost).toBe(0)
+    expect(e.duplicates).toBeGreaterThan(0)
+    expect(e.duplicatesInReplayWindow).toBe(e.duplicates)
+    // Every duplicate is a record of the window; the window may hold records the dead worker had not yet produced.
+    expect(e.duplicates).toBeLessThanOrEqual(e.redone)
+    expect(result.figures.duplicates).toBe(e.duplicates)
+  })
+})
