@@ -43,7 +43,7 @@ function failing(result: ScenarioResult): string[] {
 }
 
 describe('eoscope scenario --backend kafka', () => {
-  it.each([['crash-before-commit'], ['crash-before-commit-eos'], ['lost-ack'], ['isolation']])('%s: every expectation holds on the real broker', { timeout: SCENARIO_BOUND_MS + 60_000 }, async (name) => {
+  it.each([['crash-before-commit'], ['crash-before-commit-eos'], ['lost-ack'], ['hanging-transaction'], ['isolation']])('%s: every expectation holds on the real broker', { timeout: SCENARIO_BOUND_MS + 60_000 }, async (name) => {
     const { code, result, stderr } = await scenario(name)
     expect(failing(result), `${result.narrative.map((n) => n.text).join('\n')}\n${stderr}`).toEqual([])
     expect(result).toMatchObject({ name, backend: 'kafka', passed: true })

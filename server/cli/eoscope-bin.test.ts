@@ -51,7 +51,7 @@ describe('bin/eoscope.mjs', () => {
     const r = await eoscope(['scenario', 'zombie', '--backend', 'kafka'])
     expect(r.code).toBe(2)
     expect(r.stderr).toContain('scenario zombie does not run on Kafka yet: its pause at step 4')
-    expect(r.stderr).toContain('On Kafka: crash-before-commit, crash-before-commit-eos, lost-ack, isolation')
+    expect(r.stderr).toContain('On Kafka: crash-before-commit, crash-before-commit-eos, lost-ack, hanging-transaction, isolation')
   })
 
   it('transactions: aborting hanging transactions needs the topics to search (exit 2, nothing sent)', { timeout: 120_000 }, async () => {
