@@ -1,8 +1,9 @@
 // The guided scenarios on a real broker (npm run test:kafka starts one), run as a user would:
 // `eoscope scenario NAME --backend kafka --brokers …`. Each lab is a fresh application of worker
 // processes behind the ack-drop proxy; the worker kills itself at step 5 on a command from the
-// commands topic, the proxy loses a produce ack after the broker appended the batch, and every
-// claim is read from the cluster's own log (ABORT markers, copies of records, both isolation levels).
+// commands topic (or stops itself at step 4: the zombie), the proxy loses a produce ack after the
+// broker appended the batch, and every claim is read from the cluster's own log and coordinators
+// (ABORT markers, copies of records, both isolation levels, the leaders' open transactions).
 
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -43,12 +44,21 @@ function failing(result: ScenarioResult): string[] {
 }
 
 describe('eoscope scenario --backend kafka', () => {
-  it.each([['crash-before-commit'], ['crash-before-commit-eos'], ['lost-ack'], ['hanging-transaction'], ['isolation']])('%s: every expectation holds on the real broker', { timeout: SCENARIO_BOUND_MS + 60_000 }, async (name) => {
+  it.each([['crash-before-commit'], ['crash-before-commit-eos'], ['lost-ack'], ['zombie'], ['hanging-transaction'], ['isolation']])('%s: every expectation holds on the real broker', { timeout: SCENARIO_BOUND_MS + 60_000 }, async (name) => {
     const { code, result, stderr } = await scenario(name)
     expect(failing(result), `${result.narrative.map((n) => n.text).join('\n')}\n${stderr}`).toEqual([])
     expect(result).toMatchObject({ name, backend: 'kafka', passed: true })
     expect(result.expectations.length).toBeGreaterThan(0)
     expect(code).toBe(0)
+  })
+
+  it('zombie: fenced by producer epoch under exactly_once and by group generation under exactly_once_v2', { timeout: SCENARIO_BOUND_MS + 60_000 }, async () => {
+    const { result } = await scenario('zombie')
+    const e = result.evidence as Record<'exactly_once' | 'exactly_once_v2', { fencedWith: string; zombieTransactionRecords: { aborted: number; committed: number } }>
+    // Each names what refused the zombie: its fenced producer epoch, or its group generation on the offset commit.
+    expect(e.exactly_once.fencedWith).toMatch(/PRODUCER_FENCED/)
+    expect(e.exactly_once_v2.fencedWith).toMatch(/ILLEGAL_GENERATION|UNKNOWN_MEMBER_ID|partitions lost/)
+    for (const g of ['exactly_once', 'exactly_once_v2'] as const) expect(e[g].zombieTransactionRecords.aborted, g).toBeGreaterThan(0)
   })
 
   it('crash-before-commit: the duplicates are the kill\'s replay window, counted by the validator on the real topics', { timeout: SCENARIO_BOUND_MS + 60_000 }, async () => {

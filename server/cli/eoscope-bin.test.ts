@@ -48,10 +48,10 @@ describe('bin/eoscope.mjs', () => {
   })
 
   it('a scenario that does not run on Kafka yet exits 2 with why and the ones that do', { timeout: 120_000 }, async () => {
-    const r = await eoscope(['scenario', 'zombie', '--backend', 'kafka'])
+    const r = await eoscope(['scenario', 'commit-interval', '--backend', 'kafka'])
     expect(r.code).toBe(2)
-    expect(r.stderr).toContain('scenario zombie does not run on Kafka yet: its pause at step 4')
-    expect(r.stderr).toContain('On Kafka: crash-before-commit, crash-before-commit-eos, lost-ack, hanging-transaction, isolation')
+    expect(r.stderr).toContain('scenario commit-interval does not run on Kafka yet: it times the recovery in virtual time')
+    expect(r.stderr).toContain('On Kafka: crash-before-commit, crash-before-commit-eos, lost-ack, zombie, hanging-transaction, isolation')
   })
 
   it('transactions: aborting hanging transactions needs the topics to search (exit 2, nothing sent)', { timeout: 120_000 }, async () => {

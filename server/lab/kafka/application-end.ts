@@ -5,7 +5,7 @@
 import type { Logger } from '../../logging.ts'
 import { KafkaConnection, type KafkaClientConfig } from '../../log/kafka/kafka-connection.ts'
 import type { Retirement } from '../lab-runtime.ts'
-import type { KafkaAppTopics } from './kafka-app.ts'
+import { appTopicNames, type KafkaAppTopics } from './kafka-app.ts'
 import { publishClosed } from './lab-directory.ts'
 
 const DELETE_ATTEMPTS = 3
@@ -19,7 +19,7 @@ export async function deleteApplicationTopics(client: KafkaClientConfig, groupId
   for (let attempt = 1; attempt <= DELETE_ATTEMPTS; attempt++) {
     const conn = new KafkaConnection({ ...client, clientId: `${client.clientId}-cleanup` })
     try {
-      await conn.admin().deleteTopics([t.input, t.output, t.changelog, t.deadLetter, t.telemetry, t.commands])
+      await conn.admin().deleteTopics(appTopicNames(t))
       return
     } catch (e) {
       if (attempt === DELETE_ATTEMPTS) log.warn({ err: e }, `the topics of ${groupId} were not deleted: ${(e as Error).message}`)

@@ -26,6 +26,11 @@ export function kafkaAppTopics(applicationId: string): KafkaAppTopics {
   }
 }
 
+/** Every topic name of the application. */
+export function appTopicNames(t: KafkaAppTopics): string[] {
+  return [t.input, t.output, t.changelog, t.deadLetter, t.telemetry, t.commands]
+}
+
 /** Every topic of the application; telemetry and commands have one partition (one order for all workers). */
 export function kafkaAppTopicSpecs(t: KafkaAppTopics, partitions: number): TopicSpec[] {
   return [
@@ -51,6 +56,8 @@ export interface TelemetryEnvelope {
   killed?: { step: Step | null }
   /** Set on the last message of a worker that stopped cleanly. */
   stopped?: boolean
+  /** Set on the message a worker sends just before it stops itself with SIGSTOP at a step (pause-at-step). */
+  paused?: { step: Step }
 }
 
 /** One message on the commands topic. `target` is a worker id, a slot id, or '*'. */
@@ -58,11 +65,13 @@ export type WorkerCommand =
   | { target: string; command: 'kill'; issuedAtMs: number }
   | { target: string; command: 'kill-at-step'; step: Step; issuedAtMs: number }
   | { target: string; command: 'stop'; issuedAtMs: number }
+  /** The worker stops itself (SIGSTOP) when it next reaches the step: no heartbeats, a zombie once its session expires. */
+  | { target: string; command: 'pause-at-step'; step: Step; issuedAtMs: number }
 
 export function isWorkerCommand(v: unknown): v is WorkerCommand {
   if (typeof v !== 'object' || v === null) return false
   const c = v as Record<string, unknown>
   if (typeof c.target !== 'string') return false
   if (c.command === 'kill' || c.command === 'stop') return true
-  return c.command === 'kill-at-step' && typeof c.step === 'number' && Number.isInteger(c.step) && c.step >= 1 && c.step <= 5
+  return (c.command === 'kill-at-step' || c.command === 'pause-at-step') && typeof c.step === 'number' && Number.isInteger(c.step) && c.step >= 1 && c.step <= 5
 }

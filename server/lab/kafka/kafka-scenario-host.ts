@@ -1,9 +1,10 @@
 // Where a guided scenario's labs run on a Kafka cluster: each lab the script starts is a fresh
 // application (its own application.id, topics and group) of eoscope worker processes behind the
 // ack-drop proxy, so a produce ack can be lost on the real broker. The scenario's setup is taken
-// as on the embedded log, except the group's timeouts: Kafka's (kafkaGroupTimeouts) unless the
-// script sets its own session timeout, since a worker process a busy machine starves for a second
-// must not be dropped from the group. Close retires every lab it started (topics deleted).
+// as on the embedded log, except the group's timeouts: never shorter than Kafka's
+// (kafkaGroupTimeouts, session.timeout.ms 10 s), since a worker process a busy machine starves for
+// a second must not be dropped from the group (a script's 1 s session is the embedded log's demo
+// value). Close retires every lab it started (topics deleted).
 
 import { streamsConfigFor } from '../../../lib/streams-config.ts'
 import { KAFKA_GROUP_TIMEOUTS, withKafkaGroupTimeouts } from '../../log/kafka/capabilities.ts'
@@ -39,7 +40,7 @@ export class KafkaScenarioHost implements ScenarioHost {
       idempotence: setup.idempotence,
     })
     const r = new WorkerProcessRuntime(this.time, {
-      config: withKafkaGroupTimeouts(config, setup.sessionTimeoutMs ?? KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs),
+      config: withKafkaGroupTimeouts(config, Math.max(setup.sessionTimeoutMs ?? 0, KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs)),
       workers: setup.workers ?? 3,
       partitions: setup.partitions ?? 6,
       ratePerSec: setup.ratePerSec,

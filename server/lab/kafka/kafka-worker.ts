@@ -59,6 +59,7 @@ export class KafkaWorkerProcess {
   private flushing: Promise<void> = Promise.resolve()
   private stopped = false
   private armedKill: Step | null = null
+  private armedPause: Step | null = null
   private readonly time = new SystemTime()
   private stopRequested = false
   private readonly log: Logger
@@ -167,11 +168,23 @@ export class KafkaWorkerProcess {
   private async obey(cmd: WorkerCommand): Promise<void> {
     if (cmd.command === 'stop') this.worker?.requestStop()
     else if (cmd.command === 'kill-at-step') this.armedKill = cmd.step
+    else if (cmd.command === 'pause-at-step') this.armedPause = cmd.step
     else await this.die(null)
   }
 
   private async atStep(step: Step): Promise<void> {
     if (this.armedKill === step) await this.die(step)
+    if (this.armedPause === step) {
+      this.armedPause = null
+      await this.stopItself(step)
+    }
+  }
+
+  /** Publishes where it stands (bounded wait), then SIGSTOP: it goes on from here when its supervisor sends SIGCONT. */
+  private async stopItself(step: Step): Promise<void> {
+    const published = this.flush({ paused: { step } }).catch(() => {})
+    await Promise.race([published, new Promise((r) => setTimeout(r, 2_000))])
+    process.kill(process.pid, 'SIGSTOP')
   }
 
   /** Publishes where it stands (bounded wait), then SIGKILL: no engine cleanup of any kind. */

@@ -182,3 +182,8 @@ export async function publishOrNotice(conn: LogConnection, descriptor: LabDescri
     notify({ type: 'runtime-notice', marker: 'outage', label: `lab directory (${LAB_DIRECTORY_TOPIC}) not updated: ${(e instanceof Error ? e.message : String(e)).slice(0, 80)}`, atMs: descriptor.publishedAtMs })
   }
 }
+
+/** Tells workers started elsewhere with --follow-lab which application to join, with which settings: only the dashboard's lab publishes (labDirectory 'publish'). */
+export async function publishIfDashboardLab(o: { labDirectory?: 'publish'; partitions: number }, conn: LogConnection, config: StreamsConfig, nowMs: number, notify: (e: LabEvent) => void): Promise<void> {
+  if (o.labDirectory === 'publish') await publishOrNotice(conn, descriptorOf(config, o.partitions, nowMs), notify)
+}

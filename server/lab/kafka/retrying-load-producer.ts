@@ -77,3 +77,10 @@ export class RetryingLoadProducer implements LogProducer {
     return this.producer.close()
   }
 }
+
+/** Why the load stopped for good, with the input records it could not write (a retrying producer counts them), or null. */
+export function loadFailureOf(error: string | null, producer: LogProducer): string | null {
+  if (error === null) return null
+  const unwritten = producer instanceof RetryingLoadProducer ? producer.failedRecords : 0
+  return `${error} (${unwritten} input records not written)`
+}

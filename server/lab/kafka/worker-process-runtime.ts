@@ -25,10 +25,11 @@ import { RecoveryTracker } from '../recovery-tracker.ts'
 import { poisonRecords, trackKill, trackRecovery } from '../runtime-common.ts'
 import { retireApplication } from './application-end.ts'
 import { GroupWatch } from './group-watch.ts'
-import { kafkaAppTopics, kafkaAppTopicSpecs, type KafkaAppTopics, type WorkerCommand } from './kafka-app.ts'
+import { appTopicNames, kafkaAppTopics, kafkaAppTopicSpecs, type KafkaAppTopics } from './kafka-app.ts'
+import { WorkerCommands } from './worker-commands.ts'
 import { componentLogger } from './kafka-log.ts'
-import { descriptorOf, publishOrNotice } from './lab-directory.ts'
-import { RetryingLoadProducer } from './retrying-load-producer.ts'
+import { publishIfDashboardLab } from './lab-directory.ts'
+import { loadFailureOf } from './retrying-load-producer.ts'
 import { KAFKA_LAB_NOTES, KAFKA_RUN_NOTES, KAFKA_VISIBILITY_POLL_MS, KAFKA_WORDING, untilStable } from './worker-process-notes.ts'
 import { everyPartitionOwned, signalSlot, spawnWorker, stopProcesses, workerArgs, type KafkaSlot, type WorkerLogs } from './worker-spawn.ts'
 import type { WorkerProcessRuntimeOptions } from './worker-process-options.ts'
@@ -61,7 +62,7 @@ export class WorkerProcessRuntime implements LabRuntime {
   readonly startedAtMs: number
   private readonly admin: Admin
   private adminConnected = false
-  private commandsProducer: LogProducer | null = null
+  private readonly commands: WorkerCommands
   private poisonProducer: LogProducer | null = null
   private readonly loadProducer: LogProducer
   private loadError: string | null = null
@@ -88,6 +89,7 @@ export class WorkerProcessRuntime implements LabRuntime {
     this.topics = kafkaAppTopics(this.config['application.id'])
     this.clusterAddress = options.client.brokers.join(',')
     this.log = componentLogger('worker-process-runtime', options.logger).child({ applicationId: this.groupId })
+    this.commands = new WorkerCommands(this.topics.commands, this.log)
     this.connection = new KafkaConnection({ ...options.client, clientId: `${options.client.clientId}-lab` }, {}, ackRouteFor(options.client, options.ackRoute ?? 'direct'), options.localBrokersDir ?? null)
     requireGuarantee(this.connection.capabilities, this.config['processing.guarantee'])
     this.admin = createKafka(options.client, `${options.client.clientId}-lab-groups`).admin()
@@ -107,6 +109,11 @@ export class WorkerProcessRuntime implements LabRuntime {
         this.recordKill(view, atMs, step, tasks, memberId)
         const slot = this.slotOf(view.id)
         if (slot) slot.process.state = 'killed'
+      },
+      onSelfPause: (view, atMs, step) => {
+        const slot = this.slotOf(view.id)
+        if (slot?.process.state === 'running') slot.process.state = 'paused'
+        this.emit({ type: 'worker-paused', workerId: view.id, step, atMs })
       },
       onEngineEvent: (e, memberId) => this.onEngineEvent(e, memberId),
     })
@@ -136,7 +143,7 @@ export class WorkerProcessRuntime implements LabRuntime {
     await this.admin.connect()
     this.adminConnected = true
     if (refusal(this.connection.capabilities, 'drop-acks') === null) this.ackProxy = await startAckDropProxy(this.options.client.brokers, this.topics.output, this.time, (e) => this.emit(e))
-    this.commandsProducer = this.connection.producer({ clientId: `${this.groupId}-commands`, idempotent: false })
+    this.commands.open(this.connection, `${this.groupId}-commands`)
     if (this.options.prefill) {
       if (!Number.isFinite(this.options.maxRecords)) throw new Error('prefill needs a finite maxRecords')
       await this.generator.start()
@@ -145,12 +152,7 @@ export class WorkerProcessRuntime implements LabRuntime {
     const stopped = () => this.stopped
     this.loops = [this.telemetry.loop(this.connection.reader(), this.topics.telemetry, stopped, this.startedAtMs), this.group.groupLoop(stopped), this.group.healthLoop(stopped)]
     if (!this.options.holdLoad && !this.options.prefill) this.startLoad()
-    await this.publishToDirectory(this.config)
-  }
-
-  /** Tells workers started elsewhere with --follow-lab which application to join, with which settings. */
-  private async publishToDirectory(config: StreamsConfig): Promise<void> {
-    if (this.options.labDirectory === 'publish') await publishOrNotice(this.connection, descriptorOf(config, this.options.partitions, this.time.now()), (e) => this.emit(e))
+    await publishIfDashboardLab(this.options, this.connection, this.config, this.time.now(), (e) => this.emit(e))
   }
 
   startLoad(): void {
@@ -238,17 +240,22 @@ export class WorkerProcessRuntime implements LabRuntime {
     const now = this.time.now()
     if (!slot || !slot.child || (slot.process.state !== 'running' && slot.process.state !== 'paused')) {
       if (!this.isRemote(workerId)) return false
-      return this.sendCommand(step === null ? { target: workerId, command: 'kill', issuedAtMs: now } : { target: workerId, command: 'kill-at-step', step, issuedAtMs: now })
+      return this.commands.send(step === null ? { target: workerId, command: 'kill', issuedAtMs: now } : { target: workerId, command: 'kill-at-step', step, issuedAtMs: now })
     }
-    if (step !== null && slot.process.state === 'running') return this.sendCommand({ target: workerId, command: 'kill-at-step', step, issuedAtMs: now })
+    if (step !== null && slot.process.state === 'running') return this.commands.send({ target: workerId, command: 'kill-at-step', step, issuedAtMs: now })
     slot.process.state = 'killed'
     slot.child.kill('SIGKILL')
     this.recordKill(slot.worker!, now, null)
     return true
   }
 
-  /** SIGSTOP: the process stops heartbeating and becomes a zombie once its session expires. */
-  pause(workerId: string): boolean {
+  /** SIGSTOP now, or (step given) the worker stops itself when it next reaches that step: no heartbeats, a zombie once its session expires. */
+  pause(workerId: string, step: Step | null = null): boolean {
+    if (step !== null) {
+      if (this.slotOf(workerId)?.process.state !== 'running') return false
+      this.commands.post({ target: workerId, command: 'pause-at-step', step, issuedAtMs: this.time.now() })
+      return true
+    }
     const paused = signalSlot(this.slotOf(workerId), { from: 'running', signal: 'SIGSTOP', to: 'paused' })
     if (paused) this.emit({ type: 'worker-paused', workerId, step: null, atMs: this.time.now() })
     return paused
@@ -265,7 +272,7 @@ export class WorkerProcessRuntime implements LabRuntime {
     const next = validateStreamsConfig({ ...config, 'application.id': this.groupId })
     requireGuarantee(this.connection.capabilities, next['processing.guarantee'])
     // Followers first: the group should not run mixed settings longer than it must.
-    await this.publishToDirectory(next)
+    await publishIfDashboardLab(this.options, this.connection, next, this.time.now(), (e) => this.emit(e))
     await this.restartWorkers(next)
   }
 
@@ -313,10 +320,6 @@ export class WorkerProcessRuntime implements LabRuntime {
     this.emit({ type: 'worker-killed', workerId: worker.id, step, atMs: t0 })
   }
 
-  async sendCommand(cmd: WorkerCommand): Promise<void> {
-    await this.commandsProducer?.send([{ topic: this.topics.commands, partition: 0, key: cmd.target, value: JSON.stringify(cmd) }])
-  }
-
   private onEngineEvent(e: EngineEvent, memberId: string | null): void {
     if (e.type === 'task-created') this.group.onTaskCreated(e.workerId, partitionOfTask(e.taskId), memberId, e.atMs)
     if (e.type === 'offsets-committed') for (const o of e.offsets) this.group.noteCommitted(o.partition, o.offset)
@@ -358,9 +361,7 @@ export class WorkerProcessRuntime implements LabRuntime {
   /** The broker applies its own retention. */
   applyRetention(): void {}
   loadFailure(): string | null {
-    if (this.loadError === null) return null
-    const unwritten = this.loadProducer instanceof RetryingLoadProducer ? this.loadProducer.failedRecords : 0
-    return `${this.loadError} (${unwritten} input records not written)`
+    return loadFailureOf(this.loadError, this.loadProducer)
   }
 
   /** Stops the generator, then every worker process cleanly (SIGCONT first if paused, then SIGTERM). */
@@ -389,8 +390,7 @@ export class WorkerProcessRuntime implements LabRuntime {
 
   /** Deletes the application's topics (fresh runs use fresh names; this keeps a test broker small). */
   async deleteTopics(): Promise<void> {
-    const t = this.topics
-    await this.connection.admin().deleteTopics([t.input, t.output, t.changelog, t.deadLetter, t.telemetry, t.commands])
+    await this.connection.admin().deleteTopics(appTopicNames(this.topics))
   }
 
   /** After close: a replaced application's topics go once followers have moved; an ended one tells them first. */

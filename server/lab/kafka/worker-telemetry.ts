@@ -34,6 +34,8 @@ export interface TelemetryTarget {
   endedOwnWorker(workerId: string): boolean
   /** A worker that killed itself at a step (or on a kill command), as it reported just before its SIGKILL. */
   onSelfKill(view: KafkaWorkerView, atMs: number, step: Step | null, tasks: TaskStatus[], memberId: string | null): void
+  /** A worker that stopped itself (SIGSTOP) at a step, as it reported just before. */
+  onSelfPause(view: KafkaWorkerView, atMs: number, step: Step): void
   onEngineEvent(e: EngineEvent, memberId: string | null): void
   emit(e: LabEvent): void
 }
@@ -98,5 +100,6 @@ export class WorkerTelemetry {
       this.t.onSelfKill(view, env.atMs, env.killed.step, env.status.tasks, env.status.memberId)
       view.state = 'dead'
     }
+    if (env.paused) this.t.onSelfPause(view, env.atMs, env.paused.step)
   }
 }
