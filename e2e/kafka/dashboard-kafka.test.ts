@@ -294,6 +294,9 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
       done: (g) => g.state === 'Stable' && g.generation !== null && g.running.length > 0 && g.members.length === g.running.length && g.running.every((w) => g.members.some((m) => m.worker === w)),
       stallMs: STALL_MS,
       everyMs: 250,
+    }).catch((e: unknown) => {
+      // A worker shown running but outside the group: what its process and the server said is the diagnosis.
+      throw new Error(`${e instanceof Error ? e.message : e}\nserver log (last lines):\n${server.output().split('\n').slice(-80).join('\n')}`)
     })
     expect(before.members.flatMap((m) => m.partitions.split(',')).sort()).toEqual(['0', '1', '2', '3', '4', '5'])
     const n = before.generation!

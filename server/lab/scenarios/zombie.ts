@@ -39,7 +39,9 @@ async function zombie(ctx: ScenarioContext, guarantee: ProcessingGuarantee) {
   const producers = openProducers(events, victim)
   const open = await openTransactions(lab, producers.map((p) => p.producerId))
   ctx.say(`${guarantee}: ${victim} paused after step 4 with an open transaction (tasks ${tasks.join(', ')}; producers ${producers.map((p) => `${p.transactionalId} id ${p.producerId} epoch ${p.epoch}`).join('; ')})`)
-  await waitWhileProgressing(time, () => events.some((e) => e.type === 'member-gone' && e.memberId === memberId), progress, { stallMs, maxMs: 10 * stallMs, what: 'the session to expire' })
+  // Removed once its group's coordinator lists it no more (DescribeGroups; the embedded coordinator the same way).
+  const removed = whenRemoved(lab, memberId, ctx.host.backend === 'kafka' ? 200 : 10)
+  await waitWhileProgressing(time, () => removed.done, progress, { stallMs, maxMs: 10 * stallMs, what: 'the session to expire' })
   await time.sleep(1_000)
   ctx.say(`session.timeout.ms passed: the group removed ${victim}; its tasks moved to other workers`)
   lab.resume(victim)
@@ -50,6 +52,20 @@ async function zombie(ctx: ScenarioContext, guarantee: ProcessingGuarantee) {
   const report = await finishAndValidate(lab)
   const fate = await fateOf(lab.connection.inspector(), open, lab.topics.output)
   return { report, fence: fence?.type === 'task-migrated' ? fence.reason : null, ...fate, producers, fencedAtMs }
+}
+
+/** Polls the group until the member is gone from it; `done` turns true then (stops once true, or when the lab stops answering). */
+function whenRemoved(lab: LabRuntime, memberId: string | null, everyMs: number): { done: boolean } {
+  const state = { done: false }
+  const inspector = lab.connection.inspector()
+  void (async () => {
+    while (!state.done) {
+      const g = await inspector.describeGroup?.(lab.groupId).catch(() => null)
+      if (g && !g.members.some((m) => m.memberId === memberId)) state.done = true
+      else await lab.time.sleep(everyMs)
+    }
+  })()
+  return state
 }
 
 /** Each partition's open transaction of these producers (its producer id and first offset), from the leaders. */
