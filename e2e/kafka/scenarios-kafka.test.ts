@@ -43,6 +43,8 @@ function failing(result: ScenarioResult): string[] {
   return result.expectations.filter((e) => !e.holds).map((e) => e.claim)
 }
 
+// One after the other: run side by side (nine worker processes on two cores) their claims about
+// timing (a pause outlasting a session, a kill while input flows) no longer held.
 describe('eoscope scenario --backend kafka', () => {
   it.each([['crash-before-commit'], ['crash-before-commit-eos'], ['lost-ack'], ['zombie'], ['hanging-transaction'], ['isolation']])('%s: every expectation holds on the real broker', { timeout: SCENARIO_BOUND_MS + 60_000 }, async (name) => {
     const { code, result, stderr } = await scenario(name)

@@ -24,7 +24,11 @@ function openProducers(events: readonly LabEvent[], workerId: string) {
 
 async function zombie(ctx: ScenarioContext, guarantee: ProcessingGuarantee) {
   const { time } = ctx
-  const lab = await ctx.host.start({ guarantee, commitIntervalMs: 1_000, ratePerSec: 1_000, records: ctx.host.backend === 'kafka' ? 30_000 : 6_000, restartAfterMs: null, sessionTimeoutMs: 1_000 })
+  // On Kafka the pause lasts a session timeout (10 s) and more: transaction.timeout.ms (10 s by
+  // default) must outlast it, or the coordinator aborts the zombie's transaction first and bumps
+  // its epoch, and under exactly_once_v2 the fence seen would be that, not the group generation.
+  const kafka = ctx.host.backend === 'kafka'
+  const lab = await ctx.host.start({ guarantee, commitIntervalMs: 1_000, ratePerSec: 1_000, records: kafka ? 30_000 : 6_000, restartAfterMs: null, sessionTimeoutMs: 1_000, transactionTimeoutMs: kafka ? 60_000 : undefined })
   const events = collect(lab)
   const stallMs = Math.max(30_000, 3 * lab.config['session.timeout.ms'])
   const progress = () => lab.committedTotal()
