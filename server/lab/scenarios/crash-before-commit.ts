@@ -6,7 +6,7 @@ import type { ProcessingGuarantee } from '../../../lib/streams-config.ts'
 import { taskIdOf } from '../../../lib/task-id.ts'
 import { transactionsInLog } from '../log-transactions.ts'
 import { abortedRuns, duplicateRuns, largest, linkOf } from './evidence-links.ts'
-import { aWorkerWithTasks, collect, finishAndValidate, outputProvenance, type Scenario, type ScenarioContext, waitWhileProgressing } from './scenario.ts'
+import { aWorkerWithTasks, collect, finishAndValidate, outputProvenance, type Scenario, type ScenarioContext, stallBoundMs, waitWhileProgressing } from './scenario.ts'
 
 async function crashBeforeCommit(ctx: ScenarioContext, guarantee: ProcessingGuarantee): Promise<string> {
   const { time } = ctx
@@ -18,7 +18,7 @@ async function crashBeforeCommit(ctx: ScenarioContext, guarantee: ProcessingGuar
   // On Kafka the kill travels to the worker process on the commands topic: it has been taken once this resolves.
   await lab.killConfirmed(victim, 5)
   ctx.say(`armed: ${victim} dies at step 5, after its output was acknowledged and before its offsets are committed`)
-  const stallMs = Math.max(30_000, 3 * lab.config['session.timeout.ms'])
+  const stallMs = stallBoundMs(lab)
   await waitWhileProgressing(time, () => lab.kills > 0, () => lab.committedTotal(), { stallMs, maxMs: 10 * stallMs, what: 'the kill' })
   const recovery = lab.tracker.recoveries[0]!
   const windows = recovery.partitions.map((p) => ({ partition: p.partition, from: p.committedAtKill ?? 0, to: p.positionAtKill }))

@@ -9,7 +9,7 @@
 
 import type { LogInspector, TopicPartition } from '../../log/types.ts'
 import { abortedRuns, linkOf } from './evidence-links.ts'
-import { aWorkerWithTasks, collect, finishAndValidate, type Scenario, waitWhileProgressing } from './scenario.ts'
+import { aWorkerWithTasks, collect, finishAndValidate, type Scenario, stallBoundMs, waitWhileProgressing } from './scenario.ts'
 
 export const hangingTransactionScenario: Scenario = {
   name: 'hanging-transaction',
@@ -22,7 +22,7 @@ export const hangingTransactionScenario: Scenario = {
     const timeoutMs = kafka ? 20_000 : 3_000
     const lab = await ctx.host.start({ guarantee: 'exactly_once_v2', commitIntervalMs: 1_000, transactionTimeoutMs: timeoutMs, ratePerSec: 1_000, records: kafka ? 40_000 : 8_000, restartAfterMs: null })
     const events = collect(lab)
-    const stallMs = Math.max(30_000, 3 * lab.config['session.timeout.ms'])
+    const stallMs = stallBoundMs(lab)
     await time.sleep(1_500)
     const victim = await aWorkerWithTasks(lab)
     const tid = `${lab.groupId}-${lab.slotOf(victim)!.slotId}`

@@ -2,7 +2,7 @@
 // a run with aborts: the second sees aborted records, the first never does.
 
 import { abortedRuns, largest, linkOf } from './evidence-links.ts'
-import { aWorkerWithTasks, finishAndValidate, type Scenario, waitWhileProgressing } from './scenario.ts'
+import { aWorkerWithTasks, finishAndValidate, type Scenario, stallBoundMs, waitWhileProgressing } from './scenario.ts'
 
 export const isolationScenario: Scenario = {
   name: 'isolation',
@@ -15,7 +15,7 @@ export const isolationScenario: Scenario = {
     // kill costs a session timeout (10 s) before its partitions move, on the embedded log a second.
     const records = ctx.host.backend === 'kafka' ? 80_000 : 10_000
     const lab = await ctx.host.start({ guarantee: 'exactly_once', commitIntervalMs: 500, ratePerSec: 2_000, records, restartAfterMs: 300 })
-    const stallMs = Math.max(30_000, 3 * lab.config['session.timeout.ms'])
+    const stallMs = stallBoundMs(lab)
     let killedAtMs = time.now()
     for (let i = 0; i < 3; i++) {
       await time.sleep(1_000)

@@ -168,6 +168,14 @@ export async function finishAndValidate(runtime: LabRuntime, o: { stallMs?: numb
   return validateRun(runtime.connection.inspector(), validationTarget(runtime))
 }
 
+/**
+ * How long a scenario's wait may see the group's committed offsets stand still before it fails:
+ * three session timeouts (a kill is detected after one, on Kafka 10 s), at least 30 s.
+ */
+export function stallBoundMs(lab: LabRuntime): number {
+  return Math.max(30_000, 3 * lab.config['session.timeout.ms'])
+}
+
 /** A live worker that owns at least one task, chosen by the seeded random. */
 export function pickWorkerWithTasks(runtime: LabRuntime): string {
   const live = runtime.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
@@ -175,10 +183,10 @@ export function pickWorkerWithTasks(runtime: LabRuntime): string {
   return runtime.random.pick(live).worker!.id
 }
 
-/** Waits until some live worker owns a task (on Kafka the group forms in seconds), then picks one. */
-export async function aWorkerWithTasks(runtime: LabRuntime, stallMs = 60_000): Promise<string> {
+/** Waits until some live worker owns a task (on Kafka the group forms in seconds, a busy machine's in more), then picks one. */
+export async function aWorkerWithTasks(runtime: LabRuntime, boundMs = 180_000): Promise<string> {
   const owning = () => runtime.liveSlots().some((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
-  await waitUntil(runtime.time, owning, stallMs, 'a worker to own a task')
+  await waitUntil(runtime.time, owning, boundMs, 'a worker to own a task')
   return pickWorkerWithTasks(runtime)
 }
 

@@ -13,7 +13,7 @@ import { taskIdOf } from '../../../lib/task-id.ts'
 import type { LogInspector, PartitionProducer, TopicPartition } from '../../log/types.ts'
 import type { LabEvent, LabRuntime } from '../lab-runtime.ts'
 import type { OffsetRun } from './evidence-links.ts'
-import { aWorkerWithTasks, collect, finishAndValidate, type Scenario, type ScenarioContext, waitWhileProgressing } from './scenario.ts'
+import { aWorkerWithTasks, collect, finishAndValidate, type Scenario, type ScenarioContext, stallBoundMs, waitWhileProgressing } from './scenario.ts'
 
 /** The producers a worker's transactions went through: the transactional id, producer id and epoch of its last txn-begin for each. */
 function openProducers(events: readonly LabEvent[], workerId: string) {
@@ -30,7 +30,7 @@ async function zombie(ctx: ScenarioContext, guarantee: ProcessingGuarantee) {
   const kafka = ctx.host.backend === 'kafka'
   const lab = await ctx.host.start({ guarantee, commitIntervalMs: 1_000, ratePerSec: 1_000, records: kafka ? 30_000 : 6_000, restartAfterMs: null, sessionTimeoutMs: 1_000, transactionTimeoutMs: kafka ? 60_000 : undefined })
   const events = collect(lab)
-  const stallMs = Math.max(30_000, 3 * lab.config['session.timeout.ms'])
+  const stallMs = stallBoundMs(lab)
   const progress = () => lab.committedTotal()
   await time.sleep(1_500)
   const victim = await aWorkerWithTasks(lab)
