@@ -7,15 +7,14 @@
 import type { Step } from '../../lib/five-steps.ts'
 import { isExactlyOnce, type StreamsConfig } from '../../lib/streams-config.ts'
 import { taskIdOf, type TaskId } from '../../lib/task-id.ts'
-import { LogError, ProcessKilledError } from '../log/errors.ts'
+import { ProcessKilledError } from '../log/errors.ts'
 import { retryingNotNow, TASK_CREATION_RETRY_MS } from './not-now-retry.ts'
-import type { ConsumedRecord, LogConnection, LogConsumer, OffsetToCommit, TopicPartition } from '../log/types.ts'
+import type { ConsumedRecord, LogConnection, LogConsumer, OffsetToCommit, ProduceRecord, TopicPartition } from '../log/types.ts'
 import type { Time } from '../log/time.ts'
 import { isMigrationError, TaskCorruptedError, TaskMigratedError } from './errors.ts'
 import { RecordTraces, type Trace } from './record-traces.ts'
 import { PoisonRecordError, type DeserializationPolicy, type StreamTask, type TaskTopics } from './stream-task.ts'
 import { StreamsProducer } from './streams-producer.ts'
-import { sendsOf } from './sends.ts'
 import { TaskManager } from './task-manager.ts'
 import type { TelemetrySink } from './telemetry.ts'
 import type { TaskStop } from '../../lib/task-stop.ts'
@@ -40,6 +39,11 @@ export interface WorkerOptions {
 /** The records of one poll, per task, on their way through steps 1-4. */
 type Batch = Map<StreamTask, ConsumedRecord[]>
 
+interface Send {
+  producer: StreamsProducer
+  records: ProduceRecord[]
+  tasks: StreamTask[]
+}
 
 export class StreamWorker {
   readonly id: string
@@ -80,7 +84,6 @@ export class StreamWorker {
       traces: this.traces,
       threadProducer: () => this.threadProducer,
       taskProducer: (transactionalId, taskId) => this.newProducer(transactionalId, () => [taskId]),
-      stopRequested: () => this.stopRequested,
     })
   }
 
@@ -166,8 +169,8 @@ export class StreamWorker {
     if (this.guarantee === 'at_least_once') {
       this.threadProducer = this.newProducer(null)
     } else if (this.guarantee === 'exactly_once_v2') {
-      const producer = (this.threadProducer = this.newProducer(`${c['application.id']}-${this.options.slotId}`))
-      await retryingNotNow(this.time, { boundMs: TASK_CREATION_RETRY_MS, stopped: () => false, whenStopped: () => undefined }, () => producer.initTransaction())
+      this.threadProducer = this.newProducer(`${c['application.id']}-${this.options.slotId}`)
+      await this.threadProducer.initTransaction()
     }
     await this.consumer.subscribe([this.options.topics.input], {
       onPartitionsRevoked: (tps) => this.handleRevoked(tps),
@@ -262,7 +265,7 @@ export class StreamWorker {
   private async produce(batch: Batch): Promise<{ sent: StreamTask[]; failed: TaskMigratedError | TaskCorruptedError | null }> {
     let [migrated, corrupted]: [TaskMigratedError | null, TaskCorruptedError | null] = [null, null]
     const sent: StreamTask[] = []
-    for (const s of sendsOf(batch.keys(), this.threadProducer)) {
+    for (const s of this.sends(batch)) {
       for (const t of s.tasks) t.steps.produced = t.steps.processed
       try {
         await s.producer.send(s.records)
@@ -276,6 +279,14 @@ export class StreamWorker {
     }
     // Migrated first: a corrupted task left with unacknowledged records is found again at the next commit.
     return { sent, failed: migrated ?? corrupted }
+  }
+
+  private sends(batch: Batch): Send[] {
+    const tasks = [...batch.keys()]
+    if (!this.threadProducer) return tasks.map((task) => ({ producer: task.producer!, records: task.takePending(), tasks: [task] }))
+    const all: ProduceRecord[] = []
+    for (const task of tasks) for (const r of task.takePending()) all.push(r)
+    return [{ producer: this.threadProducer, records: all, tasks }]
   }
 
   // ---- commit --------------------------------------------------------------------------------
@@ -298,7 +309,7 @@ export class StreamWorker {
     const corrupted = this.taskManager.all().filter((t) => t.hasUnackedWork())
     if (corrupted.length > 0) throw new TaskCorruptedError(corrupted.map((t) => t.id), 'processed records were never acknowledged by the broker')
     const dirty = this.taskManager.all().filter((t) => t.needsCommit())
-    if (!(await this.commitOffsets(dirty))) return
+    await this.commitOffsets(dirty)
     for (const t of dirty) {
       t.markCommitted()
       t.steps.committed = t.steps.acked
@@ -310,22 +321,17 @@ export class StreamWorker {
     this.lastCommitMs = now
   }
 
-  /**
-   * Step 5 as the guarantee does it: an offset commit, the worker's transaction, or each task's.
-   * false: an offset commit the coordinator could not take now (moving after a broker died): none
-   * is marked committed and the next loop tries again (acked records: at worst redone after a crash).
-   */
-  private async commitOffsets(dirty: StreamTask[]): Promise<boolean> {
+  /** Step 5 as the guarantee does it: an offset commit, the worker's transaction, or each task's. */
+  private async commitOffsets(dirty: StreamTask[]): Promise<void> {
     const input = this.options.topics.input
     const offsetOf = (t: StreamTask): OffsetToCommit => ({ topic: input, partition: t.partition, offset: t.ackedOffset })
     if (this.guarantee === 'at_least_once') {
-      if (dirty.length === 0) return true
+      if (dirty.length === 0) return
       try {
         await this.consumer.commitOffsets(dirty.map(offsetOf))
       } catch (e) {
         // A commit refused by the group (this member was dropped, or its generation is over): migrated.
         if (isMigrationError(e)) throw new TaskMigratedError(dirty.map((t) => t.id), `offset commit refused: ${(e as Error).message}`, { cause: e })
-        if (e instanceof LogError && e.retriable && !this.stopRequested) return false
         throw e
       }
     } else if (this.guarantee === 'exactly_once_v2') {
@@ -336,7 +342,6 @@ export class StreamWorker {
         if (t.needsCommit() || t.producer?.transactionInFlight) await t.producer!.commitTransaction(t.needsCommit() ? [offsetOf(t)] : [], group)
       }
     }
-    return true
   }
 
   // ---- revocation, loss, migration, corruption ------------------------------------------------

@@ -3,7 +3,7 @@
 // task with transactional.id = application.id + task id; under exactly_once_v2 one per worker.
 
 import type { ConsumerGroupMetadata, LogConnection, LogProducer, OffsetToCommit, ProduceRecord } from '../log/types.ts'
-import { LogError, ProcessKilledError } from '../log/errors.ts'
+import { ProcessKilledError } from '../log/errors.ts'
 import type { Time } from '../log/time.ts'
 import type { TelemetrySink } from './telemetry.ts'
 import { StreamsError, TaskCorruptedError, TaskMigratedError, isMigrationError, isSendOutcomeUnknown } from './errors.ts'
@@ -33,13 +33,6 @@ export class StreamsProducer {
   private outputRecords = 0
   private changelogRecords = 0
   private readonly partitions = new Set<string>()
-  /**
-   * The last EndTxn(commit) failed with its outcome unknown (the connection went, or it timed out):
-   * the coordinator may have committed. The client may neither commit again nor abort (its state
-   * is FATAL_ERROR, producer-state.ts): the producer is replaced, and the new one's InitProducerId
-   * completes or aborts that transaction at the coordinator, whichever it had reached.
-   */
-  private commitOutcomeUnknown = false
 
   constructor(
     private readonly conn: LogConnection,
@@ -71,8 +64,6 @@ export class StreamsProducer {
 
   private migrated(e: unknown, what: string): never {
     if (e instanceof ProcessKilledError) throw e
-    // A coordinator that answers "not now" (moving after a broker died, loading): the caller retries (not-now-retry.ts).
-    if (what === 'initTransactions' && e instanceof LogError && e.retriable) throw e
     if (isMigrationError(e)) {
       throw new TaskMigratedError(this.options.taskIds(), `${what} failed for ${this.options.transactionalId ?? this.options.clientId}: ${(e as Error).message}`, { cause: e })
     }
@@ -82,12 +73,6 @@ export class StreamsProducer {
     // offsets and restored from its changelog, instead of the worker failing.
     if (what === 'send' && isSendOutcomeUnknown(e)) {
       throw new TaskCorruptedError(this.options.taskIds(), `${what} failed for ${this.options.transactionalId ?? this.options.clientId}: ${(e as Error).message}`, { cause: e })
-    }
-    // The same for a commit whose EndTxn went unanswered (Kafka Streams: a commit timeout corrupts the
-    // tasks): they restart from the offsets the coordinator holds, which that transaction's commit moved or not.
-    if (what === 'commitTransaction' && isSendOutcomeUnknown(e)) {
-      this.commitOutcomeUnknown = true
-      throw new TaskCorruptedError(this.options.taskIds(), `${what} of ${this.options.transactionalId} went unanswered, its outcome unknown (${(e as Error).message}); the producer is replaced and the coordinator completes or aborts it`, { cause: e })
     }
     throw new StreamsError(`${what} failed for ${this.options.transactionalId ?? this.options.clientId}: ${(e as Error).message}`, { cause: e })
   }
@@ -170,9 +155,6 @@ export class StreamsProducer {
     if (!this.inTransaction) return
     const id = this.producer.identity()!
     this.inTransaction = false
-    // Nothing to send: its EndTxn(commit) may have committed; the next InitProducerId of this
-    // transactional.id settles it (no end is reported: what it became is in the log's markers).
-    if (this.commitOutcomeUnknown) return
     const endAt = this.time.now()
     const latency: TxnLatency = {}
     try {
@@ -218,7 +200,6 @@ export class StreamsProducer {
   /** A fenced producer is unusable: replace it with a new one (which must initTransaction again). */
   async replace(): Promise<void> {
     this.inTransaction = false
-    this.commitOutcomeUnknown = false
     await this.producer.close().catch(() => {})
     this.producer = this.createProducer()
   }

@@ -10,7 +10,6 @@ import type { RecordTraces } from './record-traces.ts'
 import { awaitStableChangelog, restoreFromChangelog } from './state-store.ts'
 import { type DeserializationPolicy, StreamTask, type TaskTopics } from './stream-task.ts'
 import type { StreamsProducer } from './streams-producer.ts'
-import { retryingNotNow, TASK_CREATION_RETRY_MS } from './not-now-retry.ts'
 import type { TelemetrySink } from './telemetry.ts'
 
 export interface TaskManagerContext {
@@ -27,8 +26,6 @@ export interface TaskManagerContext {
   threadProducer(): StreamsProducer | null
   /** A transactional producer of this task's own (exactly_once). */
   taskProducer(transactionalId: string, taskId: TaskId): StreamsProducer
-  /** A clean stop was asked for: a retry of a broker that answers "not now" ends. */
-  stopRequested(): boolean
 }
 
 /** How a task ends: clean keeps nothing pending; dirty aborts what it can and discards the state. */
@@ -133,8 +130,7 @@ export class TaskManager {
     if (this.guarantee === 'exactly_once_v2' && producer) {
       await producer.abortTransaction('fenced')
       await producer.replace()
-      // Its coordinator may be moving (a broker just died): "not now" is retried, as at task creation.
-      await retryingNotNow(this.ctx.time, { boundMs: TASK_CREATION_RETRY_MS, stopped: () => this.ctx.stopRequested(), whenStopped: () => undefined }, () => producer.initTransaction())
+      await producer.initTransaction()
     }
     for (const p of [...this.tasks.keys()]) await this.closeDirty(p)
   }

@@ -39,12 +39,6 @@ export class ClientFaults {
    * after a restart, while its partitions get their leaders back).
    */
   readonly offsetReadFailures = new FaultBudget()
-  /**
-   * EndTxn(commit) requests whose answer is lost after the coordinator committed: the client cannot
-   * tell whether its transaction committed (a connection cut, or a timeout, while the coordinator
-   * wrote its markers).
-   */
-  readonly commitAnswersLost = new FaultBudget()
   private readonly listeners: ((e: AckDropped) => void)[] = []
 
   onAckDropped(l: (e: AckDropped) => void): void {

@@ -189,7 +189,6 @@ export class EmbeddedProducer implements LogProducer {
     const tid = this.transactionalId!
     const markers = this.txnPartitions.size + 1
     const r = await this.conn.request(endTxnCostMs(c.latency, markers), () => c.endTxn(tid, this.producerId, this.epoch, result))
-    if (result === 'COMMIT' && this.conn.faults.commitAnswersLost.take()) throw new LogError('BROKER_NOT_AVAILABLE', `${tid}: the connection was lost after the coordinator committed the transaction (fault point)`)
     this.setEpoch(r.epoch)
     this.txnPartitions.clear()
   }
