@@ -115,8 +115,9 @@ describe('a lab on a three-broker cluster with broker SIGKILLs', () => {
     expect(views.filter((b) => b.groupCoordinator)).toHaveLength(1)
     expect(views.filter((b) => b.controllerLeader)).toHaveLength(1)
     const s = snap()
-    // Every partition of the input topic has a leader among the three.
-    expect(views.flatMap((b) => b.leaderOf).filter((p) => isPartitionOf(p, `${s.applicationId}-input`)).length).toBe(new Set(s.tasks.map((t) => t.partition)).size)
+    // Every partition of the input topic has a leader among the three (counted from the config: the task list
+    // shrinks while a worker restarts with the new guarantee).
+    expect(views.flatMap((b) => b.leaderOf).filter((p) => isPartitionOf(p, `${s.applicationId}-input`)).length).toBe(s.config.partitions)
     expect(s.brokers!.faultsUnavailable).toBeNull()
     expect(await lab!.execute('killBroker', { brokerId: 9 })).toMatchObject({ ok: false, error: expect.stringMatching(/not started by scripts\/kafka-cluster.sh/) })
     expect(brokerViews().every((b) => b.up)).toBe(true)
