@@ -23,7 +23,8 @@ describe('the message browser query in the URL', () => {
   it('links a partition link, and a duplicate\'s two copies, at their exact offsets', () => {
     expect(linkQuery({ topic: 'changelog', partition: 1, fromOffset: 4, toOffset: 9 })).toEqual({ topic: 'changelog', partition: 1, from: 4, to: 9 })
     expect(linkQuery({ topic: 'input', partition: 0 })).toEqual({ topic: 'input', partition: 0 })
-    expect(copiesQuery('k1', { partition: 3, first: 40, copy: 57 })).toEqual({ topic: 'output', partition: 3, from: 40, to: 58, key: 'k1' })
+    expect(copiesQuery('k1', { partition: 3, first: 40, copy: 57, source: { partition: 3, offset: 40 } })).toEqual({ topic: 'output', partition: 3, from: 40, to: 58, key: 'k1', source: '3@40' })
+    expect(readBrowserQuery('?msg.topic=output&msg.partition=3&msg.from=40&msg.to=58&msg.key=k1&msg.source=3@40')).toEqual({ topic: 'output', partition: 3, from: 40, to: 58, key: 'k1', source: '3@40' })
     expect(messagesHref({ topic: 'output', partition: 3, from: 40, to: 58 })).toBe('?msg.topic=output&msg.partition=3&msg.from=40&msg.to=58#message-browser')
     expect(apiParams({ topic: 'output', partition: 3, key: 'a' }).toString()).toBe('topic=output&partition=3&key=a')
   })

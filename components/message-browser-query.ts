@@ -20,12 +20,14 @@ export interface BrowserQuery {
   from?: number
   to?: number
   key?: string
+  /** Only the records made from this input record: PARTITION@OFFSET. */
+  source?: string
   sinceMs?: number
   untilMs?: number
   limit?: number
 }
 
-const FIELDS = ['topic', 'partition', 'from', 'to', 'key', 'sinceMs', 'untilMs', 'limit'] as const
+const FIELDS = ['topic', 'partition', 'from', 'to', 'key', 'source', 'sinceMs', 'untilMs', 'limit'] as const
 
 /** The REST query string of a browser query (topic first, only the fields set). */
 export function apiParams(q: BrowserQuery): URLSearchParams {
@@ -53,6 +55,7 @@ function fromParsed(q: MessageQuery, said: URLSearchParams): BrowserQuery {
   if (q.from !== undefined) out.from = q.from
   if (q.to !== undefined) out.to = q.to
   if (q.key !== undefined) out.key = q.key
+  if (q.source !== undefined) out.source = `${q.source.partition}@${q.source.offset}`
   if (q.sinceMs !== undefined) out.sinceMs = q.sinceMs
   if (q.untilMs !== undefined) out.untilMs = q.untilMs
   if (said.has('limit')) out.limit = q.limit
@@ -82,9 +85,9 @@ export function linkQuery(link: PartitionLink, key?: string): BrowserQuery {
   return q
 }
 
-/** The two copies of a duplicated output: the range from the first to the extra one, the key's records only. */
-export function copiesQuery(key: string, copies: { partition: number; first: number; copy: number }): BrowserQuery {
+/** The two copies of a duplicated output: the range from the first to the extra one, only the records made from their input record. */
+export function copiesQuery(key: string, copies: { partition: number; first: number; copy: number; source: { partition: number; offset: number } }): BrowserQuery {
   const lo = Math.min(copies.first, copies.copy)
   const hi = Math.max(copies.first, copies.copy)
-  return { topic: 'output', partition: copies.partition, from: lo, to: hi + 1, key }
+  return { topic: 'output', partition: copies.partition, from: lo, to: hi + 1, key, source: `${copies.source.partition}@${copies.source.offset}` }
 }

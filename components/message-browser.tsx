@@ -111,6 +111,9 @@ function MessageForm({ query, partitions, onAsk }: { query: BrowserQuery; partit
       <label>
         key <input value={draft.key ?? ''} onChange={(e) => set({ key: e.target.value || undefined })} placeholder="any" data-testid="msg-key" />
       </label>
+      <label title="only the records made from this input record: PARTITION@OFFSET (a duplicate's copies)">
+        source <input value={draft.source ?? ''} onChange={(e) => set({ source: e.target.value || undefined })} placeholder="any" data-testid="msg-source" />
+      </label>
       <label title="record timestamps at or after this instant (ms since the epoch)">
         since ms <input inputMode="numeric" className="wide" value={text(draft.sinceMs)} onChange={(e) => set({ sinceMs: num(e.target.value) })} />
       </label>

@@ -157,6 +157,8 @@ describeInChromium('the dashboard in chromium', {}, (lab) => {
     await expect.poll(async () => (await both()).length, { timeout: STATE_MS }).toBe(2)
     // Both read_committed-visible (at_least_once writes no transaction), each marked as the other's copy.
     for (const r of await both()) expect(r).toMatchObject({ state: 'non-transactional', rc: 'true', ru: 'true', copy: true })
+    // Only the copies of that input record are listed, whatever else its key wrote between them.
+    expect((await shownRows(page)).every((r) => r.copy)).toBe(true)
     expect(await page.getByTestId('msg-summary').textContent()).toContain(`output-${copies.partition}`)
   })
 

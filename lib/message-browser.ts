@@ -29,6 +29,12 @@ export const MessageQuerySchema = z
     from: whole('from').optional(),
     to: whole('to').optional(),
     key: z.string().min(1, 'key must not be empty').max(256, 'key must be at most 256 characters').optional(),
+    /** Only the records made from this input record, PARTITION@OFFSET (a duplicate's copies). */
+    source: z
+      .string()
+      .regex(/^\d{1,9}@\d{1,16}$/, 'source must be PARTITION@OFFSET of an input record, as 2@944')
+      .transform((v) => ({ partition: Number(v.split('@')[0]), offset: Number(v.split('@')[1]) }))
+      .optional(),
     sinceMs: whole('sinceMs').optional(),
     untilMs: whole('untilMs').optional(),
     limit: whole('limit')
@@ -53,7 +59,7 @@ export function parseMessageQuery(params: URLSearchParams): Parsed<MessageQuery>
   const r = MessageQuerySchema.safeParse(raw)
   if (r.success) return { ok: true, value: r.data }
   const issue = r.error.issues[0]!
-  if (issue.code === 'unrecognized_keys') return { ok: false, error: `unknown parameter ${JSON.stringify(String(issue.keys[0]).slice(0, 40))}: use topic, partition, from, to, key, sinceMs, untilMs and limit` }
+  if (issue.code === 'unrecognized_keys') return { ok: false, error: `unknown parameter ${JSON.stringify(String(issue.keys[0]).slice(0, 40))}: use topic, partition, from, to, key, source, sinceMs, untilMs and limit` }
   const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''
   return { ok: false, error: `invalid message query: ${where}${issue.message}` }
 }

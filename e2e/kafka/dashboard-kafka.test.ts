@@ -50,6 +50,16 @@ async function runningWorker(page: Page, withTasks = true): Promise<string> {
   throw new Error(`no running worker with tasks within ${STATE_MS} ms`)
 }
 
+interface LabNow {
+  config: Record<string, unknown>
+  workers: { id: string; state: string }[]
+  totals: { committedInput: number; inputRecords: number }
+}
+
+function labNow(page: Page): Promise<LabNow> {
+  return page.evaluate(async () => (await (await fetch('/api/lab')).json()) as LabNow)
+}
+
 /** States reached after a failure (a kill detected, partitions moved, a process refilled): a few session timeouts. */
 const STATE_MS = 6 * KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs + 30_000
 /** How long a figure that should move (records validated) may stay still before the wait fails. */
@@ -89,7 +99,6 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     expect(await page.getByTestId('unavailable-eos-v2').count()).toBe(0)
     // Lost acks go through the ack-drop proxy between the worker processes and the broker.
     expect(await page.getByTestId('drop-ack').isDisabled()).toBe(false)
-    expect(await page.getByTestId('unavailable-scenarios').textContent()).toContain('embedded log')
   })
 
   it('shows worker processes and live throughput read from the cluster', async () => {
@@ -330,8 +339,56 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     const rows = await untilProgress({ what: `output-${copies.partition} offsets ${copies.first} and ${copies.copy} in the message browser`, read: both, done: (r) => r.length === 2, stallMs: STALL_MS, everyMs: 250 })
     // Both visible to read_committed (at_least_once writes no transaction), each marked as the other's copy.
     for (const r of rows) expect(r).toMatchObject({ state: 'non-transactional', rc: 'true', ru: 'true', copy: true })
+    // Only the copies of that input record are listed, whatever else its key wrote between them.
+    expect((await shownRows(page)).every((r) => r.copy)).toBe(true)
     expect(await page.getByTestId('msg-summary').textContent()).toContain(`output-${copies.partition}`)
     await page.getByTestId('message-browser').screenshot({ path: path.join(SHOTS, 'kafka-message-browser-duplicate.png') })
+  })
+
+  it('runs a guided scenario on the Kafka lab from its button: every expectation holds, the lab runs on with the settings from before it, its evidence card opens the partition log on the records it names', TEST_BOUND, async () => {
+    await expect.poll(() => page.locator('[data-testid^="run-scenario-"]').count(), { timeout: 10_000 }).toBe(7)
+    expect(await page.getByTestId('unavailable-scenarios').count()).toBe(0)
+    const before = await labNow(page)
+    const appBefore = await page.getByTestId('application-id').textContent()
+    const name = 'crash-before-commit-eos'
+    await page.getByTestId(`run-scenario-${name}`).click()
+    const view = page.locator(`[data-testid="scenario-view"][data-name="${name}"]`)
+    await view.waitFor({ timeout: 10_000 })
+    // A scenario's lab is a fresh application of worker processes; a recovery waits a session timeout.
+    await untilProgress({
+      what: `scenario ${name} to end`,
+      read: async () => ({ status: await view.getAttribute('data-status'), said: await view.getByTestId('scenario-narrative').locator('li').count(), committed: (await labNow(page)).totals.committedInput }),
+      done: (v) => v.status !== 'running',
+      stallMs: STALL_MS,
+      everyMs: 500,
+    })
+    expect(await view.getAttribute('data-status'), (await view.textContent()) ?? '').toBe('passed')
+    expect(await view.getByTestId('scenario-expectation').count()).toBeGreaterThan(0)
+    expect(await view.locator('[data-testid="scenario-expectation"][data-holds="false"]').count()).toBe(0)
+    // The lab on screen is the scenario's last application, running on with the settings from before it.
+    const atEnd = await labNow(page)
+    expect(await page.getByTestId('application-id').textContent()).not.toBe(appBefore)
+    await untilProgress({
+      what: `the lab after ${name} to run every worker and commit past ${atEnd.totals.committedInput}`,
+      read: () => labNow(page),
+      done: (lab) => lab.workers.length > 0 && lab.workers.every((w) => w.state === 'running') && lab.totals.committedInput > atEnd.totals.committedInput && lab.totals.inputRecords > atEnd.totals.inputRecords,
+      stallMs: STALL_MS,
+      everyMs: 250,
+    })
+    const after = await labNow(page)
+    for (const k of ['processing.guarantee', 'commit.interval.ms', 'enable.idempotence'] as const) expect(after.config[k], k).toEqual(before.config[k])
+    expect(after.workers.length).toBe(before.workers.length)
+    // Its evidence card opens the partition log, read from the cluster, on the partition and offsets its link names.
+    const card = page.locator(`[data-testid="evidence-card"][data-id="${name}-1"]`)
+    await card.waitFor({ timeout: 10_000 })
+    expect(await card.getAttribute('data-status')).toBe('passed')
+    const link = card.getByTestId('evidence-link').first()
+    const [topic, partition, from] = await Promise.all(['data-topic', 'data-partition', 'data-from'].map(async (a) => (await link.getAttribute(a)) ?? ''))
+    await link.click()
+    const grid = page.getByTestId('log-grid')
+    await waitFor(async () => (await grid.getAttribute('data-window')) === 'at' && (await grid.getAttribute('data-from')) === from && ((await page.getByTestId('log-partition-name').textContent()) ?? '').endsWith(`-${topic}-${partition}`), `the partition log to open on the application's ${topic}-${partition} from ${from}`, { boundMs: STATE_MS })
+    await waitFor(async () => Number(await grid.getByTestId('log-cell').first().getAttribute('data-offset')) === Number(from), `the partition log's first cell at offset ${from}`, { boundMs: STATE_MS })
+    await page.getByTestId('scenarios').screenshot({ path: path.join(SHOTS, 'kafka-scenario-verdict.png') })
   })
 
   it('logs no console errors', () => {

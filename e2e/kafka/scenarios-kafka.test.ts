@@ -3,7 +3,8 @@
 // processes behind the ack-drop proxy; the worker kills itself at step 5 on a command from the
 // commands topic (or stops itself at step 4: the zombie), the proxy loses a produce ack after the
 // broker appended the batch, and every claim is read from the cluster's own log and coordinators
-// (ABORT markers, copies of records, both isolation levels, the leaders' open transactions).
+// (ABORT markers, copies of records, both isolation levels, the leaders' open transactions, the
+// commits and recovery phases the workers report).
 
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -46,7 +47,7 @@ function failing(result: ScenarioResult): string[] {
 // One after the other: run side by side (nine worker processes on two cores) their claims about
 // timing (a pause outlasting a session, a kill while input flows) no longer held.
 describe('eoscope scenario --backend kafka', () => {
-  it.each([['crash-before-commit'], ['crash-before-commit-eos'], ['lost-ack'], ['zombie'], ['hanging-transaction'], ['isolation']])('%s: every expectation holds on the real broker', { timeout: SCENARIO_BOUND_MS + 60_000 }, async (name) => {
+  it.each([['crash-before-commit'], ['crash-before-commit-eos'], ['lost-ack'], ['zombie'], ['hanging-transaction'], ['isolation'], ['commit-interval']])('%s: every expectation holds on the real broker', { timeout: SCENARIO_BOUND_MS + 60_000 }, async (name) => {
     const { code, result, stderr } = await scenario(name)
     expect(failing(result), `${result.narrative.map((n) => n.text).join('\n')}\n${stderr}`).toEqual([])
     expect(result).toMatchObject({ name, backend: 'kafka', passed: true })
@@ -72,5 +73,14 @@ describe('eoscope scenario --backend kafka', () => {
     // Every duplicate is a record of the window; the window may hold records the dead worker had not yet produced.
     expect(e.duplicates).toBeLessThanOrEqual(e.redone)
     expect(result.figures.duplicates).toBe(e.duplicates)
+  })
+
+  it('commit-interval: the 5000 ms run redid more records and caught up longer than the 100 ms run, with the same kill at step 5', { timeout: SCENARIO_BOUND_MS + 60_000 }, async () => {
+    const { result } = await scenario('commit-interval')
+    const f = result.figures
+    expect(f['5000.redone']).toBeGreaterThan(f['100.redone']!)
+    expect(f['5000.catchUpMs']).toBeGreaterThan(f['100.catchUpMs']!)
+    // Catch-up is a part of the recovery, whose detection (a session timeout) is the same at both intervals.
+    for (const ms of [100, 5000]) expect(f[`${ms}.catchUpMs`]).toBeLessThanOrEqual(f[`${ms}.recoveryMs`]!)
   })
 })

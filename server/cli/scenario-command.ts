@@ -17,7 +17,6 @@ import { requireCapability } from '../log/capabilities.ts'
 const CLOCKS = ['virtual', 'system'] as const
 
 const NAMES = SCENARIOS.map((s) => s.name).join(', ')
-const KAFKA_NAMES = SCENARIOS.filter((s) => s.notOnKafka === null).map((s) => s.name).join(', ')
 
 export const SCENARIO = {
   name: 'scenario',
@@ -26,7 +25,7 @@ export const SCENARIO = {
   flags: {
     seed: { type: 'setting', setting: 'seed', default: SETTINGS.seed.default },
     json: { type: 'boolean', meaning: 'print the result as one JSON object' },
-    backend: { type: 'choice', choices: BACKENDS, default: 'embedded', meaning: `the log; on kafka: ${KAFKA_NAMES}` },
+    backend: { type: 'choice', choices: BACKENDS, default: 'embedded', meaning: 'the log: every scenario runs on both' },
     brokers: { type: 'string', value: 'HOST:PORT[,HOST:PORT]', meaning: 'the Kafka cluster (--backend kafka)' },
     clock: {
       type: 'choice',
@@ -45,7 +44,6 @@ export async function scenarioCommand(name: string | undefined, f: ScenarioFlags
   const scenario = scenarioByName(name)
   if (!scenario) throw new UsageError(`unknown scenario ${JSON.stringify(name)}; known: ${NAMES}`)
   if (f.backend === 'embedded' && f.brokers !== undefined) throw new UsageError('--brokers needs --backend kafka')
-  if (f.backend === 'kafka' && scenario.notOnKafka !== null) throw new UsageError(`scenario ${scenario.name} does not run on Kafka yet: ${scenario.notOnKafka}. On Kafka: ${KAFKA_NAMES}`)
   const client: KafkaClientConfig | null = f.backend === 'kafka' ? { brokers: parseBrokers(f.brokers), clientId: 'eoscope-scenario', ...kafkaSecurityForCommand() } : null
   // lost-ack loses an ack in the embedded broker, or on Kafka in the ack-drop proxy: the backend's reason when it cannot.
   if (name === 'lost-ack') requireCapability(capabilitiesOf(f.backend, { route: 'ack-drop-proxy', client: client ?? {} }), 'drop-acks')

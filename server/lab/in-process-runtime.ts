@@ -19,7 +19,7 @@ import { StreamWorker } from '../engine/stream-worker.ts'
 import type { DeserializationPolicy, TaskTopics } from '../engine/stream-task.ts'
 import type { EngineEvent, TelemetrySink } from '../engine/telemetry.ts'
 import { committedRecords, groupOffsets, highWatermarks, lastSequences } from './embedded-reads.ts'
-import { EventHub, type LabEvent, type LabRuntime, type RuntimeSettings, type RuntimeWording } from './lab-runtime.ts'
+import { EventHub, type LabEvent, type LabRuntime, type RevivalSettings, type RuntimeSettings, type RuntimeWording } from './lab-runtime.ts'
 import { LoadGenerator } from './load-generator.ts'
 import { RecoveryTracker, type KilledPartition } from './recovery-tracker.ts'
 import { poisonRecords, trackKill, trackRecovery, workerStatusOf } from './runtime-common.ts'
@@ -377,8 +377,11 @@ export class InProcessRuntime implements LabRuntime {
     for (const s of this.slots) s.process.kill(this.time.now())
     await Promise.allSettled(this.slots.map((s) => s.worker?.done))
   }
-  /** Runs on after stop() or close(): the broker's ticker again (workers come back with reconfigure(), the load with generator.continueEndless()). */
-  async revive(): Promise<void> {
+  /** Runs on after stop() or close() (an in-process log outlives both): the broker's ticker again, with these settings. */
+  async revive(settings: RevivalSettings): Promise<void> {
+    this.options.restartAfterMs = settings.restartAfterMs
+    this.workerFaults.ackDrops.disarm()
+    if (this.options.latency !== settings.latency) this.cluster.latency = latencyModel((this.options.latency = settings.latency))
     if (!this.stopped) return
     await this.tickerDone
     this.stopped = false

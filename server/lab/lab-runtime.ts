@@ -108,6 +108,13 @@ export interface RuntimeWording {
   failHandler?: string | null
 }
 
+/** What a runtime runs on with after a guided scenario: the user's restart delay and latency model. */
+export interface RevivalSettings {
+  restartAfterMs: number | null
+  /** Where the log has a latency model (the embedded one); a real network ignores it. */
+  latency: 'default' | 'off'
+}
+
 /** When an ended runtime's application is retired: replaced by a fresh one (a reset), or ended for good. */
 export type Retirement = 'replaced' | 'ended'
 
@@ -149,6 +156,12 @@ export interface LabRuntime {
   stop(): Promise<void>
   /** Ends everything at once (no cleanup) and releases connections and processes. Safe twice. */
   close(): Promise<void>
+  /**
+   * Runs on after stop() with these settings: its own loops again, lost acks still armed forgotten
+   * (workers come back with reconfigure(), the load with generator.continueEndless()). A runtime
+   * whose connections close() ended throws: the lab is reset instead.
+   */
+  revive(settings: RevivalSettings): Promise<void>
   /** After close: followers told, the application's topics deleted (a no-op for an in-process log). */
   retire(how: Retirement): Promise<void>
 

@@ -5,7 +5,6 @@
 
 import type { CommandResult, EvidenceCard, ScenarioView } from '../../lib/lab-protocol.ts'
 import type { Time } from '../log/time.ts'
-import type { InProcessRuntime } from './in-process-runtime.ts'
 import type { LabRuntime } from './lab-runtime.ts'
 import { describeSettings, restoreSettings, settingsBefore } from './scenario-restore.ts'
 import { runScenario, scenarioByName, type ScenarioResult } from './scenarios/index.ts'
@@ -29,9 +28,10 @@ export interface DashboardScenarioHost extends ScenarioHost {
 export interface ScenarioLabPort {
   readonly time: Time
   readonly seed: number
-  forScenario(setup: ScenarioSetup): InProcessRuntime
+  readonly backend: 'embedded' | 'kafka'
+  forScenario(setup: ScenarioSetup): LabRuntime
   /** Puts a runtime on screen in place of the current one; answers the new runtime's worker board. */
-  replace(runtime: InProcessRuntime): Promise<WorkerBoard>
+  replace(runtime: LabRuntime): Promise<WorkerBoard>
   /** The runtime on screen, or null once the lab is shutting down. */
   onScreen(): LabRuntime | null
   rate(): number
@@ -51,11 +51,11 @@ export type ScenarioPhase = 'started' | 'step' | 'ended'
 export function dashboardScenarioHost(name: string, lab: ScenarioLabPort): DashboardScenarioHost {
   const shown = lab.onScreen()
   const before = shown === null ? null : settingsBefore(shown, lab.rate())
-  let last: { runtime: InProcessRuntime; workers: WorkerBoard } | null = null
+  let last: { runtime: LabRuntime; workers: WorkerBoard } | null = null
   return {
     time: lab.time,
     seed: lab.seed,
-    backend: 'embedded',
+    backend: lab.backend,
     async start(setup) {
       const runtime = lab.forScenario(setup)
       const workers = await lab.replace(runtime)
@@ -115,6 +115,11 @@ export class EvidenceShelf {
       for (const l of c.links) if (l.topic === role && l.partition === tp.partition) keep = Math.min(keep, l.fromOffset)
     }
     return keep
+  }
+
+  /** Whether a card's links point into this lab (its logs must stay). */
+  linksInto(lab: LabRuntime): boolean {
+    return [...this.labs.values()].includes(lab)
   }
 
   dismiss(id: string): CommandResult | void {

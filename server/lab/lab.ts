@@ -152,7 +152,15 @@ export class Lab implements LabController {
     return dashboardScenarioHost(name, {
       time: this.time,
       seed: this.runtimes.seed,
-      replace: async (r) => (await this.teardown(), await this.startRuntime(r), this.workers),
+      backend: this.runtimes.backend,
+      replace: async (r) => {
+        const old = this.runtime
+        await this.teardown()
+        await this.startRuntime(r)
+        // On a cluster a replaced application's topics go, unless an evidence card links into them.
+        if (!this.evidence.linksInto(old)) void old.retire('replaced')
+        return this.workers
+      },
       forScenario: (setup) => this.runtimes.forScenario(setup),
       onScreen: () => (this.closed ? null : this.runtime),
       rate: () => this.rate,

@@ -84,6 +84,14 @@ describe('the message page', () => {
     expect(page('topic=output&key=nobody').records).toEqual([])
   })
 
+  it('filters by the input record a record was made from: only its copies, however many records of its key lie between them', () => {
+    expect(page('topic=output&source=0@13').records.map((r) => r.offset)).toEqual([6, 7])
+    expect(page('topic=output&key=k1&source=0@10').records.map((r) => r.offset)).toEqual([0, 3])
+    // A key's other records between the copies do not count against the limit.
+    expect(page('topic=output&from=0&to=8&key=k1&source=0@13&limit=2').records.map((r) => r.offset)).toEqual([6, 7])
+    expect(page('topic=output&source=1@13').records).toEqual([])
+  })
+
   it('stops at the limit and says where the next page starts', () => {
     const first = page('topic=output&from=0&limit=4')
     expect(first.records.map((r) => r.offset)).toEqual([0, 1, 2, 3])
@@ -134,6 +142,8 @@ describe('the query string', () => {
     ['topic=output&limit=501', /limit must be from 1 to 500/],
     ['topic=output&sinceMs=9&untilMs=3', /sinceMs must be below untilMs/],
     ['topic=output&key=', /key must not be empty/],
+    ['topic=output&source=13', /source must be PARTITION@OFFSET/],
+    ['topic=output&source=a@1', /source must be PARTITION@OFFSET/],
     ['topic=output&offset=3', /unknown parameter "offset"/],
     ['topic=output&topic=input', /given twice/],
   ])('refuses %j', (s, error) => {

@@ -27,7 +27,7 @@ export function planRange(q: MessageQuery, partitions: number, o: PartitionOffse
   if (q.from !== undefined && q.from > o.highWatermark) return { ok: false, error: `from ${q.from} is beyond the high watermark ${o.highWatermark} of ${q.topic}-${q.partition}` }
   if (q.to !== undefined && q.to <= o.logStartOffset && o.logStartOffset > 0) return { ok: false, error: `to ${q.to} is at or below the log start offset ${o.logStartOffset} of ${q.topic}-${q.partition}: those records were deleted` }
   const to = Math.min(q.to ?? o.highWatermark, o.highWatermark)
-  const filtered = q.key !== undefined || q.sinceMs !== undefined || q.untilMs !== undefined
+  const filtered = q.key !== undefined || q.source !== undefined || q.sinceMs !== undefined || q.untilMs !== undefined
   const start = q.from ?? (filtered ? o.logStartOffset : to - q.limit)
   const from = Math.min(Math.max(start, o.logStartOffset), to)
   return { ok: true, value: { from, to, scanEnd: Math.min(to, from + MESSAGE_SCAN_MAX) } }
@@ -109,7 +109,9 @@ export function messagePage(p: PageInput): MessagePage {
   for (const r of p.stored) {
     if (r.offset < range.from || r.offset >= range.scanEnd) continue
     if (!matches(query, r)) continue
-    rows.push(row(p, r))
+    const shown = row(p, r)
+    if (query.source !== undefined && (shown.source?.partition !== query.source.partition || shown.source.offset !== query.source.offset)) continue
+    rows.push(shown)
     if (rows.length >= query.limit) {
       scannedTo = r.offset + 1
       break

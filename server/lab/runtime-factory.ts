@@ -18,8 +18,10 @@ export interface RuntimeFactory {
   readonly seed: number
   /** A fresh runtime with these settings (a fresh application where the cluster is shared). */
   create(settings: LabSettings): LabRuntime
-  /** A runtime set up for a guided scenario; throws UnsupportedOnBackendError where the log offers none. */
-  forScenario(setup: ScenarioSetup): InProcessRuntime
+  /** The log its runtimes run on. */
+  readonly backend: 'embedded' | 'kafka'
+  /** A runtime set up for a guided scenario (a fresh application where the cluster is shared), not started. */
+  forScenario(setup: ScenarioSetup): LabRuntime
 }
 
 /** A dashboard lab's runtime: endless load on 50 keys, a killed worker replaced after 3 s. */
@@ -41,6 +43,7 @@ export function inProcessRuntimes(o: InProcessLabOptions): RuntimeFactory {
   return {
     time: o.time,
     seed,
+    backend: 'embedded',
     create: ({ guarantee, ratePerSec }) => {
       const settings = labRuntimeSettings(defaultStreamsConfig(guarantee), ratePerSec, o)
       return new InProcessRuntime(o.time, { ...settings, latency: o.latency ?? 'default', deserializationPolicy: 'log-and-continue', traceIntervalMs: 500 })

@@ -6,7 +6,6 @@
 
 import type { StreamsConfig } from '../../lib/streams-config.ts'
 import type { DeserializationPolicy } from '../engine/stream-task.ts'
-import { latencyModel } from '../log/embedded/latency-model.ts'
 import { InProcessRuntime } from './in-process-runtime.ts'
 import type { LabRuntime } from './lab-runtime.ts'
 
@@ -43,15 +42,10 @@ export function describeSettings(s: LabSettingsBefore): string {
 /**
  * Runs a scenario's last lab again with the settings from before it. The lab keeps its own
  * application.id (its group, changelog and offsets are the evidence); everything else is the user's.
+ * The same on both backends: the runtime port's revive, reconfigure, worker count and load.
  */
-export async function restoreSettings(rt: InProcessRuntime, before: LabSettingsBefore): Promise<void> {
-  await rt.revive()
-  rt.options.restartAfterMs = before.restartAfterMs
-  rt.workerFaults.ackDrops.disarm()
-  if (rt.options.latency !== before.latency) {
-    rt.options.latency = before.latency
-    rt.cluster.latency = latencyModel(before.latency)
-  }
+export async function restoreSettings(rt: LabRuntime, before: LabSettingsBefore): Promise<void> {
+  await rt.revive({ restartAfterMs: before.restartAfterMs, latency: before.latency })
   // Every slot restarts, killed, paused and stopped ones included; armed kills and pauses are dropped.
   await rt.reconfigure({ ...before.config, 'application.id': rt.config['application.id'] }, before.deserializationPolicy)
   while (rt.slots.length < before.workers) rt.addWorker()

@@ -35,8 +35,9 @@ describe('log capabilities', () => {
     expect(ackRouteFor({}, 'ack-drop-proxy')).toBe('ack-drop-proxy')
     expect(ackRouteFor({ ssl: true }, 'ack-drop-proxy')).toBe('direct')
     expect(refusal(kafkaCapabilities(ackRouteFor({ ssl: true }, 'ack-drop-proxy'), { ssl: true }), 'drop-acks')).toMatch(/TLS/)
-    // The rest of what Kafka refuses does not move with the route.
-    expect(refusal(kafkaCapabilities('ack-drop-proxy'), 'scenarios')).not.toBeNull()
+    // The rest of what Kafka refuses does not move with the route; the guided scenarios run on both.
+    expect(refusal(kafkaCapabilities('ack-drop-proxy'), 'hanging-transaction')).not.toBeNull()
+    expect(refusal(kafkaCapabilities('direct'), 'scenarios')).toBeNull()
   })
 
   it('broker faults: none on the embedded log, on Kafka only with the directory of eoscope\'s own local brokers', () => {

@@ -44,6 +44,24 @@ export class GroupWatch {
     this.inputEnds = Array.from({ length: t.partitions }, () => 0)
   }
 
+  committedTotal(): number {
+    return this.committed.reduce<number>((a, b) => a + (b ?? 0), 0)
+  }
+
+  /** All input produced, and committed by the group (as of the last poll): kills go on until then. */
+  caughtUp(): boolean {
+    const ends = this.finalEnds
+    if (!this.t.loadFinished() || ends === null) return false
+    return ends.every((e, p) => (this.committed[p] ?? 0) >= e)
+  }
+
+  /** Input records written and not yet consumed: `written` less each partition's furthest position (a task's, or the group's commit). */
+  backlog(written: number, tasks: Iterable<{ partition: number; consumedOffset: number }>): number {
+    const position = this.committed.map((c) => c ?? 0)
+    for (const t of tasks) if (t.partition < position.length) position[t.partition] = Math.max(position[t.partition]!, t.consumedOffset)
+    return Math.max(0, written - position.reduce((a, b) => a + b, 0))
+  }
+
   memberDied(memberId: string): void {
     this.deadMembers.add(memberId)
   }

@@ -3,12 +3,12 @@
 // for workers started elsewhere with --follow-lab; the load retries its sends through an outage.
 
 import { type ProcessingGuarantee, streamsConfigFor } from '../../../lib/streams-config.ts'
-import { requireCapability } from '../../log/capabilities.ts'
-import { KAFKA_CAPABILITIES, KAFKA_GROUP_TIMEOUTS, withKafkaGroupTimeouts } from '../../log/kafka/capabilities.ts'
+import { KAFKA_GROUP_TIMEOUTS, withKafkaGroupTimeouts } from '../../log/kafka/capabilities.ts'
 import type { KafkaClientConfig } from '../../log/kafka/kafka-client.ts'
 import { SystemTime } from '../../log/time.ts'
 import { Lab } from '../lab.ts'
 import { labRuntimeSettings, type RuntimeFactory } from '../runtime-factory.ts'
+import { scenarioRuntimeOptions } from './kafka-scenario-host.ts'
 import { RetryingLoadProducer } from './retrying-load-producer.ts'
 import { WorkerProcessRuntime } from './worker-process-runtime.ts'
 
@@ -41,6 +41,7 @@ export function workerProcessRuntimes(o: KafkaLabOptions): RuntimeFactory {
   return {
     time,
     seed,
+    backend: 'kafka',
     create: ({ guarantee, ratePerSec }) =>
       new WorkerProcessRuntime(time, {
         ...labRuntimeSettings(withKafkaGroupTimeouts(streamsConfigFor(guarantee, { applicationId: `${o.applicationIdPrefix ?? 'eoscope-lab'}-${Date.now().toString(36)}` }), KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs), ratePerSec, o),
@@ -54,10 +55,16 @@ export function workerProcessRuntimes(o: KafkaLabOptions): RuntimeFactory {
         ackRoute: 'ack-drop-proxy',
         localBrokersDir: o.localBrokersDir ?? null,
       }),
-    forScenario: (): never => {
-      requireCapability(KAFKA_CAPABILITIES, 'scenarios')
-      throw new Error('scenarios need the embedded log')
-    },
+    // A scenario's lab is not published to the lab directory: a worker following the lab sits the script out.
+    forScenario: (setup) =>
+      new WorkerProcessRuntime(time, {
+        ...scenarioRuntimeOptions(setup, `${o.applicationIdPrefix ?? 'eoscope-lab'}-${Date.now().toString(36)}-scenario`, seed, o.client),
+        restartFailed: true,
+        workerLogs: o.workerLogs,
+        wrapLoadProducer: (make) => new RetryingLoadProducer(make, LOAD_SEND_DEADLINE_MS),
+        keepTopics: o.deleteTopics === false,
+        localBrokersDir: o.localBrokersDir ?? null,
+      }),
   }
 }
 

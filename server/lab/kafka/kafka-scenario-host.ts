@@ -11,7 +11,7 @@ import { KAFKA_GROUP_TIMEOUTS, withKafkaGroupTimeouts } from '../../log/kafka/ca
 import type { KafkaClientConfig } from '../../log/kafka/kafka-connection.ts'
 import { SystemTime } from '../../log/time.ts'
 import type { ScenarioHost, ScenarioSetup } from '../scenarios/scenario.ts'
-import { WorkerProcessRuntime } from './worker-process-runtime.ts'
+import { WorkerProcessRuntime, type WorkerProcessRuntimeOptions } from './worker-process-runtime.ts'
 
 export interface KafkaScenarioHostOptions {
   client: KafkaClientConfig
@@ -33,26 +33,7 @@ export class KafkaScenarioHost implements ScenarioHost {
 
   async start(setup: ScenarioSetup): Promise<WorkerProcessRuntime> {
     const applicationId = `${this.o.applicationIdPrefix ?? 'eoscope-scenario'}-${Date.now().toString(36)}-${this.runtimes.length + 1}`
-    const config = streamsConfigFor(setup.guarantee, {
-      applicationId,
-      commitIntervalMs: setup.commitIntervalMs,
-      transactionTimeoutMs: setup.transactionTimeoutMs,
-      idempotence: setup.idempotence,
-    })
-    const r = new WorkerProcessRuntime(this.time, {
-      config: withKafkaGroupTimeouts(config, Math.max(setup.sessionTimeoutMs ?? 0, KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs)),
-      workers: setup.workers ?? 3,
-      partitions: setup.partitions ?? 6,
-      ratePerSec: setup.ratePerSec,
-      maxRecords: setup.records,
-      keys: setup.keys ?? 20,
-      seed: this.seed,
-      restartAfterMs: setup.restartAfterMs === undefined ? 500 : setup.restartAfterMs,
-      client: { ...this.o.client, clientId: this.o.client.clientId ?? 'eoscope-scenario' },
-      workerLogs: this.o.workerLogs,
-      traceIntervalMs: 250,
-      ackRoute: 'ack-drop-proxy',
-    })
+    const r = new WorkerProcessRuntime(this.time, { ...scenarioRuntimeOptions(setup, applicationId, this.seed, { ...this.o.client, clientId: this.o.client.clientId ?? 'eoscope-scenario' }), workerLogs: this.o.workerLogs })
     this.runtimes.push(r)
     await r.start()
     return r
@@ -64,5 +45,29 @@ export class KafkaScenarioHost implements ScenarioHost {
       await r.close()
       await r.retire('ended').catch(() => {})
     }
+  }
+}
+
+/** A scenario's lab on Kafka, headless or on the dashboard: its setup, the group's timeouts Kafka's, its workers behind the ack-drop proxy. */
+export function scenarioRuntimeOptions(setup: ScenarioSetup, applicationId: string, seed: number, client: KafkaClientConfig): WorkerProcessRuntimeOptions {
+  const config = streamsConfigFor(setup.guarantee, {
+    applicationId,
+    commitIntervalMs: setup.commitIntervalMs,
+    transactionTimeoutMs: setup.transactionTimeoutMs,
+    idempotence: setup.idempotence,
+  })
+  return {
+    config: withKafkaGroupTimeouts(config, Math.max(setup.sessionTimeoutMs ?? 0, KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs)),
+    workers: setup.workers ?? 3,
+    partitions: setup.partitions ?? 6,
+    ratePerSec: setup.ratePerSec,
+    maxRecords: setup.records,
+    maxBacklog: setup.maxBacklog,
+    keys: setup.keys ?? 20,
+    seed,
+    restartAfterMs: setup.restartAfterMs === undefined ? 500 : setup.restartAfterMs,
+    client,
+    traceIntervalMs: 250,
+    ackRoute: 'ack-drop-proxy',
   }
 }

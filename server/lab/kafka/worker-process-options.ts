@@ -10,6 +10,8 @@ import type { RuntimeSettings } from '../lab-runtime.ts'
 export interface WorkerProcessRuntimeOptions extends RuntimeSettings {
   client: KafkaClientConfig
   traceIntervalMs?: number
+  /** The load pauses while this many input records wait unconsumed (a saturating load that stays bounded). */
+  maxBacklog?: number
   /** Start the load generator only when startLoad() is called (a benchmark waits for a stable group). */
   holdLoad?: boolean
   /** Write all maxRecords input records before any worker starts: the workers then run on a backlog (a benchmark). */

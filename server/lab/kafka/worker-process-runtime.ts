@@ -19,7 +19,7 @@ import { createKafka } from '../../log/kafka/kafka-client.ts'
 import { KafkaConnection } from '../../log/kafka/kafka-connection.ts'
 import { SeededRandom, type Time } from '../../log/time.ts'
 import type { LogProducer } from '../../log/types.ts'
-import { EventHub, type LabEvent, type LabRuntime, type Retirement, type TaskStatus } from '../lab-runtime.ts'
+import { EventHub, type LabEvent, type LabRuntime, type RevivalSettings, type Retirement, type TaskStatus } from '../lab-runtime.ts'
 import { LoadGenerator } from '../load-generator.ts'
 import { RecoveryTracker } from '../recovery-tracker.ts'
 import { poisonRecords, trackKill, trackRecovery } from '../runtime-common.ts'
@@ -31,6 +31,7 @@ import { componentLogger } from './kafka-log.ts'
 import { publishIfDashboardLab } from './lab-directory.ts'
 import { loadFailureOf } from './retrying-load-producer.ts'
 import { KAFKA_LAB_NOTES, KAFKA_RUN_NOTES, KAFKA_VISIBILITY_POLL_MS, KAFKA_WORDING, untilStable } from './worker-process-notes.ts'
+import { killWorker, pauseWorker, type FaultTarget } from './worker-faults.ts'
 import { everyPartitionOwned, signalSlot, spawnWorker, stopProcesses, workerArgs, type KafkaSlot, type WorkerLogs } from './worker-spawn.ts'
 import type { WorkerProcessRuntimeOptions } from './worker-process-options.ts'
 import { WorkerTelemetry, type KafkaWorkerView } from './worker-telemetry.ts'
@@ -71,6 +72,8 @@ export class WorkerProcessRuntime implements LabRuntime {
   private readonly group: GroupWatch
   private readonly telemetry: WorkerTelemetry
   private stopped = false
+  private closed = false
+  private readonly faultTarget: FaultTarget
   private loops: Promise<void>[] = []
   /** Slot numbers are never reused: a re-added slot is a new worker, not a killed one come back. */
   private slotSeq = 0
@@ -95,8 +98,9 @@ export class WorkerProcessRuntime implements LabRuntime {
     this.admin = createKafka(options.client, `${options.client.clientId}-lab-groups`).admin()
     const makeLoadProducer = () => this.connection.producer({ clientId: `${this.config['application.id']}-load-generator`, idempotent: true })
     this.loadProducer = options.wrapLoadProducer ? options.wrapLoadProducer(makeLoadProducer) : makeLoadProducer()
-    const { partitions, ratePerSec, maxRecords, keys } = options
-    this.generator = new LoadGenerator(this.loadProducer, { topic: this.topics.input, partitions, ratePerSec, maxRecords, keys, seed: options.seed ^ 0x5eed }, time)
+    const { partitions, ratePerSec, maxRecords, keys, maxBacklog } = options
+    const backlog = () => this.group.backlog(this.generator.sent, this.liveSlots().flatMap((s) => [...(s.worker?.tasks.values() ?? [])]))
+    this.generator = new LoadGenerator(this.loadProducer, { topic: this.topics.input, partitions, ratePerSec, maxRecords, keys, seed: options.seed ^ 0x5eed, maxBacklog, backlog }, time)
     this.startedAtMs = time.now()
     const emit = (e: LabEvent) => this.emit(e)
     this.group = new GroupWatch({ admin: this.admin, groupId: this.groupId, inputTopic: this.topics.input, partitions, tracker: this.tracker, time, log: this.log, emit, loadFinished: () => this.generator.finished })
@@ -117,6 +121,14 @@ export class WorkerProcessRuntime implements LabRuntime {
       },
       onEngineEvent: (e, memberId) => this.onEngineEvent(e, memberId),
     })
+    this.faultTarget = {
+      time: this.time,
+      commands: this.commands,
+      slotOf: (id) => this.slotOf(id),
+      isRemote: (id) => this.isRemote(id),
+      killedHere: (slot, atMs) => this.recordKill(slot.worker!, atMs, null),
+      pausedHere: (workerId, atMs) => this.emit({ type: 'worker-paused', workerId, step: null, atMs }),
+    }
   }
 
   get groupId(): string {
@@ -149,10 +161,25 @@ export class WorkerProcessRuntime implements LabRuntime {
       await this.generator.start()
     }
     for (let i = 0; i < this.options.workers; i++) this.addWorker()
-    const stopped = () => this.stopped
-    this.loops = [this.telemetry.loop(this.connection.reader(), this.topics.telemetry, stopped, this.startedAtMs), this.group.groupLoop(stopped), this.group.healthLoop(stopped)]
+    this.startLoops()
     if (!this.options.holdLoad && !this.options.prefill) this.startLoad()
     await publishIfDashboardLab(this.options, this.connection, this.config, this.time.now(), (e) => this.emit(e))
+  }
+
+  private startLoops(): void {
+    const stopped = () => this.stopped
+    this.loops = [this.telemetry.loop(this.connection.reader(), this.topics.telemetry, stopped, this.startedAtMs), this.group.groupLoop(stopped), this.group.healthLoop(stopped)]
+  }
+
+  /** Runs on after stop(): the telemetry, group and health loops again, from where they were. */
+  async revive(settings: RevivalSettings): Promise<void> {
+    if (this.closed) throw new Error(`the application ${this.groupId} was closed and cannot run again: reset the lab`)
+    this.options.restartAfterMs = settings.restartAfterMs
+    this.ackProxy?.disarm()
+    if (!this.stopped) return
+    await Promise.allSettled(this.loops)
+    this.stopped = false
+    this.startLoops()
   }
 
   startLoad(): void {
@@ -220,7 +247,7 @@ export class WorkerProcessRuntime implements LabRuntime {
 
   /** SIGKILL now, or (step given) the worker kills itself with SIGKILL when it next reaches that step. */
   kill(workerId: string, step: Step | null = null): boolean {
-    const sent = this.killNow(workerId, step)
+    const sent = killWorker(this.faultTarget, workerId, step)
     if (sent === false) return false
     if (sent !== true) sent.catch((e: unknown) => this.log.warn({ err: e, workerId }, `kill command for ${workerId} not sent: ${(e as Error).message}`))
     return true
@@ -228,37 +255,15 @@ export class WorkerProcessRuntime implements LabRuntime {
 
   /** As kill, but a kill that travels on the commands topic resolves once the cluster took it (and throws if it did not). */
   async killConfirmed(workerId: string, step: Step | null = null): Promise<boolean> {
-    const sent = this.killNow(workerId, step)
+    const sent = killWorker(this.faultTarget, workerId, step)
     if (typeof sent === 'boolean') return sent
     await sent
     return true
   }
 
-  /** false: no such live worker; true: killed by SIGKILL here; a promise: a kill command on its way. */
-  private killNow(workerId: string, step: Step | null): boolean | Promise<void> {
-    const slot = this.slotOf(workerId)
-    const now = this.time.now()
-    if (!slot || !slot.child || (slot.process.state !== 'running' && slot.process.state !== 'paused')) {
-      if (!this.isRemote(workerId)) return false
-      return this.commands.send(step === null ? { target: workerId, command: 'kill', issuedAtMs: now } : { target: workerId, command: 'kill-at-step', step, issuedAtMs: now })
-    }
-    if (step !== null && slot.process.state === 'running') return this.commands.send({ target: workerId, command: 'kill-at-step', step, issuedAtMs: now })
-    slot.process.state = 'killed'
-    slot.child.kill('SIGKILL')
-    this.recordKill(slot.worker!, now, null)
-    return true
-  }
-
-  /** SIGSTOP now, or (step given) the worker stops itself when it next reaches that step: no heartbeats, a zombie once its session expires. */
+  /** SIGSTOP now, or (step given) the worker stops itself when it next reaches that step (worker-faults.ts). */
   pause(workerId: string, step: Step | null = null): boolean {
-    if (step !== null) {
-      if (this.slotOf(workerId)?.process.state !== 'running') return false
-      this.commands.post({ target: workerId, command: 'pause-at-step', step, issuedAtMs: this.time.now() })
-      return true
-    }
-    const paused = signalSlot(this.slotOf(workerId), { from: 'running', signal: 'SIGSTOP', to: 'paused' })
-    if (paused) this.emit({ type: 'worker-paused', workerId, step: null, atMs: this.time.now() })
-    return paused
+    return pauseWorker(this.faultTarget, workerId, step)
   }
   resume(workerId: string): boolean {
     return signalSlot(this.slotOf(workerId), { from: 'paused', signal: 'SIGCONT', to: 'running' })
@@ -335,17 +340,13 @@ export class WorkerProcessRuntime implements LabRuntime {
     return [...this.group.committed]
   }
   committedTotal(): number {
-    return this.group.committed.reduce<number>((a, b) => a + (b ?? 0), 0)
+    return this.group.committedTotal()
   }
-  /** All input produced, and committed by the group (as of the last poll). */
   caughtUp(): boolean {
-    const ends = this.group.finalEnds
-    if (!this.generator.finished || ends === null) return false
-    return ends.every((e, p) => (this.group.committed[p] ?? 0) >= e)
+    return this.group.caughtUp()
   }
-  /** Kills go on while the workers still have input to process. */
   faultWindowOpen(): boolean {
-    return !this.caughtUp()
+    return !this.group.caughtUp()
   }
   transactionCounts(): { committed: number; aborted: number } {
     return { ...this.txns }
@@ -358,8 +359,7 @@ export class WorkerProcessRuntime implements LabRuntime {
   producerSequences(): { partition: string; sequence: number }[] {
     return []
   }
-  /** The broker applies its own retention. */
-  applyRetention(): void {}
+  applyRetention(): void {} // the broker applies its own
   loadFailure(): string | null {
     return loadFailureOf(this.loadError, this.loadProducer)
   }
@@ -375,7 +375,7 @@ export class WorkerProcessRuntime implements LabRuntime {
 
   /** Ends every worker process (SIGKILL), the loops and the connections. Safe to call twice. */
   async close(): Promise<void> {
-    this.stopped = true
+    this.stopped = this.closed = true
     this.generator.stop()
     for (const s of this.slots) if (s.child && s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL')
     await Promise.allSettled(this.slots.map((s) => s.exited))

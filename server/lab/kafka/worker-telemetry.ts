@@ -50,14 +50,16 @@ export class WorkerTelemetry {
 
   constructor(private readonly t: TelemetryTarget) {}
 
+  /** The next telemetry record to read: a loop started again (a revived runtime) goes on from there. */
+  private offset = 0
+
   async loop(reader: LogReader, topic: string, stopped: () => boolean, startedAtMs: number): Promise<void> {
     const tp = { topic, partition: 0 }
-    let offset = 0
     while (!stopped()) {
       try {
         for (;;) {
-          const r = await reader.read(tp, offset, 1_000, 'read_uncommitted')
-          offset = r.nextOffset
+          const r = await reader.read(tp, this.offset, 1_000, 'read_uncommitted')
+          this.offset = r.nextOffset
           for (const rec of r.records) this.onRecord(rec.value)
           if (r.records.length === 0) break
         }

@@ -72,7 +72,6 @@ export const crashBeforeCommitScenario: Scenario = {
   name: 'crash-before-commit',
   title: 'Crash after the ack, before the commit (at_least_once)',
   summary: 'A worker dies between step 4 (broker ack) and step 5 (commit offsets). The next owner starts from the last committed offset and redoes the records: duplicates and inflated counts.',
-  notOnKafka: null,
   run: (ctx) => crashBeforeCommit(ctx, 'at_least_once'),
 }
 
@@ -80,6 +79,5 @@ export const crashBeforeCommitEosScenario: Scenario = {
   name: 'crash-before-commit-eos',
   title: 'The same crash under exactly_once',
   summary: 'Output, changelog and offsets are one transaction. The crash leaves it open; the new owner fences it (ABORT markers), restores state from the committed changelog and redoes the records: nothing is visible twice.',
-  notOnKafka: null,
   run: (ctx) => crashBeforeCommit(ctx, 'exactly_once'),
 }

@@ -15,7 +15,6 @@ export const hangingTransactionScenario: Scenario = {
   name: 'hanging-transaction',
   title: 'A hanging transaction and transaction.timeout.ms',
   summary: 'Under exactly_once_v2 the transactional.id belongs to the worker. If it dies and is never restarted, nobody fences its open transaction: the last stable offset of every partition it wrote stops, and read_committed consumers stall until the coordinator aborts it at transaction.timeout.ms.',
-  notOnKafka: null,
   async run(ctx) {
     const { time } = ctx
     const kafka = ctx.host.backend === 'kafka'

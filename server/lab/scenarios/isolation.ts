@@ -8,7 +8,6 @@ export const isolationScenario: Scenario = {
   name: 'isolation',
   title: 'read_committed against read_uncommitted',
   summary: 'Aborted transactions leave their records in the log, marked by an ABORT marker. A read_uncommitted consumer delivers them; a read_committed one stops at the last stable offset and skips them.',
-  notOnKafka: null,
   async run(ctx) {
     const { time } = ctx
     // Each kill fires at a worker's next step 5, so input must still flow at the third: on Kafka every

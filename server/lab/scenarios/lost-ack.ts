@@ -32,7 +32,6 @@ export const lostAckScenario: Scenario = {
   name: 'lost-ack',
   title: 'A lost ack and the retry',
   summary: 'Step 4 fails after the broker appended: the producer retries the same batch. Without idempotence it is written twice; with enable.idempotence the broker drops the retry by its sequence number.',
-  notOnKafka: null,
   async run(ctx) {
     const on = await lostAck(ctx, 'on')
     const e = on.dropped

@@ -76,8 +76,6 @@ export interface Scenario {
   title: string
   /** One or two sentences in the vocabulary of the five steps and the three writes. */
   summary: string
-  /** Why it does not run on Kafka yet, or null: it runs on both backends, its claims read from the log and the workers' own events. */
-  notOnKafka: string | null
   run(ctx: ScenarioContext): Promise<string>
 }
 
@@ -229,19 +227,7 @@ export async function outputProvenance(runtime: LabRuntime): Promise<Map<string,
   return out
 }
 
-/** Thrown when a scenario is asked of a backend it does not run on yet: run it on the embedded log. */
-export class ScenarioNotOnBackendError extends Error {
-  readonly name = 'ScenarioNotOnBackendError'
-}
-
-/** The lab as the embedded log's runtime, for a scenario that reads the broker itself (its notOnKafka says why). */
-export function embeddedLab(lab: LabRuntime): InProcessRuntime {
-  if (!(lab instanceof InProcessRuntime)) throw new ScenarioNotOnBackendError(`this scenario reads the embedded broker's own state; it got a ${lab.backend} lab`)
-  return lab
-}
-
 export async function runScenario(scenario: Scenario, host: ScenarioHost, onSay?: (line: { atMs: number; text: string }) => void): Promise<ScenarioResult> {
-  if (host.backend === 'kafka' && scenario.notOnKafka !== null) throw new ScenarioNotOnBackendError(`scenario ${scenario.name} does not run on Kafka: ${scenario.notOnKafka}`)
   const narrative: { atMs: number; text: string }[] = []
   const expectations: Expectation[] = []
   const figures: Record<string, number> = {}

@@ -109,7 +109,6 @@ export const zombieScenario: Scenario = {
   name: 'zombie',
   title: 'A paused worker wakes up as a zombie',
   summary: 'A worker stops (SIGSTOP) holding an open transaction, is dropped from the group, and wakes up. It is fenced: under exactly_once by the new owner bumping the producer epoch, under exactly_once_v2 by the group generation on its offset commit. Nothing it wrote becomes visible.',
-  notOnKafka: null,
   async run(ctx) {
     const results = []
     for (const g of ['exactly_once', 'exactly_once_v2'] as const) {

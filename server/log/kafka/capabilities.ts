@@ -10,8 +10,6 @@ export const KAFKA_CAPABILITIES: LogCapabilities = {
     // (OffsetFetch v7), both sent by kip447/ over kafkajs's connections (KIP-447).
     'drop-acks':
       'dropping an ack needs the worker processes behind eoscope\'s ack-drop proxy (a lab or `eoscope run --drop-acks N` on a plaintext or SASL_PLAINTEXT cluster); this connection reaches the brokers directly',
-    scenarios:
-      'from the dashboard the guided scenarios run on the embedded log; on Kafka run crash-before-commit, crash-before-commit-eos, lost-ack, zombie, hanging-transaction and isolation headless with eoscope scenario NAME --backend kafka --brokers HOST:PORT',
     'hanging-transaction':
       'a Kafka broker refuses a transactional write its coordinator does not know (transaction.partition.verification.enable, KIP-890): a hanging transaction is made there only by switching that broker setting off, which eoscope does not do to a cluster',
   },

@@ -94,6 +94,11 @@ export class AckDropProxy {
     this.budget += count
   }
 
+  /** Acks armed and not yet dropped are forgotten. */
+  disarm(): void {
+    this.budget = 0
+  }
+
   /** Acks still to be dropped. */
   get pendingDrops(): number {
     return this.budget

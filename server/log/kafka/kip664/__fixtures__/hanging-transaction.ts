@@ -22,6 +22,8 @@ async function setVerification(brokers: string[], clientId: string, enabled: boo
   }
 }
 
+const VERIFICATION_REFUSALS = ['INVALID_PRODUCER_ID_MAPPING', 'INVALID_TXN_STATE']
+
 /** Writes one transactional record of `producerId` (epoch 0, sequence 0) to the partition; returns once the leader took it. */
 export async function writeHangingTransaction(brokers: string[], clientId: string, tp: { topic: string; partition: number }, producerId: number): Promise<void> {
   const cluster = createCluster(createKafka({ brokers, clientId: `${clientId}-raw` }, 'raw'))
@@ -40,7 +42,8 @@ export async function writeHangingTransaction(brokers: string[], clientId: strin
         (e: { type?: string }) => e,
       )
       if (refused === null) break
-      if (refused.type !== 'INVALID_PRODUCER_ID_MAPPING' || attempt >= 100) throw refused
+      // Verification still on refuses it with either code (the coordinator does not know the producer id).
+      if (!VERIFICATION_REFUSALS.includes(refused.type ?? '') || attempt >= 100) throw refused
       await new Promise((r) => setTimeout(r, 100))
     }
   } finally {
