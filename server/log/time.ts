@@ -98,6 +98,8 @@ export class MockTime implements Time {
     const tracked = p.finally(() => {
       settled = true
     })
+    // A rejection is the caller's to handle once this returns it, not an unhandled one meanwhile.
+    tracked.catch(() => {})
     await this.runUntil(() => settled, maxMs, stepMs)
     return tracked
   }

@@ -7,9 +7,9 @@
 // events. On Kafka the dead worker's partitions move only after its session expires (10 s), so the
 // transaction timeout there is twice that: the new owner's output piles up behind the stuck LSO.
 
-import type { LogInspector, TopicPartition } from '../../log/types.ts'
+import type { LogInspector, PartitionOffsets, TopicPartition } from '../../log/types.ts'
 import { abortedRuns, linkOf } from './evidence-links.ts'
-import { aWorkerWithTasks, collect, finishAndValidate, type Scenario, stallBoundMs, waitWhileProgressing } from './scenario.ts'
+import { aWorkerWithTasks, collect, finishAndValidate, type Scenario, pollUntil, stallBoundMs, waitWhileProgressing } from './scenario.ts'
 
 export const hangingTransactionScenario: Scenario = {
   name: 'hanging-transaction',
@@ -38,14 +38,11 @@ export const hangingTransactionScenario: Scenario = {
     const stuck = (await offsets()).map((o) => o.lastStableOffset)
     ctx.say(`${victim} died after step 4 holding transaction ${tid}; output partitions ${partitions.join(', ')} stop at last stable offsets ${stuck.join(', ')}`)
     let hwGrew = false
-    const deadline = time.now() + Math.max(3 * timeoutMs, stallMs)
-    for (;;) {
-      const now = await offsets()
+    const moved = (now: PartitionOffsets[]) => {
       if (now.some((o, i) => o.highWatermark > stuck[i]! + 10)) hwGrew = true
-      if (now.some((o, i) => o.lastStableOffset > stuck[i]!)) break
-      if (time.now() > deadline) throw new Error(`scenario gave up waiting for the last stable offset to move after ${Math.round(time.now() - t0)} ms`)
-      await time.sleep(kafka ? 100 : 10)
+      return now.some((o, i) => o.lastStableOffset > stuck[i]!)
     }
+    await pollUntil(time, offsets, moved, { everyMs: kafka ? 100 : 10, boundMs: Math.max(3 * timeoutMs, stallMs), what: 'the last stable offset to move' })
     const releasedAfter = time.now() - t0
     // The hanging transaction's first record is where the LSO stood; its producer's ABORT marker ends it.
     const ended = await abortOf(inspector, partitions.map(output), stuck)

@@ -155,6 +155,20 @@ export async function waitWhileProgressing(time: Time, predicate: () => boolean,
 }
 
 /**
+ * Reads the log every `everyMs` until what it read satisfies `done`, and answers that reading. A
+ * read that fails counts as not yet (a cluster may not answer for a moment); past `boundMs` it fails.
+ */
+export async function pollUntil<T>(time: Time, read: () => Promise<T>, done: (v: T) => boolean, o: { everyMs: number; boundMs: number; what: string }): Promise<T> {
+  const start = time.now()
+  for (;;) {
+    const v = await read().then((x) => ({ x }), () => null)
+    if (v !== null && done(v.x)) return v.x
+    if (time.now() - start > o.boundMs) throw new Error(`scenario gave up waiting for ${o.what} after ${Math.round(time.now() - start)} ms`)
+    await time.sleep(o.everyMs)
+  }
+}
+
+/**
  * Waits until every input record is committed, then stops the lab cleanly and validates its logs.
  * The wait lasts while the group's committed offsets move (a recovery on Kafka waits a session
  * timeout); it fails once they stood still for `stallMs`, or past `maxMs`.

@@ -10,10 +10,11 @@
 
 import type { ProcessingGuarantee } from '../../../lib/streams-config.ts'
 import { taskIdOf } from '../../../lib/task-id.ts'
+import type { GroupDescription } from '../../log/group-description.ts'
 import type { LogInspector, PartitionProducer, TopicPartition } from '../../log/types.ts'
 import type { LabEvent, LabRuntime } from '../lab-runtime.ts'
 import type { OffsetRun } from './evidence-links.ts'
-import { aWorkerWithTasks, collect, finishAndValidate, type Scenario, type ScenarioContext, stallBoundMs, waitWhileProgressing } from './scenario.ts'
+import { aWorkerWithTasks, collect, finishAndValidate, type Scenario, type ScenarioContext, pollUntil, stallBoundMs, waitWhileProgressing } from './scenario.ts'
 
 /** The producers a worker's transactions went through: the transactional id, producer id and epoch of its last txn-begin for each. */
 function openProducers(events: readonly LabEvent[], workerId: string) {
@@ -44,8 +45,13 @@ async function zombie(ctx: ScenarioContext, guarantee: ProcessingGuarantee) {
   const open = await openTransactions(lab, producers.map((p) => p.producerId))
   ctx.say(`${guarantee}: ${victim} paused after step 4 with an open transaction (tasks ${tasks.join(', ')}; producers ${producers.map((p) => `${p.transactionalId} id ${p.producerId} epoch ${p.epoch}`).join('; ')})`)
   // Removed once its group's coordinator lists it no more (DescribeGroups; the embedded coordinator the same way).
-  const removed = whenRemoved(lab, memberId, ctx.host.backend === 'kafka' ? 200 : 10)
-  await waitWhileProgressing(time, () => removed.done, progress, { stallMs, maxMs: 10 * stallMs, what: 'the session to expire' })
+  // The group is asked until the member is gone; the wait fails if the group stops committing meanwhile.
+  let removed = false
+  const inspector = lab.connection.inspector()
+  const gone = (g: GroupDescription | undefined) => g !== undefined && !g.members.some((m) => m.memberId === memberId)
+  const removal = pollUntil(time, async () => inspector.describeGroup?.(lab.groupId), gone, { everyMs: ctx.host.backend === 'kafka' ? 200 : 10, boundMs: 10 * stallMs, what: `${victim} to leave the group` })
+  removal.then(() => (removed = true), () => {})
+  await waitWhileProgressing(time, () => removed, progress, { stallMs, maxMs: 10 * stallMs, what: 'the session to expire' })
   await time.sleep(1_000)
   ctx.say(`session.timeout.ms passed: the group removed ${victim}; its tasks moved to other workers`)
   lab.resume(victim)
@@ -56,20 +62,6 @@ async function zombie(ctx: ScenarioContext, guarantee: ProcessingGuarantee) {
   const report = await finishAndValidate(lab)
   const fate = await fateOf(lab.connection.inspector(), open, lab.topics.output)
   return { report, fence: fence?.type === 'task-migrated' ? fence.reason : null, ...fate, producers, fencedAtMs }
-}
-
-/** Polls the group until the member is gone from it; `done` turns true then (stops once true, or when the lab stops answering). */
-function whenRemoved(lab: LabRuntime, memberId: string | null, everyMs: number): { done: boolean } {
-  const state = { done: false }
-  const inspector = lab.connection.inspector()
-  void (async () => {
-    while (!state.done) {
-      const g = await inspector.describeGroup?.(lab.groupId).catch(() => null)
-      if (g && !g.members.some((m) => m.memberId === memberId)) state.done = true
-      else await lab.time.sleep(everyMs)
-    }
-  })()
-  return state
 }
 
 /** Each partition's open transaction of these producers (its producer id and first offset), from the leaders. */
