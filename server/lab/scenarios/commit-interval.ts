@@ -3,9 +3,8 @@
 // come from the commits the workers report and the recovery tracker's phases.
 
 import { linkOf } from './evidence-links.ts'
-import type { LabRuntime } from '../lab-runtime.ts'
 import { phaseDurations } from '../recovery-tracker.ts'
-import { pickWorkerWithTasks, type Scenario, type ScenarioContext, stallBoundMs, waitUntil, waitWhileProgressing } from './scenario.ts'
+import { groupFormed, pickWorkerWithTasks, type Scenario, type ScenarioContext, stallBoundMs, waitUntil, waitWhileProgressing } from './scenario.ts'
 
 /** The commit interval of the scenario's last run: the lab it ends on, whose replay windows its links show. */
 const LAST_RUN_MS = 5_000
@@ -24,8 +23,8 @@ async function measure(ctx: ScenarioContext, commitIntervalMs: number, killAfter
     for (const o of e.offsets) committedTo[o.partition] = Math.max(committedTo[o.partition] ?? 0, o.offset)
     commits.push({ t: e.atMs, total: committedTo.reduce((a, b) => a + b, 0) })
   })
-  // The window opens once every partition has its task: on Kafka the group takes seconds to form.
-  await waitUntil(time, () => partitionsOwned(lab) === lab.partitions, stallBoundMs(lab) * 6, 'every partition to have its task')
+  // The window opens once the group has formed: on Kafka that takes seconds.
+  await waitUntil(time, () => groupFormed(lab), stallBoundMs(lab) * 6, 'the group to form (every partition owned, every worker owning one)')
   const start = time.now()
   await time.sleep(killAfterMs)
   // Processed throughput: how far the committed offsets advanced from the window's start to the
@@ -81,13 +80,6 @@ function totalAt(commits: readonly { t: number; total: number }[], t: number): n
   let total = 0
   for (const c of commits) if (c.t <= t) total = c.total
   return total
-}
-
-/** How many partitions a live worker holds a task of. */
-function partitionsOwned(lab: LabRuntime): number {
-  const owned = new Set<number>()
-  for (const s of lab.liveSlots()) for (const p of s.worker?.tasks.keys() ?? []) owned.add(p)
-  return owned.size
 }
 
 export const commitIntervalScenario: Scenario = {

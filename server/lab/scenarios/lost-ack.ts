@@ -3,7 +3,7 @@
 // The run with idempotence goes first, so the lab the scenario ends on holds the doubled write.
 
 import { duplicateRuns, linkOf } from './evidence-links.ts'
-import { aWorkerWithTasks, finishAndValidate, collect, outputProvenance, type Provenance, type Scenario, type ScenarioContext } from './scenario.ts'
+import { aWorkerProcessing, finishAndValidate, collect, outputProvenance, type Provenance, type Scenario, type ScenarioContext } from './scenario.ts'
 
 /** One run with enable.idempotence 'on' or 'off'. */
 async function lostAck(ctx: ScenarioContext, enableIdempotence: 'on' | 'off') {
@@ -11,8 +11,10 @@ async function lostAck(ctx: ScenarioContext, enableIdempotence: 'on' | 'off') {
   const lab = await ctx.host.start({ guarantee: 'at_least_once', idempotence, commitIntervalMs: 500, ratePerSec: 1_000, records: 3_000 })
   const events = collect(lab)
   await ctx.time.sleep(1_000)
-  // The next produce to the output topic loses its ack: in the embedded broker, or on Kafka in the ack-drop proxy between the workers and the brokers.
-  await aWorkerWithTasks(lab)
+  // The next produce to the output topic loses its ack: in the embedded broker, or on Kafka in the
+  // ack-drop proxy between the workers and the brokers. Armed once a worker processes (not waiting
+  // for the whole group: no worker is killed, and the run's 3,000 records last three seconds).
+  await aWorkerProcessing(lab)
   lab.dropAcks(1)
   ctx.say(`enable.idempotence=${idempotence}: the next produce ack is lost after the broker appended the batch`)
   const report = await finishAndValidate(lab)

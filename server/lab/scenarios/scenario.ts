@@ -195,10 +195,32 @@ export function pickWorkerWithTasks(runtime: LabRuntime): string {
   return runtime.random.pick(live).worker!.id
 }
 
-/** Waits until some live worker owns a task (on Kafka the group forms in seconds, a busy machine's in more), then picks one. */
-export async function aWorkerWithTasks(runtime: LabRuntime, boundMs = 180_000): Promise<string> {
+/**
+ * Whether the group has formed: every partition has its task and every running worker owns one
+ * (as many workers as there are partitions). Until then a rebalance is still to come, and under
+ * at_least_once the records a worker processed before it lost a partition are redone elsewhere:
+ * duplicates no kill caused.
+ */
+export function groupFormed(runtime: LabRuntime): boolean {
+  const running = runtime.liveSlots().filter((s) => s.process.state === 'running')
+  const owned = new Set<number>()
+  for (const s of running) for (const p of s.worker?.tasks.keys() ?? []) owned.add(p)
+  const owning = running.filter((s) => (s.worker?.tasks.size ?? 0) > 0).length
+  return owned.size === runtime.partitions && owning === Math.min(running.length, runtime.partitions)
+}
+
+/** Waits until some running worker owns a task, whether or not the group has formed. */
+export async function aWorkerProcessing(runtime: LabRuntime, boundMs = 180_000): Promise<void> {
   const owning = () => runtime.liveSlots().some((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
   await waitUntil(runtime.time, owning, boundMs, 'a worker to own a task')
+}
+
+/**
+ * Waits until the group has formed (on Kafka in seconds, on a busy machine in more), then picks a
+ * worker that owns a task: a fault placed before would land in the group's first rebalances.
+ */
+export async function aWorkerWithTasks(runtime: LabRuntime, boundMs = 180_000): Promise<string> {
+  await waitUntil(runtime.time, () => groupFormed(runtime), boundMs, 'the group to form (every partition owned, every worker owning one)')
   return pickWorkerWithTasks(runtime)
 }
 
