@@ -42,7 +42,7 @@ async function zombie(ctx: ScenarioContext, guarantee: ProcessingGuarantee) {
   const tasks = [...slot.worker!.tasks.values()].map((t) => taskIdOf(t.partition))
   // The transactions open at the pause, as the partition leaders hold them.
   const producers = openProducers(events, victim)
-  const open = await openTransactions(lab, producers.map((p) => p.producerId))
+  const open = await openTransactions(lab, producers)
   ctx.say(`${guarantee}: ${victim} paused after step 4 with an open transaction (tasks ${tasks.join(', ')}; producers ${producers.map((p) => `${p.transactionalId} id ${p.producerId} epoch ${p.epoch}`).join('; ')})`)
   // Removed once its group's coordinator lists it no more (DescribeGroups; the embedded coordinator the same way).
   // The group is asked until the member is gone; the wait fails if the group stops committing meanwhile.
@@ -64,12 +64,17 @@ async function zombie(ctx: ScenarioContext, guarantee: ProcessingGuarantee) {
   return { report, fence: fence?.type === 'task-migrated' ? fence.reason : null, ...fate, producers, fencedAtMs }
 }
 
-/** Each partition's open transaction of these producers (its producer id and first offset), from the leaders. */
-async function openTransactions(lab: LabRuntime, producerIds: readonly number[]): Promise<PartitionProducer[]> {
+/**
+ * Each partition's open transaction of these producers (its producer id and first offset), from
+ * the leaders. By producer id and epoch: under exactly_once a task's new owner takes its
+ * transactional.id over, so the same producer id at a higher epoch is the new owner's, not the zombie's.
+ */
+async function openTransactions(lab: LabRuntime, producers: readonly { producerId: number; epoch: number }[]): Promise<PartitionProducer[]> {
   const tps: TopicPartition[] = []
   for (const topic of [lab.topics.output, lab.topics.changelog]) for (let partition = 0; partition < lab.partitions; partition++) tps.push({ topic, partition })
   const read = await lab.connection.inspector().transactions?.(tps)
-  return (read?.producers ?? []).filter((p) => producerIds.includes(p.producerId) && p.currentTxnStartOffset >= 0)
+  const zombies = (p: PartitionProducer) => producers.some((z) => z.producerId === p.producerId && z.epoch === p.epoch)
+  return (read?.producers ?? []).filter((p) => zombies(p) && p.currentTxnStartOffset >= 0)
 }
 
 /**
@@ -88,6 +93,7 @@ async function fateOf(inspector: LogInspector, open: readonly PartitionProducer[
     for (const r of await inspector.readRaw(tp, o.currentTxnStartOffset, highWatermark, Number.MAX_SAFE_INTEGER)) {
       if (r.producerId !== o.producerId) continue
       if (r.control !== null) break
+      if (r.producerEpoch !== o.epoch) continue
       if (r.txnOutcome !== null) outcomes[r.txnOutcome]!++
       if (r.txnOutcome === 'aborted') abortedTxns.add(o.producerId)
       if (r.txnOutcome === 'aborted' && o.topic === outputTopic) Object.assign(run, { to: r.offset + 1, records: run.records + 1 })
