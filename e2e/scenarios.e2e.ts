@@ -9,23 +9,13 @@ import type { Page } from 'playwright-core'
 import { expect, it } from 'vitest'
 import { SHOTS, describeInChromium } from './chromium-page.ts'
 import { STALL_MS } from './page-helpers.ts'
-import { untilProgress, waitFor } from './progress.ts'
+import { waitFor } from './progress.ts'
+import { labNow, labRunsOn, openEvidence, runScenarioToEnd } from './scenario-steps.ts'
 
 /** What a scenario's lab must return to: the user's settings (partitions are the scenario lab's own, its logs the evidence). */
 interface SettingsShown {
   api: Record<string, unknown>
   controls: { checked: string[]; commitInterval: string | null; rate: string | null; workers: string | null }
-}
-
-interface LabNow {
-  config: Record<string, unknown>
-  workers: { id: string; state: string }[]
-  totals: { committedInput: number; inputRecords: number }
-  evidence?: { id: string; links: { topic: string; partition: number; fromOffset: number; toOffset: number }[] }[]
-}
-
-function labNow(page: Page): Promise<LabNow> {
-  return page.evaluate(async () => (await (await fetch('/api/lab')).json()) as LabNow)
 }
 
 async function settingsShown(page: Page): Promise<SettingsShown> {
@@ -39,51 +29,19 @@ async function settingsShown(page: Page): Promise<SettingsShown> {
   return { api, controls }
 }
 
-/** Runs a scenario from its button and waits (on its narrative's progress) until it ends. */
-async function runToEnd(page: Page, name: string): Promise<void> {
-  await page.getByTestId(`run-scenario-${name}`).click()
-  const view = page.locator(`[data-testid="scenario-view"][data-name="${name}"]`)
-  await view.waitFor({ timeout: 10_000 })
-  await untilProgress({
-    what: `scenario ${name} to end`,
-    read: async () => ({ status: await view.getAttribute('data-status'), said: await view.getByTestId('scenario-narrative').locator('li').count(), committed: (await labNow(page)).totals.committedInput }),
-    done: (v) => v.status !== 'running',
-    stallMs: STALL_MS,
-    everyMs: 250,
-  })
-  const status = await view.getAttribute('data-status')
-  if (status !== 'passed') throw new Error(`scenario ${name} ended ${status}: ${(await view.textContent()) ?? ''}`)
-}
-
 /**
  * After a scenario ended: the lab processes again within 5 s with the settings from before it, and
  * the run's evidence card opens the partition log on the partition and offsets its link names.
  */
 async function leavesALiveLab(page: Page, name: string, before: SettingsShown): Promise<void> {
-  const ended = Date.now()
-  const atEnd = await labNow(page)
-  await untilProgress({
-    what: `the lab after ${name} to run every worker and commit past ${atEnd.totals.committedInput}`,
-    read: () => labNow(page),
-    done: (lab) => lab.workers.length > 0 && lab.workers.every((w) => w.state === 'running') && lab.totals.committedInput > atEnd.totals.committedInput && lab.totals.inputRecords > atEnd.totals.inputRecords,
-    stallMs: STALL_MS,
-    everyMs: 100,
-  })
-  const backMs = Date.now() - ended
+  const backMs = await labRunsOn(page, name, { endedAt: Date.now(), everyMs: 100, stallMs: STALL_MS })
   process.stdout.write(`${name}: the lab committed again ${backMs} ms after the scenario ended\n`)
   expect(backMs, `${name}: ms from its end until the lab commits again`).toBeLessThan(5_000)
   await waitFor(async () => JSON.stringify(await settingsShown(page)) === JSON.stringify(before), `the controls after ${name} to show the settings from before it`, { boundMs: 10_000 })
   expect(await settingsShown(page)).toEqual(before)
 
-  const card = page.locator(`[data-testid="evidence-card"][data-id="${name}-1"]`)
-  await card.waitFor({ timeout: 10_000 })
-  expect(await card.getAttribute('data-status')).toBe('passed')
-  const link = card.getByTestId('evidence-link').first()
-  const [topic, partition, from, to] = await Promise.all(['data-topic', 'data-partition', 'data-from', 'data-to'].map(async (a) => (await link.getAttribute(a)) ?? ''))
-  await link.click()
-  const grid = page.getByTestId('log-grid')
-  await waitFor(async () => (await grid.getAttribute('data-window')) === 'at' && (await grid.getAttribute('data-from')) === from && (await page.getByTestId('log-partition-name').textContent()) === `${topic}-${partition}`, `the partition log to open on ${topic}-${partition} from ${from}`, { boundMs: 10_000 })
-  const offsets = (await grid.getByTestId('log-cell').evaluateAll((cells) => cells.map((c) => Number(c.getAttribute('data-offset'))))) as number[]
+  const { from, to } = await openEvidence(page, name, { boundMs: 10_000, named: (shown, topic, partition) => shown === `${topic}-${partition}` })
+  const offsets = (await page.getByTestId('log-grid').getByTestId('log-cell').evaluateAll((cells) => cells.map((c) => Number(c.getAttribute('data-offset'))))) as number[]
   expect(offsets[0]).toBe(Number(from))
   expect(offsets).toContain(Math.min(Number(to), Number(from) + offsets.length) - 1)
   await waitFor(async () => {
@@ -136,7 +94,7 @@ describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (
 
   it('runs crash-before-commit under at_least_once: duplicates in the ledger, each with the kill that caused it', async () => {
     const { page } = lab
-    await runToEnd(page, 'crash-before-commit')
+    await runScenarioToEnd(page, 'crash-before-commit', { everyMs: 250, stallMs: STALL_MS })
     const view = page.locator('[data-testid="scenario-view"][data-name="crash-before-commit"]')
     expect(await view.locator('[data-testid="scenario-expectation"][data-holds="false"]').count()).toBe(0)
     await leavesALiveLab(page, 'crash-before-commit', defaults)
@@ -159,7 +117,7 @@ describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (
     expect(mine.api).toMatchObject(asked)
     for (const name of ['lost-ack', 'zombie', 'hanging-transaction', 'isolation', 'commit-interval']) {
       await page.getByTestId('scenarios').scrollIntoViewIfNeeded()
-      await runToEnd(page, name)
+      await runScenarioToEnd(page, name, { everyMs: 250, stallMs: STALL_MS })
       await leavesALiveLab(page, name, mine)
     }
     const cards = page.getByTestId('evidence-card')

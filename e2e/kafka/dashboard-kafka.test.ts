@@ -13,6 +13,7 @@ import { ROOT, startServer, type ServerProcess } from '../server-process.ts'
 import { shown } from '../partitions-shown.ts'
 import { shownGroup, type ShownGroup } from '../group-shown.ts'
 import { untilProgress, waitFor } from '../progress.ts'
+import { labNow, labRunsOn, openEvidence, runScenarioToEnd } from '../scenario-steps.ts'
 import { openFromLedger, shownRows } from '../message-browser-steps.ts'
 import { labSnapshot, offsetIn, rowsOfTasks, txnIdRows } from '../transactions-shown.ts'
 import { KAFKA_GROUP_TIMEOUTS } from '../../server/log/kafka/capabilities.ts'
@@ -48,16 +49,6 @@ async function runningWorker(page: Page, withTasks = true): Promise<string> {
     await page.waitForTimeout(250)
   }
   throw new Error(`no running worker with tasks within ${STATE_MS} ms`)
-}
-
-interface LabNow {
-  config: Record<string, unknown>
-  workers: { id: string; state: string }[]
-  totals: { committedInput: number; inputRecords: number }
-}
-
-function labNow(page: Page): Promise<LabNow> {
-  return page.evaluate(async () => (await (await fetch('/api/lab')).json()) as LabNow)
 }
 
 /** States reached after a failure (a kill detected, partitions moved, a process refilled): a few session timeouts. */
@@ -351,43 +342,16 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     const before = await labNow(page)
     const appBefore = await page.getByTestId('application-id').textContent()
     const name = 'crash-before-commit-eos'
-    await page.getByTestId(`run-scenario-${name}`).click()
-    const view = page.locator(`[data-testid="scenario-view"][data-name="${name}"]`)
-    await view.waitFor({ timeout: 10_000 })
     // A scenario's lab is a fresh application of worker processes; a recovery waits a session timeout.
-    await untilProgress({
-      what: `scenario ${name} to end`,
-      read: async () => ({ status: await view.getAttribute('data-status'), said: await view.getByTestId('scenario-narrative').locator('li').count(), committed: (await labNow(page)).totals.committedInput }),
-      done: (v) => v.status !== 'running',
-      stallMs: STALL_MS,
-      everyMs: 500,
-    })
-    expect(await view.getAttribute('data-status'), (await view.textContent()) ?? '').toBe('passed')
-    expect(await view.getByTestId('scenario-expectation').count()).toBeGreaterThan(0)
-    expect(await view.locator('[data-testid="scenario-expectation"][data-holds="false"]').count()).toBe(0)
+    await runScenarioToEnd(page, name, { everyMs: 500, stallMs: STALL_MS })
     // The lab on screen is the scenario's last application, running on with the settings from before it.
-    const atEnd = await labNow(page)
     expect(await page.getByTestId('application-id').textContent()).not.toBe(appBefore)
-    await untilProgress({
-      what: `the lab after ${name} to run every worker and commit past ${atEnd.totals.committedInput}`,
-      read: () => labNow(page),
-      done: (lab) => lab.workers.length > 0 && lab.workers.every((w) => w.state === 'running') && lab.totals.committedInput > atEnd.totals.committedInput && lab.totals.inputRecords > atEnd.totals.inputRecords,
-      stallMs: STALL_MS,
-      everyMs: 250,
-    })
+    await labRunsOn(page, name, { endedAt: Date.now(), everyMs: 250, stallMs: STALL_MS })
     const after = await labNow(page)
     for (const k of ['processing.guarantee', 'commit.interval.ms', 'enable.idempotence'] as const) expect(after.config[k], k).toEqual(before.config[k])
     expect(after.workers.length).toBe(before.workers.length)
     // Its evidence card opens the partition log, read from the cluster, on the partition and offsets its link names.
-    const card = page.locator(`[data-testid="evidence-card"][data-id="${name}-1"]`)
-    await card.waitFor({ timeout: 10_000 })
-    expect(await card.getAttribute('data-status')).toBe('passed')
-    const link = card.getByTestId('evidence-link').first()
-    const [topic, partition, from] = await Promise.all(['data-topic', 'data-partition', 'data-from'].map(async (a) => (await link.getAttribute(a)) ?? ''))
-    await link.click()
-    const grid = page.getByTestId('log-grid')
-    await waitFor(async () => (await grid.getAttribute('data-window')) === 'at' && (await grid.getAttribute('data-from')) === from && ((await page.getByTestId('log-partition-name').textContent()) ?? '').endsWith(`-${topic}-${partition}`), `the partition log to open on the application's ${topic}-${partition} from ${from}`, { boundMs: STATE_MS })
-    await waitFor(async () => Number(await grid.getByTestId('log-cell').first().getAttribute('data-offset')) === Number(from), `the partition log's first cell at offset ${from}`, { boundMs: STATE_MS })
+    await openEvidence(page, name, { boundMs: STATE_MS, named: (shown, topic, partition) => shown.endsWith(`-${topic}-${partition}`) })
     await page.getByTestId('scenarios').screenshot({ path: path.join(SHOTS, 'kafka-scenario-verdict.png') })
   })
 

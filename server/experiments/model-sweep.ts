@@ -5,7 +5,7 @@
 // on every run, whatever the load; every figure is the model's, and says so.
 
 import type { ExperimentRecord, SweepRequest, SweepSettings } from '../../lib/experiment-protocol.ts'
-import { MODEL_COSTS, type LatencyModel } from '../log/embedded/latency-model.ts'
+import { MODEL_COSTS, MODEL_MAX_POLL_RECORDS, type LatencyModel } from '../log/embedded/latency-model.ts'
 import { MockTime } from '../log/time.ts'
 import type { Logger } from '../logging.ts'
 import { DEFAULT_SWEEP_SETTINGS } from './sweep-settings.ts'
@@ -34,7 +34,7 @@ export const MODEL_SWEEP_SETTINGS: SweepSettings = Object.freeze({
   minWindowMs: 1_000,
   windowCommits: 2,
   backlogRecords: 60,
-  maxPollRecords: 5,
+  maxPollRecords: MODEL_MAX_POLL_RECORDS,
   recoveryTimeoutMs: 600_000,
   visibilityPollMs: 20,
   loadLookMs: 20,

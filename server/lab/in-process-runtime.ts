@@ -23,6 +23,7 @@ import { EventHub, type LabEvent, type LabRuntime, type RevivalSettings, type Ru
 import { LoadGenerator } from './load-generator.ts'
 import { RecoveryTracker, type KilledPartition } from './recovery-tracker.ts'
 import { poisonRecords, trackKill, trackRecovery, workerStatusOf } from './runtime-common.ts'
+import { waitingRecords } from './waiting-records.ts'
 
 export interface InProcessRuntimeOptions extends RuntimeSettings {
   latency: 'default' | 'off'
@@ -321,14 +322,8 @@ export class InProcessRuntime implements LabRuntime {
   }
   /** Input records not yet consumed: the input end offsets minus the consumer positions (or committed offsets). */
   backlog(): number {
-    const ends = this.inputEndOffsets()
-    const committed = this.committedOffsets()
-    const position = ends.map((_, p) => committed[p] ?? 0)
-    for (const s of this.slots) {
-      if (!s.process.alive || !s.worker) continue
-      for (const t of s.worker.tasks.values()) position[t.partition] = Math.max(position[t.partition]!, t.consumedOffset)
-    }
-    return ends.reduce((n, e, p) => n + Math.max(0, e - position[p]!), 0)
+    const live = this.slots.filter((s) => s.process.alive && s.worker).flatMap((s) => [...s.worker!.tasks.values()])
+    return waitingRecords(this.inputEndOffsets(), this.committedOffsets(), live)
   }
 
   committedTotal(): number {

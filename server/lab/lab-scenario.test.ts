@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import type { LabConfig, LabSnapshot } from '../../lib/lab-protocol.ts'
 import { MockTime } from '../log/time.ts'
 import { Lab } from './lab.ts'
-import { EVIDENCE_PINNED_MS, MAX_EVIDENCE_CARDS, EvidenceShelf } from './lab-scenario.ts'
+import { dashboardScenarioHost, EVIDENCE_PINNED_MS, MAX_EVIDENCE_CARDS, EvidenceShelf } from './lab-scenario.ts'
 import type { LabRuntime } from './lab-runtime.ts'
 import { inProcessRuntimes } from './runtime-factory.ts'
 import { WorkerBoard } from './worker-board.ts'
@@ -93,6 +93,30 @@ describe('a scenario on the dashboard leaves a live lab and an evidence card', (
     expect(reset.evidence!.map((c) => c.id)).toEqual(['isolation-2'])
     await time.runUntilSettled(lab.close())
   }, 300_000)
+
+  it('a lab started to measure runs off screen: the lab on screen stays, the measuring lab is closed and retired when the run ends', async () => {
+    const onScreen = { config: {}, slots: [] } as unknown as LabRuntime
+    const started: string[] = []
+    const measuring = { config: { 'commit.interval.ms': 100 }, start: async () => void started.push('start'), close: async () => void started.push('close'), retire: async (how: string) => void started.push(`retire ${how}`) } as unknown as LabRuntime
+    const replaced: LabRuntime[] = []
+    const host = dashboardScenarioHost('commit-interval', {
+      time: new MockTime(),
+      seed: 1,
+      backend: 'embedded',
+      forScenario: () => measuring,
+      replace: async (r) => (replaced.push(r), new WorkerBoard()),
+      onScreen: () => onScreen,
+      rate: () => 400,
+      handBack: () => {},
+      mark: () => {},
+    })
+    expect(await host.start({ guarantee: 'exactly_once', ratePerSec: 1, records: 1, role: 'measure' })).toBe(measuring)
+    expect(replaced).toEqual([])
+    expect(started).toEqual(['start'])
+    // Nothing of the run replaced the lab on screen: nothing to hand back, the measuring lab gone.
+    expect(await host.end()).toBeNull()
+    expect(started).toEqual(['start', 'close', 'retire ended'])
+  })
 
   it('keeps at most MAX_EVIDENCE_CARDS cards, the oldest dropped first', () => {
     const shelf = new EvidenceShelf()

@@ -52,12 +52,19 @@ export function dashboardScenarioHost(name: string, lab: ScenarioLabPort): Dashb
   const shown = lab.onScreen()
   const before = shown === null ? null : settingsBefore(shown, lab.rate())
   let last: { runtime: LabRuntime; workers: WorkerBoard } | null = null
+  const offScreen: LabRuntime[] = []
   return {
     time: lab.time,
     seed: lab.seed,
     backend: lab.backend,
     async start(setup) {
       const runtime = lab.forScenario(setup)
+      if (setup.role === 'measure') {
+        offScreen.push(runtime)
+        lab.mark('step', `scenario ${name}: a lab off screen measuring ${setup.guarantee} at commit.interval.ms=${runtime.config['commit.interval.ms']}`)
+        await runtime.start()
+        return runtime
+      }
       const workers = await lab.replace(runtime)
       workers.cleanStops = 'scenario'
       last = { runtime, workers }
@@ -65,6 +72,7 @@ export function dashboardScenarioHost(name: string, lab: ScenarioLabPort): Dashb
       return runtime
     },
     async end() {
+      for (const r of offScreen.splice(0)) await r.close().then(() => r.retire('ended')).catch(() => {})
       // Nothing started, or a reset (or the lab's shutdown) replaced the scenario's lab: nothing to hand back.
       if (last === null || before === null || lab.onScreen() !== last.runtime) return null
       await restoreSettings(last.runtime, before)

@@ -5,6 +5,7 @@
 import type { ConsumedRecord, LogReader } from '../log/types.ts'
 
 const MAX_SAMPLES = 20_000
+const MAX_PER_POLL = 20_000
 
 export function percentile(sorted: readonly number[], q: number): number | null {
   if (sorted.length === 0) return null
@@ -32,6 +33,7 @@ export class VisibilityTracker {
   }
 
   private latencies: number[] = []
+  private firstPartition = 0
   private records = 0
 
   /**
@@ -40,7 +42,10 @@ export class VisibilityTracker {
    */
   async poll(nowMs: number): Promise<void> {
     const latencies = this.latencies
-    for (let p = 0; p < this.positions.length; p++) {
+    let budget = MAX_PER_POLL
+    const n = this.positions.length
+    for (let i = 0; i < n && budget > 0; i++) {
+      const p = (this.firstPartition + i) % n
       const tp = { topic: this.topic, partition: p }
       for (;;) {
         if (this.reads === 'probe-offsets') {
@@ -48,7 +53,8 @@ export class VisibilityTracker {
           if (this.positions[p]! < offsets.logStartOffset) this.positions[p] = offsets.logStartOffset
           if (this.positions[p]! >= offsets.lastStableOffset) break
         }
-        const r = await this.reader.read(tp, this.positions[p]!, 10_000, 'read_committed')
+        const r = await this.reader.read(tp, this.positions[p]!, Math.min(10_000, budget), 'read_committed')
+        budget -= r.records.length
         for (const rec of r.records) {
           this.observe?.(rec)
           this.records++
@@ -57,6 +63,9 @@ export class VisibilityTracker {
         }
         if (r.nextOffset <= this.positions[p]!) break
         this.positions[p] = r.nextOffset
+        // Out of budget: the next poll starts on this partition, so none waits behind the others.
+        if (budget <= 0) this.firstPartition = p
+        if (budget <= 0) break
       }
     }
   }

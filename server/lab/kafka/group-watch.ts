@@ -9,6 +9,7 @@ import type { Logger } from '../../logging.ts'
 import type { Time } from '../../log/time.ts'
 import type { LabEvent } from '../lab-runtime.ts'
 import type { RecoveryTracker } from '../recovery-tracker.ts'
+import { type TaskPosition, waitingRecords } from '../waiting-records.ts'
 import { retrying } from './kafka-worker.ts'
 import { noBrokerAnswered } from '../../log/kafka/kafka-errors.ts'
 
@@ -56,10 +57,8 @@ export class GroupWatch {
   }
 
   /** Input records written and not yet consumed: `written` less each partition's furthest position (a task's, or the group's commit). */
-  backlog(written: number, tasks: Iterable<{ partition: number; consumedOffset: number }>): number {
-    const position = this.committed.map((c) => c ?? 0)
-    for (const t of tasks) if (t.partition < position.length) position[t.partition] = Math.max(position[t.partition]!, t.consumedOffset)
-    return Math.max(0, written - position.reduce((a, b) => a + b, 0))
+  backlog(written: number, tasks: Iterable<TaskPosition>): number {
+    return waitingRecords(written, this.committed, tasks)
   }
 
   memberDied(memberId: string): void {

@@ -5,7 +5,7 @@
 import type { EvidenceLink, Step } from '../../../lib/lab-protocol.ts'
 import { streamsConfigFor, type ProcessingGuarantee } from '../../../lib/streams-config.ts'
 import type { Time } from '../../log/time.ts'
-import type { LatencyModel } from '../../log/embedded/latency-model.ts'
+import { type LatencyModel, MODEL_MAX_POLL_RECORDS } from '../../log/embedded/latency-model.ts'
 import { validateRun } from '../../validator/validator.ts'
 import type { ValidationReport } from '../../validator/report.ts'
 import { InProcessRuntime, type InProcessRuntimeOptions as InProcessOptions } from '../in-process-runtime.ts'
@@ -26,6 +26,12 @@ export interface ScenarioSetup {
   latency?: 'default' | 'off'
   keys?: number
   maxBacklog?: number
+  /**
+   * 'measure': a lab started only to measure the engine (its throughput), validated by nobody. The
+   * dashboard runs it off screen, beside the lab on screen, so that its figure is the engine's and
+   * not shared with the dashboard's validator; it is deleted when the scenario ends.
+   */
+  role?: 'measure'
 }
 
 /** Where a scenario's labs run: a fresh runtime headless, or the dashboard's live lab. */
@@ -117,7 +123,11 @@ export class HeadlessHost implements ScenarioHost {
     private readonly costs: LatencyModel | null = null,
   ) {}
   async start(setup: ScenarioSetup): Promise<InProcessRuntime> {
-    const r = new InProcessRuntime(this.time, runtimeOptions(setup, this.seed))
+    const options = runtimeOptions(setup, this.seed)
+    // A record's cost in the model holds its worker's thread: a poll of 1,000 records would hold it
+    // for a second, past a short commit interval. The model polls what the model sweep polls.
+    if (this.costs?.recordMs) options.config['max.poll.records'] = Math.min(options.config['max.poll.records'], MODEL_MAX_POLL_RECORDS)
+    const r = new InProcessRuntime(this.time, options)
     if (this.costs !== null && r.options.latency !== 'off') r.cluster.latency = { ...this.costs }
     this.runtimes.push(r)
     await r.start()

@@ -39,6 +39,12 @@ export const LATENCY_DEFAULT: LatencyModel = Object.freeze({ name: 'default', re
  */
 export const MODEL_COSTS: LatencyModel = Object.freeze({ name: 'model', requestMs: 1, endTxnMs: 0.5, markerMs: 0.25, recordMs: 1 })
 
+/**
+ * max.poll.records in the model: a poll holds the worker's thread for recordMs per record, so a
+ * poll must stay short beside a short commit interval (5 records: 5 ms), or commits wait for it.
+ */
+export const MODEL_MAX_POLL_RECORDS = 5
+
 export function latencyModel(name: 'default' | 'off', overrides: Partial<Omit<LatencyModel, 'name'>> = {}): LatencyModel {
   const base = name === 'off' ? LATENCY_OFF : LATENCY_DEFAULT
   return { ...base, ...overrides }
