@@ -5,7 +5,8 @@
 import type { ConsumedRecord, LogReader } from '../log/types.ts'
 
 const MAX_SAMPLES = 20_000
-const MAX_PER_POLL = 20_000
+/** Records read per poll at most: a burst (a long transaction committing) is read over a few polls, between the engine's work. */
+export const MAX_PER_POLL = 20_000
 
 export function percentile(sorted: readonly number[], q: number): number | null {
   if (sorted.length === 0) return null
@@ -63,9 +64,12 @@ export class VisibilityTracker {
         }
         if (r.nextOffset <= this.positions[p]!) break
         this.positions[p] = r.nextOffset
-        // Out of budget: the next poll starts on this partition, so none waits behind the others.
-        if (budget <= 0) this.firstPartition = p
-        if (budget <= 0) break
+        // Out of budget: the next poll starts on the partition after this one, so no busy partition
+        // keeps the others waiting.
+        if (budget <= 0) {
+          this.firstPartition = (p + 1) % n
+          break
+        }
       }
     }
   }
