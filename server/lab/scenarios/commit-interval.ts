@@ -21,6 +21,8 @@ const WINDOW_MS = 5_000
 
 interface Throughput { commitIntervalMs: number; throughputPerSec: number; windowMs: number }
 interface Recovery { commitIntervalMs: number; redone: number; recoveryMs: number; catchUpMs: number | null }
+/** One interval's figures: its kill run's, and the median of its throughput runs. */
+type IntervalFigures = Recovery & { throughputRuns: number[]; throughputPerSec: number }
 
 /** A fresh lab at `commitIntervalMs` whose workers report their commits per partition. */
 async function startLab(ctx: ScenarioContext, commitIntervalMs: number, workers: number, role?: 'measure') {
@@ -111,12 +113,13 @@ export const commitIntervalScenario: Scenario = {
     for (let i = 0; i < 3; i++) for (const ms of [100, LAST_RUN_MS]) throughputs.push(await measureThroughput(ctx, ms))
     // Then the same kill at each interval, the last run at 5000 (the lab the scenario ends on).
     const recoveries = [await measureRecovery(ctx, 100), await measureRecovery(ctx, LAST_RUN_MS)]
-    const [a, b] = recoveries.map((r) => {
+    const [a, b] = recoveries.map((r): IntervalFigures => {
       const runs = throughputs.filter((t) => t.commitIntervalMs === r.commitIntervalMs).map((t) => t.throughputPerSec)
       return { ...r, throughputRuns: runs, throughputPerSec: median([...runs].sort((x, y) => x - y)) }
-    }) as [Recovery & { throughputRuns: number[]; throughputPerSec: number }, Recovery & { throughputRuns: number[]; throughputPerSec: number }]
-    const f = (run: typeof a, name: 'throughputPerSec' | 'redone' | 'recoveryMs' | 'catchUpMs') => ctx.figure(`${run.commitIntervalMs}.${name}`, run[name])
-    for (const run of [a, b]) ctx.say(`commit.interval.ms=${run.commitIntervalMs}: ${throughputWorkers(ctx) === 1 ? 'one worker' : `${throughputWorkers(ctx)} workers`} processed ${f(run, 'throughputPerSec')} records/s (median of ${run.throughputRuns.join(', ')}); with three, the kill redid ${f(run, 'redone')} records; recovered in ${f(run, 'recoveryMs')} ms, ${f(run, 'catchUpMs')} ms of it catching up`)
+    }) as [IntervalFigures, IntervalFigures]
+    const workers = throughputWorkers(ctx) === 1 ? 'one worker' : `${throughputWorkers(ctx)} workers`
+    const f = (run: IntervalFigures, name: 'throughputPerSec' | 'redone' | 'recoveryMs' | 'catchUpMs') => ctx.figure(`${run.commitIntervalMs}.${name}`, run[name])
+    for (const run of [a, b]) ctx.say(`commit.interval.ms=${run.commitIntervalMs}: ${workers} processed ${f(run, 'throughputPerSec')} records/s (median of ${run.throughputRuns.join(', ')}); with three, the kill redid ${f(run, 'redone')} records; recovered in ${f(run, 'recoveryMs')} ms, ${f(run, 'catchUpMs')} ms of it catching up`)
     Object.assign(ctx.evidence, { runs: [a, b], throughputRuns: { 100: a.throughputRuns, [LAST_RUN_MS]: b.throughputRuns }, throughputWindowMs: WINDOW_MS, throughputWindows: throughputs })
     ctx.expect('more records redone at 5000', b.redone > a.redone)
     ctx.expect('a longer catch-up at 5000 (the redone records, then the next commit)', a.catchUpMs !== null && b.catchUpMs !== null && b.catchUpMs > a.catchUpMs)
