@@ -19,6 +19,14 @@ import type { LogConnection, ProducerIdentity, TopicPartition } from '../log/typ
 import type { LoadGenerator } from './load-generator.ts'
 import type { RecoveryTracker } from './recovery-tracker.ts'
 
+/**
+ * Where a runtime's workers run: all on this process's one thread (the embedded runtime, where one
+ * worker's wait for a commit is another's CPU), or each in a process of its own (worker processes
+ * on a cluster, where a worker's wait is its own, as a Kafka Streams thread's). Declared once by
+ * each runtime factory and scenario host; nobody above them decides it from the backend's name.
+ */
+export type WorkerThreads = 'shared' | 'process-per-worker'
+
 /** One task as its worker reports it. */
 export interface TaskStatus {
   partition: number

@@ -103,6 +103,7 @@ describe('a scenario on the dashboard leaves a live lab and an evidence card', (
       time: new MockTime(),
       seed: 1,
       backend: 'embedded',
+      workerThreads: 'shared',
       forScenario: () => measuring,
       replace: async (r) => (replaced.push(r), new WorkerBoard()),
       onScreen: () => onScreen,

@@ -5,7 +5,7 @@
 
 import type { CommandResult, EvidenceCard, ScenarioView } from '../../lib/lab-protocol.ts'
 import type { Time } from '../log/time.ts'
-import type { LabRuntime } from './lab-runtime.ts'
+import type { LabRuntime, WorkerThreads } from './lab-runtime.ts'
 import { describeSettings, restoreSettings, settingsBefore } from './scenario-restore.ts'
 import { runScenario, scenarioByName, type ScenarioResult } from './scenarios/index.ts'
 import type { ScenarioHost, ScenarioSetup } from './scenarios/scenario.ts'
@@ -29,6 +29,7 @@ export interface ScenarioLabPort {
   readonly time: Time
   readonly seed: number
   readonly backend: 'embedded' | 'kafka'
+  readonly workerThreads: WorkerThreads
   forScenario(setup: ScenarioSetup): LabRuntime
   /** Puts a runtime on screen in place of the current one; answers the new runtime's worker board. */
   replace(runtime: LabRuntime): Promise<WorkerBoard>
@@ -57,6 +58,7 @@ export function dashboardScenarioHost(name: string, lab: ScenarioLabPort): Dashb
     time: lab.time,
     seed: lab.seed,
     backend: lab.backend,
+    workerThreads: lab.workerThreads,
     async start(setup) {
       const runtime = lab.forScenario(setup)
       if (setup.role === 'measure') {

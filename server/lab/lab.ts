@@ -153,6 +153,7 @@ export class Lab implements LabController {
       time: this.time,
       seed: this.runtimes.seed,
       backend: this.runtimes.backend,
+      workerThreads: this.runtimes.workerThreads,
       replace: async (r) => {
         const old = this.runtime
         await this.teardown()

@@ -4,7 +4,7 @@
 import { defaultStreamsConfig, type ProcessingGuarantee, type StreamsConfig } from '../../lib/streams-config.ts'
 import type { Time } from '../log/time.ts'
 import { InProcessRuntime } from './in-process-runtime.ts'
-import type { LabRuntime, RuntimeSettings } from './lab-runtime.ts'
+import type { LabRuntime, RuntimeSettings, WorkerThreads } from './lab-runtime.ts'
 import { runtimeOptions, type ScenarioSetup } from './scenarios/scenario.ts'
 
 export interface LabSettings {
@@ -20,6 +20,8 @@ export interface RuntimeFactory {
   create(settings: LabSettings): LabRuntime
   /** The log its runtimes run on. */
   readonly backend: 'embedded' | 'kafka'
+  /** Where its runtimes' workers run. */
+  readonly workerThreads: WorkerThreads
   /** A runtime set up for a guided scenario (a fresh application where the cluster is shared), not started. */
   forScenario(setup: ScenarioSetup): LabRuntime
 }
@@ -44,6 +46,7 @@ export function inProcessRuntimes(o: InProcessLabOptions): RuntimeFactory {
     time: o.time,
     seed,
     backend: 'embedded',
+    workerThreads: 'shared',
     create: ({ guarantee, ratePerSec }) => {
       const settings = labRuntimeSettings(defaultStreamsConfig(guarantee), ratePerSec, o)
       return new InProcessRuntime(o.time, { ...settings, latency: o.latency ?? 'default', deserializationPolicy: 'log-and-continue', traceIntervalMs: 500 })

@@ -42,6 +42,7 @@ export function workerProcessRuntimes(o: KafkaLabOptions): RuntimeFactory {
     time,
     seed,
     backend: 'kafka',
+    workerThreads: 'process-per-worker',
     create: ({ guarantee, ratePerSec }) =>
       new WorkerProcessRuntime(time, {
         ...labRuntimeSettings(withKafkaGroupTimeouts(streamsConfigFor(guarantee, { applicationId: `${o.applicationIdPrefix ?? 'eoscope-lab'}-${Date.now().toString(36)}` }), KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs), ratePerSec, o),

@@ -23,6 +23,7 @@ export interface KafkaScenarioHostOptions {
 
 export class KafkaScenarioHost implements ScenarioHost {
   readonly backend = 'kafka' as const
+  readonly workerThreads = 'process-per-worker' as const
   readonly time = new SystemTime()
   readonly runtimes: WorkerProcessRuntime[] = []
 

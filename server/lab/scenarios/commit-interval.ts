@@ -60,7 +60,7 @@ async function measureThroughput(ctx: ScenarioContext, commitIntervalMs: number)
 }
 
 function throughputWorkers(ctx: ScenarioContext): number {
-  return ctx.host.backend === 'kafka' ? 3 : 1
+  return ctx.host.workerThreads === 'shared' ? 1 : 3
 }
 
 async function measureRecovery(ctx: ScenarioContext, commitIntervalMs: number): Promise<Recovery> {

@@ -9,7 +9,7 @@ import { type LatencyModel, MODEL_MAX_POLL_RECORDS } from '../../log/embedded/la
 import { validateRun } from '../../validator/validator.ts'
 import type { ValidationReport } from '../../validator/report.ts'
 import { InProcessRuntime, type InProcessRuntimeOptions as InProcessOptions } from '../in-process-runtime.ts'
-import type { LabEvent, LabRuntime } from '../lab-runtime.ts'
+import type { LabEvent, LabRuntime, WorkerThreads } from '../lab-runtime.ts'
 import { validationTarget } from '../runtime-common.ts'
 
 export interface ScenarioSetup {
@@ -40,6 +40,8 @@ export interface ScenarioHost {
   readonly seed: number
   /** The log the labs run on. */
   readonly backend: 'embedded' | 'kafka'
+  /** Where its labs' workers run (one thread for all, or a process each). */
+  readonly workerThreads: WorkerThreads
   /** Starts a lab with this setup; on the dashboard it becomes the lab on screen. */
   start(setup: ScenarioSetup): Promise<LabRuntime>
 }
@@ -116,6 +118,7 @@ export function runtimeOptions(setup: ScenarioSetup, seed: number): InProcessOpt
  */
 export class HeadlessHost implements ScenarioHost {
   readonly backend = 'embedded' as const
+  readonly workerThreads = 'shared' as const
   readonly runtimes: InProcessRuntime[] = []
   constructor(
     readonly time: Time,
