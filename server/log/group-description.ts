@@ -32,7 +32,7 @@ export interface GroupDescription {
    */
   generationId: number | null
   protocolType: string
-  /** The assignor the group agreed on (kafkajs: RoundRobinAssigner; embedded: sticky). */
+  /** The assignor the group agreed on (kafkajs: EoscopeStickyAssigner; embedded: sticky). */
   protocol: string
   members: GroupMemberDescription[]
 }

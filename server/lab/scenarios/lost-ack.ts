@@ -3,17 +3,21 @@
 // The run with idempotence goes first, so the lab the scenario ends on holds the doubled write.
 
 import { duplicateRuns, linkOf } from './evidence-links.ts'
-import { aWorkerProcessing, finishAndValidate, collect, outputProvenance, type Provenance, type Scenario, type ScenarioContext } from './scenario.ts'
+import { aWorkerProcessing, aWorkerWithTasks, finishAndValidate, collect, outputProvenance, type Provenance, type Scenario, type ScenarioContext } from './scenario.ts'
 
 /** One run with enable.idempotence 'on' or 'off'. */
 async function lostAck(ctx: ScenarioContext, enableIdempotence: 'on' | 'off') {
   const idempotence = enableIdempotence === 'on'
-  const lab = await ctx.host.start({ guarantee: 'at_least_once', idempotence, commitIntervalMs: 500, ratePerSec: 1_000, records: 3_000 })
+  // The load starts once the group has formed: on Kafka a partition that moves while the group
+  // forms has records redone by its next owner (kafkajs gives no hook before it moves), duplicates
+  // that no lost ack caused.
+  const lab = await ctx.host.start({ guarantee: 'at_least_once', idempotence, commitIntervalMs: 500, ratePerSec: 0, records: 3_000 })
   const events = collect(lab)
-  await ctx.time.sleep(1_000)
+  await aWorkerWithTasks(lab)
+  lab.generator.setRate(1_000)
+  await ctx.time.sleep(500)
   // The next produce to the output topic loses its ack: in the embedded broker, or on Kafka in the
-  // ack-drop proxy between the workers and the brokers. Armed once a worker processes (not waiting
-  // for the whole group: no worker is killed, and the run's 3,000 records last three seconds).
+  // ack-drop proxy between the workers and the brokers. Armed once a worker processes.
   await aWorkerProcessing(lab)
   lab.dropAcks(1)
   ctx.say(`enable.idempotence=${idempotence}: the next produce ack is lost after the broker appended the batch`)
@@ -38,7 +42,9 @@ export const lostAckScenario: Scenario = {
     const on = await lostAck(ctx, 'on')
     const e = on.dropped
     const dedup = on.dedup.map((x) => (x.type === 'retry-deduplicated' ? { producerId: x.producerId, epoch: x.epoch, partition: `${x.topic}-${x.partition}`, baseSequence: x.baseSequence, count: x.count, originalOffset: x.baseOffset } : null))
-    ctx.say(e ? `idempotence on: producer id ${e.producerId}, epoch ${e.epoch}, sequences ${e.batches.map((b) => `${b.topic}-${b.partition}:${b.baseSequence}..${b.baseSequence + b.count - 1}`).join(', ')}; the broker acknowledged the retry without appending it` : 'no ack was dropped')
+    const deduplicated = ctx.figure('deduplicatedRetries', dedup.length)
+    const told = ctx.host.backend === 'kafka' ? 'a Kafka broker tells no client when it drops a retry, so the log is read for copies instead' : `the broker acknowledged ${deduplicated} retried batch(es) without appending them`
+    ctx.say(e ? `idempotence on: producer id ${e.producerId}, epoch ${e.epoch}, sequences ${e.batches.map((b) => `${b.topic}-${b.partition}:${b.baseSequence}..${b.baseSequence + b.count - 1}`).join(', ')}; ${told}` : 'no ack was dropped')
     const off = await lostAck(ctx, 'off')
     const d = off.dropped
     ctx.say(d ? `idempotence off: producer id ${d.producerId} (none: -1), retried batches ${d.batches.map((b) => `${b.topic}-${b.partition}@${b.baseOffset}×${b.count}`).join(', ')}` : 'no ack was dropped')
@@ -55,7 +61,6 @@ export const lostAckScenario: Scenario = {
     ctx.expect('with idempotence: 0 duplicates', on.report.duplicates === 0)
     ctx.expect('lost is 0 in both runs', off.report.lost === 0 && on.report.lost === 0)
     const [doubled, deduped] = [ctx.figure('duplicatesWithoutIdempotence', off.report.duplicates), ctx.figure('duplicatesWithIdempotence', on.report.duplicates)]
-    ctx.figure('deduplicatedRetries', dedup.length)
     return `Without idempotence the retried batch was appended again (${doubled} duplicates). With enable.idempotence the broker matched producer id, epoch and sequence and acknowledged the retry without appending it: ${deduped} duplicates.`
   },
 }

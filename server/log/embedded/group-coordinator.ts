@@ -7,6 +7,9 @@ import { LogError } from '../errors.ts'
 import type { GroupDescription, GroupState } from '../group-description.ts'
 import type { ControlType, OffsetToCommit, TopicPartition } from '../types.ts'
 import { tpKey } from '../types.ts'
+import { comparePartitionKeys, computeAssignment } from '../sticky-assignment.ts'
+
+export { computeAssignment }
 
 export interface Member {
   readonly memberId: string
@@ -32,47 +35,6 @@ export type GroupEvent =
   | { type: 'member-expired'; memberId: string; generationId: number; atMs: number; lastHeartbeatMs: number }
   | { type: 'partitions-assigned'; memberId: string; partitions: TopicPartition[]; generationId: number; atMs: number }
   | { type: 'partitions-released'; memberId: string; partitions: TopicPartition[]; atMs: number }
-
-/**
- * Sticky balanced assignment, pure and deterministic: members keep what they hold up to their
- * quota; the rest goes to members below quota in member-id order.
- */
-export function computeAssignment(partitions: readonly string[], memberIds: readonly string[], current: ReadonlyMap<string, string>): Map<string, string[]> {
-  const members = [...memberIds].sort()
-  const result = new Map<string, string[]>(members.map((m) => [m, []]))
-  if (members.length === 0) return result
-  const sorted = [...partitions].sort(comparePartitionKeys)
-  const base = Math.floor(sorted.length / members.length)
-  let extra = sorted.length % members.length
-  const quota = new Map<string, number>()
-  // Members that already hold more get the +1 slots first, to move as little as possible.
-  const holding = (m: string) => sorted.filter((p) => current.get(p) === m).length
-  const byHolding = [...members].sort((a, b) => holding(b) - holding(a) || (a < b ? -1 : 1))
-  for (const m of byHolding) {
-    quota.set(m, base + (extra > 0 ? 1 : 0))
-    if (extra > 0) extra--
-  }
-  const unassigned: string[] = []
-  for (const p of sorted) {
-    const owner = current.get(p)
-    if (owner !== undefined && result.has(owner) && result.get(owner)!.length < quota.get(owner)!) result.get(owner)!.push(p)
-    else unassigned.push(p)
-  }
-  for (const p of unassigned) {
-    const m = members.find((x) => result.get(x)!.length < quota.get(x)!)!
-    result.get(m)!.push(p)
-  }
-  return result
-}
-
-function comparePartitionKeys(a: string, b: string): number {
-  const ia = a.lastIndexOf('-')
-  const ib = b.lastIndexOf('-')
-  const ta = a.slice(0, ia)
-  const tb = b.slice(0, ib)
-  if (ta !== tb) return ta < tb ? -1 : 1
-  return Number(a.slice(ia + 1)) - Number(b.slice(ib + 1))
-}
 
 export interface OffsetsLogWriter {
   /** Appends offset commits to the internal offsets log; transactional when producerId is given. */

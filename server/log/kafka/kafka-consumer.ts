@@ -15,6 +15,8 @@
 //   (commit-generation.ts), so the coordinator refuses it and the worker aborts.
 // - onPartitionsLost: all previous partitions, when the group gave this member a new member id
 //   (the coordinator had dropped it: session expired), then onPartitionsAssigned for the new ones.
+// The assignment is sticky (sticky-assigner.ts): a rebalance moves only the partitions it must, so
+// the revocations above are rare (a newcomer taking its share), not every partition at every join.
 // After each rebalance kafkajs restarts every partition from its committed offset; this consumer
 // seeks the partitions it keeps back to its own positions, and admits every fetched batch through
 // its PositionGuard (position-guard.ts): poll() never hands out a record below the position or
@@ -25,7 +27,7 @@
 // Like Java's heartbeat thread, it stops once poll() has not been called for max.poll.interval.ms.
 
 import type { Consumer, EachBatchPayload } from 'kafkajs'
-import { LogError } from '../errors.ts'
+import { isLogError, LogError } from '../errors.ts'
 import type { ConsumedRecord, ConsumerGroupMetadata, ConsumerOptions, LogConsumer, OffsetToCommit, RebalanceListener, TopicPartition } from '../types.ts'
 import { tpKey } from '../types.ts'
 import { createKafka, type KafkaClientConfig } from './kafka-client.ts'
@@ -35,6 +37,7 @@ import { PositionGuard, type FetchedBatch, type VisibleInRange } from './positio
 import { byTopic, fromAssignment } from './topic-partitions.ts'
 import { StableOffsetFetcher } from './kip447/stable-offsets.ts'
 import { CommitGeneration, type GroupIdentity } from './commit-generation.ts'
+import { stickyAssigner } from './sticky-assigner.ts'
 
 export interface KafkaConsumerTuning {
   /** Records fetched ahead of poll(); eachBatch waits while the buffer holds this many. */
@@ -78,6 +81,9 @@ export class KafkaLogConsumer implements LogConsumer {
   private readonly pollWaitMs: number
   private readonly maxPollIntervalMs: number
   private readonly guard: PositionGuard
+  private readonly rebalanceTimeoutMs: number
+  /** Joins completed (GROUP_JOIN events). */
+  private joins = 0
 
   /** `visibleIn` reads a range of a partition group-less, at this consumer's isolation level. */
   constructor(
@@ -87,6 +93,7 @@ export class KafkaLogConsumer implements LogConsumer {
     tuning: KafkaConsumerTuning = {},
   ) {
     this.guard = new PositionGuard(visibleIn)
+    this.rebalanceTimeoutMs = Math.max(10_000, 3 * options.sessionTimeoutMs)
     this.maxBuffered = tuning.maxBufferedRecords ?? 2_000
     this.pollWaitMs = tuning.pollWaitMs ?? Math.min(50, options.heartbeatIntervalMs)
     this.maxPollIntervalMs = tuning.maxPollIntervalMs ?? 300_000
@@ -101,12 +108,14 @@ export class KafkaLogConsumer implements LogConsumer {
       groupId: options.groupId,
       sessionTimeout: options.sessionTimeoutMs,
       heartbeatInterval: options.heartbeatIntervalMs,
-      rebalanceTimeout: Math.max(10_000, 3 * options.sessionTimeoutMs),
+      rebalanceTimeout: this.rebalanceTimeoutMs,
       readUncommitted: options.isolationLevel === 'read_uncommitted',
       // Heartbeats go out between fetches: a fetch must not wait longer than a heartbeat interval.
       maxWaitTimeInMs: Math.max(10, Math.min(100, options.heartbeatIntervalMs)),
       allowAutoTopicCreation: false,
       retry: { initialRetryTime: 50, maxRetryTime: 1_000, retries: 10 },
+      // Sticky, as Kafka Streams: a rebalance moves only the partitions it must (sticky-assigner.ts).
+      partitionAssigners: [stickyAssigner(() => ({ generation: this.joinedGeneration, partitions: [...this.owned.values()] }))],
     })
     this.offsets = new StableOffsetFetcher(createKafka(config, `${options.clientId}-offsets`), options.groupId)
     this.heartbeatTimer = setInterval(() => this.heartbeatBesideProcessing(), Math.max(1, options.heartbeatIntervalMs))
@@ -146,6 +155,7 @@ export class KafkaLogConsumer implements LogConsumer {
     const previous = [...this.owned.values()]
     const nextKeys = new Set(next.map((tp) => tpKey(tp.topic, tp.partition)))
     const kicked = this.memberId !== '' && memberId !== this.memberId
+    this.joins++
     this.memberId = memberId
     const released = kicked ? previous : previous.filter((tp) => !nextKeys.has(tpKey(tp.topic, tp.partition)))
     if (released.length > 0) this.steps.push({ kind: kicked ? 'lost' : 'revoked', partitions: released })
@@ -316,12 +326,37 @@ export class KafkaLogConsumer implements LogConsumer {
     return out
   }
 
-  /** OffsetCommit with the member's current generation: ILLEGAL_GENERATION after a rebalance it missed. */
+  /**
+   * OffsetCommit with the member's current generation: ILLEGAL_GENERATION after a rebalance it
+   * missed. One refusal is not final: kafkajs sends the commit on the coordinator's connection, and
+   * a broker answers one request of a connection at a time, so a commit sent while this member's
+   * JoinGroup waits for the rebalance is answered after it, refused for the generation that has
+   * just ended. Kafka Streams takes a commit refused during a rebalance as non-fatal and commits
+   * again after it; so does this consumer, when the join kept this member id and every partition of
+   * the commit. Otherwise (partitions moved, the member was dropped) the refusal stands.
+   */
   async commitOffsets(offsets: OffsetToCommit[]): Promise<void> {
     if (offsets.length === 0) return
-    await mapErrors(`commit offsets of group ${this.options.groupId}`, () =>
+    const before = { joins: this.joins, memberId: this.memberId }
+    try {
+      await this.commitNow(offsets)
+    } catch (e) {
+      if (!isLogError(e, 'ILLEGAL_GENERATION') || !(await this.keptThroughRejoin(before, offsets))) throw e
+      await this.commitNow(offsets)
+    }
+  }
+
+  private commitNow(offsets: OffsetToCommit[]): Promise<void> {
+    return mapErrors(`commit offsets of group ${this.options.groupId}`, () =>
       this.consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) }))),
     )
+  }
+
+  /** Waits (at most a rebalance timeout) for the join that refused the commit; true when it kept the member id and the commit's partitions. */
+  private async keptThroughRejoin(before: { joins: number; memberId: string }, offsets: readonly OffsetToCommit[]): Promise<boolean> {
+    const deadline = Date.now() + this.rebalanceTimeoutMs
+    while (this.joins === before.joins && !this.closed && Date.now() < deadline) await this.sleep(this.pollWaitMs)
+    return this.joins > before.joins && this.memberId === before.memberId && offsets.every((o) => this.owned.has(tpKey(o.topic, o.partition)))
   }
 
   groupMetadata(): ConsumerGroupMetadata {
