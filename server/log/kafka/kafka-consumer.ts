@@ -38,6 +38,7 @@ import { byTopic, fromAssignment } from './topic-partitions.ts'
 import { StableOffsetFetcher } from './kip447/stable-offsets.ts'
 import { CommitGeneration, type GroupIdentity } from './commit-generation.ts'
 import { stickyAssigner } from './sticky-assigner.ts'
+import { mayCommitAgainAfterJoin } from './commit-after-join.ts'
 
 export interface KafkaConsumerTuning {
   /** Records fetched ahead of poll(); eachBatch waits while the buffer holds this many. */
@@ -328,12 +329,9 @@ export class KafkaLogConsumer implements LogConsumer {
 
   /**
    * OffsetCommit with the member's current generation: ILLEGAL_GENERATION after a rebalance it
-   * missed. One refusal is not final: kafkajs sends the commit on the coordinator's connection, and
-   * a broker answers one request of a connection at a time, so a commit sent while this member's
-   * JoinGroup waits for the rebalance is answered after it, refused for the generation that has
-   * just ended. Kafka Streams takes a commit refused during a rebalance as non-fatal and commits
-   * again after it; so does this consumer, when the join kept this member id and every partition of
-   * the commit. Otherwise (partitions moved, the member was dropped) the refusal stands.
+   * missed. A refusal that came behind this member's own JoinGroup is committed again after the
+   * join when the join kept the member and the commit's partitions (commit-after-join.ts);
+   * otherwise (partitions moved, the member was dropped) the refusal stands.
    */
   async commitOffsets(offsets: OffsetToCommit[]): Promise<void> {
     if (offsets.length === 0) return
@@ -356,7 +354,7 @@ export class KafkaLogConsumer implements LogConsumer {
   private async keptThroughRejoin(before: { joins: number; memberId: string }, offsets: readonly OffsetToCommit[]): Promise<boolean> {
     const deadline = Date.now() + this.rebalanceTimeoutMs
     while (this.joins === before.joins && !this.closed && Date.now() < deadline) await this.sleep(this.pollWaitMs)
-    return this.joins > before.joins && this.memberId === before.memberId && offsets.every((o) => this.owned.has(tpKey(o.topic, o.partition)))
+    return mayCommitAgainAfterJoin(before, { joins: this.joins, memberId: this.memberId, owned: new Set(this.owned.keys()) }, offsets.map((o) => tpKey(o.topic, o.partition)))
   }
 
   groupMetadata(): ConsumerGroupMetadata {
