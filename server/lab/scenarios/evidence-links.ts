@@ -51,16 +51,19 @@ function allPartitions(rt: LabRuntime): number[] {
 
 /** The output stretches that hold every copy of records written more than once, one per output partition. */
 export function duplicateRuns(dups: readonly Provenance[]): OffsetRun[] {
+  return spans(dups.flatMap((d) => d.outputs))
+}
+
+/** The stretch of offsets the points cover, one per partition (from the lowest to past the highest, with their count). */
+export function spans(points: readonly { partition: number; offset: number }[]): OffsetRun[] {
   const byPartition = new Map<number, OffsetRun>()
-  for (const d of dups) {
-    for (const o of d.outputs) {
-      const run = byPartition.get(o.partition)
-      if (!run) byPartition.set(o.partition, { partition: o.partition, from: o.offset, to: o.offset + 1, records: 1 })
-      else {
-        run.from = Math.min(run.from, o.offset)
-        run.to = Math.max(run.to, o.offset + 1)
-        run.records++
-      }
+  for (const o of points) {
+    const run = byPartition.get(o.partition)
+    if (!run) byPartition.set(o.partition, { partition: o.partition, from: o.offset, to: o.offset + 1, records: 1 })
+    else {
+      run.from = Math.min(run.from, o.offset)
+      run.to = Math.max(run.to, o.offset + 1)
+      run.records++
     }
   }
   return [...byPartition.values()].sort((a, b) => a.partition - b.partition)
