@@ -9,6 +9,8 @@ WORKDIR /app
 USER node
 
 COPY --chown=node:node package.json package-lock.json ./
+# The postinstall step applies patches/ to node_modules (patch-package).
+COPY --chown=node:node patches ./patches
 RUN npm ci --no-audit --no-fund
 
 COPY --chown=node:node . .

@@ -9,6 +9,7 @@
 
 import { Kafka, logLevel, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs'
 import type { ConnectionOptions } from 'node:tls'
+import { warnOnceIfKafkajsUnpatched } from './kafkajs-patches.ts'
 
 /** What a deployment sets: the kafkajs client config subset eoscope passes through unchanged. */
 export interface KafkaClientConfig {
@@ -38,6 +39,7 @@ const LEVEL_LABEL: Record<number, string> = { [logLevel.ERROR]: 'ERROR', [logLev
 export const CLIENT_RETRY = { initialRetryTime: 20, maxRetryTime: 1_000, retries: 10 }
 
 export function createKafka(config: KafkaClientConfig, clientId: string, tap?: LogTap): Kafka {
+  warnOnceIfKafkajsUnpatched()
   const consoleLevel = config.logLevel ?? logLevel.ERROR
   const kafkaConfig: KafkaConfig = {
     brokers: config.brokers,

@@ -1,0 +1,44 @@
+// kafkajs 2.2.4 (the last release) spends most of a producer's CPU in a few hot spots of its
+// produce path: grouping a call's messages by partition (quadratic in the messages), a
+// temporary array and Buffer per varint, a Long per record timestamp delta, a zero-filled
+// 512-byte buffer per record, and a string sort of the batch's timestamps. patches/
+// kafkajs+2.2.4.patch mends them (applied by patch-package at npm install), wire format
+// unchanged. Each patched file carries a marker line; this module tells whether the installed
+// kafkajs has them all, so that an install without them (npm install --ignore-scripts) is said
+// aloud rather than silently slower.
+
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+
+/** The kafkajs files the patch changes, as require() names them. */
+export const PATCHED_KAFKAJS_FILES = [
+  'kafkajs/src/producer/groupMessagesPerPartition.js',
+  'kafkajs/src/protocol/encoder.js',
+  'kafkajs/src/protocol/recordBatch/record/v0/index.js',
+  'kafkajs/src/protocol/requests/produce/v3/request.js',
+] as const
+
+export const PATCH_MARKER = '// eoscope patch (patches/kafkajs+2.2.4.patch)'
+
+/** The patched files whose installed copy lacks the marker (none: the patch is applied). */
+export function kafkajsPatchesMissing(): string[] {
+  const require = createRequire(import.meta.url)
+  return PATCHED_KAFKAJS_FILES.filter((name) => {
+    try {
+      return !readFileSync(require.resolve(name), 'utf8').startsWith(PATCH_MARKER)
+    } catch {
+      return true
+    }
+  })
+}
+
+let warned = false
+
+/** Says once per process, on the console, when the installed kafkajs is not patched. */
+export function warnOnceIfKafkajsUnpatched(warn: (message: string) => void = console.error): void {
+  if (warned) return
+  warned = true
+  const missing = kafkajsPatchesMissing()
+  if (missing.length === 0) return
+  warn(`[eoscope] kafkajs is not patched (${missing.join(', ')}): its producers then spend several times the CPU per record (bench:kafka's job ran at about a third of the patched throughput). Run \`npm install\` (its postinstall step applies patches/kafkajs+2.2.4.patch).`)
+}
