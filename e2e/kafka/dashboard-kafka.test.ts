@@ -304,7 +304,11 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     const victim = before.members.find((m) => m.worker === id)!
     await page.getByTestId(`kill-${id}`).click()
     const next = (g: ShownGroup) => g.generations.find((x) => x.generation !== null && x.generation > n && !x.members.includes(victim.member))
-    const after = await untilProgress({ what: `a generation after ${n} without ${victim.member}`, read: () => shownGroup(page), done: (g) => next(g) !== undefined && g.generation! > n, stallMs: STALL_MS, everyMs: 250 })
+    const after = await untilProgress({ what: `a generation after ${n} without ${victim.member}`, read: () => shownGroup(page), done: (g) => next(g) !== undefined && g.generation! > n, stallMs: STALL_MS, everyMs: 250 }).catch(async (e: unknown) => {
+      // The kill's fate (still pending, refused with a reason, or done) is on the victim's card and in the server's log.
+      const card = await page.getByTestId(`worker-${id}`).evaluate((el) => ({ state: el.getAttribute('data-state'), killPending: el.querySelector('button.danger')?.hasAttribute('disabled') ?? null, text: el.textContent }))
+      throw new Error(`${e instanceof Error ? e.message : e}\nthe victim's card: ${JSON.stringify(card)}\nserver log (last lines):\n${server.output().split('\n').slice(-80).join('\n')}`)
+    })
     expect(next(after)!.partitions).toBe('0,1,2,3,4,5')
     expect(after.generations.some((x) => x.members.includes(victim.member) && x.end.includes(`${id} killed`))).toBe(true)
     await page.getByTestId('group-view').screenshot({ path: path.join(SHOTS, 'kafka-group-view.png') })
