@@ -7,7 +7,7 @@ import { cpus } from 'node:os'
 import type { ProcessingGuarantee } from '../lib/streams-config.ts'
 import { type Spread, spread, writeResult } from './figures.ts'
 import type { RunRecord, Validated } from './kafka-window.ts'
-import { kafkajsPatchesMissing } from '../server/log/kafka/kafkajs-patches.ts'
+import { KAFKAJS_PATCH, kafkajsPatchesMissing } from '../server/log/kafka/kafkajs-patches.ts'
 import { createRequire } from 'node:module'
 
 const KAFKAJS_VERSION = (createRequire(import.meta.url)('kafkajs/package.json') as { version: string }).version
@@ -133,7 +133,7 @@ export function writeKafkaResult(rows: Row[], intervals: number[], ctx: ReportCo
     workers: ctx.workers,
     partitions: ctx.partitions,
     maxPollRecords: ctx.maxPollRecords,
-    kafkajs: { version: KAFKAJS_VERSION, patch: 'patches/kafkajs+2.2.4.patch', patchedFilesMissing: kafkajsPatchesMissing() },
+    kafkajs: { version: KAFKAJS_VERSION, patch: KAFKAJS_PATCH, patchedFilesMissing: kafkajsPatchesMissing() },
     kafkaStreams: ctx.kafkaStreams,
     rows,
     overhead: overheads(rows, intervals),

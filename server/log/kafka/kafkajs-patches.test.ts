@@ -77,7 +77,7 @@ describe('the kafkajs patch', () => {
   it('writes varints in place that decode to the same int32', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { minLength: 1, maxLength: 50 }), (vs) => {
-        // Starting from a 1-byte buffer, so that every varint write has to grow it.
+        // From the smallest buffer (2 bytes), so that the writes have to grow it.
         const e = new Encoder(1)
         for (const v of vs) e.writeVarInt(v)
         const d = new Decoder(e.buffer)

@@ -18,7 +18,11 @@ export const PATCHED_KAFKAJS_FILES = [
   'kafkajs/src/protocol/requests/produce/v3/request.js',
 ] as const
 
-export const PATCH_MARKER = '// eoscope patch (patches/kafkajs+2.2.4.patch)'
+/** The patch, from the project's root. */
+export const KAFKAJS_PATCH = 'patches/kafkajs+2.2.4.patch'
+
+/** The first line of every file the patch changes. */
+export const PATCH_MARKER = `// eoscope patch (${KAFKAJS_PATCH})`
 
 /** The patched files whose installed copy lacks the marker (none: the patch is applied). */
 export function kafkajsPatchesMissing(): string[] {
@@ -40,5 +44,5 @@ export function warnOnceIfKafkajsUnpatched(warn: (message: string) => void = con
   warned = true
   const missing = kafkajsPatchesMissing()
   if (missing.length === 0) return
-  warn(`[eoscope] kafkajs is not patched (${missing.join(', ')}): its producers then spend several times the CPU per record (bench:kafka's job ran at about a third of the patched throughput). Run \`npm install\` (its postinstall step applies patches/kafkajs+2.2.4.patch).`)
+  warn(`[eoscope] kafkajs is not patched (${missing.join(', ')}): its producers then spend several times the CPU per record (bench:kafka's job ran at about a third of the patched throughput). Run \`npm install\` (its postinstall step applies ${KAFKAJS_PATCH}).`)
 }
