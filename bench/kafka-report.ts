@@ -24,6 +24,8 @@ export interface Row {
   /** Over the completed runs; null when none completed (see failures) or the engine was skipped. */
   throughputPerSec: Spread | null
   windowMs: number[]
+  /** Microseconds of CPU time per record committed in the window, over the completed runs that could tell (null: none could): the engine's own processes, and the local broker. */
+  cpuPerRecordUs: { engine: Spread | null; broker: Spread | null }
   transactionsPerRun: (number | null)[]
   /** The validator's figures of each completed run (both engines' topics, read_committed). */
   validatedPerRun: Validated[]
@@ -33,6 +35,11 @@ export interface Row {
   failures: { run: number; reason: string }[]
   /** Why this engine did not run at all (e.g. no java/mvn). */
   skipped?: string
+}
+
+const spreadOfKnown = (xs: (number | null)[]): Spread | null => {
+  const known = xs.filter((x): x is number => x !== null)
+  return known.length > 0 ? spread(known) : null
 }
 
 export function rowOf(engine: Engine, guarantee: ProcessingGuarantee, commitIntervalMs: number, records: number, runs: number, records$: RunRecord[]): Row {
@@ -45,6 +52,7 @@ export function rowOf(engine: Engine, guarantee: ProcessingGuarantee, commitInte
     runs,
     throughputPerSec: done.length > 0 ? spread(done.map((d) => d.throughputPerSec)) : null,
     windowMs: done.map((d) => d.windowMs),
+    cpuPerRecordUs: { engine: spreadOfKnown(done.map((d) => d.cpuPerRecordUs.engine)), broker: spreadOfKnown(done.map((d) => d.cpuPerRecordUs.broker)) },
     transactionsPerRun: done.map((d) => d.transactions),
     validatedPerRun: done.map((d) => d.validated),
     loadAverage: { before: records$.map((r) => r.loadBefore), after: records$.map((r) => r.loadAfter) },
@@ -95,6 +103,28 @@ export function versusKafkaStreams(rows: Row[], intervals: number[]) {
   })
 }
 
+const cpuMedianOf = (rows: Row[], engine: Engine, guarantee: ProcessingGuarantee, commitIntervalMs: number, of: 'engine' | 'broker'): number | null =>
+  rows.find((r) => r.engine === engine && r.guarantee === guarantee && r.commitIntervalMs === commitIntervalMs)?.cpuPerRecordUs[of]?.median ?? null
+
+/**
+ * eoscope's CPU per record / Kafka Streams' (medians; above 1: eoscope spends more CPU on a
+ * record), pairs as in versusKafkaStreams; for the engine's processes, and for the broker serving it.
+ */
+export function cpuVersusKafkaStreams(rows: Row[], intervals: number[]) {
+  return intervals.map((ms) => {
+    const pair = (of: 'engine' | 'broker') => {
+      const ksAlos = cpuMedianOf(rows, 'kafka-streams', 'at_least_once', ms, of)
+      const ksEos = cpuMedianOf(rows, 'kafka-streams', 'exactly_once_v2', ms, of)
+      return {
+        at_least_once: ratio(cpuMedianOf(rows, 'eoscope', 'at_least_once', ms, of), ksAlos),
+        exactly_once: ratio(cpuMedianOf(rows, 'eoscope', 'exactly_once', ms, of), ksEos),
+        exactly_once_v2: ratio(cpuMedianOf(rows, 'eoscope', 'exactly_once_v2', ms, of), ksEos),
+      }
+    }
+    return { commitIntervalMs: ms, engine: pair('engine'), broker: pair('broker') }
+  })
+}
+
 const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`)
 const times = (x: number | null) => (x === null ? 'n/a' : x.toFixed(2))
 
@@ -108,6 +138,8 @@ export function printSummary(rows: Row[], intervals: number[]): void {
     )
   }
   for (const r of rows) {
+    const cpu = r.cpuPerRecordUs
+    if (cpu.engine || cpu.broker) process.stdout.write(`${r.engine} ${r.guarantee} ${r.commitIntervalMs} ms: CPU per record ${cpu.engine?.median ?? 'n/a'} us engine, ${cpu.broker?.median ?? 'n/a'} us broker (medians)\n`)
     if (r.skipped) process.stdout.write(`${r.engine} ${r.guarantee} ${r.commitIntervalMs} ms: ${r.skipped}\n`)
     for (const f of r.failures) process.stdout.write(`${r.engine} ${r.guarantee} ${r.commitIntervalMs} ms run ${f.run} FAILED: ${f.reason}\n`)
   }
@@ -126,7 +158,7 @@ export function writeKafkaResult(rows: Row[], intervals: number[], ctx: ReportCo
   writeResult('bench/results/kafka.json', {
     benchmark: 'kafka',
     definition:
-      'processed throughput: records/s by which the group committed input offsets advance, over the window from 10% of the records committed (and every input partition owned by a running member) to 90% (the whole input written before the engine starts, so it runs on a backlog); transaction overhead = 1 - exactly-once median / at_least_once median of the same engine at the same commit.interval.ms; versusKafkaStreams = eoscope median / Kafka Streams median (at_least_once against at_least_once, exactly_once and exactly_once_v2 against exactly_once_v2); every engine and guarantee alternating within each repetition, each run on a fresh application id and freshly written input of the same size',
+      'processed throughput: records/s by which the group committed input offsets advance, over the window from 10% of the records committed (and every input partition owned by a running member) to 90% (the whole input written before the engine starts, so it runs on a backlog); transaction overhead = 1 - exactly-once median / at_least_once median of the same engine at the same commit.interval.ms; versusKafkaStreams = eoscope median / Kafka Streams median (at_least_once against at_least_once, exactly_once and exactly_once_v2 against exactly_once_v2); cpuPerRecordUs = microseconds of CPU time (user + system, /proc/<pid>/stat) used over the same window by the engine\'s own processes (eoscope: its 3 worker processes; Kafka Streams: its JVM) and by the local broker, divided by the records committed in the window; cpuVersusKafkaStreams = eoscope median / Kafka Streams median of it, paired as versusKafkaStreams (above 1: eoscope spends more CPU per record); every engine and guarantee alternating within each repetition, each run on a fresh application id and freshly written input of the same size',
     broker: { brokers: ctx.brokers, note: 'the local single-node KRaft broker of scripts/kafka-broker.sh, on the same machine as the engines' },
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version },
     at: new Date().toISOString(),
@@ -138,6 +170,7 @@ export function writeKafkaResult(rows: Row[], intervals: number[], ctx: ReportCo
     rows,
     overhead: overheads(rows, intervals),
     versusKafkaStreams: versusKafkaStreams(rows, intervals),
+    cpuVersusKafkaStreams: cpuVersusKafkaStreams(rows, intervals),
     notes: ctx.notes,
   })
 }

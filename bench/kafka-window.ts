@@ -2,7 +2,8 @@
 // consumer group sampled every 50 ms, the window from the first sample at or past 10% of the
 // records (the group settled: every partition owned, no start-up rebalance inside it) to the first
 // at or past 90%. A run that does not catch up within the bound fails with the reason; it is never
-// recorded as a throughput of 0.
+// recorded as a throughput of 0. The CPU time of the engine's processes and of the local broker is
+// read at both ends of the window too: CPU per record, the work each record cost whatever the load.
 
 import { loadavg } from 'node:os'
 import type { ProcessingGuarantee } from '../lib/streams-config.ts'
@@ -20,35 +21,59 @@ export interface Progress {
   groupSettled(): boolean
   /** Why the engine can make no more progress (its process exited, say); null while it can. */
   failure(): string | null
+  /** CPU seconds the engine's own processes have used so far (bench/process-cpu.ts); null: unknown. */
+  engineCpuSeconds(): number | null
+  /** CPU seconds the broker has used so far, when it runs on this machine; null: unknown. */
+  brokerCpuSeconds(): number | null
+}
+
+/** CPU per record over the window: microseconds of CPU time per record committed in it. */
+export interface CpuPerRecord {
+  engine: number | null
+  broker: number | null
 }
 
 export interface Window {
   throughputPerSec: number
   windowMs: number
+  cpuPerRecordUs: CpuPerRecord
 }
+
+interface Mark {
+  at: number
+  committed: number
+  engineCpu: number | null
+  brokerCpu: number | null
+}
+
+const perRecordUs = (from: number | null, to: number | null, records: number): number | null =>
+  from === null || to === null || records <= 0 ? null : Number((((to - from) * 1e6) / records).toFixed(2))
 
 /** Samples the progress until caught up; throws with the reason when the run cannot be measured. */
 export async function measureWindow(name: string, records: number, progress: Progress, boundMs: number): Promise<Window> {
-  let t10: number | null = null
-  let c10 = 0
-  let t90: number | null = null
-  let c90 = 0
+  const mark = (committed: number): Mark => ({ at: performance.now(), committed, engineCpu: progress.engineCpuSeconds(), brokerCpu: progress.brokerCpuSeconds() })
+  let m10: Mark | null = null
+  let m90: Mark | null = null
   const deadline = Date.now() + boundMs
   while (!progress.caughtUp()) {
     const failure = progress.failure()
     if (failure !== null) throw new Error(`${name}: ${failure} (committed ${progress.committedTotal()} of ${records})`)
     if (Date.now() > deadline) throw new Error(`${name}: not caught up after ${Math.round(boundMs / 1000)} s (committed ${progress.committedTotal()} of ${records})`)
     const c = progress.committedTotal()
-    const now = performance.now()
-    if (t10 === null && c >= records * 0.1 && progress.groupSettled()) [t10, c10] = [now, c]
-    if (t10 !== null && t90 === null && c >= records * 0.9) [t90, c90] = [now, c]
+    if (m10 === null && c >= records * 0.1 && progress.groupSettled()) m10 = mark(c)
+    if (m10 !== null && m90 === null && c >= records * 0.9) m90 = mark(c)
     await sleep(SAMPLE_MS)
   }
-  if (t10 === null) throw new Error(`${name}: the group settled only after 90% of the input was committed: no window to measure (use more --records)`)
-  if (t90 === null) [t90, c90] = [performance.now(), progress.committedTotal()]
-  const windowMs = t90 - t10
+  if (m10 === null) throw new Error(`${name}: the group settled only after 90% of the input was committed: no window to measure (use more --records)`)
+  m90 ??= mark(progress.committedTotal())
+  const windowMs = m90.at - m10.at
   if (windowMs <= 0) throw new Error(`${name}: the window from 10% to 90% was empty (use more --records)`)
-  return { throughputPerSec: Math.round(((c90 - c10) / windowMs) * 1000), windowMs: Math.round(windowMs) }
+  const committed = m90.committed - m10.committed
+  return {
+    throughputPerSec: Math.round((committed / windowMs) * 1000),
+    windowMs: Math.round(windowMs),
+    cpuPerRecordUs: { engine: perRecordUs(m10.engineCpu, m90.engineCpu, committed), broker: perRecordUs(m10.brokerCpu, m90.brokerCpu, committed) },
+  }
 }
 
 /** What one measured run leaves, success or not. */

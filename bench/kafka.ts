@@ -6,7 +6,8 @@
 // "skipped: no java/mvn"). The five alternate within each repetition, each on a fresh application
 // id and freshly written input of the same size, so they are measured side by side under the same
 // machine load. Median of N runs with min and max, eoscope/Kafka Streams, and each engine's
-// transaction overhead as MEASURES.md defines it. Writes bench/results/kafka.json; exits 1 when a
+// transaction overhead as MEASURES.md defines it, and the CPU time each record cost the engine's
+// processes and the local broker over the same window (bench/process-cpu.ts). Writes bench/results/kafka.json; exits 1 when a
 // run failed (recorded in its row with the reason).
 // Flags: --brokers HOST:PORT (default KAFKA_BROKERS or 127.0.0.1:19092), --intervals 10,100,1000,
 // --records 300000 (one per interval, or one for all: the window must span many commit intervals,
@@ -45,6 +46,7 @@ const NOTES = [
   'The broker, the engines and the load generator share the same machine (2 cores here): the coordinator work for transactions (markers, transaction log writes) competes with the engines for CPU, which a separate broker machine would not. The load average before and after each run is in its row.',
   'A negative or near-zero overhead (exactly-once as fast as at_least_once or faster) means the difference is inside the run-to-run spread at that interval (min and max beside each median), not that transactions are free.',
   'Single runs vary by tens of percent on a shared machine; the medians of alternating runs are the figures to read, with min and max beside them. A run that did not catch up within the bound, or whose output failed the validator, is in its row\'s failures with the reason and is left out of the median; it is never counted as 0.',
+  'cpuPerRecordUs counts work, not waiting: the CPU time (user + system, from /proc/<pid>/stat, garbage collector and JIT threads included) the engine\'s processes and the broker used between the window\'s two marks, per record committed between them. With broker and engines on one 2-core machine, throughput is bound by it: records/s can be at most about 2 cores / (engine + broker CPU per record). It moves less with the machine\'s load than throughput does, but it moves too (shared caches and cores under contention), so it is a spread like the others. A JVM compiles its hot code during the first seconds of a run: Kafka Streams\' CPU per record falls as it warms up, so a short window flatters eoscope against it; more --records give a figure nearer its steady state.',
   'The whole input is written before the engine starts (prefill), so it runs on a backlog and the load generator does not compete with it for the CPU; the window opens once every partition is owned and 10% of the records are committed, and closes at 90%, so the group\'s formation and the JVM start are not inside it.',
 ]
 
