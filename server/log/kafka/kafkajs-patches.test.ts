@@ -1,7 +1,9 @@
-// The kafkajs patch (patches/kafkajs+2.2.4.patch) changes how the produce path computes, never
-// what goes on the wire. These tests hold the patched code to the original's results: the
-// grouping against the original reduce, varlongs against kafkajs's own Long path (which the patch
-// keeps for large values), and whole produce requests decoded back with kafkajs's own decoders.
+// The kafkajs patch (patches/kafkajs+2.2.4.patch) changes how the produce and fetch paths
+// compute, never what goes on the wire nor what a consumer is handed. These tests hold the
+// patched code to the original's results: the grouping against the original reduce, varlongs
+// against kafkajs's own Long path (which the patch keeps for large values), whole produce requests
+// decoded back with kafkajs's own decoders, and decoded record batches against offsets and
+// timestamps computed with BigInt, at bases and deltas on both sides of the numeric fast path.
 
 import { createRequire } from 'node:module'
 import fc from 'fast-check'
@@ -17,7 +19,9 @@ interface KafkajsEncoder {
   buffer: Buffer
 }
 interface KafkajsDecoder {
+  offset: number
   readVarLong(): { toString(): string }
+  readVarLongNumber(): number | null
   readVarInt(): number
   readString(): string
   readInt16(): number
@@ -26,7 +30,7 @@ interface KafkajsDecoder {
 }
 const Encoder = require('kafkajs/src/protocol/encoder.js') as { new (size?: number): KafkajsEncoder; sizeOfVarLong(v: unknown): number }
 const Decoder = require('kafkajs/src/protocol/decoder.js') as new (b: Buffer) => KafkajsDecoder
-const Long = require('kafkajs/src/utils/long.js') as { fromValue(v: number | string): unknown }
+const Long = require('kafkajs/src/utils/long.js') as { fromValue(v: number | string): unknown; fromString(v: string): unknown }
 type Grouping = (o: { topic: string; partitionMetadata: unknown[]; messages: { partition: number }[]; partitioner: (o: { message: { partition: number } }) => number }) => Record<number, { partition: number }[]>
 const groupMessagesPerPartition = require('kafkajs/src/producer/groupMessagesPerPartition.js') as Grouping
 type ProduceRequest = (o: Record<string, unknown>) => { encode(): Promise<KafkajsEncoder> }
@@ -36,6 +40,14 @@ const decodeBatch = require('kafkajs/src/protocol/recordBatch/v0/decoder.js') as
   maxTimestamp: string
   records: { key: Buffer | null; value: Buffer | null; headers: Record<string, Buffer>; timestamp: string; offset: string }[]
 }>
+
+type RecordEncoder = (o: { offsetDelta: number; timestampDelta: unknown; key: string | null; value: string | null; headers?: Record<string, string | string[]> }) => KafkajsEncoder
+const encodeRecord = require('kafkajs/src/protocol/recordBatch/record/v0/index.js') as RecordEncoder
+const encodeBatch = (require('kafkajs/src/protocol/recordBatch/v0/index.js') as { RecordBatch: (o: Record<string, unknown>) => Promise<KafkajsEncoder> }).RecordBatch
+type BatchOfMessages = new (topic: string, fetchedOffset: string, data: { partition: number; highWatermark: string; messages: { offset: string; isControlRecord?: boolean }[]; abortedTransactions: unknown[] }) => { messages: { offset: string }[] }
+const Batch = require('kafkajs/src/consumer/batch.js') as BatchOfMessages
+
+const INT64_MAX = 2n ** 63n - 1n
 
 /** kafkajs 2.2.4's own grouping, before the patch. */
 const originalGrouping: Grouping = ({ partitionMetadata, messages, partitioner }) => {
@@ -132,6 +144,74 @@ describe('the kafkajs patch', () => {
         })
       }),
       { numRuns: 200 },
+    )
+  })
+
+  it('reads a varlong as a number exactly when it fits in 7 bytes, and leaves anything longer to the Long path untouched', () => {
+    const int64 = fc.bigInt({ min: -(2n ** 63n), max: INT64_MAX })
+    const nearFastPath = fc.bigInt({ min: -(2n ** 49n), max: 2n ** 49n })
+    fc.assert(
+      fc.property(fc.oneof(int64, nearFastPath, fc.integer().map(BigInt)), (v) => {
+        const bytes = new Encoder(1).writeVarLong(Long.fromString(String(v))).buffer
+        const fast = new Decoder(bytes)
+        const n = fast.readVarLongNumber()
+        const viaLong = new Decoder(bytes)
+        const expected = viaLong.readVarLong().toString()
+        if (v >= -(2n ** 48n) && v < 2n ** 48n) {
+          expect(String(n)).toBe(expected)
+          expect(fast.offset).toBe(viaLong.offset)
+        } else {
+          expect(n).toBeNull()
+          expect(fast.offset).toBe(0)
+        }
+      }),
+    )
+    // A varlong cut short gives no number (and no made-up value).
+    const cut = new Decoder(Buffer.from([0x80, 0x80]))
+    expect(cut.readVarLongNumber()).toBeNull()
+    expect(cut.offset).toBe(0)
+  })
+
+  it('decodes record batches to the offsets, timestamps, keys, values and headers BigInt arithmetic gives, on either side of the fast path', async () => {
+    // Bases up to int64's range (the fast path takes them up to 2^52); deltas up to ±2^50 (it takes them under 2^48).
+    const base = fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 40n }), fc.bigInt({ min: 2n ** 52n - 100n, max: 2n ** 52n + 100n }), fc.bigInt({ min: 2n ** 53n, max: 2n ** 62n }))
+    const timestampBase = fc.oneof(fc.constant(-1n), fc.bigInt({ min: 0n, max: 2n ** 41n }), fc.bigInt({ min: 2n ** 52n - 10n, max: 2n ** 60n }))
+    const delta = fc.oneof(fc.integer({ min: -1000, max: 100_000 }).map(BigInt), fc.bigInt({ min: -(2n ** 50n), max: 2n ** 50n }))
+    const header = fc.oneof(fc.string({ maxLength: 6 }), fc.array(fc.string({ maxLength: 6 }), { minLength: 2, maxLength: 3 }))
+    const record = fc.record({ key: fc.option(fc.string({ maxLength: 12 }), { nil: null }), value: fc.option(fc.string({ maxLength: 80 }), { nil: null }), timestampDelta: delta, headers: fc.dictionary(fc.constantFrom('a', 'b', 'trace'), header, { maxKeys: 2 }) })
+    await fc.assert(
+      fc.asyncProperty(base, timestampBase, fc.array(record, { minLength: 1, maxLength: 30 }), async (firstOffset, firstTimestamp, records) => {
+        const encoded = await encodeBatch({
+          firstOffset: Long.fromString(String(firstOffset)),
+          firstTimestamp: String(firstTimestamp),
+          maxTimestamp: String(firstTimestamp),
+          lastOffsetDelta: records.length - 1,
+          records: records.map((r, i) => encodeRecord({ offsetDelta: i, timestampDelta: Long.fromString(String(r.timestampDelta)), key: r.key, value: r.value, headers: r.headers })),
+        })
+        const batch = await decodeBatch(new Decoder(encoded.buffer))
+        expect(batch.records).toHaveLength(records.length)
+        batch.records.forEach((got, i) => {
+          const r = records[i]!
+          expect(got.offset).toBe(String(firstOffset + BigInt(i)))
+          expect(got.timestamp).toBe(String(firstTimestamp + r.timestampDelta))
+          expect(got.key === null ? null : got.key.toString()).toBe(r.key)
+          expect(got.value === null ? null : got.value.toString()).toBe(r.value)
+          const headers = Object.fromEntries(Object.entries(got.headers).map(([k, v]) => [k, Array.isArray(v) ? v.map(String) : String(v)]))
+          expect(headers).toEqual(r.headers)
+        })
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('keeps the messages at or past the fetched offset, as Long comparison does, at any int64 offset', () => {
+    const offset = fc.oneof(fc.bigInt({ min: 0n, max: 2000n }), fc.bigInt({ min: 2n ** 53n - 5n, max: 2n ** 53n + 5n }), fc.bigInt({ min: 0n, max: INT64_MAX }))
+    fc.assert(
+      fc.property(offset, fc.array(offset, { maxLength: 20 }), (fetched, offsets) => {
+        const messages = offsets.map((o) => ({ offset: String(o) }))
+        const batch = new Batch('t', String(fetched), { partition: 0, highWatermark: '0', messages, abortedTransactions: [] })
+        expect(batch.messages.map((m) => m.offset)).toEqual(offsets.filter((o) => o >= fetched).map(String))
+      }),
     )
   })
 })

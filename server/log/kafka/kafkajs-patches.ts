@@ -1,11 +1,12 @@
-// kafkajs 2.2.4 (the last release) spends most of a producer's CPU in a few hot spots of its
-// produce path: grouping a call's messages by partition (quadratic in the messages), a
-// temporary array and Buffer per varint, a Long per record timestamp delta, a zero-filled
-// 512-byte buffer per record, and a string sort of the batch's timestamps. patches/
-// kafkajs+2.2.4.patch mends them (applied by patch-package at npm install), wire format
-// unchanged. Each patched file carries a marker line; this module tells whether the installed
-// kafkajs has them all, so that an install without them (npm install --ignore-scripts) is said
-// aloud rather than silently slower.
+// kafkajs 2.2.4 (the last release) spends most of a client's CPU in a few hot spots. On the
+// produce path: grouping a call's messages by partition (quadratic in the messages), a temporary
+// array and Buffer per varint, a Long per record timestamp delta, a zero-filled 512-byte buffer
+// per record, and a string sort of the batch's timestamps. On the fetch path: a slice and a
+// Decoder per record, and Longs parsed from strings for every record's offset and timestamp and
+// for the batch's offset filter. patches/kafkajs+2.2.4.patch mends them (applied by
+// patch-package at npm install), wire format and decoded messages unchanged. Each patched file
+// carries a marker line; this module tells whether the installed kafkajs has them all, so that an
+// install without them (npm install --ignore-scripts) is said aloud rather than silently slower.
 
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -16,6 +17,10 @@ export const PATCHED_KAFKAJS_FILES = [
   'kafkajs/src/protocol/encoder.js',
   'kafkajs/src/protocol/recordBatch/record/v0/index.js',
   'kafkajs/src/protocol/requests/produce/v3/request.js',
+  'kafkajs/src/protocol/decoder.js',
+  'kafkajs/src/protocol/recordBatch/v0/decoder.js',
+  'kafkajs/src/protocol/recordBatch/record/v0/decoder.js',
+  'kafkajs/src/consumer/batch.js',
 ] as const
 
 /** The patch, from the project's root. */
