@@ -1,7 +1,7 @@
 // kafkajs 2.2.4 (the last release) spends most of a client's CPU in a few hot spots. On the
 // produce path: grouping a call's messages by partition (quadratic in the messages), a temporary
 // array and Buffer per varint, a Long per record timestamp delta, a zero-filled 512-byte buffer
-// per record, and a string sort of the batch's timestamps. On the fetch path: a slice and a
+// per record, each string key and value measured twice, and a string sort of the batch's timestamps. On the fetch path: a slice and a
 // Decoder per record, and Longs parsed from strings for every record's offset and timestamp and
 // for the batch's offset filter. patches/kafkajs+2.2.4.patch mends them (applied by
 // patch-package at npm install), wire format and decoded messages unchanged. Each patched file
