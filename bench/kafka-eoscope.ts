@@ -8,7 +8,7 @@ import { WorkerProcessRuntime as KafkaLabRuntime } from '../server/lab/kafka/wor
 import { KafkaConnection } from '../server/log/kafka/kafka-connection.ts'
 import { SystemTime } from '../server/log/time.ts'
 import { validateRun } from '../server/validator/validator.ts'
-import { localBrokerPid, processCpuSeconds } from './process-cpu.ts'
+import { localBrokerCpu, processCpuSeconds } from './process-cpu.ts'
 import { checkedRun, measureWindow, type RunResult } from './kafka-window.ts'
 
 export const WORKERS = 3
@@ -46,7 +46,7 @@ export async function runEoscope(plan: RunPlan): Promise<RunResult> {
     // generator does not compete with them for the CPU while they are measured.
     prefill: true,
   })
-  const brokerPid = localBrokerPid(brokers)
+  const brokerCpuSeconds = localBrokerCpu(brokers)
   try {
     await lab.start()
     const progress = {
@@ -56,7 +56,7 @@ export async function runEoscope(plan: RunPlan): Promise<RunResult> {
       failure: () => lab.loadFailure(),
       // The workers of the window: a bench run kills none, so the slots' processes are its only ones.
       engineCpuSeconds: () => processCpuSeconds(lab.slots.flatMap((s) => (s.child?.pid === undefined ? [] : [s.child.pid]))),
-      brokerCpuSeconds: () => (brokerPid === null ? null : processCpuSeconds([brokerPid])),
+      brokerCpuSeconds,
     }
     const window = await measureWindow(appId, records, progress, plan.boundMs)
     await lab.stop()

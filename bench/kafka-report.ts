@@ -64,8 +64,14 @@ export function skippedRow(engine: Engine, guarantee: ProcessingGuarantee, commi
   return { ...rowOf(engine, guarantee, commitIntervalMs, records, runs, []), skipped: reason }
 }
 
-const medianOf = (rows: Row[], engine: Engine, guarantee: ProcessingGuarantee, commitIntervalMs: number): number | null =>
-  rows.find((r) => r.engine === engine && r.guarantee === guarantee && r.commitIntervalMs === commitIntervalMs)?.throughputPerSec?.median ?? null
+/** Which spread of a row a figure is taken from. */
+type Figure = (r: Row) => Spread | null
+const throughputOf: Figure = (r) => r.throughputPerSec
+
+const medianOf = (rows: Row[], engine: Engine, guarantee: ProcessingGuarantee, commitIntervalMs: number, figure: Figure = throughputOf): number | null => {
+  const row = rows.find((r) => r.engine === engine && r.guarantee === guarantee && r.commitIntervalMs === commitIntervalMs)
+  return row ? (figure(row)?.median ?? null) : null
+}
 
 const ratio = (a: number | null, b: number | null): number | null => (a === null || b === null || b === 0 ? null : Number((a / b).toFixed(3)))
 /** MEASURES.md's transaction overhead: 1 - exactly-once median / at_least_once median. */
@@ -89,40 +95,32 @@ export function overheads(rows: Row[], intervals: number[]): IntervalFigures[] {
   })
 }
 
-/** eoscope median / Kafka Streams median: at_least_once against at_least_once, both exactly-once modes against exactly_once_v2. */
-export function versusKafkaStreams(rows: Row[], intervals: number[]) {
-  return intervals.map((ms) => {
-    const ksAlos = medianOf(rows, 'kafka-streams', 'at_least_once', ms)
-    const ksEos = medianOf(rows, 'kafka-streams', 'exactly_once_v2', ms)
-    return {
-      commitIntervalMs: ms,
-      at_least_once: ratio(medianOf(rows, 'eoscope', 'at_least_once', ms), ksAlos),
-      exactly_once: ratio(medianOf(rows, 'eoscope', 'exactly_once', ms), ksEos),
-      exactly_once_v2: ratio(medianOf(rows, 'eoscope', 'exactly_once_v2', ms), ksEos),
-    }
-  })
+/** eoscope median / Kafka Streams median of one figure: at_least_once against at_least_once, both exactly-once modes against exactly_once_v2. */
+function pairedRatios(rows: Row[], ms: number, figure: Figure) {
+  const ksAlos = medianOf(rows, 'kafka-streams', 'at_least_once', ms, figure)
+  const ksEos = medianOf(rows, 'kafka-streams', 'exactly_once_v2', ms, figure)
+  return {
+    at_least_once: ratio(medianOf(rows, 'eoscope', 'at_least_once', ms, figure), ksAlos),
+    exactly_once: ratio(medianOf(rows, 'eoscope', 'exactly_once', ms, figure), ksEos),
+    exactly_once_v2: ratio(medianOf(rows, 'eoscope', 'exactly_once_v2', ms, figure), ksEos),
+  }
 }
 
-const cpuMedianOf = (rows: Row[], engine: Engine, guarantee: ProcessingGuarantee, commitIntervalMs: number, of: 'engine' | 'broker'): number | null =>
-  rows.find((r) => r.engine === engine && r.guarantee === guarantee && r.commitIntervalMs === commitIntervalMs)?.cpuPerRecordUs[of]?.median ?? null
+/** eoscope's throughput / Kafka Streams', paired as pairedRatios says. */
+export function versusKafkaStreams(rows: Row[], intervals: number[]) {
+  return intervals.map((ms) => ({ commitIntervalMs: ms, ...pairedRatios(rows, ms, throughputOf) }))
+}
 
 /**
- * eoscope's CPU per record / Kafka Streams' (medians; above 1: eoscope spends more CPU on a
- * record), pairs as in versusKafkaStreams; for the engine's processes, and for the broker serving it.
+ * eoscope's CPU per record / Kafka Streams' (above 1: eoscope spends more CPU on a record), paired
+ * the same way; for the engine's processes, and for the broker serving it.
  */
 export function cpuVersusKafkaStreams(rows: Row[], intervals: number[]) {
-  return intervals.map((ms) => {
-    const pair = (of: 'engine' | 'broker') => {
-      const ksAlos = cpuMedianOf(rows, 'kafka-streams', 'at_least_once', ms, of)
-      const ksEos = cpuMedianOf(rows, 'kafka-streams', 'exactly_once_v2', ms, of)
-      return {
-        at_least_once: ratio(cpuMedianOf(rows, 'eoscope', 'at_least_once', ms, of), ksAlos),
-        exactly_once: ratio(cpuMedianOf(rows, 'eoscope', 'exactly_once', ms, of), ksEos),
-        exactly_once_v2: ratio(cpuMedianOf(rows, 'eoscope', 'exactly_once_v2', ms, of), ksEos),
-      }
-    }
-    return { commitIntervalMs: ms, engine: pair('engine'), broker: pair('broker') }
-  })
+  return intervals.map((ms) => ({
+    commitIntervalMs: ms,
+    engine: pairedRatios(rows, ms, (r) => r.cpuPerRecordUs.engine),
+    broker: pairedRatios(rows, ms, (r) => r.cpuPerRecordUs.broker),
+  }))
 }
 
 const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`)

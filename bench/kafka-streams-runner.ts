@@ -18,7 +18,7 @@ import { SystemTime } from '../server/log/time.ts'
 import { validateRun } from '../server/validator/validator.ts'
 import { KEYS, PARTITIONS, type RunPlan, WORKERS } from './kafka-eoscope.ts'
 import { checkedRun, measureWindow, type Progress, type RunResult, SAMPLE_MS } from './kafka-window.ts'
-import { localBrokerPid, processCpuSeconds } from './process-cpu.ts'
+import { localBrokerCpu, processCpuSeconds } from './process-cpu.ts'
 
 /** Heap of the Kafka Streams process (its store holds one aggregate per key: 100 keys). */
 export const JAVA_OPTS = ['-Xms256m', '-Xmx512m']
@@ -135,7 +135,7 @@ export async function runKafkaStreams(classPath: string, plan: RunPlan): Promise
   const admin = createKafka({ brokers, clientId: appId }, `${appId}-watch`).admin()
   let streams: StreamsProcess | null = null
   let watch: CommittedWatch | null = null
-  const brokerPid = localBrokerPid(brokers)
+  const brokerCpuSeconds = localBrokerCpu(brokers)
   try {
     await connection.admin().createTopics([
       { topic: topics.input, partitions: PARTITIONS },
@@ -152,7 +152,7 @@ export async function runKafkaStreams(classPath: string, plan: RunPlan): Promise
       groupSettled: () => s.state === 'RUNNING' && s.activeTasks === PARTITIONS,
       failure: () => s.failure(),
       engineCpuSeconds: () => (s.child.pid === undefined ? null : processCpuSeconds([s.child.pid])),
-      brokerCpuSeconds: () => (brokerPid === null ? null : processCpuSeconds([brokerPid])),
+      brokerCpuSeconds,
     }
     const window = await measureWindow(appId, records, progress, plan.boundMs)
     await watch.stop()
