@@ -1,4 +1,4 @@
-// npm run bench:clients -- [--clients 500] [--window-s 10] [--runs 3]
+// npm run bench:clients -- [--clients 500] [--window-s 10] [--runs 3] [--rate N]
 // Many browsers on one server (a class watching one lab): starts the real server (production build)
 // on the embedded lab, measures it with no socket clients, connects N socket.io clients (websocket
 // transport, loopback, from two child processes so the clients do not share the server's CPU
@@ -12,6 +12,11 @@
 //   at each scrape: scraped at the window's start and read at its end);
 // - processed throughput: the advance of eoscope_committed_input_records_total over the window;
 // - resident memory (process_resident_memory_bytes) and V8 heap used at the window's end.
+// - with --rate: the input fed and the input lag (eoscope_input_records_total, eoscope_input_lag_records),
+//   and whether the lab keeps up with that rate while the clients watch (written to
+//   bench/results/clients-rate-N.json; the lab is set to that rate as the controls panel does). No
+//   control server then: a second lab at that rate would take the CPU the measured one needs, so
+//   memory after the clients left is compared with the server's own idle windows only.
 // The lab's own memory grows in its first minutes (logs filling up to their retention), so "RSS back
 // after the clients left" compares with an idle server of the same age: a control server started
 // beside the measured one, running the same lab, that never gets a socket client.
@@ -24,13 +29,14 @@ import { io as connect, type Socket } from 'socket.io-client'
 import { parseCommandLine } from '../server/cli/flags.ts'
 import { ROOT, startServer } from '../e2e/server-process.ts'
 import { type Spread, median, spread, writeResult } from './figures.ts'
+import { keepsUp } from './keeps-up.ts'
 
 const CHILD_URL = 'EOSCOPE_BENCH_CLIENTS_URL'
 const CHILD_COUNT = 'EOSCOPE_BENCH_CLIENTS_COUNT'
 const CLIENT_PROCESSES = 2
 const REQUESTS_PER_WINDOW = 100
 const SETTLE_AFTER_LEAVE_MS = 60_000
-const TARGETS = { messagesPerSecPerClient: { min: 5 }, apiLabP99Ms: { max: 50 }, eventLoopLagP99Ms: { max: 50 }, throughputRatio: { min: 0.9 }, rssAfterLeaveRatio: { max: 1.1 } }
+const TARGETS = { messagesPerSecPerClient: { min: 5 }, apiLabP99Ms: { max: 50 }, eventLoopLagP99Ms: { max: 50 }, throughputRatio: { min: 0.9 }, rssAfterLeaveRatio: { max: 1.1 }, keepsUp: { fedRatio: 0.95, processedRatio: 0.95, lagSeconds: 1 } }
 
 type ToChild = { type: 'counts' } | { type: 'leave' }
 type FromChild = { type: 'connected'; connected: number; failed: number; errors: string[] } | { type: 'counts'; counts: number[]; connected: number }
@@ -133,6 +139,10 @@ interface Window {
   requests: number
   eventLoopLagP99Ms: number | null
   processedPerSec: number
+  /** Input records the load generator fed per second (eoscope_input_records_total's advance). */
+  fedPerSec: number
+  /** eoscope_input_lag_records at the window's end: input not yet committed. */
+  inputLagRecords: number | null
   rssMB: number | null
   heapUsedMB: number | null
   /** The control server's (same age, never any client) resident memory at the window's end. */
@@ -157,17 +167,20 @@ async function measureWindow({ url, control }: Servers, windowMs: number, procs:
   const m1 = await scrape(url)
   const secs = (performance.now() - t0) / 1000
   const committed = (t: string) => metric(t, 'eoscope_committed_input_records_total') ?? NaN
+  const fed = (t: string) => metric(t, 'eoscope_input_records_total') ?? NaN
   const lag = metric(m1, 'nodejs_eventloop_lag_p99_seconds')
-  const controlMetrics = await scrape(control)
+  const controlMetrics = control === null ? null : await scrape(control)
   const w: Window = {
     apiLabP50Ms: round1(quantile(latencies, 0.5)),
     apiLabP99Ms: round1(quantile(latencies, 0.99)),
     requests: latencies.length,
     eventLoopLagP99Ms: lag === null ? null : round1(lag * 1000),
     processedPerSec: Math.round((committed(m1) - committed(m0)) / secs),
+    fedPerSec: Math.round((fed(m1) - fed(m0)) / secs),
+    inputLagRecords: metric(m1, 'eoscope_input_lag_records'),
     rssMB: mb(metric(m1, 'process_resident_memory_bytes')),
     heapUsedMB: mb(metric(m1, 'nodejs_heap_size_used_bytes')),
-    controlRssMB: mb(metric(controlMetrics, 'process_resident_memory_bytes')),
+    controlRssMB: controlMetrics === null ? null : mb(metric(controlMetrics, 'process_resident_memory_bytes')),
   }
   if (procs.length) {
     const rates = c1.map((c, i) => (c - (c0[i] ?? 0)) / secs)
@@ -177,10 +190,10 @@ async function measureWindow({ url, control }: Servers, windowMs: number, procs:
   return w
 }
 
-/** The measured server, and a control server started beside it that never gets a socket client. */
+/** The measured server, and a control server started beside it that never gets a socket client (none with --rate). */
 interface Servers {
   url: string
-  control: string
+  control: string | null
 }
 
 async function measurePhase(label: string, servers: Servers, windowMs: number, runs: number, procs: ClientProcess[]): Promise<Window[]> {
@@ -201,6 +214,8 @@ function summarizePhase(ws: Window[]) {
     apiLabP99Ms: figure(ws, (w) => w.apiLabP99Ms),
     eventLoopLagP99Ms: figure(ws, (w) => w.eventLoopLagP99Ms),
     processedPerSec: figure(ws, (w) => w.processedPerSec, Math.round),
+    fedPerSec: figure(ws, (w) => w.fedPerSec, Math.round),
+    inputLagRecords: figure(ws, (w) => w.inputLagRecords, Math.round),
     rssMB: figure(ws, (w) => w.rssMB),
     heapUsedMB: figure(ws, (w) => w.heapUsedMB),
     controlRssMB: figure(ws, (w) => w.controlRssMB),
@@ -212,7 +227,7 @@ function summarizePhase(ws: Window[]) {
 type Summary = ReturnType<typeof summarizePhase>
 
 /** Each target with its measured value and whether it was met (null: not measured). */
-function judge(idle: Summary, withClients: Summary, after: { rssMB: number | null; controlRssMB: number | null }) {
+function judge(idle: Summary, withClients: Summary, after: { rssMB: number | null; controlRssMB: number | null }, rate: { asked: number; windows: Window[] } | null) {
   const target = (value: number | null | undefined, ok: (v: number) => boolean) => ({ value: value ?? null, met: value === null || value === undefined ? null : ok(value) })
   const idleTput = idle.processedPerSec?.median ?? null
   return {
@@ -220,7 +235,9 @@ function judge(idle: Summary, withClients: Summary, after: { rssMB: number | nul
     apiLabP99Ms: { ...target(withClients.apiLabP99Ms?.median, (v) => v <= TARGETS.apiLabP99Ms.max), of: 'median over windows', worstWindow: withClients.apiLabP99Ms?.max ?? null },
     eventLoopLagP99Ms: { ...target(withClients.eventLoopLagP99Ms?.median, (v) => v <= TARGETS.eventLoopLagP99Ms.max), of: 'median over windows', worstWindow: withClients.eventLoopLagP99Ms?.max ?? null },
     throughputRatio: { ...target(idleTput && withClients.processedPerSec ? round3(withClients.processedPerSec.median / idleTput) : null, (v) => v >= TARGETS.throughputRatio.min), of: 'processed/s with clients ÷ without (medians)' },
-    rssAfterLeaveRatio: { ...target(after.controlRssMB && after.rssMB ? round3(after.rssMB / after.controlRssMB) : null, (v) => v <= TARGETS.rssAfterLeaveRatio.max), of: `RSS ${SETTLE_AFTER_LEAVE_MS / 1000} s after the clients left ÷ RSS of the control server (same age, never a client) at that moment` },
+    ...(rate
+      ? { keepsUp: keepsUp(rate.asked, rate.windows, TARGETS.keepsUp) }
+      : { rssAfterLeaveRatio: { ...target(after.controlRssMB && after.rssMB ? round3(after.rssMB / after.controlRssMB) : null, (v) => v <= TARGETS.rssAfterLeaveRatio.max), of: `RSS ${SETTLE_AFTER_LEAVE_MS / 1000} s after the clients left ÷ RSS of the control server (same age, never a client) at that moment` } }),
   }
 }
 
@@ -242,13 +259,25 @@ async function leave(procs: ClientProcess[]): Promise<void> {
   })))
 }
 
-async function bench(clients: number, windowMs: number, runs: number): Promise<void> {
+/** Sets a server's lab to an input rate as the controls panel does (POST /api/lab/config); refused: an error. */
+async function setInputRate(url: string, rate: number): Promise<void> {
+  const r = await fetch(`${url}/api/lab/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ inputRatePerSec: rate }) })
+  const body = (await r.json().catch(() => null)) as { ok?: boolean } | null
+  if (!r.ok || body?.ok !== true) throw new Error(`the lab at ${url} refused inputRatePerSec ${rate}: ${r.status} ${JSON.stringify(body)}`)
+}
+
+async function bench(clients: number, windowMs: number, runs: number, rate: number | undefined): Promise<void> {
   const loadBefore = loadAverage()
-  const [server, controlServer] = await Promise.all([startServer({ timeoutMs: 60_000 }), startServer({ timeoutMs: 60_000 })])
-  const servers: Servers = { url: server.url, control: controlServer.url }
+  const [server, controlServer] = await Promise.all([startServer({ timeoutMs: 60_000 }), rate === undefined ? startServer({ timeoutMs: 60_000 }) : null])
+  const servers: Servers = { url: server.url, control: controlServer?.url ?? null }
   let procs: ClientProcess[] = []
   try {
     await sleep(5_000) // the lab's first seconds: workers joining, the first commits
+    if (rate !== undefined) {
+      // The lab at the rate, then its first seconds at it.
+      await setInputRate(server.url, rate)
+      await sleep(5_000)
+    }
     const { config } = (await (await fetch(`${server.url}/api/lab`)).json()) as { config: Record<string, unknown> }
     const idle = await measurePhase('no clients', servers, windowMs, runs, [])
     const conn = await connectClients(server.url, clients)
@@ -265,13 +294,13 @@ async function bench(clients: number, windowMs: number, runs: number): Promise<v
     const a = afterWindows[0]!
     const after = { rssMB: a.rssMB, heapUsedMB: a.heapUsedMB, controlRssMB: a.controlRssMB, rssVsOwnIdle: a.rssMB && idleS.rssMB ? round3(a.rssMB / idleS.rssMB.median) : null, processedPerSec: a.processedPerSec, secondsAfterLeave: SETTLE_AFTER_LEAVE_MS / 1000 + windowMs / 1000 }
     const progress = held.every((w) => w.perClient && w.perClient.clients > 0 && w.perClient.median > 0) && conn.connected > 0
-    const targets = judge(idleS, heldS, after)
+    const targets = judge(idleS, heldS, after, rate === undefined ? null : { asked: rate, windows: held })
     const result = {
       bench: 'clients',
       at: new Date().toISOString(),
       machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cpus: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.release()}`, loadAverageBefore: loadBefore, loadAverageAfter: loadAverage() },
       backend: 'embedded',
-      lab: { inputRatePerSec: config.inputRatePerSec, guarantee: config['processing.guarantee'], workers: config.workers, note: "the dashboard's default lab, as a class would watch it" },
+      lab: { inputRatePerSec: rate ?? config.inputRatePerSec, guarantee: config['processing.guarantee'], workers: config.workers, 'commit.interval.ms': config['commit.interval.ms'], note: rate === undefined ? "the dashboard's default lab, as a class would watch it" : `the dashboard's default lab with its input rate set to ${rate}/s from the controls (POST /api/lab/config), as a class would watch it` },
       clients: { asked: clients, connected: conn.connected, failed: conn.failed, errors: conn.errors, processes: CLIENT_PROCESSES, transport: 'websocket' },
       windowSec: windowMs / 1000,
       runs,
@@ -282,12 +311,12 @@ async function bench(clients: number, windowMs: number, runs: number): Promise<v
       targets,
       allTargetsMet: progress && Object.values(targets).every((t) => t.met === true),
     }
-    const out = path.join(ROOT, 'bench', 'results', 'clients.json')
+    const out = path.join(ROOT, 'bench', 'results', rate === undefined ? 'clients.json' : `clients-rate-${rate}.json`)
     writeResult(out, result)
     process.stdout.write(`${JSON.stringify({ progress: result.progress, targets, allTargetsMet: result.allTargetsMet }, null, 2)}\nwrote ${path.relative(ROOT, out)}\n`)
   } finally {
     await leave(procs)
-    await Promise.all([server.stop(), controlServer.stop()])
+    await Promise.all([server.stop(), controlServer?.stop()])
   }
 }
 
@@ -298,8 +327,9 @@ if (process.env[CHILD_URL]) {
     clients: { type: 'number', meaning: 'socket.io clients to connect', range: { min: 1, max: 5_000 }, integer: true, default: 500 },
     'window-s': { type: 'number', meaning: 'seconds per measurement window', range: { min: 2, max: 600 }, integer: false, default: 10 },
     runs: { type: 'number', meaning: 'windows per phase (median, min, max)', range: { min: 1, max: 20 }, integer: true, default: 3 },
+    rate: { type: 'number', meaning: "input records/s of both servers' labs while measured, and whether the lab keeps up with it (absent: the lab's default rate)", range: { min: 1, max: 200_000 }, integer: true },
   } } as const, process.argv.slice(2))
   if (line.help) process.exit(0)
-  await bench(line.flags.clients, line.flags['window-s'] * 1000, line.flags.runs)
+  await bench(line.flags.clients, line.flags['window-s'] * 1000, line.flags.runs, line.flags.rate)
   process.exit(0)
 }
