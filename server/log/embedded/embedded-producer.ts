@@ -4,39 +4,17 @@
 
 import { LogError } from '../errors.ts'
 import { ProducerStateMachine, transactionalIdOf } from '../producer-state.ts'
-import type { ConsumerGroupMetadata, ControlType, LogProducer, OffsetToCommit, ProduceRecord, ProducerIdentity, ProducerOptions, RecordMetadata, TopicPartition } from '../types.ts'
+import type { ConsumerGroupMetadata, ControlType, LogProducer, OffsetToCommit, ProduceRecord, ProducerIdentity, ProducerOptions, RecordMetadata } from '../types.ts'
 import { tpKey } from '../types.ts'
+import { groupByPartition, offsetsOf, type PartitionGroup } from '../partition-groups.ts'
 import type { ProduceBatch, ProduceRequest, ProduceResult } from './embedded-cluster.ts'
 import type { EmbeddedConnection } from './embedded-connection.ts'
 import { endTxnCostMs } from './latency-model.ts'
-import { NO_PRODUCER_ID, NO_SEQUENCE, type DataRecord } from './partition-log.ts'
+import { NO_PRODUCER_ID, NO_SEQUENCE } from './partition-log.ts'
 
 /** How long a producer waits for a response it will never get before it retries (request.timeout.ms, shortened). */
 const ACK_TIMEOUT_MS = 20
 
-interface PartitionBatch {
-  tp: TopicPartition
-  records: DataRecord[]
-  /** Where each record sits in the send() call's list. */
-  indexes: number[]
-}
-
-/** One batch per partition, in order of first appearance (records are passed on as they are: no copies). */
-function groupByPartition(records: readonly ProduceRecord[]): Map<string, PartitionBatch> {
-  const byPartition = new Map<string, PartitionBatch>()
-  let last: PartitionBatch | undefined
-  for (let i = 0; i < records.length; i++) {
-    const r = records[i]!
-    if (!last || r.partition !== last.tp.partition || r.topic !== last.tp.topic) {
-      const k = tpKey(r.topic, r.partition)
-      last = byPartition.get(k)
-      if (!last) byPartition.set(k, (last = { tp: { topic: r.topic, partition: r.partition }, records: [], indexes: [] }))
-    }
-    last.records.push(r)
-    last.indexes.push(i)
-  }
-  return byPartition
-}
 
 export class EmbeddedProducer implements LogProducer {
   private readonly machine: ProducerStateMachine
@@ -112,31 +90,25 @@ export class EmbeddedProducer implements LogProducer {
 
   private async produce(records: ProduceRecord[]): Promise<RecordMetadata[]> {
     const c = this.conn.cluster
-    const byPartition = groupByPartition(records)
-    if (this.transactionalId !== null) await this.addPartitionsToTxn(this.transactionalId, [...byPartition.values()])
+    const groups = groupByPartition(records)
+    if (this.transactionalId !== null) await this.addPartitionsToTxn(this.transactionalId, groups)
     const batches: ProduceBatch[] = []
-    for (const [k, g] of byPartition) {
+    for (const g of groups) {
       let baseSequence = NO_SEQUENCE
       if (this.options.idempotent) {
-        baseSequence = this.sequences.get(k) ?? 0
-        this.sequences.set(k, baseSequence + g.records.length)
+        baseSequence = this.sequences.get(g.key) ?? 0
+        this.sequences.set(g.key, baseSequence + g.records.length)
       }
-      batches.push({ topic: g.tp.topic, partition: g.tp.partition, baseSequence, records: g.records })
+      batches.push({ topic: g.topic, partition: g.partition, baseSequence, records: g.records })
     }
     const request = { producerId: this.options.idempotent ? this.producerId : NO_PRODUCER_ID, epoch: this.epoch, transactionalId: this.transactionalId, batches }
     const results = await this.produceUntilAcked(request)
     if (c.latency.requestMs > 0) await this.conn.request(c.latency.requestMs, () => undefined)
-    const out: RecordMetadata[] = new Array(records.length)
-    let bi = 0
-    for (const g of byPartition.values()) {
-      const base = results[bi++]!.baseOffset
-      for (let j = 0; j < g.indexes.length; j++) out[g.indexes[j]!] = { topic: g.tp.topic, partition: g.tp.partition, offset: base + j }
-    }
-    return out
+    return offsetsOf(groups, results.map((r) => r.baseOffset), records.length)
   }
 
-  private async addPartitionsToTxn(tid: string, batches: PartitionBatch[]): Promise<void> {
-    const added = batches.map((g) => g.tp).filter((tp) => !this.txnPartitions.has(tpKey(tp.topic, tp.partition)))
+  private async addPartitionsToTxn(tid: string, groups: readonly PartitionGroup<ProduceRecord>[]): Promise<void> {
+    const added = groups.filter((g) => !this.txnPartitions.has(g.key)).map((g) => ({ topic: g.topic, partition: g.partition }))
     if (added.length === 0) return
     const c = this.conn.cluster
     await this.conn.request(c.latency.requestMs, () => c.addPartitionsToTxn(tid, this.producerId, this.epoch, added))

@@ -13,6 +13,7 @@ import { createKafka, type KafkaClientConfig } from './kafka-client.ts'
 import { toLogError } from './kafka-errors.ts'
 import { toKafkajsMessage } from './kafka-records.ts'
 import { byTopic } from './topic-partitions.ts'
+import { offsetsOf } from '../partition-groups.ts'
 import { sendPerPartition } from './partition-sends.ts'
 import { installTxnOffsetCommitV3, registerTransactionalMember } from './kip447/kip447-install.ts'
 
@@ -139,12 +140,12 @@ export class KafkaLogProducer implements LogProducer {
     if (records.length === 0) return []
     if (this.transactionalId !== null) this.machine.require('send')
     else this.machine.requireOpen()
-    let base: Map<string, number>
+    let sent: Awaited<ReturnType<typeof sendPerPartition>>
     try {
       const txn = this.transactionalId !== null ? await this.txn! : null
       if (txn === null) await this.connect()
       // One call per partition (see partition-sends.ts: kafkajs re-sends a multi-broker call's in-flight requests with new sequence numbers).
-      base = await sendPerPartition(records, async (p) => {
+      sent = await sendPerPartition(records, async (p) => {
         const topicMessages = [{ topic: p.topic, messages: p.records.map(toKafkajsMessage) }]
         const result: KafkajsRecordMetadata[] = await (txn ?? this.producer).sendBatch({ topicMessages, acks: -1 })
         const mine = result.find((m) => m.topicName === p.topic && m.partition === p.partition)
@@ -155,15 +156,7 @@ export class KafkaLogProducer implements LogProducer {
       this.fail(e, 'send')
     }
     // kafkajs writes one batch per partition: offsets are the base offset plus the index.
-    const next = new Map<string, number>()
-    return records.map((r) => {
-      const k = `${r.topic}\u0000${r.partition}`
-      const b = base.get(k)
-      if (b === undefined) throw new LogError('INVALID_REQUEST', `no produce response for ${r.topic}-${r.partition}`)
-      const i = next.get(k) ?? 0
-      next.set(k, i + 1)
-      return { topic: r.topic, partition: r.partition, offset: b + i }
-    })
+    return offsetsOf(sent.groups, sent.baseOffsets, records.length)
   }
 
   async sendOffsetsToTransaction(offsets: OffsetToCommit[], group: ConsumerGroupMetadata): Promise<void> {

@@ -46,14 +46,18 @@ export function toConsumedRecord(tp: TopicPartition, m: KafkajsMessage): Consume
   }
 }
 
-/** A kafkajs message for a ProduceRecord: the partition is always explicit. */
+/**
+ * A kafkajs message for a ProduceRecord: the partition is always explicit. The timestamp stays a
+ * number (kafkajs types it as a string): the patched Produce request reads it with Number(), so a
+ * string would only be formatted here to be parsed again there, three times a record.
+ */
 export function toKafkajsMessage(r: ProduceRecord) {
   return {
     partition: r.partition,
     key: r.key,
     value: r.value,
     headers: r.headers,
-    timestamp: r.timestamp === undefined ? undefined : String(r.timestamp),
+    timestamp: r.timestamp as unknown as string | undefined,
   }
 }
 

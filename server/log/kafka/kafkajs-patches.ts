@@ -21,6 +21,7 @@ export const PATCHED_KAFKAJS_FILES = [
   'kafkajs/src/protocol/recordBatch/v0/decoder.js',
   'kafkajs/src/protocol/recordBatch/record/v0/decoder.js',
   'kafkajs/src/consumer/batch.js',
+  'kafkajs/src/protocol/recordBatch/crc32C/crc32C.js',
 ] as const
 
 /** The patch, from the project's root. */

@@ -9,40 +9,25 @@
 // sequence back and is retried alone, with the same sequence, which the partition's leader
 // (old or new) deduplicates.
 
+import { groupByPartition, type PartitionGroup } from '../partition-groups.ts'
 import type { ProduceRecord } from '../types.ts'
 
-/** One partition's records, in the caller's order. */
-export interface PartitionSend {
-  topic: string
-  partition: number
-  records: ProduceRecord[]
-}
-
-/** The records grouped by topic and partition, each group in input order. */
-export function byPartition(records: readonly ProduceRecord[]): PartitionSend[] {
-  const groups = new Map<string, PartitionSend>()
-  for (const r of records) {
-    const key = `${r.topic}\u0000${r.partition}`
-    const g = groups.get(key)
-    if (g) g.records.push(r)
-    else groups.set(key, { topic: r.topic, partition: r.partition, records: [r] })
-  }
-  return [...groups.values()]
-}
+/** One partition's records, in the caller's order, and where each sat in the call. */
+export type PartitionSend = PartitionGroup<ProduceRecord>
 
 /**
  * Sends each partition's records with its own call, all at once, and waits for every call before
  * it answers: a failure is thrown only once no call of this send is still in flight (the caller
- * aborts the transaction next). Resolves to each partition's base offset.
+ * aborts the transaction next). Resolves to the groups and each one's base offset, in the same order.
  */
-export async function sendPerPartition(records: readonly ProduceRecord[], sendOne: (p: PartitionSend) => Promise<number>): Promise<Map<string, number>> {
-  const groups = byPartition(records)
+export async function sendPerPartition(records: readonly ProduceRecord[], sendOne: (p: PartitionSend) => Promise<number>): Promise<{ groups: PartitionSend[]; baseOffsets: number[] }> {
+  const groups = groupByPartition(records)
   const settled = await Promise.allSettled(groups.map((g) => sendOne(g)))
-  const base = new Map<string, number>()
+  const baseOffsets: number[] = new Array(groups.length)
   for (let i = 0; i < groups.length; i++) {
     const s = settled[i]!
     if (s.status === 'rejected') throw s.reason
-    base.set(`${groups[i]!.topic}\u0000${groups[i]!.partition}`, s.value)
+    baseOffsets[i] = s.value
   }
-  return base
+  return { groups, baseOffsets }
 }
