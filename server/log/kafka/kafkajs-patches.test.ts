@@ -8,16 +8,11 @@
 import { createRequire } from 'node:module'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { Encoder, encodeBatch, encodeRecord, type KafkajsEncoder, Long } from './kafkajs-internals.ts'
 import { kafkajsPatchesMissing } from './kafkajs-patches.ts'
 
 const require = createRequire(import.meta.url)
 
-interface KafkajsEncoder {
-  writeVarLong(v: unknown): KafkajsEncoder
-  writeVarInt(v: number): KafkajsEncoder
-  size(): number
-  buffer: Buffer
-}
 interface KafkajsDecoder {
   offset: number
   readVarLong(): { toString(): string }
@@ -28,9 +23,7 @@ interface KafkajsDecoder {
   readInt32(): number
   readArray<T>(f: (d: KafkajsDecoder) => T): T[]
 }
-const Encoder = require('kafkajs/src/protocol/encoder.js') as { new (size?: number): KafkajsEncoder; sizeOfVarLong(v: unknown): number }
 const Decoder = require('kafkajs/src/protocol/decoder.js') as new (b: Buffer) => KafkajsDecoder
-const Long = require('kafkajs/src/utils/long.js') as { fromValue(v: number | string): unknown; fromString(v: string): unknown }
 type Grouping = (o: { topic: string; partitionMetadata: unknown[]; messages: { partition: number }[]; partitioner: (o: { message: { partition: number } }) => number }) => Record<number, { partition: number }[]>
 const groupMessagesPerPartition = require('kafkajs/src/producer/groupMessagesPerPartition.js') as Grouping
 type ProduceRequest = (o: Record<string, unknown>) => { encode(): Promise<KafkajsEncoder> }
@@ -41,9 +34,6 @@ const decodeBatch = require('kafkajs/src/protocol/recordBatch/v0/decoder.js') as
   records: { key: Buffer | null; value: Buffer | null; headers: Record<string, Buffer>; timestamp: string; offset: string }[]
 }>
 
-type RecordEncoder = (o: { offsetDelta: number; timestampDelta: unknown; key: string | null; value: string | null; headers?: Record<string, string | string[]> }) => KafkajsEncoder
-const encodeRecord = require('kafkajs/src/protocol/recordBatch/record/v0/index.js') as RecordEncoder
-const encodeBatch = (require('kafkajs/src/protocol/recordBatch/v0/index.js') as { RecordBatch: (o: Record<string, unknown>) => Promise<KafkajsEncoder> }).RecordBatch
 type BatchOfMessages = new (topic: string, fetchedOffset: string, data: { partition: number; highWatermark: string; messages: { offset: string; isControlRecord?: boolean }[]; abortedTransactions: unknown[] }) => { messages: { offset: string }[] }
 const Batch = require('kafkajs/src/consumer/batch.js') as BatchOfMessages
 const crc32C = require('kafkajs/src/protocol/recordBatch/crc32C/crc32C.js') as (b: Buffer) => number

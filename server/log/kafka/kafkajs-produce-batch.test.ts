@@ -6,23 +6,13 @@
 import { createRequire } from 'node:module'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { Encoder, encodeBatch, encodeRecord, type KafkajsEncoder, Long } from './kafkajs-internals.ts'
 
 const require = createRequire(import.meta.url)
-
-interface KafkajsEncoder {
-  writeInt32(v: number): KafkajsEncoder
-  writeEncoder(e: KafkajsEncoder): KafkajsEncoder
-  size(): number
-  buffer: Buffer
-}
 type Value = string | Buffer | null
 type Headers = Record<string, string | Buffer | (string | Buffer)[]>
 interface Message { key: Value; value: Value; headers?: Headers; timestamp?: string | number }
 
-const Encoder = require('kafkajs/src/protocol/encoder.js') as new (size?: number) => KafkajsEncoder
-const Long = require('kafkajs/src/utils/long.js') as { fromValue(v: number | string): unknown }
-const encodeRecord = require('kafkajs/src/protocol/recordBatch/record/v0/index.js') as (o: Record<string, unknown>) => KafkajsEncoder
-const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0/index.js') as { RecordBatch: (o: Record<string, unknown>) => Promise<KafkajsEncoder> }
 const { encodeUncompressedPartition } = require('kafkajs/src/protocol/requests/produce/v3/request.js') as {
   encodeUncompressedPartition: (o: Record<string, unknown>) => KafkajsEncoder | null
 }
@@ -39,7 +29,7 @@ function timestamps(b: Batch) {
 async function original(b: Batch): Promise<Buffer> {
   const { first, max } = timestamps(b)
   const records = b.messages.map((m, i) => encodeRecord({ key: m.key, value: m.value, headers: m.headers, offsetDelta: i, timestampDelta: (m.timestamp ? Number(m.timestamp) : b.dateNow) - first }))
-  const batch = await RecordBatch({ compression: 0, records, firstTimestamp: first, maxTimestamp: max, producerId: Long.fromValue(b.producerId), producerEpoch: b.producerEpoch, firstSequence: b.firstSequence, transactional: b.transactional, lastOffsetDelta: records.length - 1 })
+  const batch = await encodeBatch({ compression: 0, records, firstTimestamp: first, maxTimestamp: max, producerId: Long.fromValue(b.producerId), producerEpoch: b.producerEpoch, firstSequence: b.firstSequence, transactional: b.transactional, lastOffsetDelta: records.length - 1 })
   return new Encoder().writeInt32(b.partition).writeInt32(batch.size()).writeEncoder(batch).buffer
 }
 
