@@ -1,7 +1,7 @@
 # eoscope's web app and CLI (workers) in one image.
 #   docker build -t eoscope .
 #   docker run -p 3000:3000 -e EOSCOPE_TOKEN=... eoscope
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 
 ENV NEXT_TELEMETRY_DISABLED=1
 RUN mkdir -p /app && chown node:node /app

@@ -13,6 +13,13 @@ import { fileURLToPath } from 'node:url'
 import path from 'node:path'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+
+// eoscope runs on Node 24 (LTS); older lines are out of support and untested here.
+const NODE_MAJOR = 24
+if (Number(process.versions.node.split('.')[0]) < NODE_MAJOR) {
+  process.stderr.write(`eoscope needs Node ${NODE_MAJOR} or newer; this is ${process.version}. \`source scripts/install-node.sh\` fetches Node ${NODE_MAJOR} from the npm registry into .node/ and puts it first on PATH.\n`)
+  process.exit(1)
+}
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP']
 const WATCH_MS = 250

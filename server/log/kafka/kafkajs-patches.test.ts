@@ -219,6 +219,31 @@ describe('the kafkajs patch', () => {
     )
   })
 
+  it('schedules the request queue\'s pending check with a delay of at least 1 ms (Node 24 warns on a negative one), and still at the throttle\'s end', () => {
+    const RequestQueue = require('kafkajs/src/network/requestQueue/index.js') as new (o: Record<string, unknown>) => { throttledUntil: number; pending: unknown[]; scheduleCheckPendingRequests(): void; destroy(): void }
+    const delays: number[] = []
+    const realSetTimeout = globalThis.setTimeout
+    globalThis.setTimeout = ((f: () => void, ms: number) => {
+      delays.push(ms)
+      return realSetTimeout(() => {}, 0)
+    }) as typeof setTimeout
+    try {
+      const unthrottled = new RequestQueue({ maxInFlightRequests: 1, requestTimeout: 1000, enforceRequestTimeout: true, clientId: 'c', broker: 'b', logger: { debug() {}, info() {}, warn() {}, error() {} } })
+      unthrottled.scheduleCheckPendingRequests()
+      unthrottled.destroy()
+      const throttled = new RequestQueue({ maxInFlightRequests: 1, requestTimeout: 1000, enforceRequestTimeout: true, clientId: 'c', broker: 'b', logger: { debug() {}, info() {}, warn() {}, error() {} } })
+      throttled.throttledUntil = Date.now() + 5_000
+      throttled.scheduleCheckPendingRequests()
+      throttled.destroy()
+    } finally {
+      globalThis.setTimeout = realSetTimeout
+    }
+    expect(delays).toHaveLength(2)
+    expect(delays[0]).toBe(1)
+    expect(delays[1]).toBeGreaterThan(4_000)
+    expect(delays[1]).toBeLessThanOrEqual(5_000)
+  })
+
   it('keeps the messages at or past the fetched offset, as Long comparison does, at any int64 offset', () => {
     const offset = fc.oneof(fc.bigInt({ min: 0n, max: 2000n }), fc.bigInt({ min: 2n ** 53n - 5n, max: 2n ** 53n + 5n }), fc.bigInt({ min: 0n, max: INT64_MAX }))
     fc.assert(
