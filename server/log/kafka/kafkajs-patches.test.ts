@@ -223,7 +223,7 @@ describe('the kafkajs patch', () => {
     const RequestQueue = require('kafkajs/src/network/requestQueue/index.js') as new (o: Record<string, unknown>) => { throttledUntil: number; pending: unknown[]; scheduleCheckPendingRequests(): void; destroy(): void }
     const delays: number[] = []
     const realSetTimeout = globalThis.setTimeout
-    globalThis.setTimeout = ((f: () => void, ms: number) => {
+    globalThis.setTimeout = ((_callback: () => void, ms: number) => {
       delays.push(ms)
       return realSetTimeout(() => {}, 0)
     }) as typeof setTimeout
