@@ -31,6 +31,13 @@ interface Row {
   ratioToBareLoop: number
 }
 const rows: Row[] = []
+
+/** One headless run without faults; its processed throughput, or an error when it broke its guarantee. */
+async function checkedRun(guarantee: ProcessingGuarantee, commitIntervalMs: number, latency: 'off' | 'default', n: number, seed: number): Promise<number> {
+  const r = await runHeadless({ guarantee, commitIntervalMs, workers: 3, partitions: 6, records: n, rate: Number.POSITIVE_INFINITY, seed, killEveryMs: null, killAtStep: null, restartAfterMs: 0, dropAcks: 0, idempotence: true, latency })
+  if (!r.completed || r.lost !== 0 || (guarantee !== 'at_least_once' && r.duplicates !== 0)) throw new Error(`bench run violated its guarantee: ${JSON.stringify({ guarantee, commitIntervalMs, records: n, lost: r.lost, duplicates: r.duplicates })}`)
+  return r.throughputPerSec
+}
 // The guarantees alternate within each repetition, so a noisy moment on a shared machine hits
 // them alike rather than one guarantee's runs all together.
 const loadBefore = loadavg()
@@ -41,10 +48,9 @@ process.stdout.write(`bare loop before: ${bareBefore.passes.join(', ')} rec/s (b
 const warmUp: { guarantee: ProcessingGuarantee; throughputPerSec: number }[] = []
 for (const guarantee of guarantees) {
   if (warmupRecords <= 0) break
-  const r = await runHeadless({ guarantee, commitIntervalMs: intervals[0]!, workers: 3, partitions: 6, records: warmupRecords, rate: Number.POSITIVE_INFINITY, seed: 1, killEveryMs: null, killAtStep: null, restartAfterMs: 0, dropAcks: 0, idempotence: true, latency: latencies[0]! })
-  if (!r.completed || r.lost !== 0 || (guarantee !== 'at_least_once' && r.duplicates !== 0)) throw new Error(`warm-up run violated its guarantee: ${JSON.stringify({ guarantee, lost: r.lost, duplicates: r.duplicates })}`)
-  warmUp.push({ guarantee, throughputPerSec: r.throughputPerSec })
-  process.stdout.write(`warm-up ${guarantee}: ${r.throughputPerSec} rec/s (not measured)\n`)
+  const throughputPerSec = await checkedRun(guarantee, intervals[0]!, latencies[0]!, warmupRecords, 1)
+  warmUp.push({ guarantee, throughputPerSec })
+  process.stdout.write(`warm-up ${guarantee}: ${throughputPerSec} rec/s (not measured)\n`)
 }
 const pending: Omit<Row, 'ratioToBareLoop'>[] = []
 for (const latency of latencies) {
@@ -52,9 +58,7 @@ for (const latency of latencies) {
     const samples = new Map<ProcessingGuarantee, number[]>(guarantees.map((g) => [g, []]))
     for (let i = 0; i < runs; i++) {
       for (const guarantee of guarantees) {
-        const r = await runHeadless({ guarantee, commitIntervalMs, workers: 3, partitions: 6, records, rate: Number.POSITIVE_INFINITY, seed: i + 1, killEveryMs: null, killAtStep: null, restartAfterMs: 0, dropAcks: 0, idempotence: true, latency })
-        if (!r.completed || r.lost !== 0 || (guarantee !== 'at_least_once' && r.duplicates !== 0)) throw new Error(`bench run violated its guarantee: ${JSON.stringify({ guarantee, commitIntervalMs, lost: r.lost, duplicates: r.duplicates })}`)
-        samples.get(guarantee)!.push(r.throughputPerSec)
+        samples.get(guarantee)!.push(await checkedRun(guarantee, commitIntervalMs, latency, records, i + 1))
       }
     }
     for (const guarantee of guarantees) {
