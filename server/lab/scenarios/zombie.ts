@@ -37,6 +37,7 @@ async function zombie(ctx: ScenarioContext, guarantee: ProcessingGuarantee) {
   const victim = await aWorkerWithTasks(lab)
   const slot = lab.slotOf(victim)!
   lab.pause(victim, 4)
+  const pausedAt = events.length
   await waitWhileProgressing(time, () => slot.process.state === 'paused', progress, { stallMs, maxMs: 10 * stallMs, what: 'the pause' })
   const memberId = slot.worker!.memberId
   const tasks = [...slot.worker!.tasks.values()].map((t) => taskIdOf(t.partition))
@@ -52,7 +53,18 @@ async function zombie(ctx: ScenarioContext, guarantee: ProcessingGuarantee) {
   const removal = pollUntil(time, async () => inspector.describeGroup?.(lab.groupId), gone, { everyMs: ctx.host.backend === 'kafka' ? 200 : 10, boundMs: 10 * stallMs, what: `${victim} to leave the group` })
   removal.then(() => (removed = true), () => {})
   await waitWhileProgressing(time, () => removed, progress, { stallMs, maxMs: 10 * stallMs, what: 'the session to expire' })
-  await time.sleep(1_000)
+  // It wakes only once every task it held has a new owner, or it could win a race this scenario is
+  // not about: a task nobody has taken over yet still accepts its commit (correctly: the new owner
+  // then reads the committed offset). Under exactly_once the new owner's fence is initTransactions
+  // on each task's transactional.id, which aborts the zombie's open transaction; under
+  // exactly_once_v2 it is the rebalance that handed the task over (a new generation), seen as the
+  // task created on another worker. Not v2's fence-complete: that waits for the zombie's open
+  // changelog transaction to end, which only transaction.timeout.ms does.
+  const after = (e: LabEvent, i: number) => i >= pausedAt && 'workerId' in e && e.workerId !== victim
+  const takenOver = guarantee === 'exactly_once'
+    ? () => producers.every((p) => events.some((e, i) => after(e, i) && e.type === 'producer-init' && e.transactionalId === p.transactionalId))
+    : () => tasks.every((taskId) => events.some((e, i) => after(e, i) && e.type === 'task-created' && e.taskId === taskId))
+  await waitWhileProgressing(time, takenOver, progress, { stallMs, maxMs: 10 * stallMs, what: `new owners to take ${tasks.join(', ')} over` })
   ctx.say(`session.timeout.ms passed: the group removed ${victim}; its tasks moved to other workers`)
   lab.resume(victim)
   ctx.say(`${victim} wakes up as a zombie and carries on where it stopped`)
