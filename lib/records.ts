@@ -58,16 +58,12 @@ export function parseInputValue(value: string | null): number | null {
   return value.charCodeAt(0) === 45 ? -n : n
 }
 
-const SAFE_KEY = /^[A-Za-z0-9._:-]*$/
-
-/** A JSON string literal for the key; plain keys skip JSON.stringify. */
-function jsonKey(key: string): string {
-  return key.length <= 64 && SAFE_KEY.test(key) ? `"${key}"` : JSON.stringify(key)
-}
-
 export function encodeOutputValue(key: string, agg: Aggregate, source: Provenance): string {
-  // Hand-built for speed on the hot path; keys are JSON-escaped.
-  return `{"key":${jsonKey(key)},"count":${agg.count},"sum":${agg.sum},"min":${agg.min},"max":${agg.max},"source":{"partition":${source.partition},"offset":${source.offset}}}`
+  // JSON.stringify writes one flat string. A template literal of the same text builds a tree of its
+  // thirteen parts that the log then has to walk to encode the value into bytes: the engine ran
+  // about a tenth slower that way (and the bare loop, which used to never encode it, looked twice
+  // as fast as it is).
+  return JSON.stringify({ key, count: agg.count, sum: agg.sum, min: agg.min, max: agg.max, source: { partition: source.partition, offset: source.offset } })
 }
 
 /** Parses an output or changelog value; null when it is not one. */
