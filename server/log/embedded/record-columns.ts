@@ -8,6 +8,7 @@
 
 import type { Headers } from '../types.ts'
 import { ByteArena } from './byte-arena.ts'
+import { SlotArray } from './slot-array.ts'
 
 /** A record as pushAll() takes it (a produce request's record). */
 export interface ColumnRecord {
@@ -23,7 +24,7 @@ const FIRST_CAPACITY = 64
 export class RecordColumns<B> {
   private n = 0
   private capacity = FIRST_CAPACITY
-  private keys: (string | null)[] = []
+  private keys = new SlotArray<string | null>()
   private arena = new ByteArena()
   /** Where each value starts in the arena, and its byte length (-1: null). */
   private valueAt = new Float64Array(FIRST_CAPACITY)
@@ -50,7 +51,7 @@ export class RecordColumns<B> {
     if (this.n === 0 && this.offsetAt === null) this.firstOffset = offset
     this.reserve(1)
     const i = this.n
-    this.keys.push(key)
+    this.keys.set(i, key)
     if (value === null) {
       this.valueAt[i] = 0
       this.valueLength[i] = -1
@@ -97,7 +98,7 @@ export class RecordColumns<B> {
       const r = records[j]!
       const slot = start + j
       const length = values[j]!.length
-      this.keys.push(r.key)
+      this.keys.set(slot, r.key)
       this.valueAt[slot] = location
       this.valueLength[slot] = length
       location += length
@@ -131,7 +132,7 @@ export class RecordColumns<B> {
   }
 
   key(i: number): string | null {
-    return this.keys[i]!
+    return this.keys.get(i)
   }
   value(i: number): string | null {
     const len = this.valueLength[i]!
@@ -168,7 +169,7 @@ export class RecordColumns<B> {
   /** Drops the first `count` slots (retention); `nextStart` is the log start offset after them. */
   dropFront(count: number, nextStart: number): void {
     const n = this.n
-    this.keys.splice(0, count)
+    this.keys.dropFront(count, n)
     this.valueAt.copyWithin(0, count, n)
     this.valueLength.copyWithin(0, count, n)
     this.timestamps.copyWithin(0, count, n)
@@ -197,7 +198,7 @@ export class RecordColumns<B> {
     const count = slots.length
     const capacity = Math.max(FIRST_CAPACITY, count)
     const next = {
-      keys: new Array<string | null>(count),
+      keys: new SlotArray<string | null>(),
       valueAt: new Float64Array(capacity),
       valueLength: new Int32Array(capacity),
       timestamps: new Float64Array(capacity),
@@ -207,7 +208,7 @@ export class RecordColumns<B> {
     }
     for (let j = 0; j < count; j++) {
       const i = slots[j]!
-      next.keys[j] = this.keys[i]!
+      next.keys.set(j, this.keys.get(i))
       const v = this.value(i)
       if (v === null) {
         next.valueAt[j] = 0
