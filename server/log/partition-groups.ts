@@ -1,7 +1,7 @@
 // A produce call's records grouped by partition, as both log adapters send them: one batch per
 // partition, in order of first appearance, each batch in the caller's order, with where each record
-// sat in the call (its metadata goes back there). Built once per call with no key per record: a
-// string key is made only when the partition changes from one record to the next.
+// sat in the call (its metadata goes back there). Built once per call with no string per record:
+// a group's key is made once, when the group is.
 
 import { type TopicPartition, tpKey } from './types.ts'
 
@@ -17,16 +17,19 @@ export interface PartitionGroup<R extends TopicPartition> {
 
 export function groupByPartition<R extends TopicPartition>(records: readonly R[]): PartitionGroup<R>[] {
   const groups: PartitionGroup<R>[] = []
-  const byKey = new Map<string, PartitionGroup<R>>()
+  // By topic, then by partition number: a task's sends alternate topics record by record (output,
+  // changelog, output, ...), so the partition changes at every record and no string is built for it.
+  const byTopic = new Map<string, (PartitionGroup<R> | undefined)[]>()
   let last: PartitionGroup<R> | undefined
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!
     if (!last || r.partition !== last.partition || r.topic !== last.topic) {
-      const key = tpKey(r.topic, r.partition)
-      last = byKey.get(key)
+      let partitions = byTopic.get(r.topic)
+      if (!partitions) byTopic.set(r.topic, (partitions = []))
+      last = partitions[r.partition]
       if (!last) {
-        last = { topic: r.topic, partition: r.partition, key, records: [], indexes: [] }
-        byKey.set(key, last)
+        last = { topic: r.topic, partition: r.partition, key: tpKey(r.topic, r.partition), records: [], indexes: [] }
+        partitions[r.partition] = last
         groups.push(last)
       }
     }
