@@ -56,13 +56,15 @@ async function zombie(ctx: ScenarioContext, guarantee: ProcessingGuarantee) {
   // It wakes only once every task it held has a new owner, or it could win a race this scenario is
   // not about: a task nobody has taken over yet still accepts its commit (correctly: the new owner
   // then reads the committed offset). Under exactly_once the new owner's fence is initTransactions
-  // on each task's transactional.id, which aborts the zombie's open transaction; under
+  // on each task's transactional.id (application.id-taskId), which aborts the zombie's open
+  // transaction (by task, not by the producers the zombie ever used: it may have held other tasks
+  // before a rebalance, whose owners fenced them long ago); under
   // exactly_once_v2 it is the rebalance that handed the task over (a new generation), seen as the
   // task created on another worker. Not v2's fence-complete: that waits for the zombie's open
   // changelog transaction to end, which only transaction.timeout.ms does.
   const after = (e: LabEvent, i: number) => i >= pausedAt && 'workerId' in e && e.workerId !== victim
   const takenOver = guarantee === 'exactly_once'
-    ? () => producers.every((p) => events.some((e, i) => after(e, i) && e.type === 'producer-init' && e.transactionalId === p.transactionalId))
+    ? () => tasks.every((taskId) => events.some((e, i) => after(e, i) && e.type === 'producer-init' && e.transactionalId === `${lab.groupId}-${taskId}`))
     : () => tasks.every((taskId) => events.some((e, i) => after(e, i) && e.type === 'task-created' && e.taskId === taskId))
   await waitWhileProgressing(time, takenOver, progress, { stallMs, maxMs: 10 * stallMs, what: `new owners to take ${tasks.join(', ')} over` })
   ctx.say(`session.timeout.ms passed: the group removed ${victim}; its tasks moved to other workers`)
