@@ -2,10 +2,10 @@
 // transactions, no telemetry. For each input record: parse its value, look up the key's
 // aggregate, update count/sum/min/max, store it, build the output and changelog records and
 // serialise the output value: JSON text (the same functions the engine's StreamTask calls), then
-// its UTF-8 bytes, as a Kafka serialiser hands the producer bytes. The bytes go into one reused
-// buffer, the serialiser's work without an allocation. Without them the value stays a lazy
-// string V8 has not yet laid out (a template literal builds a tree of its parts), the
-// serialisation is never done, and the loop ran twice as fast as one that does it. Its rate is
+// its UTF-8 bytes, as a Kafka serialiser hands the producer bytes (into one reused buffer: the
+// serialiser's work without an allocation). Before the bytes step the loop stopped at the text,
+// then a template literal's lazy tree of parts that nothing read and V8 never laid out: the
+// serialisation was never done, and the loop ran twice as fast as one that does it. Its rate is
 // what this machine can do at most for this topology on one core; engine figures are reported as
 // a ratio to it, measured in the same process and minute, so a slow machine and a slow engine
 // can be told apart.
