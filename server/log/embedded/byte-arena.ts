@@ -40,27 +40,35 @@ export class ByteArena {
   }
 
   /**
-   * Stores the strings back to back with one encoding call, as a broker writes a batch's records
-   * as one buffer (one call per value cost more than the copy itself). Only when every string is
-   * ASCII, so that each takes exactly its length in bytes and the next one starts at the previous
-   * location plus its length: returns the location of the first. Returns -1 having stored nothing
-   * when a string is not ASCII or the batch does not fit in one chunk; the caller then writes them
-   * one by one.
+   * Stores the strings back to back, as a broker writes a batch's records as one buffer. Only
+   * when every string is ASCII, so that each takes exactly its length in bytes and the next one
+   * starts at the previous location plus its length: returns the location of the first. Returns
+   * -1 having stored nothing when a string is not ASCII or the batch does not fit in one chunk;
+   * the caller then writes them one by one.
+   *
+   * One encoding call per string: joining the batch into one text first cost ten times more once
+   * the text passed V8's large-object size (about 128 KiB, a batch of some 1,400 output values),
+   * each join then a fresh large allocation: 350 ns against 27 ns per value, and a quarter of
+   * the engine's time.
    */
   writeAscii(strings: readonly string[]): number {
     let units = 0
     for (let i = 0; i < strings.length; i++) units += strings[i]!.length
-    // Room for the worst case, so that the whole text is always written: then the bytes written
-    // equal the code units exactly when every unit is ASCII (any other takes 2 or 3 bytes).
+    // Room for the worst case, so that every string is always written whole: then the bytes
+    // written equal its code units exactly when every unit is ASCII (any other takes 2 or 3 bytes).
     const worst = units * 3
     if (worst > CHUNK_SIZE) return -1
     const chunk = this.room(worst)
-    const text = strings.length === 1 ? strings[0]! : strings.join('')
-    const written = utf8Write(chunk, text, this.position)
-    if (written !== units) return -1
-    const location = (this.chunks.length - 1) * CHUNK_SIZE + this.position
-    this.position += written
-    return location
+    const start = this.position
+    let at = start
+    for (let i = 0; i < strings.length; i++) {
+      const s = strings[i]!
+      const written = utf8Write(chunk, s, at)
+      if (written !== s.length) return -1 // the position has not moved: nothing is stored
+      at += written
+    }
+    this.position = at
+    return (this.chunks.length - 1) * CHUNK_SIZE + start
   }
 
   /** The current chunk, or a new one, with at least `bytes` free from the position on. */
