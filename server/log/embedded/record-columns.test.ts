@@ -16,41 +16,42 @@ function slotsOf(cols: RecordColumns<{ id: number }>): Slot[] {
 
 const value = fc.option(fc.oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 10 })), { freq: 8 })
 
+/** Pushes the batches, then drops the front and compacts, comparing every slot with a plain model at each step. */
+function checkColumns(batches: [string | null, string | null][][], dropSeed: number, keepSeed: number): void {
+  const cols = new RecordColumns<{ id: number }>()
+  const model: Slot[] = []
+  let offset = 0
+  batches.forEach((records, id) => {
+    const batch = { id }
+    cols.pushAll(offset, records.map(([key, v], j) => ({ key, value: v, timestamp: 1_000 + offset + j })), 0, batch)
+    records.forEach(([key, v], j) => model.push({ offset: offset + j, key, value: v, timestamp: 1_000 + offset + j, batch }))
+    offset += records.length
+  })
+  expect(slotsOf(cols)).toEqual(model)
+  // Retention: the first slots go; the others keep their batches.
+  const drop = dropSeed % (model.length + 1)
+  cols.dropFront(drop, model[drop]?.offset ?? offset)
+  const afterDrop = model.slice(drop)
+  expect(slotsOf(cols)).toEqual(afterDrop)
+  // Compaction: every other slot from a seeded start stays, with its offset.
+  const keep = afterDrop.map((_, i) => i).filter((i) => (i + keepSeed) % 2 === 0)
+  cols.keepOnly(keep)
+  expect(slotsOf(cols)).toEqual(keep.map((i) => afterDrop[i]!))
+  // Appending after compaction keeps the offsets it is given.
+  const batch = { id: 99 }
+  cols.pushAll(offset + 5, [{ key: 'z', value: 'after' }], 7, batch)
+  expect(slotsOf(cols).at(-1)).toEqual({ offset: offset + 5, key: 'z', value: 'after', timestamp: 7, batch })
+  expect(cols.slotOf(offset + 5)).toBe(cols.length - 1)
+}
+
+const records = (maxLength: number) => fc.array(fc.tuple(fc.option(fc.constantFrom('a', 'b', 'c')), value), { minLength: 1, maxLength })
+
 describe('RecordColumns', () => {
   it('keeps every slot\'s offset, key, value, timestamp and batch through growth, retention and compaction', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.array(fc.tuple(fc.option(fc.constantFrom('a', 'b', 'c')), value), { minLength: 1, maxLength: 150 }), { minLength: 1, maxLength: 12 }),
-        fc.nat(),
-        fc.nat(),
-        (batches, dropSeed, keepSeed) => {
-          const cols = new RecordColumns<{ id: number }>()
-          const model: Slot[] = []
-          let offset = 0
-          batches.forEach((records, id) => {
-            const batch = { id }
-            cols.pushAll(offset, records.map(([key, v], j) => ({ key, value: v, timestamp: 1_000 + offset + j })), 0, batch)
-            records.forEach(([key, v], j) => model.push({ offset: offset + j, key, value: v, timestamp: 1_000 + offset + j, batch }))
-            offset += records.length
-          })
-          expect(slotsOf(cols)).toEqual(model)
-          // Retention: the first slots go; the others keep their batches.
-          const drop = dropSeed % (model.length + 1)
-          cols.dropFront(drop, model[drop]?.offset ?? offset)
-          const afterDrop = model.slice(drop)
-          expect(slotsOf(cols)).toEqual(afterDrop)
-          // Compaction: every other slot from a seeded start stays, with its offset.
-          const keep = afterDrop.map((_, i) => i).filter((i) => (i + keepSeed) % 2 === 0)
-          cols.keepOnly(keep)
-          expect(slotsOf(cols)).toEqual(keep.map((i) => afterDrop[i]!))
-          // Appending after compaction keeps the offsets it is given.
-          const batch = { id: 99 }
-          cols.pushAll(offset + 5, [{ key: 'z', value: 'after' }], 7, batch)
-          expect(slotsOf(cols).at(-1)).toEqual({ offset: offset + 5, key: 'z', value: 'after', timestamp: 7, batch })
-          expect(cols.slotOf(offset + 5)).toBe(cols.length - 1)
-        },
-      ),
-      { numRuns: 150 },
-    )
+    fc.assert(fc.property(fc.array(records(150), { minLength: 1, maxLength: 12 }), fc.nat(), fc.nat(), checkColumns), { numRuns: 150 })
+  })
+
+  it('does so across its 4096-slot chunks, with retention dropping whole chunks or part of one', () => {
+    fc.assert(fc.property(fc.array(records(5_000), { minLength: 1, maxLength: 4 }), fc.oneof(fc.nat(), fc.constantFrom(4096, 8192)), fc.nat(), checkColumns), { numRuns: 15 })
   })
 })

@@ -1,14 +1,14 @@
 // A partition's stored records in columns: one slot per stored offset in each column, so a
 // stored record costs no object of its own (far less for the garbage collector to trace); reads
 // build short-lived objects. Values are UTF-8 bytes in an arena. The numeric columns (where each
-// value sits, its length, the timestamp, the batch) are typed arrays grown by doubling: the
-// garbage collector never scans them, and appending to them costs a store, not an array push.
+// value sits, its length, the timestamp, the batch) are chunks of typed arrays: the garbage
+// collector never scans them, and appending to them costs a store, not an array push nor a copy.
 // Slots are dense (slot = offset - first offset) until compaction leaves gaps; then each slot's
 // offset is kept too.
 
 import type { Headers } from '../types.ts'
 import { ByteArena } from './byte-arena.ts'
-import { SlotArray } from './slot-array.ts'
+import { Float64Slots, SlotArray } from './slot-array.ts'
 
 /** A record as pushAll() takes it (a produce request's record). */
 export interface ColumnRecord {
@@ -18,20 +18,17 @@ export interface ColumnRecord {
   timestamp?: number
 }
 
-const FIRST_CAPACITY = 64
-
 /** What a slot stores besides its key, value and headers: the batch it belongs to. */
 export class RecordColumns<B> {
   private n = 0
-  private capacity = FIRST_CAPACITY
   private keys = new SlotArray<string | null>()
   private arena = new ByteArena()
   /** Where each value starts in the arena, and its byte length (-1: null). */
-  private valueAt = new Float64Array(FIRST_CAPACITY)
-  private valueLength = new Int32Array(FIRST_CAPACITY)
-  private timestamps = new Float64Array(FIRST_CAPACITY)
+  private valueAt = new Float64Slots()
+  private valueLength = new Float64Slots()
+  private timestamps = new Float64Slots()
   /** Each slot's batch, as an index into `batches` (a batch's slots are consecutive). */
-  private batchIndex = new Int32Array(FIRST_CAPACITY)
+  private batchIndex = new Float64Slots()
   private batches: B[] = []
   private readonly headersAt = new Map<number, Headers>()
   /** The offset of each slot once compaction has left gaps; null while slots are dense. */
@@ -49,28 +46,27 @@ export class RecordColumns<B> {
 
   push(offset: number, key: string | null, value: string | null, timestamp: number, batch: B, headers: Headers | undefined): void {
     if (this.n === 0 && this.offsetAt === null) this.firstOffset = offset
-    this.reserve(1)
     const i = this.n
     this.keys.set(i, key)
     if (value === null) {
-      this.valueAt[i] = 0
-      this.valueLength[i] = -1
+      this.valueAt.set(i, 0)
+      this.valueLength.set(i, -1)
     } else {
       const at = this.arena.write(value)
-      this.valueAt[i] = at
-      this.valueLength[i] = this.arena.end - at
+      this.valueAt.set(i, at)
+      this.valueLength.set(i, this.arena.end - at)
     }
-    this.timestamps[i] = timestamp
-    this.batchIndex[i] = this.indexOfBatch(batch)
+    this.timestamps.set(i, timestamp)
+    this.batchIndex.set(i, this.indexOfBatch(batch))
     if (headers !== undefined) this.headersAt.set(offset, headers)
     if (this.offsetAt !== null) this.offsetAt.push(offset)
     this.n = i + 1
   }
 
   /**
-   * Pushes a batch's records at consecutive offsets from `baseOffset`. Their values are encoded
-   * with one call when they are all ASCII and none is null (what a batch nearly always holds);
-   * otherwise one by one, as push() does.
+   * Pushes a batch's records at consecutive offsets from `baseOffset`. Their values are stored
+   * back to back in one pass when they are all ASCII and none is null (what a batch nearly always
+   * holds), their lengths then their byte lengths; otherwise one by one, as push() does.
    */
   pushAll(baseOffset: number, records: readonly ColumnRecord[], defaultTimestamp: number, batch: B): void {
     const count = records.length
@@ -91,7 +87,6 @@ export class RecordColumns<B> {
       return
     }
     if (this.n === 0 && this.offsetAt === null) this.firstOffset = baseOffset
-    this.reserve(count)
     const b = this.indexOfBatch(batch)
     const start = this.n
     for (let j = 0; j < count; j++) {
@@ -99,11 +94,11 @@ export class RecordColumns<B> {
       const slot = start + j
       const length = values[j]!.length
       this.keys.set(slot, r.key)
-      this.valueAt[slot] = location
-      this.valueLength[slot] = length
+      this.valueAt.set(slot, location)
+      this.valueLength.set(slot, length)
       location += length
-      this.timestamps[slot] = r.timestamp ?? defaultTimestamp
-      this.batchIndex[slot] = b
+      this.timestamps.set(slot, r.timestamp ?? defaultTimestamp)
+      this.batchIndex.set(slot, b)
       if (r.headers !== undefined) this.headersAt.set(baseOffset + j, r.headers)
       if (this.offsetAt !== null) this.offsetAt.push(baseOffset + j)
     }
@@ -118,31 +113,18 @@ export class RecordColumns<B> {
     return last + 1
   }
 
-  /** Room for `more` slots in the typed columns, doubling them when full. */
-  private reserve(more: number): void {
-    const need = this.n + more
-    if (need <= this.capacity) return
-    let capacity = this.capacity * 2
-    while (capacity < need) capacity *= 2
-    this.valueAt = grown(this.valueAt, new Float64Array(capacity), this.n)
-    this.valueLength = grown(this.valueLength, new Int32Array(capacity), this.n)
-    this.timestamps = grown(this.timestamps, new Float64Array(capacity), this.n)
-    this.batchIndex = grown(this.batchIndex, new Int32Array(capacity), this.n)
-    this.capacity = capacity
-  }
-
   key(i: number): string | null {
     return this.keys.get(i)
   }
   value(i: number): string | null {
-    const len = this.valueLength[i]!
-    return len < 0 ? null : this.arena.read(this.valueAt[i]!, len)
+    const len = this.valueLength.get(i)
+    return len < 0 ? null : this.arena.read(this.valueAt.get(i), len)
   }
   timestamp(i: number): number {
-    return this.timestamps[i]!
+    return this.timestamps.get(i)
   }
   batch(i: number): B {
-    return this.batches[this.batchIndex[i]!]!
+    return this.batches[this.batchIndex.get(i)]!
   }
   headers(offset: number): Headers | undefined {
     return this.headersAt.get(offset)
@@ -170,23 +152,23 @@ export class RecordColumns<B> {
   dropFront(count: number, nextStart: number): void {
     const n = this.n
     this.keys.dropFront(count, n)
-    this.valueAt.copyWithin(0, count, n)
-    this.valueLength.copyWithin(0, count, n)
-    this.timestamps.copyWithin(0, count, n)
-    this.batchIndex.copyWithin(0, count, n)
+    this.valueAt.dropFront(count, n)
+    this.valueLength.dropFront(count, n)
+    this.timestamps.dropFront(count, n)
+    this.batchIndex.dropFront(count, n)
     this.n = n - count
     // Batches wholly before the first kept slot go; the kept slots' indexes move down.
-    const firstBatch = this.n > 0 ? this.batchIndex[0]! : this.batches.length
+    const firstBatch = this.n > 0 ? this.batchIndex.get(0) : this.batches.length
     if (firstBatch > 0) {
       this.batches.splice(0, firstBatch)
-      for (let i = 0; i < this.n; i++) this.batchIndex[i] = this.batchIndex[i]! - firstBatch
+      for (let i = 0; i < this.n; i++) this.batchIndex.set(i, this.batchIndex.get(i) - firstBatch)
     }
     if (this.offsetAt !== null) this.offsetAt.splice(0, count)
     else this.firstOffset += count
     for (const o of this.headersAt.keys()) if (o < nextStart) this.headersAt.delete(o)
     for (let i = 0; i < this.n; i++) {
-      if (this.valueLength[i]! >= 0) {
-        this.arena.releaseBefore(this.valueAt[i]!)
+      if (this.valueLength.get(i) >= 0) {
+        this.arena.releaseBefore(this.valueAt.get(i))
         break
       }
     }
@@ -196,13 +178,12 @@ export class RecordColumns<B> {
   keepOnly(slots: readonly number[]): void {
     const arena = new ByteArena()
     const count = slots.length
-    const capacity = Math.max(FIRST_CAPACITY, count)
     const next = {
       keys: new SlotArray<string | null>(),
-      valueAt: new Float64Array(capacity),
-      valueLength: new Int32Array(capacity),
-      timestamps: new Float64Array(capacity),
-      batchIndex: new Int32Array(capacity),
+      valueAt: new Float64Slots(),
+      valueLength: new Float64Slots(),
+      timestamps: new Float64Slots(),
+      batchIndex: new Float64Slots(),
       batches: [] as B[],
       offsetAt: new Array<number>(count),
     }
@@ -211,24 +192,23 @@ export class RecordColumns<B> {
       next.keys.set(j, this.keys.get(i))
       const v = this.value(i)
       if (v === null) {
-        next.valueAt[j] = 0
-        next.valueLength[j] = -1
+        next.valueAt.set(j, 0)
+        next.valueLength.set(j, -1)
       } else {
         const at = arena.write(v)
-        next.valueAt[j] = at
-        next.valueLength[j] = arena.end - at
+        next.valueAt.set(j, at)
+        next.valueLength.set(j, arena.end - at)
       }
-      next.timestamps[j] = this.timestamps[i]!
+      next.timestamps.set(j, this.timestamps.get(i))
       const b = this.batch(i)
       if (next.batches.length === 0 || next.batches[next.batches.length - 1] !== b) next.batches.push(b)
-      next.batchIndex[j] = next.batches.length - 1
+      next.batchIndex.set(j, next.batches.length - 1)
       next.offsetAt[j] = this.offsetOfSlot(i)
     }
     const kept = new Set(next.offsetAt)
     for (const o of this.headersAt.keys()) if (!kept.has(o)) this.headersAt.delete(o)
     this.arena = arena
     this.n = count
-    this.capacity = capacity
     this.keys = next.keys
     this.valueAt = next.valueAt
     this.valueLength = next.valueLength
@@ -237,10 +217,4 @@ export class RecordColumns<B> {
     this.batches = next.batches
     this.offsetAt = next.offsetAt
   }
-}
-
-/** `to` holding the first `n` elements of `from`. */
-function grown<T extends Float64Array | Int32Array>(from: T, to: T, n: number): T {
-  to.set(from.subarray(0, n))
-  return to
 }

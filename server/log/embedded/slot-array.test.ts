@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { SlotArray } from './slot-array.ts'
+import { Float64Slots, SlotArray } from './slot-array.ts'
 
 describe('SlotArray', () => {
   it('holds what a plain array would, across chunk boundaries and front drops of any size', () => {
@@ -36,5 +36,35 @@ describe('SlotArray', () => {
     for (let i = 0; i < 3 * 4096 + 5; i++) slots.set(i, i)
     slots.dropFront(2 * 4096, 3 * 4096 + 5)
     expect([slots.get(0), slots.get(4096), slots.get(4100)]).toEqual([2 * 4096, 3 * 4096, 3 * 4096 + 4])
+  })
+
+  it('Float64Slots holds what a plain array of numbers would, across chunk boundaries and front drops of any size', () => {
+    const op = fc.oneof(fc.record({ append: fc.integer({ min: 1, max: 9_000 }) }), fc.record({ drop: fc.oneof(fc.integer({ min: 0, max: 9_000 }), fc.constantFrom(4096, 8192)) }))
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 8 }), (ops) => {
+        const model: number[] = []
+        const slots = new Float64Slots()
+        let next = 0
+        for (const o of ops) {
+          if ('append' in o) {
+            for (let k = 0; k < o.append; k++, next++) {
+              slots.set(model.length, next * 1.5)
+              model.push(next * 1.5)
+            }
+          } else {
+            const count = Math.min(o.drop, model.length)
+            slots.dropFront(count, model.length)
+            model.splice(0, count)
+          }
+        }
+        for (let i = 0; i < model.length; i++) if (slots.get(i) !== model[i]) return false
+        return true
+      }),
+      { numRuns: 60 },
+    )
+    const whole = new Float64Slots()
+    for (let i = 0; i < 3 * 4096 + 5; i++) whole.set(i, i)
+    whole.dropFront(2 * 4096, 3 * 4096 + 5)
+    expect([whole.get(0), whole.get(4096), whole.get(4100)]).toEqual([2 * 4096, 3 * 4096, 3 * 4096 + 4])
   })
 })
