@@ -93,7 +93,7 @@ async function main(): Promise<void> {
         const t2 = now()
         await producer.commitTransaction()
         const t3 = now()
-        await waitStable(fetcher, tps, new Map(sent.map((m) => [m.partition, m.offset + 1])))
+        await waitStable(fetcher, tps, new Map(sent.map((m) => [m.partition, m.baseOffset + m.records])))
         const t4 = now()
         // The coordinator writes CompleteCommit after the markers; a transaction started before
         // that gets CONCURRENT_TRANSACTIONS and a client retry, which is not what `send` measures.

@@ -1,7 +1,7 @@
 // The load generator's producer across broker outages (soaks, the dashboard on Kafka).
 
 import { isLogError } from '../../log/errors.ts'
-import type { ConsumerGroupMetadata, LogProducer, OffsetToCommit, ProduceRecord, ProducerIdentity, RecordMetadata } from '../../log/types.ts'
+import type { ConsumerGroupMetadata, LogProducer, OffsetToCommit, ProduceRecord, ProducerIdentity, PartitionAck } from '../../log/types.ts'
 
 const SEND_DEADLINE_MS = 180_000
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
@@ -29,7 +29,7 @@ export class RetryingLoadProducer implements LogProducer {
     this.producer = make()
   }
 
-  async send(records: ProduceRecord[]): Promise<RecordMetadata[]> {
+  async send(records: ProduceRecord[]): Promise<PartitionAck[]> {
     const deadline = Date.now() + this.deadlineMs
     for (let attempt = 1; ; attempt++) {
       try {

@@ -4,9 +4,9 @@
 
 import { LogError } from '../errors.ts'
 import { ProducerStateMachine, transactionalIdOf } from '../producer-state.ts'
-import type { ConsumerGroupMetadata, ControlType, LogProducer, OffsetToCommit, ProduceRecord, ProducerIdentity, ProducerOptions, RecordMetadata } from '../types.ts'
+import type { ConsumerGroupMetadata, ControlType, LogProducer, OffsetToCommit, ProduceRecord, ProducerIdentity, ProducerOptions, PartitionAck } from '../types.ts'
 import { tpKey } from '../types.ts'
-import { groupByPartition, offsetsOf, type PartitionGroup } from '../partition-groups.ts'
+import { acksOf, groupByPartition, type PartitionGroup } from '../partition-groups.ts'
 import type { ProduceBatch, ProduceRequest, ProduceResult } from './embedded-cluster.ts'
 import type { EmbeddedConnection } from './embedded-connection.ts'
 import { endTxnCostMs } from './latency-model.ts'
@@ -73,7 +73,7 @@ export class EmbeddedProducer implements LogProducer {
     this.machine.transitionTo('READY')
   }
 
-  async send(records: ProduceRecord[]): Promise<RecordMetadata[]> {
+  async send(records: ProduceRecord[]): Promise<PartitionAck[]> {
     if (records.length === 0) return []
     if (this.transactionalId === null) {
       this.machine.requireOpen()
@@ -88,7 +88,7 @@ export class EmbeddedProducer implements LogProducer {
     }
   }
 
-  private async produce(records: ProduceRecord[]): Promise<RecordMetadata[]> {
+  private async produce(records: ProduceRecord[]): Promise<PartitionAck[]> {
     const c = this.conn.cluster
     const groups = groupByPartition(records)
     if (this.transactionalId !== null) await this.addPartitionsToTxn(this.transactionalId, groups)
@@ -104,7 +104,7 @@ export class EmbeddedProducer implements LogProducer {
     const request = { producerId: this.options.idempotent ? this.producerId : NO_PRODUCER_ID, epoch: this.epoch, transactionalId: this.transactionalId, batches }
     const results = await this.produceUntilAcked(request)
     if (c.latency.requestMs > 0) await this.conn.request(c.latency.requestMs, () => undefined)
-    return offsetsOf(groups, results.map((r) => r.baseOffset), records.length)
+    return acksOf(groups, results.map((r) => r.baseOffset))
   }
 
   private async addPartitionsToTxn(tid: string, groups: readonly PartitionGroup<ProduceRecord>[]): Promise<void> {

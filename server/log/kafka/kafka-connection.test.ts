@@ -125,9 +125,12 @@ describe('KafkaConnection against a broker', () => {
     await conn.admin().createTopics([{ topic, partitions: 2 }])
     const producer = conn.producer({ clientId: 'idem', idempotent: true })
     const sent = await producer.send([...records(topic, 0, ['a', 'b', 'c']), ...records(topic, 1, ['x'])])
-    expect(sent.map((m) => `${m.partition}@${m.offset}`)).toEqual(['0@0', '0@1', '0@2', '1@0'])
+    expect(sent).toEqual([
+      { topic, partition: 0, baseOffset: 0, records: 3 },
+      { topic, partition: 1, baseOffset: 0, records: 1 },
+    ])
     const more = await producer.send(records(topic, 0, ['d']))
-    expect(more[0]!.offset).toBe(3)
+    expect(more).toEqual([{ topic, partition: 0, baseOffset: 3, records: 1 }])
     const identity = producer.identity()
     expect(identity).not.toBeNull()
     expect(identity!.producerId).toBeGreaterThanOrEqual(0)

@@ -8,12 +8,12 @@
 import type { Producer, RecordMetadata as KafkajsRecordMetadata, Transaction } from 'kafkajs'
 import { LogError, isLogError } from '../errors.ts'
 import { ProducerStateMachine, transactionalIdOf, type TransactionalCall } from '../producer-state.ts'
-import type { ConsumerGroupMetadata, ControlType, LogProducer, OffsetToCommit, ProduceRecord, ProducerIdentity, ProducerOptions, RecordMetadata } from '../types.ts'
+import type { ConsumerGroupMetadata, ControlType, LogProducer, OffsetToCommit, ProduceRecord, ProducerIdentity, ProducerOptions, PartitionAck } from '../types.ts'
 import { createKafka, type KafkaClientConfig } from './kafka-client.ts'
 import { toLogError } from './kafka-errors.ts'
 import { toKafkajsMessage } from './kafka-records.ts'
 import { byTopic } from './topic-partitions.ts'
-import { offsetsOf } from '../partition-groups.ts'
+import { acksOf } from '../partition-groups.ts'
 import { sendPerPartition } from './partition-sends.ts'
 import { installTxnOffsetCommitV3, registerTransactionalMember } from './kip447/kip447-install.ts'
 
@@ -136,7 +136,7 @@ export class KafkaLogProducer implements LogProducer {
     this.machine.transitionTo('TRANSACTING')
   }
 
-  async send(records: ProduceRecord[]): Promise<RecordMetadata[]> {
+  async send(records: ProduceRecord[]): Promise<PartitionAck[]> {
     if (records.length === 0) return []
     if (this.transactionalId !== null) this.machine.require('send')
     else this.machine.requireOpen()
@@ -155,8 +155,8 @@ export class KafkaLogProducer implements LogProducer {
     } catch (e) {
       this.fail(e, 'send')
     }
-    // kafkajs writes one batch per partition: offsets are the base offset plus the index.
-    return offsetsOf(sent.groups, sent.baseOffsets, records.length)
+    // kafkajs writes one batch per partition: its records' offsets follow the base offset.
+    return acksOf(sent.groups, sent.baseOffsets)
   }
 
   async sendOffsetsToTransaction(offsets: OffsetToCommit[], group: ConsumerGroupMetadata): Promise<void> {

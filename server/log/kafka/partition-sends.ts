@@ -12,7 +12,7 @@
 import { groupByPartition, type PartitionGroup } from '../partition-groups.ts'
 import type { ProduceRecord } from '../types.ts'
 
-/** One partition's records, in the caller's order, and where each sat in the call. */
+/** One partition's records, in the caller's order. */
 export type PartitionSend = PartitionGroup<ProduceRecord>
 
 /**
