@@ -4,6 +4,8 @@
 // RecordColumns.pushAll about twice its time per record: 160 ns against 85 ns with chunks,
 // measured on 3,000,000 appended records. A typed array grown by doubling does the same copy, and
 // each doubling also asks the system for a fresh zeroed block the size of the whole column.
+// Two classes of the same shape rather than one over a chunk factory: each element access then
+// sees one kind of chunk (V8 keeps it monomorphic), on the log's append and fetch path.
 
 const CHUNK_BITS = 12
 const CHUNK = 1 << CHUNK_BITS
