@@ -14,8 +14,10 @@ import path from 'node:path'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-// eoscope runs on Node 24 (LTS); older lines are out of support and untested here.
-const NODE_MAJOR = 24
+// eoscope runs on the Node LTS line package.json's engines names; older lines are out of support
+// and untested here. (scripts/node-version.test.ts holds .nvmrc, install-node.sh and the
+// Dockerfile to the same line.)
+const NODE_MAJOR = Number(/\d+/.exec(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).engines.node)[0])
 if (Number(process.versions.node.split('.')[0]) < NODE_MAJOR) {
   process.stderr.write(`eoscope needs Node ${NODE_MAJOR} or newer; this is ${process.version}. \`source scripts/install-node.sh\` fetches Node ${NODE_MAJOR} from the npm registry into .node/ and puts it first on PATH.\n`)
   process.exit(1)

@@ -61,7 +61,9 @@ async function npmStart(): Promise<{ npm: number; shell: number | null; start: n
   copyFileSync(path.join(ROOT, 'scripts', 'start.mjs'), path.join(dir, 'scripts', 'start.mjs'))
   writeFileSync(path.join(dir, '.next', 'BUILD_ID'), 'test\n')
   writeFileSync(path.join(dir, 'server', 'index.ts'), STUB_SERVER)
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'start-test', private: true, type: 'module', scripts: { start: 'node scripts/start.mjs' } }))
+  // start.mjs reads the Node line from package.json's engines, as in the project.
+  const { engines } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: unknown }
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'start-test', private: true, type: 'module', engines, scripts: { start: 'node scripts/start.mjs' } }))
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'))
   const child = spawn('npm', ['start'], { cwd: dir, detached: true, stdio: 'ignore' })
   children.push(child)
