@@ -3,9 +3,11 @@
 // Writes bench/results/engine.json. Flags: --records N (default 1000000), --runs N (default 3),
 // --intervals 10,100,1000, --latency off,default, --guarantees a,b, --warmup-records N (default:
 // --records; an unmeasured run per guarantee first, 0 for none).
-// Before and after the engine runs it measures the bare loop (bench/bare-loop.ts: the engine's
-// essential per-record work with no log, tasks or transactions) in the same process, and reports
-// every engine figure also as a ratio to it, with the CPU model and the load before and after.
+// Just before each engine run it measures the bare loop (bench/bare-loop.ts: the engine's essential
+// per-record work with no log, tasks or transactions) in the same process, and reports every
+// engine figure also as a ratio to it (the median of the runs' ratios), with the CPU model and the
+// load before and after; the bare loop before and after all the runs is kept for reference. Each
+// run's figure is taken over its steady window (bench/steady-rate.ts), the whole-run one beside it.
 
 import { cpus, loadavg } from 'node:os'
 import { runHeadless } from '../server/lab/headless-run.ts'
@@ -57,7 +59,7 @@ interface Measured {
   bareLoopPerSec: number
 }
 
-/** One headless run without faults; its processed throughput, or an error when it broke its guarantee or was too short to measure. */
+/** One headless run without faults, with the bare loop just before it: its processed throughput (null over the steady window when it had too few commits there), or an error when it broke its guarantee. */
 async function checkedRun(guarantee: ProcessingGuarantee, commitIntervalMs: number, latency: 'off' | 'default', n: number, seed: number): Promise<Measured> {
   // This shared machine's speed drifts by up to half within minutes (the bare loop read 1.2 M and
   // 2.5 M records/s in one benchmark): each run is compared with the bare loop measured just before it.
@@ -92,7 +94,6 @@ for (const guarantee of guarantees) {
   warmUp.push({ guarantee, throughputPerSec })
   process.stdout.write(`warm-up ${guarantee}: ${throughputPerSec} rec/s (not measured)\n`)
 }
-const pending: Row[] = []
 for (const latency of latencies) {
   for (const commitIntervalMs of intervals) {
     const samples = new Map<ProcessingGuarantee, Measured[]>(guarantees.map((g) => [g, []]))
@@ -119,7 +120,7 @@ for (const latency of latencies) {
         bareLoopPerSec: xs.map((x) => x.bareLoopPerSec),
         ratioToBareLoop: ratioOf(xs),
       }
-      pending.push(row)
+      rows.push(row)
       const t = row.throughputPerSec
       process.stdout.write(`${latency.padEnd(8)} ${String(commitIntervalMs).padStart(5)} ms  ${guarantee.padEnd(16)} ${t === null ? 'no steady figure' : `median ${t.median} rec/s (min ${t.min}, max ${t.max})`}, whole run median ${row.wholeRunPerSec.median} rec/s\n`)
     }
@@ -129,7 +130,6 @@ for (const latency of latencies) {
 const bareAfter = measureBareLoop()
 process.stdout.write(`bare loop after: ${bareAfter.passes.join(', ')} rec/s (best ${bareAfter.bestPerSec})\n`)
 const bareLoopPerSec = Math.round((bareBefore.bestPerSec + bareAfter.bestPerSec) / 2)
-rows.push(...pending)
 
 /** The median over the runs with a steady figure of that figure over the run's own bare loop. */
 function ratioOf(xs: readonly Measured[]): number | null {
