@@ -66,7 +66,7 @@ export class RecordColumns<B> {
   /**
    * Pushes a batch's records at consecutive offsets from `baseOffset`. Their values are stored
    * back to back in one pass when they are all ASCII and none is null (what a batch nearly always
-   * holds), their lengths then their byte lengths; otherwise one by one, as push() does.
+   * holds: each value's byte length is then its length); otherwise one by one, as push() does.
    */
   pushAll(baseOffset: number, records: readonly ColumnRecord[], defaultTimestamp: number, batch: B): void {
     const count = records.length
