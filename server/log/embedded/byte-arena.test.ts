@@ -49,6 +49,29 @@ describe('ByteArena', () => {
     )
   })
 
+  it('writes a batch longer than one encoding group whole, and nothing when a later group holds a non-ASCII value', () => {
+    // 1,000 values of 100 units span four groups of at most 32,768 units; one value is longer than a group.
+    const batch = Array.from({ length: 1_000 }, (_, i) => `${i}:`.padEnd(100, 'v'))
+    batch[500] = 'L'.repeat(40_000)
+    const arena = new ByteArena()
+    const first = arena.writeAscii(batch)
+    expect(first).toBe(0)
+    let at = first
+    for (const v of batch) {
+      expect(arena.read(at, v.length)).toBe(v)
+      at += v.length
+    }
+    expect(arena.end).toBe(at)
+    const end = arena.end
+    // Two groups (the first alone longer than a group), room for both in the chunk: the second is not ASCII.
+    const later = ['M'.repeat(40_000), 'tail \u0141']
+    expect(arena.writeAscii(later)).toBe(-1)
+    expect(arena.end).toBe(end)
+    const next = arena.writeAscii(['after'])
+    expect(next).toBe(end)
+    expect(arena.read(next, 5)).toBe('after')
+  })
+
   it('refuses a batch larger than a chunk, which is then written one by one', () => {
     const arena = new ByteArena()
     const big = Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(100_000, 'x'))

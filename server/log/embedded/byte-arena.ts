@@ -8,6 +8,8 @@ const CHUNK_SIZE = 1 << 22 // 4 MiB
 const FIRST_CHUNK = 1 << 16 // 64 KiB
 /** Kafka's default max.message.bytes is 1 MiB; one value must fit in one chunk. */
 const MAX_VALUE_BYTES = CHUNK_SIZE
+/** The most code units writeAscii() joins into one text before encoding it (at most 32 KiB of one-byte text). */
+const GROUP_UNITS = 1 << 15
 
 // Buffer's own UTF-8 codec methods (what buf.write and buf.toString call after normalising their
 // arguments); the public forms cost more than the copy itself on short values.
@@ -46,26 +48,32 @@ export class ByteArena {
    * -1 having stored nothing when a string is not ASCII or the batch does not fit in one chunk;
    * the caller then writes them one by one.
    *
-   * One encoding call per string: joining the batch into one text first cost ten times more once
-   * the text passed V8's large-object size (about 128 KiB, a batch of some 1,400 output values),
-   * each join then a fresh large allocation: 350 ns against 27 ns per value, and a quarter of
-   * the engine's time.
+   * The strings are joined in groups of up to GROUP_UNITS code units and each group is encoded
+   * with one call: an encoding call costs more than the copy of a short value (writing 104-byte
+   * output values one call each took 61 ns per value, joined 256 at a time 33 ns; 3-byte input
+   * values 47 ns against 12 ns). A group stays well below V8's large-object size (about 128 KiB):
+   * joining a whole batch past it made every join a fresh large allocation, 350 ns per value.
    */
   writeAscii(strings: readonly string[]): number {
     let units = 0
     for (let i = 0; i < strings.length; i++) units += strings[i]!.length
-    // Room for the worst case, so that every string is always written whole: then the bytes
+    // Room for the worst case, so that every group is always written whole: then the bytes
     // written equal its code units exactly when every unit is ASCII (any other takes 2 or 3 bytes).
     const worst = units * 3
     if (worst > CHUNK_SIZE) return -1
     const chunk = this.room(worst)
     const start = this.position
     let at = start
-    for (let i = 0; i < strings.length; i++) {
-      const s = strings[i]!
-      const written = utf8Write(chunk, s, at)
-      if (written !== s.length) return -1 // the position has not moved: nothing is stored
+    let from = 0
+    while (from < strings.length) {
+      let to = from + 1
+      let groupUnits = strings[from]!.length
+      while (to < strings.length && groupUnits + strings[to]!.length <= GROUP_UNITS) groupUnits += strings[to++]!.length
+      const text = to === from + 1 ? strings[from]! : strings.slice(from, to).join('')
+      const written = utf8Write(chunk, text, at)
+      if (written !== text.length) return -1 // the position has not moved: nothing is stored
       at += written
+      from = to
     }
     this.position = at
     return (this.chunks.length - 1) * CHUNK_SIZE + start
