@@ -2,7 +2,10 @@
 // commit.interval.ms and latency model: 3 workers on 6 partitions, median of N runs with min and max.
 // Writes bench/results/engine.json. Flags: --records N (default 1000000), --runs N (default 3),
 // --intervals 10,100,1000, --latency off,default, --guarantees a,b, --warmup-records N (default:
-// --records; an unmeasured run per guarantee first, 0 for none).
+// --records; an unmeasured run per guarantee first, 0 for none), --feed prefill|concurrent (default
+// prefill: the whole input is written before the workers start, as bench:kafka does, so the
+// engine runs on a backlog and the load generator does not compete with it for the one thread;
+// concurrent: the generator appends while the workers run).
 // Just before each engine run it measures the bare loop (bench/bare-loop.ts: the engine's essential
 // per-record work with no log, tasks or transactions) in the same process, and reports every
 // engine figure also as a ratio to it (the median of the runs' ratios), with the CPU model and the
@@ -22,6 +25,8 @@ const intervals = flag('intervals', '10,100,1000').split(',').map(Number)
 const latencies = flag('latency', 'off,default').split(',') as ('off' | 'default')[]
 const guarantees = flag('guarantees', 'at_least_once,exactly_once,exactly_once_v2').split(',') as ProcessingGuarantee[]
 const warmupRecords = Number(flag('warmup-records', String(records)))
+const feed = flag('feed', 'prefill')
+if (feed !== 'prefill' && feed !== 'concurrent') throw new Error(`--feed: prefill or concurrent; got ${feed}`)
 
 interface Row {
   guarantee: ProcessingGuarantee
@@ -63,7 +68,7 @@ interface Measured {
 async function checkedRun(guarantee: ProcessingGuarantee, commitIntervalMs: number, latency: 'off' | 'default', n: number, seed: number): Promise<Omit<Measured, 'bareLoopPerSec'>> {
   const samples: CommittedSample[] = []
   let sampler: NodeJS.Timeout | undefined
-  const r = await runHeadless({ guarantee, commitIntervalMs, workers: 3, partitions: 6, records: n, rate: Number.POSITIVE_INFINITY, seed, killEveryMs: null, killAtStep: null, restartAfterMs: 0, dropAcks: 0, idempotence: true, latency }, undefined, (lab) => {
+  const r = await runHeadless({ guarantee, commitIntervalMs, workers: 3, partitions: 6, records: n, rate: Number.POSITIVE_INFINITY, seed, killEveryMs: null, killAtStep: null, restartAfterMs: 0, dropAcks: 0, idempotence: true, latency, prefill: feed === 'prefill' }, undefined, (lab) => {
     sampler = setInterval(() => samples.push({ at: performance.now(), committed: lab.committedTotal() }), SAMPLE_EVERY_MS)
   }).finally(() => clearInterval(sampler))
   if (!r.completed || r.lost !== 0 || (guarantee !== 'at_least_once' && r.duplicates !== 0)) throw new Error(`bench run violated its guarantee: ${JSON.stringify({ guarantee, commitIntervalMs, records: n, lost: r.lost, duplicates: r.duplicates })}`)
@@ -167,14 +172,17 @@ const overhead = rows
   .filter(Boolean)
 
 const NOTES = [
-  'Everything runs in one Node.js process on one JavaScript thread: the load generator, three workers, the embedded broker and its coordinators. Throughput is bound by that thread (per input record: three appends, two produced records, JSON encoding of the output value, the state update) and by garbage collection, which runs partly on the second core.',
+  'Everything runs in one Node.js process on one JavaScript thread: three workers, the embedded broker and its coordinators, and the load generator. Throughput is bound by that thread (per input record: a fetch, two produced records appended, JSON encoding of the output value, the state update) and by garbage collection, which runs partly on the second core.',
+  feed === 'prefill'
+    ? 'feed prefill: the whole input is written before the workers start (as bench:kafka does), so the workers run on a backlog and the load generator does not compete with them for the thread; the run\'s time starts when they do. --feed concurrent measures the engine with the generator appending beside it.'
+    : 'feed concurrent: the load generator appends the input while the workers run, on the same thread, and its work (one more append per record) is inside the measured throughput.',
   'throughputPerSec is measured over the steady window (from 10% to 90% of the input committed, the slope of a least-squares line through the committed offsets sampled every 5 ms), wholeRunPerSec over the whole run to the commit that covers the last record. A 1,000,000-record run lasts about a second, ten intervals at 100 ms: the whole-run figure then waits up to one interval for that final commit and reads in clusters a tenth apart; at 1000 ms the run lasts two to three intervals, and the steady window may hold too few commits (the run then fails, asking for more --records).',
   'exactly_once costs one transaction per task and commit (AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn with a marker per partition), done in the same thread; with the latency model on, its round trips cost wall time too, partly hidden by the other workers running meanwhile.',
 ]
 
 writeResult('bench/results/engine.json', {
   benchmark: 'engine',
-  definition: 'processed throughput: records/s by which the group committed input offsets advance, over the steady window from 10% to 90% of the input committed (the slope of a least-squares line through the committed offsets sampled every 5 ms; bench/steady-rate.ts), windowMs its length; wholeRunPerSec over the whole run, for comparison (the load generator appends concurrently, in the same process)',
+  definition: 'processed throughput: records/s by which the group committed input offsets advance, over the steady window from 10% to 90% of the input committed (the slope of a least-squares line through the committed offsets sampled every 5 ms; bench/steady-rate.ts), windowMs its length; wholeRunPerSec over the whole run, for comparison; ' + (feed === 'prefill' ? 'on a backlog written before the workers start (feed prefill)' : 'the load generator appending concurrently, in the same process (feed concurrent)'),
   machine: { cpuModel: cpus()[0]?.model ?? 'unknown', cpus: cpus().length, node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() },
   bareLoop: {
     definition: 'records/s of the engine\'s essential per-record work alone (parse, aggregate lookup and update, output and changelog records, the output value as JSON text and then UTF-8 bytes) on one core: the best of 5 passes of 1,000,000 records after an unmeasured one, measured before and after the engine runs in the same process (perSec: their mean, for reference). Each row\'s ratioToBareLoop is the median over its runs of the run\'s steady throughput over the bare loop measured just before that run (the best of 3 passes after an unmeasured one: the row\'s bareLoopPerSec), so that the machine\'s speed at that moment cancels',
@@ -184,6 +192,7 @@ writeResult('bench/results/engine.json', {
   },
   warmUp: { definition: `one unmeasured run per guarantee of ${warmupRecords} records at the first interval, before the measured runs (--warmup-records)`, records: warmupRecords, runs: warmUp },
   at: new Date().toISOString(),
+  feed,
   workers: 3,
   partitions: 6,
   rows,

@@ -39,6 +39,7 @@ export const RUN = {
     brokers: { type: 'string', value: 'HOST:PORT[,HOST:PORT]', meaning: 'the Kafka cluster (--backend kafka)' },
     'application-id': { type: 'string', value: 'ID', meaning: 'application.id on Kafka', defaultText: 'a fresh one per run' },
     'worker-logs': { type: 'boolean', meaning: "show the Kafka worker processes' logs" },
+    prefill: { type: 'boolean', meaning: 'write the whole input before the workers start: they run on a backlog, the load generator does not compete with them for the CPU, and the duration counts from their start (what bench:engine and bench:kafka measure)' },
   },
   notes: [
     'Violations are data (exit 0) unless --expect names a guarantee; bad flags exit 2.',
@@ -62,6 +63,7 @@ function checkBackend(f: RunFlags): void {
   const kafka = f.backend === 'kafka'
   if (!kafka && (f.brokers !== undefined || f['application-id'] !== undefined || f['worker-logs'])) throw new UsageError('--brokers, --application-id and --worker-logs need --backend kafka')
   if (kafka && f['latency-model'] !== undefined) throw new UsageError("--latency-model applies to the embedded log only; on Kafka the latencies are the broker's")
+  if (f.prefill && Number.isFinite(f.rate)) throw new UsageError('--prefill writes the input as fast as it can before the workers start; it takes no --rate')
   if (f.idempotence === 'off' && f.guarantee !== 'at_least_once') {
     throw new UsageError(`--idempotence off is only allowed with --guarantee at_least_once (Kafka Streams forces enable.idempotence=true under ${f.guarantee})`)
   }
@@ -87,6 +89,7 @@ export function runOptionsOf(f: RunFlags): RunOptions {
     idempotence: f.idempotence === 'on',
     latency: f['latency-model'] ?? 'default',
     backend: f.backend,
+    prefill: f.prefill,
     kafka: f.backend === 'kafka' ? { client: { brokers: parseBrokers(f.brokers), ...kafkaSecurityForCommand() }, applicationId: f['application-id'], workerLogs: f['worker-logs'] } : undefined,
     beforeClose: dumpDir === undefined ? undefined : (r: LabRuntime) => dumpRun(r.connection.inspector(), dumpDir, r.groupId),
   }

@@ -44,6 +44,8 @@ export interface RunOptions {
   backend?: 'embedded' | 'kafka'
   /** Kafka only: the cluster, and the application.id (default: a fresh one per run). */
   kafka?: { client: Omit<KafkaClientConfig, 'clientId'> & { clientId?: string }; applicationId?: string; workerLogs?: boolean }
+  /** Write the whole input before the workers start: they run on a backlog (RuntimeSettings.prefill). */
+  prefill?: boolean
   /** Runs after validation, before the runtime is closed (a dump reads the logs here). */
   beforeClose?: (runtime: LabRuntime) => Promise<void>
 }
@@ -96,7 +98,7 @@ export function runConfig(o: RunOptions): StreamsConfig {
 
 export async function runHeadless(o: RunOptions, time: Time = new SystemTime(), onRuntime?: (r: LabRuntime) => void): Promise<RunResult> {
   const config = runConfig(o)
-  const settings: RuntimeSettings = { config, workers: o.workers, partitions: o.partitions, ratePerSec: o.rate, maxRecords: o.records, keys: o.keys ?? 100, seed: o.seed, restartAfterMs: o.restartAfterMs }
+  const settings: RuntimeSettings = { config, workers: o.workers, partitions: o.partitions, ratePerSec: o.rate, maxRecords: o.records, keys: o.keys ?? 100, seed: o.seed, restartAfterMs: o.restartAfterMs, prefill: o.prefill }
   const lab: LabRuntime =
     o.backend === 'kafka' ? await kafkaRuntime(o, settings, time) : new InProcessRuntime(time, { ...settings, latency: o.latency, deserializationPolicy: 'log-and-continue', traceIntervalMs: 1_000 })
   onRuntime?.(lab)
@@ -119,8 +121,10 @@ async function kafkaRuntime(o: RunOptions, settings: RuntimeSettings, time: Time
 }
 
 async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time: Time): Promise<RunResult> {
-  const started = time.now()
+  const startedAt = time.now()
   await lab.start()
+  // With a prefilled backlog the run's time starts when the workers do, after the input is written.
+  const started = o.prefill ? time.now() : startedAt
 
   const feedMs = Number.isFinite(o.rate) && o.rate > 0 ? (o.records / o.rate) * 1000 : 2_000
   const faults = scheduleFaults(lab, o, feedMs)

@@ -150,8 +150,12 @@ export class InProcessRuntime implements LabRuntime {
   // ---- lifecycle ----------------------------------------------------------------------------
 
   async start(): Promise<void> {
+    if (this.options.prefill) {
+      if (!Number.isFinite(this.options.maxRecords)) throw new Error('prefill needs a finite maxRecords')
+      await this.generator.start()
+    }
     for (let i = 0; i < this.options.workers; i++) this.addWorker()
-    this.generator.start()
+    if (!this.options.prefill) void this.generator.start()
     this.tickerDone = this.runTicker()
   }
 

@@ -222,6 +222,8 @@ export interface RuntimeSettings {
   seed: number
   /** A killed worker is replaced (new member id, same slot) after this long; null: never. */
   restartAfterMs: number | null
+  /** Write all maxRecords input records before any worker starts: the workers then run on a backlog and the load generator does not compete with them for the CPU (a benchmark). */
+  prefill?: boolean
 }
 
 /** A listener list: subscribe, unsubscribe, publish. */

@@ -14,8 +14,6 @@ export interface WorkerProcessRuntimeOptions extends RuntimeSettings {
   maxBacklog?: number
   /** Start the load generator only when startLoad() is called (a benchmark waits for a stable group). */
   holdLoad?: boolean
-  /** Write all maxRecords input records before any worker starts: the workers then run on a backlog (a benchmark). */
-  prefill?: boolean
   /** Worker processes' stderr to this process's log (default: kept, shown only when a worker fails). */
   workerLogs?: boolean
   /** A worker process that exits with an error (a broker outage, say) is replaced like a killed one. */

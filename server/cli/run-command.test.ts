@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest'
+import { parseCommandLine, UsageError } from './flags.ts'
+import { RUN, runOptionsOf } from './run-command.ts'
+
+function optionsOf(argv: string[]) {
+  const line = parseCommandLine(RUN, argv)
+  if (line.help) throw new Error('expected flags, got --help')
+  return runOptionsOf(line.flags)
+}
+
+describe('eoscope run --prefill', () => {
+  it('asks the run for a backlog written before the workers start', () => {
+    expect(optionsOf(['--prefill', '--records', '1000']).prefill).toBe(true)
+    expect(optionsOf(['--records', '1000']).prefill).toBe(false)
+  })
+
+  it('refuses a rate: a prefill writes as fast as it can', () => {
+    expect(() => optionsOf(['--prefill', '--rate', '500'])).toThrow(UsageError)
+    expect(() => optionsOf(['--prefill', '--rate', '500'])).toThrow(/--prefill .* takes no --rate/)
+  })
+})
