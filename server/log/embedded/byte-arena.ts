@@ -102,6 +102,23 @@ export class ByteArena {
     return utf8Slice(chunk, start, start + byteLength)
   }
 
+  /**
+   * The bytes from `start` to `end` decoded as one text, when they lie in one chunk and are all
+   * ASCII, so that a position in the text is the same as in the bytes; otherwise null (then read
+   * each value on its own). Every stored value is valid UTF-8 encoded from a string, in which any
+   * other character takes more bytes than the UTF-16 code units it decodes to.
+   */
+  readSpan(start: number, end: number): string | null {
+    if (end <= start) return null
+    const c = Math.floor(start / CHUNK_SIZE)
+    if (Math.floor((end - 1) / CHUNK_SIZE) !== c) return null
+    const chunk = this.chunks[c]
+    if (!chunk) throw new Error(`value at ${start} was released by retention`)
+    const from = start % CHUNK_SIZE
+    const text = utf8Slice(chunk, from, from + (end - start))
+    return text.length === end - start ? text : null
+  }
+
   /** Releases every chunk that holds only bytes before `location`. */
   releaseBefore(location: number): void {
     const last = Math.floor(location / CHUNK_SIZE)

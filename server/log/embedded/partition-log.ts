@@ -195,7 +195,12 @@ export class PartitionLog {
     const cols = this.columns
     const n = cols.length
     const hasHeaders = cols.hasHeaders
-    for (let i = cols.slotOf(from); i < n; i++) {
+    const first = cols.slotOf(from)
+    // The values of the slots a fetch of maxRecords will most likely take, decoded together; any
+    // further slot (past control markers or aborted records skipped) is decoded on its own.
+    const decoded = Math.min(n, cols.slotOf(end), first + maxRecords)
+    const values = cols.values(first, decoded)
+    for (let i = first; i < n; i++) {
       const offset = cols.offsetOfSlot(i)
       if (offset >= end) break
       if (records.length >= maxRecords) {
@@ -208,7 +213,7 @@ export class PartitionLog {
           partition: this.partition,
           offset,
           key: cols.key(i),
-          value: cols.value(i),
+          value: i < decoded ? (values[i - first] ?? null) : cols.value(i),
           headers: hasHeaders ? cols.headers(offset) : undefined,
           timestamp: cols.timestamp(i),
         })
@@ -221,11 +226,11 @@ export class PartitionLog {
   readRaw(from: number, to: number, maxRecords: number): StoredRecordView[] {
     const out: StoredRecordView[] = []
     const end = Math.min(to, this.highWatermark)
-    for (let i = this.columns.slotOf(Math.max(from, this.startOffset)); i < this.columns.length && out.length < maxRecords; i++) {
-      const offset = this.columns.offsetOfSlot(i)
-      if (offset >= end) break
-      out.push(toView(this.entryAtSlot(i)))
-    }
+    const cols = this.columns
+    const first = cols.slotOf(Math.max(from, this.startOffset))
+    const last = Math.min(cols.length, cols.slotOf(end), first + maxRecords)
+    const values = cols.values(first, last)
+    for (let i = first; i < last; i++) out.push(toView(this.entryAtSlot(i, values[i - first] ?? null)))
     return out
   }
 
@@ -236,10 +241,11 @@ export class PartitionLog {
     return this.entryAtSlot(i)
   }
 
-  private entryAtSlot(i: number): Entry {
+  /** The entry at slot i; `value` when the caller decoded it already. */
+  private entryAtSlot(i: number, value: string | null = this.columns.value(i)): Entry {
     const cols = this.columns
     const offset = cols.offsetOfSlot(i)
-    return { topic: this.topic, partition: this.partition, offset, key: cols.key(i), value: cols.value(i), headers: cols.headers(offset), timestamp: cols.timestamp(i), batch: cols.batch(i) }
+    return { topic: this.topic, partition: this.partition, offset, key: cols.key(i), value, headers: cols.headers(offset), timestamp: cols.timestamp(i), batch: cols.batch(i) }
   }
 
   /**

@@ -120,6 +120,32 @@ export class RecordColumns<B> {
     const len = this.valueLength.get(i)
     return len < 0 ? null : this.arena.read(this.valueAt.get(i), len)
   }
+  /**
+   * The values of slots [from, to), as value(i) would give them one by one. Values are stored in
+   * slot order, so when the first and the last lie in one arena chunk the range's bytes are one
+   * span: it is decoded with one call, and each value is a substring of it when the span is ASCII
+   * (its text then has exactly one code unit per byte). A decoding call costs more than the copy of
+   * a short value (a 3-byte input value about 40 ns), and a fetch reads a range of slots.
+   */
+  values(from: number, to: number): (string | null)[] {
+    const out = new Array<string | null>(Math.max(0, to - from))
+    let first = from
+    while (first < to && this.valueLength.get(first) < 0) first++
+    let last = to - 1
+    while (last > first && this.valueLength.get(last) < 0) last--
+    const start = first < to ? this.valueAt.get(first) : 0
+    const end = first < to ? this.valueAt.get(last) + this.valueLength.get(last) : 0
+    const span = first < to ? this.arena.readSpan(start, end) : null
+    for (let i = from; i < to; i++) {
+      const len = this.valueLength.get(i)
+      if (len < 0) out[i - from] = null
+      else if (span !== null) {
+        const at = this.valueAt.get(i) - start
+        out[i - from] = span.substring(at, at + len)
+      } else out[i - from] = this.arena.read(this.valueAt.get(i), len)
+    }
+    return out
+  }
   timestamp(i: number): number {
     return this.timestamps.get(i)
   }
