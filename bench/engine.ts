@@ -151,13 +151,15 @@ function round3(x: number): number {
 
 /** What the targets ask, checked on this run's own figures (ratios, not absolute rates). */
 function targets(): { target: string; value: number | null; met: boolean | null }[] {
-  const at = (g: ProcessingGuarantee, ms: number) => rows.find((r) => r.guarantee === g && r.commitIntervalMs === ms && r.latencyModel === 'off')?.throughputPerSec?.median ?? null
+  // Each guarantee's throughput as a ratio to the bare loop measured just before each of its runs:
+  // the machine's speed at each run's moment cancels (see overheadDefinition).
+  const at = (g: ProcessingGuarantee, ms: number) => rows.find((r) => r.guarantee === g && r.commitIntervalMs === ms && r.latencyModel === 'off')?.ratioToBareLoop ?? null
   const ratio = (a: number | null, b: number | null) => (a === null || b === null ? null : round3(a / b))
   const check = (target: string, value: number | null, min: number) => ({ target, value, met: value === null ? null : value >= min })
   return [
-    check('at_least_once at 100 ms (latency off) >= 0.6 x the bare loop', rows.find((r) => r.guarantee === 'at_least_once' && r.commitIntervalMs === 100 && r.latencyModel === 'off')?.ratioToBareLoop ?? null, 0.6),
-    check('exactly_once >= 0.95 x at_least_once at 100 ms (latency off)', ratio(at('exactly_once', 100), at('at_least_once', 100)), 0.95),
-    check('exactly_once >= 0.8 x at_least_once at 10 ms (latency off)', ratio(at('exactly_once', 10), at('at_least_once', 10)), 0.8),
+    check('at_least_once at 100 ms (latency off) >= 0.6 x the bare loop', at('at_least_once', 100), 0.6),
+    check('exactly_once >= 0.95 x at_least_once at 100 ms (latency off), each as a ratio to the bare loop', ratio(at('exactly_once', 100), at('at_least_once', 100)), 0.95),
+    check('exactly_once >= 0.8 x at_least_once at 10 ms (latency off), each as a ratio to the bare loop', ratio(at('exactly_once', 10), at('at_least_once', 10)), 0.8),
   ]
 }
 
@@ -167,7 +169,11 @@ const overhead = rows
     const alos = rows.find((r) => r.guarantee === 'at_least_once' && r.commitIntervalMs === eos.commitIntervalMs && r.latencyModel === eos.latencyModel)
     const e = eos.throughputPerSec?.median
     const a = alos?.throughputPerSec?.median
-    return e !== undefined && a !== undefined ? { commitIntervalMs: eos.commitIntervalMs, latencyModel: eos.latencyModel, transactionOverhead: 1 - e / a } : null
+    const er = eos.ratioToBareLoop
+    const ar = alos?.ratioToBareLoop
+    if (e === undefined || a === undefined) return null
+    const againstBareLoop = er === null || ar === null || ar === undefined ? null : round3(1 - er / ar)
+    return { commitIntervalMs: eos.commitIntervalMs, latencyModel: eos.latencyModel, transactionOverhead: round3(1 - e / a), transactionOverheadAgainstBareLoop: againstBareLoop }
   })
   .filter(Boolean)
 
@@ -196,6 +202,8 @@ writeResult('bench/results/engine.json', {
   workers: 3,
   partitions: 6,
   rows,
+  overheadDefinition:
+    'transactionOverhead: 1 - (exactly_once median throughput / at_least_once median throughput) at the same interval and latency model (MEASURES.md). transactionOverheadAgainstBareLoop: the same with each guarantee\'s ratioToBareLoop in place of its throughput, so that each run is taken against the machine of its own moment: this machine\'s speed moves by up to 1.8x within seconds, and a throughput median of one guarantee can fall in a slow spell the other missed. The exactly_once targets are checked on the second.',
   overhead,
   targets: targets(),
   notes: NOTES,
