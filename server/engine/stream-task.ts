@@ -113,9 +113,7 @@ export class StreamTask {
   }
 
   takePending(): ProduceRecord[] {
-    const out = this.pendingOutput
-    for (const r of this.pendingChangelog) out.push(r)
-    for (const r of this.pendingDeadLetter) out.push(r)
+    const out = this.pendingOutput.concat(this.pendingChangelog, this.pendingDeadLetter)
     this.pendingOutput = []
     this.pendingChangelog = []
     this.pendingDeadLetter = []

@@ -9,6 +9,7 @@ import { isExactlyOnce, type StreamsConfig } from '../../lib/streams-config.ts'
 import { taskIdOf, type TaskId } from '../../lib/task-id.ts'
 import { ProcessKilledError } from '../log/errors.ts'
 import { retryingNotNow, TASK_CREATION_RETRY_MS } from './not-now-retry.ts'
+import { type Batch as PollBatch, batchOfPoll } from './poll-batch.ts'
 import type { ConsumedRecord, LogConnection, LogConsumer, OffsetToCommit, ProduceRecord, TopicPartition } from '../log/types.ts'
 import type { Time } from '../log/time.ts'
 import { isMigrationError, TaskCorruptedError, TaskMigratedError } from './errors.ts'
@@ -37,7 +38,7 @@ export interface WorkerOptions {
 }
 
 /** The records of one poll, per task, on their way through steps 1-4. */
-type Batch = Map<StreamTask, ConsumedRecord[]>
+type Batch = PollBatch<StreamTask>
 
 interface Send {
   producer: StreamsProducer
@@ -213,16 +214,10 @@ export class StreamWorker {
 
   /** Step 1: the records of the running tasks, each task's in offset order from its position (the consumer's promise). */
   private consume(records: readonly ConsumedRecord[], created: ReadonlySet<number>): Batch {
-    const batch: Batch = new Map()
-    for (const r of records) {
-      const task = this.tasks.get(r.partition)
-      // Not ours any more: its next owner reads it from the committed offset.
-      if (!task || task.state !== 'running' || created.has(r.partition)) continue
-      let list = batch.get(task)
-      if (!list) batch.set(task, (list = []))
-      list.push(r)
-    }
-    return batch
+    return batchOfPoll(records, (partition) => {
+      const task = this.tasks.get(partition)
+      return task && task.state === 'running' && !created.has(partition) ? task : null
+    })
   }
 
   private async processBatch(batch: Batch): Promise<void> {
@@ -284,6 +279,7 @@ export class StreamWorker {
   private sends(batch: Batch): Send[] {
     const tasks = [...batch.keys()]
     if (!this.threadProducer) return tasks.map((task) => ({ producer: task.producer!, records: task.takePending(), tasks: [task] }))
+    if (tasks.length === 1) return [{ producer: this.threadProducer, records: tasks[0]!.takePending(), tasks }]
     const all: ProduceRecord[] = []
     for (const task of tasks) for (const r of task.takePending()) all.push(r)
     return [{ producer: this.threadProducer, records: all, tasks }]

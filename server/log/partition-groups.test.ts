@@ -19,8 +19,12 @@ describe('groupByPartition', () => {
     ])
   })
 
-  it('keeps every record exactly once, each partition\'s records in the call\'s order', () => {
-    const arb = fc.array(fc.record({ topic: fc.constantFrom('out', 'log', 'o-1'), partition: fc.integer({ min: 0, max: 3 }), key: fc.string() }), { maxLength: 60 })
+  const scattered = fc.array(fc.record({ topic: fc.constantFrom('out', 'log', 'o-1'), partition: fc.integer({ min: 0, max: 3 }), key: fc.string() }), { maxLength: 60 })
+  // Runs of one partition, as a task sends them (its output records, then its changelog records), a partition's runs possibly apart.
+  const runs = fc
+    .array(fc.record({ topic: fc.constantFrom('out', 'log'), partition: fc.integer({ min: 0, max: 2 }), length: fc.integer({ min: 1, max: 8 }) }), { maxLength: 12 })
+    .map((rs) => rs.flatMap((r, i) => Array.from({ length: r.length }, (_, j) => rec(r.topic, r.partition, `${i}.${j}`))))
+  it.each([['scattered', scattered], ['in runs', runs]] as const)('keeps every record exactly once, each partition\'s records in the call\'s order (%s)', (_, arb) => {
     fc.assert(fc.property(arb, (records) => {
       const groups = groupByPartition(records)
       // One group per partition, and each group is exactly the call's records of its partition, in order.

@@ -14,23 +14,23 @@ export interface PartitionGroup<R extends TopicPartition> {
 
 export function groupByPartition<R extends TopicPartition>(records: readonly R[]): PartitionGroup<R>[] {
   const groups: PartitionGroup<R>[] = []
-  // By topic, then by partition number: a task's sends alternate topics record by record (output,
-  // changelog, output, ...), so the partition changes at every record and no string is built for it.
+  // By topic, then by partition number, so that no string is built per record. Records come in runs
+  // of one partition (a task's output records, then its changelog records): a run that opens its
+  // group is taken whole; a later run of the same group is appended record by record.
   const byTopic = new Map<string, (PartitionGroup<R> | undefined)[]>()
-  let last: PartitionGroup<R> | undefined
-  for (let i = 0; i < records.length; i++) {
-    const r = records[i]!
-    if (!last || r.partition !== last.partition || r.topic !== last.topic) {
-      let partitions = byTopic.get(r.topic)
-      if (!partitions) byTopic.set(r.topic, (partitions = []))
-      last = partitions[r.partition]
-      if (!last) {
-        last = { topic: r.topic, partition: r.partition, key: tpKey(r.topic, r.partition), records: [] }
-        partitions[r.partition] = last
-        groups.push(last)
-      }
-    }
-    last.records.push(r)
+  for (let from = 0; from < records.length; ) {
+    const r = records[from]!
+    let to = from + 1
+    while (to < records.length && records[to]!.partition === r.partition && records[to]!.topic === r.topic) to++
+    let partitions = byTopic.get(r.topic)
+    if (!partitions) byTopic.set(r.topic, (partitions = []))
+    const group = partitions[r.partition]
+    if (!group) {
+      const opened = { topic: r.topic, partition: r.partition, key: tpKey(r.topic, r.partition), records: records.slice(from, to) }
+      partitions[r.partition] = opened
+      groups.push(opened)
+    } else for (let i = from; i < to; i++) group.records.push(records[i]!)
+    from = to
   }
   return groups
 }

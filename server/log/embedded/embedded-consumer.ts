@@ -120,8 +120,7 @@ export class EmbeddedConsumer implements LogConsumer {
     // The heartbeat thread of a Kafka consumer; it stops when the process is killed or paused.
     if (c.time.now() - this.lastHeartbeatMs >= this.options.heartbeatIntervalMs || this.assigned.size === 0) await this.heartbeatAndRebalance()
     const parts = [...this.assigned.entries()].filter(([k]) => this.positions.has(k))
-    const out: ConsumedRecord[] = []
-    if (parts.length > 0) await this.conn.request(c.latency.requestMs, () => this.fetchOnce(parts, maxRecords, out))
+    const out = parts.length > 0 ? await this.conn.request(c.latency.requestMs, () => this.fetchOnce(parts, maxRecords)) : []
     if (out.length === 0) await c.time.sleep(Math.max(c.latency.emptyFetchWaitMs ?? EMPTY_FETCH_WAIT_MS, c.latency.requestMs))
     else if (recordsCostMs(c.latency, out.length) > 0) await c.time.sleep(recordsCostMs(c.latency, out.length))
     else await c.time.yield()
@@ -129,16 +128,19 @@ export class EmbeddedConsumer implements LogConsumer {
     return out
   }
 
-  /** One fetch round over the partitions, starting at a rotating one so that none starves. */
-  private fetchOnce(parts: [string, TopicPartition][], maxRecords: number, out: ConsumedRecord[]): void {
+  /** One fetch round over the partitions, starting at a rotating one so that none starves. The first partition's records are taken as they come (on a backlog it fills the poll alone). */
+  private fetchOnce(parts: [string, TopicPartition][], maxRecords: number): ConsumedRecord[] {
     const c = this.conn.cluster
+    let out: ConsumedRecord[] = []
     for (let i = 0; i < parts.length && out.length < maxRecords; i++) {
       const [k, tp] = parts[(this.cursor + i) % parts.length]!
       const r = c.fetch(tp, this.positions.get(k)!, maxRecords - out.length, this.options.isolationLevel)
-      for (const rec of r.records) out.push(rec)
+      if (out.length === 0) out = r.records
+      else for (const rec of r.records) out.push(rec)
       this.positions.set(k, r.nextOffset)
     }
     this.cursor = (this.cursor + 1) % parts.length
+    return out
   }
 
   seek(tp: TopicPartition, offset: number): void {
