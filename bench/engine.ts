@@ -151,15 +151,15 @@ function round3(x: number): number {
 
 /** What the targets ask, checked on this run's own figures (ratios, not absolute rates). */
 function targets(): { target: string; value: number | null; met: boolean | null }[] {
-  // Each guarantee's throughput as a ratio to the bare loop measured just before each of its runs:
-  // the machine's speed at each run's moment cancels (see overheadDefinition).
-  const at = (g: ProcessingGuarantee, ms: number) => rows.find((r) => r.guarantee === g && r.commitIntervalMs === ms && r.latencyModel === 'off')?.ratioToBareLoop ?? null
+  const row = (g: ProcessingGuarantee, ms: number) => rows.find((r) => r.guarantee === g && r.commitIntervalMs === ms && r.latencyModel === 'off')
+  // The exactly_once targets on MEASURES.md's transaction overhead: the two guarantees' median throughputs side by side.
+  const at = (g: ProcessingGuarantee, ms: number) => row(g, ms)?.throughputPerSec?.median ?? null
   const ratio = (a: number | null, b: number | null) => (a === null || b === null ? null : round3(a / b))
   const check = (target: string, value: number | null, min: number) => ({ target, value, met: value === null ? null : value >= min })
   return [
-    check('at_least_once at 100 ms (latency off) >= 0.6 x the bare loop', at('at_least_once', 100), 0.6),
-    check('exactly_once >= 0.95 x at_least_once at 100 ms (latency off), each as a ratio to the bare loop', ratio(at('exactly_once', 100), at('at_least_once', 100)), 0.95),
-    check('exactly_once >= 0.8 x at_least_once at 10 ms (latency off), each as a ratio to the bare loop', ratio(at('exactly_once', 10), at('at_least_once', 10)), 0.8),
+    check('at_least_once at 100 ms (latency off) >= 0.6 x the bare loop', row('at_least_once', 100)?.ratioToBareLoop ?? null, 0.6),
+    check('exactly_once >= 0.95 x at_least_once at 100 ms (latency off)', ratio(at('exactly_once', 100), at('at_least_once', 100)), 0.95),
+    check('exactly_once >= 0.8 x at_least_once at 10 ms (latency off)', ratio(at('exactly_once', 10), at('at_least_once', 10)), 0.8),
   ]
 }
 
@@ -203,7 +203,7 @@ writeResult('bench/results/engine.json', {
   partitions: 6,
   rows,
   overheadDefinition:
-    'transactionOverhead: 1 - (exactly_once median throughput / at_least_once median throughput) at the same interval and latency model (MEASURES.md). transactionOverheadAgainstBareLoop: the same with each guarantee\'s ratioToBareLoop in place of its throughput, so that each run is taken against the machine of its own moment: this machine\'s speed moves by up to 1.8x within seconds, and a throughput median of one guarantee can fall in a slow spell the other missed. The exactly_once targets are checked on the second.',
+    'transactionOverhead: 1 - (exactly_once median throughput / at_least_once median throughput) at the same interval and latency model (MEASURES.md); the exactly_once targets are checked on it. transactionOverheadAgainstBareLoop, for comparison: the same with each guarantee\'s ratioToBareLoop in place of its throughput, each run taken against the bare loop measured just before it. Each is distorted in its own way on this shared machine: the first when a slow spell (the machine\'s speed moves by up to 1.8x within seconds) falls on one guarantee\'s runs and not the other\'s, the second by the bare loop\'s own spread (its best of 3 passes varies by a few percent) when the machine is steady.',
   overhead,
   targets: targets(),
   notes: NOTES,

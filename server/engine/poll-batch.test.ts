@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { ConsumedRecord } from '../log/types.ts'
 import { batchOfPoll } from './poll-batch.ts'
 
-const rec = (partition: number, offset: number): ConsumedRecord => ({ topic: 'input', partition, offset, key: 'k', value: '1', timestamp: 0 })
+const rec = (partition: number, offset: number): ConsumedRecord => ({ topic: 'input', partition, offset, key: 'k', value: '1', headers: undefined, timestamp: 0 })
 
 describe('batchOfPoll', () => {
   it('hands each task its partition\'s records in offset order, and none of a partition it may not take', () => {
