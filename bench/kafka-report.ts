@@ -149,6 +149,8 @@ export interface ReportContext {
   partitions: number
   maxPollRecords: number
   kafkaStreams: Record<string, unknown>
+  /** The unmeasured runs before the measured ones, and why they are there. */
+  warmUp: { definition: string; records: number; runs: { engine: Engine; guarantee: ProcessingGuarantee; outcome: string }[] }
   notes: string[]
 }
 
@@ -165,6 +167,7 @@ export function writeKafkaResult(rows: Row[], intervals: number[], ctx: ReportCo
     maxPollRecords: ctx.maxPollRecords,
     kafkajs: { version: KAFKAJS_VERSION, patch: KAFKAJS_PATCH, patchedFilesMissing: kafkajsPatchesMissing() },
     kafkaStreams: ctx.kafkaStreams,
+    warmUp: ctx.warmUp,
     rows,
     overhead: overheads(rows, intervals),
     versusKafkaStreams: versusKafkaStreams(rows, intervals),
