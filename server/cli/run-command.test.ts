@@ -14,6 +14,11 @@ describe('eoscope run --prefill', () => {
     expect(optionsOf(['--records', '1000']).prefill).toBe(false)
   })
 
+  it('refuses faults, which fall while input is fed, and would silently not happen', () => {
+    expect(() => optionsOf(['--prefill', '--kill-every', '200'])).toThrow(/--prefill measures a run without faults/)
+    expect(() => optionsOf(['--prefill', '--drop-acks', '3'])).toThrow(/--prefill measures a run without faults/)
+  })
+
   it('refuses a rate: a prefill writes as fast as it can', () => {
     expect(() => optionsOf(['--prefill', '--rate', '500'])).toThrow(UsageError)
     expect(() => optionsOf(['--prefill', '--rate', '500'])).toThrow(/--prefill .* takes no --rate/)

@@ -64,6 +64,7 @@ function checkBackend(f: RunFlags): void {
   if (!kafka && (f.brokers !== undefined || f['application-id'] !== undefined || f['worker-logs'])) throw new UsageError('--brokers, --application-id and --worker-logs need --backend kafka')
   if (kafka && f['latency-model'] !== undefined) throw new UsageError("--latency-model applies to the embedded log only; on Kafka the latencies are the broker's")
   if (f.prefill && Number.isFinite(f.rate)) throw new UsageError('--prefill writes the input as fast as it can before the workers start; it takes no --rate')
+  if (f.prefill && (f['kill-every'] !== undefined || f['drop-acks'] > 0)) throw new UsageError('--prefill measures a run without faults: kills and lost acks fall while input is fed, and with --prefill it is all written before the workers start (leave out --prefill to inject faults)')
   if (f.idempotence === 'off' && f.guarantee !== 'at_least_once') {
     throw new UsageError(`--idempotence off is only allowed with --guarantee at_least_once (Kafka Streams forces enable.idempotence=true under ${f.guarantee})`)
   }

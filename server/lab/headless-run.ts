@@ -97,6 +97,8 @@ export function runConfig(o: RunOptions): StreamsConfig {
 }
 
 export async function runHeadless(o: RunOptions, time: Time = new SystemTime(), onRuntime?: (r: LabRuntime) => void): Promise<RunResult> {
+  // Faults fall while input is fed; a prefilled run has written it all before its workers start.
+  if (o.prefill && (o.killEveryMs !== null || o.dropAcks > 0)) throw new Error('a prefilled run injects no faults: kills and lost acks fall while input is fed (leave out prefill to inject them)')
   const config = runConfig(o)
   const settings: RuntimeSettings = { config, workers: o.workers, partitions: o.partitions, ratePerSec: o.rate, maxRecords: o.records, keys: o.keys ?? 100, seed: o.seed, restartAfterMs: o.restartAfterMs, prefill: o.prefill }
   const lab: LabRuntime =

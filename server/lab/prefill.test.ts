@@ -35,6 +35,11 @@ describe('a prefilled run', () => {
     expect(result.lost).toBe(0)
   })
 
+  it('refuses faults, which fall while input is fed: they would silently not happen', async () => {
+    await expect(runHeadless({ ...RUN, prefill: true, killEveryMs: 200 }, new MockTime())).rejects.toThrow(/a prefilled run injects no faults/)
+    await expect(runHeadless({ ...RUN, prefill: true, dropAcks: 2 }, new MockTime())).rejects.toThrow(/a prefilled run injects no faults/)
+  })
+
   it('refuses an endless input', async () => {
     const time = new MockTime()
     await expect(runHeadless({ ...RUN, records: Number.POSITIVE_INFINITY, prefill: true }, time)).rejects.toThrow(/prefill needs a finite maxRecords/)
