@@ -12,16 +12,25 @@ export interface PartitionGroup<R extends TopicPartition> {
   records: R[]
 }
 
+/** Calls onRun(from, to) for each run of consecutive records of one topic-partition, in order. */
+export function forEachPartitionRun(records: readonly TopicPartition[], onRun: (from: number, to: number) => void): void {
+  for (let from = 0; from < records.length; ) {
+    const r = records[from]!
+    let to = from + 1
+    while (to < records.length && records[to]!.partition === r.partition && records[to]!.topic === r.topic) to++
+    onRun(from, to)
+    from = to
+  }
+}
+
 export function groupByPartition<R extends TopicPartition>(records: readonly R[]): PartitionGroup<R>[] {
   const groups: PartitionGroup<R>[] = []
   // By topic, then by partition number, so that no string is built per record. Records come in runs
   // of one partition (a task's output records, then its changelog records): a run that opens its
   // group is taken whole; a later run of the same group is appended record by record.
   const byTopic = new Map<string, (PartitionGroup<R> | undefined)[]>()
-  for (let from = 0; from < records.length; ) {
+  forEachPartitionRun(records, (from, to) => {
     const r = records[from]!
-    let to = from + 1
-    while (to < records.length && records[to]!.partition === r.partition && records[to]!.topic === r.topic) to++
     let partitions = byTopic.get(r.topic)
     if (!partitions) byTopic.set(r.topic, (partitions = []))
     const group = partitions[r.partition]
@@ -30,8 +39,7 @@ export function groupByPartition<R extends TopicPartition>(records: readonly R[]
       partitions[r.partition] = opened
       groups.push(opened)
     } else for (let i = from; i < to; i++) group.records.push(records[i]!)
-    from = to
-  }
+  })
   return groups
 }
 
