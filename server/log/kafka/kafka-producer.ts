@@ -26,11 +26,35 @@ installTxnOffsetCommitV3()
  * retriable failures here, for up to this long.
  */
 const SEND_OFFSETS_DEADLINE_MS = 15_000
-const SEND_OFFSETS_BACKOFF_MS = 10
+/**
+ * The first backoff of a retried transactional request, doubling: the first AddPartitionsToTxn
+ * after EndTxn is refused with CONCURRENT_TRANSACTIONS until the coordinator has written the
+ * previous transaction's markers, a few milliseconds on a local broker.
+ */
+const RETRY_BACKOFF_MS = 2
 /** How long initTransactions retries a retriable answer (CONCURRENT_TRANSACTIONS, a coordinator loading). */
 const INIT_DEADLINE_MS = 30_000
+const INIT_BACKOFF_MS = 10
 const PRODUCE_RETRIES = 20
 const INIT_MESSAGE = 'Initialized producer id & epoch'
+
+/** kafkajs's transaction with the patch's addPartitions (patches/kafkajs+2.2.4.patch). */
+type TransactionWithAddPartitions = Transaction & { addPartitions(topics: { topic: string; partitions: { partition: number }[] }[]): Promise<void> }
+
+/** The topics and partitions a send writes to, each once. */
+export function topicPartitionsOf(records: readonly ProduceRecord[]): { topic: string; partitions: { partition: number }[] }[] {
+  const byTopicName = new Map<string, Set<number>>()
+  let last: ProduceRecord | null = null
+  for (const r of records) {
+    // Records come in runs of one partition: look each run up once.
+    if (last !== null && r.partition === last.partition && r.topic === last.topic) continue
+    last = r
+    let partitions = byTopicName.get(r.topic)
+    if (!partitions) byTopicName.set(r.topic, (partitions = new Set()))
+    partitions.add(r.partition)
+  }
+  return [...byTopicName].map(([topic, ps]) => ({ topic, partitions: [...ps].map((partition) => ({ partition })) }))
+}
 
 export class KafkaLogProducer implements LogProducer {
   private readonly machine: ProducerStateMachine
@@ -115,7 +139,7 @@ export class KafkaLogProducer implements LogProducer {
           this.producer = this.createProducer()
           this.connected = null
           this.pid = null
-          await new Promise((r) => setTimeout(r, Math.min(500, SEND_OFFSETS_BACKOFF_MS * 2 ** (attempt - 1))))
+          await new Promise((r) => setTimeout(r, Math.min(500, INIT_BACKOFF_MS * 2 ** (attempt - 1))))
           continue
         }
         this.fail(e, 'initTransactions')
@@ -144,6 +168,12 @@ export class KafkaLogProducer implements LogProducer {
     try {
       const txn = this.transactionalId !== null ? await this.txn! : null
       if (txn === null) await this.connect()
+      // Every partition of this send joins the transaction in one AddPartitionsToTxn first: each
+      // per-partition call below would otherwise send its own, one after the other.
+      // (Without the patch, warned about at start, kafkajs has no addPartitions and adds them per call.)
+      else if (typeof (txn as Partial<TransactionWithAddPartitions>).addPartitions === 'function') {
+        await this.untilNotRetriable('send', () => (txn as TransactionWithAddPartitions).addPartitions(topicPartitionsOf(records)))
+      }
       // One call per partition (see partition-sends.ts: kafkajs re-sends a multi-broker call's in-flight requests with new sequence numbers).
       sent = await sendPerPartition(records, async (p) => {
         const topicMessages = [{ topic: p.topic, messages: p.records.map(toKafkajsMessage) }]
@@ -162,21 +192,33 @@ export class KafkaLogProducer implements LogProducer {
   async sendOffsetsToTransaction(offsets: OffsetToCommit[], group: ConsumerGroupMetadata): Promise<void> {
     this.machine.require('sendOffsets')
     const topics = [...byTopic(offsets)].map(([topic, os]) => ({ topic, partitions: os.map((o) => ({ partition: o.partition, offset: String(o.offset) })) }))
-    const deadline = Date.now() + SEND_OFFSETS_DEADLINE_MS
-    for (let attempt = 1; ; attempt++) {
-      try {
+    try {
+      await this.untilNotRetriable('sendOffsetsToTransaction', async () => {
         const txn = await this.txn!
         // The member whose offsets these are (exactly_once_v2); generation -1 registers none (exactly_once).
         registerTransactionalMember(this.transactionalId!, { generationId: group.generationId, memberId: group.memberId, groupInstanceId: null })
         await txn.sendOffsets({ consumerGroupId: group.groupId, topics })
+      })
+    } catch (e) {
+      this.fail(e, 'sendOffsets', 'sendOffsetsToTransaction')
+    }
+  }
+
+  /**
+   * Runs a transactional request again while its answer is retriable (CONCURRENT_TRANSACTIONS while
+   * the coordinator still writes the previous transaction's markers, a coordinator loading), with
+   * a short doubling backoff, for up to SEND_OFFSETS_DEADLINE_MS; then throws its last failure.
+   */
+  private async untilNotRetriable(what: string, request: () => Promise<unknown>): Promise<void> {
+    const deadline = Date.now() + SEND_OFFSETS_DEADLINE_MS
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await request()
         return
       } catch (e) {
-        const mapped = toLogError(e, `sendOffsetsToTransaction (${this.name()})`)
-        if (isLogError(mapped) && mapped.retriable && Date.now() < deadline) {
-          await new Promise((r) => setTimeout(r, Math.min(200, SEND_OFFSETS_BACKOFF_MS * 2 ** (attempt - 1))))
-          continue
-        }
-        this.fail(e, 'sendOffsets', 'sendOffsetsToTransaction')
+        const mapped = toLogError(e, `${what} (${this.name()})`)
+        if (!isLogError(mapped) || !mapped.retriable || Date.now() >= deadline) throw e
+        await new Promise((r) => setTimeout(r, Math.min(200, RETRY_BACKOFF_MS * 2 ** (attempt - 1))))
       }
     }
   }

@@ -3,8 +3,10 @@
 // array and Buffer per varint, a Long per record timestamp delta, a zero-filled 512-byte buffer
 // per record, each string key and value measured twice, and a string sort of the batch's timestamps. On the fetch path: a slice and a
 // Decoder per record, and Longs parsed from strings for every record's offset and timestamp and
-// for the batch's offset filter. And a negative timer delay per request queue, which Node 24
-// warns about (kafkajs issue #1751). patches/kafkajs+2.2.4.patch mends them (applied by
+// for the batch's offset filter. On the transactional path: a FindCoordinator round trip before
+// every transactional request, and one AddPartitionsToTxn per partition, each waiting for the one
+// before. And a negative timer delay per request queue, which Node 24 warns about (kafkajs issue
+// #1751). patches/kafkajs+2.2.4.patch mends them (applied by
 // patch-package at npm install), wire format and decoded messages unchanged. Each patched file
 // carries a marker line; this module tells whether the installed kafkajs has them all, so that an
 // install without them (npm install --ignore-scripts) is said aloud rather than silently slower.
@@ -24,6 +26,8 @@ export const PATCHED_KAFKAJS_FILES = [
   'kafkajs/src/consumer/batch.js',
   'kafkajs/src/protocol/recordBatch/crc32C/crc32C.js',
   'kafkajs/src/network/requestQueue/index.js',
+  'kafkajs/src/producer/eosManager/index.js',
+  'kafkajs/src/producer/index.js',
 ] as const
 
 /** The patch, from the project's root. */
