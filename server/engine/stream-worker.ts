@@ -17,6 +17,7 @@ import { RecordTraces, type Trace } from './record-traces.ts'
 import { PoisonRecordError, type DeserializationPolicy, type StreamTask, type TaskTopics } from './stream-task.ts'
 import { StreamsProducer } from './streams-producer.ts'
 import { TaskManager } from './task-manager.ts'
+import { taskOutcomes } from './task-outcomes.ts'
 import type { TelemetrySink } from './telemetry.ts'
 import type { TaskStop } from '../../lib/task-stop.ts'
 
@@ -255,25 +256,17 @@ export class StreamWorker {
     }
   }
 
-  /** Step 3: send. Under exactly_once each task sends through its own producer: a fenced one migrates that task only (a lost
-   * connection corrupts it), and the other tasks' records are still sent: no task is left with processed records never sent. */
+  /** Step 3: send. Under exactly_once each task sends through its own producer, all at once: a fenced one migrates that task
+   * only (a lost connection corrupts it), and the other tasks' records are still sent: no task is left with processed records never sent. */
   private async produce(batch: Batch): Promise<{ sent: StreamTask[]; failed: TaskMigratedError | TaskCorruptedError | null }> {
-    let [migrated, corrupted]: [TaskMigratedError | null, TaskCorruptedError | null] = [null, null]
-    const sent: StreamTask[] = []
-    for (const s of this.sends(batch)) {
-      for (const t of s.tasks) t.steps.produced = t.steps.processed
-      try {
-        await s.producer.send(s.records)
-        sent.push(...s.tasks)
-      } catch (e) {
-        if (this.threadProducer) throw e
-        if (e instanceof TaskMigratedError) migrated = new TaskMigratedError([...(migrated?.taskIds ?? []), ...e.taskIds], e.message, { cause: e })
-        else if (e instanceof TaskCorruptedError) corrupted = new TaskCorruptedError([...(corrupted?.taskIds ?? []), ...e.taskIds], e.message, { cause: e })
-        else throw e
-      }
+    const sends = this.sends(batch)
+    for (const s of sends) for (const t of s.tasks) t.steps.produced = t.steps.processed
+    if (this.threadProducer) {
+      await sends[0]?.producer.send(sends[0].records)
+      return { sent: sends.flatMap((s) => s.tasks), failed: null }
     }
-    // Migrated first: a corrupted task left with unacknowledged records is found again at the next commit.
-    return { sent, failed: migrated ?? corrupted }
+    const outcomes = await Promise.allSettled(sends.map((s) => s.producer.send(s.records)))
+    return taskOutcomes(sends.map((s, i) => ({ tasks: s.tasks, outcome: outcomes[i]! })))
   }
 
   private sends(batch: Batch): Send[] {
@@ -305,24 +298,32 @@ export class StreamWorker {
     const corrupted = this.taskManager.all().filter((t) => t.hasUnackedWork())
     if (corrupted.length > 0) throw new TaskCorruptedError(corrupted.map((t) => t.id), 'processed records were never acknowledged by the broker')
     const dirty = this.taskManager.all().filter((t) => t.needsCommit())
-    await this.commitOffsets(dirty)
-    for (const t of dirty) {
+    const { committed, failed } = await this.commitOffsets(dirty)
+    // A killed worker stops where it is: what it committed meanwhile is for the log to tell.
+    if (failed instanceof ProcessKilledError) throw failed
+    for (const t of committed) {
       t.markCommitted()
       t.steps.committed = t.steps.acked
     }
-    if (dirty.length > 0) {
-      this.telemetry.emit({ type: 'offsets-committed', workerId: this.id, offsets: dirty.map((t) => ({ partition: t.partition, offset: t.ackedOffset })), atMs: this.time.now() })
-      this.traces.committed(dirty)
+    if (committed.length > 0) {
+      this.telemetry.emit({ type: 'offsets-committed', workerId: this.id, offsets: committed.map((t) => ({ partition: t.partition, offset: t.ackedOffset })), atMs: this.time.now() })
+      this.traces.committed(committed)
     }
+    if (failed) throw failed
     this.lastCommitMs = now
   }
 
-  /** Step 5 as the guarantee does it: an offset commit, the worker's transaction, or each task's. */
-  private async commitOffsets(dirty: StreamTask[]): Promise<void> {
+  /**
+   * Step 5 as the guarantee does it: an offset commit, the worker's transaction, or each task's
+   * (all at once, each on its own producer). Returns the tasks whose offsets were committed, and
+   * the failure of the others: under exactly_once one task's transaction can commit while
+   * another's is refused.
+   */
+  private async commitOffsets(dirty: StreamTask[]): Promise<{ committed: StreamTask[]; failed: Error | null }> {
     const input = this.options.topics.input
     const offsetOf = (t: StreamTask): OffsetToCommit => ({ topic: input, partition: t.partition, offset: t.ackedOffset })
     if (this.guarantee === 'at_least_once') {
-      if (dirty.length === 0) return
+      if (dirty.length === 0) return { committed: [], failed: null }
       try {
         await this.consumer.commitOffsets(dirty.map(offsetOf))
       } catch (e) {
@@ -334,10 +335,12 @@ export class StreamWorker {
       await this.threadProducer!.commitTransaction(dirty.map(offsetOf), this.consumer.groupMetadata())
     } else {
       const group = { groupId: this.options.config['application.id'], memberId: '', generationId: -1 }
-      for (const t of this.taskManager.all()) {
-        if (t.needsCommit() || t.producer?.transactionInFlight) await t.producer!.commitTransaction(t.needsCommit() ? [offsetOf(t)] : [], group)
-      }
+      const ending = this.taskManager.all().filter((t) => t.needsCommit() || t.producer?.transactionInFlight)
+      const outcomes = await Promise.allSettled(ending.map((t) => t.producer!.commitTransaction(t.needsCommit() ? [offsetOf(t)] : [], group)))
+      const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')
+      return { committed: dirty.filter((t) => outcomes[ending.indexOf(t)]?.status === 'fulfilled'), failed: failure ? (failure.reason as Error) : null }
     }
+    return { committed: dirty, failed: null }
   }
 
   // ---- revocation, loss, migration, corruption ------------------------------------------------

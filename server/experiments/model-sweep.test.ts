@@ -38,7 +38,7 @@ describe('the model sweep', () => {
     }
   })
 
-  it('exactly_once: throughput, recovery time and redone records do not fall as the interval grows', { timeout: 300_000 }, async () => {
+  it('exactly_once: throughput and redone records do not fall as the interval grows, and recovery is longer with redone work than without', { timeout: 300_000 }, async () => {
     const intervals = [100, 1_000, 3_000]
     const record = await runModelSweep({ request: { intervals, guarantees: ['exactly_once'], repeat: 1, backend: 'embedded', seed: 1 } })
     expect(record.status).toBe('done')
@@ -50,7 +50,12 @@ describe('the model sweep', () => {
     const redone = series((c) => c.redonePerKill.median)
     expect(thr.every((x) => x > 0)).toBe(true)
     expect(nonDecreasing(thr), `throughput ${thr}`).toBe(true)
-    expect(nonDecreasing(recovery), `recovery ${recovery}`).toBe(true)
+    // Recovery ends when the new owner's commits pass the position at kill: with one repetition,
+    // where that commit falls in the new owner's own cycle moves it by tens of ms either way
+    // (1,000 and 3,000 ms read 1,540 and 1,553 ms with each task's transaction committed in turn,
+    // 1,546 and 1,509 with them committed at once). Only the step from no redone work to some is
+    // larger than that.
+    expect(recovery[1]! > recovery[0]! && recovery[2]! > recovery[0]!, `recovery ${recovery}`).toBe(true)
     expect(nonDecreasing(redone), `redone ${redone}`).toBe(true)
     expect(redone[2]!).toBeGreaterThan(redone[0]!)
     // The kill lands at the same fraction of every interval's commit cycle; the redone records are
