@@ -16,9 +16,22 @@ import { cpus, loadavg } from 'node:os'
 import { runHeadless } from '../server/lab/headless-run.ts'
 import { type BareLoopResult, measureBareLoop } from './bare-loop.ts'
 import type { ProcessingGuarantee } from '../lib/streams-config.ts'
-import { type Spread, flag, median, spread, writeResult } from './figures.ts'
+import { type Spread, checkFlags, flag, median, spread, writeResult } from './figures.ts'
 import { type CommittedSample, MIN_SAMPLES, MIN_STEPS, steadyRate } from './steady-rate.ts'
 
+checkFlags(
+  [
+    'npm run bench:engine -- [flags]: the embedded engine against its bare loop, written to bench/results/engine.json',
+    '  --records N              records per run, default 1000000',
+    '  --runs N                 runs per row, default 3',
+    '  --intervals MS,MS        commit.interval.ms values, default 10,100,1000',
+    '  --latency off,default    the embedded log\'s latency model(s), default off,default',
+    '  --guarantees G,G         default at_least_once,exactly_once,exactly_once_v2',
+    '  --warmup-records N       an unmeasured run per guarantee first, default --records (0: none)',
+    '  --feed prefill|concurrent  input written before the run (default) or fed beside it',
+  ].join('\n'),
+  ['records', 'runs', 'intervals', 'latency', 'guarantees', 'warmup-records', 'feed'],
+)
 const records = Number(flag('records', '1000000'))
 const runs = Number(flag('runs', '3'))
 const intervals = flag('intervals', '10,100,1000').split(',').map(Number)

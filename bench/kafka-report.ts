@@ -154,8 +154,8 @@ export interface ReportContext {
   notes: string[]
 }
 
-export function writeKafkaResult(rows: Row[], intervals: number[], ctx: ReportContext): void {
-  writeResult('bench/results/kafka.json', {
+export function writeKafkaResult(file: string, rows: Row[], intervals: number[], ctx: ReportContext): void {
+  writeResult(file, {
     benchmark: 'kafka',
     definition:
       'processed throughput: records/s by which the group committed input offsets advance, over the window from 10% of the records committed (and every input partition owned by a running member) to 90% (the whole input written before the engine starts, so it runs on a backlog); transaction overhead = 1 - exactly-once median / at_least_once median of the same engine at the same commit.interval.ms; versusKafkaStreams = eoscope median / Kafka Streams median (at_least_once against at_least_once, exactly_once and exactly_once_v2 against exactly_once_v2); cpuPerRecordUs = microseconds of CPU time (user + system, /proc/<pid>/stat) used over the same window by the engine\'s own processes (eoscope: its 3 worker processes; Kafka Streams: its JVM) and by the local broker, divided by the records committed in the window; cpuVersusKafkaStreams = eoscope median / Kafka Streams median of it, paired as versusKafkaStreams (above 1: eoscope spends more CPU per record); every engine and guarantee alternating within each repetition, each run on a fresh application id and freshly written input of the same size',

@@ -13,7 +13,8 @@
 // --records 300000 (one per interval, or one for all: the window must span many commit intervals,
 // since committed offsets advance in steps of one), --runs N (default 3), --bound-s S (default 180:
 // a run not caught up by then fails), --warmup-records N (default 300000: one unmeasured run of
-// every contender first; 0 for none).
+// every contender first; 0 for none), --contenders ENGINE/GUARANTEE,... (default all five, e.g.
+// eoscope/exactly_once_v2,kafka-streams/exactly_once_v2), --out FILE (default bench/results/kafka.json).
 //
 // How a run is measured (bench/kafka-window.ts): the engine runs on a backlog (the input written
 // before it starts); the group's committed input offsets are sampled every 50 ms, and the window
@@ -22,13 +23,27 @@
 // validator: a run that loses records, or duplicates under exactly-once, fails.
 
 import { defaultStreamsConfig, type ProcessingGuarantee } from '../lib/streams-config.ts'
-import { flag } from './figures.ts'
+import { checkFlags, flag } from './figures.ts'
 import { PARTITIONS, type RunPlan, runEoscope, WORKERS } from './kafka-eoscope.ts'
 import { type Engine, printSummary, type Row, rowOf, skippedRow, writeKafkaResult } from './kafka-report.ts'
 import { KAFKA_STREAMS_VERSION, prepareYardstick } from './kafka-streams-build.ts'
 import { JAVA_OPTS, runKafkaStreams } from './kafka-streams-runner.ts'
 import { recorded, type RunRecord, type RunResult } from './kafka-window.ts'
 
+checkFlags(
+  [
+    'npm run bench:kafka -- [flags]: eoscope against Kafka Streams on the local broker (scripts/kafka-broker.sh start)',
+    '  --brokers HOST:PORT          default KAFKA_BROKERS or 127.0.0.1:19092',
+    '  --intervals MS,MS            commit.interval.ms values, default 10,100,1000',
+    '  --records N[,N]              records per run, one per interval or one for all, default 300000',
+    '  --runs N                     alternating repetitions, default 3',
+    '  --bound-s S                  a run not caught up by then fails, default 180',
+    '  --warmup-records N           one unmeasured run of every contender first, default 300000 (0: none)',
+    '  --contenders E/G,E/G         which to run, default all five: eoscope/{at_least_once,exactly_once,exactly_once_v2}, kafka-streams/{at_least_once,exactly_once_v2}',
+    '  --out FILE                   default bench/results/kafka.json',
+  ].join('\n'),
+  ['brokers', 'intervals', 'records', 'runs', 'bound-s', 'warmup-records', 'contenders', 'out'],
+)
 const brokers = flag('brokers', process.env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(',')
 const runs = Number(flag('runs', '3'))
 const intervals = flag('intervals', '10,100,1000').split(',').map(Number)
@@ -40,7 +55,7 @@ const warmupRecords = Number(flag('warmup-records', '300000'))
 /** What bounds the figures: the mechanism, whatever the figures of a given machine. */
 const NOTES = [
   'eoscope exactly_once on Kafka is one transactional producer per task (transactional.id = application.id + task id): 6 tasks on 3 workers means 2 transactions per worker per commit, fenced by producer epoch. eoscope exactly_once_v2 is one transactional producer per worker, its offsets committed with the group generation and member id (TxnOffsetCommit v3, KIP-447), fenced by group generation: one transaction per worker per commit, as in Kafka Streams. at_least_once sends through one idempotent producer per worker and commits all its offsets in one OffsetCommit.',
-  'Each transaction costs broker round trips that at_least_once does not pay: AddPartitionsToTxn at its first send, AddOffsetsToTxn and TxnOffsetCommit, and EndTxn, after which the coordinator writes a marker to every partition in it (output, changelog, __consumer_offsets). An eoscope worker commits its transactions one after the other and neither polls nor processes meanwhile, so the fixed cost per commit is about transactions per worker x 4 round trips; its share falls as commit.interval.ms grows. An overhead that does not fall from 10 ms to 1000 ms is bound by something else than this fixed cost.',
+  'Each transaction costs broker round trips that at_least_once does not pay: AddPartitionsToTxn at its first send, AddOffsetsToTxn and TxnOffsetCommit, and EndTxn, after which the coordinator writes a marker to every partition in it (output, changelog, __consumer_offsets). A transaction adds all the partitions of a send in one AddPartitionsToTxn (patched kafkajs), and an eoscope worker under exactly_once ends the transactions of its tasks all at once, each on its own producer; it neither polls nor processes meanwhile, so the fixed cost per commit is about 4 round trips; its share falls as commit.interval.ms grows. An overhead that does not fall from 10 ms to 1000 ms is bound by something else than this fixed cost.',
   'eoscope\'s workers produce through kafkajs 2.2.4 with patches/kafkajs+2.2.4.patch applied (the kafkajs field lists any patched file an install lacks): it mends the produce path\'s hot spots (grouping a call\'s messages by partition was quadratic in them; a temporary array and Buffer per varint; a Long per timestamp delta; a zero-filled 512-byte buffer per record; the batch\'s timestamps sorted as strings; each string key and value measured twice; an encoder per record and per header, copied layer by layer into the request, where the record batch is now written in one pass into one buffer of its exact size; CRC-32C a byte at a time, now eight) and of the fetch path (a slice and a Decoder per fetched record, and Longs parsed from strings for every record\'s offset and timestamp and for the batch\'s offset filter), the bytes on the wire and the messages handed out unchanged. Before it, a profile of a worker under at_least_once showed most of its CPU in those spots and in the garbage they made.',
   'Costs that do not shrink with the commit interval: kafkajs idempotent and transactional producers run with maxInFlightRequests 1, and under eoscope exactly_once each task sends its own produce request per batch (two per worker here); read_committed fetches; and larger transactions at longer intervals.',
   "transactionsPerRun: for eoscope, the transactions its workers ended (committed or aborted); a worker checks the commit interval only after each poll batch (max.poll.records = 1000), so at 10 and 100 ms it is about one per batch and 10 ms is not a 10 ms commit cadence. For Kafka Streams, the stream threads' commit-total (one transaction per commit under exactly_once_v2), 0 under at_least_once.",
@@ -68,6 +83,14 @@ const contenders: Contender[] = [
   { engine: 'kafka-streams', guarantee: 'at_least_once', run: streamsRun },
   { engine: 'kafka-streams', guarantee: 'exactly_once_v2', run: streamsRun },
 ]
+const chosen = flag('contenders', contenders.map((c) => `${c.engine}/${c.guarantee}`).join(',')).split(',')
+const unknownContenders = chosen.filter((name) => !contenders.some((c) => `${c.engine}/${c.guarantee}` === name))
+if (unknownContenders.length > 0) {
+  process.stderr.write(`unknown contender ${unknownContenders.join(', ')}; the contenders are ${contenders.map((c) => `${c.engine}/${c.guarantee}`).join(', ')}\n`)
+  process.exit(2)
+}
+contenders.splice(0, contenders.length, ...contenders.filter((c) => chosen.includes(`${c.engine}/${c.guarantee}`)))
+const outFile = flag('out', 'bench/results/kafka.json')
 if (yardstick.ready === 'no') process.stdout.write(`Kafka Streams yardstick ${yardstick.reason}\n`)
 
 // One unmeasured run of every contender first: without it each contender's first run was its
@@ -104,7 +127,7 @@ for (const [index, commitIntervalMs] of intervals.entries()) {
 }
 
 printSummary(rows, intervals)
-writeKafkaResult(rows, intervals, {
+writeKafkaResult(outFile, rows, intervals, {
   brokers,
   workers: WORKERS,
   partitions: PARTITIONS,
