@@ -31,7 +31,21 @@ describe('bench:kafka rows', () => {
       rowOf('kafka-streams', 'exactly_once_v2', 100, 1000, 1, [ok(180)]),
     ]
     expect(versusKafkaStreams(rows, [100])).toEqual([{ commitIntervalMs: 100, at_least_once: 0.5, exactly_once: 0.333, exactly_once_v2: 0.5 }])
-    expect(overheads(rows, [100])).toEqual([{ commitIntervalMs: 100, transactionOverhead: 0.4, eoscope: { exactly_once: 0.4, exactly_once_v2: 0.1 }, kafkaStreams: { exactly_once_v2: 0.1 } }])
+    expect(overheads(rows, [100])).toMatchObject([{ commitIntervalMs: 100, transactionOverhead: 0.4, eoscope: { exactly_once: 0.4, exactly_once_v2: 0.1 }, kafkaStreams: { exactly_once_v2: 0.1 } }])
+  })
+
+  it('pairs each repetition\'s exactly-once run with its at_least_once run for the overhead\'s spread, leaving out repetitions where either failed', () => {
+    const rows = [
+      rowOf('eoscope', 'at_least_once', 100, 1000, 4, [ok(100), ok(200), failed('exited'), ok(100)]),
+      rowOf('eoscope', 'exactly_once_v2', 100, 1000, 4, [ok(90), ok(150), ok(80), failed('not caught up')]),
+      rowOf('kafka-streams', 'at_least_once', 100, 1000, 1, [ok(200)]),
+    ]
+    const [o] = overheads(rows, [100])
+    // Repetitions 1 and 2 pair up: 1 - 90/100 and 1 - 150/200. The medians alone would say 1 - 90/100.
+    expect(o!.byRepetition.eoscope.exactly_once_v2).toMatchObject({ min: 0.1, max: 0.25, samples: [0.1, 0.25] })
+    expect(o!.eoscope.exactly_once_v2).toBe(0.1)
+    expect(o!.byRepetition.eoscope.exactly_once).toBeNull()
+    expect(o!.byRepetition.kafkaStreams.exactly_once_v2).toBeNull()
   })
 
   it('reports CPU per record over the runs that could tell, and eoscope against Kafka Streams on it', () => {

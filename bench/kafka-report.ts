@@ -23,6 +23,8 @@ export interface Row {
   runs: number
   /** Over the completed runs; null when none completed (see failures) or the engine was skipped. */
   throughputPerSec: Spread | null
+  /** Each repetition's throughput in run order, null where that run failed (for figures paired by repetition). */
+  throughputPerRun: (number | null)[]
   windowMs: number[]
   /** Microseconds of CPU time per record committed in the window, over the completed runs that could tell (null: none could): the engine's own processes, and the local broker. */
   cpuPerRecordUs: { engine: Spread | null; broker: Spread | null }
@@ -51,6 +53,7 @@ export function rowOf(engine: Engine, guarantee: ProcessingGuarantee, commitInte
     records,
     runs,
     throughputPerSec: done.length > 0 ? spread(done.map((d) => d.throughputPerSec)) : null,
+    throughputPerRun: records$.map((r) => ('failure' in r.outcome ? null : r.outcome.throughputPerSec)),
     windowMs: done.map((d) => d.windowMs),
     cpuPerRecordUs: { engine: spreadOfKnown(done.map((d) => d.cpuPerRecordUs.engine)), broker: spreadOfKnown(done.map((d) => d.cpuPerRecordUs.broker)) },
     transactionsPerRun: done.map((d) => d.transactions),
@@ -83,6 +86,21 @@ export interface IntervalFigures {
   transactionOverhead: number | null
   eoscope: { exactly_once: number | null; exactly_once_v2: number | null }
   kafkaStreams: { exactly_once_v2: number | null }
+  /**
+   * The same overhead within each repetition (1 - that repetition's exactly-once run / its
+   * at_least_once run, measured one after the other), over the repetitions where both completed:
+   * the spread a second benchmark's figure is to be read against.
+   */
+  byRepetition: { eoscope: { exactly_once: Spread | null; exactly_once_v2: Spread | null }; kafkaStreams: { exactly_once_v2: Spread | null } }
+}
+
+const rowFor = (rows: Row[], engine: Engine, guarantee: ProcessingGuarantee, ms: number) => rows.find((r) => r.engine === engine && r.guarantee === guarantee && r.commitIntervalMs === ms)
+
+/** Each repetition's overhead of one engine's exactly-once row against its at_least_once row. */
+function overheadByRepetition(rows: Row[], engine: Engine, guarantee: ProcessingGuarantee, ms: number): Spread | null {
+  const eos = rowFor(rows, engine, guarantee, ms)?.throughputPerRun ?? []
+  const alos = rowFor(rows, engine, 'at_least_once', ms)?.throughputPerRun ?? []
+  return spreadOfKnown(eos.map((e, i) => overheadOf(e, alos[i] ?? null)))
 }
 
 export function overheads(rows: Row[], intervals: number[]): IntervalFigures[] {
@@ -91,7 +109,11 @@ export function overheads(rows: Row[], intervals: number[]): IntervalFigures[] {
     const eos = overheadOf(medianOf(rows, 'eoscope', 'exactly_once', ms), alos)
     const v2 = overheadOf(medianOf(rows, 'eoscope', 'exactly_once_v2', ms), alos)
     const ks = overheadOf(medianOf(rows, 'kafka-streams', 'exactly_once_v2', ms), medianOf(rows, 'kafka-streams', 'at_least_once', ms))
-    return { commitIntervalMs: ms, transactionOverhead: eos, eoscope: { exactly_once: eos, exactly_once_v2: v2 }, kafkaStreams: { exactly_once_v2: ks } }
+    const byRepetition = {
+      eoscope: { exactly_once: overheadByRepetition(rows, 'eoscope', 'exactly_once', ms), exactly_once_v2: overheadByRepetition(rows, 'eoscope', 'exactly_once_v2', ms) },
+      kafkaStreams: { exactly_once_v2: overheadByRepetition(rows, 'kafka-streams', 'exactly_once_v2', ms) },
+    }
+    return { commitIntervalMs: ms, transactionOverhead: eos, eoscope: { exactly_once: eos, exactly_once_v2: v2 }, kafkaStreams: { exactly_once_v2: ks }, byRepetition }
   })
 }
 
@@ -134,6 +156,9 @@ export function printSummary(rows: Row[], intervals: number[]): void {
       `${o.commitIntervalMs} ms: overhead eoscope exactly_once ${pct(o.eoscope.exactly_once)}, exactly_once_v2 ${pct(o.eoscope.exactly_once_v2)}, Kafka Streams exactly_once_v2 ${pct(o.kafkaStreams.exactly_once_v2)}; ` +
         `eoscope/Kafka Streams at_least_once ${times(v.at_least_once)}, exactly_once ${times(v.exactly_once)}, exactly_once_v2 ${times(v.exactly_once_v2)}\n`,
     )
+    const range = (x: Spread | null) => (x === null ? 'n/a' : `${pct(x.median)} (${pct(x.min)} to ${pct(x.max)})`)
+    const b = o.byRepetition
+    process.stdout.write(`${o.commitIntervalMs} ms: overhead by repetition, median (min to max): eoscope exactly_once ${range(b.eoscope.exactly_once)}, exactly_once_v2 ${range(b.eoscope.exactly_once_v2)}, Kafka Streams exactly_once_v2 ${range(b.kafkaStreams.exactly_once_v2)}\n`)
   }
   for (const r of rows) {
     const cpu = r.cpuPerRecordUs
