@@ -12,7 +12,7 @@ import type { ConsumerGroupMetadata, ControlType, LogProducer, OffsetToCommit, P
 import { createKafka, type KafkaClientConfig } from './kafka-client.ts'
 import { toLogError } from './kafka-errors.ts'
 import { toKafkajsMessage } from './kafka-records.ts'
-import { byTopic } from './topic-partitions.ts'
+import { byTopic, topicPartitionsOf } from './topic-partitions.ts'
 import { acksOf } from '../partition-groups.ts'
 import { sendPerPartition } from './partition-sends.ts'
 import { installTxnOffsetCommitV3, registerTransactionalMember } from './kip447/kip447-install.ts'
@@ -21,11 +21,12 @@ import { installTxnOffsetCommitV3, registerTransactionalMember } from './kip447/
 installTxnOffsetCommitV3()
 
 /**
- * AddOffsetsToTxn inside kafkajs's sendOffsets is not retried on CONCURRENT_TRANSACTIONS, and its
- * TxnOffsetCommit retries run out while a new broker is still loading the offsets topic: retry
- * retriable failures here, for up to this long.
+ * AddOffsetsToTxn inside kafkajs's sendOffsets is not retried on CONCURRENT_TRANSACTIONS, its
+ * TxnOffsetCommit retries run out while a new broker is still loading the offsets topic, and the
+ * first AddPartitionsToTxn after a commit is refused until the coordinator has written its markers:
+ * retry retriable failures here, for up to this long.
  */
-const SEND_OFFSETS_DEADLINE_MS = 15_000
+const TRANSACTIONAL_RETRY_DEADLINE_MS = 15_000
 /**
  * The first backoff of a retried transactional request, doubling: the first AddPartitionsToTxn
  * after EndTxn is refused with CONCURRENT_TRANSACTIONS until the coordinator has written the
@@ -40,21 +41,6 @@ const INIT_MESSAGE = 'Initialized producer id & epoch'
 
 /** kafkajs's transaction with the patch's addPartitions (patches/kafkajs+2.2.4.patch). */
 type TransactionWithAddPartitions = Transaction & { addPartitions(topics: { topic: string; partitions: { partition: number }[] }[]): Promise<void> }
-
-/** The topics and partitions a send writes to, each once. */
-export function topicPartitionsOf(records: readonly ProduceRecord[]): { topic: string; partitions: { partition: number }[] }[] {
-  const byTopicName = new Map<string, Set<number>>()
-  let last: ProduceRecord | null = null
-  for (const r of records) {
-    // Records come in runs of one partition: look each run up once.
-    if (last !== null && r.partition === last.partition && r.topic === last.topic) continue
-    last = r
-    let partitions = byTopicName.get(r.topic)
-    if (!partitions) byTopicName.set(r.topic, (partitions = new Set()))
-    partitions.add(r.partition)
-  }
-  return [...byTopicName].map(([topic, ps]) => ({ topic, partitions: [...ps].map((partition) => ({ partition })) }))
-}
 
 export class KafkaLogProducer implements LogProducer {
   private readonly machine: ProducerStateMachine
@@ -207,10 +193,10 @@ export class KafkaLogProducer implements LogProducer {
   /**
    * Runs a transactional request again while its answer is retriable (CONCURRENT_TRANSACTIONS while
    * the coordinator still writes the previous transaction's markers, a coordinator loading), with
-   * a short doubling backoff, for up to SEND_OFFSETS_DEADLINE_MS; then throws its last failure.
+   * a short doubling backoff, for up to TRANSACTIONAL_RETRY_DEADLINE_MS; then throws its last failure.
    */
   private async untilNotRetriable(what: string, request: () => Promise<unknown>): Promise<void> {
-    const deadline = Date.now() + SEND_OFFSETS_DEADLINE_MS
+    const deadline = Date.now() + TRANSACTIONAL_RETRY_DEADLINE_MS
     for (let attempt = 1; ; attempt++) {
       try {
         await request()

@@ -6,7 +6,7 @@
 
 import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
-import { topicPartitionsOf } from './kafka-producer.ts'
+import { topicPartitionsOf } from './topic-partitions.ts'
 
 const require = createRequire(import.meta.url)
 const createEosManager = require('kafkajs/src/producer/eosManager/index.js') as (o: Record<string, unknown>) => EosManager
@@ -68,6 +68,8 @@ function scriptedCluster(failNext: Map<string, Error[]> = new Map()) {
   }
 }
 
+/** Every pending promise callback has run (the scripted cluster answers without timers). */
+const drained = () => new Promise<void>((r) => setImmediate(r))
 const tp = (topic: string, ...partitions: number[]) => ({ topic, partitions: partitions.map((partition) => ({ partition })) })
 const protocolError = (type: string) => new KafkaJSProtocolError({ type, message: type, retriable: true, code: 0 })
 
@@ -95,12 +97,12 @@ describe('the kafkajs patch: transactions', () => {
     const all = c.eos.addPartitionsToTransaction([tp('out', 0, 1), tp('changelog', 0, 1)])
     const one = c.eos.addPartitionsToTransaction([tp('out', 1)])
     const another = c.eos.addPartitionsToTransaction([tp('out', 2)])
-    await new Promise((r) => setTimeout(r, 5))
+    await drained()
     // The first request is in flight; the others wait behind it instead of overlapping it.
     expect(c.waiting()).toBe(1)
     c.releaseOne()
     await all
-    await new Promise((r) => setTimeout(r, 5))
+    await drained()
     expect(c.waiting()).toBe(1) // out-2 is new; out-1 was in the first request and is not sent again
     c.releaseOne()
     await Promise.all([one, another])

@@ -1,5 +1,6 @@
 // Grouping helpers for requests that kafkajs shapes by topic.
 
+import { forEachPartitionRun } from '../partition-groups.ts'
 import type { TopicPartition } from '../types.ts'
 
 /** Items grouped by topic, each group in input order. */
@@ -18,4 +19,16 @@ export function fromAssignment(assignment: Record<string, number[]>): TopicParti
   const out: TopicPartition[] = []
   for (const [topic, partitions] of Object.entries(assignment)) for (const partition of partitions) out.push({ topic, partition })
   return out.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition)
+}
+
+/** The topics and partitions records go to, each once, in order of first appearance (as AddPartitionsToTxn takes them). */
+export function topicPartitionsOf(records: readonly TopicPartition[]): { topic: string; partitions: { partition: number }[] }[] {
+  const byTopicName = new Map<string, Set<number>>()
+  forEachPartitionRun(records, (from) => {
+    const r = records[from]!
+    let partitions = byTopicName.get(r.topic)
+    if (!partitions) byTopicName.set(r.topic, (partitions = new Set()))
+    partitions.add(r.partition)
+  })
+  return [...byTopicName].map(([topic, ps]) => ({ topic, partitions: [...ps].map((partition) => ({ partition })) }))
 }
