@@ -82,8 +82,7 @@ const overheadOf = (eos: number | null, alos: number | null): number | null => (
 
 export interface IntervalFigures {
   commitIntervalMs: number
-  /** eoscope exactly_once (as this file has always reported it). */
-  transactionOverhead: number | null
+  /** Transaction overhead per engine and exactly-once mode, each named by its guarantee (no unnamed headline). */
   eoscope: { exactly_once: number | null; exactly_once_v2: number | null }
   kafkaStreams: { exactly_once_v2: number | null }
   /**
@@ -113,7 +112,7 @@ export function overheads(rows: Row[], intervals: number[]): IntervalFigures[] {
       eoscope: { exactly_once: overheadByRepetition(rows, 'eoscope', 'exactly_once', ms), exactly_once_v2: overheadByRepetition(rows, 'eoscope', 'exactly_once_v2', ms) },
       kafkaStreams: { exactly_once_v2: overheadByRepetition(rows, 'kafka-streams', 'exactly_once_v2', ms) },
     }
-    return { commitIntervalMs: ms, transactionOverhead: eos, eoscope: { exactly_once: eos, exactly_once_v2: v2 }, kafkaStreams: { exactly_once_v2: ks }, byRepetition }
+    return { commitIntervalMs: ms, eoscope: { exactly_once: eos, exactly_once_v2: v2 }, kafkaStreams: { exactly_once_v2: ks }, byRepetition }
   })
 }
 
