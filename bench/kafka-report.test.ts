@@ -55,6 +55,8 @@ describe('bench:kafka rows', () => {
     expect(alos.cpuPerRecordUs.engine).toMatchObject({ median: 8, min: 7, max: 9, samples: [9, 7] })
     expect(alos.cpuPerRecordUs.broker).toMatchObject({ median: 2.5, samples: [2, 3] })
     expect(rowOf('eoscope', 'at_least_once', 100, 1000, 1, [ok(100)]).cpuPerRecordUs).toEqual({ engine: null, broker: null })
+    // The mean of two samples, without binary floating-point noise in the file or the summary.
+    expect(rowOf('eoscope', 'at_least_once', 100, 1000, 2, [ok(100, 5.16, 1.26), ok(100, 5.15, 1.27)]).cpuPerRecordUs).toMatchObject({ engine: { median: 5.155 }, broker: { median: 1.265 } })
     const rows = [alos, rowOf('eoscope', 'exactly_once_v2', 100, 1000, 1, [ok(90, 10, 4)]), rowOf('kafka-streams', 'at_least_once', 100, 1000, 1, [ok(200, 4, 2)]), rowOf('kafka-streams', 'exactly_once_v2', 100, 1000, 1, [ok(180, 5, 2)])]
     expect(cpuVersusKafkaStreams(rows, [100])).toEqual([
       { commitIntervalMs: 100, engine: { at_least_once: 2, exactly_once: null, exactly_once_v2: 2 }, broker: { at_least_once: 1.25, exactly_once: null, exactly_once_v2: 2 } },

@@ -39,9 +39,12 @@ export interface Row {
   skipped?: string
 }
 
+/** The median of an even count is the mean of two samples: rounded, so 5.16 and 5.15 give 5.155, not 5.154999999999999. */
+const round4 = (n: number) => Number(n.toFixed(4))
+
 const spreadOfKnown = (xs: (number | null)[]): Spread | null => {
   const known = xs.filter((x): x is number => x !== null)
-  return known.length > 0 ? spread(known) : null
+  return known.length > 0 ? spread(known, round4) : null
 }
 
 export function rowOf(engine: Engine, guarantee: ProcessingGuarantee, commitIntervalMs: number, records: number, runs: number, records$: RunRecord[]): Row {
