@@ -12,7 +12,7 @@ import { cpus, loadavg } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { checkFlags, flag, median, writeResult } from './figures.ts'
-import { processCpuSeconds } from './process-cpu.ts'
+import { coresTaken, HOGS_WHAT, hogsRampUp, startCpuHogs } from './cpu-hogs.ts'
 import { JUDGED_FIGURES, type LivenessRun, livenessVerdict, summaryOf } from './kafka-liveness-report.ts'
 
 checkFlags(
@@ -45,18 +45,12 @@ if (seeds.some((s) => !Number.isInteger(s)) || !Number.isInteger(hogCount) || ho
 const runArgs = (seed: number) => ['run', '--backend', 'kafka', '--brokers', brokers, '--guarantee', guarantee, '--records', records, '--kill-every', killEvery, '--seed', String(seed), '--json']
 const load1m = () => Number(loadavg()[0]!.toFixed(2))
 
-/** One busy loop per hog, each its own process so the scheduler spreads them over the cores. */
-const hogs = Array.from({ length: hogCount }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }))
-const stopHogs = () => hogs.forEach((h) => h.kill('SIGKILL'))
-process.on('exit', stopHogs)
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130))
-
-const hogPids = hogs.map((h) => h.pid).filter((p): p is number => p !== undefined)
+const hogs = startCpuHogs(hogCount)
 
 function runOnce(seed: number): Promise<LivenessRun> {
   const before = load1m()
   const t0 = Date.now()
-  const hogCpu0 = processCpuSeconds(hogPids)
+  const hogCpu0 = hogs.cpuSeconds()
   const child = spawn(process.execPath, [path.join(ROOT, 'bin/eoscope.mjs'), ...runArgs(seed)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
@@ -65,9 +59,8 @@ function runOnce(seed: number): Promise<LivenessRun> {
   return new Promise((resolve) => {
     child.on('close', (code) => {
       const summary = summaryOf(stdout)
-      const hogCpu1 = processCpuSeconds(hogPids)
       // What the hogs took while it ran: their CPU seconds over its wall seconds.
-      const hogCores = hogCpu0 === null || hogCpu1 === null ? null : Number(((hogCpu1 - hogCpu0) / ((Date.now() - t0) / 1000)).toFixed(2))
+      const hogCores = coresTaken(hogCpu0, hogs.cpuSeconds(), Date.now() - t0)
       resolve({
         seed,
         exitCode: code,
@@ -83,8 +76,7 @@ function runOnce(seed: number): Promise<LivenessRun> {
 }
 
 const runs: LivenessRun[] = []
-// Let the hogs raise the 1-minute load average (an exponential average over a minute) before the first run.
-if (hogCount > 0) await new Promise((r) => setTimeout(r, 60_000))
+await hogsRampUp(hogs)
 for (const seed of seeds) {
   const r = await runOnce(seed)
   runs.push(r)
@@ -96,7 +88,7 @@ for (const seed of seeds) {
       '\n',
   )
 }
-stopHogs()
+hogs.stop()
 
 const verdict = livenessVerdict(runs, Number(killEvery) > 0 ? 'kills' : 'none')
 writeResult(out, {
@@ -104,7 +96,7 @@ writeResult(out, {
   at: new Date().toISOString(),
   command: `eoscope ${runArgs(0).join(' ').replace('--seed 0', '--seed N')} (seeds ${seeds.join(', ')}, one after the other)`,
   machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version },
-  hogs: { count: hogCount, what: 'busy-looping Node processes (for (;;) {}) started by the benchmark and running through every run' },
+  hogs: { count: hogCount, what: HOGS_WHAT },
   definitions: {
     completed: 'all input committed by the group and the validator run, exit 0 (a run that stalls, committing nothing for max(60 s, 12 x session.timeout.ms), exits 3 with the reason)',
     judged: `${JUDGED_FIGURES.join(', ')}: each must be 0 (MEASURES.md); null (unavailable after a stall) fails`,

@@ -179,6 +179,8 @@ export interface ReportContext {
   /** The unmeasured runs before the measured ones, and why they are there. */
   warmUp: { definition: string; records: number; runs: { engine: Engine; guarantee: ProcessingGuarantee; outcome: string }[] }
   notes: string[]
+  /** CPU hogs beside the runs (--hogs), with the cores' worth of CPU they took over the whole benchmark. */
+  hogs?: { count: number; what: string; coresTaken: number | null; note: string }
 }
 
 export function writeKafkaResult(file: string, rows: Row[], intervals: number[], ctx: ReportContext): void {
@@ -200,5 +202,6 @@ export function writeKafkaResult(file: string, rows: Row[], intervals: number[],
     versusKafkaStreams: versusKafkaStreams(rows, intervals),
     cpuVersusKafkaStreams: cpuVersusKafkaStreams(rows, intervals),
     notes: ctx.notes,
+    ...(ctx.hogs ? { hogs: ctx.hogs } : {}),
   })
 }

@@ -14,7 +14,8 @@
 // since committed offsets advance in steps of one), --runs N (default 3), --bound-s S (default 180:
 // a run not caught up by then fails), --warmup-records N (default 300000: one unmeasured run of
 // every contender first; 0 for none), --contenders ENGINE/GUARANTEE,... (default all five, e.g.
-// eoscope/exactly_once_v2,kafka-streams/exactly_once_v2), --out FILE (default bench/results/kafka.json).
+// eoscope/exactly_once_v2,kafka-streams/exactly_once_v2), --out FILE (default bench/results/kafka.json),
+// --hogs N (default 0: busy-looping processes beside every run, to see it complete on a loaded machine).
 //
 // How a run is measured (bench/kafka-window.ts): the engine runs on a backlog (the input written
 // before it starts); the group's committed input offsets are sampled every 50 ms, and the window
@@ -23,6 +24,7 @@
 // validator: a run that loses records, or duplicates under exactly-once, fails.
 
 import { defaultStreamsConfig, type ProcessingGuarantee } from '../lib/streams-config.ts'
+import { coresTaken, HOGS_WHAT, hogsRampUp, startCpuHogs } from './cpu-hogs.ts'
 import { checkFlags, flag } from './figures.ts'
 import { PARTITIONS, type RunPlan, runEoscope, WORKERS } from './kafka-eoscope.ts'
 import { type Engine, printSummary, type Row, rowOf, skippedRow, writeKafkaResult } from './kafka-report.ts'
@@ -41,8 +43,9 @@ checkFlags(
     '  --warmup-records N           one unmeasured run of every contender first, default 300000 (0: none)',
     '  --contenders E/G,E/G         which to run, default all five: eoscope/{at_least_once,exactly_once,exactly_once_v2}, kafka-streams/{at_least_once,exactly_once_v2}',
     '  --out FILE                   default bench/results/kafka.json',
+    '  --hogs N                     busy-looping processes beside every run, to see it complete on a loaded machine (default 0)',
   ].join('\n'),
-  ['brokers', 'intervals', 'records', 'runs', 'bound-s', 'warmup-records', 'contenders', 'out'],
+  ['brokers', 'intervals', 'records', 'runs', 'bound-s', 'warmup-records', 'contenders', 'out', 'hogs'],
 )
 const brokers = flag('brokers', process.env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(',')
 const runs = Number(flag('runs', '3'))
@@ -51,6 +54,11 @@ const recordCounts = flag('records', '300000').split(',').map(Number)
 const recordsFor = (i: number) => recordCounts[Math.min(i, recordCounts.length - 1)]!
 const boundMs = Number(flag('bound-s', '180')) * 1000
 const warmupRecords = Number(flag('warmup-records', '300000'))
+const hogCount = Number(flag('hogs', '0'))
+if (!Number.isInteger(hogCount) || hogCount < 0) {
+  process.stderr.write(`--hogs takes a count ≥ 0, not ${flag('hogs', '')}\n`)
+  process.exit(2)
+}
 
 /** What bounds the figures: the mechanism, whatever the figures of a given machine. */
 const NOTES = [
@@ -93,6 +101,10 @@ contenders.splice(0, contenders.length, ...contenders.filter((c) => chosen.inclu
 const outFile = flag('out', 'bench/results/kafka.json')
 if (yardstick.ready === 'no') process.stdout.write(`Kafka Streams yardstick ${yardstick.reason}\n`)
 
+const hogs = startCpuHogs(hogCount)
+await hogsRampUp(hogs)
+const hogsStart = { cpu: hogs.cpuSeconds(), at: Date.now() }
+
 // One unmeasured run of every contender first: without it each contender's first run was its
 // slowest (eoscope at_least_once 133.8k against 282.5k and 306.8k records/s), the first work of a
 // freshly started broker whose JVM compiles its hot code meanwhile, and the first contender paid for
@@ -126,6 +138,8 @@ for (const [index, commitIntervalMs] of intervals.entries()) {
   }
 }
 
+const hogsTook = coresTaken(hogsStart.cpu, hogs.cpuSeconds(), Date.now() - hogsStart.at)
+hogs.stop()
 printSummary(rows, intervals)
 writeKafkaResult(outFile, rows, intervals, {
   brokers,
@@ -138,6 +152,7 @@ writeKafkaResult(outFile, rows, intervals, {
       : { version: KAFKA_STREAMS_VERSION, skipped: yardstick.reason },
   warmUp: { definition: `one unmeasured run of every contender, ${warmupRecords} records at the first interval, before the measured runs (--warmup-records; 0 for none): it warms the broker's JVM, which otherwise made each contender's first measured run its slowest`, records: warmupRecords, runs: warmUp },
   notes: NOTES,
+  ...(hogCount > 0 ? { hogs: { count: hogCount, what: HOGS_WHAT, coresTaken: hogsTook, note: 'the runs shared the machine with these hogs: their figures say whether the engines complete on a loaded machine, not how fast they are' } } : {}),
 })
 const failed = rows.reduce((n, r) => n + r.failures.length, 0)
 if (failed > 0) process.stderr.write(`${failed} run(s) failed: see the failures in bench/results/kafka.json\n`)
