@@ -3,9 +3,20 @@
 // Each hog is its own process, so the scheduler spreads them over the cores as it would another job.
 
 import { spawn } from 'node:child_process'
+import { flag } from './figures.ts'
 import { processCpuSeconds } from './process-cpu.ts'
 
 export const HOGS_WHAT = 'busy-looping Node processes (for (;;) {}) started by the benchmark and running through every run'
+
+/** The --hogs flag: a count ≥ 0 (exit 2 with the reason otherwise). */
+export function hogsFlag(fallback: number): number {
+  const n = Number(flag('hogs', String(fallback)))
+  if (!Number.isInteger(n) || n < 0) {
+    process.stderr.write(`--hogs takes a count ≥ 0, not ${flag('hogs', '')}\n`)
+    process.exit(2)
+  }
+  return n
+}
 
 export interface CpuHogs {
   count: number

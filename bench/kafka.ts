@@ -24,7 +24,7 @@
 // validator: a run that loses records, or duplicates under exactly-once, fails.
 
 import { defaultStreamsConfig, type ProcessingGuarantee } from '../lib/streams-config.ts'
-import { coresTaken, HOGS_WHAT, hogsRampUp, startCpuHogs } from './cpu-hogs.ts'
+import { coresTaken, HOGS_WHAT, hogsFlag, hogsRampUp, startCpuHogs } from './cpu-hogs.ts'
 import { checkFlags, flag } from './figures.ts'
 import { PARTITIONS, type RunPlan, runEoscope, WORKERS } from './kafka-eoscope.ts'
 import { type Engine, printSummary, type Row, rowOf, skippedRow, writeKafkaResult } from './kafka-report.ts'
@@ -54,11 +54,7 @@ const recordCounts = flag('records', '300000').split(',').map(Number)
 const recordsFor = (i: number) => recordCounts[Math.min(i, recordCounts.length - 1)]!
 const boundMs = Number(flag('bound-s', '180')) * 1000
 const warmupRecords = Number(flag('warmup-records', '300000'))
-const hogCount = Number(flag('hogs', '0'))
-if (!Number.isInteger(hogCount) || hogCount < 0) {
-  process.stderr.write(`--hogs takes a count ≥ 0, not ${flag('hogs', '')}\n`)
-  process.exit(2)
-}
+const hogCount = hogsFlag(0)
 
 /** What bounds the figures: the mechanism, whatever the figures of a given machine. */
 const NOTES = [
@@ -155,5 +151,5 @@ writeKafkaResult(outFile, rows, intervals, {
   ...(hogCount > 0 ? { hogs: { count: hogCount, what: HOGS_WHAT, coresTaken: hogsTook, note: 'the runs shared the machine with these hogs: their figures say whether the engines complete on a loaded machine, not how fast they are' } } : {}),
 })
 const failed = rows.reduce((n, r) => n + r.failures.length, 0)
-if (failed > 0) process.stderr.write(`${failed} run(s) failed: see the failures in bench/results/kafka.json\n`)
+if (failed > 0) process.stderr.write(`${failed} run(s) failed: see the failures in ${outFile}\n`)
 process.exit(failed > 0 ? 1 : 0)
