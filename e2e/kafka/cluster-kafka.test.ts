@@ -55,8 +55,21 @@ async function validated(when: string): Promise<void> {
   const c = snap().correctness!
   const found = { duplicates: c.duplicates, lost: c.lost, abortedReads: c.abortedReads, stateMismatches: c.stateMismatches }
   const copies = found.duplicates === 0 ? [] : await duplicateCopies()
-  const context = `${when}: ${JSON.stringify({ ...found, duplicateKeys: c.duplicateKeys.slice(0, 5), ledger: (snap().duplicateLedger ?? []).slice(0, 3), copies, markers: snap().markers.slice(-12).map((m) => m.label) })}`
+  const journal = found.duplicates === 0 && found.lost === 0 && found.stateMismatches === 0 ? [] : journalTail()
+  const context = `${when}: ${JSON.stringify({ ...found, duplicateKeys: c.duplicateKeys.slice(0, 5), ledger: (snap().duplicateLedger ?? []).slice(0, 3), copies, markers: snap().markers.slice(-12).map((m) => m.label), journal })}`
   expect(found, context).toEqual({ duplicates: 0, lost: 0, abortedReads: 0, stateMismatches: 0 })
+}
+
+/**
+ * The journal's last entries about the group, kills, faults and settings, and its last transactions
+ * that did not commit, each with its time: what the workers went through before the validator
+ * found something (rebalances, migrated or corrupted tasks, aborts).
+ */
+function journalTail(): string[] {
+  const line = (e: { atMs: number; label: string }) => `${new Date(e.atMs).toISOString().slice(11, 23)} ${e.label}`
+  const events = lab!.journalPage({ after: 0, limit: 100_000, categories: ['group', 'kills', 'faults', 'config'] }).entries.slice(-40)
+  const txns = lab!.journalPage({ after: 0, limit: 100_000, categories: ['transactions'] }).entries.filter((e) => !/^transaction committed/.test(e.label)).slice(-20)
+  return [...events, ...txns].sort((a, b) => a.atMs - b.atMs).map(line)
 }
 
 /**
