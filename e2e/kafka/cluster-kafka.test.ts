@@ -23,6 +23,7 @@ import type { LabSnapshot } from '../../lib/lab-protocol.ts'
 import { ledgerCopies } from '../../lib/message-browser.ts'
 import type { Lab } from '../../server/lab/lab.ts'
 import { createKafkaLab } from '../../server/lab/kafka/kafka-runtimes.ts'
+import { wholeJournal } from '../../server/lab/journal/__fixtures__/whole-journal.ts'
 import { KAFKA_GROUP_TIMEOUTS } from '../../server/log/kafka/capabilities.ts'
 import { untilProgress, waitFor } from '../progress.ts'
 
@@ -67,8 +68,10 @@ async function validated(when: string): Promise<void> {
  */
 function journalTail(): string[] {
   const line = (e: { atMs: number; label: string }) => `${new Date(e.atMs).toISOString().slice(11, 23)} ${e.label}`
-  const events = lab!.journalPage({ after: 0, limit: 100_000, categories: ['group', 'kills', 'faults', 'config'] }).entries.slice(-40)
-  const txns = lab!.journalPage({ after: 0, limit: 100_000, categories: ['transactions'] }).entries.filter((e) => !/^transaction committed/.test(e.label)).slice(-20)
+  // Every page: one page holds at most MAX_PAGE entries, and a lab commits ten transactions a second.
+  const entries = wholeJournal(lab!)
+  const events = entries.filter((e) => ['group', 'kills', 'faults', 'config'].includes(e.category)).slice(-40)
+  const txns = entries.filter((e) => e.fact.kind === 'txn' && e.fact.outcome !== 'committed').slice(-20)
   return [...events, ...txns].sort((a, b) => a.atMs - b.atMs).map(line)
 }
 
