@@ -7,7 +7,7 @@
 
 import { SystemTime } from '../log/time.ts'
 import { HeadlessHost, runScenario, runScenarioInVirtualTime, SCENARIOS, scenarioByName, type ScenarioResult } from '../lab/scenarios/index.ts'
-import type { Scenario } from '../lab/scenarios/scenario.ts'
+import type { Scenario, ScenarioHost } from '../lab/scenarios/scenario.ts'
 import { SETTINGS } from '../../lib/streams-config.ts'
 import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
 import { BACKENDS, capabilitiesOf, kafkaSecurityForCommand, parseBrokers } from './backend.ts'
@@ -63,7 +63,7 @@ async function runOnKafka(client: KafkaClientConfig, scenario: Scenario, seed: n
   const { KafkaScenarioHost } = await import('../lab/kafka/kafka-scenario-host.ts')
   const host = new KafkaScenarioHost(seed, { client, applicationIdPrefix: `eoscope-scenario-${scenario.name}` })
   try {
-    return await runScenario(scenario, host)
+    return await runKeepingNarrative(scenario, host)
   } finally {
     await host.close()
   }
@@ -73,8 +73,22 @@ async function runOn(clock: (typeof CLOCKS)[number], scenario: Scenario, seed: n
   if (clock === 'virtual') return runScenarioInVirtualTime(scenario, seed)
   const host = new HeadlessHost(new SystemTime(), seed)
   try {
-    return await runScenario(scenario, host)
+    return await runKeepingNarrative(scenario, host)
   } finally {
     await host.close()
+  }
+}
+
+/**
+ * A scenario that gives up (a wait that saw no progress) has no result to print; what it had said
+ * until then goes to stderr before the error, so the failure tells how far it got.
+ */
+async function runKeepingNarrative(scenario: Scenario, host: ScenarioHost): Promise<ScenarioResult> {
+  const said: string[] = []
+  try {
+    return await runScenario(scenario, host, (n) => said.push(`  +${String(n.atMs).padStart(6)} ms  ${n.text}`))
+  } catch (e) {
+    process.stderr.write(`eoscope: scenario ${scenario.name} stopped; it had said:\n${said.length > 0 ? said.join('\n') : '  (nothing)'}\n`)
+    throw e
   }
 }

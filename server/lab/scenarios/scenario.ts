@@ -209,17 +209,23 @@ export function pickWorkerWithTasks(runtime: LabRuntime): string {
 }
 
 /**
- * Whether the group has formed: every partition has its task and every running worker owns one
- * (as many workers as there are partitions). Until then a rebalance is still to come, and under
- * at_least_once the records a worker processed before it lost a partition are redone elsewhere:
- * duplicates no kill caused.
+ * Whether the group has formed: every partition has its task, no partition is claimed by two
+ * workers, and every running worker owns one (as many workers as there are partitions). Until then
+ * a rebalance is still to come or under way, and under at_least_once the records a worker processed
+ * before it lost a partition are redone elsewhere: duplicates no kill caused.
+ *
+ * Two claims of one partition are a rebalance the workers' reports have not all caught up with
+ * (on Kafka each worker process reports its own tasks): the first worker to join held every
+ * partition and has not yet said it gave some up. A worker picked then would be named the owner of
+ * tasks another already runs.
  */
 export function groupFormed(runtime: LabRuntime): boolean {
   const running = runtime.liveSlots().filter((s) => s.process.state === 'running')
   const owned = new Set<number>()
-  for (const s of running) for (const p of s.worker?.tasks.keys() ?? []) owned.add(p)
+  let claims = 0
+  for (const s of running) for (const p of s.worker?.tasks.keys() ?? []) (owned.add(p), claims++)
   const owning = running.filter((s) => (s.worker?.tasks.size ?? 0) > 0).length
-  return owned.size === runtime.partitions && owning === Math.min(running.length, runtime.partitions)
+  return owned.size === runtime.partitions && claims === owned.size && owning === Math.min(running.length, runtime.partitions)
 }
 
 /** Waits until some running worker owns a task, whether or not the group has formed. */
