@@ -10,6 +10,7 @@ import { taskIdOf, type TaskId } from '../../lib/task-id.ts'
 import { ProcessKilledError } from '../log/errors.ts'
 import { retryingNotNow, TASK_CREATION_RETRY_MS } from './not-now-retry.ts'
 import { type Batch as PollBatch, batchOfPoll } from './poll-batch.ts'
+import { refuseRedeliveries } from './redelivery.ts'
 import type { ConsumedRecord, LogConnection, LogConsumer, OffsetToCommit, ProduceRecord, TopicPartition } from '../log/types.ts'
 import type { Time } from '../log/time.ts'
 import { isMigrationError, TaskCorruptedError, TaskMigratedError } from './errors.ts'
@@ -204,21 +205,18 @@ export class StreamWorker {
   private async runOnce(): Promise<void> {
     await this.hook.atStep(this.id, 1)
     const records = await this.consumer.poll(this.options.config['max.poll.records'])
-    // A task created now sought its partition to its committed offset: what this poll returned for
-    // it was fetched before that seek (from a closed predecessor's position), and is fetched again.
-    // Retrying a broker that answers "not now" (not-now-retry.ts) instead of failing the worker.
+    // A task created now sought its partition to its committed offset: what this poll returned for it
+    // is fetched again. A broker answering "not now" is retried (not-now-retry.ts), the worker not failed.
     const created = await retryingNotNow(this.time, { boundMs: TASK_CREATION_RETRY_MS, stopped: () => this.stopRequested, whenStopped: () => new Set<number>() }, () => this.taskManager.ensureTasks())
     const batch = this.consume(records, created)
     if (batch.size > 0) await this.processBatch(batch)
     await this.maybeCommit()
   }
 
-  /** Step 1: the records of the running tasks, each task's in offset order from its position (the consumer's promise). */
+  /** Step 1: the records of the running tasks, each task's in offset order from its position (the consumer's promise, checked: redelivery.ts). */
   private consume(records: readonly ConsumedRecord[], created: ReadonlySet<number>): Batch {
-    return batchOfPoll(records, (partition) => {
-      const task = this.tasks.get(partition)
-      return task && task.state === 'running' && !created.has(partition) ? task : null
-    })
+    const taskOf = (partition: number) => this.tasks.get(partition) ?? null
+    return refuseRedeliveries(batchOfPoll(records, (p) => (taskOf(p)?.state === 'running' && !created.has(p) ? taskOf(p) : null)))
   }
 
   private async processBatch(batch: Batch): Promise<void> {

@@ -1,6 +1,6 @@
 // Fault-injection points of the embedded log that act on its clients: produce responses lost
 // after the broker appended (the producer retries the same request), produce connections cut
-// after the append, and ListOffsets answered NOT_LEADER.
+// after the append, ListOffsets answered NOT_LEADER, and a consumer whose position goes back.
 
 /** How many more times one fault point fires: armed by a test or the lab, spent one at a time by the log. */
 export class FaultBudget {
@@ -39,6 +39,13 @@ export class ClientFaults {
    * after a restart, while its partitions get their leaders back).
    */
   readonly offsetReadFailures = new FaultBudget()
+  /**
+   * Polls after which the consumer's positions go back to the first record each partition handed
+   * out: the next poll hands those records out again. A consumer must never do that (kafkajs does
+   * after a rebalance, from the committed offset, unless guarded: position-guard.ts); the engine
+   * checks for it (redelivery.ts).
+   */
+  readonly positionRewinds = new FaultBudget()
   private readonly listeners: ((e: AckDropped) => void)[] = []
 
   onAckDropped(l: (e: AckDropped) => void): void {

@@ -121,11 +121,19 @@ export class EmbeddedConsumer implements LogConsumer {
     if (c.time.now() - this.lastHeartbeatMs >= this.options.heartbeatIntervalMs || this.assigned.size === 0) await this.heartbeatAndRebalance()
     const parts = [...this.assigned.entries()].filter(([k]) => this.positions.has(k))
     const out = parts.length > 0 ? await this.conn.request(c.latency.requestMs, () => this.fetchOnce(parts, maxRecords)) : []
+    if (out.length > 0 && this.conn.faults.positionRewinds.take()) this.rewindTo(out)
     if (out.length === 0) await c.time.sleep(Math.max(c.latency.emptyFetchWaitMs ?? EMPTY_FETCH_WAIT_MS, c.latency.requestMs))
     else if (recordsCostMs(c.latency, out.length) > 0) await c.time.sleep(recordsCostMs(c.latency, out.length))
     else await c.time.yield()
     await this.conn.process.gate()
     return out
+  }
+
+  /** The positionRewinds fault point: each partition's position goes back to the first record it just handed out. */
+  private rewindTo(records: readonly ConsumedRecord[]): void {
+    const first = new Map<string, number>()
+    for (const r of records) if (!first.has(tpKey(r.topic, r.partition))) first.set(tpKey(r.topic, r.partition), r.offset)
+    for (const [k, offset] of first) if (this.positions.has(k)) this.positions.set(k, offset)
   }
 
   /** One fetch round over the partitions, starting at a rotating one so that none starves. The first partition's records are taken as they come (on a backlog it fills the poll alone). */
