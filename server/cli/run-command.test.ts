@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseCommandLine, UsageError } from './flags.ts'
-import { RUN, runOptionsOf } from './run-command.ts'
+import { recoveriesLine, RUN, runOptionsOf } from './run-command.ts'
 
 function optionsOf(argv: string[]) {
   const line = parseCommandLine(RUN, argv)
@@ -22,5 +22,17 @@ describe('eoscope run --prefill', () => {
   it('refuses a rate: a prefill writes as fast as it can', () => {
     expect(() => optionsOf(['--prefill', '--rate', '500'])).toThrow(UsageError)
     expect(() => optionsOf(['--prefill', '--rate', '500'])).toThrow(/--prefill .* takes no --rate/)
+  })
+})
+
+describe('the summary\'s recoveries line', () => {
+  it('gives the median of the measured recoveries (the mean of the middle two for an even count) and the maximum, in whole ms', () => {
+    expect(recoveriesLine([{ ms: 16056.14892578125 }, { ms: 26293.738525390625 }, { ms: null }, { ms: 12000.4 }, { ms: 14000.6 }])).toBe('  recoveries            4 measured (recovery time), median 15028 ms, max 26294 ms')
+    expect(recoveriesLine([{ ms: 900.2 }])).toMatch(/1 measured \(recovery time\), median 900 ms, max 900 ms$/)
+  })
+
+  it('is left out when no recovery completed', () => {
+    expect(recoveriesLine([{ ms: null }])).toBeNull()
+    expect(recoveriesLine([])).toBeNull()
   })
 })

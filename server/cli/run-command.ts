@@ -1,5 +1,6 @@
 // `eoscope run`: one headless run, a readable summary or one JSON object.
 
+import { median } from '../../lib/statistics.ts'
 import { PROCESSING_GUARANTEES, SETTINGS } from '../../lib/streams-config.ts'
 import { runHeadless, type RunOptions, type RunResult } from '../lab/headless-run.ts'
 import { dumpRun } from '../validator/dump.ts'
@@ -118,6 +119,13 @@ export async function runCommand(f: RunFlags, out: (s: string) => void): Promise
   return 0
 }
 
+/** The recoveries a run measured (recovery time, MEASURES.md): how many, their median and maximum in whole ms; null when none completed. */
+export function recoveriesLine(recoveries: readonly { ms: number | null }[]): string | null {
+  const ms = recoveries.flatMap((x) => (x.ms === null ? [] : [x.ms])).sort((a, b) => a - b)
+  if (ms.length === 0) return null
+  return `  recoveries            ${ms.length} measured (recovery time), median ${Math.round(median(ms))} ms, max ${Math.round(ms[ms.length - 1]!)} ms`
+}
+
 function formatSummary(r: RunResult): string {
   const lines = [
     `eoscope run: ${r.backend} backend, ${r.guarantee}, commit.interval.ms=${r.commitIntervalMs}, ${r.records} records${r.stalled ? ' (STALLED)' : r.completed ? '' : ' (DID NOT COMPLETE)'}`,
@@ -132,11 +140,8 @@ function formatSummary(r: RunResult): string {
     `  state mismatches      ${r.stateMismatches ?? 'unavailable'}`,
     `  open transactions     ${r.openTransactions ?? 'unavailable'}`,
   ]
-  const done = r.recoveries.filter((x) => x.ms !== null)
-  if (done.length > 0) {
-    const ms = done.map((x) => x.ms!).sort((a, b) => a - b)
-    lines.push(`  recoveries            ${done.length} measured, median ${ms[Math.floor(ms.length / 2)]} ms, max ${ms[ms.length - 1]} ms`)
-  }
+  const recoveries = recoveriesLine(r.recoveries)
+  if (recoveries) lines.push(recoveries)
   if (r.duplicateKeys.length > 0) lines.push(`  duplicate keys        ${r.duplicateKeys.slice(0, 8).map((k) => `${k.key}×${k.count}`).join(' ')}`)
   return lines.join('\n')
 }
