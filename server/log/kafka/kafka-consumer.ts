@@ -15,16 +15,14 @@
 //   (commit-generation.ts), so the coordinator refuses it and the worker aborts.
 // - onPartitionsLost: all previous partitions, when the group gave this member a new member id
 //   (the coordinator had dropped it: session expired), then onPartitionsAssigned for the new ones.
-// The assignment is sticky (sticky-assigner.ts): a rebalance moves only the partitions it must, so
-// the revocations above are rare (a newcomer taking its share), not every partition at every join.
+// The assignment is sticky (sticky-assigner.ts): a rebalance moves only the partitions it must.
 // After each rebalance kafkajs restarts every partition from its committed offset; this consumer
-// seeks the partitions it keeps back to its own positions, and admits every fetched batch through
+// seeks the partitions it keeps back to its own positions and admits every fetched batch through
 // its PositionGuard (position-guard.ts): poll() never hands out a record below the position or
-// past a gap, whatever kafkajs fetched before a seek or a rebalance.
-// Heartbeats never wait behind processing: kafkajs sends them from its fetch loop, which runs
+// past a gap. Heartbeats never wait behind processing: kafkajs sends them from its fetch loop,
 // beside the task loop (poll() only drains a buffer), and a timer every heartbeat.interval.ms
-// sends one too, so a batch held in admission or a slow fetch does not starve the membership.
-// Like Java's heartbeat thread, it stops once poll() has not been called for max.poll.interval.ms.
+// sends one too; like Java's heartbeat thread, it stops once poll() has not been called for
+// max.poll.interval.ms. After a task migrated, the next poll hears from the group first (group-answer.ts).
 
 import type { Consumer, EachBatchPayload } from 'kafkajs'
 import { isLogError, LogError } from '../errors.ts'
@@ -39,6 +37,7 @@ import { StableOffsetFetcher } from './kip447/stable-offsets.ts'
 import { CommitGeneration, type GroupIdentity } from './commit-generation.ts'
 import { stickyAssigner } from './sticky-assigner.ts'
 import { mayCommitAgainAfterJoin } from './commit-after-join.ts'
+import { GroupAnswer } from './group-answer.ts'
 
 export interface KafkaConsumerTuning {
   /** Records fetched ahead of poll(); eachBatch waits while the buffer holds this many. */
@@ -85,6 +84,8 @@ export class KafkaLogConsumer implements LogConsumer {
   private readonly rebalanceTimeoutMs: number
   /** Joins completed (GROUP_JOIN events). */
   private joins = 0
+  /** Asked by enforceRebalance: the next poll first hears from the group (group-answer.ts). */
+  private readonly groupAnswer = new GroupAnswer()
 
   /** `visibleIn` reads a range of a partition group-less, at this consumer's isolation level. */
   constructor(
@@ -122,6 +123,7 @@ export class KafkaLogConsumer implements LogConsumer {
     this.heartbeatTimer = setInterval(() => this.heartbeatBesideProcessing(), Math.max(1, options.heartbeatIntervalMs))
     this.heartbeatTimer.unref?.()
     this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => this.onGroupJoin(e.payload.memberId, e.payload.memberAssignment))
+    this.consumer.on(this.consumer.events.HEARTBEAT, () => (this.groupAnswer.heartbeatAccepted(), this.wake()))
     this.consumer.on(this.consumer.events.CRASH, (e) => {
       if (!e.payload.restart) {
         this.crash = e.payload.error
@@ -276,6 +278,10 @@ export class KafkaLogConsumer implements LogConsumer {
     if (this.closed) throw new LogError('INVALID_REQUEST', `consumer ${this.options.clientId} is closed`)
     this.lastPollMs = Date.now()
     if (this.crash) throw toLogError(this.crash, `consumer ${this.options.clientId} of group ${this.options.groupId} stopped`)
+    if (this.groupAnswer.asked()) {
+      this.heartbeatOf?.().catch(() => {})
+      await this.groupAnswer.await(() => this.joins, { boundMs: this.rebalanceTimeoutMs, everyMs: this.pollWaitMs, stopped: () => this.closed || this.crash !== null, sleep: (ms) => this.sleep(ms) })
+    }
     await this.runRebalanceSteps()
     let out = this.drain(maxRecords)
     if (out.length === 0 && this.steps.length === 0) {
@@ -284,6 +290,11 @@ export class KafkaLogConsumer implements LogConsumer {
     }
     this.lastPollMs = Date.now()
     return out
+  }
+
+  /** After a task migrated: the next poll waits for the group's answer first (group-answer.ts). */
+  enforceRebalance(): void {
+    this.groupAnswer.ask()
   }
 
   seek(tp: TopicPartition, offset: number): void {
