@@ -63,7 +63,7 @@ async function measureThroughput(ctx: ScenarioContext, commitIntervalMs: number)
  * Throughput runs per interval. On Kafka a transaction costs the broker milliseconds and the 5000 ms
  * runs read 1.6-1.8 times the 100 ms ones: three runs tell them apart. On the embedded log a commit
  * costs little (the latency model's round trips and the CPU of 12 transactions): the real clock
- * reads 5000 ms some 10-20% faster while single runs move by 15% on a busy machine, and the median
+ * reads 5000 ms some 6-12% faster while single runs move by 15% or more, and the median
  * of three put the slower interval first in one run of three. Five runs each, interleaved.
  */
 export function throughputRunsOf(backend: 'embedded' | 'kafka'): number {
