@@ -18,7 +18,9 @@ describe('the bare-loop baseline', () => {
       const id = `${i % 3}/${keyOf[i]}`
       const v = Number(valueOf[i])
       const a = aggregates.get(id)
-      const next = a ? { count: a.count + 1, sum: a.sum + v, min: Math.min(a.min, v), max: Math.max(a.max, v) } : { count: 1, sum: v, min: v, max: v }
+      const next = a
+        ? { count: a.count + 1, sum: a.sum + v, min: Math.min(a.min, v), max: Math.max(a.max, v) }
+        : { count: 1, sum: v, min: v, max: v }
       aggregates.set(id, next)
       expected += Buffer.byteLength(JSON.stringify({ key: keyOf[i], ...next, source: { partition: i % 3, offset: i } }))
     }

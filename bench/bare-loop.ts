@@ -46,7 +46,11 @@ export function bareLoopInput(records: number, keys: number, seed: number): { ke
 }
 
 /** One pass over the input: the records built and the bytes the output values serialised to (also what keeps the work from being optimised away). */
-export function bareLoopPass(keyOf: readonly string[], valueOf: readonly string[], partitions: number): { records: number; bytes: number } {
+export function bareLoopPass(
+  keyOf: readonly string[],
+  valueOf: readonly string[],
+  partitions: number,
+): { records: number; bytes: number } {
   const stores = Array.from({ length: partitions }, () => new Map<string, Aggregate>())
   const scratch = Buffer.allocUnsafe(SCRATCH_BYTES)
   let pending: BareRecord[] = []
@@ -85,7 +89,8 @@ export function measureBareLoop(records = 1_000_000, passes = 5, partitions = 6)
     const t0 = performance.now()
     const n = bareLoopPass(keyOf, valueOf, partitions)
     const seconds = (performance.now() - t0) / 1000
-    if (n.records !== records * 2 || n.bytes <= 0) throw new Error(`bare loop produced ${n.records} records and ${n.bytes} bytes for ${records} inputs`)
+    if (n.records !== records * 2 || n.bytes <= 0)
+      throw new Error(`bare loop produced ${n.records} records and ${n.bytes} bytes for ${records} inputs`)
     rates.push(Math.round(records / seconds))
   }
   return { passes: rates, bestPerSec: Math.max(...rates) }

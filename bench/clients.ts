@@ -36,10 +36,19 @@ const CHILD_COUNT = 'EOSCOPE_BENCH_CLIENTS_COUNT'
 const CLIENT_PROCESSES = 2
 const REQUESTS_PER_WINDOW = 100
 const SETTLE_AFTER_LEAVE_MS = 60_000
-const TARGETS = { messagesPerSecPerClient: { min: 5 }, apiLabP99Ms: { max: 50 }, eventLoopLagP99Ms: { max: 50 }, throughputRatio: { min: 0.9 }, rssAfterLeaveRatio: { max: 1.1 }, keepsUp: { fedRatio: 0.95, processedRatio: 0.95, lagSeconds: 1 } }
+const TARGETS = {
+  messagesPerSecPerClient: { min: 5 },
+  apiLabP99Ms: { max: 50 },
+  eventLoopLagP99Ms: { max: 50 },
+  throughputRatio: { min: 0.9 },
+  rssAfterLeaveRatio: { max: 1.1 },
+  keepsUp: { fedRatio: 0.95, processedRatio: 0.95, lagSeconds: 1 },
+}
 
 type ToChild = { type: 'counts' } | { type: 'leave' }
-type FromChild = { type: 'connected'; connected: number; failed: number; errors: string[] } | { type: 'counts'; counts: number[]; connected: number }
+type FromChild =
+  | { type: 'connected'; connected: number; failed: number; errors: string[] }
+  | { type: 'counts'; counts: number[]; connected: number }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const round1 = (n: number) => Math.round(n * 10) / 10
@@ -73,7 +82,8 @@ async function runClientProcess(url: string, count: number): Promise<void> {
   const send = (m: FromChild) => process.send!(m)
   send({ type: 'connected', connected: sockets.filter((s) => s.connected).length, failed, errors })
   process.on('message', (m: ToChild) => {
-    if (m.type === 'counts') send({ type: 'counts', counts: [...counts], connected: sockets.filter((s) => s.connected).length })
+    if (m.type === 'counts')
+      send({ type: 'counts', counts: [...counts], connected: sockets.filter((s) => s.connected).length })
     if (m.type === 'leave') {
       sockets.forEach((s) => s.disconnect())
       setTimeout(() => process.exit(0), 200)
@@ -90,13 +100,28 @@ interface ClientProcess {
 }
 
 function startClientProcess(url: string, count: number): { proc: ClientProcess; ready: Promise<FromChild> } {
-  const child = fork(fileURLToPath(import.meta.url), [], { execArgv: ['--import', 'tsx'], env: { ...process.env, [CHILD_URL]: url, [CHILD_COUNT]: String(count) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  const next = () => new Promise<FromChild>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as FromChild))
-    child.once('exit', (code) => reject(new Error(`client process exited with ${code}`)))
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, [CHILD_URL]: url, [CHILD_COUNT]: String(count) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
+  const next = () =>
+    new Promise<FromChild>((resolve, reject) => {
+      child.once('message', (m) => resolve(m as FromChild))
+      child.once('exit', (code) => reject(new Error(`client process exited with ${code}`)))
+    })
   const ready = next()
-  return { proc: { child, ask: (m) => { const r = next(); child.send(m); return r } }, ready }
+  return {
+    proc: {
+      child,
+      ask: (m) => {
+        const r = next()
+        child.send(m)
+        return r
+      },
+    },
+    ready,
+  }
 }
 
 /** One figure from the Prometheus text format (the first sample of that name, without labels). */
@@ -184,7 +209,12 @@ async function measureWindow({ url, control }: Servers, windowMs: number, procs:
   }
   if (procs.length) {
     const rates = c1.map((c, i) => (c - (c0[i] ?? 0)) / secs)
-    w.perClient = { min: round1(Math.min(...rates)), median: round1(median(rates)), clients: rates.length, silent: rates.filter((r) => r === 0).length }
+    w.perClient = {
+      min: round1(Math.min(...rates)),
+      median: round1(median(rates)),
+      clients: rates.length,
+      silent: rates.filter((r) => r === 0).length,
+    }
   }
   process.stdout.write(`  window: ${JSON.stringify(w)}\n`)
   return w
@@ -196,7 +226,13 @@ interface Servers {
   control: string | null
 }
 
-async function measurePhase(label: string, servers: Servers, windowMs: number, runs: number, procs: ClientProcess[]): Promise<Window[]> {
+async function measurePhase(
+  label: string,
+  servers: Servers,
+  windowMs: number,
+  runs: number,
+  procs: ClientProcess[],
+): Promise<Window[]> {
   process.stdout.write(`${label}\n`)
   const out: Window[] = []
   for (let i = 0; i < runs; i++) out.push(await measureWindow(servers, windowMs, procs))
@@ -219,7 +255,13 @@ function summarizePhase(ws: Window[]) {
     rssMB: figure(ws, (w) => w.rssMB),
     heapUsedMB: figure(ws, (w) => w.heapUsedMB),
     controlRssMB: figure(ws, (w) => w.controlRssMB),
-    ...(ws[0]?.perClient ? { messagesPerSecPerClientMin: figure(ws, (w) => w.perClient?.min), messagesPerSecPerClientMedian: figure(ws, (w) => w.perClient?.median), silentClients: figure(ws, (w) => w.perClient?.silent, Math.round) } : {}),
+    ...(ws[0]?.perClient
+      ? {
+          messagesPerSecPerClientMin: figure(ws, (w) => w.perClient?.min),
+          messagesPerSecPerClientMedian: figure(ws, (w) => w.perClient?.median),
+          silentClients: figure(ws, (w) => w.perClient?.silent, Math.round),
+        }
+      : {}),
     requestsPerWindow: figure(ws, (w) => w.requests, Math.round),
   }
 }
@@ -227,48 +269,108 @@ function summarizePhase(ws: Window[]) {
 type Summary = ReturnType<typeof summarizePhase>
 
 /** Each target with its measured value and whether it was met (null: not measured). */
-function judge(idle: Summary, withClients: Summary, after: { rssMB: number | null; controlRssMB: number | null }, rate: { asked: number; windows: Window[] } | null) {
-  const target = (value: number | null | undefined, ok: (v: number) => boolean) => ({ value: value ?? null, met: value === null || value === undefined ? null : ok(value) })
+function judge(
+  idle: Summary,
+  withClients: Summary,
+  after: { rssMB: number | null; controlRssMB: number | null },
+  rate: { asked: number; windows: Window[] } | null,
+) {
+  const target = (value: number | null | undefined, ok: (v: number) => boolean) => ({
+    value: value ?? null,
+    met: value === null || value === undefined ? null : ok(value),
+  })
   const idleTput = idle.processedPerSec?.median ?? null
   return {
-    messagesPerSecPerClient: { ...target(withClients.messagesPerSecPerClientMin?.min, (v) => v >= TARGETS.messagesPerSecPerClient.min), of: 'the slowest client in the worst window' },
-    apiLabP99Ms: { ...target(withClients.apiLabP99Ms?.median, (v) => v <= TARGETS.apiLabP99Ms.max), of: 'median over windows', worstWindow: withClients.apiLabP99Ms?.max ?? null },
-    eventLoopLagP99Ms: { ...target(withClients.eventLoopLagP99Ms?.median, (v) => v <= TARGETS.eventLoopLagP99Ms.max), of: 'median over windows', worstWindow: withClients.eventLoopLagP99Ms?.max ?? null },
-    throughputRatio: { ...target(idleTput && withClients.processedPerSec ? round3(withClients.processedPerSec.median / idleTput) : null, (v) => v >= TARGETS.throughputRatio.min), of: 'processed/s with clients ÷ without (medians)' },
+    messagesPerSecPerClient: {
+      ...target(withClients.messagesPerSecPerClientMin?.min, (v) => v >= TARGETS.messagesPerSecPerClient.min),
+      of: 'the slowest client in the worst window',
+    },
+    apiLabP99Ms: {
+      ...target(withClients.apiLabP99Ms?.median, (v) => v <= TARGETS.apiLabP99Ms.max),
+      of: 'median over windows',
+      worstWindow: withClients.apiLabP99Ms?.max ?? null,
+    },
+    eventLoopLagP99Ms: {
+      ...target(withClients.eventLoopLagP99Ms?.median, (v) => v <= TARGETS.eventLoopLagP99Ms.max),
+      of: 'median over windows',
+      worstWindow: withClients.eventLoopLagP99Ms?.max ?? null,
+    },
+    throughputRatio: {
+      ...target(
+        idleTput && withClients.processedPerSec ? round3(withClients.processedPerSec.median / idleTput) : null,
+        (v) => v >= TARGETS.throughputRatio.min,
+      ),
+      of: 'processed/s with clients ÷ without (medians)',
+    },
     ...(rate
       ? { keepsUp: keepsUp(rate.asked, rate.windows, TARGETS.keepsUp) }
-      : { rssAfterLeaveRatio: { ...target(after.controlRssMB && after.rssMB ? round3(after.rssMB / after.controlRssMB) : null, (v) => v <= TARGETS.rssAfterLeaveRatio.max), of: `RSS ${SETTLE_AFTER_LEAVE_MS / 1000} s after the clients left ÷ RSS of the control server (same age, never a client) at that moment` } }),
+      : {
+          rssAfterLeaveRatio: {
+            ...target(
+              after.controlRssMB && after.rssMB ? round3(after.rssMB / after.controlRssMB) : null,
+              (v) => v <= TARGETS.rssAfterLeaveRatio.max,
+            ),
+            of: `RSS ${SETTLE_AFTER_LEAVE_MS / 1000} s after the clients left ÷ RSS of the control server (same age, never a client) at that moment`,
+          },
+        }),
   }
 }
 
 const loadAverage = () => os.loadavg().map((x) => Math.round(x * 100) / 100)
 
-async function connectClients(url: string, clients: number): Promise<{ procs: ClientProcess[]; connected: number; failed: number; errors: string[] }> {
-  const started = Array.from({ length: CLIENT_PROCESSES }, (_, k) => startClientProcess(url, Math.floor(clients / CLIENT_PROCESSES) + (k < clients % CLIENT_PROCESSES ? 1 : 0)))
+async function connectClients(
+  url: string,
+  clients: number,
+): Promise<{ procs: ClientProcess[]; connected: number; failed: number; errors: string[] }> {
+  const started = Array.from({ length: CLIENT_PROCESSES }, (_, k) =>
+    startClientProcess(url, Math.floor(clients / CLIENT_PROCESSES) + (k < clients % CLIENT_PROCESSES ? 1 : 0)),
+  )
   const ready = await Promise.all(started.map((s) => s.ready))
-  const sum = (f: (r: Extract<FromChild, { type: 'connected' }>) => number) => ready.reduce((a, r) => a + (r.type === 'connected' ? f(r) : 0), 0)
-  return { procs: started.map((s) => s.proc), connected: sum((r) => r.connected), failed: sum((r) => r.failed), errors: ready.flatMap((r) => (r.type === 'connected' ? r.errors : [])) }
+  const sum = (f: (r: Extract<FromChild, { type: 'connected' }>) => number) =>
+    ready.reduce((a, r) => a + (r.type === 'connected' ? f(r) : 0), 0)
+  return {
+    procs: started.map((s) => s.proc),
+    connected: sum((r) => r.connected),
+    failed: sum((r) => r.failed),
+    errors: ready.flatMap((r) => (r.type === 'connected' ? r.errors : [])),
+  }
 }
 
 async function leave(procs: ClientProcess[]): Promise<void> {
-  await Promise.all(procs.map((p) => new Promise<void>((resolve) => {
-    if (p.child.exitCode !== null) return resolve()
-    p.child.once('exit', () => resolve())
-    p.child.send({ type: 'leave' } satisfies ToChild)
-    setTimeout(() => { p.child.kill('SIGKILL'); resolve() }, 10_000)
-  })))
+  await Promise.all(
+    procs.map(
+      (p) =>
+        new Promise<void>((resolve) => {
+          if (p.child.exitCode !== null) return resolve()
+          p.child.once('exit', () => resolve())
+          p.child.send({ type: 'leave' } satisfies ToChild)
+          setTimeout(() => {
+            p.child.kill('SIGKILL')
+            resolve()
+          }, 10_000)
+        }),
+    ),
+  )
 }
 
 /** Sets a server's lab to an input rate as the controls panel does (POST /api/lab/config); refused: an error. */
 async function setInputRate(url: string, rate: number): Promise<void> {
-  const r = await fetch(`${url}/api/lab/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ inputRatePerSec: rate }) })
+  const r = await fetch(`${url}/api/lab/config`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ inputRatePerSec: rate }),
+  })
   const body = (await r.json().catch(() => null)) as { ok?: boolean } | null
-  if (!r.ok || body?.ok !== true) throw new Error(`the lab at ${url} refused inputRatePerSec ${rate}: ${r.status} ${JSON.stringify(body)}`)
+  if (!r.ok || body?.ok !== true)
+    throw new Error(`the lab at ${url} refused inputRatePerSec ${rate}: ${r.status} ${JSON.stringify(body)}`)
 }
 
 async function bench(clients: number, windowMs: number, runs: number, rate: number | undefined): Promise<void> {
   const loadBefore = loadAverage()
-  const [server, controlServer] = await Promise.all([startServer({ timeoutMs: 60_000 }), rate === undefined ? startServer({ timeoutMs: 60_000 }) : null])
+  const [server, controlServer] = await Promise.all([
+    startServer({ timeoutMs: 60_000 }),
+    rate === undefined ? startServer({ timeoutMs: 60_000 }) : null,
+  ])
   const servers: Servers = { url: server.url, control: controlServer?.url ?? null }
   let procs: ClientProcess[] = []
   try {
@@ -282,7 +384,9 @@ async function bench(clients: number, windowMs: number, runs: number, rate: numb
     const idle = await measurePhase('no clients', servers, windowMs, runs, [])
     const conn = await connectClients(server.url, clients)
     procs = conn.procs
-    process.stdout.write(`${conn.connected} of ${clients} clients connected (${conn.failed} failed${conn.errors.length ? `: ${conn.errors.join('; ')}` : ''})\n`)
+    process.stdout.write(
+      `${conn.connected} of ${clients} clients connected (${conn.failed} failed${conn.errors.length ? `: ${conn.errors.join('; ')}` : ''})\n`,
+    )
     await sleep(3_000)
     const held = await measurePhase(`${conn.connected} clients`, servers, windowMs, runs, procs)
     await leave(procs)
@@ -292,19 +396,52 @@ async function bench(clients: number, windowMs: number, runs: number, rate: numb
     const afterWindows = await measurePhase('after the clients left', servers, windowMs, 1, [])
     const [idleS, heldS] = [summarizePhase(idle), summarizePhase(held)]
     const a = afterWindows[0]!
-    const after = { rssMB: a.rssMB, heapUsedMB: a.heapUsedMB, controlRssMB: a.controlRssMB, rssVsOwnIdle: a.rssMB && idleS.rssMB ? round3(a.rssMB / idleS.rssMB.median) : null, processedPerSec: a.processedPerSec, secondsAfterLeave: SETTLE_AFTER_LEAVE_MS / 1000 + windowMs / 1000 }
-    const progress = held.every((w) => w.perClient && w.perClient.clients > 0 && w.perClient.median > 0) && conn.connected > 0
+    const after = {
+      rssMB: a.rssMB,
+      heapUsedMB: a.heapUsedMB,
+      controlRssMB: a.controlRssMB,
+      rssVsOwnIdle: a.rssMB && idleS.rssMB ? round3(a.rssMB / idleS.rssMB.median) : null,
+      processedPerSec: a.processedPerSec,
+      secondsAfterLeave: SETTLE_AFTER_LEAVE_MS / 1000 + windowMs / 1000,
+    }
+    const progress =
+      held.every((w) => w.perClient && w.perClient.clients > 0 && w.perClient.median > 0) && conn.connected > 0
     const targets = judge(idleS, heldS, after, rate === undefined ? null : { asked: rate, windows: held })
     const result = {
       bench: 'clients',
       at: new Date().toISOString(),
-      machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cpus: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.release()}`, loadAverageBefore: loadBefore, loadAverageAfter: loadAverage() },
+      machine: {
+        cpu: os.cpus()[0]?.model ?? 'unknown',
+        cpus: os.cpus().length,
+        node: process.version,
+        platform: `${os.platform()} ${os.release()}`,
+        loadAverageBefore: loadBefore,
+        loadAverageAfter: loadAverage(),
+      },
       backend: 'embedded',
-      lab: { inputRatePerSec: rate ?? config.inputRatePerSec, guarantee: config['processing.guarantee'], workers: config.workers, 'commit.interval.ms': config['commit.interval.ms'], note: rate === undefined ? "the dashboard's default lab, as a class would watch it" : `the dashboard's default lab with its input rate set to ${rate}/s from the controls (POST /api/lab/config), as a class would watch it` },
-      clients: { asked: clients, connected: conn.connected, failed: conn.failed, errors: conn.errors, processes: CLIENT_PROCESSES, transport: 'websocket' },
+      lab: {
+        inputRatePerSec: rate ?? config.inputRatePerSec,
+        guarantee: config['processing.guarantee'],
+        workers: config.workers,
+        'commit.interval.ms': config['commit.interval.ms'],
+        note:
+          rate === undefined
+            ? "the dashboard's default lab, as a class would watch it"
+            : `the dashboard's default lab with its input rate set to ${rate}/s from the controls (POST /api/lab/config), as a class would watch it`,
+      },
+      clients: {
+        asked: clients,
+        connected: conn.connected,
+        failed: conn.failed,
+        errors: conn.errors,
+        processes: CLIENT_PROCESSES,
+        transport: 'websocket',
+      },
       windowSec: windowMs / 1000,
       runs,
-      progress: progress ? 'clients received messages in every window' : 'NO PROGRESS: some window had no clients or no messages; the figures below are not a measurement of N clients',
+      progress: progress
+        ? 'clients received messages in every window'
+        : 'NO PROGRESS: some window had no clients or no messages; the figures below are not a measurement of N clients',
       idle: idleS,
       withClients: heldS,
       afterLeave: after,
@@ -313,7 +450,9 @@ async function bench(clients: number, windowMs: number, runs: number, rate: numb
     }
     const out = path.join(ROOT, 'bench', 'results', rate === undefined ? 'clients.json' : `clients-rate-${rate}.json`)
     writeResult(out, result)
-    process.stdout.write(`${JSON.stringify({ progress: result.progress, targets, allTargetsMet: result.allTargetsMet }, null, 2)}\nwrote ${path.relative(ROOT, out)}\n`)
+    process.stdout.write(
+      `${JSON.stringify({ progress: result.progress, targets, allTargetsMet: result.allTargetsMet }, null, 2)}\nwrote ${path.relative(ROOT, out)}\n`,
+    )
   } finally {
     await leave(procs)
     await Promise.all([server.stop(), controlServer?.stop()])
@@ -323,12 +462,45 @@ async function bench(clients: number, windowMs: number, runs: number, rate: numb
 if (process.env[CHILD_URL]) {
   await runClientProcess(process.env[CHILD_URL]!, Number(process.env[CHILD_COUNT] ?? 0))
 } else {
-  const line = parseCommandLine({ program: 'npm run', name: 'bench:clients', summary: 'many socket clients on one server: messages per client, GET /api/lab latency, event-loop lag, throughput, memory', flags: {
-    clients: { type: 'number', meaning: 'socket.io clients to connect', range: { min: 1, max: 5_000 }, integer: true, default: 500 },
-    'window-s': { type: 'number', meaning: 'seconds per measurement window', range: { min: 2, max: 600 }, integer: false, default: 10 },
-    runs: { type: 'number', meaning: 'windows per phase (median, min, max)', range: { min: 1, max: 20 }, integer: true, default: 3 },
-    rate: { type: 'number', meaning: "input records/s of both servers' labs while measured, and whether the lab keeps up with it (absent: the lab's default rate)", range: { min: 1, max: 200_000 }, integer: true },
-  } } as const, process.argv.slice(2))
+  const line = parseCommandLine(
+    {
+      program: 'npm run',
+      name: 'bench:clients',
+      summary:
+        'many socket clients on one server: messages per client, GET /api/lab latency, event-loop lag, throughput, memory',
+      flags: {
+        clients: {
+          type: 'number',
+          meaning: 'socket.io clients to connect',
+          range: { min: 1, max: 5_000 },
+          integer: true,
+          default: 500,
+        },
+        'window-s': {
+          type: 'number',
+          meaning: 'seconds per measurement window',
+          range: { min: 2, max: 600 },
+          integer: false,
+          default: 10,
+        },
+        runs: {
+          type: 'number',
+          meaning: 'windows per phase (median, min, max)',
+          range: { min: 1, max: 20 },
+          integer: true,
+          default: 3,
+        },
+        rate: {
+          type: 'number',
+          meaning:
+            "input records/s of both servers' labs while measured, and whether the lab keeps up with it (absent: the lab's default rate)",
+          range: { min: 1, max: 200_000 },
+          integer: true,
+        },
+      },
+    } as const,
+    process.argv.slice(2),
+  )
   if (line.help) process.exit(0)
   await bench(line.flags.clients, line.flags['window-s'] * 1000, line.flags.runs, line.flags.rate)
   process.exit(0)

@@ -6,7 +6,8 @@ import { spawn } from 'node:child_process'
 import { flag } from './figures.ts'
 import { processCpuSeconds } from './process-cpu.ts'
 
-export const HOGS_WHAT = 'busy-looping Node processes (for (;;) {}) started by the benchmark and running through every run'
+export const HOGS_WHAT =
+  'busy-looping Node processes (for (;;) {}) started by the benchmark and running through every run'
 
 /** The --hogs flag: a count ≥ 0 (exit 2 with the reason otherwise). */
 export function hogsFlag(fallback: number): number {

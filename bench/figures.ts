@@ -8,7 +8,11 @@ import path from 'node:path'
  * Refuses a command line with a flag this benchmark does not know (exit 2, saying which), so a
  * mistyped flag is not silently ignored for a whole run; --help prints the usage and exits 0.
  */
-export function checkFlags(usage: string, known: readonly string[], argv: readonly string[] = process.argv.slice(2)): void {
+export function checkFlags(
+  usage: string,
+  known: readonly string[],
+  argv: readonly string[] = process.argv.slice(2),
+): void {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${usage}\n`)
     process.exit(0)
@@ -23,7 +27,9 @@ export function checkFlags(usage: string, known: readonly string[], argv: readon
 /** What is wrong with a command line's flags (one this benchmark does not know), or null. */
 export function unknownFlags(known: readonly string[], argv: readonly string[]): string | null {
   const unknown = argv.filter((a) => a.startsWith('--') && !known.includes(a.slice(2)))
-  return unknown.length === 0 ? null : `unknown flag ${unknown.join(', ')}; this benchmark takes ${known.map((k) => `--${k}`).join(', ')} (--help for their meaning)`
+  return unknown.length === 0
+    ? null
+    : `unknown flag ${unknown.join(', ')}; this benchmark takes ${known.map((k) => `--${k}`).join(', ')} (--help for their meaning)`
 }
 
 /** The value after --name on the command line, or the fallback. */

@@ -15,7 +15,11 @@ export const WORKERS = 3
 export const PARTITIONS = 6
 export const KEYS = 100
 
-const SHORT: Record<ProcessingGuarantee, string> = { at_least_once: 'alos', exactly_once: 'eos', exactly_once_v2: 'eosv2' }
+const SHORT: Record<ProcessingGuarantee, string> = {
+  at_least_once: 'alos',
+  exactly_once: 'eos',
+  exactly_once_v2: 'eosv2',
+}
 
 export interface RunPlan {
   brokers: string[]
@@ -55,12 +59,19 @@ export async function runEoscope(plan: RunPlan): Promise<RunResult> {
       groupSettled: () => lab.groupSettled(),
       failure: () => lab.loadFailure(),
       // The workers of the window: a bench run kills none, so the slots' processes are its only ones.
-      engineCpuSeconds: () => processCpuSeconds(lab.slots.flatMap((s) => (s.child?.pid === undefined ? [] : [s.child.pid]))),
+      engineCpuSeconds: () =>
+        processCpuSeconds(lab.slots.flatMap((s) => (s.child?.pid === undefined ? [] : [s.child.pid]))),
       brokerCpuSeconds,
     }
     const window = await measureWindow(appId, records, progress, plan.boundMs)
     await lab.stop()
-    const report = await validateRun(lab.connection.inspector(), { groupId: lab.groupId, inputTopic: lab.topics.input, outputTopic: lab.topics.output, changelogTopic: lab.topics.changelog, dlqTopic: lab.topics.deadLetter })
+    const report = await validateRun(lab.connection.inspector(), {
+      groupId: lab.groupId,
+      inputTopic: lab.topics.input,
+      outputTopic: lab.topics.output,
+      changelogTopic: lab.topics.changelog,
+      dlqTopic: lab.topics.deadLetter,
+    })
     const validated = checkedRun(appId, guarantee, report)
     const counts = lab.transactionCounts()
     return { ...window, transactions: counts.committed + counts.aborted, validated }
@@ -68,7 +79,10 @@ export async function runEoscope(plan: RunPlan): Promise<RunResult> {
     await lab.close()
     const cleanup = new KafkaConnection({ brokers, clientId: `${appId}-cleanup` })
     const t = lab.topics
-    await cleanup.admin().deleteTopics([t.input, t.output, t.changelog, t.deadLetter, t.telemetry, t.commands]).catch(() => {})
+    await cleanup
+      .admin()
+      .deleteTopics([t.input, t.output, t.changelog, t.deadLetter, t.telemetry, t.commands])
+      .catch(() => {})
     await cleanup.close()
   }
 }

@@ -55,11 +55,13 @@ export function judgeRun(run: LivenessRun, faults: FaultsAsked): LivenessJudgeme
   const killsExpected = faults === 'kills'
   const s = run.summary
   const problems: string[] = []
-  if (s === null) problems.push(`no summary (exit ${run.exitCode ?? 'signal'}${run.errorTail ? `: ${run.errorTail}` : ''})`)
+  if (s === null)
+    problems.push(`no summary (exit ${run.exitCode ?? 'signal'}${run.errorTail ? `: ${run.errorTail}` : ''})`)
   else {
     if (s.stalled) problems.push(`stalled: ${s.stalled.reason}`)
     else if (!s.completed || run.exitCode !== 0) problems.push(`did not complete (exit ${run.exitCode ?? 'signal'})`)
-    if (s.outputRecords < s.records && s.completed) problems.push(`${s.outputRecords} output records for ${s.records} input records`)
+    if (s.outputRecords < s.records && s.completed)
+      problems.push(`${s.outputRecords} output records for ${s.records} input records`)
     for (const f of JUDGED_FIGURES) {
       const v = s[f]
       if (v !== 0) problems.push(`${f} ${v === null ? 'unavailable' : v}`)
@@ -101,7 +103,10 @@ export function livenessVerdict(runs: readonly LivenessRun[], faults: FaultsAske
 
 /** The last JSON object line of a run's standard output (its summary), or null. */
 export function summaryOf(stdout: string): RunSummary | null {
-  const lines = stdout.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('{'))
+  const lines = stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('{'))
   for (let i = lines.length - 1; i >= 0; i--) {
     try {
       const parsed = JSON.parse(lines[i]!) as Partial<RunSummary>

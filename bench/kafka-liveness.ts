@@ -13,7 +13,14 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { checkFlags, flag, median, writeResult } from './figures.ts'
 import { coresTaken, HOGS_WHAT, hogsFlag, hogsRampUp, startCpuHogs } from './cpu-hogs.ts'
-import { type FaultsAsked, judgeRun, JUDGED_FIGURES, type LivenessRun, livenessVerdict, summaryOf } from './kafka-liveness-report.ts'
+import {
+  type FaultsAsked,
+  judgeRun,
+  JUDGED_FIGURES,
+  type LivenessRun,
+  livenessVerdict,
+  summaryOf,
+} from './kafka-liveness-report.ts'
 
 checkFlags(
   [
@@ -42,7 +49,22 @@ if (seeds.some((s) => !Number.isInteger(s))) {
   process.exit(2)
 }
 
-const runArgs = (seed: number) => ['run', '--backend', 'kafka', '--brokers', brokers, '--guarantee', guarantee, '--records', records, '--kill-every', killEvery, '--seed', String(seed), '--json']
+const runArgs = (seed: number) => [
+  'run',
+  '--backend',
+  'kafka',
+  '--brokers',
+  brokers,
+  '--guarantee',
+  guarantee,
+  '--records',
+  records,
+  '--kill-every',
+  killEvery,
+  '--seed',
+  String(seed),
+  '--json',
+]
 const load1m = () => Number(loadavg()[0]!.toFixed(2))
 
 const hogs = startCpuHogs(hogCount)
@@ -51,7 +73,10 @@ function runOnce(seed: number): Promise<LivenessRun> {
   const before = load1m()
   const t0 = Date.now()
   const hogCpu0 = hogs.cpuSeconds()
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/eoscope.mjs'), ...runArgs(seed)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/eoscope.mjs'), ...runArgs(seed)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (b: Buffer) => (stdout += b.toString()))
@@ -83,7 +108,9 @@ for (const seed of seeds) {
   const s = r.summary
   process.stdout.write(
     `seed ${seed}: exit ${r.exitCode}, ${r.wallSeconds} s, load ${r.loadAverage1mBefore} -> ${r.loadAverage1mAfter}, hogs took ${r.hogCores ?? '?'} cores` +
-      (s ? `, ${s.kills} kills, ${s.throughputPerSec} rec/s, ${s.transactions.committed} committed / ${s.transactions.aborted} aborted, ${JUDGED_FIGURES.map((f) => `${f} ${s[f]}`).join(', ')}` : `, no summary: ${r.errorTail}`) +
+      (s
+        ? `, ${s.kills} kills, ${s.throughputPerSec} rec/s, ${s.transactions.committed} committed / ${s.transactions.aborted} aborted, ${JUDGED_FIGURES.map((f) => `${f} ${s[f]}`).join(', ')}`
+        : `, no summary: ${r.errorTail}`) +
       (s?.stalled ? `, STALLED: ${s.stalled.reason}` : '') +
       '\n',
   )
@@ -99,11 +126,14 @@ writeResult(out, {
   machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version },
   hogs: { count: hogCount, what: HOGS_WHAT },
   definitions: {
-    completed: 'all input committed by the group and the validator run, exit 0 (a run that stalls, committing nothing for max(60 s, 12 x session.timeout.ms), exits 3 with the reason)',
+    completed:
+      'all input committed by the group and the validator run, exit 0 (a run that stalls, committing nothing for max(60 s, 12 x session.timeout.ms), exits 3 with the reason)',
     judged: `${JUDGED_FIGURES.join(', ')}: each must be 0 (MEASURES.md); null (unavailable after a stall) fails`,
-    throughputPerSec: 'committed input records per second over the run (MEASURES.md processed throughput), kills and recoveries included',
+    throughputPerSec:
+      'committed input records per second over the run (MEASURES.md processed throughput), kills and recoveries included',
     loadAverage1m: "the machine's 1-minute load average (os.loadavg) just before and just after the run",
-    hogCores: "the hogs' CPU seconds (/proc/<pid>/stat, user + system) during the run over its wall seconds: how many cores' worth of CPU they took from it",
+    hogCores:
+      "the hogs' CPU seconds (/proc/<pid>/stat, user + system) during the run over its wall seconds: how many cores' worth of CPU they took from it",
   },
   medianWallSeconds: median(runs.map((r) => r.wallSeconds)),
   runs: runs.map((r) => ({
@@ -127,6 +157,8 @@ writeResult(out, {
   })),
   ...verdict,
 })
-process.stdout.write(`${verdict.passed ? 'passed' : 'FAILED'}: ${verdict.runCount} runs, all completed ${verdict.allCompleted}, kills in every run ${verdict.allFaultsInjected}, all figures 0 ${verdict.allZero} -> ${path.relative(ROOT, out)}\n`)
+process.stdout.write(
+  `${verdict.passed ? 'passed' : 'FAILED'}: ${verdict.runCount} runs, all completed ${verdict.allCompleted}, kills in every run ${verdict.allFaultsInjected}, all figures 0 ${verdict.allZero} -> ${path.relative(ROOT, out)}\n`,
+)
 for (const p of verdict.problems) process.stdout.write(`  seed ${p.seed}: ${p.problems.join('; ')}\n`)
 process.exit(verdict.passed ? 0 : 1)

@@ -30,13 +30,21 @@ describe('bench:kafka rows', () => {
       rowOf('kafka-streams', 'at_least_once', 100, 1000, 1, [ok(200)]),
       rowOf('kafka-streams', 'exactly_once_v2', 100, 1000, 1, [ok(180)]),
     ]
-    expect(versusKafkaStreams(rows, [100])).toEqual([{ commitIntervalMs: 100, at_least_once: 0.5, exactly_once: 0.333, exactly_once_v2: 0.5 }])
-    expect(overheads(rows, [100])).toMatchObject([{ commitIntervalMs: 100, eoscope: { exactly_once: 0.4, exactly_once_v2: 0.1 }, kafkaStreams: { exactly_once_v2: 0.1 } }])
+    expect(versusKafkaStreams(rows, [100])).toEqual([
+      { commitIntervalMs: 100, at_least_once: 0.5, exactly_once: 0.333, exactly_once_v2: 0.5 },
+    ])
+    expect(overheads(rows, [100])).toMatchObject([
+      {
+        commitIntervalMs: 100,
+        eoscope: { exactly_once: 0.4, exactly_once_v2: 0.1 },
+        kafkaStreams: { exactly_once_v2: 0.1 },
+      },
+    ])
     // One name per figure: no unnamed headline beside the per-guarantee overheads.
     expect(overheads(rows, [100])[0]).not.toHaveProperty('transactionOverhead')
   })
 
-  it('pairs each repetition\'s exactly-once run with its at_least_once run for the overhead\'s spread, leaving out repetitions where either failed', () => {
+  it("pairs each repetition's exactly-once run with its at_least_once run for the overhead's spread, leaving out repetitions where either failed", () => {
     const rows = [
       rowOf('eoscope', 'at_least_once', 100, 1000, 4, [ok(100), ok(200), failed('exited'), ok(100)]),
       rowOf('eoscope', 'exactly_once_v2', 100, 1000, 4, [ok(90), ok(150), ok(80), failed('not caught up')]),
@@ -54,17 +62,34 @@ describe('bench:kafka rows', () => {
     const alos = rowOf('eoscope', 'at_least_once', 100, 1000, 3, [ok(100, 9, 2), ok(100, null, null), ok(100, 7, 3)])
     expect(alos.cpuPerRecordUs.engine).toMatchObject({ median: 8, min: 7, max: 9, samples: [9, 7] })
     expect(alos.cpuPerRecordUs.broker).toMatchObject({ median: 2.5, samples: [2, 3] })
-    expect(rowOf('eoscope', 'at_least_once', 100, 1000, 1, [ok(100)]).cpuPerRecordUs).toEqual({ engine: null, broker: null })
+    expect(rowOf('eoscope', 'at_least_once', 100, 1000, 1, [ok(100)]).cpuPerRecordUs).toEqual({
+      engine: null,
+      broker: null,
+    })
     // The mean of two samples, without binary floating-point noise in the file or the summary.
-    expect(rowOf('eoscope', 'at_least_once', 100, 1000, 2, [ok(100, 5.16, 1.26), ok(100, 5.15, 1.27)]).cpuPerRecordUs).toMatchObject({ engine: { median: 5.155 }, broker: { median: 1.265 } })
-    const rows = [alos, rowOf('eoscope', 'exactly_once_v2', 100, 1000, 1, [ok(90, 10, 4)]), rowOf('kafka-streams', 'at_least_once', 100, 1000, 1, [ok(200, 4, 2)]), rowOf('kafka-streams', 'exactly_once_v2', 100, 1000, 1, [ok(180, 5, 2)])]
+    expect(
+      rowOf('eoscope', 'at_least_once', 100, 1000, 2, [ok(100, 5.16, 1.26), ok(100, 5.15, 1.27)]).cpuPerRecordUs,
+    ).toMatchObject({ engine: { median: 5.155 }, broker: { median: 1.265 } })
+    const rows = [
+      alos,
+      rowOf('eoscope', 'exactly_once_v2', 100, 1000, 1, [ok(90, 10, 4)]),
+      rowOf('kafka-streams', 'at_least_once', 100, 1000, 1, [ok(200, 4, 2)]),
+      rowOf('kafka-streams', 'exactly_once_v2', 100, 1000, 1, [ok(180, 5, 2)]),
+    ]
     expect(cpuVersusKafkaStreams(rows, [100])).toEqual([
-      { commitIntervalMs: 100, engine: { at_least_once: 2, exactly_once: null, exactly_once_v2: 2 }, broker: { at_least_once: 1.25, exactly_once: null, exactly_once_v2: 2 } },
+      {
+        commitIntervalMs: 100,
+        engine: { at_least_once: 2, exactly_once: null, exactly_once_v2: 2 },
+        broker: { at_least_once: 1.25, exactly_once: null, exactly_once_v2: 2 },
+      },
     ])
   })
 
   it('gives no ratio where Kafka Streams was skipped', () => {
-    const rows = [rowOf('eoscope', 'at_least_once', 100, 1000, 1, [ok(100)]), skippedRow('kafka-streams', 'at_least_once', 100, 1000, 1, 'skipped: no java/mvn')]
+    const rows = [
+      rowOf('eoscope', 'at_least_once', 100, 1000, 1, [ok(100)]),
+      skippedRow('kafka-streams', 'at_least_once', 100, 1000, 1, 'skipped: no java/mvn'),
+    ]
     expect(versusKafkaStreams(rows, [100])[0]!.at_least_once).toBeNull()
     expect(rows[1]!.skipped).toBe('skipped: no java/mvn')
   })
@@ -82,16 +107,25 @@ describe('the measurement window', () => {
   })
 
   it('fails with the reason when the engine stops making progress', async () => {
-    await expect(measureWindow('run', 1000, progress({ failure: () => 'Kafka Streams exited (code 1)' }), 10_000)).rejects.toThrow('run: Kafka Streams exited (code 1) (committed 0 of 1000)')
+    await expect(
+      measureWindow('run', 1000, progress({ failure: () => 'Kafka Streams exited (code 1)' }), 10_000),
+    ).rejects.toThrow('run: Kafka Streams exited (code 1) (committed 0 of 1000)')
   })
 
   it('fails at its bound when the input is not all committed', async () => {
-    await expect(measureWindow('run', 1000, progress({ committedTotal: () => 500 }), 150)).rejects.toThrow('not caught up after 0 s (committed 500 of 1000)')
+    await expect(measureWindow('run', 1000, progress({ committedTotal: () => 500 }), 150)).rejects.toThrow(
+      'not caught up after 0 s (committed 500 of 1000)',
+    )
   })
 
   it('measures from 10% to 90% of the records', async () => {
     let c = 0
-    const w = await measureWindow('run', 1000, progress({ committedTotal: () => (c = Math.min(1000, c + 100)), caughtUp: () => c >= 1000 }), 10_000)
+    const w = await measureWindow(
+      'run',
+      1000,
+      progress({ committedTotal: () => (c = Math.min(1000, c + 100)), caughtUp: () => c >= 1000 }),
+      10_000,
+    )
     expect(w.throughputPerSec).toBeGreaterThan(0)
     expect(w.windowMs).toBeGreaterThan(0)
     expect(w.cpuPerRecordUs).toEqual({ engine: null, broker: null })
@@ -105,7 +139,12 @@ describe('the measurement window', () => {
     const w = await measureWindow(
       'run',
       1000,
-      progress({ committedTotal: () => (c = Math.min(1000, c + 100)), caughtUp: () => c >= 1000, engineCpuSeconds: () => (c >= 100 ? 5 : 0) + (c >= 1000 ? 7 : 0) + c * 1e-5, brokerCpuSeconds: () => c * 5e-6 }),
+      progress({
+        committedTotal: () => (c = Math.min(1000, c + 100)),
+        caughtUp: () => c >= 1000,
+        engineCpuSeconds: () => (c >= 100 ? 5 : 0) + (c >= 1000 ? 7 : 0) + c * 1e-5,
+        brokerCpuSeconds: () => c * 5e-6,
+      }),
       10_000,
     )
     expect(w.cpuPerRecordUs).toEqual({ engine: 10, broker: 5 })
@@ -114,7 +153,16 @@ describe('the measurement window', () => {
   it('has no CPU figure when either end of the window could not read it (a process gone)', async () => {
     let c = 0
     let reads = 0
-    const w = await measureWindow('run', 1000, progress({ committedTotal: () => (c = Math.min(1000, c + 100)), caughtUp: () => c >= 1000, engineCpuSeconds: () => (++reads === 1 ? 1 : null) }), 10_000)
+    const w = await measureWindow(
+      'run',
+      1000,
+      progress({
+        committedTotal: () => (c = Math.min(1000, c + 100)),
+        caughtUp: () => c >= 1000,
+        engineCpuSeconds: () => (++reads === 1 ? 1 : null),
+      }),
+      10_000,
+    )
     expect(w.cpuPerRecordUs.engine).toBeNull()
   })
 })

@@ -47,7 +47,14 @@ const spreadOfKnown = (xs: (number | null)[]): Spread | null => {
   return known.length > 0 ? spread(known, round4) : null
 }
 
-export function rowOf(engine: Engine, guarantee: ProcessingGuarantee, commitIntervalMs: number, records: number, runs: number, records$: RunRecord[]): Row {
+export function rowOf(
+  engine: Engine,
+  guarantee: ProcessingGuarantee,
+  commitIntervalMs: number,
+  records: number,
+  runs: number,
+  records$: RunRecord[],
+): Row {
   const done = records$.flatMap((r) => ('failure' in r.outcome ? [] : [r.outcome]))
   return {
     engine,
@@ -58,7 +65,10 @@ export function rowOf(engine: Engine, guarantee: ProcessingGuarantee, commitInte
     throughputPerSec: done.length > 0 ? spread(done.map((d) => d.throughputPerSec)) : null,
     throughputPerRun: records$.map((r) => ('failure' in r.outcome ? null : r.outcome.throughputPerSec)),
     windowMs: done.map((d) => d.windowMs),
-    cpuPerRecordUs: { engine: spreadOfKnown(done.map((d) => d.cpuPerRecordUs.engine)), broker: spreadOfKnown(done.map((d) => d.cpuPerRecordUs.broker)) },
+    cpuPerRecordUs: {
+      engine: spreadOfKnown(done.map((d) => d.cpuPerRecordUs.engine)),
+      broker: spreadOfKnown(done.map((d) => d.cpuPerRecordUs.broker)),
+    },
     transactionsPerRun: done.map((d) => d.transactions),
     validatedPerRun: done.map((d) => d.validated),
     loadAverage: { before: records$.map((r) => r.loadBefore), after: records$.map((r) => r.loadAfter) },
@@ -66,7 +76,14 @@ export function rowOf(engine: Engine, guarantee: ProcessingGuarantee, commitInte
   }
 }
 
-export function skippedRow(engine: Engine, guarantee: ProcessingGuarantee, commitIntervalMs: number, records: number, runs: number, reason: string): Row {
+export function skippedRow(
+  engine: Engine,
+  guarantee: ProcessingGuarantee,
+  commitIntervalMs: number,
+  records: number,
+  runs: number,
+  reason: string,
+): Row {
   return { ...rowOf(engine, guarantee, commitIntervalMs, records, runs, []), skipped: reason }
 }
 
@@ -74,14 +91,24 @@ export function skippedRow(engine: Engine, guarantee: ProcessingGuarantee, commi
 type Figure = (r: Row) => Spread | null
 const throughputOf: Figure = (r) => r.throughputPerSec
 
-const medianOf = (rows: Row[], engine: Engine, guarantee: ProcessingGuarantee, commitIntervalMs: number, figure: Figure = throughputOf): number | null => {
-  const row = rows.find((r) => r.engine === engine && r.guarantee === guarantee && r.commitIntervalMs === commitIntervalMs)
+const medianOf = (
+  rows: Row[],
+  engine: Engine,
+  guarantee: ProcessingGuarantee,
+  commitIntervalMs: number,
+  figure: Figure = throughputOf,
+): number | null => {
+  const row = rows.find(
+    (r) => r.engine === engine && r.guarantee === guarantee && r.commitIntervalMs === commitIntervalMs,
+  )
   return row ? (figure(row)?.median ?? null) : null
 }
 
-const ratio = (a: number | null, b: number | null): number | null => (a === null || b === null || b === 0 ? null : Number((a / b).toFixed(3)))
+const ratio = (a: number | null, b: number | null): number | null =>
+  a === null || b === null || b === 0 ? null : Number((a / b).toFixed(3))
 /** MEASURES.md's transaction overhead: 1 - exactly-once median / at_least_once median. */
-const overheadOf = (eos: number | null, alos: number | null): number | null => (eos === null || alos === null || alos === 0 ? null : Number((1 - eos / alos).toFixed(3)))
+const overheadOf = (eos: number | null, alos: number | null): number | null =>
+  eos === null || alos === null || alos === 0 ? null : Number((1 - eos / alos).toFixed(3))
 
 export interface IntervalFigures {
   commitIntervalMs: number
@@ -93,10 +120,14 @@ export interface IntervalFigures {
    * at_least_once run, measured one after the other), over the repetitions where both completed:
    * the spread a second benchmark's figure is to be read against.
    */
-  byRepetition: { eoscope: { exactly_once: Spread | null; exactly_once_v2: Spread | null }; kafkaStreams: { exactly_once_v2: Spread | null } }
+  byRepetition: {
+    eoscope: { exactly_once: Spread | null; exactly_once_v2: Spread | null }
+    kafkaStreams: { exactly_once_v2: Spread | null }
+  }
 }
 
-const rowFor = (rows: Row[], engine: Engine, guarantee: ProcessingGuarantee, ms: number) => rows.find((r) => r.engine === engine && r.guarantee === guarantee && r.commitIntervalMs === ms)
+const rowFor = (rows: Row[], engine: Engine, guarantee: ProcessingGuarantee, ms: number) =>
+  rows.find((r) => r.engine === engine && r.guarantee === guarantee && r.commitIntervalMs === ms)
 
 /** Each repetition's overhead of one engine's exactly-once row against its at_least_once row. */
 function overheadByRepetition(rows: Row[], engine: Engine, guarantee: ProcessingGuarantee, ms: number): Spread | null {
@@ -110,12 +141,23 @@ export function overheads(rows: Row[], intervals: number[]): IntervalFigures[] {
     const alos = medianOf(rows, 'eoscope', 'at_least_once', ms)
     const eos = overheadOf(medianOf(rows, 'eoscope', 'exactly_once', ms), alos)
     const v2 = overheadOf(medianOf(rows, 'eoscope', 'exactly_once_v2', ms), alos)
-    const ks = overheadOf(medianOf(rows, 'kafka-streams', 'exactly_once_v2', ms), medianOf(rows, 'kafka-streams', 'at_least_once', ms))
+    const ks = overheadOf(
+      medianOf(rows, 'kafka-streams', 'exactly_once_v2', ms),
+      medianOf(rows, 'kafka-streams', 'at_least_once', ms),
+    )
     const byRepetition = {
-      eoscope: { exactly_once: overheadByRepetition(rows, 'eoscope', 'exactly_once', ms), exactly_once_v2: overheadByRepetition(rows, 'eoscope', 'exactly_once_v2', ms) },
+      eoscope: {
+        exactly_once: overheadByRepetition(rows, 'eoscope', 'exactly_once', ms),
+        exactly_once_v2: overheadByRepetition(rows, 'eoscope', 'exactly_once_v2', ms),
+      },
       kafkaStreams: { exactly_once_v2: overheadByRepetition(rows, 'kafka-streams', 'exactly_once_v2', ms) },
     }
-    return { commitIntervalMs: ms, eoscope: { exactly_once: eos, exactly_once_v2: v2 }, kafkaStreams: { exactly_once_v2: ks }, byRepetition }
+    return {
+      commitIntervalMs: ms,
+      eoscope: { exactly_once: eos, exactly_once_v2: v2 },
+      kafkaStreams: { exactly_once_v2: ks },
+      byRepetition,
+    }
   })
 }
 
@@ -160,13 +202,19 @@ export function printSummary(rows: Row[], intervals: number[]): void {
     )
     const range = (x: Spread | null) => (x === null ? 'n/a' : `${pct(x.median)} (${pct(x.min)} to ${pct(x.max)})`)
     const b = o.byRepetition
-    process.stdout.write(`${o.commitIntervalMs} ms: overhead by repetition, median (min to max): eoscope exactly_once ${range(b.eoscope.exactly_once)}, exactly_once_v2 ${range(b.eoscope.exactly_once_v2)}, Kafka Streams exactly_once_v2 ${range(b.kafkaStreams.exactly_once_v2)}\n`)
+    process.stdout.write(
+      `${o.commitIntervalMs} ms: overhead by repetition, median (min to max): eoscope exactly_once ${range(b.eoscope.exactly_once)}, exactly_once_v2 ${range(b.eoscope.exactly_once_v2)}, Kafka Streams exactly_once_v2 ${range(b.kafkaStreams.exactly_once_v2)}\n`,
+    )
   }
   for (const r of rows) {
     const cpu = r.cpuPerRecordUs
-    if (cpu.engine || cpu.broker) process.stdout.write(`${r.engine} ${r.guarantee} ${r.commitIntervalMs} ms: CPU per record ${cpu.engine?.median ?? 'n/a'} us engine, ${cpu.broker?.median ?? 'n/a'} us broker (medians)\n`)
+    if (cpu.engine || cpu.broker)
+      process.stdout.write(
+        `${r.engine} ${r.guarantee} ${r.commitIntervalMs} ms: CPU per record ${cpu.engine?.median ?? 'n/a'} us engine, ${cpu.broker?.median ?? 'n/a'} us broker (medians)\n`,
+      )
     if (r.skipped) process.stdout.write(`${r.engine} ${r.guarantee} ${r.commitIntervalMs} ms: ${r.skipped}\n`)
-    for (const f of r.failures) process.stdout.write(`${r.engine} ${r.guarantee} ${r.commitIntervalMs} ms run ${f.run} FAILED: ${f.reason}\n`)
+    for (const f of r.failures)
+      process.stdout.write(`${r.engine} ${r.guarantee} ${r.commitIntervalMs} ms run ${f.run} FAILED: ${f.reason}\n`)
   }
 }
 
@@ -177,7 +225,11 @@ export interface ReportContext {
   maxPollRecords: number
   kafkaStreams: Record<string, unknown>
   /** The unmeasured runs before the measured ones, and why they are there. */
-  warmUp: { definition: string; records: number; runs: { engine: Engine; guarantee: ProcessingGuarantee; outcome: string }[] }
+  warmUp: {
+    definition: string
+    records: number
+    runs: { engine: Engine; guarantee: ProcessingGuarantee; outcome: string }[]
+  }
   notes: string[]
   /** CPU hogs beside the runs (--hogs), with the cores' worth of CPU they took over the whole benchmark. */
   hogs?: { count: number; what: string; coresTaken: number | null; note: string }
@@ -187,8 +239,11 @@ export function writeKafkaResult(file: string, rows: Row[], intervals: number[],
   writeResult(file, {
     benchmark: 'kafka',
     definition:
-      'processed throughput: records/s by which the group committed input offsets advance, over the window from 10% of the records committed (and every input partition owned by a running member) to 90% (the whole input written before the engine starts, so it runs on a backlog); transaction overhead = 1 - exactly-once median / at_least_once median of the same engine at the same commit.interval.ms; versusKafkaStreams = eoscope median / Kafka Streams median (at_least_once against at_least_once, exactly_once and exactly_once_v2 against exactly_once_v2); cpuPerRecordUs = microseconds of CPU time (user + system, /proc/<pid>/stat) used over the same window by the engine\'s own processes (eoscope: its 3 worker processes; Kafka Streams: its JVM) and by the local broker, divided by the records committed in the window; cpuVersusKafkaStreams = eoscope median / Kafka Streams median of it, paired as versusKafkaStreams (above 1: eoscope spends more CPU per record); every engine and guarantee alternating within each repetition, each run on a fresh application id and freshly written input of the same size',
-    broker: { brokers: ctx.brokers, note: 'the local single-node KRaft broker of scripts/kafka-broker.sh, on the same machine as the engines' },
+      "processed throughput: records/s by which the group committed input offsets advance, over the window from 10% of the records committed (and every input partition owned by a running member) to 90% (the whole input written before the engine starts, so it runs on a backlog); transaction overhead = 1 - exactly-once median / at_least_once median of the same engine at the same commit.interval.ms; versusKafkaStreams = eoscope median / Kafka Streams median (at_least_once against at_least_once, exactly_once and exactly_once_v2 against exactly_once_v2); cpuPerRecordUs = microseconds of CPU time (user + system, /proc/<pid>/stat) used over the same window by the engine's own processes (eoscope: its 3 worker processes; Kafka Streams: its JVM) and by the local broker, divided by the records committed in the window; cpuVersusKafkaStreams = eoscope median / Kafka Streams median of it, paired as versusKafkaStreams (above 1: eoscope spends more CPU per record); every engine and guarantee alternating within each repetition, each run on a fresh application id and freshly written input of the same size",
+    broker: {
+      brokers: ctx.brokers,
+      note: 'the local single-node KRaft broker of scripts/kafka-broker.sh, on the same machine as the engines',
+    },
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, node: process.version },
     at: new Date().toISOString(),
     workers: ctx.workers,

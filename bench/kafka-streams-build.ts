@@ -17,7 +17,12 @@ export type Yardstick = { ready: 'yes'; java: string; classPath: string } | { re
 function toolVersion(command: string, args: string[]): string | null {
   const r = spawnSync(command, args, { encoding: 'utf8' })
   if (r.error || r.status !== 0) return null
-  return `${r.stdout}${r.stderr}`.split('\n').find((l) => l.trim() !== '')?.trim() ?? ''
+  return (
+    `${r.stdout}${r.stderr}`
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? ''
+  )
 }
 
 function newestSource(dir: string): number {
@@ -39,11 +44,18 @@ function upToDate(): boolean {
 export function prepareYardstick(): Yardstick {
   const java = toolVersion('java', ['-version'])
   const mvn = toolVersion('mvn', ['-v'])
-  if (java === null || mvn === null) return { ready: 'no', reason: `skipped: no java/mvn (${java === null ? 'java' : 'mvn'} not found)` }
+  if (java === null || mvn === null)
+    return { ready: 'no', reason: `skipped: no java/mvn (${java === null ? 'java' : 'mvn'} not found)` }
   if (!upToDate()) {
-    process.stdout.write(`building the Kafka Streams yardstick (mvn -q package -DskipTests in ${path.relative(process.cwd(), PROJECT)})\n`)
-    const r = spawnSync('mvn', ['-q', '-B', '-Dstyle.color=never', 'package', '-DskipTests'], { cwd: PROJECT, stdio: ['ignore', 'inherit', 'inherit'] })
-    if (r.error || r.status !== 0) return { ready: 'no', reason: `skipped: mvn package failed (${r.error?.message ?? `exit ${r.status}`})` }
+    process.stdout.write(
+      `building the Kafka Streams yardstick (mvn -q package -DskipTests in ${path.relative(process.cwd(), PROJECT)})\n`,
+    )
+    const r = spawnSync('mvn', ['-q', '-B', '-Dstyle.color=never', 'package', '-DskipTests'], {
+      cwd: PROJECT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    })
+    if (r.error || r.status !== 0)
+      return { ready: 'no', reason: `skipped: mvn package failed (${r.error?.message ?? `exit ${r.status}`})` }
   }
   return { ready: 'yes', java, classPath: `${JAR}${path.delimiter}${path.join(LIB, '*')}` }
 }

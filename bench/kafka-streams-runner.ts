@@ -112,15 +112,48 @@ class CommittedWatch {
 async function prefill(connection: KafkaConnection, topic: string, records: number, seed: number): Promise<void> {
   const producer = connection.producer({ clientId: `${topic}-load-generator`, idempotent: true })
   // The seed as eoscope's runtime derives its load generator's, so both engines get the same records.
-  const generator = new LoadGenerator(producer, { topic, partitions: PARTITIONS, ratePerSec: Number.POSITIVE_INFINITY, maxRecords: records, keys: KEYS, seed: seed ^ 0x5eed }, new SystemTime())
+  const generator = new LoadGenerator(
+    producer,
+    {
+      topic,
+      partitions: PARTITIONS,
+      ratePerSec: Number.POSITIVE_INFINITY,
+      maxRecords: records,
+      keys: KEYS,
+      seed: seed ^ 0x5eed,
+    },
+    new SystemTime(),
+  )
   await generator.start()
   await producer.close()
 }
 
 /** `jvmOptions`: besides JAVA_OPTS (a second instance of one application needs its own -Djava.io.tmpdir: its state directory). */
-export function startStreams(classPath: string, plan: Pick<RunPlan, 'brokers' | 'guarantee' | 'commitIntervalMs'>, appId: string, jvmOptions: string[] = []): StreamsProcess {
-  const args = [...JAVA_OPTS, ...jvmOptions, '-cp', classPath, MAIN_CLASS, '--bootstrap', plan.brokers.join(','), '--application-id', appId]
-  args.push('--guarantee', plan.guarantee, '--commit-interval-ms', String(plan.commitIntervalMs), '--threads', String(WORKERS))
+export function startStreams(
+  classPath: string,
+  plan: Pick<RunPlan, 'brokers' | 'guarantee' | 'commitIntervalMs'>,
+  appId: string,
+  jvmOptions: string[] = [],
+): StreamsProcess {
+  const args = [
+    ...JAVA_OPTS,
+    ...jvmOptions,
+    '-cp',
+    classPath,
+    MAIN_CLASS,
+    '--bootstrap',
+    plan.brokers.join(','),
+    '--application-id',
+    appId,
+  ]
+  args.push(
+    '--guarantee',
+    plan.guarantee,
+    '--commit-interval-ms',
+    String(plan.commitIntervalMs),
+    '--threads',
+    String(WORKERS),
+  )
   return new StreamsProcess(spawn('java', args, { stdio: ['ignore', 'pipe', 'pipe'] }))
 }
 
@@ -128,7 +161,8 @@ const SHORT: Partial<Record<ProcessingGuarantee, string>> = { at_least_once: 'al
 
 export async function runKafkaStreams(classPath: string, plan: RunPlan): Promise<RunResult> {
   const { brokers, guarantee, commitIntervalMs, records, seed } = plan
-  if (!SHORT[guarantee]) throw new Error(`the Kafka Streams yardstick runs at_least_once and exactly_once_v2, not ${guarantee}`)
+  if (!SHORT[guarantee])
+    throw new Error(`the Kafka Streams yardstick runs at_least_once and exactly_once_v2, not ${guarantee}`)
   const appId = `kstreams-bench-${SHORT[guarantee]}-${commitIntervalMs}-${Date.now().toString(36)}`
   const topics = { input: `${appId}-input`, output: `${appId}-output`, changelog: changelogTopic(appId) }
   const connection = new KafkaConnection({ brokers, clientId: appId })
@@ -143,7 +177,10 @@ export async function runKafkaStreams(classPath: string, plan: RunPlan): Promise
     ])
     await prefill(connection, topics.input, records, seed)
     await admin.connect()
-    const ends = (await admin.fetchTopicOffsets(topics.input)).map((e) => ({ partition: e.partition, end: Number(e.high) }))
+    const ends = (await admin.fetchTopicOffsets(topics.input)).map((e) => ({
+      partition: e.partition,
+      end: Number(e.high),
+    }))
     const s = (streams = startStreams(classPath, plan, appId))
     const w = (watch = new CommittedWatch(admin, appId, topics.input))
     const progress: Progress = {
@@ -157,14 +194,22 @@ export async function runKafkaStreams(classPath: string, plan: RunPlan): Promise
     const window = await measureWindow(appId, records, progress, plan.boundMs)
     await watch.stop()
     await streams.stop()
-    const report = await validateRun(connection.inspector(), { groupId: appId, inputTopic: topics.input, outputTopic: topics.output, changelogTopic: topics.changelog })
+    const report = await validateRun(connection.inspector(), {
+      groupId: appId,
+      inputTopic: topics.input,
+      outputTopic: topics.output,
+      changelogTopic: topics.changelog,
+    })
     const validated = checkedRun(appId, guarantee, report)
     return { ...window, transactions: guarantee === 'at_least_once' ? 0 : streams.commits, validated }
   } finally {
     await watch?.stop()
     await streams?.stop()
     await admin.disconnect().catch(() => {})
-    await connection.admin().deleteTopics([topics.input, topics.output, topics.changelog]).catch(() => {})
+    await connection
+      .admin()
+      .deleteTopics([topics.input, topics.output, topics.changelog])
+      .catch(() => {})
     await connection.close()
   }
 }

@@ -50,21 +50,37 @@ const perRecordUs = (from: number | null, to: number | null, records: number): n
   from === null || to === null || records <= 0 ? null : Number((((to - from) * 1e6) / records).toFixed(2))
 
 /** Samples the progress until caught up; throws with the reason when the run cannot be measured. */
-export async function measureWindow(name: string, records: number, progress: Progress, boundMs: number): Promise<Window> {
-  const mark = (committed: number): Mark => ({ at: performance.now(), committed, engineCpu: progress.engineCpuSeconds(), brokerCpu: progress.brokerCpuSeconds() })
+export async function measureWindow(
+  name: string,
+  records: number,
+  progress: Progress,
+  boundMs: number,
+): Promise<Window> {
+  const mark = (committed: number): Mark => ({
+    at: performance.now(),
+    committed,
+    engineCpu: progress.engineCpuSeconds(),
+    brokerCpu: progress.brokerCpuSeconds(),
+  })
   let m10: Mark | null = null
   let m90: Mark | null = null
   const deadline = Date.now() + boundMs
   while (!progress.caughtUp()) {
     const failure = progress.failure()
     if (failure !== null) throw new Error(`${name}: ${failure} (committed ${progress.committedTotal()} of ${records})`)
-    if (Date.now() > deadline) throw new Error(`${name}: not caught up after ${Math.round(boundMs / 1000)} s (committed ${progress.committedTotal()} of ${records})`)
+    if (Date.now() > deadline)
+      throw new Error(
+        `${name}: not caught up after ${Math.round(boundMs / 1000)} s (committed ${progress.committedTotal()} of ${records})`,
+      )
     const c = progress.committedTotal()
     if (m10 === null && c >= records * 0.1 && progress.groupSettled()) m10 = mark(c)
     if (m10 !== null && m90 === null && c >= records * 0.9) m90 = mark(c)
     await sleep(SAMPLE_MS)
   }
-  if (m10 === null) throw new Error(`${name}: the group settled only after 90% of the input was committed: no window to measure (use more --records)`)
+  if (m10 === null)
+    throw new Error(
+      `${name}: the group settled only after 90% of the input was committed: no window to measure (use more --records)`,
+    )
   m90 ??= mark(progress.committedTotal())
   const windowMs = m90.at - m10.at
   if (windowMs <= 0) throw new Error(`${name}: the window from 10% to 90% was empty (use more --records)`)
@@ -72,7 +88,10 @@ export async function measureWindow(name: string, records: number, progress: Pro
   return {
     throughputPerSec: Math.round((committed / windowMs) * 1000),
     windowMs: Math.round(windowMs),
-    cpuPerRecordUs: { engine: perRecordUs(m10.engineCpu, m90.engineCpu, committed), broker: perRecordUs(m10.brokerCpu, m90.brokerCpu, committed) },
+    cpuPerRecordUs: {
+      engine: perRecordUs(m10.engineCpu, m90.engineCpu, committed),
+      broker: perRecordUs(m10.brokerCpu, m90.brokerCpu, committed),
+    },
   }
 }
 
@@ -98,7 +117,8 @@ type Report = Validated & { changelogTopic: string; stateMismatchesBy: { changel
 export function checkedRun(name: string, guarantee: ProcessingGuarantee, report: Report): Validated {
   const violation = guaranteeViolation(guarantee, report)
   if (violation !== null) throw new Error(`${name}: ${violation}`)
-  if (report.stateMismatchesBy.changelog === null) throw new Error(`${name}: no changelog topic ${report.changelogTopic} to check`)
+  if (report.stateMismatchesBy.changelog === null)
+    throw new Error(`${name}: no changelog topic ${report.changelogTopic} to check`)
   const { inputRecords, outputRecords, lost, duplicates, stateMismatches } = report
   return { inputRecords, outputRecords, lost, duplicates, stateMismatches }
 }
@@ -124,7 +144,13 @@ export async function recorded(run: () => Promise<RunResult>): Promise<RunRecord
 }
 
 /** The guarantee checks both engines pass through the same validator. */
-function guaranteeViolation(guarantee: ProcessingGuarantee, report: { lost: number | null; duplicates: number | null; stateMismatches: number | null }): string | null {
-  const bad = report.lost !== 0 || (guarantee !== 'at_least_once' && (report.duplicates !== 0 || report.stateMismatches !== 0))
-  return bad ? `the run violated its guarantee: lost ${report.lost}, duplicates ${report.duplicates}, state mismatches ${report.stateMismatches}` : null
+function guaranteeViolation(
+  guarantee: ProcessingGuarantee,
+  report: { lost: number | null; duplicates: number | null; stateMismatches: number | null },
+): string | null {
+  const bad =
+    report.lost !== 0 || (guarantee !== 'at_least_once' && (report.duplicates !== 0 || report.stateMismatches !== 0))
+  return bad
+    ? `the run violated its guarantee: lost ${report.lost}, duplicates ${report.duplicates}, state mismatches ${report.stateMismatches}`
+    : null
 }

@@ -24,7 +24,9 @@ describe('keepsUp', () => {
   })
 
   it('is not met when the lag grows past a second of input, or is not reported', () => {
-    expect(keepsUp(20_000, [{ ...ok, inputLagRecords: 20_001 }], BOUNDS).reasons).toEqual(['window 1: input lag 20001 records, over 1 s of input'])
+    expect(keepsUp(20_000, [{ ...ok, inputLagRecords: 20_001 }], BOUNDS).reasons).toEqual([
+      'window 1: input lag 20001 records, over 1 s of input',
+    ])
     const none = keepsUp(20_000, [{ ...ok, inputLagRecords: null }], BOUNDS)
     expect(none.met).toBe(false)
     expect(none.worst?.lagSeconds).toBe(Infinity)

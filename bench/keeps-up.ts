@@ -43,16 +43,24 @@ export function keepsUp(askedPerSec: number, windows: readonly KeepsUpWindow[], 
     const pr = w.fedPerSec > 0 ? w.processedPerSec / w.fedPerSec : 0
     fedRatio = Math.min(fedRatio, fr)
     processedRatio = Math.min(processedRatio, pr)
-    if (fr < bounds.fedRatio) reasons.push(`window ${i + 1}: fed ${w.fedPerSec}/s, under ${bounds.fedRatio} x ${askedPerSec}/s`)
-    if (pr < bounds.processedRatio) reasons.push(`window ${i + 1}: committed ${w.processedPerSec}/s of ${w.fedPerSec}/s fed`)
+    if (fr < bounds.fedRatio)
+      reasons.push(`window ${i + 1}: fed ${w.fedPerSec}/s, under ${bounds.fedRatio} x ${askedPerSec}/s`)
+    if (pr < bounds.processedRatio)
+      reasons.push(`window ${i + 1}: committed ${w.processedPerSec}/s of ${w.fedPerSec}/s fed`)
     if (w.inputLagRecords === null) {
       reasons.push(`window ${i + 1}: no input lag reported`)
       lagSeconds = Infinity
     } else {
       const s = w.inputLagRecords / askedPerSec
       lagSeconds = Math.max(lagSeconds, s)
-      if (s > bounds.lagSeconds) reasons.push(`window ${i + 1}: input lag ${w.inputLagRecords} records, over ${bounds.lagSeconds} s of input`)
+      if (s > bounds.lagSeconds)
+        reasons.push(`window ${i + 1}: input lag ${w.inputLagRecords} records, over ${bounds.lagSeconds} s of input`)
     }
   })
-  return { met: reasons.length === 0, worst: { fedRatio: round3(fedRatio), processedRatio: round3(processedRatio), lagSeconds: round3(lagSeconds) }, reasons, of }
+  return {
+    met: reasons.length === 0,
+    worst: { fedRatio: round3(fedRatio), processedRatio: round3(processedRatio), lagSeconds: round3(lagSeconds) },
+    reasons,
+    of,
+  }
 }

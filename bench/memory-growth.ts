@@ -26,7 +26,9 @@ const PARTS: readonly Part[] = ['rssMB', 'heapUsedMB', 'heapTotalMB', 'externalM
 
 /** The median of each part of memory over a window's samples (a part no sample has: null). */
 const medians = (window: readonly MemorySample[]) =>
-  Object.fromEntries(PARTS.map((p) => [p, median(window.flatMap((x) => (x[p] === undefined ? [] : [x[p]!])))])) as Record<Part, number | null>
+  Object.fromEntries(
+    PARTS.map((p) => [p, median(window.flatMap((x) => (x[p] === undefined ? [] : [x[p]!])))]),
+  ) as Record<Part, number | null>
 
 export function memoryGrowth(samples: readonly MemorySample[]) {
   const firstWindow = samples.filter((x) => x.atS >= 300 && x.atS < 600)
@@ -36,7 +38,8 @@ export function memoryGrowth(samples: readonly MemorySample[]) {
   const b = median(lastWindow.map((x) => x.rssMB))
   const after5 = samples.filter((x) => x.atS >= 300).map((x) => x.rssMB)
   return {
-    definition: 'growth = median RSS over the last 5 minutes / median RSS over minutes 5-10, minus 1 (samples every 30 s)',
+    definition:
+      'growth = median RSS over the last 5 minutes / median RSS over minutes 5-10, minus 1 (samples every 30 s)',
     rssMedianFirstWindowMB: a,
     rssMedianLastWindowMB: b,
     rssPeakAfter5MinMB: after5.length ? Math.max(...after5) : null,

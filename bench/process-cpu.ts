@@ -27,7 +27,8 @@ export function cpuTicksOfStat(stat: string): number {
   const fields = stat.slice(close + 2).split(' ')
   const utime = Number(fields[11])
   const stime = Number(fields[12])
-  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error(`no utime/stime in /proc/<pid>/stat: ${stat.slice(0, 80)}`)
+  if (!Number.isFinite(utime) || !Number.isFinite(stime))
+    throw new Error(`no utime/stime in /proc/<pid>/stat: ${stat.slice(0, 80)}`)
   return utime + stime
 }
 
@@ -54,7 +55,10 @@ export function processCpuSeconds(pids: readonly number[]): number | null {
  * broker on a loopback address and its pid file names a live Kafka process; else null (a remote or
  * other broker: its CPU is not this machine's to count).
  */
-export function localBrokerPid(brokers: readonly string[], root = path.resolve(import.meta.dirname, '..')): number | null {
+export function localBrokerPid(
+  brokers: readonly string[],
+  root = path.resolve(import.meta.dirname, '..'),
+): number | null {
   if (brokers.length !== 1) return null
   const [host, port] = brokers[0]!.split(':')
   if (!['127.0.0.1', 'localhost', '::1'].includes(host ?? '')) return null

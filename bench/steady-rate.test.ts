@@ -6,14 +6,22 @@ import { type CommittedSample, steadyRate } from './steady-rate.ts'
  * records a millisecond and committing what it processed every `intervalMs` from its own phase;
  * the run ends at the commit that covers its last record (up to one interval after the work).
  */
-function steppedRun(records: number, perMs: number, intervalMs: number, everyMs: number, phasesMs: readonly number[]): { samples: CommittedSample[]; wholeRunPerSec: number } {
+function steppedRun(
+  records: number,
+  perMs: number,
+  intervalMs: number,
+  everyMs: number,
+  phasesMs: readonly number[],
+): { samples: CommittedSample[]; wholeRunPerSec: number } {
   const share = records / phasesMs.length
   const rate = perMs / phasesMs.length
   const workMs = share / rate
-  const committedAt = (t: number, phase: number) => Math.min(share, Math.max(0, Math.floor((Math.floor((t - phase) / intervalMs) * intervalMs + phase) * rate)))
+  const committedAt = (t: number, phase: number) =>
+    Math.min(share, Math.max(0, Math.floor((Math.floor((t - phase) / intervalMs) * intervalMs + phase) * rate)))
   const endMs = Math.max(...phasesMs.map((phase) => Math.ceil((workMs - phase) / intervalMs) * intervalMs + phase))
   const samples: CommittedSample[] = []
-  for (let t = 0; t <= endMs; t += everyMs) samples.push({ at: t, committed: phasesMs.reduce((sum, phase) => sum + committedAt(t, phase), 0) })
+  for (let t = 0; t <= endMs; t += everyMs)
+    samples.push({ at: t, committed: phasesMs.reduce((sum, phase) => sum + committedAt(t, phase), 0) })
   return { samples, wholeRunPerSec: (records / endMs) * 1000 }
 }
 
@@ -26,7 +34,12 @@ describe('steadyRate', () => {
   it('reads a run committing in 100 ms steps within 2% of its processing rate, where the whole-run figure is off by up to a tenth', () => {
     // 1,000,000 records at 1,050 records/ms (952 ms of work), three workers committing every 100 ms from their own phases.
     const wholeRunErrors: number[] = []
-    for (const phases of [[0, 33, 66], [10, 20, 90], [50, 55, 60], [5, 40, 95]]) {
+    for (const phases of [
+      [0, 33, 66],
+      [10, 20, 90],
+      [50, 55, 60],
+      [5, 40, 95],
+    ]) {
       const { samples, wholeRunPerSec } = steppedRun(1_000_000, 1_050, 100, 5, phases)
       const r = steadyRate(samples, 1_000_000)!
       expect(Math.abs(r.perSec / 1_050_000 - 1)).toBeLessThan(0.02)
@@ -37,13 +50,31 @@ describe('steadyRate', () => {
 
   it('sees a stall in the middle of the window', () => {
     const samples: CommittedSample[] = []
-    for (let t = 0; t <= 2_000; t += 10) samples.push({ at: t, committed: Math.min(1_000_000, t < 500 ? t * 1_000 : t < 1_000 ? 500_000 : (t - 500) * 1_000) })
+    for (let t = 0; t <= 2_000; t += 10)
+      samples.push({
+        at: t,
+        committed: Math.min(1_000_000, t < 500 ? t * 1_000 : t < 1_000 ? 500_000 : (t - 500) * 1_000),
+      })
     expect(steadyRate(samples, 1_000_000)!.perSec).toBeLessThan(800_000)
   })
 
   it('gives no rate for a window of too few samples, too few commits, or no time', () => {
-    expect(steadyRate([{ at: 0, committed: 0 }, { at: 10, committed: 500_000 }, { at: 20, committed: 1_000_000 }], 1_000_000)).toBeNull()
-    expect(steadyRate(Array.from({ length: 20 }, () => ({ at: 5, committed: 500_000 })), 1_000_000)).toBeNull()
+    expect(
+      steadyRate(
+        [
+          { at: 0, committed: 0 },
+          { at: 10, committed: 500_000 },
+          { at: 20, committed: 1_000_000 },
+        ],
+        1_000_000,
+      ),
+    ).toBeNull()
+    expect(
+      steadyRate(
+        Array.from({ length: 20 }, () => ({ at: 5, committed: 500_000 })),
+        1_000_000,
+      ),
+    ).toBeNull()
     // At commit.interval.ms 1000 a one-second run commits two or three times: plateaus, no line.
     const plateaus = Array.from({ length: 400 }, (_, i) => ({ at: i * 5, committed: i < 200 ? 333_000 : 666_000 }))
     expect(steadyRate(plateaus, 1_000_000)).toBeNull()

@@ -31,7 +31,12 @@ export const MIN_SAMPLES = 10
 export const MIN_STEPS = 4
 
 /** The least-squares slope of committed against time over the samples between `from` and `to` of `records` committed; null when the window holds too few samples or commits, or no time. */
-export function steadyRate(samples: readonly CommittedSample[], records: number, from = 0.1, to = 0.9): SteadyRate | null {
+export function steadyRate(
+  samples: readonly CommittedSample[],
+  records: number,
+  from = 0.1,
+  to = 0.9,
+): SteadyRate | null {
   const low = records * from
   const high = records * to
   const inWindow = samples.filter((s) => s.committed >= low && s.committed <= high)

@@ -27,7 +27,12 @@ import { type Spread, spread, writeResult } from './figures.ts'
 const SECONDS = Number(process.env.BENCH_UI_SECONDS ?? 30)
 const WINDOWS = 3
 const RATE = Number(process.env.BENCH_UI_RATE ?? 10_000)
-const TARGETS = { fps: { min: 50 }, messagesPerSec: { max: 20 }, bytesPerSec: { max: 50 * 1024 }, firstDataMs: { max: 2000 } }
+const TARGETS = {
+  fps: { min: 50 },
+  messagesPerSec: { max: 20 },
+  bytesPerSec: { max: 50 * 1024 },
+  firstDataMs: { max: 2000 },
+}
 
 /** A TCP relay that counts the bytes the server sends on socket.io connections. */
 async function countingRelay(target: URL): Promise<{ url: string; socketBytes: () => number; close: () => void }> {
@@ -64,7 +69,9 @@ async function timeToFirstData(browser: Browser, url: string): Promise<number[]>
   for (let i = 0; i < 3; i++) {
     const p = await browser.context.newPage()
     await p.goto(url)
-    await p.waitForFunction((mark) => performance.getEntriesByName(mark).length > 0, FIRST_DATA_MARK, { timeout: 15_000 })
+    await p.waitForFunction((mark) => performance.getEntriesByName(mark).length > 0, FIRST_DATA_MARK, {
+      timeout: 15_000,
+    })
     firstData.push(await p.evaluate((mark) => performance.getEntriesByName(mark)[0]!.startTime, FIRST_DATA_MARK))
     await p.close()
   }
@@ -84,7 +91,10 @@ function countSocketFrames(cdp: CDPSession): SocketFrames {
   cdp.on('Network.webSocketFrameReceived', (e: { response: { opcode: number; payloadData: string } }) => {
     counts.frames++
     // Text frames carry the payload as is; binary ones base64-encoded.
-    counts.bytes += e.response.opcode === 1 ? Buffer.byteLength(e.response.payloadData) : Math.floor((e.response.payloadData.length * 3) / 4)
+    counts.bytes +=
+      e.response.opcode === 1
+        ? Buffer.byteLength(e.response.payloadData)
+        : Math.floor((e.response.payloadData.length * 3) / 4)
     if (e.response.payloadData.startsWith('42')) counts.events++
   })
   return counts
@@ -108,7 +118,12 @@ interface WindowRates {
 }
 
 /** Per window: frames drawn, socket messages, payload bytes, events and wire bytes per second. */
-async function measureWindows(page: Page, socket: SocketFrames, socketBytes: () => number, windowMs: number): Promise<WindowRates> {
+async function measureWindows(
+  page: Page,
+  socket: SocketFrames,
+  socketBytes: () => number,
+  windowMs: number,
+): Promise<WindowRates> {
   const rates: WindowRates = { fps: [], msgs: [], bps: [], eventRates: [], wire: [] }
   for (let w = 0; w < WINDOWS; w++) {
     const f0 = Number(await page.evaluate('window.__benchFrames'))
@@ -130,7 +145,11 @@ async function main(): Promise<void> {
   const browser = await launchBrowser({ width: 1440, height: 1000 })
   const relay = await countingRelay(new URL(server.url))
   try {
-    const setRate = await fetch(`${server.url}/api/lab/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ inputRatePerSec: RATE }) })
+    const setRate = await fetch(`${server.url}/api/lab/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ inputRatePerSec: RATE }),
+    })
     if (!setRate.ok) throw new Error(`could not set the input rate: ${await setRate.text()}`)
     const firstData = await timeToFirstData(browser, server.url)
 
@@ -143,16 +162,27 @@ async function main(): Promise<void> {
     await page.waitForTimeout(1000)
     await countFrames(page)
     await cdp.send('Performance.enable')
-    const metrics = async () => Object.fromEntries(((await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] }).metrics.map((m) => [m.name, m.value]))
+    const metrics = async () =>
+      Object.fromEntries(
+        ((await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] }).metrics.map(
+          (m) => [m.name, m.value],
+        ),
+      )
     const m0 = await metrics()
     const windowMs = (SECONDS * 1000) / WINDOWS
     const { fps, msgs, bps, eventRates, wire } = await measureWindows(page, socket, relay.socketBytes, windowMs)
     const m1 = await metrics()
     // Share of the page's main thread spent per kind of work over the run.
     const busy = Object.fromEntries(
-      ['TaskDuration', 'ScriptDuration', 'LayoutDuration', 'RecalcStyleDuration'].map((k) => [k.replace('Duration', ''), Math.round(((m1[k]! - m0[k]!) / SECONDS) * 1000) / 10]),
+      ['TaskDuration', 'ScriptDuration', 'LayoutDuration', 'RecalcStyleDuration'].map((k) => [
+        k.replace('Duration', ''),
+        Math.round(((m1[k]! - m0[k]!) / SECONDS) * 1000) / 10,
+      ]),
     )
-    const lab = (await (await fetch(`${server.url}/api/lab`)).json()) as { series: { processedPerSec: number }[]; config: Record<string, unknown> }
+    const lab = (await (await fetch(`${server.url}/api/lab`)).json()) as {
+      series: { processedPerSec: number }[]
+      config: Record<string, unknown>
+    }
     const processed = lab.series.slice(-20).map((p) => p.processedPerSec)
     await page.screenshot({ path: path.join(ROOT, 'test-results', 'bench-ui.png'), fullPage: false }).catch(() => {})
 
@@ -163,7 +193,11 @@ async function main(): Promise<void> {
       browser: 'Debian chromium, headless, via playwright-core',
       durationSec: SECONDS,
       windowMs,
-      engine: { inputRatePerSec: lab.config.inputRatePerSec, guarantee: lab.config['processing.guarantee'], processedPerSec: summarize(processed.length ? processed : [0]) },
+      engine: {
+        inputRatePerSec: lab.config.inputRatePerSec,
+        guarantee: lab.config['processing.guarantee'],
+        processedPerSec: summarize(processed.length ? processed : [0]),
+      },
       fps: summarize(fps),
       socketMessagesPerSec: summarize(msgs),
       socketSnapshotEventsPerSec: summarize(eventRates),
@@ -181,7 +215,21 @@ async function main(): Promise<void> {
     }
     const out = path.join(ROOT, 'bench', 'results', 'ui.json')
     writeResult(out, result)
-    console.log(JSON.stringify({ fps: result.fps, socketMessagesPerSec: result.socketMessagesPerSec, socketBytesPerSec: result.socketBytesPerSec, socketPayloadBytesPerSec: result.socketPayloadBytesPerSec, firstDataMs: result.firstDataMs, engine: result.engine, pass: result.pass }, null, 2))
+    console.log(
+      JSON.stringify(
+        {
+          fps: result.fps,
+          socketMessagesPerSec: result.socketMessagesPerSec,
+          socketBytesPerSec: result.socketBytesPerSec,
+          socketPayloadBytesPerSec: result.socketPayloadBytesPerSec,
+          firstDataMs: result.firstDataMs,
+          engine: result.engine,
+          pass: result.pass,
+        },
+        null,
+        2,
+      ),
+    )
     console.log(`wrote ${path.relative(ROOT, out)}`)
   } finally {
     relay.close()

@@ -13,12 +13,25 @@ function few(items: string[], max = 6): string {
   return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} +${items.length - max}`
 }
 
-const BrokerCard = memo(function BrokerCard({ broker, send, faultsUnavailable }: { broker: BrokerView; send: SendCommand; faultsUnavailable: string | null }) {
+const BrokerCard = memo(function BrokerCard({
+  broker,
+  send,
+  faultsUnavailable,
+}: {
+  broker: BrokerView
+  send: SendCommand
+  faultsUnavailable: string | null
+}) {
   const [run, state] = useCommand(send)
   const state$ = broker.up ? 'up' : 'down'
   const blocked = faultsUnavailable !== null || state.pending
   return (
-    <article className={`card broker-card broker-${state$}`} data-testid={`broker-${broker.id}`} data-state={state$} aria-label={`broker ${broker.id}, ${state$}`}>
+    <article
+      className={`card broker-card broker-${state$}`}
+      data-testid={`broker-${broker.id}`}
+      data-state={state$}
+      aria-label={`broker ${broker.id}, ${state$}`}
+    >
       <header className="broker-head">
         <span className="mono strong">broker {broker.id}</span>
         {broker.controllerLeader ? (
@@ -26,7 +39,10 @@ const BrokerCard = memo(function BrokerCard({ broker, send, faultsUnavailable }:
             controller
           </span>
         ) : null}
-        <span className={`badge ${broker.up ? 'badge-running' : 'badge-killed'}`} data-testid={`broker-state-${broker.id}`}>
+        <span
+          className={`badge ${broker.up ? 'badge-running' : 'badge-killed'}`}
+          data-testid={`broker-state-${broker.id}`}
+        >
           {state$}
         </span>
       </header>
@@ -44,17 +60,39 @@ const BrokerCard = memo(function BrokerCard({ broker, send, faultsUnavailable }:
           {broker.leaderOf.length ? few(broker.leaderOf) : '—'}
         </dd>
         <dt>coordinator</dt>
-        <dd className="mono ellipsis" data-testid={`broker-coordinates-${broker.id}`} title={[...(broker.groupCoordinator ? ['the group'] : []), ...broker.transactionCoordinatorOf].join(', ')}>
+        <dd
+          className="mono ellipsis"
+          data-testid={`broker-coordinates-${broker.id}`}
+          title={[...(broker.groupCoordinator ? ['the group'] : []), ...broker.transactionCoordinatorOf].join(', ')}
+        >
           {broker.groupCoordinator ? <span className="broker-role">group</span> : null}
-          {broker.transactionCoordinatorOf.length ? <span className="broker-role">txn {few(broker.transactionCoordinatorOf, 3)}</span> : null}
+          {broker.transactionCoordinatorOf.length ? (
+            <span className="broker-role">txn {few(broker.transactionCoordinatorOf, 3)}</span>
+          ) : null}
           {!broker.groupCoordinator && broker.transactionCoordinatorOf.length === 0 ? '—' : null}
         </dd>
       </dl>
       <div className="broker-actions">
-        <button type="button" className="danger" disabled={blocked || !broker.up || broker.pid === null} data-testid={`kill-broker-${broker.id}`} onClick={() => run('killBroker', { brokerId: broker.id })} title={faultsUnavailable ?? 'SIGKILL: no controlled shutdown; its leaderships and coordinators move once the controller fences it'}>
+        <button
+          type="button"
+          className="danger"
+          disabled={blocked || !broker.up || broker.pid === null}
+          data-testid={`kill-broker-${broker.id}`}
+          onClick={() => run('killBroker', { brokerId: broker.id })}
+          title={
+            faultsUnavailable ??
+            'SIGKILL: no controlled shutdown; its leaderships and coordinators move once the controller fences it'
+          }
+        >
           Kill (SIGKILL)
         </button>
-        <button type="button" disabled={blocked || broker.up} data-testid={`restart-broker-${broker.id}`} onClick={() => run('restartBroker', { brokerId: broker.id })} title={faultsUnavailable ?? 'start the broker again (scripts/kafka-cluster.sh restart)'}>
+        <button
+          type="button"
+          disabled={blocked || broker.up}
+          data-testid={`restart-broker-${broker.id}`}
+          onClick={() => run('restartBroker', { brokerId: broker.id })}
+          title={faultsUnavailable ?? 'start the broker again (scripts/kafka-cluster.sh restart)'}
+        >
           Restart
         </button>
       </div>
@@ -68,7 +106,11 @@ const BrokerCard = memo(function BrokerCard({ broker, send, faultsUnavailable }:
 /** The cluster's brokers on a Kafka lab: what each leads and coordinates for the lab, Kill and Restart. */
 export const BrokerCards = memo(function BrokerCards({ brokers, send }: BrokerCardsProps) {
   return (
-    <Panel title="Brokers" hint="Partition leaders of the lab's topics, its group's coordinator, its transactional ids' coordinators" testId="brokers">
+    <Panel
+      title="Brokers"
+      hint="Partition leaders of the lab's topics, its group's coordinator, its transactional ids' coordinators"
+      testId="brokers"
+    >
       <div className="broker-grid">
         {brokers.brokers.map((b) => (
           <BrokerCard key={b.id} broker={b} send={send} faultsUnavailable={brokers.faultsUnavailable} />

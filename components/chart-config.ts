@@ -69,4 +69,16 @@ export const MARKER_COLORS: Record<MarkerKind, string> = {
 }
 
 /** Marker kinds drawn on the charts (the others stay in the tables). */
-export const CHART_MARKERS: MarkerKind[] = ['kill', 'rebalance', 'config', 'pause', 'fenced', 'ack-dropped', 'reset', 'recovered', 'worker-added', 'outage', 'stopped']
+export const CHART_MARKERS: MarkerKind[] = [
+  'kill',
+  'rebalance',
+  'config',
+  'pause',
+  'fenced',
+  'ack-dropped',
+  'reset',
+  'recovered',
+  'worker-added',
+  'outage',
+  'stopped',
+]

@@ -47,15 +47,25 @@ export function toRows(series: ChartPoint[], startedAtMs: number, maxPoints = MA
   return picked.map(({ t, ...rest }) => ({ x: (t - startedAtMs) / 1000, ...rest }))
 }
 
-export const ChartsPanel = memo(function ChartsPanel({ series, markers, startedAtMs, commitIntervalMs, redrawMs = 1000 }: ChartsPanelProps) {
+export const ChartsPanel = memo(function ChartsPanel({
+  series,
+  markers,
+  startedAtMs,
+  commitIntervalMs,
+  redrawMs = 1000,
+}: ChartsPanelProps) {
   const shownSeries = useThrottled(series, redrawMs)
   const shownMarkers = useThrottled(markers, redrawMs)
   const windowMs = processedWindowMs(commitIntervalMs)
   const throughput = useMemo(() => throughputChart(windowLabel(windowMs)), [windowMs])
   // New rows only when the throttled series changes: recharts redraws whenever its data does.
-  const rows = useMemo(() => toRows(withWindowedProcessed(shownSeries, windowMs), startedAtMs), [shownSeries, startedAtMs, windowMs])
+  const rows = useMemo(
+    () => toRows(withWindowedProcessed(shownSeries, windowMs), startedAtMs),
+    [shownSeries, startedAtMs, windowMs],
+  )
   const marks = useMemo(
-    () => shownMarkers.filter((m) => CHART_MARKERS.includes(m.kind)).map((m) => ({ ...m, x: (m.t - startedAtMs) / 1000 })),
+    () =>
+      shownMarkers.filter((m) => CHART_MARKERS.includes(m.kind)).map((m) => ({ ...m, x: (m.t - startedAtMs) / 1000 })),
     [shownMarkers, startedAtMs],
   )
   return (

@@ -37,7 +37,15 @@ function CommandError({ state }: { state: CommandState }) {
   )
 }
 
-function GuaranteeControl({ value, send, unavailable }: { value: ProcessingGuarantee; send: SendCommand; unavailable: Unavailable }) {
+function GuaranteeControl({
+  value,
+  send,
+  unavailable,
+}: {
+  value: ProcessingGuarantee
+  send: SendCommand
+  unavailable: Unavailable
+}) {
   const [run, state] = useCommand(send)
   const why = (g: ProcessingGuarantee) => (g === 'exactly_once_v2' ? unavailable.exactlyOnceV2 : undefined)
   return (
@@ -53,7 +61,8 @@ function GuaranteeControl({ value, send, unavailable }: { value: ProcessingGuara
       />
       {unavailable.exactlyOnceV2 ? (
         <p className="muted small unavailable" data-testid="unavailable-eos-v2">
-          exactly_once_v2 is unavailable here: {unavailable.exactlyOnceV2.replace(/^exactly_once_v2 is unavailable on the Kafka backend: /, '')}
+          exactly_once_v2 is unavailable here:{' '}
+          {unavailable.exactlyOnceV2.replace(/^exactly_once_v2 is unavailable on the Kafka backend: /, '')}
         </p>
       ) : null}
       <CommandError state={state} />
@@ -61,14 +70,27 @@ function GuaranteeControl({ value, send, unavailable }: { value: ProcessingGuara
   )
 }
 
-function CommitIntervalControl({ value, guarantee, defaults, send }: { value: number; guarantee: ProcessingGuarantee; defaults: ControlsPanelProps['defaults']; send: SendCommand }) {
+function CommitIntervalControl({
+  value,
+  guarantee,
+  defaults,
+  send,
+}: {
+  value: number
+  guarantee: ProcessingGuarantee
+  defaults: ControlsPanelProps['defaults']
+  send: SendCommand
+}) {
   const id = useId()
   const [run, state] = useCommand(send)
   const [draft, setDraft] = useState<number | null>(null)
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null)
-  useEffect(() => () => {
-    if (timer.current) clearTimeout(timer.current)
-  }, [])
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current)
+    },
+    [],
+  )
   const shown = draft ?? value
   const scale = COMMIT_INTERVAL_SCALE
   const commit = (ms: number) => {
@@ -80,8 +102,14 @@ function CommitIntervalControl({ value, guarantee, defaults, send }: { value: nu
   }
   const ksDefault = defaults.commitIntervalMs[guarantee]
   const marks = [
-    { ms: defaults.commitIntervalMs.exactly_once, label: `exactly_once default ${fmtMs(defaults.commitIntervalMs.exactly_once)}` },
-    { ms: defaults.commitIntervalMs.at_least_once, label: `at_least_once default ${fmtMs(defaults.commitIntervalMs.at_least_once)}` },
+    {
+      ms: defaults.commitIntervalMs.exactly_once,
+      label: `exactly_once default ${fmtMs(defaults.commitIntervalMs.exactly_once)}`,
+    },
+    {
+      ms: defaults.commitIntervalMs.at_least_once,
+      label: `at_least_once default ${fmtMs(defaults.commitIntervalMs.at_least_once)}`,
+    },
   ]
   return (
     <div className="control">
@@ -101,7 +129,12 @@ function CommitIntervalControl({ value, guarantee, defaults, send }: { value: nu
       />
       <div className="scale-marks" aria-hidden="true">
         {marks.map((m) => (
-          <span key={m.label} className={`scale-mark${toPercent(scale, m.ms) > 90 ? ' scale-mark-end' : ''}`} style={{ left: `${toPercent(scale, m.ms)}%` }} title={`Kafka Streams' ${m.label}`}>
+          <span
+            key={m.label}
+            className={`scale-mark${toPercent(scale, m.ms) > 90 ? ' scale-mark-end' : ''}`}
+            style={{ left: `${toPercent(scale, m.ms)}%` }}
+            title={`Kafka Streams' ${m.label}`}
+          >
             <span className="tick" />
             <span className="tick-label">{m.ms >= 1000 ? `${m.ms / 1000} s` : `${m.ms} ms`}</span>
           </span>
@@ -180,7 +213,15 @@ function InputRateControl({ value, send }: { value: number | null; send: SendCom
   )
 }
 
-function IdempotenceControl({ value, guarantee, send }: { value: boolean; guarantee: ProcessingGuarantee; send: SendCommand }) {
+function IdempotenceControl({
+  value,
+  guarantee,
+  send,
+}: {
+  value: boolean
+  guarantee: ProcessingGuarantee
+  send: SendCommand
+}) {
   const id = useId()
   const [run, state] = useCommand(send)
   const locked = guarantee !== 'at_least_once'
@@ -219,13 +260,23 @@ function WorkerCountControl({ value, send }: { value: number; send: SendCommand 
         workers
       </span>
       <div className="stepper" role="group" aria-labelledby="workers-count-label">
-        <button type="button" aria-label="fewer workers" disabled={value <= LIMITS.workers.min || state.pending} onClick={() => set(value - 1)}>
+        <button
+          type="button"
+          aria-label="fewer workers"
+          disabled={value <= LIMITS.workers.min || state.pending}
+          onClick={() => set(value - 1)}
+        >
           −
         </button>
         <output className="num" data-testid="workers-count">
           {value}
         </output>
-        <button type="button" aria-label="more workers" disabled={value >= LIMITS.workers.max || state.pending} onClick={() => set(value + 1)}>
+        <button
+          type="button"
+          aria-label="more workers"
+          disabled={value >= LIMITS.workers.max || state.pending}
+          onClick={() => set(value + 1)}
+        >
           +
         </button>
       </div>
@@ -241,10 +292,23 @@ function FaultControls({ send, unavailable }: { send: SendCommand; unavailable: 
     <div className="control">
       <span className="control-label">faults</span>
       <div className="control-row">
-        <button type="button" className="warn" data-testid="drop-ack" disabled={dropState.pending || unavailable.dropAcks !== undefined} title={unavailable.dropAcks} onClick={() => runDrop('dropAcks', { count: 1 })}>
+        <button
+          type="button"
+          className="warn"
+          data-testid="drop-ack"
+          disabled={dropState.pending || unavailable.dropAcks !== undefined}
+          title={unavailable.dropAcks}
+          onClick={() => runDrop('dropAcks', { count: 1 })}
+        >
           Drop next ack
         </button>
-        <button type="button" data-testid="reset" disabled={resetState.pending} title="a fresh lab with the defaults (exactly_once, its default commit.interval.ms, the default rate and worker count), not the current settings" onClick={() => runReset('reset', {})}>
+        <button
+          type="button"
+          data-testid="reset"
+          disabled={resetState.pending}
+          title="a fresh lab with the defaults (exactly_once, its default commit.interval.ms, the default rate and worker count), not the current settings"
+          onClick={() => runReset('reset', {})}
+        >
           Reset lab
         </button>
       </div>
@@ -258,17 +322,32 @@ function FaultControls({ send, unavailable }: { send: SendCommand; unavailable: 
   )
 }
 
-export const ControlsPanel = memo(function ControlsPanel({ config, defaults, send, unavailable = NOTHING_UNAVAILABLE, deadLetters }: ControlsPanelProps) {
+export const ControlsPanel = memo(function ControlsPanel({
+  config,
+  defaults,
+  send,
+  unavailable = NOTHING_UNAVAILABLE,
+  deadLetters,
+}: ControlsPanelProps) {
   const g = config['processing.guarantee']
   return (
-    <Panel title="Controls" hint="Kafka Streams settings, applied live; the workers restart their tasks" testId="controls">
+    <Panel
+      title="Controls"
+      hint="Kafka Streams settings, applied live; the workers restart their tasks"
+      testId="controls"
+    >
       <GuaranteeControl value={g} send={send} unavailable={unavailable} />
       <CommitIntervalControl value={config['commit.interval.ms']} guarantee={g} defaults={defaults} send={send} />
       <InputRateControl value={config.inputRatePerSec} send={send} />
       <IdempotenceControl value={config['enable.idempotence']} guarantee={g} send={send} />
       <WorkerCountControl value={config.workers} send={send} />
       <FaultControls send={send} unavailable={unavailable} />
-      <PoisonControls handler={config['default.deserialization.exception.handler']} deadLetters={deadLetters} send={send} failUnavailable={unavailable.failHandler} />
+      <PoisonControls
+        handler={config['default.deserialization.exception.handler']}
+        deadLetters={deadLetters}
+        send={send}
+        failUnavailable={unavailable.failHandler}
+      />
     </Panel>
   )
 })

@@ -19,15 +19,31 @@ export const DOUBLE_APPLIED_DEFINITION =
   'Double-applied updates: input records whose update reached a key’s state twice (redone after a crash on a state that already held them); each adds 1 to the key’s running count, so they are summed from how far the counts run ahead of the replay. The mismatched keys hold them.'
 
 export const FIGURES: { key: Figure; label: string; definition: string }[] = [
-  { key: 'duplicates', label: 'Duplicates', definition: 'committed output records whose provenance (input partition, offset) appears more than once' },
-  { key: 'lost', label: 'Lost', definition: 'input records below the committed input offset with no committed output record' },
-  { key: 'abortedReads', label: 'Aborted reads', definition: 'records of aborted transactions delivered to a read_committed consumer' },
+  {
+    key: 'duplicates',
+    label: 'Duplicates',
+    definition: 'committed output records whose provenance (input partition, offset) appears more than once',
+  },
+  {
+    key: 'lost',
+    label: 'Lost',
+    definition: 'input records below the committed input offset with no committed output record',
+  },
+  {
+    key: 'abortedReads',
+    label: 'Aborted reads',
+    definition: 'records of aborted transactions delivered to a read_committed consumer',
+  },
   {
     key: 'stateMismatches',
     label: 'State mismatches',
     definition: `${STATE_MISMATCH_DEFINITION} ${DOUBLE_APPLIED_DEFINITION}`,
   },
-  { key: 'openTransactions', label: 'Open transactions', definition: 'partitions whose last stable offset is below the high watermark' },
+  {
+    key: 'openTransactions',
+    label: 'Open transactions',
+    definition: 'partitions whose last stable offset is below the high watermark',
+  },
 ]
 
 /**
@@ -51,7 +67,11 @@ export function isViolation(figure: Figure, value: number | null, guarantee: Pro
   }
 }
 
-export const CorrectnessPanel = memo(function CorrectnessPanel({ correctness, guarantee, startedAtMs }: CorrectnessPanelProps) {
+export const CorrectnessPanel = memo(function CorrectnessPanel({
+  correctness,
+  guarantee,
+  startedAtMs,
+}: CorrectnessPanelProps) {
   return (
     <Panel
       title="Correctness"
@@ -71,7 +91,12 @@ export const CorrectnessPanel = memo(function CorrectnessPanel({ correctness, gu
             const bad = isViolation(f.key, value, guarantee)
             const expected = value !== null && value > 0 && !bad && f.key !== 'openTransactions'
             return (
-              <li key={f.key} className={`check ${bad ? 'check-bad' : expected ? 'check-expected' : (f.key === 'openTransactions' && value !== null && value > 0) || value === null ? 'check-neutral' : 'check-ok'}`} data-testid={`correctness-${f.key}`} data-violation={bad}>
+              <li
+                key={f.key}
+                className={`check ${bad ? 'check-bad' : expected ? 'check-expected' : (f.key === 'openTransactions' && value !== null && value > 0) || value === null ? 'check-neutral' : 'check-ok'}`}
+                data-testid={`correctness-${f.key}`}
+                data-violation={bad}
+              >
                 <div className="check-main">
                   <span className="check-label" title={f.definition}>
                     {f.label}
@@ -86,12 +111,18 @@ export const CorrectnessPanel = memo(function CorrectnessPanel({ correctness, gu
                 </div>
                 {f.key === 'abortedReads' ? (
                   <div className="check-contrast small muted">
-                    read_uncommitted would have read <span className="num">{fmtInt(correctness.abortedReadsUncommitted)}</span>
+                    read_uncommitted would have read{' '}
+                    <span className="num">{fmtInt(correctness.abortedReadsUncommitted)}</span>
                   </div>
                 ) : null}
                 {f.key === 'stateMismatches' && correctness.doubleAppliedUpdates !== undefined ? (
-                  <div className="check-contrast small muted" title={DOUBLE_APPLIED_DEFINITION} data-testid="correctness-double-applied">
-                    keys, holding <span className="num">{fmtInt(correctness.doubleAppliedUpdates)}</span> double-applied updates
+                  <div
+                    className="check-contrast small muted"
+                    title={DOUBLE_APPLIED_DEFINITION}
+                    data-testid="correctness-double-applied"
+                  >
+                    keys, holding <span className="num">{fmtInt(correctness.doubleAppliedUpdates)}</span> double-applied
+                    updates
                   </div>
                 ) : null}
                 {f.key === 'duplicates' && correctness.duplicateKeys.length ? (

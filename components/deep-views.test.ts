@@ -25,13 +25,24 @@ function expectCounts(html: string, counts: Record<string, number>): void {
   for (const [markup, n] of Object.entries(counts)) expect(html.split(markup).length - 1, markup).toBe(n)
 }
 
-const cell = (offset: number): LogCell => ({ offset, key: 'k', producerId: 1, epoch: 0, sequence: offset, control: null, outcome: 'committed', source: null })
+const cell = (offset: number): LogCell => ({
+  offset,
+  key: 'k',
+  producerId: 1,
+  epoch: 0,
+  sequence: offset,
+  control: null,
+  outcome: 'committed',
+  source: null,
+})
 
 describe('the scenarios panel', () => {
   it('draws a card per scenario with a keyboard-reachable Run button', () => {
     const html = render()
     expect(html).toContain('data-testid="scenario-crash-before-commit"')
-    expect(html).toMatch(/<button type="button" data-testid="run-scenario-crash-before-commit-eos" aria-label="Run scenario: Crash before commit, exactly_once"/)
+    expect(html).toMatch(
+      /<button type="button" data-testid="run-scenario-crash-before-commit-eos" aria-label="Run scenario: Crash before commit, exactly_once"/,
+    )
   })
 
   it('shows the narrative, each expectation with holds or fails, and the conclusion', () => {
@@ -40,13 +51,23 @@ describe('the scenarios panel', () => {
     expect(html).toContain('+1.8 s')
     expect(count(html, /data-testid="scenario-expectation" data-holds="true"/g)).toBe(3)
     expect(html).toContain('The crash aborted its open transaction')
-    const failed = render({ ...fixtureSnapshot, scenario: { ...fixtureSnapshot.scenario!, status: 'failed', expectations: [{ claim: '0 duplicates', holds: false }] } })
+    const failed = render({
+      ...fixtureSnapshot,
+      scenario: {
+        ...fixtureSnapshot.scenario!,
+        status: 'failed',
+        expectations: [{ claim: '0 duplicates', holds: false }],
+      },
+    })
     expect(failed).toContain('data-holds="false"')
     expect(failed).toContain('fails')
   })
 
   it('while a scenario runs: no verdict yet, and every Run button is disabled', () => {
-    const html = render({ ...fixtureSnapshot, scenario: { ...fixtureSnapshot.scenario!, status: 'running', expectations: [], conclusion: null } })
+    const html = render({
+      ...fixtureSnapshot,
+      scenario: { ...fixtureSnapshot.scenario!, status: 'running', expectations: [], conclusion: null },
+    })
     expect(html).not.toContain('data-testid="scenario-verdict"')
     expect(html).toMatch(/<button type="button" data-testid="run-scenario-crash-before-commit"[^>]*disabled=""/)
     expect(html).toContain('Running…')
@@ -62,7 +83,10 @@ describe('the partition log', () => {
     expect(html).toMatch(/data-outcome="committed" data-control="COMMIT"/)
     expect(html).toMatch(/data-outcome="pending" data-control="none"/)
     expect(html).toMatch(/data-outcome="none" data-control="none"/)
-    const short = render({ ...fixtureSnapshot, partitionLog: { ...fixtureSnapshot.partitionLog!, cells: fixtureSnapshot.partitionLog!.cells.slice(0, 10) } })
+    const short = render({
+      ...fixtureSnapshot,
+      partitionLog: { ...fixtureSnapshot.partitionLog!, cells: fixtureSnapshot.partitionLog!.cells.slice(0, 10) },
+    })
     expect(count(short, /class="log-slot"/g)).toBe(LOG_SLOTS)
     expect(count(short, /data-testid="log-cell"/g)).toBe(10)
   })
@@ -109,7 +133,11 @@ describe('the partition log', () => {
 describe('the producers view', () => {
   it('draws a row per transactional.id with its epochs, fencings and sequences', () => {
     const html = render()
-    expectCounts(html, { 'data-testid="producer-row"': 2, 'data-testid="epoch-step"': 4, 'data-testid="fence-mark"': 1 })
+    expectCounts(html, {
+      'data-testid="producer-row"': 2,
+      'data-testid="epoch-step"': 4,
+      'data-testid="fence-mark"': 1,
+    })
     expect(html).toContain('5811')
   })
 
@@ -151,7 +179,16 @@ describe('the traced records', () => {
   })
 
   it('keeps crashed traces first', () => {
-    const t = (id: string, at: number, crashedAtStep: RecordTrace['crashedAtStep']): RecordTrace => ({ id, key: id, partition: 0, offset: at, workerId: 'w', steps: [{ step: 1, atMs: at }], crashedAtStep, outcome: 'in-flight' })
+    const t = (id: string, at: number, crashedAtStep: RecordTrace['crashedAtStep']): RecordTrace => ({
+      id,
+      key: id,
+      partition: 0,
+      offset: at,
+      workerId: 'w',
+      steps: [{ step: 1, atMs: at }],
+      crashedAtStep,
+      outcome: 'in-flight',
+    })
     const rows = traceRows([t('a', 3, null), t('b', 2, null)], [t('c', 1, 4)], 2)
     expect(rows.map((r) => r.id)).toEqual(['c', 'a'])
   })
@@ -165,8 +202,23 @@ describe('the deep views on the wire', () => {
     const prev = fixtureSnapshot
     const next: LabSnapshot = {
       ...prev,
-      partitionLog: { ...log, cells: [...log.cells.slice(3).map((c) => (c.outcome === 'pending' ? { ...c, outcome: 'committed' as const } : c)), ...more], highWatermark: log.highWatermark + 3 },
-      producers: prev.producers!.map((p, i) => (i === 0 ? { ...p, epochs: [...p.epochs, { epoch: 3, atMs: prev.atMs }], lastSequence: p.lastSequence.map((x) => ({ ...x, sequence: x.sequence + 3 })) } : p)),
+      partitionLog: {
+        ...log,
+        cells: [
+          ...log.cells.slice(3).map((c) => (c.outcome === 'pending' ? { ...c, outcome: 'committed' as const } : c)),
+          ...more,
+        ],
+        highWatermark: log.highWatermark + 3,
+      },
+      producers: prev.producers!.map((p, i) =>
+        i === 0
+          ? {
+              ...p,
+              epochs: [...p.epochs, { epoch: 3, atMs: prev.atMs }],
+              lastSequence: p.lastSequence.map((x) => ({ ...x, sequence: x.sequence + 3 })),
+            }
+          : p,
+      ),
     }
     const patch = diff(prev, next)!
     expect(applyPatch(prev, patch)).toEqual(next)

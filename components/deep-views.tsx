@@ -23,8 +23,16 @@ export function DeepViews({ snapshot, send }: DeepViewsProps) {
       </header>
       <PartitionLogView log={snapshot.partitionLog ?? null} partitions={snapshot.config.partitions} send={send} />
       <RecordTraceView traces={snapshot.traces} startedAtMs={snapshot.startedAtMs} />
-      <ProducersView producers={snapshot.producers ?? NO_PRODUCERS} startedAtMs={snapshot.startedAtMs} nowMs={snapshot.atMs} />
-      <DuplicateLedger entries={snapshot.duplicateLedger ?? NO_LEDGER} guarantee={snapshot.config['processing.guarantee']} correctness={snapshot.correctness} />
+      <ProducersView
+        producers={snapshot.producers ?? NO_PRODUCERS}
+        startedAtMs={snapshot.startedAtMs}
+        nowMs={snapshot.atMs}
+      />
+      <DuplicateLedger
+        entries={snapshot.duplicateLedger ?? NO_LEDGER}
+        guarantee={snapshot.config['processing.guarantee']}
+        correctness={snapshot.correctness}
+      />
     </section>
   )
 }

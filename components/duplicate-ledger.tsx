@@ -23,7 +23,11 @@ export const LEDGER_KEYS = 20
 
 /** Worst keys first: by duplicates plus double-applied updates, then by key. */
 export function ledgerRows(entries: DuplicateLedgerEntry[]): DuplicateLedgerEntry[] {
-  return [...entries].sort((a, b) => b.duplicates + b.doubleApplied - (a.duplicates + a.doubleApplied) || a.key.localeCompare(b.key, 'en', { numeric: true }))
+  return [...entries].sort(
+    (a, b) =>
+      b.duplicates + b.doubleApplied - (a.duplicates + a.doubleApplied) ||
+      a.key.localeCompare(b.key, 'en', { numeric: true }),
+  )
 }
 
 /** The latest duplicate's two copies, opened in the message browser. */
@@ -31,14 +35,23 @@ function CopiesLink({ e }: { e: DuplicateLedgerEntry }) {
   const c = ledgerCopies(e)
   if (!c) return null
   return (
-    <MessagesLink query={copiesQuery(e.key, c)} testId="ledger-messages" title={`input-${c.source.partition}@${c.source.offset} written twice: open both copies in the message browser`}>
+    <MessagesLink
+      query={copiesQuery(e.key, c)}
+      testId="ledger-messages"
+      title={`input-${c.source.partition}@${c.source.offset} written twice: open both copies in the message browser`}
+    >
       out-{c.partition} @ {c.first}, {c.copy}
     </MessagesLink>
   )
 }
 
 /** Which keys got duplicates or double-applied updates, by how much, and which kill or retry caused them. */
-export const DuplicateLedger = memo(function DuplicateLedger({ entries, guarantee, correctness = null, rows = 40 }: DuplicateLedgerProps) {
+export const DuplicateLedger = memo(function DuplicateLedger({
+  entries,
+  guarantee,
+  correctness = null,
+  rows = 40,
+}: DuplicateLedgerProps) {
   const sorted = ledgerRows(entries)
   const shown = sorted.slice(0, rows)
   const dupes = entries.reduce((n, e) => n + e.duplicates, 0)
@@ -57,9 +70,14 @@ export const DuplicateLedger = memo(function DuplicateLedger({ entries, guarante
         · {fmtInt(entries.length)} keys{entries.length >= LEDGER_KEYS ? ' (the worst shown)' : ''}
       </p>
       {correctness && correctness.doubleAppliedUpdates != null ? (
-        <p className="muted small" data-testid="ledger-validator" title={`${STATE_MISMATCH_DEFINITION} ${DOUBLE_APPLIED_DEFINITION}`}>
-          validator, over every key: <span className="num">{fmtInt(correctness.doubleAppliedUpdates)}</span> double-applied updates in{' '}
-          <span className="num">{fmtInt(correctness.stateMismatches)}</span> keys with state mismatches
+        <p
+          className="muted small"
+          data-testid="ledger-validator"
+          title={`${STATE_MISMATCH_DEFINITION} ${DOUBLE_APPLIED_DEFINITION}`}
+        >
+          validator, over every key: <span className="num">{fmtInt(correctness.doubleAppliedUpdates)}</span>{' '}
+          double-applied updates in <span className="num">{fmtInt(correctness.stateMismatches)}</span> keys with state
+          mismatches
         </p>
       ) : null}
       <HistoryTable
@@ -75,10 +93,15 @@ export const DuplicateLedger = memo(function DuplicateLedger({ entries, guarante
         }
         after={
           <>
-            {sorted.length > shown.length ? <p className="muted small">and {fmtInt(sorted.length - shown.length)} more keys</p> : null}
+            {sorted.length > shown.length ? (
+              <p className="muted small">and {fmtInt(sorted.length - shown.length)} more keys</p>
+            ) : null}
             {entries.length === 0 ? (
               <p className="muted empty" data-testid="ledger-empty">
-                No duplicates and no double-applied updates{guarantee === 'at_least_once' ? ' yet: under at_least_once a kill between step 4 and step 5 makes some.' : ` (${guarantee}).`}
+                No duplicates and no double-applied updates
+                {guarantee === 'at_least_once'
+                  ? ' yet: under at_least_once a kill between step 4 and step 5 makes some.'
+                  : ` (${guarantee}).`}
               </p>
             ) : null}
           </>

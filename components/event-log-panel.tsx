@@ -11,9 +11,18 @@ import { fmtClock } from './time-travel.ts'
 /** Rows shown at most (the newest). */
 export const EVENT_LOG_ROWS = 200
 
-export const CATEGORY_NAMES: Record<JournalCategory, string> = { kills: 'kills', transactions: 'transactions', group: 'group', config: 'config', faults: 'faults', scenario: 'scenario' }
+export const CATEGORY_NAMES: Record<JournalCategory, string> = {
+  kills: 'kills',
+  transactions: 'transactions',
+  group: 'group',
+  config: 'config',
+  faults: 'faults',
+  scenario: 'scenario',
+}
 
-export const DEFAULT_FILTER: ReadonlySet<JournalCategory> = new Set(JOURNAL_CATEGORIES.filter((c) => c !== 'transactions'))
+export const DEFAULT_FILTER: ReadonlySet<JournalCategory> = new Set(
+  JOURNAL_CATEGORIES.filter((c) => c !== 'transactions'),
+)
 
 /** Where a held view stands: entries after `atMs`, or read after `lastId`, are not shown. */
 export interface LogHorizon {
@@ -22,7 +31,12 @@ export interface LogHorizon {
 }
 
 /** The rows to show, newest first. */
-export function eventLogRows(entries: readonly JournalEntry[], filter: ReadonlySet<JournalCategory>, horizon: LogHorizon | null, max = EVENT_LOG_ROWS): JournalEntry[] {
+export function eventLogRows(
+  entries: readonly JournalEntry[],
+  filter: ReadonlySet<JournalCategory>,
+  horizon: LogHorizon | null,
+  max = EVENT_LOG_ROWS,
+): JournalEntry[] {
   const rows: JournalEntry[] = []
   for (let i = entries.length - 1; i >= 0 && rows.length < max; i--) {
     const e = entries[i]!
@@ -46,20 +60,38 @@ export interface EventLogPanelProps {
 const EventRow = memo(function EventRow({ e, onShow }: { e: JournalEntry; onShow: (atMs: number) => void }) {
   const clock = fmtClock(e.atMs)
   return (
-    <li className={`event-row event-${markerKind(e) ?? 'plain'}`} data-testid="event-row" data-category={e.category} data-kind={e.fact.kind} data-id={e.id}>
+    <li
+      className={`event-row event-${markerKind(e) ?? 'plain'}`}
+      data-testid="event-row"
+      data-category={e.category}
+      data-kind={e.fact.kind}
+      data-id={e.id}
+    >
       <time className="num muted" dateTime={new Date(e.atMs).toISOString()}>
         {clock}
       </time>
       <span className={`event-cat cat-${e.category}`}>{CATEGORY_NAMES[e.category]}</span>
       <span className="event-label">{e.label}</span>
-      <button type="button" className="link-button" onClick={() => onShow(e.atMs)} aria-label={`show the lab at ${clock}: ${e.label}`} data-testid="event-show">
+      <button
+        type="button"
+        className="link-button"
+        onClick={() => onShow(e.atMs)}
+        aria-label={`show the lab at ${clock}: ${e.label}`}
+        data-testid="event-show"
+      >
         show
       </button>
     </li>
   )
 })
 
-export const EventLogPanel = memo(function EventLogPanel({ entries, horizon, unavailable, error, onShow }: EventLogPanelProps) {
+export const EventLogPanel = memo(function EventLogPanel({
+  entries,
+  horizon,
+  unavailable,
+  error,
+  onShow,
+}: EventLogPanelProps) {
   const [filter, setFilter] = useState<ReadonlySet<JournalCategory>>(DEFAULT_FILTER)
   const rows = useMemo(() => eventLogRows(entries, filter, horizon), [entries, filter, horizon])
   const toggle = (c: JournalCategory) =>
@@ -70,19 +102,37 @@ export const EventLogPanel = memo(function EventLogPanel({ entries, horizon, una
       return next
     })
   return (
-    <Panel title="Event log" hint="What happened to the lab, newest first, from its journal; “show” holds every panel on that moment." testId="event-log" className="event-log-panel">
+    <Panel
+      title="Event log"
+      hint="What happened to the lab, newest first, from its journal; “show” holds every panel on that moment."
+      testId="event-log"
+      className="event-log-panel"
+    >
       <div className="event-filters" role="group" aria-label="categories shown">
         {JOURNAL_CATEGORIES.map((c) => (
-          <button key={c} type="button" className={filter.has(c) ? 'on' : ''} aria-pressed={filter.has(c)} onClick={() => toggle(c)} data-testid={`event-filter-${c}`}>
+          <button
+            key={c}
+            type="button"
+            className={filter.has(c) ? 'on' : ''}
+            aria-pressed={filter.has(c)}
+            onClick={() => toggle(c)}
+            data-testid={`event-filter-${c}`}
+          >
             {CATEGORY_NAMES[c]}
           </button>
         ))}
       </div>
-      {horizon ? <p className="small muted event-held">As of {fmtClock(horizon.atMs)}: later entries appear when you return to Live.</p> : null}
+      {horizon ? (
+        <p className="small muted event-held">
+          As of {fmtClock(horizon.atMs)}: later entries appear when you return to Live.
+        </p>
+      ) : null}
       {unavailable ? (
         <p className="small muted">This lab serves no journal.</p>
       ) : rows.length === 0 ? (
-        <p className="small muted">{filter.size === 0 ? 'No category selected.' : 'Nothing yet in the selected categories.'}</p>
+        <p className="small muted">
+          {filter.size === 0 ? 'No category selected.' : 'Nothing yet in the selected categories.'}
+        </p>
       ) : (
         <ol className="event-list" aria-label="journal entries, newest first" data-testid="event-list">
           {rows.map((e) => (

@@ -24,20 +24,41 @@ const STATUS_WORD: Record<EvidenceCard['status'], string> = {
 
 /** Opens the partition log on a link's partition and offsets, and brings it into view. */
 async function openLink(run: ReturnType<typeof useCommand>[0], link: EvidenceLink): Promise<void> {
-  const r = await run('selectPartition', { topic: link.topic, partition: link.partition, window: 'at', fromOffset: link.fromOffset })
-  if (r.ok) document.querySelector('[data-testid="partition-log"]')?.scrollIntoView({ behavior: 'smooth', block: 'start' })
+  const r = await run('selectPartition', {
+    topic: link.topic,
+    partition: link.partition,
+    window: 'at',
+    fromOffset: link.fromOffset,
+  })
+  if (r.ok)
+    document.querySelector('[data-testid="partition-log"]')?.scrollIntoView({ behavior: 'smooth', block: 'start' })
 }
 
 const Card = memo(function Card({ card, send }: { card: EvidenceCard; send: SendCommand }) {
   const [run, state] = useCommand(send)
   const figures = Object.entries(card.figures)
   return (
-    <article className={`card evidence-card scenario-${card.status}`} data-testid="evidence-card" data-id={card.id} data-name={card.name} data-status={card.status} aria-label={`evidence: ${card.title}`}>
+    <article
+      className={`card evidence-card scenario-${card.status}`}
+      data-testid="evidence-card"
+      data-id={card.id}
+      data-name={card.name}
+      data-status={card.status}
+      aria-label={`evidence: ${card.title}`}
+    >
       <div className="scenario-run-head">
         <h3>
           {card.title} <span className="muted small mono">#{card.id.slice(card.name.length + 1)}</span>
         </h3>
-        <button type="button" className="evidence-dismiss" data-testid="dismiss-evidence" aria-label={`Dismiss the evidence of ${card.id}`} title="dismiss this card" disabled={state.pending} onClick={() => void run('dismissEvidence', { id: card.id })}>
+        <button
+          type="button"
+          className="evidence-dismiss"
+          data-testid="dismiss-evidence"
+          aria-label={`Dismiss the evidence of ${card.id}`}
+          title="dismiss this card"
+          disabled={state.pending}
+          onClick={() => void run('dismissEvidence', { id: card.id })}
+        >
           ×
         </button>
       </div>
@@ -65,11 +86,25 @@ const Card = memo(function Card({ card, send }: { card: EvidenceCard; send: Send
         <ul className="stack-list evidence-links" aria-label="where the evidence is">
           {card.links.map((l, i) => (
             <li key={i}>
-              <button type="button" className="link-button" data-testid="evidence-link" data-topic={l.topic} data-partition={l.partition} data-from={l.fromOffset} data-to={l.toOffset} title={l.label} onClick={() => void openLink(run, l)}>
+              <button
+                type="button"
+                className="link-button"
+                data-testid="evidence-link"
+                data-topic={l.topic}
+                data-partition={l.partition}
+                data-from={l.fromOffset}
+                data-to={l.toOffset}
+                title={l.label}
+                onClick={() => void openLink(run, l)}
+              >
                 {l.topic}-{l.partition} [{l.fromOffset}, {l.toOffset})
               </button>
               <span className="small muted"> {l.label.split(':')[0]}</span>{' '}
-              <MessagesLink query={linkQuery(l)} testId="evidence-messages" title="open these offsets in the message browser, read_committed and read_uncommitted side by side">
+              <MessagesLink
+                query={linkQuery(l)}
+                testId="evidence-messages"
+                title="open these offsets in the message browser, read_committed and read_uncommitted side by side"
+              >
                 messages
               </MessagesLink>
             </li>
@@ -85,7 +120,11 @@ const Card = memo(function Card({ card, send }: { card: EvidenceCard; send: Send
 export const EvidencePanel = memo(function EvidencePanel({ cards, send }: EvidencePanelProps) {
   if (cards.length === 0) return null
   return (
-    <Panel title="Evidence" hint="One card per finished scenario run, kept until dismissed. A link opens the partition log on the partition and offsets a claim is about." testId="evidence">
+    <Panel
+      title="Evidence"
+      hint="One card per finished scenario run, kept until dismissed. A link opens the partition log on the partition and offsets a claim is about."
+      testId="evidence"
+    >
       <div className="evidence-list">
         {[...cards].reverse().map((c) => (
           <Card key={c.id} card={c} send={send} />

@@ -40,11 +40,14 @@ export const FailBanner = memo(function FailBanner({ workers, stoppedTasks, send
   return (
     <section className="fail-banner" role="alert" aria-labelledby="fail-banner-title" data-testid="fail-banner">
       <div className="fail-text">
-        <h2 id="fail-banner-title">Processing stopped: a poison record under default.deserialization.exception.handler=fail</h2>
+        <h2 id="fail-banner-title">
+          Processing stopped: a poison record under default.deserialization.exception.handler=fail
+        </h2>
         <ul className="fail-stops">
           {stops.map(({ stop, workerId }) => (
             <li key={`${stop.partition}@${stop.offset}`} data-testid={`fail-stop-${stop.taskId}`}>
-              task <span className="mono strong">{stop.taskId}</span> on <span className="mono">{workerId}</span> stopped at{' '}
+              task <span className="mono strong">{stop.taskId}</span> on <span className="mono">{workerId}</span>{' '}
+              stopped at{' '}
               <span className="mono strong">
                 {stop.topic}-{stop.partition} @ offset {stop.offset}
               </span>
@@ -53,17 +56,36 @@ export const FailBanner = memo(function FailBanner({ workers, stoppedTasks, send
           ))}
         </ul>
         <p className="small">
-          {stoppedTasks.length} task{stoppedTasks.length === 1 ? '' : 's'} stopped, lag <span className="num strong" data-testid="fail-lag">{fmtInt(lag)}</span> records and growing. Nothing is committed past the record.
+          {stoppedTasks.length} task{stoppedTasks.length === 1 ? '' : 's'} stopped, lag{' '}
+          <span className="num strong" data-testid="fail-lag">
+            {fmtInt(lag)}
+          </span>{' '}
+          records and growing. Nothing is committed past the record.
         </p>
       </div>
       <div className="fail-actions">
-        <button type="button" className="primary" data-testid="fail-skip" disabled={pending} onClick={() => runSkip('skipPoison', {})} title="switch to log-and-continue: the record goes to the dead-letter topic and the stopped workers restart from the committed offsets; nothing is lost">
+        <button
+          type="button"
+          className="primary"
+          data-testid="fail-skip"
+          disabled={pending}
+          onClick={() => runSkip('skipPoison', {})}
+          title="switch to log-and-continue: the record goes to the dead-letter topic and the stopped workers restart from the committed offsets; nothing is lost"
+        >
           Skip it and go on
         </button>
-        <button type="button" data-testid="fail-reset" disabled={pending} onClick={() => runReset('reset', {})} title="a fresh lab with the same guarantee">
+        <button
+          type="button"
+          data-testid="fail-reset"
+          disabled={pending}
+          onClick={() => runReset('reset', {})}
+          title="a fresh lab with the same guarantee"
+        >
           Reset
         </button>
-        <p className="muted small fail-hint">Skip switches the handler to log-and-continue: the record goes to the dead-letter topic, nothing is lost.</p>
+        <p className="muted small fail-hint">
+          Skip switches the handler to log-and-continue: the record goes to the dead-letter topic, nothing is lost.
+        </p>
         {error ? <p className="control-error">⚠ {error}</p> : null}
       </div>
     </section>

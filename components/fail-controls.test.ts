@@ -15,12 +15,23 @@ function render(snapshot: LabSnapshot): string {
   return renderToString(createElement(LabView, { snapshot, connection: 'live', send }))
 }
 
-const STOP: TaskStopView = { taskId: '0_3', topic: 'input', partition: 3, offset: 1234, key: 'k0007', valueHead: 'not-a-number-5531', handler: 'fail', message: 'task 0_3: input record at input-3@1234 has a value that does not parse' }
+const STOP: TaskStopView = {
+  taskId: '0_3',
+  topic: 'input',
+  partition: 3,
+  offset: 1234,
+  key: 'k0007',
+  valueHead: 'not-a-number-5531',
+  handler: 'fail',
+  message: 'task 0_3: input record at input-3@1234 has a value that does not parse',
+}
 
 const stoppedLab: LabSnapshot = {
   ...fixtureSnapshot,
   config: { ...fixtureSnapshot.config, 'default.deserialization.exception.handler': 'fail' },
-  workers: fixtureSnapshot.workers.map((w) => (w.id === 'worker-2' ? { ...w, state: 'stopped', taskIds: [], producers: [], error: STOP.message, stop: STOP } : w)),
+  workers: fixtureSnapshot.workers.map((w) =>
+    w.id === 'worker-2' ? { ...w, state: 'stopped', taskIds: [], producers: [], error: STOP.message, stop: STOP } : w,
+  ),
   tasks: fixtureSnapshot.tasks.filter((t) => t.partition % 2 === 0),
   stoppedTasks: [
     { taskId: '0_1', partition: 1, workerId: 'worker-2', stop: null, committedOffset: 900, lag: 120 },
@@ -32,7 +43,9 @@ describe('a lab stopped by a poison record under fail', () => {
   it('says which record stopped which task, the lag piling up, and offers skip and reset', () => {
     const html = render(stoppedLab)
     expect(html).toContain('data-testid="fail-banner"')
-    expect(html).toMatch(/data-testid="fail-stop-0_3">task <span[^>]*>0_3<\/span> on <span[^>]*>worker-2<\/span> stopped at/)
+    expect(html).toMatch(
+      /data-testid="fail-stop-0_3">task <span[^>]*>0_3<\/span> on <span[^>]*>worker-2<\/span> stopped at/,
+    )
     expect(html).toContain('input<!-- -->-<!-- -->3<!-- --> @ offset <!-- -->1234')
     expect(html).toContain('&quot;not-a-number-5531&quot;')
     expect(html).toMatch(/data-testid="fail-lag">420</)
@@ -63,8 +76,17 @@ describe('poison and kill-at-step controls', () => {
   })
 
   it('disable what the backend cannot do, with its reason', () => {
-    const html = render({ ...fixtureKafkaOutage, unavailable: { ...fixtureKafkaOutage.unavailable, failHandler: 'the fail policy is shown on the embedded backend', killAtStep: 'no kill at a step here' } })
-    expect(html).toMatch(/disabled=""[^>]*title="the fail policy is shown on the embedded backend"[^>]*data-testid="handler-fail"|data-testid="handler-fail"[^>]*disabled=""/)
+    const html = render({
+      ...fixtureKafkaOutage,
+      unavailable: {
+        ...fixtureKafkaOutage.unavailable,
+        failHandler: 'the fail policy is shown on the embedded backend',
+        killAtStep: 'no kill at a step here',
+      },
+    })
+    expect(html).toMatch(
+      /disabled=""[^>]*title="the fail policy is shown on the embedded backend"[^>]*data-testid="handler-fail"|data-testid="handler-fail"[^>]*disabled=""/,
+    )
     expect(html).toContain('data-testid="unavailable-fail-handler"')
     expect(html).toMatch(/<select[^>]*disabled=""[^>]*title="no kill at a step here"/)
     expect(html).toContain('data-testid="unavailable-kill-step-worker-1"')

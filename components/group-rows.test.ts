@@ -4,7 +4,10 @@ import { AFTER_KILL, BEFORE_KILL, REPLACED } from '../lib/__fixtures__/group-loo
 import type { GroupView } from '../lib/group-view.ts'
 import { fmtEnd, lagRows, latestLag, workerIndex } from './group-rows.ts'
 
-const history = [BEFORE_KILL, AFTER_KILL, REPLACED].reduce<GenerationHistory>((h, o) => foldGeneration(h, o, () => 'killed'), { generations: [], earlier: 0 })
+const history = [BEFORE_KILL, AFTER_KILL, REPLACED].reduce<GenerationHistory>(
+  (h, o) => foldGeneration(h, o, () => 'killed'),
+  { generations: [], earlier: 0 },
+)
 const group = { generations: history.generations, members: [] } as unknown as GroupView
 
 describe('the group view’s rows', () => {
@@ -12,7 +15,9 @@ describe('the group view’s rows', () => {
     const workerOf = workerIndex(group)
     expect(fmtEnd(history.generations[0]!.endedBy!, workerOf)).toBe('w2 killed; p2 w2→w1, p3 w2→w3')
     expect(fmtEnd(history.generations[1]!.endedBy!, workerOf)).toBe('w4 joined; p2 w1→w4, p3 w3→w4')
-    expect(fmtEnd({ atMs: 0, joined: [], gone: [], moved: [] }, workerOf)).toBe('rebalance, same members and assignment')
+    expect(fmtEnd({ atMs: 0, joined: [], gone: [], moved: [] }, workerOf)).toBe(
+      'rebalance, same members and assignment',
+    )
   })
 
   it('charts one row per sample time with a lag per partition, in seconds since the lab started', () => {

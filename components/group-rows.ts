@@ -16,7 +16,12 @@ export function lagChart(series: readonly PartitionLagSeries[], topic: string): 
     id: 'group-lag',
     title: `Lag per partition of ${topic}`,
     hint: LAG_HINT,
-    series: series.map((s, i) => ({ key: `p${s.partition}`, label: `p${s.partition}`, color: COLORS[i % COLORS.length]!, dashed: i >= COLORS.length })),
+    series: series.map((s, i) => ({
+      key: `p${s.partition}`,
+      label: `p${s.partition}`,
+      color: COLORS[i % COLORS.length]!,
+      dashed: i >= COLORS.length,
+    })),
     formatY: (v) => fmtCompact(v),
   }
 }
@@ -36,7 +41,10 @@ export function lagRows(series: readonly PartitionLagSeries[], startedAtMs: numb
 
 /** The latest point of each partition: committed, end, lag. */
 export function latestLag(series: readonly PartitionLagSeries[]) {
-  return series.map((s) => ({ partition: s.partition, ...(s.points[s.points.length - 1] ?? { atMs: 0, committed: null, end: 0, lag: null }) }))
+  return series.map((s) => ({
+    partition: s.partition,
+    ...(s.points[s.points.length - 1] ?? { atMs: 0, committed: null, end: 0, lag: null }),
+  }))
 }
 
 export function fmtPartitions(ps: readonly number[]): string {
@@ -51,7 +59,9 @@ export function fmtEnd(e: GenerationEnd, workerOf: (memberId: string | null) => 
     ...e.gone.map((g) => `${who(g)} ${g.how === 'gone' ? 'gone' : g.how}`),
     ...e.joined.map((j) => `${who(j)} joined`),
   ]
-  const moves = e.moved.map((m) => `p${m.partition} ${workerOf(m.from) ?? m.from ?? '—'}→${workerOf(m.to) ?? m.to ?? '—'}`)
+  const moves = e.moved.map(
+    (m) => `p${m.partition} ${workerOf(m.from) ?? m.from ?? '—'}→${workerOf(m.to) ?? m.to ?? '—'}`,
+  )
   if (moves.length > 0) parts.push(moves.join(', '))
   return parts.length > 0 ? parts.join('; ') : 'rebalance, same members and assignment'
 }

@@ -29,9 +29,19 @@ function Members({ group }: { group: GroupViewData }) {
       </thead>
       <tbody>
         {group.members.map((m) => (
-          <tr key={m.memberId} data-testid="group-member" data-member={m.memberId} data-worker={m.workerId ?? ''} data-partitions={m.partitions.join(',')}>
-            <td className="mono name-cell" title={m.memberId}>{m.memberId}</td>
-            <td className="mono name-cell" title={m.clientId}>{m.clientId}</td>
+          <tr
+            key={m.memberId}
+            data-testid="group-member"
+            data-member={m.memberId}
+            data-worker={m.workerId ?? ''}
+            data-partitions={m.partitions.join(',')}
+          >
+            <td className="mono name-cell" title={m.memberId}>
+              {m.memberId}
+            </td>
+            <td className="mono name-cell" title={m.clientId}>
+              {m.clientId}
+            </td>
             <td className="mono">{m.host ?? 'in process'}</td>
             <td className="mono">{m.workerId ?? '—'}</td>
             <td className="mono">{fmtPartitions(m.partitions)}</td>
@@ -39,7 +49,9 @@ function Members({ group }: { group: GroupViewData }) {
         ))}
         {group.members.length === 0 ? (
           <tr>
-            <td colSpan={5} className="muted">no member</td>
+            <td colSpan={5} className="muted">
+              no member
+            </td>
           </tr>
         ) : null}
       </tbody>
@@ -53,11 +65,24 @@ function Generations({ group, startedAtMs }: { group: GroupViewData; startedAtMs
   return (
     <ol className="group-generations" data-testid="group-generations">
       {shown.map((g) => (
-        <li key={`${g.generationId}-${g.startedAtMs}`} data-testid="group-generation-row" data-generation={g.generationId ?? ''} data-members={g.members.map((m) => m.memberId).join(',')} data-partitions={g.members.flatMap((m) => m.partitions).sort((a, b) => a - b).join(',')}>
+        <li
+          key={`${g.generationId}-${g.startedAtMs}`}
+          data-testid="group-generation-row"
+          data-generation={g.generationId ?? ''}
+          data-members={g.members.map((m) => m.memberId).join(',')}
+          data-partitions={g.members
+            .flatMap((m) => m.partitions)
+            .sort((a, b) => a - b)
+            .join(',')}
+        >
           <span className="gen-id mono">{g.generationId === null ? 'gen ?' : `gen ${g.generationId}`}</span>
           <span className="muted mono">{fmtSince(g.startedAtMs, startedAtMs)}</span>
-          <span className="gen-members mono">{g.members.map((m) => `${m.workerId ?? m.memberId} ${fmtPartitions(m.partitions)}`).join(' · ')}</span>
-          <span className="gen-end" data-testid="group-generation-end">{g.endedBy ? `ended ${fmtSince(g.endedBy.atMs, startedAtMs)}: ${fmtEnd(g.endedBy, workerOf)}` : 'current'}</span>
+          <span className="gen-members mono">
+            {g.members.map((m) => `${m.workerId ?? m.memberId} ${fmtPartitions(m.partitions)}`).join(' · ')}
+          </span>
+          <span className="gen-end" data-testid="group-generation-end">
+            {g.endedBy ? `ended ${fmtSince(g.endedBy.atMs, startedAtMs)}: ${fmtEnd(g.endedBy, workerOf)}` : 'current'}
+          </span>
         </li>
       ))}
       {group.generations.length === 0 ? <li className="muted">no Stable generation seen yet</li> : null}
@@ -85,7 +110,9 @@ function Offsets({ group }: { group: GroupViewData }) {
             <td className="mono">{`${group.topic}-${p.partition}`}</td>
             <td className="r mono">{p.committed === null ? '—' : fmtInt(p.committed)}</td>
             <td className="r mono">{fmtInt(p.end)}</td>
-            <td className="r mono" data-testid="group-lag">{p.lag === null ? '—' : fmtInt(p.lag)}</td>
+            <td className="r mono" data-testid="group-lag">
+              {p.lag === null ? '—' : fmtInt(p.lag)}
+            </td>
           </tr>
         ))}
       </tbody>
@@ -98,7 +125,10 @@ export const GroupView = memo(function GroupView({ group, startedAtMs }: GroupVi
   const config = useMemo(() => lagChart(group?.lag ?? [], group?.topic ?? ''), [group?.lag, group?.topic])
   const rows = useMemo(() => lagRows(group?.lag ?? [], startedAtMs), [group?.lag, startedAtMs])
   if (!group) return null
-  const source = group.generationSource === 'coordinator' ? 'from the coordinator' : 'as all its members report it (DescribeGroups has none)'
+  const source =
+    group.generationSource === 'coordinator'
+      ? 'from the coordinator'
+      : 'as all its members report it (DescribeGroups has none)'
   return (
     <Panel
       title="Consumer group"
@@ -107,8 +137,15 @@ export const GroupView = memo(function GroupView({ group, startedAtMs }: GroupVi
       hint={`The consumer group “${group.groupId}” as its coordinator describes it (DescribeGroups): state, generation, members and their assignment; each generation seen Stable and what ended it; committed vs end offset and LAG per input partition.`}
       actions={
         <span className="group-summary">
-          <span className={`badge group-state state-${group.state}`} data-testid="group-state">{group.state}</span>
-          <span className="mono" data-testid="group-generation" data-generation={group.generationId ?? ''} title={`generation ${source}`}>
+          <span className={`badge group-state state-${group.state}`} data-testid="group-state">
+            {group.state}
+          </span>
+          <span
+            className="mono"
+            data-testid="group-generation"
+            data-generation={group.generationId ?? ''}
+            title={`generation ${source}`}
+          >
             {group.generationId === null ? 'generation ?' : `generation ${group.generationId}`}
           </span>
           <span className="muted mono">{`${group.protocolType || '—'} / ${group.protocol || '—'}`}</span>
@@ -119,14 +156,18 @@ export const GroupView = memo(function GroupView({ group, startedAtMs }: GroupVi
       <div className="group-grid">
         <div className="group-col">
           <h3>Members</h3>
-          <div className="table-scroll"><Members group={group} /></div>
+          <div className="table-scroll">
+            <Members group={group} />
+          </div>
           <h3>Generations</h3>
           <Generations group={group} startedAtMs={startedAtMs} />
         </div>
         <div className="group-col">
           <h3 title={config.hint}>Lag per input partition</h3>
           <TimeSeriesChart config={config} rows={rows} markers={NO_MARKERS} height={180} />
-          <div className="table-scroll"><Offsets group={group} /></div>
+          <div className="table-scroll">
+            <Offsets group={group} />
+          </div>
         </div>
       </div>
     </Panel>

@@ -16,14 +16,29 @@ export interface HeaderBarProps {
 function HealthBadge({ health, nowMs }: { health: BackendHealth; nowMs: number }) {
   if (!health.reachable) {
     return (
-      <span className="badge badge-outage" data-testid="health" data-reachable="false" role="alert" title={health.error ?? undefined}>
+      <span
+        className="badge badge-outage"
+        data-testid="health"
+        data-reachable="false"
+        role="alert"
+        title={health.error ?? undefined}
+      >
         cluster unreachable for {Math.max(0, Math.round((nowMs - health.sinceMs) / 1000))} s
       </span>
     )
   }
   const last = health.lastOutage
   return (
-    <span className="badge badge-health" data-testid="health" data-reachable="true" title={last ? `last outage lasted ${((last.toMs - last.fromMs) / 1000).toFixed(1)} s` : 'no outage since the lab started'}>
+    <span
+      className="badge badge-health"
+      data-testid="health"
+      data-reachable="true"
+      title={
+        last
+          ? `last outage lasted ${((last.toMs - last.fromMs) / 1000).toFixed(1)} s`
+          : 'no outage since the lab started'
+      }
+    >
       cluster reachable{health.outages > 0 ? ` · ${health.outages} outage${health.outages === 1 ? '' : 's'}` : ''}
     </span>
   )
@@ -42,9 +57,21 @@ export function Brand({ tagline }: { tagline: string }) {
   )
 }
 
-const CONNECTION_TEXT: Record<ConnectionState, string> = { connecting: 'connecting…', live: 'live', offline: 'offline — reconnecting', locked: 'locked — token needed' }
+const CONNECTION_TEXT: Record<ConnectionState, string> = {
+  connecting: 'connecting…',
+  live: 'live',
+  offline: 'offline — reconnecting',
+  locked: 'locked — token needed',
+}
 
-export const HeaderBar = memo(function HeaderBar({ backend, notes, connection, health, applicationId, nowMs }: HeaderBarProps) {
+export const HeaderBar = memo(function HeaderBar({
+  backend,
+  notes,
+  connection,
+  health,
+  applicationId,
+  nowMs,
+}: HeaderBarProps) {
   return (
     <header className="top-bar">
       <Brand tagline="exactly-once, made visible" />
@@ -53,20 +80,39 @@ export const HeaderBar = memo(function HeaderBar({ backend, notes, connection, h
           backend: {backend ?? '…'}
         </span>
         {applicationId ? (
-          <span className="badge mono" data-testid="application-id" title="application.id: the consumer group and the prefix of every topic">
+          <span
+            className="badge mono"
+            data-testid="application-id"
+            title="application.id: the consumer group and the prefix of every topic"
+          >
             {applicationId}
           </span>
         ) : null}
         {health ? <HealthBadge health={health} nowMs={nowMs} /> : null}
         <span className={`conn conn-${connection}`} data-testid="connection" role="status">
-          <span className="dot" aria-hidden="true" style={connection === 'locked' ? { background: 'var(--warn)' } : undefined} /> {CONNECTION_TEXT[connection]}
+          <span
+            className="dot"
+            aria-hidden="true"
+            style={connection === 'locked' ? { background: 'var(--warn)' } : undefined}
+          />{' '}
+          {CONNECTION_TEXT[connection]}
         </span>
         <TokenControl />
-        <a href="/experiments" style={{ color: 'var(--accent)', fontSize: 12.5 }} data-testid="link-experiments" title="throughput against latency and recovery as commit.interval.ms changes">
+        <a
+          href="/experiments"
+          style={{ color: 'var(--accent)', fontSize: 12.5 }}
+          data-testid="link-experiments"
+          title="throughput against latency and recovery as commit.interval.ms changes"
+        >
           experiments
         </a>
         {backend === 'kafka' ? (
-          <a href="/observe" style={{ color: 'var(--accent)', fontSize: 12.5 }} data-testid="link-observe" title="watch an application eoscope did not start, on this cluster, read-only">
+          <a
+            href="/observe"
+            style={{ color: 'var(--accent)', fontSize: 12.5 }}
+            data-testid="link-observe"
+            title="watch an application eoscope did not start, on this cluster, read-only"
+          >
             observe
           </a>
         ) : null}
@@ -74,7 +120,11 @@ export const HeaderBar = memo(function HeaderBar({ backend, notes, connection, h
       </div>
       {notes.length ? (
         <details className="notes" data-testid="notes" open={!(health?.reachable ?? true)}>
-          <summary>{health && !health.reachable ? notes[0] : `What the ${backend ?? ''} backend measures differently (${notes.length} notes)`}</summary>
+          <summary>
+            {health && !health.reachable
+              ? notes[0]
+              : `What the ${backend ?? ''} backend measures differently (${notes.length} notes)`}
+          </summary>
           <ul>
             {notes.map((n) => (
               <li key={n}>{n}</li>

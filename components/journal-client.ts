@@ -28,7 +28,11 @@ async function getJson<T>(url: string, signal?: AbortSignal): Promise<T> {
 }
 
 /** GET /api/lab/journal: entries with ids above `after`, oldest first (all categories when none are named). */
-export function fetchJournalPage(after: number, categories: readonly JournalCategory[] | null, signal?: AbortSignal): Promise<JournalPage> {
+export function fetchJournalPage(
+  after: number,
+  categories: readonly JournalCategory[] | null,
+  signal?: AbortSignal,
+): Promise<JournalPage> {
   const q = new URLSearchParams({ after: String(after), limit: String(JOURNAL_PAGE_LIMIT) })
   if (categories) q.set('category', categories.join(','))
   return getJson<JournalPage>(`/api/lab/journal?${q}`, signal)
@@ -61,11 +65,17 @@ function keptKind(e: JournalEntry): keyof typeof KEEP {
  * Adds `incoming` to `kept` (by id: a repeated entry counts once), oldest first, dropping what the
  * journal has compacted away (before `fromMs`) and the oldest of each kind past KEEP.
  */
-export function mergeEntries(kept: readonly JournalEntry[], incoming: readonly JournalEntry[], fromMs: number): JournalEntry[] {
+export function mergeEntries(
+  kept: readonly JournalEntry[],
+  incoming: readonly JournalEntry[],
+  fromMs: number,
+): JournalEntry[] {
   const byId = new Map<number, JournalEntry>()
   for (const e of kept) byId.set(e.id, e)
   for (const e of incoming) byId.set(e.id, e)
-  const all = [...byId.values()].filter((e) => e.atMs >= fromMs || e.fact.kind === 'compacted').sort((a, b) => a.id - b.id)
+  const all = [...byId.values()]
+    .filter((e) => e.atMs >= fromMs || e.fact.kind === 'compacted')
+    .sort((a, b) => a.id - b.id)
   const room = { ...KEEP } as Record<keyof typeof KEEP, number>
   const out: JournalEntry[] = []
   for (let i = all.length - 1; i >= 0; i--) {

@@ -10,7 +10,14 @@ export type MarkerKind = 'kill' | 'fence' | 'abort' | 'fault' | 'config' | 'scen
 /** Most telling first: a merged marker shows its first kind present here. */
 export const MARKER_KINDS: readonly MarkerKind[] = ['kill', 'fence', 'abort', 'fault', 'config', 'scenario']
 
-export const MARKER_NAMES: Record<MarkerKind, string> = { kill: 'kill', fence: 'fencing', abort: 'abort', fault: 'fault', config: 'config change', scenario: 'scenario' }
+export const MARKER_NAMES: Record<MarkerKind, string> = {
+  kill: 'kill',
+  fence: 'fencing',
+  abort: 'abort',
+  fault: 'fault',
+  config: 'config change',
+  scenario: 'scenario',
+}
 
 /** The marker an entry makes, or null for entries that do not mark the timeline (commits, generations). */
 export function markerKind(e: JournalEntry): MarkerKind | null {
@@ -40,7 +47,15 @@ export function markerKind(e: JournalEntry): MarkerKind | null {
 }
 
 /** A note (a runtime's notice, a mark with no typed fact) marks the timeline as its chart marker says. */
-const NOTE_MARKERS: Partial<Record<ChartMarkerKind, MarkerKind>> = { kill: 'kill', fenced: 'fence', config: 'config', reset: 'config', pause: 'fault', 'ack-dropped': 'fault', outage: 'fault' }
+const NOTE_MARKERS: Partial<Record<ChartMarkerKind, MarkerKind>> = {
+  kill: 'kill',
+  fenced: 'fence',
+  config: 'config',
+  reset: 'config',
+  pause: 'fault',
+  'ack-dropped': 'fault',
+  outage: 'fault',
+}
 
 export interface ScrubMarker {
   kind: MarkerKind
@@ -86,10 +101,16 @@ function toMarker(c: Cluster, pctOf: (atMs: number) => number): ScrubMarker {
  * Markers for the entries within the span, oldest first; entries within `minGapPct` of a marker's
  * first entry join it.
  */
-export function placeMarkers(entries: readonly JournalEntry[], span: Pick<JournalSpan, 'fromMs' | 'toMs'>, minGapPct = 0.8): ScrubMarker[] {
+export function placeMarkers(
+  entries: readonly JournalEntry[],
+  span: Pick<JournalSpan, 'fromMs' | 'toMs'>,
+  minGapPct = 0.8,
+): ScrubMarker[] {
   const pctOf = (atMs: number) => spanPct(atMs, span)
   const clusters: Cluster[] = []
-  const sorted = entries.filter((e) => e.atMs >= span.fromMs && e.atMs <= span.toMs).sort((a, b) => a.atMs - b.atMs || a.id - b.id)
+  const sorted = entries
+    .filter((e) => e.atMs >= span.fromMs && e.atMs <= span.toMs)
+    .sort((a, b) => a.atMs - b.atMs || a.id - b.id)
   for (const e of sorted) {
     const kind = markerKind(e)
     if (!kind) continue
@@ -102,7 +123,11 @@ export function placeMarkers(entries: readonly JournalEntry[], span: Pick<Journa
 }
 
 /** The marker before or after `atMs` (for the scrubber's previous/next buttons), or null. */
-export function adjacentMarker(markers: readonly ScrubMarker[], atMs: number, direction: 'previous' | 'next'): ScrubMarker | null {
+export function adjacentMarker(
+  markers: readonly ScrubMarker[],
+  atMs: number,
+  direction: 'previous' | 'next',
+): ScrubMarker | null {
   if (direction === 'next') return markers.find((m) => m.atMs > atMs) ?? null
   for (let i = markers.length - 1; i >= 0; i--) if (markers[i]!.atMs < atMs) return markers[i]!
   return null

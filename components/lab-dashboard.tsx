@@ -31,7 +31,6 @@ import { GroupView } from './group-view.tsx'
 import { MessageBrowser } from './message-browser.tsx'
 import { BrokerCards } from './broker-cards.tsx'
 
-
 export interface LabViewProps {
   snapshot: LabSnapshot | null
   connection: ConnectionState
@@ -48,7 +47,14 @@ export interface LabViewProps {
 export function LabView({ snapshot, connection, send, timeControl, eventLog, view = 'live' }: LabViewProps) {
   return (
     <div className="app">
-      <HeaderBar backend={snapshot?.backend ?? null} notes={snapshot?.notes ?? NO_NOTES} connection={connection} health={snapshot?.health ?? null} applicationId={snapshot?.applicationId ?? null} nowMs={snapshot?.atMs ?? 0} />
+      <HeaderBar
+        backend={snapshot?.backend ?? null}
+        notes={snapshot?.notes ?? NO_NOTES}
+        connection={connection}
+        health={snapshot?.health ?? null}
+        applicationId={snapshot?.applicationId ?? null}
+        nowMs={snapshot?.atMs ?? 0}
+      />
       {snapshot === null ? null : timeControl}
       {snapshot === null ? (
         <main className="loading" aria-busy="true">
@@ -60,18 +66,53 @@ export function LabView({ snapshot, connection, send, timeControl, eventLog, vie
           <FailBanner workers={snapshot.workers} stoppedTasks={snapshot.stoppedTasks ?? NO_STOPPED} send={send} />
           <div className="columns">
             <aside className="side">
-              <ControlsPanel config={snapshot.config} defaults={snapshot.kafkaStreamsDefaults} send={send} unavailable={snapshot.unavailable} deadLetters={snapshot.totals.deadLetters} />
-              <CorrectnessPanel correctness={snapshot.correctness} guarantee={snapshot.config['processing.guarantee']} startedAtMs={snapshot.startedAtMs} />
-              <ScenariosPanel unavailable={snapshot.unavailable?.scenarios} scenarios={snapshot.scenarios ?? NO_SCENARIOS} scenario={snapshot.scenario ?? null} send={send} nowMs={snapshot.scenario?.status === 'running' ? snapshot.atMs : 0} />
+              <ControlsPanel
+                config={snapshot.config}
+                defaults={snapshot.kafkaStreamsDefaults}
+                send={send}
+                unavailable={snapshot.unavailable}
+                deadLetters={snapshot.totals.deadLetters}
+              />
+              <CorrectnessPanel
+                correctness={snapshot.correctness}
+                guarantee={snapshot.config['processing.guarantee']}
+                startedAtMs={snapshot.startedAtMs}
+              />
+              <ScenariosPanel
+                unavailable={snapshot.unavailable?.scenarios}
+                scenarios={snapshot.scenarios ?? NO_SCENARIOS}
+                scenario={snapshot.scenario ?? null}
+                send={send}
+                nowMs={snapshot.scenario?.status === 'running' ? snapshot.atMs : 0}
+              />
               <EvidencePanel cards={snapshot.evidence ?? NO_EVIDENCE} send={send} />
             </aside>
             <div className="main-col">
-              <ChartsPanel series={snapshot.series} markers={snapshot.markers} startedAtMs={snapshot.startedAtMs} commitIntervalMs={snapshot.config['commit.interval.ms']} />
-              <PipelinePanel tasks={snapshot.tasks} stopped={snapshot.stoppedTasks ?? NO_STOPPED} traces={snapshot.traces} nowMs={snapshot.atMs} />
+              <ChartsPanel
+                series={snapshot.series}
+                markers={snapshot.markers}
+                startedAtMs={snapshot.startedAtMs}
+                commitIntervalMs={snapshot.config['commit.interval.ms']}
+              />
+              <PipelinePanel
+                tasks={snapshot.tasks}
+                stopped={snapshot.stoppedTasks ?? NO_STOPPED}
+                traces={snapshot.traces}
+                nowMs={snapshot.atMs}
+              />
               <WorkersPanel workers={snapshot.workers} send={send} killAtStep={snapshot.unavailable?.killAtStep} />
               {snapshot.brokers ? <BrokerCards brokers={snapshot.brokers} send={send} /> : null}
-              <RecoveryPanel recoveries={snapshot.recoveries} startedAtMs={snapshot.startedAtMs} nowMs={snapshot.atMs} />
-              <TransactionsPanel transactions={snapshot.transactions} totals={snapshot.txnTotals} startedAtMs={snapshot.startedAtMs} nowMs={snapshot.atMs} />
+              <RecoveryPanel
+                recoveries={snapshot.recoveries}
+                startedAtMs={snapshot.startedAtMs}
+                nowMs={snapshot.atMs}
+              />
+              <TransactionsPanel
+                transactions={snapshot.transactions}
+                totals={snapshot.txnTotals}
+                startedAtMs={snapshot.startedAtMs}
+                nowMs={snapshot.atMs}
+              />
               <TransactionHistoryView stats={snapshot.txnStats} heldAtMs={view === 'live' ? null : snapshot.atMs} />
               {eventLog}
             </div>
@@ -107,9 +148,35 @@ export function LabDashboard() {
   const held = time.state.mode === 'held' ? time.state.shown : null
   const horizon = useMemo<LogHorizon | null>(() => (held ? { atMs: held.atMs, lastId: cursor.current } : null), [held])
   const timeControl = (
-    <TimeControl state={time.state} liveAtMs={snapshot?.atMs ?? 0} span={span} entries={journal.entries} onPause={time.pause} onLive={time.live} onSeek={time.seek} onSeekSoon={time.seekSoon} />
+    <TimeControl
+      state={time.state}
+      liveAtMs={snapshot?.atMs ?? 0}
+      span={span}
+      entries={journal.entries}
+      onPause={time.pause}
+      onLive={time.live}
+      onSeek={time.seek}
+      onSeekSoon={time.seekSoon}
+    />
   )
-  const eventLog = <EventLogPanel entries={journal.entries} horizon={horizon} unavailable={hasData && span === undefined} error={journal.error} onShow={time.seek} />
+  const eventLog = (
+    <EventLogPanel
+      entries={journal.entries}
+      horizon={horizon}
+      unavailable={hasData && span === undefined}
+      error={journal.error}
+      onShow={time.seek}
+    />
+  )
   const view = time.state.mode === 'held' ? time.state.source : 'live'
-  return <LabView snapshot={time.viewed} connection={connection} send={send} timeControl={timeControl} eventLog={eventLog} view={view} />
+  return (
+    <LabView
+      snapshot={time.viewed}
+      connection={connection}
+      send={send}
+      timeControl={timeControl}
+      eventLog={eventLog}
+      view={view}
+    />
+  )
 }

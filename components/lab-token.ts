@@ -87,6 +87,11 @@ export function authHeaders(): Record<string, string> {
 /** The text shown when the server refuses for want of a token. */
 export function refusalMessage(error: string, what: 'command' | 'reads'): string {
   const invalid = /not valid/i.test(error)
-  if (what === 'reads') return invalid ? 'The lab refused this token: enter the right one to see the lab.' : 'This lab needs its token to be seen: enter it to connect.'
-  return invalid ? 'The lab refused the token: controls stay locked until you enter the right one.' : 'Controls are locked: enter the lab’s token (EOSCOPE_TOKEN) to use them.'
+  if (what === 'reads')
+    return invalid
+      ? 'The lab refused this token: enter the right one to see the lab.'
+      : 'This lab needs its token to be seen: enter it to connect.'
+  return invalid
+    ? 'The lab refused the token: controls stay locked until you enter the right one.'
+    : 'Controls are locked: enter the lab’s token (EOSCOPE_TOKEN) to use them.'
 }

@@ -26,7 +26,8 @@ describe('the dashboard rendered from a snapshot', () => {
 
   it('shows every processing.guarantee with the current one checked', () => {
     const html = render()
-    for (const g of ['at_least_once', 'exactly_once', 'exactly_once_v2']) expect(html).toContain(`data-testid="guarantee-${g}"`)
+    for (const g of ['at_least_once', 'exactly_once', 'exactly_once_v2'])
+      expect(html).toContain(`data-testid="guarantee-${g}"`)
     expect(html).toMatch(/aria-checked="true"[^>]*data-testid="guarantee-exactly_once"/)
   })
 
@@ -39,7 +40,8 @@ describe('the dashboard rendered from a snapshot', () => {
 
   it('shows the five steps per task with lag and committed offset', () => {
     const html = render()
-    for (const name of ['consume', 'process + update state', 'produce', 'broker ack', 'commit offset']) expect(html).toContain(name)
+    for (const name of ['consume', 'process + update state', 'produce', 'broker ack', 'commit offset'])
+      expect(html).toContain(name)
     expect(html).toContain('data-testid="task-0_5"')
     expect(html.match(/data-testid="trace-dot"/g)?.length).toBe(3)
   })
@@ -98,7 +100,13 @@ describe('helpers', () => {
 
   it('splits a recovery into the phases reached so far', () => {
     const [done, pending] = fixtureSnapshot.recoveries
-    expect(recoverySegments(done!, 0).segments.map((s) => s.key)).toEqual(['detection', 'rebalance', 'fence', 'restore', 'catchUp'])
+    expect(recoverySegments(done!, 0).segments.map((s) => s.key)).toEqual([
+      'detection',
+      'rebalance',
+      'fence',
+      'restore',
+      'catchUp',
+    ])
     const p = recoverySegments(pending!, pending!.t0 + 2000)
     expect(p.segments.map((s) => s.key)).toEqual(['detection', 'rebalance'])
     expect(p.pendingFrom).toBe(1250)
@@ -123,7 +131,12 @@ describe('chart marker labels', () => {
   it('stack into rows when they would overlap, leftward ones included', () => {
     const m = (x: number, label: string) => ({ x, label })
     // 0..10 s axis, 0.1 s per character: labels of 10 characters take 1.1 s.
-    const rows = labelRows([m(1, 'ack lost 1'), m(1.5, 'killed w-1'), m(5, 'rebalanced'), m(8, 'expired w1'), m(7.5, 'config xyz')], 0.1, 0, 10)
+    const rows = labelRows(
+      [m(1, 'ack lost 1'), m(1.5, 'killed w-1'), m(5, 'rebalanced'), m(8, 'expired w1'), m(7.5, 'config xyz')],
+      0.1,
+      0,
+      10,
+    )
     const rowOf = (label: string) => rows.find((r) => r.marker.label === label)!.row
     expect(rowOf('ack lost 1')).toBe(0)
     expect(rowOf('killed w-1')).toBe(1)
@@ -136,18 +149,40 @@ describe('chart marker labels', () => {
   it('never overlap: a label with no room is abbreviated, then left to its line’s tooltip', () => {
     const m = (x: number, label: string) => ({ x, label })
     const long = 'config processing.guarantee=at_least_once, commit.interval.ms=1000'
-    const markers = [m(1, long), m(1.2, 'worker-1 killed at step 5'), m(1.4, 'rebalance gen 3'), m(1.6, 'fenced worker-1'), m(1.8, 'recovered'), m(2, 'ack lost 3')]
+    const markers = [
+      m(1, long),
+      m(1.2, 'worker-1 killed at step 5'),
+      m(1.4, 'rebalance gen 3'),
+      m(1.6, 'fenced worker-1'),
+      m(1.8, 'recovered'),
+      m(2, 'ack lost 3'),
+    ]
     const unitsPerChar = 0.1
     const placed = labelRows(markers, unitsPerChar, 0, 10)
     // Three rows taken from x = 1 on: the next three have no room, not even for their first word.
-    expect(placed.map((p) => p.text)).toEqual(['config processing.guarant…', 'worker-1 killed at step 5', 'rebalance gen 3', '', '', ''])
+    expect(placed.map((p) => p.text)).toEqual([
+      'config processing.guarant…',
+      'worker-1 killed at step 5',
+      'rebalance gen 3',
+      '',
+      '',
+      '',
+    ])
     // No two drawn labels of one row share any part of the axis.
-    const spans = placed.filter((p) => p.text).map((p) => ({ row: p.row, from: p.marker.x, to: p.marker.x + (p.text.length + 1) * unitsPerChar }))
-    for (const a of spans) for (const b of spans) if (a !== b && a.row === b.row) expect(a.to <= b.from || b.to <= a.from).toBe(true)
+    const spans = placed
+      .filter((p) => p.text)
+      .map((p) => ({ row: p.row, from: p.marker.x, to: p.marker.x + (p.text.length + 1) * unitsPerChar }))
+    for (const a of spans)
+      for (const b of spans) if (a !== b && a.row === b.row) expect(a.to <= b.from || b.to <= a.from).toBe(true)
     expect(placed.every((p) => p.row < MAX_LABEL_ROWS)).toBe(true)
     expect(compactLabel(long)).toBe('config…')
     // On the right labels run leftwards: one too long for the room left is shown by its first word.
-    const right = labelRows([m(5, 'aaaaaaaaaa'), m(5.1, 'bbbbbbbbbb'), m(5.2, 'cccccccccc'), m(8, 'processing.guarantee=at_least_once')], unitsPerChar, 0, 10)
+    const right = labelRows(
+      [m(5, 'aaaaaaaaaa'), m(5.1, 'bbbbbbbbbb'), m(5.2, 'cccccccccc'), m(8, 'processing.guarantee=at_least_once')],
+      unitsPerChar,
+      0,
+      10,
+    )
     expect(right.at(-1)).toMatchObject({ row: 0, text: 'processin…' })
   })
 
@@ -155,9 +190,13 @@ describe('chart marker labels', () => {
     const html = render(fixtureKafkaOutage)
     expect(html).toContain('backend: <!-- -->kafka')
     expect(html).toContain('eoscope-lab-mx1abc')
-    expect(html).toMatch(/data-testid="health" data-reachable="false" role="alert"[^>]*>cluster unreachable for <!-- -->12<!-- --> s/)
+    expect(html).toMatch(
+      /data-testid="health" data-reachable="false" role="alert"[^>]*>cluster unreachable for <!-- -->12<!-- --> s/,
+    )
     // The notes open on the outage.
-    expect(html).toMatch(/<details class="notes" data-testid="notes" open="">\s*<summary>The cluster \(127\.0\.0\.1:19092\) does not answer/)
+    expect(html).toMatch(
+      /<details class="notes" data-testid="notes" open="">\s*<summary>The cluster \(127\.0\.0\.1:19092\) does not answer/,
+    )
     expect(html).toMatch(/disabled=""[^>]*title="exactly_once_v2 is unavailable[^"]*"[^>]*>exactly_once_v2</)
     expect(html).toMatch(/data-testid="drop-ack" disabled=""/)
     expect(html).toContain('data-testid="unavailable-scenarios"')

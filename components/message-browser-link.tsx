@@ -25,7 +25,13 @@ export function MessagesLink({ query, title, testId, children }: MessagesLinkPro
     openMessages(query)
   }
   return (
-    <a className="messages-link" href={messagesHref(query)} onClick={onClick} title={title ?? 'open these records in the message browser'} data-testid={testId}>
+    <a
+      className="messages-link"
+      href={messagesHref(query)}
+      onClick={onClick}
+      title={title ?? 'open these records in the message browser'}
+      data-testid={testId}
+    >
       {children}
     </a>
   )

@@ -2,13 +2,31 @@
 // bad values read as no query; links from evidence and the duplicate ledger name exact offsets.
 
 import { describe, expect, it } from 'vitest'
-import { apiParams, copiesQuery, linkQuery, messagesHref, readBrowserQuery, writeBrowserQuery } from './message-browser-query.ts'
+import {
+  apiParams,
+  copiesQuery,
+  linkQuery,
+  messagesHref,
+  readBrowserQuery,
+  writeBrowserQuery,
+} from './message-browser-query.ts'
 
 describe('the message browser query in the URL', () => {
   it('reads back what it wrote, keeping every other parameter', () => {
-    const q = { topic: 'output' as const, partition: 2, from: 10, to: 12, key: 'k 7', sinceMs: 5, untilMs: 9, limit: 50 }
+    const q = {
+      topic: 'output' as const,
+      partition: 2,
+      from: 10,
+      to: 12,
+      key: 'k 7',
+      sinceMs: 5,
+      untilMs: 9,
+      limit: 50,
+    }
     const search = writeBrowserQuery('?id=3&msg.from=1', q)
-    expect(search).toBe('?id=3&msg.topic=output&msg.partition=2&msg.from=10&msg.to=12&msg.key=k+7&msg.sinceMs=5&msg.untilMs=9&msg.limit=50')
+    expect(search).toBe(
+      '?id=3&msg.topic=output&msg.partition=2&msg.from=10&msg.to=12&msg.key=k+7&msg.sinceMs=5&msg.untilMs=9&msg.limit=50',
+    )
     expect(readBrowserQuery(search)).toEqual(q)
     expect(writeBrowserQuery(search, null)).toBe('?id=3')
   })
@@ -20,12 +38,28 @@ describe('the message browser query in the URL', () => {
     expect(readBrowserQuery('?msg.topic=input')).toEqual({ topic: 'input', partition: 0 })
   })
 
-  it('links a partition link, and a duplicate\'s two copies, at their exact offsets', () => {
-    expect(linkQuery({ topic: 'changelog', partition: 1, fromOffset: 4, toOffset: 9 })).toEqual({ topic: 'changelog', partition: 1, from: 4, to: 9 })
+  it("links a partition link, and a duplicate's two copies, at their exact offsets", () => {
+    expect(linkQuery({ topic: 'changelog', partition: 1, fromOffset: 4, toOffset: 9 })).toEqual({
+      topic: 'changelog',
+      partition: 1,
+      from: 4,
+      to: 9,
+    })
     expect(linkQuery({ topic: 'input', partition: 0 })).toEqual({ topic: 'input', partition: 0 })
-    expect(copiesQuery('k1', { partition: 3, first: 40, copy: 57, source: { partition: 3, offset: 40 } })).toEqual({ topic: 'output', partition: 3, from: 40, to: 58, key: 'k1', source: '3@40' })
-    expect(readBrowserQuery('?msg.topic=output&msg.partition=3&msg.from=40&msg.to=58&msg.key=k1&msg.source=3@40')).toEqual({ topic: 'output', partition: 3, from: 40, to: 58, key: 'k1', source: '3@40' })
-    expect(messagesHref({ topic: 'output', partition: 3, from: 40, to: 58 })).toBe('?msg.topic=output&msg.partition=3&msg.from=40&msg.to=58#message-browser')
+    expect(copiesQuery('k1', { partition: 3, first: 40, copy: 57, source: { partition: 3, offset: 40 } })).toEqual({
+      topic: 'output',
+      partition: 3,
+      from: 40,
+      to: 58,
+      key: 'k1',
+      source: '3@40',
+    })
+    expect(
+      readBrowserQuery('?msg.topic=output&msg.partition=3&msg.from=40&msg.to=58&msg.key=k1&msg.source=3@40'),
+    ).toEqual({ topic: 'output', partition: 3, from: 40, to: 58, key: 'k1', source: '3@40' })
+    expect(messagesHref({ topic: 'output', partition: 3, from: 40, to: 58 })).toBe(
+      '?msg.topic=output&msg.partition=3&msg.from=40&msg.to=58#message-browser',
+    )
     expect(apiParams({ topic: 'output', partition: 3, key: 'a' }).toString()).toBe('topic=output&partition=3&key=a')
   })
 })

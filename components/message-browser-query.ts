@@ -86,8 +86,18 @@ export function linkQuery(link: PartitionLink, key?: string): BrowserQuery {
 }
 
 /** The two copies of a duplicated output: the range from the first to the extra one, only the records made from their input record. */
-export function copiesQuery(key: string, copies: { partition: number; first: number; copy: number; source: { partition: number; offset: number } }): BrowserQuery {
+export function copiesQuery(
+  key: string,
+  copies: { partition: number; first: number; copy: number; source: { partition: number; offset: number } },
+): BrowserQuery {
   const lo = Math.min(copies.first, copies.copy)
   const hi = Math.max(copies.first, copies.copy)
-  return { topic: 'output', partition: copies.partition, from: lo, to: hi + 1, key, source: `${copies.source.partition}@${copies.source.offset}` }
+  return {
+    topic: 'output',
+    partition: copies.partition,
+    from: lo,
+    to: hi + 1,
+    key,
+    source: `${copies.source.partition}@${copies.source.offset}`,
+  }
 }

@@ -11,7 +11,14 @@ import type { LabTopicRole } from '../lib/log-range.ts'
 import { authHeaders } from './lab-token.ts'
 import { fmtInt } from './format.ts'
 import { MessagesLink } from './message-browser-link.tsx'
-import { apiParams, MESSAGE_BROWSER_ID, OPEN_EVENT, readBrowserQuery, writeBrowserQuery, type BrowserQuery } from './message-browser-query.ts'
+import {
+  apiParams,
+  MESSAGE_BROWSER_ID,
+  OPEN_EVENT,
+  readBrowserQuery,
+  writeBrowserQuery,
+  type BrowserQuery,
+} from './message-browser-query.ts'
 import { Panel } from './panel.tsx'
 
 export interface MessageBrowserProps {
@@ -75,20 +82,36 @@ function useMessagePage() {
 
 const num = (s: string): number | undefined => (s.trim() === '' ? undefined : Number(s.trim()))
 
-function MessageForm({ query, partitions, onAsk }: { query: BrowserQuery; partitions: number; onAsk: (q: BrowserQuery) => void }) {
+function MessageForm({
+  query,
+  partitions,
+  onAsk,
+}: {
+  query: BrowserQuery
+  partitions: number
+  onAsk: (q: BrowserQuery) => void
+}) {
   const [draft, setDraft] = useState(query)
   useEffect(() => setDraft(query), [query])
   const text = (v: number | string | undefined) => (v === undefined ? '' : String(v))
   const set = (patch: Partial<BrowserQuery>) => setDraft((d) => ({ ...d, ...patch }))
   const submit = (e: FormEvent) => {
     e.preventDefault()
-    onAsk(Object.fromEntries(Object.entries(draft).filter(([, v]) => v !== undefined && v !== '')) as unknown as BrowserQuery)
+    onAsk(
+      Object.fromEntries(
+        Object.entries(draft).filter(([, v]) => v !== undefined && v !== ''),
+      ) as unknown as BrowserQuery,
+    )
   }
   return (
     <form className="msg-form" onSubmit={submit} data-testid="msg-form">
       <label>
         topic
-        <select value={draft.topic} onChange={(e) => set({ topic: e.target.value as LabTopicRole })} data-testid="msg-topic">
+        <select
+          value={draft.topic}
+          onChange={(e) => set({ topic: e.target.value as LabTopicRole })}
+          data-testid="msg-topic"
+        >
           {TOPICS.map((t) => (
             <option key={t}>{t}</option>
           ))}
@@ -96,29 +119,71 @@ function MessageForm({ query, partitions, onAsk }: { query: BrowserQuery; partit
       </label>
       <label>
         partition
-        <select value={draft.partition} onChange={(e) => set({ partition: Number(e.target.value) })} data-testid="msg-partition">
+        <select
+          value={draft.partition}
+          onChange={(e) => set({ partition: Number(e.target.value) })}
+          data-testid="msg-partition"
+        >
           {Array.from({ length: Math.max(partitions, draft.partition + 1) }, (_, p) => (
             <option key={p}>{p}</option>
           ))}
         </select>
       </label>
       <label title="first offset (included)">
-        from <input inputMode="numeric" value={text(draft.from)} onChange={(e) => set({ from: num(e.target.value) })} placeholder="newest" data-testid="msg-from" />
+        from{' '}
+        <input
+          inputMode="numeric"
+          value={text(draft.from)}
+          onChange={(e) => set({ from: num(e.target.value) })}
+          placeholder="newest"
+          data-testid="msg-from"
+        />
       </label>
       <label title="end offset (excluded): the range is [from, to)">
-        to <input inputMode="numeric" value={text(draft.to)} onChange={(e) => set({ to: num(e.target.value) })} placeholder="HW" data-testid="msg-to" />
+        to{' '}
+        <input
+          inputMode="numeric"
+          value={text(draft.to)}
+          onChange={(e) => set({ to: num(e.target.value) })}
+          placeholder="HW"
+          data-testid="msg-to"
+        />
       </label>
       <label>
-        key <input value={draft.key ?? ''} onChange={(e) => set({ key: e.target.value || undefined })} placeholder="any" data-testid="msg-key" />
+        key{' '}
+        <input
+          value={draft.key ?? ''}
+          onChange={(e) => set({ key: e.target.value || undefined })}
+          placeholder="any"
+          data-testid="msg-key"
+        />
       </label>
       <label title="only the records made from this input record: PARTITION@OFFSET (a duplicate's copies)">
-        source <input value={draft.source ?? ''} onChange={(e) => set({ source: e.target.value || undefined })} placeholder="any" data-testid="msg-source" />
+        source{' '}
+        <input
+          value={draft.source ?? ''}
+          onChange={(e) => set({ source: e.target.value || undefined })}
+          placeholder="any"
+          data-testid="msg-source"
+        />
       </label>
       <label title="record timestamps at or after this instant (ms since the epoch)">
-        since ms <input inputMode="numeric" className="wide" value={text(draft.sinceMs)} onChange={(e) => set({ sinceMs: num(e.target.value) })} />
+        since ms{' '}
+        <input
+          inputMode="numeric"
+          className="wide"
+          value={text(draft.sinceMs)}
+          onChange={(e) => set({ sinceMs: num(e.target.value) })}
+        />
       </label>
       <label title="record timestamps before this instant (ms since the epoch)">
-        until ms <input inputMode="numeric" className="wide" value={text(draft.untilMs)} onChange={(e) => set({ untilMs: num(e.target.value) })} />
+        until ms{' '}
+        <input
+          inputMode="numeric"
+          className="wide"
+          value={text(draft.untilMs)}
+          onChange={(e) => set({ untilMs: num(e.target.value) })}
+        />
       </label>
       <button type="submit" data-testid="msg-read">
         Read
@@ -127,7 +192,13 @@ function MessageForm({ query, partitions, onAsk }: { query: BrowserQuery; partit
   )
 }
 
-const STATE_LABEL: Record<MessageRow['state'], string> = { committed: 'committed', aborted: 'aborted', pending: 'pending', 'non-transactional': 'no txn', control: 'marker' }
+const STATE_LABEL: Record<MessageRow['state'], string> = {
+  committed: 'committed',
+  aborted: 'aborted',
+  pending: 'pending',
+  'non-transactional': 'no txn',
+  control: 'marker',
+}
 
 function clock(ms: number): string {
   const d = new Date(ms)
@@ -136,7 +207,10 @@ function clock(ms: number): string {
 
 function Seen({ seen, what }: { seen: boolean; what: string }) {
   return (
-    <td className={`r msg-seen ${seen ? 'ok' : 'muted'}`} title={seen ? `a ${what} consumer is given this record` : `a ${what} consumer is not given this record`}>
+    <td
+      className={`r msg-seen ${seen ? 'ok' : 'muted'}`}
+      title={seen ? `a ${what} consumer is given this record` : `a ${what} consumer is not given this record`}
+    >
       {seen ? '✓' : '—'}
     </td>
   )
@@ -150,20 +224,39 @@ function RowDetail({ r, partition }: { r: MessageRow; partition: number }) {
         <dl>
           <dt>producer</dt>
           <dd className="mono">
-            id {r.producerId} · epoch {r.producerEpoch} · sequence {r.sequence} · {r.transactional ? 'transactional' : 'not transactional'}
+            id {r.producerId} · epoch {r.producerEpoch} · sequence {r.sequence} ·{' '}
+            {r.transactional ? 'transactional' : 'not transactional'}
           </dd>
           <dt>headers</dt>
-          <dd className="mono">{headers.length === 0 ? <span className="muted">none</span> : headers.map(([k, v]) => <div key={k}>{`${k}: ${v}`}</div>)}</dd>
+          <dd className="mono">
+            {headers.length === 0 ? (
+              <span className="muted">none</span>
+            ) : (
+              headers.map(([k, v]) => <div key={k}>{`${k}: ${v}`}</div>)
+            )}
+          </dd>
           <dt>value</dt>
           <dd className="mono msg-value-full">{r.value ?? <span className="muted">null</span>}</dd>
           {r.source ? (
             <>
               <dt>came from</dt>
               <dd>
-                <MessagesLink query={{ topic: 'input', partition: r.source.partition, from: r.source.offset, to: r.source.offset + 1 }}>
+                <MessagesLink
+                  query={{
+                    topic: 'input',
+                    partition: r.source.partition,
+                    from: r.source.offset,
+                    to: r.source.offset + 1,
+                  }}
+                >
                   input-{r.source.partition} @ {r.source.offset}
                 </MessagesLink>
-                {r.sameSourceAs.length > 0 ? <span className="bad"> · also written at {r.sameSourceAs.map((o) => `${partition}@${o}`).join(', ')} (a duplicate)</span> : null}
+                {r.sameSourceAs.length > 0 ? (
+                  <span className="bad">
+                    {' '}
+                    · also written at {r.sameSourceAs.map((o) => `${partition}@${o}`).join(', ')} (a duplicate)
+                  </span>
+                ) : null}
               </dd>
             </>
           ) : null}
@@ -173,26 +266,59 @@ function RowDetail({ r, partition }: { r: MessageRow; partition: number }) {
   )
 }
 
-function MessageRowView({ r, partition, open, onToggle }: { r: MessageRow; partition: number; open: boolean; onToggle: () => void }) {
+function MessageRowView({
+  r,
+  partition,
+  open,
+  onToggle,
+}: {
+  r: MessageRow
+  partition: number
+  open: boolean
+  onToggle: () => void
+}) {
   const cls = `msg-row msg-${r.state}${r.sameSourceAs.length > 0 ? ' msg-dup' : ''}`
   return (
     <>
-      <tr className={cls} data-testid="msg-row" data-offset={r.offset} data-state={r.state} data-rc={r.readCommitted} data-ru={r.readUncommitted}>
+      <tr
+        className={cls}
+        data-testid="msg-row"
+        data-offset={r.offset}
+        data-state={r.state}
+        data-rc={r.readCommitted}
+        data-ru={r.readUncommitted}
+      >
         <td className="num">
-          <button type="button" className="link-button" onClick={onToggle} aria-expanded={open} title="headers, producer and provenance">
+          <button
+            type="button"
+            className="link-button"
+            onClick={onToggle}
+            aria-expanded={open}
+            title="headers, producer and provenance"
+          >
             {open ? '▾' : '▸'} {r.offset}
           </button>
         </td>
         <td className="num muted">{clock(r.timestamp)}</td>
-        <td className="mono">{r.control ? <span className="msg-marker">{r.control}</span> : (r.key ?? <span className="muted">null</span>)}</td>
+        <td className="mono">
+          {r.control ? <span className="msg-marker">{r.control}</span> : (r.key ?? <span className="muted">null</span>)}
+        </td>
         <td className="mono msg-value">{r.control ? '' : r.value}</td>
         <td className="num" title="producer id · epoch · sequence">
           {r.producerId}·{r.producerEpoch}·{r.sequence}
         </td>
         <td>
           <span className={`chip msg-state-${r.state}`}>{STATE_LABEL[r.state]}</span>
-          {r.aboveLso && r.control === null ? <span className="chip warn-text" title="at or above the last stable offset">≥ LSO</span> : null}
-          {r.sameSourceAs.length > 0 ? <span className="chip bad" title={`same input record as offset ${r.sameSourceAs.join(', ')}`}>copy</span> : null}
+          {r.aboveLso && r.control === null ? (
+            <span className="chip warn-text" title="at or above the last stable offset">
+              ≥ LSO
+            </span>
+          ) : null}
+          {r.sameSourceAs.length > 0 ? (
+            <span className="chip bad" title={`same input record as offset ${r.sameSourceAs.join(', ')}`}>
+              copy
+            </span>
+          ) : null}
         </td>
         <Seen seen={r.readCommitted} what="read_committed" />
         <Seen seen={r.readUncommitted} what="read_uncommitted" />
@@ -225,7 +351,12 @@ function PageTable({ page }: { page: MessagePage }) {
         <tbody>
           {page.records.map((r) => (
             <Fragment key={r.offset}>
-              <MessageRowView r={r} partition={page.partition} open={open.has(r.offset)} onToggle={() => toggle(r.offset)} />
+              <MessageRowView
+                r={r}
+                partition={page.partition}
+                open={open.has(r.offset)}
+                onToggle={() => toggle(r.offset)}
+              />
             </Fragment>
           ))}
         </tbody>
@@ -242,7 +373,9 @@ function PageSummary({ page }: { page: MessagePage }) {
       <span className="mono">
         {page.topic}-{page.partition}
       </span>{' '}
-      · log start {fmtInt(page.logStartOffset)} · LSO {fmtInt(page.lastStableOffset)} · HW {fmtInt(page.highWatermark)} · read [{fmtInt(page.from)}, {fmtInt(page.scannedTo)}): {fmtInt(page.records.length)} records shown, {fmtInt(rc)} given to read_committed, {fmtInt(ru)} to read_uncommitted
+      · log start {fmtInt(page.logStartOffset)} · LSO {fmtInt(page.lastStableOffset)} · HW {fmtInt(page.highWatermark)}{' '}
+      · read [{fmtInt(page.from)}, {fmtInt(page.scannedTo)}): {fmtInt(page.records.length)} records shown, {fmtInt(rc)}{' '}
+      given to read_committed, {fmtInt(ru)} to read_uncommitted
     </p>
   )
 }
@@ -264,7 +397,14 @@ export function MessageBrowser({ partitions }: MessageBrowserProps) {
             {error}
           </p>
         ) : null}
-        {page ? <PageSummary page={page} /> : <p className="muted small">Choose a partition and Read, or follow a link from the duplicate ledger, a traced record, an evidence card or the Partitions table. It reads the log as it is now, also while the dashboard is paused.</p>}
+        {page ? (
+          <PageSummary page={page} />
+        ) : (
+          <p className="muted small">
+            Choose a partition and Read, or follow a link from the duplicate ledger, a traced record, an evidence card
+            or the Partitions table. It reads the log as it is now, also while the dashboard is paused.
+          </p>
+        )}
         {page ? <PageTable key={`${page.topic}-${page.partition}-${page.from}`} page={page} /> : null}
         {page && page.records.length === 0 ? <p className="muted empty">No record in this range matches.</p> : null}
         <div className="msg-pager">

@@ -23,7 +23,11 @@ const TOPIC_KINDS: TopicKind[] = ['input', 'output', 'changelog']
 export type LogWindow = 'latest' | 'last-abort'
 const LOG_WINDOWS: SegmentedOption<LogWindow>[] = [
   { value: 'latest', label: 'latest', title: `the newest ${LOG_SLOTS} offsets` },
-  { value: 'last-abort', label: 'around last abort', title: `the ${LOG_SLOTS} offsets ending a few records after the partition's latest ABORT marker (the newest ones while it has none)` },
+  {
+    value: 'last-abort',
+    label: 'around last abort',
+    title: `the ${LOG_SLOTS} offsets ending a few records after the partition's latest ABORT marker (the newest ones while it has none)`,
+  },
 ]
 
 /** Which of the lab's three topics a topic name is. */
@@ -45,7 +49,12 @@ export interface Boundary {
   before: boolean
 }
 
-const BOUNDARY_LABEL: Record<BoundaryKind, string> = { lso: 'LSO', hw: 'HW', rc: 'read_committed', ru: 'read_uncommitted' }
+const BOUNDARY_LABEL: Record<BoundaryKind, string> = {
+  lso: 'LSO',
+  hw: 'HW',
+  rc: 'read_committed',
+  ru: 'read_uncommitted',
+}
 
 /** Where an offset boundary falls among the cells drawn: on the left edge of the first cell at or past it. */
 export function boundarySlot(offset: number, cells: LogCell[]): { slot: number; before: boolean } {
@@ -71,9 +80,14 @@ function cellClass(c: LogCell): string {
 }
 
 function cellTitle(c: LogCell): string {
-  const what = c.control ? `${c.control} marker` : c.outcome === null ? 'non-transactional record' : `record of a ${c.outcome} transaction`
+  const what = c.control
+    ? `${c.control} marker`
+    : c.outcome === null
+      ? 'non-transactional record'
+      : `record of a ${c.outcome} transaction`
   const key = c.key === null ? '' : ` · key ${c.key}`
-  const producer = c.producerId < 0 ? '' : ` · producer ${c.producerId} epoch ${c.epoch}${c.sequence >= 0 ? ` seq ${c.sequence}` : ''}`
+  const producer =
+    c.producerId < 0 ? '' : ` · producer ${c.producerId} epoch ${c.epoch}${c.sequence >= 0 ? ` seq ${c.sequence}` : ''}`
   const source = c.source ? ` · from input-${c.source.partition}@${c.source.offset}` : ''
   return `offset ${c.offset}: ${what}${key}${producer}${source}`
 }
@@ -91,12 +105,22 @@ function Marks({ marks, edge, raised }: { marks: Boundary[]; edge: 'left' | 'rig
   return (
     <>
       {log.length ? (
-        <span className={`log-mark log-mark-${edge} log-mark-${log.map((m) => m.kind).join('-')}${raised && log.length === 1 && log[0]!.kind === 'hw' ? ' log-mark-raised' : ''}`} data-testid="log-marker" data-kinds={log.map((m) => m.kind).join(' ')}>
-          <span className="log-mark-tag">{log.map((m) => (m.before ? `← ${m.label} ${m.offset}` : m.label)).join(' · ')}</span>
+        <span
+          className={`log-mark log-mark-${edge} log-mark-${log.map((m) => m.kind).join('-')}${raised && log.length === 1 && log[0]!.kind === 'hw' ? ' log-mark-raised' : ''}`}
+          data-testid="log-marker"
+          data-kinds={log.map((m) => m.kind).join(' ')}
+        >
+          <span className="log-mark-tag">
+            {log.map((m) => (m.before ? `← ${m.label} ${m.offset}` : m.label)).join(' · ')}
+          </span>
         </span>
       ) : null}
       {readers.length ? (
-        <span className={`log-reader log-reader-${edge}${readers.some((m) => m.kind === 'rc') ? '' : ' log-reader-ru'}`} data-testid="log-marker" data-kinds={readers.map((m) => m.kind).join(' ')}>
+        <span
+          className={`log-reader log-reader-${edge}${readers.some((m) => m.kind === 'rc') ? '' : ' log-reader-ru'}`}
+          data-testid="log-marker"
+          data-kinds={readers.map((m) => m.kind).join(' ')}
+        >
           <span className="log-reader-tag">
             ▲ {readers.map((m) => (m.before ? `← ${m.label} ${m.offset}` : m.label)).join(' · ')}
           </span>
@@ -106,12 +130,28 @@ function Marks({ marks, edge, raised }: { marks: Boundary[]; edge: 'left' | 'rig
   )
 }
 
-function PartitionSelector({ log, partitions, send, logWindow, onWindow }: { log: PartitionLog | null; partitions: number; send: SendCommand; logWindow: LogWindow | null; onWindow: (w: LogWindow) => void }) {
+function PartitionSelector({
+  log,
+  partitions,
+  send,
+  logWindow,
+  onWindow,
+}: {
+  log: PartitionLog | null
+  partitions: number
+  send: SendCommand
+  logWindow: LogWindow | null
+  onWindow: (w: LogWindow) => void
+}) {
   const [run, state] = useCommand(send)
   const kind = log ? topicKind(log.topic) : null
   const partition = log?.partition ?? 0
   const setWindow = (w: LogWindow) => {
-    void run('selectPartition', { topic: kind ?? 'output', partition: Math.min(partition, Math.max(0, partitions - 1)), window: w }).then((r) => r.ok && onWindow(w))
+    void run('selectPartition', {
+      topic: kind ?? 'output',
+      partition: Math.min(partition, Math.max(0, partitions - 1)),
+      window: w,
+    }).then((r) => r.ok && onWindow(w))
   }
   return (
     // Two fixed rows: the topic; then which offsets and the partition.
@@ -122,17 +162,37 @@ function PartitionSelector({ log, partitions, send, logWindow, onWindow }: { log
         value={kind}
         testId={(t) => `log-topic-${t}`}
         disabled={state.pending}
-        onSelect={(t) => run('selectPartition', { topic: t, partition: Math.min(partition, Math.max(0, partitions - 1)), window: logWindow ?? 'latest' })}
+        onSelect={(t) =>
+          run('selectPartition', {
+            topic: t,
+            partition: Math.min(partition, Math.max(0, partitions - 1)),
+            window: logWindow ?? 'latest',
+          })
+        }
       />
       <div style={{ display: 'flex', alignItems: 'center', gap: 10, whiteSpace: 'nowrap' }}>
-        <Segmented label="which offsets" options={LOG_WINDOWS} value={logWindow} testId={(w) => `log-window-${w}`} disabled={state.pending} onSelect={setWindow} style={{ flexShrink: 0 }} />
+        <Segmented
+          label="which offsets"
+          options={LOG_WINDOWS}
+          value={logWindow}
+          testId={(w) => `log-window-${w}`}
+          disabled={state.pending}
+          onSelect={setWindow}
+          style={{ flexShrink: 0 }}
+        />
         <label className="small">
           partition{' '}
           <select
             value={partition}
             data-testid="log-partition"
             disabled={state.pending}
-            onChange={(e) => run('selectPartition', { topic: kind ?? 'output', partition: Number(e.currentTarget.value), window: logWindow ?? 'latest' })}
+            onChange={(e) =>
+              run('selectPartition', {
+                topic: kind ?? 'output',
+                partition: Number(e.currentTarget.value),
+                window: logWindow ?? 'latest',
+              })
+            }
           >
             {Array.from({ length: Math.max(1, partitions) }, (_, p) => (
               <option key={p} value={p}>
@@ -175,7 +235,9 @@ function LogFigures({ log }: { log: NonNullable<PartitionLogViewProps['log']> })
       </div>
       <div>
         <dt title="HW minus LSO: written, not yet readable by read_committed">open</dt>
-        <dd className={log.highWatermark > log.lastStableOffset ? 'warn-text' : ''}>{fmtInt(log.highWatermark - log.lastStableOffset)}</dd>
+        <dd className={log.highWatermark > log.lastStableOffset ? 'warn-text' : ''}>
+          {fmtInt(log.highWatermark - log.lastStableOffset)}
+        </dd>
       </div>
       <div>
         <dt>read_committed at</dt>
@@ -201,26 +263,40 @@ interface LogGridProps {
 function LogGrid({ log, cells, bySlot, raised, logWindow }: LogGridProps) {
   return (
     <div className="log-scroll">
-    <div className="log-grid" role="list" aria-label={`${logWindow === 'latest' ? `the latest ${LOG_SLOTS} offsets` : logWindow === 'at' ? `${LOG_SLOTS} offsets from ${log.fromOffset ?? 0}` : `${LOG_SLOTS} offsets around the latest ABORT marker`} of ${log.topic}-${log.partition}`} data-testid="log-grid" data-window={logWindow} data-from={log.fromOffset}>
-      {Array.from({ length: LOG_SLOTS }, (_, i) => {
-        const c = cells[i]
-        const here = bySlot.get(i)
-        const after = i === LOG_SLOTS - 1 ? bySlot.get(LOG_SLOTS) : undefined
-        return (
-          <div key={i} className="log-slot" role="listitem">
-            {c ? (
-              <span className={cellClass(c)} title={cellTitle(c)} data-testid="log-cell" data-offset={c.offset} data-outcome={c.outcome ?? 'none'} data-control={c.control ?? 'none'}>
-                {c.control ? c.control[0] : ''}
-              </span>
-            ) : (
-              <span className="log-cell log-empty" />
-            )}
-            {here ? <Marks marks={here} edge="left" raised={raised} /> : null}
-            {after ? <Marks marks={after} edge="right" raised={raised} /> : null}
-          </div>
-        )
-      })}
-    </div>
+      <div
+        className="log-grid"
+        role="list"
+        aria-label={`${logWindow === 'latest' ? `the latest ${LOG_SLOTS} offsets` : logWindow === 'at' ? `${LOG_SLOTS} offsets from ${log.fromOffset ?? 0}` : `${LOG_SLOTS} offsets around the latest ABORT marker`} of ${log.topic}-${log.partition}`}
+        data-testid="log-grid"
+        data-window={logWindow}
+        data-from={log.fromOffset}
+      >
+        {Array.from({ length: LOG_SLOTS }, (_, i) => {
+          const c = cells[i]
+          const here = bySlot.get(i)
+          const after = i === LOG_SLOTS - 1 ? bySlot.get(LOG_SLOTS) : undefined
+          return (
+            <div key={i} className="log-slot" role="listitem">
+              {c ? (
+                <span
+                  className={cellClass(c)}
+                  title={cellTitle(c)}
+                  data-testid="log-cell"
+                  data-offset={c.offset}
+                  data-outcome={c.outcome ?? 'none'}
+                  data-control={c.control ?? 'none'}
+                >
+                  {c.control ? c.control[0] : ''}
+                </span>
+              ) : (
+                <span className="log-cell log-empty" />
+              )}
+              {here ? <Marks marks={here} edge="left" raised={raised} /> : null}
+              {after ? <Marks marks={after} edge="right" raised={raised} /> : null}
+            </div>
+          )
+        })}
+      </div>
     </div>
   )
 }
@@ -234,29 +310,41 @@ export const PartitionLogView = memo(function PartitionLogView({ log, partitions
   const marks = log ? boundaries(log, cells) : []
   const raised = raiseHighWatermark(marks)
   const bySlot = new Map<number, Boundary[]>()
-  for (const m of marks) bySlot.set(Math.min(m.slot, LOG_SLOTS), [...(bySlot.get(Math.min(m.slot, LOG_SLOTS)) ?? []), m])
+  for (const m of marks)
+    bySlot.set(Math.min(m.slot, LOG_SLOTS), [...(bySlot.get(Math.min(m.slot, LOG_SLOTS)) ?? []), m])
   return (
     <Panel
       title="Partition log"
       hint={
         <>
-          One transaction makes three writes: sink records (output), changelog records (state) and offset commits, then a COMMIT or ABORT marker in each partition it touched. A
-          read_committed consumer stops at the last stable offset (LSO), the start of the oldest open transaction; a read_uncommitted one reads up to the high watermark (HW),
-          aborted records included.
+          One transaction makes three writes: sink records (output), changelog records (state) and offset commits, then
+          a COMMIT or ABORT marker in each partition it touched. A read_committed consumer stops at the last stable
+          offset (LSO), the start of the oldest open transaction; a read_uncommitted one reads up to the high watermark
+          (HW), aborted records included.
         </>
       }
       testId="partition-log"
       className="deep-wide"
-      actions={<PartitionSelector log={log} partitions={partitions} send={send} logWindow={logWindow === 'at' ? null : chosen} onWindow={setLogWindow} />}
+      actions={
+        <PartitionSelector
+          log={log}
+          partitions={partitions}
+          send={send}
+          logWindow={logWindow === 'at' ? null : chosen}
+          onWindow={setLogWindow}
+        />
+      }
     >
       {log ? (
         <>
           <LogFigures log={log} />
           <LogGrid log={log} cells={cells} bySlot={bySlot} raised={raised} logWindow={logWindow} />
           <div className="legend small muted">
-            <span className="log-cell log-committed" /> committed <span className="log-cell log-pending" /> pending (open transaction) <span className="log-cell log-aborted" /> aborted{' '}
-            <span className="log-cell log-plain" /> non-transactional <span className="log-cell log-control log-commit">C</span> COMMIT marker{' '}
-            <span className="log-cell log-control log-abort">A</span> ABORT marker · hover a cell for its key, producer and source
+            <span className="log-cell log-committed" /> committed <span className="log-cell log-pending" /> pending
+            (open transaction) <span className="log-cell log-aborted" /> aborted <span className="log-cell log-plain" />{' '}
+            non-transactional <span className="log-cell log-control log-commit">C</span> COMMIT marker{' '}
+            <span className="log-cell log-control log-abort">A</span> ABORT marker · hover a cell for its key, producer
+            and source
           </div>
         </>
       ) : (

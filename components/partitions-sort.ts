@@ -23,16 +23,69 @@ export interface ColumnSpec {
 
 export const PARTITION_COLUMNS: readonly ColumnSpec[] = [
   { column: 'partition', label: 'Partition', title: 'topic-partition', numeric: false },
-  { column: 'role', label: 'Role', title: "what the partition is to the lab: its input, output or changelog, or the internal partition holding its group's offsets or its transactional ids' state", numeric: false },
-  { column: 'logStart', label: 'Log start', kafka: 'log-start-offset', title: 'the first offset still stored (Kafka: log start offset, ListOffsets EARLIEST)', numeric: true },
-  { column: 'lso', label: 'Last stable', kafka: 'LSO', title: 'last stable offset: below it every transaction has ended; a read_committed consumer reads up to it (Kafka: LSO, ListOffsets LATEST under read_committed)', numeric: true },
-  { column: 'hw', label: 'High watermark', kafka: 'HW', title: 'high watermark: the offset after the last replicated record; a read_uncommitted consumer reads up to it (Kafka: HW, ListOffsets LATEST)', numeric: true },
-  { column: 'open', label: 'Open txns', kafka: 'describe-producers', title: "open transactions on the partition: the producers whose transactional records after the LSO have no marker yet, with the first offset of each (kafka-transactions.sh describe-producers: CurrentTransactionStartOffset); ≥ when only the LSO below the HW tells", numeric: true },
-  { column: 'committed', label: 'Committed', kafka: 'CURRENT-OFFSET', title: "input partitions: the group's committed offset, the next record to process (kafka-consumer-groups.sh --describe: CURRENT-OFFSET)", numeric: true },
-  { column: 'lag', label: 'Lag', kafka: 'LAG · records-lag', title: "input partitions: high watermark − the group's committed offset (kafka-consumer-groups.sh --describe: LAG; the consumer's own records-lag measures from its fetch position instead)", numeric: true },
+  {
+    column: 'role',
+    label: 'Role',
+    title:
+      "what the partition is to the lab: its input, output or changelog, or the internal partition holding its group's offsets or its transactional ids' state",
+    numeric: false,
+  },
+  {
+    column: 'logStart',
+    label: 'Log start',
+    kafka: 'log-start-offset',
+    title: 'the first offset still stored (Kafka: log start offset, ListOffsets EARLIEST)',
+    numeric: true,
+  },
+  {
+    column: 'lso',
+    label: 'Last stable',
+    kafka: 'LSO',
+    title:
+      'last stable offset: below it every transaction has ended; a read_committed consumer reads up to it (Kafka: LSO, ListOffsets LATEST under read_committed)',
+    numeric: true,
+  },
+  {
+    column: 'hw',
+    label: 'High watermark',
+    kafka: 'HW',
+    title:
+      'high watermark: the offset after the last replicated record; a read_uncommitted consumer reads up to it (Kafka: HW, ListOffsets LATEST)',
+    numeric: true,
+  },
+  {
+    column: 'open',
+    label: 'Open txns',
+    kafka: 'describe-producers',
+    title:
+      'open transactions on the partition: the producers whose transactional records after the LSO have no marker yet, with the first offset of each (kafka-transactions.sh describe-producers: CurrentTransactionStartOffset); ≥ when only the LSO below the HW tells',
+    numeric: true,
+  },
+  {
+    column: 'committed',
+    label: 'Committed',
+    kafka: 'CURRENT-OFFSET',
+    title:
+      "input partitions: the group's committed offset, the next record to process (kafka-consumer-groups.sh --describe: CURRENT-OFFSET)",
+    numeric: true,
+  },
+  {
+    column: 'lag',
+    label: 'Lag',
+    kafka: 'LAG · records-lag',
+    title:
+      "input partitions: high watermark − the group's committed offset (kafka-consumer-groups.sh --describe: LAG; the consumer's own records-lag measures from its fetch position instead)",
+    numeric: true,
+  },
 ]
 
-const ROLE_ORDER: Record<PartitionRole, number> = { input: 0, output: 1, changelog: 2, offsets: 3, 'transaction-state': 4 }
+const ROLE_ORDER: Record<PartitionRole, number> = {
+  input: 0,
+  output: 1,
+  changelog: 2,
+  offsets: 3,
+  'transaction-state': 4,
+}
 
 /** The row's value in a column; null sorts last whatever the direction. */
 export function cellValue(r: PartitionRow, column: PartitionColumn): number | string | null {
@@ -89,7 +142,9 @@ export function fmtOpen(open: PartitionRow['open']): string {
 /** Who holds them: "eoscope-0_1 (pid 1001 e2) from 4,120"; producers the lab does not know by their producer id. */
 export function fmtHolders(open: PartitionRow['open']): string {
   if (open.holders.length === 0) return open.count > 0 ? 'pending transaction (its producer is not known)' : ''
-  return open.holders.map((h) => `${h.transactionalId ?? 'producer'} (pid ${h.producerId} e${h.epoch}) from ${fmtInt(h.firstOffset)}`).join(', ')
+  return open.holders
+    .map((h) => `${h.transactionalId ?? 'producer'} (pid ${h.producerId} e${h.epoch}) from ${fmtInt(h.firstOffset)}`)
+    .join(', ')
 }
 
 /** An input partition's figure, "—" elsewhere or when no offset is committed yet. */
@@ -97,4 +152,10 @@ export function fmtInputFigure(r: PartitionRow, figure: 'committed' | 'lag'): st
   return r.role === 'input' ? fmtInt(r[figure]) : UNAVAILABLE
 }
 
-export const ROLE_LABEL: Record<PartitionRole, string> = { input: 'input', output: 'output', changelog: 'changelog', offsets: 'group offsets', 'transaction-state': 'transaction state' }
+export const ROLE_LABEL: Record<PartitionRole, string> = {
+  input: 'input',
+  output: 'output',
+  changelog: 'changelog',
+  offsets: 'group offsets',
+  'transaction-state': 'transaction state',
+}

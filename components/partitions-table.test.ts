@@ -3,7 +3,15 @@ import { renderToString } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
 import { fixtureSnapshot } from './__fixtures__/lab-snapshot.ts'
 import { LabView } from './lab-dashboard.tsx'
-import { cellValue, fmtHolders, fmtInputFigure, fmtOpen, nextSort, PARTITION_COLUMNS, sortPartitions } from './partitions-sort.ts'
+import {
+  cellValue,
+  fmtHolders,
+  fmtInputFigure,
+  fmtOpen,
+  nextSort,
+  PARTITION_COLUMNS,
+  sortPartitions,
+} from './partitions-sort.ts'
 import { PartitionsTable } from './partitions-table.tsx'
 
 const rows = fixtureSnapshot.partitions!
@@ -23,7 +31,13 @@ describe('the partitions table', () => {
     expect(names(byLag).slice(0, 5)).toEqual(['input-0', 'input-1', 'input-2', 'input-3', 'input-4'])
     // input-5 has nothing committed yet, the other topics have no lag: after every figure, in the lab order.
     expect(names(byLag).slice(5)).toEqual(names(rows).filter((n) => !/^input-[0-4]$/.test(n)))
-    expect(names(sortPartitions(rows, { column: 'lag', direction: 'asc' })).slice(0, 5)).toEqual(['input-0', 'input-1', 'input-2', 'input-3', 'input-4'])
+    expect(names(sortPartitions(rows, { column: 'lag', direction: 'asc' })).slice(0, 5)).toEqual([
+      'input-0',
+      'input-1',
+      'input-2',
+      'input-3',
+      'input-4',
+    ])
     for (const spec of PARTITION_COLUMNS) {
       for (const direction of ['asc', 'desc'] as const) {
         const values = sortPartitions(rows, { column: spec.column, direction }).map((r) => cellValue(r, spec.column))
@@ -40,7 +54,10 @@ describe('the partitions table', () => {
   })
 
   it('flips the direction on the same header, starts figures descending and names ascending', () => {
-    expect(nextSort({ column: 'partition', direction: 'asc' }, 'partition')).toEqual({ column: 'partition', direction: 'desc' })
+    expect(nextSort({ column: 'partition', direction: 'asc' }, 'partition')).toEqual({
+      column: 'partition',
+      direction: 'desc',
+    })
     expect(nextSort({ column: 'partition', direction: 'asc' }, 'lag')).toEqual({ column: 'lag', direction: 'desc' })
     expect(nextSort({ column: 'lag', direction: 'desc' }, 'lag')).toEqual({ column: 'lag', direction: 'asc' })
     expect(nextSort({ column: 'lag', direction: 'desc' }, 'role')).toEqual({ column: 'role', direction: 'asc' })
@@ -51,7 +68,9 @@ describe('the partitions table', () => {
     expect(fmtOpen(byName.get('output-1')!.open)).toBe('0')
     expect(fmtOpen(byName.get('changelog-3')!.open)).toBe('2')
     expect(fmtOpen(byName.get('changelog-4')!.open)).toBe('≥1')
-    expect(fmtHolders(byName.get('changelog-3')!.open)).toBe('eoscope-0_1 (pid 1001 e2) from 8,010, producer (pid 1207 e0) from 8,014')
+    expect(fmtHolders(byName.get('changelog-3')!.open)).toBe(
+      'eoscope-0_1 (pid 1001 e2) from 8,010, producer (pid 1207 e0) from 8,014',
+    )
     expect(fmtHolders(byName.get('changelog-4')!.open)).toBe('pending transaction (its producer is not known)')
     expect(fmtHolders(byName.get('output-1')!.open)).toBe('')
     expect(fmtInputFigure(byName.get('input-0')!, 'lag')).toBe('100')
@@ -61,16 +80,29 @@ describe('the partitions table', () => {
 
   it('names the Kafka figures beside its own: LSO, HW, LAG and records-lag', () => {
     const html = renderToString(createElement(PartitionsTable, { rows }))
-    for (const name of ['LSO', 'HW', 'log-start-offset', 'CURRENT-OFFSET', 'LAG · records-lag']) expect(html).toContain(`<span class="kafka-name">${name}</span>`)
+    for (const name of ['LSO', 'HW', 'log-start-offset', 'CURRENT-OFFSET', 'LAG · records-lag'])
+      expect(html).toContain(`<span class="kafka-name">${name}</span>`)
     expect(html.match(/data-testid="partition-row"/g)).toHaveLength(rows.length)
     expect(html).toContain('aria-sort="ascending" data-testid="partitions-col-partition"')
   })
 
   it('is on the dashboard, from the snapshot it is given, and waits for a first read without rows', () => {
-    const html = renderToString(createElement(LabView, { snapshot: fixtureSnapshot, connection: 'live', send: async () => ({ ok: true as const }) }))
+    const html = renderToString(
+      createElement(LabView, {
+        snapshot: fixtureSnapshot,
+        connection: 'live',
+        send: async () => ({ ok: true as const }),
+      }),
+    )
     expect(html).toContain('data-testid="partitions-table"')
     expect(html.match(/data-testid="partition-row"/g)).toHaveLength(rows.length)
-    const without = renderToString(createElement(LabView, { snapshot: { ...fixtureSnapshot, partitions: undefined }, connection: 'live', send: async () => ({ ok: true as const }) }))
+    const without = renderToString(
+      createElement(LabView, {
+        snapshot: { ...fixtureSnapshot, partitions: undefined },
+        connection: 'live',
+        send: async () => ({ ok: true as const }),
+      }),
+    )
     expect(without).toContain('Waiting for the first read of the partitions')
   })
 })

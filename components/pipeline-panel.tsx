@@ -1,5 +1,12 @@
 import { memo } from 'react'
-import { STEP_NAMES, type RecordTrace, type Step, type StepCounters, type StoppedTaskView, type TaskView } from '../lib/lab-protocol.ts'
+import {
+  STEP_NAMES,
+  type RecordTrace,
+  type Step,
+  type StepCounters,
+  type StoppedTaskView,
+  type TaskView,
+} from '../lib/lab-protocol.ts'
 import { fmtCompact, fmtInt } from './format.ts'
 import { Panel } from './panel.tsx'
 
@@ -26,7 +33,13 @@ export function visibleTraces(traces: RecordTrace[], nowMs: number): RecordTrace
 }
 
 const STEPS: Step[] = [1, 2, 3, 4, 5]
-const COUNTER_OF: Record<Step, keyof StepCounters> = { 1: 'consumed', 2: 'processed', 3: 'produced', 4: 'acked', 5: 'committed' }
+const COUNTER_OF: Record<Step, keyof StepCounters> = {
+  1: 'consumed',
+  2: 'processed',
+  3: 'produced',
+  4: 'acked',
+  5: 'committed',
+}
 
 function lastStep(trace: RecordTrace): Step {
   return trace.steps.length ? trace.steps[trace.steps.length - 1]!.step : 1
@@ -39,7 +52,12 @@ const TaskRow = memo(function TaskRow({ task, traces }: { task: TaskView; traces
   const placed = placeTraces(traces)
   const chipRows = Math.max(1, ...placed.map((p) => p.row + 1))
   return (
-    <div className={`task-row task-${task.state}`} role="row" data-testid={`task-${task.taskId}`} style={{ ['--chip-rows' as string]: chipRows }}>
+    <div
+      className={`task-row task-${task.state}`}
+      role="row"
+      data-testid={`task-${task.taskId}`}
+      style={{ ['--chip-rows' as string]: chipRows }}
+    >
       <div className="task-id" role="rowheader">
         <span className="mono">{task.taskId}</span>
         <span className="muted small">{task.workerId}</span>
@@ -53,8 +71,16 @@ const TaskRow = memo(function TaskRow({ task, traces }: { task: TaskView; traces
         ))}
         <div className="trace-track" aria-hidden="true">
           {placed.map(({ trace: t, step, row }) => (
-            <span key={t.id} className="trace-slot" style={{ transform: `translate(${(step - 1) * 100}%, ${row * CHIP_ROW_PX}px)` }}>
-              <span className={`trace-dot trace-${t.outcome}${t.crashedAtStep ? ' trace-crashed' : ''}`} title={traceTitle(t)} data-testid="trace-dot">
+            <span
+              key={t.id}
+              className="trace-slot"
+              style={{ transform: `translate(${(step - 1) * 100}%, ${row * CHIP_ROW_PX}px)` }}
+            >
+              <span
+                className={`trace-dot trace-${t.outcome}${t.crashedAtStep ? ' trace-crashed' : ''}`}
+                title={traceTitle(t)}
+                data-testid="trace-dot"
+              >
                 {t.key}
               </span>
             </span>
@@ -67,7 +93,15 @@ const TaskRow = memo(function TaskRow({ task, traces }: { task: TaskView; traces
 })
 
 /** A task row's last two cells: its lag and its committed offset. */
-function TaskFigures({ lag, committedOffset, lagTitle }: { lag: number; committedOffset: number | null; lagTitle?: string }) {
+function TaskFigures({
+  lag,
+  committedOffset,
+  lagTitle,
+}: {
+  lag: number
+  committedOffset: number | null
+  lagTitle?: string
+}) {
   return (
     <>
       <div className="num task-figure" role="cell" title={lagTitle}>
@@ -100,7 +134,11 @@ const StoppedRow = memo(function StoppedRow({ task }: { task: StoppedTaskView })
           <span>stopped with its worker ({task.workerId} failed)</span>
         )}
       </div>
-      <TaskFigures lag={task.lag} committedOffset={task.committedOffset} lagTitle="input high watermark minus the group's committed offset: it grows while the task is stopped" />
+      <TaskFigures
+        lag={task.lag}
+        committedOffset={task.committedOffset}
+        lagTitle="input high watermark minus the group's committed offset: it grows while the task is stopped"
+      />
     </div>
   )
 })
@@ -125,7 +163,12 @@ function traceTitle(t: RecordTrace): string {
   return `${t.key} @ p${t.partition}:${t.offset} (${t.workerId}) — ${t.outcome}${t.crashedAtStep ? `, worker died at step ${t.crashedAtStep}` : ''}`
 }
 
-export const PipelinePanel = memo(function PipelinePanel({ tasks, stopped = NO_STOPPED, traces, nowMs }: PipelinePanelProps) {
+export const PipelinePanel = memo(function PipelinePanel({
+  tasks,
+  stopped = NO_STOPPED,
+  traces,
+  nowMs,
+}: PipelinePanelProps) {
   const byPartition = new Map<number, RecordTrace[]>()
   for (const t of traces) {
     const list = byPartition.get(t.partition) ?? []
@@ -157,7 +200,11 @@ export const PipelinePanel = memo(function PipelinePanel({ tasks, stopped = NO_S
           </div>
         </div>
         {sorted.map((task) => (
-          <TaskRow key={task.taskId} task={task} traces={visibleTraces(byPartition.get(task.partition) ?? NO_TRACES, nowMs)} />
+          <TaskRow
+            key={task.taskId}
+            task={task}
+            traces={visibleTraces(byPartition.get(task.partition) ?? NO_TRACES, nowMs)}
+          />
         ))}
         {stopped.map((task) => (
           <StoppedRow key={task.taskId} task={task} />
@@ -165,8 +212,10 @@ export const PipelinePanel = memo(function PipelinePanel({ tasks, stopped = NO_S
         {sorted.length === 0 && stopped.length === 0 ? <p className="muted">No tasks assigned (rebalancing?)</p> : null}
       </div>
       <div className="legend small muted">
-        <span className="trace-dot trace-in-flight">k</span> in flight <span className="trace-dot trace-committed">k</span> committed{' '}
-        <span className="trace-dot trace-aborted">k</span> aborted <span className="trace-dot trace-redone">k</span> redone
+        <span className="trace-dot trace-in-flight">k</span> in flight{' '}
+        <span className="trace-dot trace-committed">k</span> committed{' '}
+        <span className="trace-dot trace-aborted">k</span> aborted <span className="trace-dot trace-redone">k</span>{' '}
+        redone
       </div>
     </Panel>
   )

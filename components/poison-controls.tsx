@@ -23,7 +23,17 @@ function ErrorLine({ state }: { state: CommandState }) {
   )
 }
 
-export function PoisonControls({ handler, deadLetters, send, failUnavailable }: { handler: DeserializationHandler; deadLetters: number | undefined; send: SendCommand; failUnavailable: string | undefined }) {
+export function PoisonControls({
+  handler,
+  deadLetters,
+  send,
+  failUnavailable,
+}: {
+  handler: DeserializationHandler
+  deadLetters: number | undefined
+  send: SendCommand
+  failUnavailable: string | undefined
+}) {
   const id = useId()
   const [runHandler, handlerState] = useCommand(send)
   const [runPoison, poisonState] = useCommand(send)
@@ -38,7 +48,11 @@ export function PoisonControls({ handler, deadLetters, send, failUnavailable }: 
       </span>
       <Segmented
         label="default.deserialization.exception.handler"
-        options={DESERIALIZATION_HANDLERS.map((h) => (h === 'fail' && failUnavailable ? { value: h, title: failUnavailable, disabled: true } : { value: h, title: HANDLER_TITLE[h] }))}
+        options={DESERIALIZATION_HANDLERS.map((h) =>
+          h === 'fail' && failUnavailable
+            ? { value: h, title: failUnavailable, disabled: true }
+            : { value: h, title: HANDLER_TITLE[h] },
+        )}
         value={handler}
         testId={(h) => `handler-${h}`}
         disabled={handlerState.pending}
@@ -58,7 +72,14 @@ export function PoisonControls({ handler, deadLetters, send, failUnavailable }: 
           data-testid="poison-count"
           onChange={(e) => setText(e.currentTarget.value)}
         />
-        <button type="button" className="warn" data-testid="inject-poison" disabled={!valid || poisonState.pending} title="append input records whose values do not parse" onClick={() => runPoison('injectPoison', { count })}>
+        <button
+          type="button"
+          className="warn"
+          data-testid="inject-poison"
+          disabled={!valid || poisonState.pending}
+          title="append input records whose values do not parse"
+          onClick={() => runPoison('injectPoison', { count })}
+        >
           Append poison
         </button>
       </div>
@@ -70,7 +91,11 @@ export function PoisonControls({ handler, deadLetters, send, failUnavailable }: 
       ) : null}
       <p className="small poison-dlq">
         dead-letter records{' '}
-        <span className="num strong" data-testid="dead-letters" title="records on the dead-letter topic, counted by the validator">
+        <span
+          className="num strong"
+          data-testid="dead-letters"
+          title="records on the dead-letter topic, counted by the validator"
+        >
           {fmtInt(deadLetters)}
         </span>
       </p>

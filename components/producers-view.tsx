@@ -29,7 +29,12 @@ export function epochSteps(epochs: ProducerTimeline['epochs'], fromMs: number, n
   return sorted.map((e, i) => {
     const left = pct(e.atMs)
     const right = pct(sorted[i + 1]?.atMs ?? nowMs)
-    return { epoch: e.epoch, left, width: Math.max(0, right - left), level: hi === lo ? 0.5 : (e.epoch - lo) / (hi - lo) }
+    return {
+      epoch: e.epoch,
+      left,
+      width: Math.max(0, right - left),
+      level: hi === lo ? 0.5 : (e.epoch - lo) / (hi - lo),
+    }
   })
 }
 
@@ -41,11 +46,25 @@ export function shortPartition(name: string): string {
 const LEVEL_BASE_PX = 3
 const LEVEL_SPAN_PX = 16
 
-function EpochTimeline({ p, fromMs, nowMs, startedAtMs }: { p: ProducerTimeline; fromMs: number; nowMs: number; startedAtMs: number }) {
+function EpochTimeline({
+  p,
+  fromMs,
+  nowMs,
+  startedAtMs,
+}: {
+  p: ProducerTimeline
+  fromMs: number
+  nowMs: number
+  startedAtMs: number
+}) {
   const steps = epochSteps(p.epochs, fromMs, nowMs)
   const span = Math.max(1, nowMs - fromMs)
   return (
-    <div className="epoch-track" aria-label={`epochs of ${p.transactionalId}: ${p.epochs.map((e) => `${e.epoch} from ${fmtSince(e.atMs, startedAtMs)}`).join(', ')}`} role="img">
+    <div
+      className="epoch-track"
+      aria-label={`epochs of ${p.transactionalId}: ${p.epochs.map((e) => `${e.epoch} from ${fmtSince(e.atMs, startedAtMs)}`).join(', ')}`}
+      role="img"
+    >
       {steps.map((s, i) => {
         const prev = steps[i - 1]
         return (
@@ -53,17 +72,27 @@ function EpochTimeline({ p, fromMs, nowMs, startedAtMs }: { p: ProducerTimeline;
             {prev ? (
               <span
                 className="epoch-riser"
-                style={{ left: `${s.left}%`, bottom: `${LEVEL_BASE_PX + Math.min(prev.level, s.level) * LEVEL_SPAN_PX}px`, height: `${Math.abs(s.level - prev.level) * LEVEL_SPAN_PX + 2}px` }}
+                style={{
+                  left: `${s.left}%`,
+                  bottom: `${LEVEL_BASE_PX + Math.min(prev.level, s.level) * LEVEL_SPAN_PX}px`,
+                  height: `${Math.abs(s.level - prev.level) * LEVEL_SPAN_PX + 2}px`,
+                }}
               />
             ) : null}
             <span
               className="epoch-step"
               data-testid="epoch-step"
-              style={{ left: `${s.left}%`, width: `${s.width}%`, bottom: `${LEVEL_BASE_PX + s.level * LEVEL_SPAN_PX}px` }}
+              style={{
+                left: `${s.left}%`,
+                width: `${s.width}%`,
+                bottom: `${LEVEL_BASE_PX + s.level * LEVEL_SPAN_PX}px`,
+              }}
               title={`epoch ${s.epoch} from ${fmtSince(p.epochs.find((e) => e.epoch === s.epoch)?.atMs ?? fromMs, startedAtMs)}`}
             >
               {i === 0 ? <span className="epoch-label num">e{s.epoch}</span> : null}
-              {i > 0 && i === steps.length - 1 ? <span className="epoch-label epoch-label-end num">e{s.epoch}</span> : null}
+              {i > 0 && i === steps.length - 1 ? (
+                <span className="epoch-label epoch-label-end num">e{s.epoch}</span>
+              ) : null}
             </span>
           </span>
         )
@@ -104,7 +133,9 @@ function FencedCell({ fencings, startedAtMs }: { fencings: ProducerTimeline['fen
 
 /** One row per transactional.id: producer id, epochs over time, fencings and the broker's last sequence per partition. */
 export const ProducersView = memo(function ProducersView({ producers, startedAtMs, nowMs }: ProducersViewProps) {
-  const sorted = [...producers].sort((a, b) => a.transactionalId.localeCompare(b.transactionalId, 'en', { numeric: true }))
+  const sorted = [...producers].sort((a, b) =>
+    a.transactionalId.localeCompare(b.transactionalId, 'en', { numeric: true }),
+  )
   let fromMs = nowMs
   for (const p of producers) for (const e of p.epochs) fromMs = Math.min(fromMs, e.atMs)
   fromMs = Math.max(startedAtMs, Math.min(fromMs, nowMs - 1000))
@@ -123,16 +154,27 @@ export const ProducersView = memo(function ProducersView({ producers, startedAtM
             <th className="epoch-col">
               epoch over time <span className="muted">({fmtSince(fromMs, startedAtMs)} → now)</span>
             </th>
-            <th className="r" title="fencings by producer epoch (a newer initTransactions on the same transactional.id) and by group generation (exactly_once_v2: the offset commit of a member the group moved on from is refused)">
+            <th
+              className="r"
+              title="fencings by producer epoch (a newer initTransactions on the same transactional.id) and by group generation (exactly_once_v2: the offset commit of a member the group moved on from is refused)"
+            >
               fenced <span className="muted">epoch · gen.</span>
             </th>
             <th>last sequence per partition</th>
           </>
         }
-        after={sorted.length === 0 ? <p className="muted empty">No transactional producers: at_least_once writes without transactions.</p> : null}
+        after={
+          sorted.length === 0 ? (
+            <p className="muted empty">No transactional producers: at_least_once writes without transactions.</p>
+          ) : null
+        }
       >
         {sorted.map((p) => (
-          <tr key={`${p.transactionalId}|${p.producerId}`} data-testid="producer-row" data-transactional-id={p.transactionalId}>
+          <tr
+            key={`${p.transactionalId}|${p.producerId}`}
+            data-testid="producer-row"
+            data-transactional-id={p.transactionalId}
+          >
             <td className="mono ellipsis" title={p.transactionalId}>
               {p.transactionalId}
             </td>
@@ -143,7 +185,11 @@ export const ProducersView = memo(function ProducersView({ producers, startedAtM
             <FencedCell fencings={p.fencings} startedAtMs={startedAtMs} />
             <td className="seq-cell">
               {p.lastSequence.map((s) => (
-                <span key={s.partition} className="chip mono" title={`the broker's last sequence for producer ${p.producerId} on ${s.partition}`}>
+                <span
+                  key={s.partition}
+                  className="chip mono"
+                  title={`the broker's last sequence for producer ${p.producerId} on ${s.partition}`}
+                >
                   {shortPartition(s.partition)} <b className="num">{s.sequence}</b>
                 </span>
               ))}

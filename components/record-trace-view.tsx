@@ -92,9 +92,16 @@ export const RecordTraceView = memo(function RecordTraceView({ traces, startedAt
             )
           return (
             <tr key={t.id} data-testid="trace-row" data-crashed={t.crashedAtStep !== null} data-outcome={t.outcome}>
-              <td className="mono trace-record" title={`key ${t.key}, input-${t.partition} offset ${t.offset}, ${t.workerId}, consumed at ${fmtSince(t.steps[0]?.atMs ?? startedAtMs, startedAtMs)}`}>
+              <td
+                className="mono trace-record"
+                title={`key ${t.key}, input-${t.partition} offset ${t.offset}, ${t.workerId}, consumed at ${fmtSince(t.steps[0]?.atMs ?? startedAtMs, startedAtMs)}`}
+              >
                 {t.key}{' '}
-                <MessagesLink query={{ topic: 'input', partition: t.partition, from: t.offset, to: t.offset + 1 }} testId="trace-messages" title="open this input record in the message browser">
+                <MessagesLink
+                  query={{ topic: 'input', partition: t.partition, from: t.offset, to: t.offset + 1 }}
+                  testId="trace-messages"
+                  title="open this input record in the message browser"
+                >
                   p{t.partition}@{t.offset}
                 </MessagesLink>
                 <span className="muted small trace-worker">{t.workerId}</span>

@@ -12,13 +12,20 @@ export interface RecoveryPanelProps {
 export const PHASES: { key: keyof RecoveryPhases; label: string; hint: string }[] = [
   { key: 'detection', label: 'detection', hint: 'until the group notices the member is gone (session.timeout.ms)' },
   { key: 'rebalance', label: 'rebalance', hint: 'until the partitions are assigned to surviving workers' },
-  { key: 'fence', label: 'fence / abort', hint: "until the dead worker's open transaction is aborted and its producer fenced (0 under at_least_once)" },
+  {
+    key: 'fence',
+    label: 'fence / abort',
+    hint: "until the dead worker's open transaction is aborted and its producer fenced (0 under at_least_once)",
+  },
   { key: 'restore', label: 'restore', hint: "until the new owner's state store is rebuilt from the changelog" },
   { key: 'catchUp', label: 'catch-up', hint: 'until the committed offsets reach the position at kill' },
 ]
 
 /** Segments of a recovery bar, in ms since t0; a phase not reached yet has no segment. */
-export function recoverySegments(r: RecoveryView, nowMs: number): { span: number; segments: { key: keyof RecoveryPhases; start: number; ms: number }[]; pendingFrom: number | null } {
+export function recoverySegments(
+  r: RecoveryView,
+  nowMs: number,
+): { span: number; segments: { key: keyof RecoveryPhases; start: number; ms: number }[]; pendingFrom: number | null } {
   const segments: { key: keyof RecoveryPhases; start: number; ms: number }[] = []
   let start = 0
   for (const p of PHASES) {
@@ -32,14 +39,23 @@ export function recoverySegments(r: RecoveryView, nowMs: number): { span: number
   return { span: Math.max(elapsed, 1), segments, pendingFrom: done ? null : start }
 }
 
-const RecoveryRow = memo(function RecoveryRow({ r, startedAtMs, nowMs }: { r: RecoveryView; startedAtMs: number; nowMs: number }) {
+const RecoveryRow = memo(function RecoveryRow({
+  r,
+  startedAtMs,
+  nowMs,
+}: {
+  r: RecoveryView
+  startedAtMs: number
+  nowMs: number
+}) {
   const { span, segments, pendingFrom } = recoverySegments(r, nowMs)
   const pct = (ms: number) => `${(ms / span) * 100}%`
   return (
     <li className="recovery" data-testid="recovery" data-complete={r.t1 !== null}>
       <div className="recovery-head">
         <span>
-          <span className="strong mono">{r.workerId}</span> killed at <span className="num">{fmtSince(r.t0, startedAtMs)}</span> · {r.guarantee} · partitions{' '}
+          <span className="strong mono">{r.workerId}</span> killed at{' '}
+          <span className="num">{fmtSince(r.t0, startedAtMs)}</span> · {r.guarantee} · partitions{' '}
           <span className="mono">{r.partitions.join(', ') || '—'}</span>
         </span>
         <span className="recovery-total">
@@ -52,14 +68,25 @@ const RecoveryRow = memo(function RecoveryRow({ r, startedAtMs, nowMs }: { r: Re
           )}
         </span>
       </div>
-      <div className="recovery-bar" role="img" aria-label={`recovery of ${r.workerId}: ${PHASES.map((p) => `${p.label} ${fmtMs(r.phases[p.key])}`).join(', ')}`}>
+      <div
+        className="recovery-bar"
+        role="img"
+        aria-label={`recovery of ${r.workerId}: ${PHASES.map((p) => `${p.label} ${fmtMs(r.phases[p.key])}`).join(', ')}`}
+      >
         <span className="t0-marker" title="t0: the kill">
           t0
         </span>
         {segments.map((s) => (
-          <span key={s.key} className={`phase phase-${s.key}`} style={{ left: pct(s.start), width: pct(s.ms) }} title={`${s.key}: ${fmtMs(s.ms)}`} />
+          <span
+            key={s.key}
+            className={`phase phase-${s.key}`}
+            style={{ left: pct(s.start), width: pct(s.ms) }}
+            title={`${s.key}: ${fmtMs(s.ms)}`}
+          />
         ))}
-        {pendingFrom !== null ? <span className="phase phase-pending" style={{ left: pct(pendingFrom), width: pct(span - pendingFrom) }} /> : null}
+        {pendingFrom !== null ? (
+          <span className="phase phase-pending" style={{ left: pct(pendingFrom), width: pct(span - pendingFrom) }} />
+        ) : null}
       </div>
       <dl className="phase-list">
         {PHASES.map((p) => (
@@ -67,7 +94,9 @@ const RecoveryRow = memo(function RecoveryRow({ r, startedAtMs, nowMs }: { r: Re
             <dt>
               <span className={`swatch phase-${p.key}`} /> {p.label}
             </dt>
-            <dd className="num">{r.phases[p.key] === null ? (r.t1 === null ? 'pending' : 'n/a') : fmtMs(r.phases[p.key])}</dd>
+            <dd className="num">
+              {r.phases[p.key] === null ? (r.t1 === null ? 'pending' : 'n/a') : fmtMs(r.phases[p.key])}
+            </dd>
           </div>
         ))}
         <div className="phase-item">
@@ -88,7 +117,11 @@ const RecoveryRow = memo(function RecoveryRow({ r, startedAtMs, nowMs }: { r: Re
 export const RecoveryPanel = memo(function RecoveryPanel({ recoveries, startedAtMs, nowMs }: RecoveryPanelProps) {
   const latest = [...recoveries].sort((a, b) => b.t0 - a.t0).slice(0, 3)
   return (
-    <Panel title="Recovery" hint="After a kill: t0 → detection → rebalance → fence / abort → restore → catch-up (phases add up to the recovery time)" testId="recovery-timeline">
+    <Panel
+      title="Recovery"
+      hint="After a kill: t0 → detection → rebalance → fence / abort → restore → catch-up (phases add up to the recovery time)"
+      testId="recovery-timeline"
+    >
       {latest.length === 0 ? (
         <p className="muted empty">No kills yet. Kill a worker to see its recovery here.</p>
       ) : (

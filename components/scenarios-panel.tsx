@@ -35,7 +35,12 @@ export function fmtOffset(ms: number): string {
 const ScenarioRun = memo(function ScenarioRun({ scenario, nowMs }: { scenario: ScenarioView; nowMs: number }) {
   const running = scenario.status === 'running'
   return (
-    <div className={`scenario-run scenario-${scenario.status}`} data-testid="scenario-view" data-name={scenario.name} data-status={scenario.status}>
+    <div
+      className={`scenario-run scenario-${scenario.status}`}
+      data-testid="scenario-view"
+      data-name={scenario.name}
+      data-status={scenario.status}
+    >
       <div className="scenario-run-head">
         <h3>{scenario.title}</h3>
         <span className={`badge badge-scenario-${scenario.status}`} data-testid="scenario-status">
@@ -44,14 +49,21 @@ const ScenarioRun = memo(function ScenarioRun({ scenario, nowMs }: { scenario: S
       </div>
       {running ? (
         <p className="muted small">
-          {fmtMs(Math.max(0, nowMs - scenario.startedAtMs))} in · every panel on this page shows the scenario&apos;s lab; when it ends, the lab runs on with your settings
+          {fmtMs(Math.max(0, nowMs - scenario.startedAtMs))} in · every panel on this page shows the scenario&apos;s
+          lab; when it ends, the lab runs on with your settings
         </p>
       ) : (
         <p className="muted small" data-testid="scenario-handed-back">
-          The lab runs on with the settings from before the scenario; its evidence stays pinned in the Evidence panel until dismissed.
+          The lab runs on with the settings from before the scenario; its evidence stays pinned in the Evidence panel
+          until dismissed.
         </p>
       )}
-      <ol className="stack-list narrative" aria-live="polite" aria-label="what the scenario did" data-testid="scenario-narrative">
+      <ol
+        className="stack-list narrative"
+        aria-live="polite"
+        aria-label="what the scenario did"
+        data-testid="scenario-narrative"
+      >
         {scenario.narrative.map((line, i) => (
           <li key={i}>
             <span className="num muted narrative-at">{fmtOffset(line.atMs)}</span>
@@ -81,7 +93,13 @@ const ScenarioRun = memo(function ScenarioRun({ scenario, nowMs }: { scenario: S
 })
 
 /** The guided scenarios: one click runs one on the lab on screen; its narrative and verdict appear here. */
-export const ScenariosPanel = memo(function ScenariosPanel({ scenarios, scenario, send, nowMs, unavailable }: ScenariosPanelProps) {
+export const ScenariosPanel = memo(function ScenariosPanel({
+  scenarios,
+  scenario,
+  send,
+  nowMs,
+  unavailable,
+}: ScenariosPanelProps) {
   const [run, state] = useCommand(send)
   const busy = state.pending || scenario?.status === 'running'
   return (
@@ -99,7 +117,11 @@ export const ScenariosPanel = memo(function ScenariosPanel({ scenarios, scenario
           const current = scenario?.name === s.name
           return (
             <li key={s.name}>
-              <article className={`card scenario-card${current ? ' scenario-current' : ''}`} data-testid={`scenario-${s.name}`} aria-labelledby={`scenario-title-${s.name}`}>
+              <article
+                className={`card scenario-card${current ? ' scenario-current' : ''}`}
+                data-testid={`scenario-${s.name}`}
+                aria-labelledby={`scenario-title-${s.name}`}
+              >
                 <div className="scenario-card-head">
                   <h3 id={`scenario-title-${s.name}`}>{s.title}</h3>
                   <button

@@ -23,7 +23,15 @@ export interface SegmentedProps<T extends string> {
 }
 
 /** A row of buttons that acts as one radio group: the selected one is on. */
-export function Segmented<T extends string>({ label, options, value, testId, disabled = false, onSelect, style }: SegmentedProps<T>) {
+export function Segmented<T extends string>({
+  label,
+  options,
+  value,
+  testId,
+  disabled = false,
+  onSelect,
+  style,
+}: SegmentedProps<T>) {
   return (
     <div className="segmented" role="radiogroup" aria-label={label} style={style}>
       {options.map((o) => (

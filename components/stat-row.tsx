@@ -29,9 +29,24 @@ export const StatRow = memo(function StatRow({ snapshot }: StatRowProps) {
       value: fmtRate(headlineProcessed(snapshot.series, windowMs)),
       hint: `records/s by which committed input offsets advance, over the last ${windowLabel(windowMs)} (at least 2 s and two commit intervals: offsets only move at a commit)`,
     },
-    { id: 'visible', label: 'visible output', value: fmtRate(last?.visibleOutputPerSec), hint: 'committed output records/s seen by a read_committed consumer' },
-    { id: 'p99', label: 'latency p99', value: fmtMs(last?.latencyP99Ms), hint: 'end-to-end: input append → output visible (read_committed)' },
-    { id: 'committed-input', label: 'committed input', value: fmtCompact(snapshot.totals.committedInput), hint: 'input records below the committed offsets' },
+    {
+      id: 'visible',
+      label: 'visible output',
+      value: fmtRate(last?.visibleOutputPerSec),
+      hint: 'committed output records/s seen by a read_committed consumer',
+    },
+    {
+      id: 'p99',
+      label: 'latency p99',
+      value: fmtMs(last?.latencyP99Ms),
+      hint: 'end-to-end: input append → output visible (read_committed)',
+    },
+    {
+      id: 'committed-input',
+      label: 'committed input',
+      value: fmtCompact(snapshot.totals.committedInput),
+      hint: 'input records below the committed offsets',
+    },
     {
       id: 'duplicates',
       label: 'duplicates',
@@ -39,7 +54,12 @@ export const StatRow = memo(function StatRow({ snapshot }: StatRowProps) {
       hint: 'from the validator',
       tone: c && c.duplicates !== null && c.duplicates > 0 ? (g === 'at_least_once' ? 'warn' : 'bad') : 'ok',
     },
-    { id: 'aborted', label: 'aborted txns', value: fmtInt(snapshot.txnTotals.aborted), hint: 'transactions aborted (fenced, crash, timeout, error)' },
+    {
+      id: 'aborted',
+      label: 'aborted txns',
+      value: fmtInt(snapshot.txnTotals.aborted),
+      hint: 'transactions aborted (fenced, crash, timeout, error)',
+    },
     { id: 'kills', label: 'kills', value: fmtInt(snapshot.totals.kills), hint: 'workers killed so far' },
   ]
   return (

@@ -18,15 +18,32 @@ interface S {
 }
 
 const live = (atMs: number): S => ({ atMs, name: `live ${atMs}` })
-const frame = (atMs: number, frameAtMs = atMs) => ({ frameAtMs, snapshot: { atMs: frameAtMs, name: `frame ${frameAtMs}` } })
+const frame = (atMs: number, frameAtMs = atMs) => ({
+  frameAtMs,
+  snapshot: { atMs: frameAtMs, name: `frame ${frameAtMs}` },
+})
 
 function entry(id: number, atMs: number, fact: JournalFact, label: string = fact.kind): JournalEntry {
   return { id, atMs, category: JOURNAL_CATEGORY_OF[fact.kind], label, fact }
 }
-const kill = (id: number, atMs: number, workerId = 'worker-1') => entry(id, atMs, { kind: 'kill', workerId, step: 4 }, `${workerId} killed at step 4`)
+const kill = (id: number, atMs: number, workerId = 'worker-1') =>
+  entry(id, atMs, { kind: 'kill', workerId, step: 4 }, `${workerId} killed at step 4`)
 const txn = (id: number, atMs: number, outcome: 'committed' | 'aborted') =>
-  entry(id, atMs, { kind: 'txn', outcome, transactionalId: 't', producerId: 1, epoch: 0, partitions: [], outputRecords: 0, changelogRecords: 0, offsetsCommitted: 0, beginMs: atMs - 100, cause: outcome === 'aborted' ? 'fenced' : null })
-const config = (id: number, atMs: number) => entry(id, atMs, { kind: 'config', changes: { 'commit.interval.ms': 500 } }, 'commit.interval.ms=500')
+  entry(id, atMs, {
+    kind: 'txn',
+    outcome,
+    transactionalId: 't',
+    producerId: 1,
+    epoch: 0,
+    partitions: [],
+    outputRecords: 0,
+    changelogRecords: 0,
+    offsetsCommitted: 0,
+    beginMs: atMs - 100,
+    cause: outcome === 'aborted' ? 'fenced' : null,
+  })
+const config = (id: number, atMs: number) =>
+  entry(id, atMs, { kind: 'config', changes: { 'commit.interval.ms': 500 } }, 'commit.interval.ms=500')
 
 describe('the time control state', () => {
   const start: TimeView<S> = LIVE
@@ -69,7 +86,11 @@ describe('the time control state', () => {
     expect(timeStatus(start, at)).toEqual({ title: 'Live', detail: null })
     const paused = timeReducer(start, { type: 'pause', live: live(at) })
     expect(timeStatus(paused, at + 12_400)).toEqual({ title: 'Paused at 14:03:27', detail: 'lab running, 12 s behind' })
-    const past = timeReducer(timeReducer(paused, { type: 'seek', atMs: at, live: live(at) }), { type: 'frame', atMs: at, frame: frame(at) })
+    const past = timeReducer(timeReducer(paused, { type: 'seek', atMs: at, live: live(at) }), {
+      type: 'frame',
+      atMs: at,
+      frame: frame(at),
+    })
     expect(timeStatus(past, at + 3000).title).toBe('Viewing the past: 14:03:27')
     expect(timeStatus(past, at + 3000).detail).toContain('commands act on the live lab')
     expect(fmtClock(new Date(2026, 0, 2, 9, 5, 7).getTime())).toBe('09:05:07')
@@ -92,7 +113,17 @@ describe('the scrubber markers', () => {
   })
 
   it('places markers along the span and merges close ones under the most telling', () => {
-    const markers = placeMarkers([config(1, 10_000), txn(2, 50_000, 'aborted'), kill(3, 50_300), txn(4, 50_500, 'aborted'), txn(5, 60_000, 'committed'), config(6, 200_000)], span)
+    const markers = placeMarkers(
+      [
+        config(1, 10_000),
+        txn(2, 50_000, 'aborted'),
+        kill(3, 50_300),
+        txn(4, 50_500, 'aborted'),
+        txn(5, 60_000, 'committed'),
+        config(6, 200_000),
+      ],
+      span,
+    )
     expect(markers.map((m) => [m.kind, m.pct, m.count])).toEqual([
       ['config', 10, 1],
       ['kill', 50.3, 3],
@@ -111,7 +142,11 @@ describe('the scrubber markers', () => {
 })
 
 describe('the journal as the dashboard keeps it', () => {
-  const page = (entries: JournalEntry[], more: boolean, lastId: number): JournalPage => ({ entries, more, span: { sinceMs: 0, fromMs: 0, toMs: 1, lastId, size: lastId } })
+  const page = (entries: JournalEntry[], more: boolean, lastId: number): JournalPage => ({
+    entries,
+    more,
+    span: { sinceMs: 0, fromMs: 0, toMs: 1, lastId, size: lastId },
+  })
 
   it('asks after the last entry of a partial page, after the span of a complete one', () => {
     expect(nextCursor(0, page([kill(3, 1)], true, 90))).toBe(3)
@@ -151,7 +186,9 @@ describe('the event log', () => {
   })
 
   it('renders rows with a link to their moment and the filters as toggle buttons', () => {
-    const html = renderToString(createElement(EventLogPanel, { entries, horizon: null, unavailable: false, error: null, onShow: () => {} }))
+    const html = renderToString(
+      createElement(EventLogPanel, { entries, horizon: null, unavailable: false, error: null, onShow: () => {} }),
+    )
     expect(html.match(/data-testid="event-row"/g)?.length).toBe(3)
     expect(html).toMatch(/aria-pressed="false"[^>]*data-testid="event-filter-transactions"/)
     expect(html).toMatch(/aria-pressed="true"[^>]*data-testid="event-filter-kills"/)
@@ -160,13 +197,39 @@ describe('the event log', () => {
 })
 
 describe('the dashboard with its time control', () => {
-  const snapshot = { ...fixtureSnapshot, journal: { sinceMs: fixtureSnapshot.atMs - 60_000, fromMs: fixtureSnapshot.atMs - 60_000, toMs: fixtureSnapshot.atMs, lastId: 4, size: 4 } }
+  const snapshot = {
+    ...fixtureSnapshot,
+    journal: {
+      sinceMs: fixtureSnapshot.atMs - 60_000,
+      fromMs: fixtureSnapshot.atMs - 60_000,
+      toMs: fixtureSnapshot.atMs,
+      lastId: 4,
+      size: 4,
+    },
+  }
   const noop = () => {}
 
   it('shows a held view in the header area and marks it on the dashboard', () => {
     const state = timeReducer(LIVE, { type: 'pause', live: snapshot })
-    const control = createElement(TimeControl, { state, liveAtMs: snapshot.atMs + 5000, span: snapshot.journal, entries: [kill(1, snapshot.atMs - 30_000)], onPause: noop, onLive: noop, onSeek: noop, onSeekSoon: noop })
-    const html = renderToString(createElement(LabView, { snapshot, connection: 'live', send: async () => ({ ok: true as const }), timeControl: control, view: 'pause' }))
+    const control = createElement(TimeControl, {
+      state,
+      liveAtMs: snapshot.atMs + 5000,
+      span: snapshot.journal,
+      entries: [kill(1, snapshot.atMs - 30_000)],
+      onPause: noop,
+      onLive: noop,
+      onSeek: noop,
+      onSeekSoon: noop,
+    })
+    const html = renderToString(
+      createElement(LabView, {
+        snapshot,
+        connection: 'live',
+        send: async () => ({ ok: true as const }),
+        timeControl: control,
+        view: 'pause',
+      }),
+    )
     expect(html).toContain(`Paused at ${fmtClock(snapshot.atMs)}`)
     expect(html).toContain('lab running, 5 s behind')
     expect(html).toContain('data-view="pause"')
@@ -175,7 +238,18 @@ describe('the dashboard with its time control', () => {
   })
 
   it('says when the lab serves no journal', () => {
-    const html = renderToString(createElement(TimeControl, { state: LIVE, liveAtMs: 1, span: undefined, entries: [], onPause: noop, onLive: noop, onSeek: noop, onSeekSoon: noop }))
+    const html = renderToString(
+      createElement(TimeControl, {
+        state: LIVE,
+        liveAtMs: 1,
+        span: undefined,
+        entries: [],
+        onPause: noop,
+        onLive: noop,
+        onSeek: noop,
+        onSeekSoon: noop,
+      }),
+    )
     expect(html).toContain('This lab serves no journal')
     expect(html).toMatch(/<button[^>]*disabled=""[^>]*data-testid="time-live"/)
   })

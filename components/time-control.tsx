@@ -45,7 +45,14 @@ const Markers = memo(function Markers({ markers, onSeek }: { markers: ScrubMarke
   )
 })
 
-function Scrubber({ span, state, liveAtMs, entries, onSeek, onSeekSoon }: Pick<TimeControlProps, 'state' | 'liveAtMs' | 'entries' | 'onSeek' | 'onSeekSoon'> & { span: JournalSpan }) {
+function Scrubber({
+  span,
+  state,
+  liveAtMs,
+  entries,
+  onSeek,
+  onSeekSoon,
+}: Pick<TimeControlProps, 'state' | 'liveAtMs' | 'entries' | 'onSeek' | 'onSeekSoon'> & { span: JournalSpan }) {
   const held = state.mode === 'held' ? state.atMs : null
   // While dragging, the thumb follows the hand; the frame follows once the hand rests. Steps of a
   // second: the lab keeps one frame a second, and the arrow keys move one frame.
@@ -64,7 +71,13 @@ function Scrubber({ span, state, liveAtMs, entries, onSeek, onSeekSoon }: Pick<T
   const next = held === null ? null : adjacentMarker(markers, held, 'next')
   return (
     <div className="scrubber">
-      <button type="button" disabled={!previous} onClick={() => previous && onSeek(previous.atMs)} aria-label={previous ? `previous event: ${previous.label}` : 'no earlier event'} data-testid="marker-previous">
+      <button
+        type="button"
+        disabled={!previous}
+        onClick={() => previous && onSeek(previous.atMs)}
+        aria-label={previous ? `previous event: ${previous.label}` : 'no earlier event'}
+        data-testid="marker-previous"
+      >
         ◀
       </button>
       <div className="scrub-track">
@@ -85,7 +98,13 @@ function Scrubber({ span, state, liveAtMs, entries, onSeek, onSeekSoon }: Pick<T
           }}
         />
       </div>
-      <button type="button" disabled={!next} onClick={() => next && onSeek(next.atMs)} aria-label={next ? `next event: ${next.label}` : 'no later event'} data-testid="marker-next">
+      <button
+        type="button"
+        disabled={!next}
+        onClick={() => next && onSeek(next.atMs)}
+        aria-label={next ? `next event: ${next.label}` : 'no later event'}
+        data-testid="marker-next"
+      >
         ▶
       </button>
       <span className="num small muted scrub-range" aria-hidden="true">
@@ -95,16 +114,43 @@ function Scrubber({ span, state, liveAtMs, entries, onSeek, onSeekSoon }: Pick<T
   )
 }
 
-export const TimeControl = memo(function TimeControl({ state, liveAtMs, span, entries, onPause, onLive, onSeek, onSeekSoon }: TimeControlProps) {
+export const TimeControl = memo(function TimeControl({
+  state,
+  liveAtMs,
+  span,
+  entries,
+  onPause,
+  onLive,
+  onSeek,
+  onSeekSoon,
+}: TimeControlProps) {
   const status = timeStatus(state, liveAtMs)
   const held = state.mode === 'held'
   return (
-    <div className={`time-control ${held ? `held held-${state.source}` : 'live'}`} data-testid="time-control" data-mode={held ? state.source : 'live'} role="region" aria-label="time control">
+    <div
+      className={`time-control ${held ? `held held-${state.source}` : 'live'}`}
+      data-testid="time-control"
+      data-mode={held ? state.source : 'live'}
+      role="region"
+      aria-label="time control"
+    >
       <div className="time-buttons">
-        <button type="button" onClick={onPause} disabled={held} aria-pressed={held && state.source === 'pause'} data-testid="time-pause">
+        <button
+          type="button"
+          onClick={onPause}
+          disabled={held}
+          aria-pressed={held && state.source === 'pause'}
+          data-testid="time-pause"
+        >
           ❚❚ Pause
         </button>
-        <button type="button" onClick={onLive} disabled={!held} className={held ? 'time-live-button' : ''} data-testid="time-live">
+        <button
+          type="button"
+          onClick={onLive}
+          disabled={!held}
+          className={held ? 'time-live-button' : ''}
+          data-testid="time-live"
+        >
           ● Live
         </button>
       </div>
@@ -112,14 +158,25 @@ export const TimeControl = memo(function TimeControl({ state, liveAtMs, span, en
       <p className="time-status" data-testid="time-status">
         <strong role="status">{status.title}</strong>
         {status.detail ? <span> — {status.detail}</span> : null}
-        {held && state.seekingMs !== null ? <span className="muted"> · loading {fmtClock(state.seekingMs)}…</span> : null}
+        {held && state.seekingMs !== null ? (
+          <span className="muted"> · loading {fmtClock(state.seekingMs)}…</span>
+        ) : null}
         {held && state.error ? <span className="bad"> · {state.error}</span> : null}
       </p>
       {span && span.toMs > span.fromMs ? (
-        <Scrubber span={span} state={state} liveAtMs={liveAtMs} entries={entries} onSeek={onSeek} onSeekSoon={onSeekSoon} />
+        <Scrubber
+          span={span}
+          state={state}
+          liveAtMs={liveAtMs}
+          entries={entries}
+          onSeek={onSeek}
+          onSeekSoon={onSeekSoon}
+        />
       ) : (
         <span className="small muted" data-testid="scrubber-unavailable">
-          {span ? 'The journal is still empty: the scrubber appears once it holds a moment.' : 'This lab serves no journal: Pause works, rewinding does not.'}
+          {span
+            ? 'The journal is still empty: the scrubber appears once it holds a moment.'
+            : 'This lab serves no journal: Pause works, rewinding does not.'}
         </span>
       )}
     </div>

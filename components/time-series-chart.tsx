@@ -1,5 +1,15 @@
 import { memo, useCallback, useState } from 'react'
-import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
+import {
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ReferenceLine,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts'
 import type { TimelineMarker } from '../lib/lab-protocol.ts'
 import type { ChartConfig } from './chart-config.ts'
 import { MARKER_COLORS } from './chart-config.ts'
@@ -47,7 +57,12 @@ export interface PlacedLabel<M> {
  * alone (the line's tooltip has the full label). `unitsPerChar` is how much of the x axis one label
  * character takes.
  */
-export function labelRows<M extends { x: number; label: string }>(markers: M[], unitsPerChar: number, xMin: number, xMax: number): PlacedLabel<M>[] {
+export function labelRows<M extends { x: number; label: string }>(
+  markers: M[],
+  unitsPerChar: number,
+  xMin: number,
+  xMax: number,
+): PlacedLabel<M>[] {
   const rows: [number, number][][] = Array.from({ length: MAX_LABEL_ROWS }, () => [])
   const spanOf = (x: number, text: string): [number, number] => {
     const width = (text.length + 1) * unitsPerChar
@@ -88,7 +103,19 @@ const axisTick = { fill: 'var(--muted)', fontSize: 11 }
  * A marker's label, and a hover band along its line whose tooltip is the full label: a cut or
  * compact label, or a line with no label at all, still says what it marks.
  */
-function MarkerLabel({ viewBox, marker, row, text, leftwards }: { viewBox?: { x?: number; y?: number; height?: number }; marker: TimelineMarker; row: number; text: string; leftwards: boolean }) {
+function MarkerLabel({
+  viewBox,
+  marker,
+  row,
+  text,
+  leftwards,
+}: {
+  viewBox?: { x?: number; y?: number; height?: number }
+  marker: TimelineMarker
+  row: number
+  text: string
+  leftwards: boolean
+}) {
   const x = viewBox?.x ?? 0
   const y = viewBox?.y ?? 0
   const color = MARKER_COLORS[marker.kind]
@@ -98,7 +125,14 @@ function MarkerLabel({ viewBox, marker, row, text, leftwards }: { viewBox?: { x?
         <title>{marker.label}</title>
       </rect>
       {text ? (
-        <text x={x + (leftwards ? -3 : 3)} y={y + 9 + row * 11} textAnchor={leftwards ? 'end' : 'start'} fill={color} fontSize={10} pointerEvents="all">
+        <text
+          x={x + (leftwards ? -3 : 3)}
+          y={y + 9 + row * 11}
+          textAnchor={leftwards ? 'end' : 'start'}
+          fill={color}
+          fontSize={10}
+          pointerEvents="all"
+        >
           <title>{marker.label}</title>
           {text}
         </text>
@@ -132,7 +166,12 @@ function TimeSeriesChartImpl<K extends string>({ config, rows, markers, height =
           <YAxis tick={axisTick} tickFormatter={config.formatY} width={64} stroke="var(--border)" />
           <Tooltip
             isAnimationActive={false}
-            contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)', fontSize: 12 }}
+            contentStyle={{
+              background: 'var(--panel)',
+              border: '1px solid var(--border)',
+              color: 'var(--fg)',
+              fontSize: 12,
+            }}
             labelFormatter={(v) => `${Number(v).toFixed(1)} s`}
             formatter={(v) => (typeof v === 'number' ? config.formatY(v) : '—')}
           />
@@ -148,7 +187,15 @@ function TimeSeriesChartImpl<K extends string>({ config, rows, markers, height =
               x={m.x}
               stroke={MARKER_COLORS[m.kind]}
               strokeDasharray="3 3"
-              label={(props: { viewBox?: { x?: number; y?: number; height?: number } }) => <MarkerLabel viewBox={props.viewBox} marker={m} row={row} text={text} leftwards={runsLeftwards(m.x, xMin, xMax)} />}
+              label={(props: { viewBox?: { x?: number; y?: number; height?: number } }) => (
+                <MarkerLabel
+                  viewBox={props.viewBox}
+                  marker={m}
+                  row={row}
+                  text={text}
+                  leftwards={runsLeftwards(m.x, xMin, xMax)}
+                />
+              )}
             />
           ))}
           {config.series.map((s) => (

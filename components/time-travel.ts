@@ -40,7 +40,9 @@ export const LIVE: TimeView<never> = { mode: 'live' }
 export function timeReducer<S extends Timed>(state: TimeView<S>, action: TimeAction<S>): TimeView<S> {
   switch (action.type) {
     case 'pause':
-      return state.mode === 'held' ? state : { mode: 'held', shown: action.live, source: 'pause', atMs: action.live.atMs, seekingMs: null, error: null }
+      return state.mode === 'held'
+        ? state
+        : { mode: 'held', shown: action.live, source: 'pause', atMs: action.live.atMs, seekingMs: null, error: null }
     case 'live':
       return state.mode === 'live' ? state : { mode: 'live' }
     case 'seek':
@@ -88,5 +90,8 @@ export function timeStatus<S extends Timed>(state: TimeView<S>, liveAtMs: number
   const behind = liveAtMs === null ? null : secondsBehind(state.shown.atMs, liveAtMs)
   const running = behind === null ? 'lab running' : `lab running, ${behind} s behind`
   if (state.source === 'pause') return { title: `Paused at ${fmtClock(state.shown.atMs)}`, detail: running }
-  return { title: `Viewing the past: ${fmtClock(state.shown.atMs)}`, detail: `${running} · commands act on the live lab` }
+  return {
+    title: `Viewing the past: ${fmtClock(state.shown.atMs)}`,
+    detail: `${running} · commands act on the live lab`,
+  }
 }

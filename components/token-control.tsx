@@ -33,7 +33,12 @@ export function TokenControl() {
   }
 
   return (
-    <div className="token-control" data-testid="token-control" data-state={token ? 'set' : 'none'} style={{ position: 'relative', display: 'flex', alignItems: 'center', gap: 8, fontSize: 12.5 }}>
+    <div
+      className="token-control"
+      data-testid="token-control"
+      data-state={token ? 'set' : 'none'}
+      style={{ position: 'relative', display: 'flex', alignItems: 'center', gap: 8, fontSize: 12.5 }}
+    >
       {open ? (
         <TokenForm
           id={id}
@@ -52,7 +57,11 @@ export function TokenControl() {
           type="button"
           aria-expanded={false}
           data-testid="token-toggle"
-          title={token ? 'a token is stored for this tab: change or forget it' : 'enter the lab’s token (EOSCOPE_TOKEN) to use the controls'}
+          title={
+            token
+              ? 'a token is stored for this tab: change or forget it'
+              : 'enter the lab’s token (EOSCOPE_TOKEN) to use the controls'
+          }
           onClick={() => setOpen(true)}
         >
           {token ? 'token set ✓' : 'unlock controls'}
@@ -65,7 +74,19 @@ export function TokenControl() {
           role="alert"
           className="bad"
           data-testid="token-message"
-          style={{ position: 'absolute', top: 'calc(100% + 8px)', left: 0, zIndex: 20, width: '24em', margin: 0, padding: '6px 10px', background: 'var(--panel)', border: '1px solid var(--bad)', borderRadius: 6, boxShadow: '0 4px 14px rgb(0 0 0 / 0.25)' }}
+          style={{
+            position: 'absolute',
+            top: 'calc(100% + 8px)',
+            left: 0,
+            zIndex: 20,
+            width: '24em',
+            margin: 0,
+            padding: '6px 10px',
+            background: 'var(--panel)',
+            border: '1px solid var(--bad)',
+            borderRadius: 6,
+            boxShadow: '0 4px 14px rgb(0 0 0 / 0.25)',
+          }}
         >
           {prompt}
         </p>
@@ -92,7 +113,11 @@ function TokenForm({ id, input, invalid, canForget, onSave, onClose }: TokenForm
     if (draft.trim()) onSave(draft)
   }
   return (
-    <form onSubmit={submit} style={{ display: 'flex', alignItems: 'center', gap: 6 }} onKeyDown={(e) => e.key === 'Escape' && onClose()}>
+    <form
+      onSubmit={submit}
+      style={{ display: 'flex', alignItems: 'center', gap: 6 }}
+      onKeyDown={(e) => e.key === 'Escape' && onClose()}
+    >
       <label htmlFor={id} className="muted">
         token
       </label>

@@ -9,7 +9,14 @@ const NONE = { outcome: 'all', transactionalId: '', minDurationMs: '', withinMs:
 describe('the transaction history view', () => {
   it('asks the route for what the filters say, and for rows up to the moment held', () => {
     expect(historyQuery(NONE, 10_000, null)).toBe('')
-    expect(historyQuery({ outcome: 'aborted', transactionalId: ' 0_1 ', minDurationMs: '12.5', withinMs: 60_000 }, 100_000, null, { limit: '50' })).toBe('outcome=aborted&transactionalId=0_1&minDurationMs=12.5&sinceMs=40000&limit=50')
+    expect(
+      historyQuery(
+        { outcome: 'aborted', transactionalId: ' 0_1 ', minDurationMs: '12.5', withinMs: 60_000 },
+        100_000,
+        null,
+        { limit: '50' },
+      ),
+    ).toBe('outcome=aborted&transactionalId=0_1&minDurationMs=12.5&sinceMs=40000&limit=50')
     // A duration that is not a number is left out (the field shows it invalid), not sent to be refused.
     expect(historyQuery({ ...NONE, minDurationMs: 'abc' }, 0, null)).toBe('')
     // Held on a moment: only rows ended by then, the window counted back from it.
@@ -21,7 +28,9 @@ describe('the transaction history view', () => {
     run.add({ outcome: 'committed', cause: null, durationMs: 120, records: 30, endTxnMs: 4, sendOffsetsMs: 1 })
     run.add({ outcome: 'aborted', cause: 'crash', durationMs: 900, records: 12, endTxnMs: null, sendOffsetsMs: null })
     run.add({ outcome: 'teardown', cause: 'teardown', durationMs: 5, records: 1, endTxnMs: null, sendOffsetsMs: null })
-    const html = renderToString(createElement(TransactionHistoryView, { stats: { run: run.view(), life: run.view() }, heldAtMs: null }))
+    const html = renderToString(
+      createElement(TransactionHistoryView, { stats: { run: run.view(), life: run.view() }, heldAtMs: null }),
+    )
     expect(html).toMatch(/data-testid="txn-stats-count-committed"[^>]*>1</)
     expect(html).toMatch(/data-testid="txn-stats-count-aborted"[^>]*>1</)
     expect(html).toMatch(/data-testid="txn-cause-crash"[^>]*>crash \(kill\)(<!-- -->)? (<!-- -->)?1</)

@@ -7,7 +7,14 @@
 
 import { memo, useEffect, useState, type MouseEvent } from 'react'
 import { kafkaNamesShownOn } from '../lib/kafka-metric-names.ts'
-import { TXN_ABORT_CAUSES, TXN_HISTORY_OUTCOMES, type FigureSummary, type TxnHistoryOutcome, type TxnHistoryPage, type TxnStatsView } from '../lib/txn-statistics.ts'
+import {
+  TXN_ABORT_CAUSES,
+  TXN_HISTORY_OUTCOMES,
+  type FigureSummary,
+  type TxnHistoryOutcome,
+  type TxnHistoryPage,
+  type TxnStatsView,
+} from '../lib/txn-statistics.ts'
 import { fmtInt, fmtMs } from './format.ts'
 import { authHeaders, readToken } from './lab-token.ts'
 import { Panel } from './panel.tsx'
@@ -37,7 +44,12 @@ const WITHIN: { value: number; label: string }[] = [
 ]
 
 /** The query string of GET /api/lab/transactions for these filters (what a bad filter field would send is left out). */
-export function historyQuery(f: TxnHistoryFilters, nowMs: number, heldAtMs: number | null, extra: Record<string, string> = {}): string {
+export function historyQuery(
+  f: TxnHistoryFilters,
+  nowMs: number,
+  heldAtMs: number | null,
+  extra: Record<string, string> = {},
+): string {
   const q = new URLSearchParams()
   if (f.outcome !== 'all') q.set('outcome', f.outcome)
   if (f.transactionalId.trim() !== '') q.set('transactionalId', f.transactionalId.trim())
@@ -49,7 +61,8 @@ export function historyQuery(f: TxnHistoryFilters, nowMs: number, heldAtMs: numb
   return q.toString()
 }
 
-const triple = (s: FigureSummary, fmt: (n: number | null) => string) => (s.count === 0 ? '—' : `${fmt(s.min)} · ${fmt(s.avg)} · ${fmt(s.p99)}`)
+const triple = (s: FigureSummary, fmt: (n: number | null) => string) =>
+  s.count === 0 ? '—' : `${fmt(s.min)} · ${fmt(s.avg)} · ${fmt(s.p99)}`
 // Records are whole numbers: a sketch's answer (within 1%) and an average above 10 are shown whole.
 const fmtRecords = (n: number | null) => (n === null ? '—' : n < 10 && !Number.isInteger(n) ? n.toFixed(1) : fmtInt(n))
 const fmtLatency = (n: number | null) => (n === null ? '—' : n < 10 ? `${n.toFixed(2)} ms` : fmtMs(n))
@@ -61,9 +74,15 @@ function StatsTable({ view }: { view: TxnStatsView }) {
         <tr>
           <th>outcome</th>
           <th className="r">count</th>
-          <th className="r" title="begin → end">duration min · avg · p99</th>
-          <th className="r" title="output + changelog records">records min · avg · p99</th>
-          <th className="r" title="the producer's commitTransaction / abortTransaction, as the worker measured it">EndTxn latency min · avg · p99</th>
+          <th className="r" title="begin → end">
+            duration min · avg · p99
+          </th>
+          <th className="r" title="output + changelog records">
+            records min · avg · p99
+          </th>
+          <th className="r" title="the producer's commitTransaction / abortTransaction, as the worker measured it">
+            EndTxn latency min · avg · p99
+          </th>
         </tr>
       </thead>
       <tbody>
@@ -95,7 +114,9 @@ function ProducerTimes({ view }: { view: TxnStatsView }) {
     ['txn-abort-time-ns-total', view.outcomes.aborted.endTxnMs.sum + view.outcomes.teardown.endTxnMs.sum],
     ['txn-send-offsets-time-ns-total', view.outcomes.committed.sendOffsetsMs.sum],
   ]
-  const mapped = new Map([...kafkaNamesShownOn('history:endTxnMs'), ...kafkaNamesShownOn('history:sendOffsetsMs')].map((m) => [m.kafka, m]))
+  const mapped = new Map(
+    [...kafkaNamesShownOn('history:endTxnMs'), ...kafkaNamesShownOn('history:sendOffsetsMs')].map((m) => [m.kafka, m]),
+  )
   return (
     <p className="txn-kafka-names small" data-testid="txn-kafka-names">
       {figures.map(([name, ms]) => (
@@ -103,7 +124,10 @@ function ProducerTimes({ view }: { view: TxnStatsView }) {
           <code>{name}</code> {fmtMs(ms)} <span className="muted">({fmtInt(ms * 1e6)} ns)</span>
         </span>
       ))}
-      <span className="muted" title={kafkaNamesShownOn('history:endTxnMs').find((m) => m.kafka === 'commit-latency-avg')?.how}>
+      <span
+        className="muted"
+        title={kafkaNamesShownOn('history:endTxnMs').find((m) => m.kafka === 'commit-latency-avg')?.how}
+      >
         EndTxn latency is not <code>commit-latency-avg</code> (that times Streams&apos; whole commit)
       </span>
     </p>
@@ -119,13 +143,18 @@ function Causes({ view }: { view: TxnStatsView }) {
           {c === 'crash' ? 'crash (kill)' : c} {fmtInt(view.causes[c])}
         </span>
       ))}
-      <span className="muted" title="ended by the lab's own reset or close: not a fault">teardown {fmtInt(view.causes.teardown)} (not a fault)</span>
+      <span className="muted" title="ended by the lab's own reset or close: not a fault">
+        teardown {fmtInt(view.causes.teardown)} (not a fault)
+      </span>
     </p>
   )
 }
 
 /** Rows of the history for the filters, refreshed while live; the latest page or the error. */
-function useHistoryRows(filters: TxnHistoryFilters, heldAtMs: number | null): { page: TxnHistoryPage | null; error: string | null } {
+function useHistoryRows(
+  filters: TxnHistoryFilters,
+  heldAtMs: number | null,
+): { page: TxnHistoryPage | null; error: string | null } {
   const [state, setState] = useState<{ page: TxnHistoryPage | null; error: string | null }>({ page: null, error: null })
   const key = JSON.stringify(filters)
   useEffect(() => {
@@ -137,7 +166,10 @@ function useHistoryRows(filters: TxnHistoryFilters, heldAtMs: number | null): { 
       inFlight?.abort()
       const ac = (inFlight = new AbortController())
       try {
-        const r = await fetch(`/api/lab/transactions?${historyQuery(f, Date.now(), heldAtMs, { limit: String(ROWS_SHOWN) })}`, { headers: authHeaders(), signal: ac.signal })
+        const r = await fetch(
+          `/api/lab/transactions?${historyQuery(f, Date.now(), heldAtMs, { limit: String(ROWS_SHOWN) })}`,
+          { headers: authHeaders(), signal: ac.signal },
+        )
         const body = (await r.json()) as TxnHistoryPage | { error: string }
         if (!stop) setState('error' in body ? { page: null, error: body.error } : { page: body, error: null })
       } catch (e) {
@@ -168,13 +200,24 @@ async function downloadWithToken(e: MouseEvent<HTMLAnchorElement>): Promise<void
   setTimeout(() => URL.revokeObjectURL(url), 10_000)
 }
 
-const Filters = memo(function Filters({ filters, onChange }: { filters: TxnHistoryFilters; onChange: (f: TxnHistoryFilters) => void }) {
+const Filters = memo(function Filters({
+  filters,
+  onChange,
+}: {
+  filters: TxnHistoryFilters
+  onChange: (f: TxnHistoryFilters) => void
+}) {
   const badDuration = filters.minDurationMs.trim() !== '' && !/^\d{1,9}(\.\d{1,3})?$/.test(filters.minDurationMs.trim())
   return (
     <div className="txn-filters" role="group" aria-label="filter the rows">
       <label>
         outcome
-        <select className="field" value={filters.outcome} onChange={(e) => onChange({ ...filters, outcome: e.target.value as TxnHistoryFilters['outcome'] })} data-testid="txn-filter-outcome">
+        <select
+          className="field"
+          value={filters.outcome}
+          onChange={(e) => onChange({ ...filters, outcome: e.target.value as TxnHistoryFilters['outcome'] })}
+          data-testid="txn-filter-outcome"
+        >
           <option value="all">all</option>
           {TXN_HISTORY_OUTCOMES.map((o) => (
             <option key={o} value={o}>
@@ -185,15 +228,36 @@ const Filters = memo(function Filters({ filters, onChange }: { filters: TxnHisto
       </label>
       <label>
         transactional.id contains
-        <input className="text-input" type="text" value={filters.transactionalId} maxLength={256} placeholder="e.g. 0_1" onChange={(e) => onChange({ ...filters, transactionalId: e.target.value })} data-testid="txn-filter-id" />
+        <input
+          className="text-input"
+          type="text"
+          value={filters.transactionalId}
+          maxLength={256}
+          placeholder="e.g. 0_1"
+          onChange={(e) => onChange({ ...filters, transactionalId: e.target.value })}
+          data-testid="txn-filter-id"
+        />
       </label>
       <label>
         duration ≥ ms
-        <input type="text" inputMode="decimal" value={filters.minDurationMs} aria-invalid={badDuration} className={badDuration ? 'text-input invalid' : 'text-input'} onChange={(e) => onChange({ ...filters, minDurationMs: e.target.value })} data-testid="txn-filter-duration" />
+        <input
+          type="text"
+          inputMode="decimal"
+          value={filters.minDurationMs}
+          aria-invalid={badDuration}
+          className={badDuration ? 'text-input invalid' : 'text-input'}
+          onChange={(e) => onChange({ ...filters, minDurationMs: e.target.value })}
+          data-testid="txn-filter-duration"
+        />
       </label>
       <label>
         ended
-        <select className="field" value={filters.withinMs} onChange={(e) => onChange({ ...filters, withinMs: Number(e.target.value) })} data-testid="txn-filter-within">
+        <select
+          className="field"
+          value={filters.withinMs}
+          onChange={(e) => onChange({ ...filters, withinMs: Number(e.target.value) })}
+          data-testid="txn-filter-within"
+        >
           {WITHIN.map((w) => (
             <option key={w.value} value={w.value}>
               {w.label}
@@ -225,9 +289,17 @@ const Rows = memo(function Rows({ page }: { page: TxnHistoryPage }) {
         </thead>
         <tbody>
           {[...page.rows].reverse().map((r) => (
-            <tr key={`${r.producerId}.${r.epoch}.${r.endMs}`} className={`row-${r.outcome === 'teardown' ? 'teardown' : r.outcome}`} data-outcome={r.outcome} data-cause={r.cause ?? ''}>
+            <tr
+              key={`${r.producerId}.${r.epoch}.${r.endMs}`}
+              className={`row-${r.outcome === 'teardown' ? 'teardown' : r.outcome}`}
+              data-outcome={r.outcome}
+              data-cause={r.cause ?? ''}
+            >
               <td className="num">{new Date(r.endMs).toLocaleTimeString('en-GB', { hour12: false })}</td>
-              <td className="mono ellipsis" title={`${r.transactionalId} · producer ${r.producerId} epoch ${r.epoch} · ${r.partitions}`}>
+              <td
+                className="mono ellipsis"
+                title={`${r.transactionalId} · producer ${r.producerId} epoch ${r.epoch} · ${r.partitions}`}
+              >
                 {r.transactionalId}
               </td>
               <td className="mono">{r.workerId ?? '—'}</td>
@@ -249,18 +321,38 @@ const Rows = memo(function Rows({ page }: { page: TxnHistoryPage }) {
   )
 })
 
-export const TransactionHistoryView = memo(function TransactionHistoryView({ stats, heldAtMs }: TransactionHistoryProps) {
+export const TransactionHistoryView = memo(function TransactionHistoryView({
+  stats,
+  heldAtMs,
+}: TransactionHistoryProps) {
   const [span, setSpan] = useState<'run' | 'life'>('run')
-  const [filters, setFilters] = useState<TxnHistoryFilters>({ outcome: 'all', transactionalId: '', minDurationMs: '', withinMs: 0 })
+  const [filters, setFilters] = useState<TxnHistoryFilters>({
+    outcome: 'all',
+    transactionalId: '',
+    minDurationMs: '',
+    withinMs: 0,
+  })
   const { page, error } = useHistoryRows(filters, heldAtMs)
   const view = stats?.[span]
-  const exportQuery = (format: 'csv' | 'json') => `/api/lab/transactions?${historyQuery(filters, Date.now(), heldAtMs, { format })}`
+  const exportQuery = (format: 'csv' | 'json') =>
+    `/api/lab/transactions?${historyQuery(filters, Date.now(), heldAtMs, { format })}`
   return (
     <Panel
       title="Transaction history"
       hint={`Every ended transaction: exact counts, sums and extremes; p50/p99 within ${view ? view.relativeError * 100 : 1}% (a log-bucket sketch)`}
       testId="txn-history-view"
-      actions={<Segmented label="statistics over" options={[{ value: 'run', label: 'this run' }, { value: 'life', label: "lab's life" }]} value={span} testId={(v) => `txn-span-${v}`} onSelect={setSpan} />}
+      actions={
+        <Segmented
+          label="statistics over"
+          options={[
+            { value: 'run', label: 'this run' },
+            { value: 'life', label: "lab's life" },
+          ]}
+          value={span}
+          testId={(v) => `txn-span-${v}`}
+          onSelect={setSpan}
+        />
+      }
     >
       {view ? (
         <>
@@ -275,16 +367,32 @@ export const TransactionHistoryView = memo(function TransactionHistoryView({ sta
       <div className="txn-history-bar">
         <Filters filters={filters} onChange={setFilters} />
         <span className="txn-exports">
-          <a className="export-link" href={exportQuery('csv')} download="eoscope-transactions.csv" onClick={(e) => void downloadWithToken(e)} data-testid="txn-export-csv">
+          <a
+            className="export-link"
+            href={exportQuery('csv')}
+            download="eoscope-transactions.csv"
+            onClick={(e) => void downloadWithToken(e)}
+            data-testid="txn-export-csv"
+          >
             Export CSV
           </a>
-          <a className="export-link" href={exportQuery('json')} download="eoscope-transactions.json" onClick={(e) => void downloadWithToken(e)} data-testid="txn-export-json">
+          <a
+            className="export-link"
+            href={exportQuery('json')}
+            download="eoscope-transactions.json"
+            onClick={(e) => void downloadWithToken(e)}
+            data-testid="txn-export-json"
+          >
             Export JSON
           </a>
         </span>
       </div>
       <p className="muted small" data-testid="txn-history-window">
-        {page ? `${page.window.text}. ${fmtInt(page.matched)} match; exports hold every matching row.` : error ? `Rows unavailable: ${error}` : 'Loading rows…'}
+        {page
+          ? `${page.window.text}. ${fmtInt(page.matched)} match; exports hold every matching row.`
+          : error
+            ? `Rows unavailable: ${error}`
+            : 'Loading rows…'}
       </p>
       {page ? <Rows page={page} /> : null}
     </Panel>

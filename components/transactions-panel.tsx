@@ -25,7 +25,12 @@ export interface Lane {
 export function toLanes(transactions: TxnView[]): Lane[] {
   const lanes = new Map<string, Lane>()
   for (const t of transactions) {
-    const lane = lanes.get(t.transactionalId) ?? { transactionalId: t.transactionalId, producerId: t.producerId, epoch: t.epoch, txns: [] }
+    const lane = lanes.get(t.transactionalId) ?? {
+      transactionalId: t.transactionalId,
+      producerId: t.producerId,
+      epoch: t.epoch,
+      txns: [],
+    }
     lane.txns.push(t)
     if (t.epoch > lane.epoch || (t.epoch === lane.epoch && t.producerId !== lane.producerId)) {
       lane.epoch = t.epoch
@@ -55,11 +60,22 @@ export function laneWindow(transactions: TxnView[], nowMs: number, maxMs: number
 export function historyRows(transactions: TxnView[], rows: number): TxnView[] {
   const finished = transactions.filter((t) => t.outcome !== 'open').sort((a, b) => (b.endMs ?? 0) - (a.endMs ?? 0))
   const shown = finished.slice(0, rows)
-  const extra = finished.slice(rows).filter((t) => t.outcome === 'aborted').slice(0, REMEMBERED_ABORTS)
+  const extra = finished
+    .slice(rows)
+    .filter((t) => t.outcome === 'aborted')
+    .slice(0, REMEMBERED_ABORTS)
   return [...shown, ...extra].sort((a, b) => (b.endMs ?? 0) - (a.endMs ?? 0))
 }
 
-const TxnLanes = memo(function TxnLanes({ transactions, nowMs, maxWindowMs }: { transactions: TxnView[]; nowMs: number; maxWindowMs: number }) {
+const TxnLanes = memo(function TxnLanes({
+  transactions,
+  nowMs,
+  maxWindowMs,
+}: {
+  transactions: TxnView[]
+  nowMs: number
+  maxWindowMs: number
+}) {
   const windowMs = laneWindow(transactions, nowMs, maxWindowMs)
   const from = nowMs - windowMs
   const lanes = toLanes(transactions)
@@ -68,7 +84,10 @@ const TxnLanes = memo(function TxnLanes({ transactions, nowMs, maxWindowMs }: { 
     <div className="lanes" role="list" aria-label="transactions per producer">
       {lanes.map((lane) => (
         <div className="lane" role="listitem" key={lane.transactionalId}>
-          <div className="lane-label mono" title={`transactional.id ${lane.transactionalId}, producer id ${lane.producerId}, epoch ${lane.epoch}`}>
+          <div
+            className="lane-label mono"
+            title={`transactional.id ${lane.transactionalId}, producer id ${lane.producerId}, epoch ${lane.epoch}`}
+          >
             <span className="ellipsis">{lane.transactionalId}</span>
             <span className="muted small">
               pid {lane.producerId} · e{lane.epoch}
@@ -107,7 +126,15 @@ const TxnLanes = memo(function TxnLanes({ transactions, nowMs, maxWindowMs }: { 
   )
 })
 
-const TxnHistory = memo(function TxnHistory({ transactions, startedAtMs, rows }: { transactions: TxnView[]; startedAtMs: number; rows: number }) {
+const TxnHistory = memo(function TxnHistory({
+  transactions,
+  startedAtMs,
+  rows,
+}: {
+  transactions: TxnView[]
+  startedAtMs: number
+  rows: number
+}) {
   const latest = historyRows(transactions, rows)
   return (
     <HistoryTable
@@ -168,10 +195,19 @@ function useRememberedAborts(transactions: TxnView[], startedAtMs: number): TxnV
   return [...aborts.values()]
 }
 
-export const TransactionsPanel = memo(function TransactionsPanel({ transactions, totals, startedAtMs, nowMs, windowMs = 10_000, historyRows: rows = 12 }: TransactionsPanelProps) {
+export const TransactionsPanel = memo(function TransactionsPanel({
+  transactions,
+  totals,
+  startedAtMs,
+  nowMs,
+  windowMs = 10_000,
+  historyRows: rows = 12,
+}: TransactionsPanelProps) {
   const remembered = useRememberedAborts(transactions, startedAtMs)
   const held = new Set(transactions.map((t) => t.id))
-  const forHistory = remembered.some((t) => !held.has(t.id)) ? [...transactions, ...remembered.filter((t) => !held.has(t.id))] : transactions
+  const forHistory = remembered.some((t) => !held.has(t.id))
+    ? [...transactions, ...remembered.filter((t) => !held.has(t.id))]
+    : transactions
   return (
     <Panel
       title="Transactions"
@@ -179,8 +215,11 @@ export const TransactionsPanel = memo(function TransactionsPanel({ transactions,
       testId="transactions"
       actions={
         <span className="txn-totals num" data-testid="txn-totals">
-          <span className="ok">{fmtInt(totals.committed)} committed</span> · <span className={totals.aborted ? 'bad' : ''} data-testid="txn-aborted">{fmtInt(totals.aborted)} aborted</span> ·{' '}
-          <span>{fmtInt(totals.open)} open</span>
+          <span className="ok">{fmtInt(totals.committed)} committed</span> ·{' '}
+          <span className={totals.aborted ? 'bad' : ''} data-testid="txn-aborted">
+            {fmtInt(totals.aborted)} aborted
+          </span>{' '}
+          · <span>{fmtInt(totals.open)} open</span>
         </span>
       }
     >

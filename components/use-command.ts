@@ -18,7 +18,14 @@ export function useCommand(send: SendCommand) {
       setState({ pending: true, error: null })
       const r = await send(name, payload)
       // A refusal for want of the token says where to enter it (the header's token control opens too).
-      setState({ pending: false, error: r.ok ? null : isUnauthorized(r.error) ? 'unauthorized: enter the lab’s token (unlock controls, top right)' : r.error })
+      setState({
+        pending: false,
+        error: r.ok
+          ? null
+          : isUnauthorized(r.error)
+            ? 'unauthorized: enter the lab’s token (unlock controls, top right)'
+            : r.error,
+      })
       return r
     },
     [send],

@@ -42,7 +42,11 @@ async function firstLoad(span: JournalSpan, signal: AbortSignal): Promise<Loaded
     if (!page.more) break
   }
   const txns = await fetchJournalPage(Math.max(0, span.lastId - FIRST_LOAD_TXN_WINDOW), ['transactions'], signal)
-  entries = mergeEntries(entries, txns.entries.filter((e) => e.id <= after), txns.span.fromMs)
+  entries = mergeEntries(
+    entries,
+    txns.entries.filter((e) => e.id <= after),
+    txns.span.fromMs,
+  )
   return { entries, cursor: after, sinceMs: span.sinceMs }
 }
 
@@ -84,10 +88,15 @@ export function useJournal(span: JournalSpan | undefined): UseJournal {
           setState({ entries: first.entries, cursor: first.cursor, error: null })
         } else {
           const page = await fetchJournalPage(cursor, null, controller.signal)
-          setState({ entries: mergeEntries(entries, page.entries, page.span.fromMs), cursor: nextCursor(cursor, page), error: null })
+          setState({
+            entries: mergeEntries(entries, page.entries, page.span.fromMs),
+            cursor: nextCursor(cursor, page),
+            error: null,
+          })
         }
       } catch (err) {
-        if (!controller.signal.aborted) setState((st) => ({ ...st, error: err instanceof Error ? err.message : String(err) }))
+        if (!controller.signal.aborted)
+          setState((st) => ({ ...st, error: err instanceof Error ? err.message : String(err) }))
       } finally {
         busy = false
       }

@@ -13,7 +13,17 @@ export interface WorkersPanelProps {
 const STEPS: Step[] = [1, 2, 3, 4, 5]
 
 /** The kill menu: now, or when the worker next reaches one of the five steps. */
-function KillMenu({ worker, disabled, unavailable, run }: { worker: WorkerView; disabled: boolean; unavailable: string | undefined; run: (step: Step | null) => void }) {
+function KillMenu({
+  worker,
+  disabled,
+  unavailable,
+  run,
+}: {
+  worker: WorkerView
+  disabled: boolean
+  unavailable: string | undefined
+  run: (step: Step | null) => void
+}) {
   return (
     <select
       className="kill-menu"
@@ -39,7 +49,17 @@ function KillMenu({ worker, disabled, unavailable, run }: { worker: WorkerView; 
 }
 
 /** Under the actions: why a kill at a step is unavailable, the step an armed kill waits for, the last command's error. */
-function CardNotes({ workerId, killAtStep, armed, error }: { workerId: string; killAtStep: string | undefined; armed: Step | null; error: string | null }) {
+function CardNotes({
+  workerId,
+  killAtStep,
+  armed,
+  error,
+}: {
+  workerId: string
+  killAtStep: string | undefined
+  armed: Step | null
+  error: string | null
+}) {
   return (
     <>
       {killAtStep ? (
@@ -59,24 +79,45 @@ function CardNotes({ workerId, killAtStep, armed, error }: { workerId: string; k
   )
 }
 
-const WorkerCard = memo(function WorkerCard({ worker, send, killAtStep }: { worker: WorkerView; send: SendCommand; killAtStep: string | undefined }) {
+const WorkerCard = memo(function WorkerCard({
+  worker,
+  send,
+  killAtStep,
+}: {
+  worker: WorkerView
+  send: SendCommand
+  killAtStep: string | undefined
+}) {
   const [run, state] = useCommand(send)
   const [armed, setArmed] = useState<Step | null>(null)
   useEffect(() => setArmed(null), [worker.id])
   const killAt = (step: Step | null) => {
-    void run('killWorker', step === null ? { workerId: worker.id } : { workerId: worker.id, step }).then((r) => setArmed(r.ok ? step : null))
+    void run('killWorker', step === null ? { workerId: worker.id } : { workerId: worker.id, step }).then((r) =>
+      setArmed(r.ok ? step : null),
+    )
   }
   const gone = worker.state === 'killed' || worker.state === 'stopped'
   return (
-    <article className={`card worker-card worker-${worker.state}`} data-testid={`worker-${worker.id}`} data-state={worker.state} aria-label={`${worker.id}, ${worker.state}`}>
+    <article
+      className={`card worker-card worker-${worker.state}`}
+      data-testid={`worker-${worker.id}`}
+      data-state={worker.state}
+      aria-label={`${worker.id}, ${worker.state}`}
+    >
       <header className="worker-head">
         <span className="mono strong">{worker.id}</span>
         {worker.remote ? (
-          <span className="badge" data-testid={`remote-${worker.id}`} title="started on another machine against the same cluster and application.id">
+          <span
+            className="badge"
+            data-testid={`remote-${worker.id}`}
+            title="started on another machine against the same cluster and application.id"
+          >
             remote
           </span>
         ) : null}
-        <span className={`badge badge-${worker.state}`} data-testid={`worker-state-${worker.id}`}>{worker.stoppedBy === 'scenario' ? 'stopped by the scenario' : worker.state}</span>
+        <span className={`badge badge-${worker.state}`} data-testid={`worker-state-${worker.id}`}>
+          {worker.stoppedBy === 'scenario' ? 'stopped by the scenario' : worker.state}
+        </span>
       </header>
       <dl className="worker-facts">
         <dt>tasks</dt>
@@ -88,7 +129,11 @@ const WorkerCard = memo(function WorkerCard({ worker, send, killAtStep }: { work
         {worker.pid != null ? (
           <>
             <dt>process</dt>
-            <dd className="mono ellipsis" data-testid={`pid-${worker.id}`} title="operating-system process: kill is SIGKILL, pause SIGSTOP">
+            <dd
+              className="mono ellipsis"
+              data-testid={`pid-${worker.id}`}
+              title="operating-system process: kill is SIGKILL, pause SIGSTOP"
+            >
               pid {worker.pid}
               {worker.host ? ` @ ${worker.host}` : ''}
             </dd>
@@ -107,23 +152,49 @@ const WorkerCard = memo(function WorkerCard({ worker, send, killAtStep }: { work
           {worker.producers.length === 0
             ? '—'
             : worker.producers.map((p) => (
-                <span key={`${p.transactionalId}-${p.producerId}`} className="producer" title={p.transactionalId ?? 'idempotent producer (no transactional.id)'}>
+                <span
+                  key={`${p.transactionalId}-${p.producerId}`}
+                  className="producer"
+                  title={p.transactionalId ?? 'idempotent producer (no transactional.id)'}
+                >
                   id {p.producerId} · epoch {p.epoch}
                 </span>
               ))}
         </dd>
       </dl>
       <div className="worker-actions">
-        <button type="button" className="danger" disabled={gone || state.pending} data-testid={`kill-${worker.id}`} onClick={() => run('killWorker', { workerId: worker.id })} title="abrupt: no flush, no commit, no abort, no leave-group">
+        <button
+          type="button"
+          className="danger"
+          disabled={gone || state.pending}
+          data-testid={`kill-${worker.id}`}
+          onClick={() => run('killWorker', { workerId: worker.id })}
+          title="abrupt: no flush, no commit, no abort, no leave-group"
+        >
           Kill
         </button>
         <KillMenu worker={worker} disabled={gone || state.pending} unavailable={killAtStep} run={killAt} />
         {worker.state === 'paused' ? (
-          <button type="button" disabled={state.pending} data-testid={`resume-${worker.id}`} onClick={() => run('resumeWorker', { workerId: worker.id })}>
+          <button
+            type="button"
+            disabled={state.pending}
+            data-testid={`resume-${worker.id}`}
+            onClick={() => run('resumeWorker', { workerId: worker.id })}
+          >
             Resume
           </button>
         ) : (
-          <button type="button" disabled={gone || state.pending || worker.remote === true} data-testid={`pause-${worker.id}`} onClick={() => run('pauseWorker', { workerId: worker.id })} title={worker.remote ? 'a worker on another machine can be killed from here, not paused' : 'the worker stalls and turns zombie; it is fenced when it wakes'}>
+          <button
+            type="button"
+            disabled={gone || state.pending || worker.remote === true}
+            data-testid={`pause-${worker.id}`}
+            onClick={() => run('pauseWorker', { workerId: worker.id })}
+            title={
+              worker.remote
+                ? 'a worker on another machine can be killed from here, not paused'
+                : 'the worker stalls and turns zombie; it is fenced when it wakes'
+            }
+          >
             Pause
           </button>
         )}

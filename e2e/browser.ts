@@ -29,7 +29,11 @@ export interface Browser {
   close(): Promise<void>
 }
 
-export async function launchBrowser({ width = 1440, height = 1000, colorScheme = 'dark' as 'dark' | 'light' } = {}): Promise<Browser> {
+export async function launchBrowser({
+  width = 1440,
+  height = 1000,
+  colorScheme = 'dark' as 'dark' | 'light',
+} = {}): Promise<Browser> {
   const profile = mkdtempSync(path.join(tmpdir(), 'eoscope-chromium-'))
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,

@@ -42,7 +42,11 @@ export interface ChromiumPage {
 }
 
 /** A describe block in Chromium against the real server (skipped without chromium). */
-export function describeInChromium(name: string, options: ChromiumPageOptions, body: (lab: ChromiumPage) => void): void {
+export function describeInChromium(
+  name: string,
+  options: ChromiumPageOptions,
+  body: (lab: ChromiumPage) => void,
+): void {
   describe.skipIf(!chromiumAvailable())(name, () => {
     const lab = { errors: [] as string[] } as ChromiumPage
 

@@ -15,13 +15,20 @@ describeInChromium('the deep views in chromium', { waitForDashboard: true }, (la
     await log.scrollIntoViewIfNeeded()
     await expect.poll(() => log.getByTestId('log-cell').count(), { timeout: STATE_MS }).toBeGreaterThan(20)
     // Committed records and COMMIT markers under exactly_once.
-    await expect.poll(() => log.locator('[data-testid="log-cell"][data-control="COMMIT"]').count(), { timeout: STATE_MS }).toBeGreaterThan(0)
-    expect(await log.locator('[data-testid="log-cell"][data-outcome="committed"][data-control="none"]').count()).toBeGreaterThan(0)
-    for (const kind of ['lso', 'hw', 'rc', 'ru']) expect(await log.locator(`[data-testid="log-marker"][data-kinds~="${kind}"]`).count()).toBe(1)
+    await expect
+      .poll(() => log.locator('[data-testid="log-cell"][data-control="COMMIT"]').count(), { timeout: STATE_MS })
+      .toBeGreaterThan(0)
+    expect(
+      await log.locator('[data-testid="log-cell"][data-outcome="committed"][data-control="none"]').count(),
+    ).toBeGreaterThan(0)
+    for (const kind of ['lso', 'hw', 'rc', 'ru'])
+      expect(await log.locator(`[data-testid="log-marker"][data-kinds~="${kind}"]`).count()).toBe(1)
     expect(await log.locator('.log-slot').count()).toBe(120)
     // Both figures from one rendered snapshot.
     const [lso, hw] = await page.evaluate(() =>
-      ['log-figure-lso', 'log-figure-hw'].map((id) => Number(document.querySelector(`[data-testid="${id}"]`)!.textContent!.replace(/,/g, ''))),
+      ['log-figure-lso', 'log-figure-hw'].map((id) =>
+        Number(document.querySelector(`[data-testid="${id}"]`)!.textContent!.replace(/,/g, '')),
+      ),
     )
     expect(hw).toBeGreaterThanOrEqual(lso!)
     // The grid keeps its size and its place in the panel as records stream in. (Its place in the
@@ -43,11 +50,17 @@ describeInChromium('the deep views in chromium', { waitForDashboard: true }, (la
   it('switches the partition log to a changelog partition', async () => {
     const { page } = lab
     await page.getByTestId('log-topic-changelog').click()
-    await expect.poll(() => page.getByTestId('log-partition-name').textContent(), { timeout: STATE_MS }).toContain('changelog')
+    await expect
+      .poll(() => page.getByTestId('log-partition-name').textContent(), { timeout: STATE_MS })
+      .toContain('changelog')
     await page.getByTestId('log-partition').selectOption('2')
-    await expect.poll(() => page.getByTestId('log-partition-name').textContent(), { timeout: STATE_MS }).toMatch(/changelog-2$/)
+    await expect
+      .poll(() => page.getByTestId('log-partition-name').textContent(), { timeout: STATE_MS })
+      .toMatch(/changelog-2$/)
     await page.getByTestId('log-topic-output').click()
-    await expect.poll(() => page.getByTestId('log-partition-name').textContent(), { timeout: STATE_MS }).toBe('output-2')
+    await expect
+      .poll(() => page.getByTestId('log-partition-name').textContent(), { timeout: STATE_MS })
+      .toBe('output-2')
   })
 
   it('shows traced records with a time at each step they reached', async () => {
@@ -56,7 +69,9 @@ describeInChromium('the deep views in chromium', { waitForDashboard: true }, (la
     await traces.scrollIntoViewIfNeeded()
     await expect.poll(() => traces.getByTestId('trace-row').count(), { timeout: STATE_MS }).toBeGreaterThan(0)
     expect(await traces.getByTestId('trace-row').first().getByTestId('trace-step').count()).toBe(5)
-    await expect.poll(() => traces.locator('[data-testid="trace-step"][data-state="reached"]').count(), { timeout: STATE_MS }).toBeGreaterThan(0)
+    await expect
+      .poll(() => traces.locator('[data-testid="trace-step"][data-state="reached"]').count(), { timeout: STATE_MS })
+      .toBeGreaterThan(0)
   })
 
   it('shows a producer row per transactional.id with its epochs and last sequences', async () => {
@@ -64,7 +79,9 @@ describeInChromium('the deep views in chromium', { waitForDashboard: true }, (la
     const producers = page.getByTestId('producers')
     await producers.scrollIntoViewIfNeeded()
     await expect.poll(() => producers.getByTestId('producer-row').count(), { timeout: STATE_MS }).toBeGreaterThan(0)
-    expect(await producers.getByTestId('epoch-step').count()).toBeGreaterThanOrEqual(await producers.getByTestId('producer-row').count())
+    expect(await producers.getByTestId('epoch-step').count()).toBeGreaterThanOrEqual(
+      await producers.getByTestId('producer-row').count(),
+    )
     await expect.poll(() => producers.locator('.seq-cell .chip').count(), { timeout: STATE_MS }).toBeGreaterThan(0)
     await producers.screenshot({ path: path.join(SHOTS, 'deep-producers.png') })
     await page.getByTestId('record-traces').screenshot({ path: path.join(SHOTS, 'deep-traces.png') })

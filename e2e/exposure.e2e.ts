@@ -14,7 +14,12 @@ const TOKEN = 'e2e0c1b2a3f4e5d6c7b8a9f0e1d2c3b4'
 
 /** Starts server/index.ts with this environment and waits for its start log line. */
 function startProcess(env: Record<string, string>): Promise<ServerProcess> {
-  return startServer({ env: { LOG_LEVEL: 'info', EOSCOPE_TOKEN: '', EOSCOPE_LOCK_READS: '', ...env }, readyWhen: 'logged-start', timeoutMs: 120_000, build: 'any' })
+  return startServer({
+    env: { LOG_LEVEL: 'info', EOSCOPE_TOKEN: '', EOSCOPE_LOCK_READS: '', ...env },
+    readyWhen: 'logged-start',
+    timeoutMs: 120_000,
+    build: 'any',
+  })
 }
 
 const STACK = /\n\s+at |\bat \S+ \(|[\w/]+\.(ts|js|mjs):\d+:\d+|node_modules|webpack-internal/
@@ -26,7 +31,12 @@ beforeAll(() => {
 
 describe('bound to 0.0.0.0', () => {
   it('refuses to start without EOSCOPE_TOKEN: exit status 2 and a clear message', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/index.ts'], { cwd: ROOT, env: { ...process.env, HOST: '0.0.0.0', PORT: '0', EOSCOPE_TOKEN: '' }, encoding: 'utf8', timeout: 60_000 })
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, HOST: '0.0.0.0', PORT: '0', EOSCOPE_TOKEN: '' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
     expect(r.status).toBe(2)
     expect(r.stderr).toMatch(/^eoscope: HOST=0\.0\.0\.0 is not a loopback address: set EOSCOPE_TOKEN/)
   })
@@ -41,9 +51,20 @@ describe('bound to 0.0.0.0', () => {
       for (const s of sockets) s.disconnect()
       await server?.stop()
     })
-    const post = (p: string, body: unknown, headers: Record<string, string> = {}) => fetch(`${server.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+    const post = (p: string, body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${server.url}${p}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      })
     const open = (opts: { auth?: object; origin?: string } = {}) => {
-      const s = connect(server.url, { transports: ['websocket'], auth: opts.auth as Record<string, unknown>, extraHeaders: opts.origin ? { origin: opts.origin } : {}, reconnection: false, forceNew: true })
+      const s = connect(server.url, {
+        transports: ['websocket'],
+        auth: opts.auth as Record<string, unknown>,
+        extraHeaders: opts.origin ? { origin: opts.origin } : {},
+        reconnection: false,
+        forceNew: true,
+      })
       sockets.push(s)
       return new Promise<Socket>((resolve, reject) => {
         s.on('connect', () => resolve(s))
@@ -52,8 +73,19 @@ describe('bound to 0.0.0.0', () => {
     }
 
     it('logs its start as JSON with the address and the backend', () => {
-      const start = server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.event === 'start')
-      expect(start).toMatchObject({ level: 30, address: '0.0.0.0', backend: 'embedded', controlNeedsToken: true, readsNeedToken: false })
+      const start = server
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.event === 'start')
+      expect(start).toMatchObject({
+        level: 30,
+        address: '0.0.0.0',
+        backend: 'embedded',
+        controlNeedsToken: true,
+        readsNeedToken: false,
+      })
       expect(server.output()).not.toContain(TOKEN)
     })
 
@@ -62,18 +94,29 @@ describe('bound to 0.0.0.0', () => {
       const none = await post('/api/lab/config', { inputRatePerSec: 300 })
       expect(none.status).toBe(401)
       expect(await none.json()).toEqual({ error: expect.stringMatching(/^unauthorized/) })
-      expect((await post('/api/lab/config', { inputRatePerSec: 300 }, { authorization: 'Bearer not-the-token-0000000' })).status).toBe(401)
+      expect(
+        (await post('/api/lab/config', { inputRatePerSec: 300 }, { authorization: 'Bearer not-the-token-0000000' }))
+          .status,
+      ).toBe(401)
       expect((await post('/api/experiments/cancel', {})).status).toBe(401)
       const ok = await post('/api/lab/config', { inputRatePerSec: 300 }, { authorization: `Bearer ${TOKEN}` })
       expect(ok.status).toBe(200)
-      expect((((await (await fetch(`${server.url}/api/lab`)).json()) as { config: { inputRatePerSec: number } }).config.inputRatePerSec)).toBe(300)
+      expect(
+        ((await (await fetch(`${server.url}/api/lab`)).json()) as { config: { inputRatePerSec: number } }).config
+          .inputRatePerSec,
+      ).toBe(300)
     })
 
     it('refuses socket commands without the token and from another origin', async () => {
       const anonymous = await open()
-      expect(await anonymous.emitWithAck('command', 'addWorker', {})).toMatchObject({ ok: false, error: expect.stringMatching(/^unauthorized/) })
+      expect(await anonymous.emitWithAck('command', 'addWorker', {})).toMatchObject({
+        ok: false,
+        error: expect.stringMatching(/^unauthorized/),
+      })
       const holder = await open({ auth: { token: TOKEN } })
-      expect(await holder.emitWithAck('command', 'selectPartition', { topic: 'output', partition: 2 })).toEqual({ ok: true })
+      expect(await holder.emitWithAck('command', 'selectPartition', { topic: 'output', partition: 2 })).toEqual({
+        ok: true,
+      })
       await expect(open({ origin: 'http://evil.example', auth: { token: TOKEN } })).rejects.toBeTruthy()
     })
 
@@ -87,7 +130,17 @@ describe('bound to 0.0.0.0', () => {
     })
 
     it('shows no stack trace on any error page, Next included', async () => {
-      const paths = ['/%', '/%E0%A4%A', '/no-such-page', '/_next/static/..%2f..%2fpackage.json', '/_next/image?url=%2F..%2F&w=1&q=1', '/_next/data/x/y.json', '/api/lab/%zz', '/experiments/%E0%A4%A', '/?__nextDataReq=1&x=%']
+      const paths = [
+        '/%',
+        '/%E0%A4%A',
+        '/no-such-page',
+        '/_next/static/..%2f..%2fpackage.json',
+        '/_next/image?url=%2F..%2F&w=1&q=1',
+        '/_next/data/x/y.json',
+        '/api/lab/%zz',
+        '/experiments/%E0%A4%A',
+        '/?__nextDataReq=1&x=%',
+      ]
       for (const p of paths) {
         const r = await fetch(`${server.url}${p}`)
         const text = await r.text()
@@ -95,13 +148,19 @@ describe('bound to 0.0.0.0', () => {
         expect(text, p).not.toMatch(STACK)
       }
       for (const body of ['{', '[[[[[[', '\u0000']) {
-        const r = await fetch(`${server.url}/api/lab/config`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body })
+        const r = await fetch(`${server.url}/api/lab/config`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+          body,
+        })
         expect(r.status).toBe(400)
         expect(await r.text()).not.toMatch(STACK)
       }
       // Malformed HTTP straight on the socket: Node answers 400 without detail.
       const reply = await new Promise<string>((resolve) => {
-        const s = tcpConnect(Number(new URL(server.url).port), '127.0.0.1', () => s.write('GET /\u0001 HTTP/9.9\r\nHost: x\r\n\r\n'))
+        const s = tcpConnect(Number(new URL(server.url).port), '127.0.0.1', () =>
+          s.write('GET /\u0001 HTTP/9.9\r\nHost: x\r\n\r\n'),
+        )
         let got = ''
         s.on('data', (d) => (got += d.toString()))
         s.on('close', () => resolve(got))
@@ -126,15 +185,24 @@ describe('bound to 0.0.0.0', () => {
     it('needs the token for reads, /metrics and the socket', async () => {
       for (const p of ['/api/lab', '/metrics', '/api/experiments']) {
         expect((await fetch(`${server.url}${p}`)).status, p).toBe(401)
-        expect((await fetch(`${server.url}${p}`, { headers: { authorization: `Bearer ${TOKEN}` } })).status, p).toBe(200)
+        expect((await fetch(`${server.url}${p}`, { headers: { authorization: `Bearer ${TOKEN}` } })).status, p).toBe(
+          200,
+        )
       }
       const refused = connect(server.url, { transports: ['websocket'], reconnection: false, forceNew: true })
-      await expect(new Promise((resolve, reject) => {
-        refused.on('connect', () => resolve('connected'))
-        refused.on('connect_error', reject)
-      })).rejects.toThrow(/unauthorized/)
+      await expect(
+        new Promise((resolve, reject) => {
+          refused.on('connect', () => resolve('connected'))
+          refused.on('connect_error', reject)
+        }),
+      ).rejects.toThrow(/unauthorized/)
       refused.disconnect()
-      const holder = connect(server.url, { transports: ['websocket'], auth: { token: TOKEN }, reconnection: false, forceNew: true })
+      const holder = connect(server.url, {
+        transports: ['websocket'],
+        auth: { token: TOKEN },
+        reconnection: false,
+        forceNew: true,
+      })
       expect(await new Promise((resolve) => holder.on('snapshot', resolve))).toMatchObject({ backend: 'embedded' })
       holder.disconnect()
     })

@@ -32,76 +32,112 @@ async function shoot(page: Page, name: string, place: () => Promise<unknown> = a
   }
 }
 
-describeInChromium('poison records, kill at a step and the fail banner in chromium', { waitForDashboard: true }, (lab) => {
-  it('poison records appended from the controls panel raise the dead-letter count', async () => {
-    const { page } = lab
-    await expect.poll(() => page.getByTestId('handler-log-and-continue').getAttribute('aria-checked'), { timeout: STATE_MS }).toBe('true')
-    const before = await waitForNumber(page, 'dead-letters', (n) => Number.isFinite(n), STATE_MS)
-    await page.getByTestId('poison-count').fill('3')
-    await page.getByTestId('inject-poison').click()
-    await waitForNumber(page, 'dead-letters', (n) => n >= before + 3, STATE_MS)
-    expect(await page.getByTestId('poison-controls').locator('.control-error').textContent()).toBe('')
-  })
+describeInChromium(
+  'poison records, kill at a step and the fail banner in chromium',
+  { waitForDashboard: true },
+  (lab) => {
+    it('poison records appended from the controls panel raise the dead-letter count', async () => {
+      const { page } = lab
+      await expect
+        .poll(() => page.getByTestId('handler-log-and-continue').getAttribute('aria-checked'), { timeout: STATE_MS })
+        .toBe('true')
+      const before = await waitForNumber(page, 'dead-letters', (n) => Number.isFinite(n), STATE_MS)
+      await page.getByTestId('poison-count').fill('3')
+      await page.getByTestId('inject-poison').click()
+      await waitForNumber(page, 'dead-letters', (n) => n >= before + 3, STATE_MS)
+      expect(await page.getByTestId('poison-controls').locator('.control-error').textContent()).toBe('')
+    })
 
-  it('under exactly_once, a kill at step 4 from the worker card shows an aborted transaction', async () => {
-    const { page } = lab
-    await expect.poll(() => page.getByTestId('stat-guarantee').textContent()).toBe('exactly_once')
-    const id = await runningWorker(page)
-    const aborted0 = await numberIn(page, 'txn-aborted')
-    await page.getByTestId(`kill-step-${id}`).selectOption('4')
-    await page.locator(`article.worker-card[data-testid="worker-${id}"][data-state="killed"]`).waitFor({ timeout: STATE_MS })
-    await expect.poll(async () => (await numberIn(page, 'txn-aborted')) > (Number.isNaN(aborted0) ? 0 : aborted0), { timeout: STATE_MS, interval: 100 }).toBe(true)
-    const snap = (await (await fetch(`${lab.server.url}/api/lab`)).json()) as { markers: { kind: string; label: string }[] }
-    expect(snap.markers.some((m) => m.kind === 'kill' && m.label.startsWith(`${id} killed`) && m.label.endsWith('at step 4'))).toBe(true)
-  })
+    it('under exactly_once, a kill at step 4 from the worker card shows an aborted transaction', async () => {
+      const { page } = lab
+      await expect.poll(() => page.getByTestId('stat-guarantee').textContent()).toBe('exactly_once')
+      const id = await runningWorker(page)
+      const aborted0 = await numberIn(page, 'txn-aborted')
+      await page.getByTestId(`kill-step-${id}`).selectOption('4')
+      await page
+        .locator(`article.worker-card[data-testid="worker-${id}"][data-state="killed"]`)
+        .waitFor({ timeout: STATE_MS })
+      await expect
+        .poll(async () => (await numberIn(page, 'txn-aborted')) > (Number.isNaN(aborted0) ? 0 : aborted0), {
+          timeout: STATE_MS,
+          interval: 100,
+        })
+        .toBe(true)
+      const snap = (await (await fetch(`${lab.server.url}/api/lab`)).json()) as {
+        markers: { kind: string; label: string }[]
+      }
+      expect(
+        snap.markers.some(
+          (m) => m.kind === 'kill' && m.label.startsWith(`${id} killed`) && m.label.endsWith('at step 4'),
+        ),
+      ).toBe(true)
+    })
 
-  it('under fail, a poison record stops tasks with a banner naming it, and "skip it and go on" resumes with nothing lost', async () => {
-    const { page, server } = lab
-    await page.getByTestId('reset').click()
-    await expect.poll(() => page.getByTestId('stat-kills').textContent(), { timeout: STATE_MS }).toBe('0')
-    await page.getByTestId('handler-fail').click()
-    await expect.poll(() => page.getByTestId('handler-fail').getAttribute('aria-checked'), { timeout: STATE_MS }).toBe('true')
-    await labCommitsMore(page)
-    await page.getByTestId('poison-count').fill('5')
-    await page.getByTestId('inject-poison').click()
-    const banner = page.getByTestId('fail-banner')
-    await banner.waitFor({ timeout: STATE_MS })
-    const stop = banner.locator('[data-testid^="fail-stop-"]').first()
-    expect(await stop.textContent()).toMatch(/task \d+_\d+ on \S+ stopped at input-\d+ @ offset \d+: value "not-a-number-\d+" does not parse/)
-    await expect.poll(() => metric(server.url, 'eoscope_stopped_tasks'), { timeout: STATE_MS }).toBeGreaterThan(0)
-    // The lag is the input's end minus the committed offset while the tasks are stopped: it grows, never 0.
-    await waitForNumber(page, 'fail-lag', (n) => n > 0, STATE_MS)
-    expect(await page.locator('[data-testid^="stopped-task-"]').count()).toBeGreaterThan(0)
-    await shoot(page, 'fail-banner')
+    it('under fail, a poison record stops tasks with a banner naming it, and "skip it and go on" resumes with nothing lost', async () => {
+      const { page, server } = lab
+      await page.getByTestId('reset').click()
+      await expect.poll(() => page.getByTestId('stat-kills').textContent(), { timeout: STATE_MS }).toBe('0')
+      await page.getByTestId('handler-fail').click()
+      await expect
+        .poll(() => page.getByTestId('handler-fail').getAttribute('aria-checked'), { timeout: STATE_MS })
+        .toBe('true')
+      await labCommitsMore(page)
+      await page.getByTestId('poison-count').fill('5')
+      await page.getByTestId('inject-poison').click()
+      const banner = page.getByTestId('fail-banner')
+      await banner.waitFor({ timeout: STATE_MS })
+      const stop = banner.locator('[data-testid^="fail-stop-"]').first()
+      expect(await stop.textContent()).toMatch(
+        /task \d+_\d+ on \S+ stopped at input-\d+ @ offset \d+: value "not-a-number-\d+" does not parse/,
+      )
+      await expect.poll(() => metric(server.url, 'eoscope_stopped_tasks'), { timeout: STATE_MS }).toBeGreaterThan(0)
+      // The lag is the input's end minus the committed offset while the tasks are stopped: it grows, never 0.
+      await waitForNumber(page, 'fail-lag', (n) => n > 0, STATE_MS)
+      expect(await page.locator('[data-testid^="stopped-task-"]').count()).toBeGreaterThan(0)
+      await shoot(page, 'fail-banner')
 
-    await page.getByTestId('fail-skip').click()
-    await banner.waitFor({ state: 'detached', timeout: STATE_MS })
-    await expect.poll(() => page.getByTestId('handler-log-and-continue').getAttribute('aria-checked'), { timeout: STATE_MS }).toBe('true')
-    await waitForNumber(page, 'dead-letters', (n) => n >= 5, STATE_MS)
-    await expect.poll(() => metric(server.url, 'eoscope_stopped_tasks'), { timeout: STATE_MS }).toBe(0)
-    await waitForNumber(page, 'stat-processed', (n) => n > 0, STATE_MS)
-    // The validator has read past the records committed after the skip: nothing was lost.
-    await validatorReadsPastNow(page)
-    expect(await numberIn(page, 'correctness-lost-value')).toBe(0)
-    // The poison controls and the worker cards with their kill menus, in one view.
-    await shoot(page, 'controls', () => page.evaluate(() => window.scrollTo(0, document.querySelector('[data-testid="workers"]')!.getBoundingClientRect().top + window.scrollY - 520)))
-  })
+      await page.getByTestId('fail-skip').click()
+      await banner.waitFor({ state: 'detached', timeout: STATE_MS })
+      await expect
+        .poll(() => page.getByTestId('handler-log-and-continue').getAttribute('aria-checked'), { timeout: STATE_MS })
+        .toBe('true')
+      await waitForNumber(page, 'dead-letters', (n) => n >= 5, STATE_MS)
+      await expect.poll(() => metric(server.url, 'eoscope_stopped_tasks'), { timeout: STATE_MS }).toBe(0)
+      await waitForNumber(page, 'stat-processed', (n) => n > 0, STATE_MS)
+      // The validator has read past the records committed after the skip: nothing was lost.
+      await validatorReadsPastNow(page)
+      expect(await numberIn(page, 'correctness-lost-value')).toBe(0)
+      // The poison controls and the worker cards with their kill menus, in one view.
+      await shoot(page, 'controls', () =>
+        page.evaluate(() =>
+          window.scrollTo(
+            0,
+            document.querySelector('[data-testid="workers"]')!.getBoundingClientRect().top + window.scrollY - 520,
+          ),
+        ),
+      )
+    })
 
-  it('under fail, "reset" from the banner starts a fresh lab that runs again', async () => {
-    const { page, server } = lab
-    await page.getByTestId('handler-fail').click()
-    await expect.poll(() => page.getByTestId('handler-fail').getAttribute('aria-checked'), { timeout: STATE_MS }).toBe('true')
-    await labCommitsMore(page)
-    await page.getByTestId('poison-count').fill('2')
-    await page.getByTestId('inject-poison').click()
-    const banner = page.getByTestId('fail-banner')
-    await banner.waitFor({ timeout: STATE_MS })
-    await page.getByTestId('fail-reset').click()
-    await banner.waitFor({ state: 'detached', timeout: STATE_MS })
-    // The defaults again: log-and-continue, no stopped task, every worker running, input committed.
-    await expect.poll(() => page.getByTestId('handler-log-and-continue').getAttribute('aria-checked'), { timeout: STATE_MS }).toBe('true')
-    await expect.poll(() => metric(server.url, 'eoscope_stopped_tasks'), { timeout: STATE_MS }).toBe(0)
-    await labCommitsMore(page)
-    expect(await page.locator('article.worker-card[data-state="stopped"]').count()).toBe(0)
-  })
-})
+    it('under fail, "reset" from the banner starts a fresh lab that runs again', async () => {
+      const { page, server } = lab
+      await page.getByTestId('handler-fail').click()
+      await expect
+        .poll(() => page.getByTestId('handler-fail').getAttribute('aria-checked'), { timeout: STATE_MS })
+        .toBe('true')
+      await labCommitsMore(page)
+      await page.getByTestId('poison-count').fill('2')
+      await page.getByTestId('inject-poison').click()
+      const banner = page.getByTestId('fail-banner')
+      await banner.waitFor({ timeout: STATE_MS })
+      await page.getByTestId('fail-reset').click()
+      await banner.waitFor({ state: 'detached', timeout: STATE_MS })
+      // The defaults again: log-and-continue, no stopped task, every worker running, input committed.
+      await expect
+        .poll(() => page.getByTestId('handler-log-and-continue').getAttribute('aria-checked'), { timeout: STATE_MS })
+        .toBe('true')
+      await expect.poll(() => metric(server.url, 'eoscope_stopped_tasks'), { timeout: STATE_MS }).toBe(0)
+      await labCommitsMore(page)
+      expect(await page.locator('article.worker-card[data-state="stopped"]').count()).toBe(0)
+    })
+  },
+)

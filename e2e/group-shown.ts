@@ -19,14 +19,20 @@ export function shownGroup(page: Page): Promise<ShownGroup> {
     return {
       state: view?.querySelector('[data-testid="group-state"]')?.textContent ?? '',
       generation: num(view?.querySelector('[data-testid="group-generation"]')?.getAttribute('data-generation') ?? ''),
-      members: [...document.querySelectorAll('[data-testid="group-member"]')].map((e) => ({ member: attr(e, 'data-member'), worker: attr(e, 'data-worker'), partitions: attr(e, 'data-partitions') })),
+      members: [...document.querySelectorAll('[data-testid="group-member"]')].map((e) => ({
+        member: attr(e, 'data-member'),
+        worker: attr(e, 'data-worker'),
+        partitions: attr(e, 'data-partitions'),
+      })),
       generations: [...document.querySelectorAll('[data-testid="group-generation-row"]')].map((e) => ({
         generation: num(attr(e, 'data-generation')),
         members: attr(e, 'data-members').split(',').filter(Boolean),
         partitions: attr(e, 'data-partitions'),
         end: e.querySelector('[data-testid="group-generation-end"]')?.textContent ?? '',
       })),
-      running: [...document.querySelectorAll('article.worker-card[data-state="running"]')].map((e) => attr(e, 'data-testid').replace(/^worker-/, '')),
+      running: [...document.querySelectorAll('article.worker-card[data-state="running"]')].map((e) =>
+        attr(e, 'data-testid').replace(/^worker-/, ''),
+      ),
     }
   })
 }

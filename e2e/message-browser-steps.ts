@@ -12,17 +12,25 @@ import { STATE_MS } from './page-helpers.ts'
  */
 export async function findAbortedOutput(page: Page): Promise<{ partition: number; offset: number } | null> {
   return page.evaluate(async () => {
-    const get = async <T,>(url: string) => (await (await fetch(url)).json()) as T
+    const get = async <T>(url: string) => (await (await fetch(url)).json()) as T
     const output = (await get<MessagePage>('/api/lab/messages?topic=output&limit=1')).topic
-    const journal = await get<{ entries: { fact: { kind: string; outcome?: string; partitions?: string[]; outputRecords?: number; beginMs?: number } }[] }>('/api/lab/journal?category=transactions&limit=2000')
-    const aborted = journal.entries.map((e) => e.fact).filter((f) => f.kind === 'txn' && f.outcome === 'aborted' && (f.outputRecords ?? 0) > 0)
+    const journal = await get<{
+      entries: {
+        fact: { kind: string; outcome?: string; partitions?: string[]; outputRecords?: number; beginMs?: number }
+      }[]
+    }>('/api/lab/journal?category=transactions&limit=2000')
+    const aborted = journal.entries
+      .map((e) => e.fact)
+      .filter((f) => f.kind === 'txn' && f.outcome === 'aborted' && (f.outputRecords ?? 0) > 0)
     for (const txn of aborted) {
       for (const name of txn.partitions ?? []) {
         const m = /^(.*)-(\d+)$/.exec(name)
         if (!m || m[1] !== output) continue
         let from: number | null = 0
         while (from !== null) {
-          const body: MessagePage = await get(`/api/lab/messages?topic=output&partition=${m[2]}&from=${from}&sinceMs=${Math.floor(txn.beginMs! - 10_000)}&limit=500`)
+          const body: MessagePage = await get(
+            `/api/lab/messages?topic=output&partition=${m[2]}&from=${from}&sinceMs=${Math.floor(txn.beginMs! - 10_000)}&limit=500`,
+          )
           const hit = body.records.find((x) => x.state === 'aborted' && x.control === null)
           if (hit) return { partition: Number(m[2]), offset: hit.offset }
           from = body.nextOffset
@@ -42,14 +50,27 @@ export async function readFromForm(page: Page, partition: number, offset: number
   await panel.getByTestId('msg-from').fill(String(offset))
   await panel.getByTestId('msg-to').fill(String(offset + 2))
   await panel.getByTestId('msg-read').click()
-  await expect.poll(() => page.evaluate(() => window.location.search), { timeout: STATE_MS }).toContain(`msg.from=${offset}`)
+  await expect
+    .poll(() => page.evaluate(() => window.location.search), { timeout: STATE_MS })
+    .toContain(`msg.from=${offset}`)
 }
 
 /** The rows the panel shows: offset, state and what each isolation level is given. */
-export function shownRows(page: Page): Promise<{ offset: number; state: string; rc: string; ru: string; copy: boolean }[]> {
-  return page.getByTestId('message-browser').getByTestId('msg-row').evaluateAll((rows) =>
-    rows.map((r) => ({ offset: Number(r.getAttribute('data-offset')), state: r.getAttribute('data-state')!, rc: r.getAttribute('data-rc')!, ru: r.getAttribute('data-ru')!, copy: r.classList.contains('msg-dup') })),
-  )
+export function shownRows(
+  page: Page,
+): Promise<{ offset: number; state: string; rc: string; ru: string; copy: boolean }[]> {
+  return page
+    .getByTestId('message-browser')
+    .getByTestId('msg-row')
+    .evaluateAll((rows) =>
+      rows.map((r) => ({
+        offset: Number(r.getAttribute('data-offset')),
+        state: r.getAttribute('data-state')!,
+        rc: r.getAttribute('data-rc')!,
+        ru: r.getAttribute('data-ru')!,
+        copy: r.classList.contains('msg-dup'),
+      })),
+    )
 }
 
 /** Opens the browser from the first ledger row's copies link; returns the copies' offsets it names. */

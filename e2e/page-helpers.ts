@@ -11,7 +11,12 @@ export async function numberIn(page: Page, testId: string): Promise<number> {
 }
 
 /** Polls an element's number until `ok` holds; fails with the last value seen. */
-export async function waitForNumber(page: Page, testId: string, ok: (n: number) => boolean, timeoutMs: number): Promise<number> {
+export async function waitForNumber(
+  page: Page,
+  testId: string,
+  ok: (n: number) => boolean,
+  timeoutMs: number,
+): Promise<number> {
   const deadline = Date.now() + timeoutMs
   let last = Number.NaN
   while (Date.now() < deadline) {
@@ -40,13 +45,25 @@ export function labFigures(page: Page): Promise<LabFigures> {
 /** Waits until the lab commits more input than it has now: it is running and processing. */
 export async function labCommitsMore(page: Page): Promise<void> {
   const before = (await labFigures(page)).totals.committedInput
-  await untilProgress({ what: `the lab to commit past ${before} input records`, read: async () => (await labFigures(page)).totals.committedInput, done: (n) => n > before, stallMs: STALL_MS, everyMs: 100 })
+  await untilProgress({
+    what: `the lab to commit past ${before} input records`,
+    read: async () => (await labFigures(page)).totals.committedInput,
+    done: (n) => n > before,
+    stallMs: STALL_MS,
+    everyMs: 100,
+  })
 }
 
 /** Waits until the validator has read every input record committed now, failing only when it stops reading. */
 export async function validatorReadsPastNow(page: Page): Promise<void> {
   const committed = (await labFigures(page)).totals.committedInput
-  await untilProgress({ what: `the validator to read past ${committed} input records`, read: async () => (await labFigures(page)).correctness?.inputChecked ?? 0, done: (n) => n >= committed, stallMs: STALL_MS, everyMs: 200 })
+  await untilProgress({
+    what: `the validator to read past ${committed} input records`,
+    read: async () => (await labFigures(page)).correctness?.inputChecked ?? 0,
+    done: (n) => n >= committed,
+    stallMs: STALL_MS,
+    everyMs: 200,
+  })
 }
 
 /**

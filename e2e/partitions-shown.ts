@@ -12,7 +12,9 @@ export interface ShownRow {
 }
 
 /** The table's rows and the partition log's figures, read from one rendered snapshot. */
-export function shown(page: Page): Promise<{ rows: ShownRow[]; log: { name: string; lso: number; hw: number } | null }> {
+export function shown(
+  page: Page,
+): Promise<{ rows: ShownRow[]; log: { name: string; lso: number; hw: number } | null }> {
   return page.evaluate(() => {
     const num = (el: Element | null) => Number((el?.textContent ?? '').replace(/,/g, ''))
     const rows = [...document.querySelectorAll('[data-testid="partition-row"]')].map((tr) => ({
@@ -23,7 +25,13 @@ export function shown(page: Page): Promise<{ rows: ShownRow[]; log: { name: stri
       open: tr.querySelector('[data-testid="pt-open"]')?.textContent ?? '',
     }))
     const name = document.querySelector('[data-testid="log-partition-name"]')?.textContent?.trim()
-    const log = name ? { name, lso: num(document.querySelector('[data-testid="log-figure-lso"]')), hw: num(document.querySelector('[data-testid="log-figure-hw"]')) } : null
+    const log = name
+      ? {
+          name,
+          lso: num(document.querySelector('[data-testid="log-figure-lso"]')),
+          hw: num(document.querySelector('[data-testid="log-figure-hw"]')),
+        }
+      : null
     return { rows, log }
   })
 }

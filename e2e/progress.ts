@@ -66,20 +66,32 @@ export async function untilProgress<T>(o: ProgressWait<T>): Promise<T> {
  * cell measured); fails when it goes `stallMs` without progress or past `boundMs` (default 10
  * minutes). `onStall` may stop the work (kill a child process).
  */
-export async function watchProgress<T>(what: string, o: { stallMs: number; boundMs?: number; onStall?: () => void }, work: (progressed: () => void) => Promise<T>): Promise<T> {
+export async function watchProgress<T>(
+  what: string,
+  o: { stallMs: number; boundMs?: number; onStall?: () => void },
+  work: (progressed: () => void) => Promise<T>,
+): Promise<T> {
   const boundMs = o.boundMs ?? DEFAULT_BOUND_MS
   const started = Date.now()
   let movedAt = started
   let timer: ReturnType<typeof setInterval> | undefined
   const stalled = new Promise<never>((_, reject) => {
-    timer = setInterval(() => {
-      const now = Date.now()
-      const why = now - movedAt > o.stallMs ? `no progress for ${o.stallMs} ms` : now - started > boundMs ? `not within ${boundMs} ms (still moving)` : null
-      if (!why) return
-      clearInterval(timer)
-      o.onStall?.()
-      reject(new Error(`${what}: ${why}`))
-    }, Math.min(1_000, o.stallMs / 4))
+    timer = setInterval(
+      () => {
+        const now = Date.now()
+        const why =
+          now - movedAt > o.stallMs
+            ? `no progress for ${o.stallMs} ms`
+            : now - started > boundMs
+              ? `not within ${boundMs} ms (still moving)`
+              : null
+        if (!why) return
+        clearInterval(timer)
+        o.onStall?.()
+        reject(new Error(`${what}: ${why}`))
+      },
+      Math.min(1_000, o.stallMs / 4),
+    )
   })
   try {
     return await Promise.race([work(() => (movedAt = Date.now())), stalled])

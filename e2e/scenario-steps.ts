@@ -23,12 +23,20 @@ export function scenarioView(page: Page, name: string): Locator {
 }
 
 /** Waits until the scenario shown ends; fails unless it passed with every expectation holding. */
-export async function scenarioEnds(page: Page, name: string, o: { everyMs: number; stallMs: number }): Promise<Locator> {
+export async function scenarioEnds(
+  page: Page,
+  name: string,
+  o: { everyMs: number; stallMs: number },
+): Promise<Locator> {
   const view = scenarioView(page, name)
   await view.waitFor({ timeout: 10_000 })
   await untilProgress({
     what: `scenario ${name} to end`,
-    read: async () => ({ status: await view.getAttribute('data-status'), said: await view.getByTestId('scenario-narrative').locator('li').count(), committed: (await labNow(page)).totals.committedInput }),
+    read: async () => ({
+      status: await view.getAttribute('data-status'),
+      said: await view.getByTestId('scenario-narrative').locator('li').count(),
+      committed: (await labNow(page)).totals.committedInput,
+    }),
     done: (v) => v.status !== 'running',
     stallMs: o.stallMs,
     everyMs: o.everyMs,
@@ -40,7 +48,11 @@ export async function scenarioEnds(page: Page, name: string, o: { everyMs: numbe
 }
 
 /** Runs a scenario from its Run button until it ends, passed. */
-export async function runScenarioToEnd(page: Page, name: string, o: { everyMs: number; stallMs: number }): Promise<Locator> {
+export async function runScenarioToEnd(
+  page: Page,
+  name: string,
+  o: { everyMs: number; stallMs: number },
+): Promise<Locator> {
   await page.getByTestId(`run-scenario-${name}`).click()
   return scenarioEnds(page, name, o)
 }
@@ -49,12 +61,20 @@ export async function runScenarioToEnd(page: Page, name: string, o: { everyMs: n
  * After a scenario ended: every worker running, and the lab taking input and committing past where
  * it stood at the end. Answers how long that took from `endedAt` (Date.now()).
  */
-export async function labRunsOn(page: Page, name: string, o: { endedAt: number; everyMs: number; stallMs: number }): Promise<number> {
+export async function labRunsOn(
+  page: Page,
+  name: string,
+  o: { endedAt: number; everyMs: number; stallMs: number },
+): Promise<number> {
   const atEnd = await labNow(page)
   await untilProgress({
     what: `the lab after ${name} to run every worker and commit past ${atEnd.totals.committedInput}`,
     read: () => labNow(page),
-    done: (lab) => lab.workers.length > 0 && lab.workers.every((w) => w.state === 'running') && lab.totals.committedInput > atEnd.totals.committedInput && lab.totals.inputRecords > atEnd.totals.inputRecords,
+    done: (lab) =>
+      lab.workers.length > 0 &&
+      lab.workers.every((w) => w.state === 'running') &&
+      lab.totals.committedInput > atEnd.totals.committedInput &&
+      lab.totals.inputRecords > atEnd.totals.inputRecords,
     stallMs: o.stallMs,
     everyMs: o.everyMs,
   })
@@ -73,15 +93,32 @@ export interface EvidenceLinkShown {
  * shows that partition from the link's first offset. `named(topic, partition)`: whether the log's
  * partition name is that one (on Kafka the lab's topics carry the application's prefix).
  */
-export async function openEvidence(page: Page, name: string, o: { boundMs: number; named: (shown: string, topic: string, partition: string) => boolean }): Promise<EvidenceLinkShown> {
+export async function openEvidence(
+  page: Page,
+  name: string,
+  o: { boundMs: number; named: (shown: string, topic: string, partition: string) => boolean },
+): Promise<EvidenceLinkShown> {
   const card = page.locator(`[data-testid="evidence-card"][data-id="${name}-1"]`)
   await card.waitFor({ timeout: 10_000 })
   expect(await card.getAttribute('data-status')).toBe('passed')
   const link = card.getByTestId('evidence-link').first()
-  const [topic, partition, from, to] = await Promise.all(['data-topic', 'data-partition', 'data-from', 'data-to'].map(async (a) => (await link.getAttribute(a)) ?? ''))
+  const [topic, partition, from, to] = await Promise.all(
+    ['data-topic', 'data-partition', 'data-from', 'data-to'].map(async (a) => (await link.getAttribute(a)) ?? ''),
+  )
   await link.click()
   const grid = page.getByTestId('log-grid')
-  await waitFor(async () => (await grid.getAttribute('data-window')) === 'at' && (await grid.getAttribute('data-from')) === from && o.named((await page.getByTestId('log-partition-name').textContent()) ?? '', topic!, partition!), `the partition log to open on ${topic}-${partition} from ${from}`, { boundMs: o.boundMs })
-  await waitFor(async () => Number(await grid.getByTestId('log-cell').first().getAttribute('data-offset')) === Number(from), `the partition log's first cell at offset ${from}`, { boundMs: o.boundMs })
+  await waitFor(
+    async () =>
+      (await grid.getAttribute('data-window')) === 'at' &&
+      (await grid.getAttribute('data-from')) === from &&
+      o.named((await page.getByTestId('log-partition-name').textContent()) ?? '', topic!, partition!),
+    `the partition log to open on ${topic}-${partition} from ${from}`,
+    { boundMs: o.boundMs },
+  )
+  await waitFor(
+    async () => Number(await grid.getByTestId('log-cell').first().getAttribute('data-offset')) === Number(from),
+    `the partition log's first cell at offset ${from}`,
+    { boundMs: o.boundMs },
+  )
   return { topic: topic!, partition: partition!, from: from!, to: to! }
 }

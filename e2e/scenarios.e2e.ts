@@ -37,17 +37,31 @@ async function leavesALiveLab(page: Page, name: string, before: SettingsShown): 
   const backMs = await labRunsOn(page, name, { endedAt: Date.now(), everyMs: 100, stallMs: STALL_MS })
   process.stdout.write(`${name}: the lab committed again ${backMs} ms after the scenario ended\n`)
   expect(backMs, `${name}: ms from its end until the lab commits again`).toBeLessThan(5_000)
-  await waitFor(async () => JSON.stringify(await settingsShown(page)) === JSON.stringify(before), `the controls after ${name} to show the settings from before it`, { boundMs: 10_000 })
+  await waitFor(
+    async () => JSON.stringify(await settingsShown(page)) === JSON.stringify(before),
+    `the controls after ${name} to show the settings from before it`,
+    { boundMs: 10_000 },
+  )
   expect(await settingsShown(page)).toEqual(before)
 
-  const { from, to } = await openEvidence(page, name, { boundMs: 10_000, named: (shown, topic, partition) => shown === `${topic}-${partition}` })
-  const offsets = (await page.getByTestId('log-grid').getByTestId('log-cell').evaluateAll((cells) => cells.map((c) => Number(c.getAttribute('data-offset'))))) as number[]
+  const { from, to } = await openEvidence(page, name, {
+    boundMs: 10_000,
+    named: (shown, topic, partition) => shown === `${topic}-${partition}`,
+  })
+  const offsets = (await page
+    .getByTestId('log-grid')
+    .getByTestId('log-cell')
+    .evaluateAll((cells) => cells.map((c) => Number(c.getAttribute('data-offset'))))) as number[]
   expect(offsets[0]).toBe(Number(from))
   expect(offsets).toContain(Math.min(Number(to), Number(from) + offsets.length) - 1)
-  await waitFor(async () => {
-    const box = await page.getByTestId('partition-log').boundingBox()
-    return box !== null && box.y < (page.viewportSize()?.height ?? 0) && box.y + box.height > 0
-  }, 'the partition log to scroll into view', { boundMs: 5_000 })
+  await waitFor(
+    async () => {
+      const box = await page.getByTestId('partition-log').boundingBox()
+      return box !== null && box.y < (page.viewportSize()?.height ?? 0) && box.y + box.height > 0
+    },
+    'the partition log to scroll into view',
+    { boundMs: 5_000 },
+  )
 }
 
 describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (lab) => {
@@ -109,10 +123,29 @@ describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (
   it('the other five leave a live lab with the user’s own settings, and their cards link to their records', async () => {
     const { page } = lab
     // Settings of the user's own, none a default, so that a scenario's return to them shows.
-    const asked = { 'processing.guarantee': 'exactly_once_v2', 'commit.interval.ms': 500, inputRatePerSec: 800, workers: 4 }
-    const r = await page.evaluate(async (body) => (await fetch('/api/lab/config', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json(), asked)
+    const asked = {
+      'processing.guarantee': 'exactly_once_v2',
+      'commit.interval.ms': 500,
+      inputRatePerSec: 800,
+      workers: 4,
+    }
+    const r = await page.evaluate(
+      async (body) =>
+        (
+          await fetch('/api/lab/config', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          })
+        ).json(),
+      asked,
+    )
     expect(r).toMatchObject({ ok: true })
-    await waitFor(async () => (await settingsShown(page)).controls.workers === '4', 'the controls to show the new settings', { boundMs: 10_000 })
+    await waitFor(
+      async () => (await settingsShown(page)).controls.workers === '4',
+      'the controls to show the new settings',
+      { boundMs: 10_000 },
+    )
     const mine = await settingsShown(page)
     expect(mine.api).toMatchObject(asked)
     for (const name of ['lost-ack', 'zombie', 'hanging-transaction', 'isolation', 'commit-interval']) {

@@ -61,7 +61,13 @@ export interface StartOptions {
 }
 
 /** Starts `node --import tsx server/index.ts` and resolves once it is ready (see StartOptions). */
-export async function startServer({ env = {}, timeoutMs = 120_000, token, readyWhen = 'answers', build = 'fresh' }: StartOptions = {}): Promise<ServerProcess> {
+export async function startServer({
+  env = {},
+  timeoutMs = 120_000,
+  token,
+  readyWhen = 'answers',
+  build = 'fresh',
+}: StartOptions = {}): Promise<ServerProcess> {
   if (build === 'fresh' || !existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) ensureBuild()
   const port = await freePort()
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
@@ -74,7 +80,13 @@ export async function startServer({ env = {}, timeoutMs = 120_000, token, readyW
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
   const url = `http://127.0.0.1:${port}`
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {}
-  const ready = async () => (readyWhen === 'logged-start' ? /"event":"start"/.test(out) : fetch(`${url}/api/lab`, { headers }).then((r) => r.ok, () => false))
+  const ready = async () =>
+    readyWhen === 'logged-start'
+      ? /"event":"start"/.test(out)
+      : fetch(`${url}/api/lab`, { headers }).then(
+          (r) => r.ok,
+          () => false,
+        )
   const deadline = Date.now() + timeoutMs
   while (!(await ready())) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${out}`)

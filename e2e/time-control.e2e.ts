@@ -42,7 +42,9 @@ function labClock(page: Page): Promise<{ seq: number; atMs: number }> {
 }
 
 function journalKills(page: Page): Promise<JournalPage> {
-  return page.evaluate(async () => (await (await fetch('/api/lab/journal?after=0&category=kills')).json()) as JournalPage)
+  return page.evaluate(
+    async () => (await (await fetch('/api/lab/journal?after=0&category=kills')).json()) as JournalPage,
+  )
 }
 
 describeInChromium('the time control in chromium', { waitForDashboard: true }, (lab) => {
@@ -62,17 +64,27 @@ describeInChromium('the time control in chromium', { waitForDashboard: true }, (
     const { page } = lab
     await labCommitsMore(page)
     await page.getByTestId('time-pause').click()
-    await expect.poll(() => page.getByTestId('time-status').textContent()).toMatch(/^Paused at \d\d:\d\d:\d\d — lab running, \d+ s behind/)
+    await expect
+      .poll(() => page.getByTestId('time-status').textContent())
+      .toMatch(/^Paused at \d\d:\d\d:\d\d — lab running, \d+ s behind/)
     expect(await page.getByTestId('dashboard').getAttribute('data-view')).toBe('pause')
     const held = await settledPanelsText(page)
     const heldSeq = await page.getByTestId('dashboard').getAttribute('data-seq')
     const before = await labClock(page)
-    await untilProgress({ what: "the lab's clock to move 3 s on", read: async () => (await labClock(page)).atMs, done: (t) => t >= before.atMs + 3000, stallMs: STALL_MS, everyMs: 200 })
+    await untilProgress({
+      what: "the lab's clock to move 3 s on",
+      read: async () => (await labClock(page)).atMs,
+      done: (t) => t >= before.atMs + 3000,
+      stallMs: STALL_MS,
+      everyMs: 200,
+    })
     const after = await labClock(page)
     expect(after.seq).toBeGreaterThan(before.seq)
     expect(await panelsText(page)).toBe(held)
     expect(await page.getByTestId('dashboard').getAttribute('data-seq')).toBe(heldSeq)
-    await expect.poll(async () => Number((await page.getByTestId('time-status').textContent())?.match(/(\d+) s behind/)?.[1])).toBeGreaterThanOrEqual(3)
+    await expect
+      .poll(async () => Number((await page.getByTestId('time-status').textContent())?.match(/(\d+) s behind/)?.[1]))
+      .toBeGreaterThanOrEqual(3)
     await page.screenshot({ path: path.join(SHOTS, 'time-control-paused.png') })
 
     await page.getByTestId('time-live').click()
@@ -86,7 +98,11 @@ describeInChromium('the time control in chromium', { waitForDashboard: true }, (
     const card = page.locator('article.worker-card[data-state="running"]').first()
     killed = (await card.getAttribute('data-testid'))!.replace(/^worker-/, '')
     await page.getByTestId(`kill-${killed}`).click()
-    await waitFor(async () => (await journalKills(page)).entries.some((e) => e.fact.kind === 'kill' && e.fact.workerId === killed), `the journal to hold the kill of ${killed}`, { boundMs: STATE_MS, everyMs: 250 })
+    await waitFor(
+      async () => (await journalKills(page)).entries.some((e) => e.fact.kind === 'kill' && e.fact.workerId === killed),
+      `the journal to hold the kill of ${killed}`,
+      { boundMs: STATE_MS, everyMs: 250 },
+    )
     // Wait until the live lab has recovered, so the rewound view is told apart from it.
     await page.locator('[data-testid="recovery"][data-complete="true"]').first().waitFor({ timeout: STATE_MS })
     const marker = page.locator('[data-testid="scrub-marker"][data-kind="kill"]').first()

@@ -15,7 +15,11 @@ export interface TxnIdShown {
 /** The Transactions view's transactional-id rows as rendered. */
 export function txnIdRows(page: Page): Promise<TxnIdShown[]> {
   return page.evaluate(() =>
-    [...document.querySelectorAll('[data-testid="txn-id-row"]')].map((tr) => ({ id: tr.getAttribute('data-transactional-id') ?? '', state: tr.getAttribute('data-state') ?? '', abortAt: tr.getAttribute('data-last-abort-at') ? Number(tr.getAttribute('data-last-abort-at')) : null })),
+    [...document.querySelectorAll('[data-testid="txn-id-row"]')].map((tr) => ({
+      id: tr.getAttribute('data-transactional-id') ?? '',
+      state: tr.getAttribute('data-state') ?? '',
+      abortAt: tr.getAttribute('data-last-abort-at') ? Number(tr.getAttribute('data-last-abort-at')) : null,
+    })),
   )
 }
 

@@ -60,7 +60,10 @@ export const SweepRequestSchema = z
     label: z.string().max(80).optional(),
   })
   .strict()
-  .refine((r) => r.maxRuns === undefined || r.maxRuns >= r.repeat, { message: 'maxRuns must be at least repeat', path: ['maxRuns'] })
+  .refine((r) => r.maxRuns === undefined || r.maxRuns >= r.repeat, {
+    message: 'maxRuns must be at least repeat',
+    path: ['maxRuns'],
+  })
 export type SweepRequest = z.infer<typeof SweepRequestSchema>
 
 /** Validates a sweep request; never throws. Intervals come back sorted. */
@@ -167,7 +170,12 @@ export interface ExperimentProgress {
   done: number
   total: number
   /** What is being measured now. */
-  current: { guarantee: ProcessingGuarantee; commitIntervalMs: number; repetition: number; stage: 'throughput' | 'latency' | 'recovery' | 'validation' } | null
+  current: {
+    guarantee: ProcessingGuarantee
+    commitIntervalMs: number
+    repetition: number
+    stage: 'throughput' | 'latency' | 'recovery' | 'validation'
+  } | null
 }
 
 export interface ExperimentRecord {
@@ -268,7 +276,8 @@ export const CSV_COLUMNS = [
   'redonePerKill',
 ] as const
 
-const round = (v: number | null, digits = 1): number | null => (v === null ? null : Math.round(v * 10 ** digits) / 10 ** digits)
+const round = (v: number | null, digits = 1): number | null =>
+  v === null ? null : Math.round(v * 10 ** digits) / 10 ** digits
 
 /** One row per cell, medians unless a column says min, max or the 95% interval's ends (Low95, High95); unavailable figures are empty. */
 export function cellRow(c: CellResult): Record<(typeof CSV_COLUMNS)[number], string | number | null> {

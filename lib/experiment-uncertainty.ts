@@ -20,7 +20,13 @@ export function intervalOf(s: Stat): Interval | null {
   return { median: s.median, low: s.low, high: s.high, n: s.n }
 }
 
-const asMedianInterval = (s: Stat): MedianInterval => ({ median: s.median ?? 0, low: s.low ?? null, high: s.high ?? null, coverage: null, n: s.n })
+const asMedianInterval = (s: Stat): MedianInterval => ({
+  median: s.median ?? 0,
+  low: s.low ?? null,
+  high: s.high ?? null,
+  coverage: null,
+  n: s.n,
+})
 
 /** Whether every watched figure's interval lies within ±tolerance of its median. */
 export function cellPrecise(c: CellResult, tolerance = PRECISION_TOLERANCE): boolean {

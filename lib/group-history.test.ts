@@ -25,7 +25,14 @@ describe('the generation history', () => {
 
   it('names the member that joined and the partitions it took', () => {
     const h = fold(BEFORE_KILL, AFTER_KILL, REPLACED)
-    expect(h.generations[1]!.endedBy).toMatchObject({ joined: [{ memberId: 'w4-4', workerId: 'w4' }], gone: [], moved: [{ partition: 2, from: 'w1-1', to: 'w4-4' }, { partition: 3, from: 'w3-3', to: 'w4-4' }] })
+    expect(h.generations[1]!.endedBy).toMatchObject({
+      joined: [{ memberId: 'w4-4', workerId: 'w4' }],
+      gone: [],
+      moved: [
+        { partition: 2, from: 'w1-1', to: 'w4-4' },
+        { partition: 3, from: 'w3-3', to: 'w4-4' },
+      ],
+    })
   })
 
   it('continues a generation seen again, learning a worker id reported later, and ignores a late older report', () => {
@@ -36,7 +43,7 @@ describe('the generation history', () => {
     expect(h.generations[0]!.members.map((m) => m.workerId)).toEqual(['w1', 'w2', 'w3'])
   })
 
-  it('keeps a generation\'s members when the survivors are seen under its id before they report the next one (a stale id), so the kill still ends it', () => {
+  it("keeps a generation's members when the survivors are seen under its id before they report the next one (a stale id), so the kill still ends it", () => {
     const h = fold(BEFORE_KILL, { ...AFTER_KILL, generationId: BEFORE_KILL.generationId, atMs: 6_000 }, AFTER_KILL)
     expect(h.generations.map((g) => g.generationId)).toEqual([3, 4])
     expect(h.generations[0]!.members.map((m) => m.memberId)).toEqual(BEFORE_KILL.members.map((m) => m.memberId).sort())
@@ -44,7 +51,16 @@ describe('the generation history', () => {
   })
 
   it('learns a generation id reported later, and never forgets a worker id (a killed worker no longer reports its member)', () => {
-    const h = fold({ ...BEFORE_KILL, generationId: null }, { ...BEFORE_KILL, atMs: 2_000 }, { ...BEFORE_KILL, atMs: 3_000, members: BEFORE_KILL.members.map((m) => (m.workerId === 'w2' ? { ...m, workerId: null } : m)) }, AFTER_KILL)
+    const h = fold(
+      { ...BEFORE_KILL, generationId: null },
+      { ...BEFORE_KILL, atMs: 2_000 },
+      {
+        ...BEFORE_KILL,
+        atMs: 3_000,
+        members: BEFORE_KILL.members.map((m) => (m.workerId === 'w2' ? { ...m, workerId: null } : m)),
+      },
+      AFTER_KILL,
+    )
     expect(h.generations.map((g) => g.generationId)).toEqual([3, 4])
     expect(h.generations[0]!.members.map((m) => m.workerId)).toEqual(['w1', 'w2', 'w3'])
     expect(h.generations[0]!.endedBy!.gone).toEqual([{ memberId: 'w2-2', workerId: 'w2', how: 'killed' }])
@@ -79,8 +95,20 @@ describe('the lag series', () => {
     const s1 = foldLag([], 1_000, [null, 10], [5, 30])
     const s2 = foldLag(s1, 2_000, [5, 25], [9, 30])
     expect(s2).toEqual([
-      { partition: 0, points: [{ atMs: 1_000, committed: null, end: 5, lag: null }, { atMs: 2_000, committed: 5, end: 9, lag: 4 }] },
-      { partition: 1, points: [{ atMs: 1_000, committed: 10, end: 30, lag: 20 }, { atMs: 2_000, committed: 25, end: 30, lag: 5 }] },
+      {
+        partition: 0,
+        points: [
+          { atMs: 1_000, committed: null, end: 5, lag: null },
+          { atMs: 2_000, committed: 5, end: 9, lag: 4 },
+        ],
+      },
+      {
+        partition: 1,
+        points: [
+          { atMs: 1_000, committed: 10, end: 30, lag: 20 },
+          { atMs: 2_000, committed: 25, end: 30, lag: 5 },
+        ],
+      },
     ])
   })
 

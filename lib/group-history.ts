@@ -3,7 +3,14 @@
 // partitions moved), and each look at the offsets adds a point to every input partition's lag
 // series. Both are bounded, so they can run for the lab's whole life.
 
-import type { GenerationEnd, GenerationMember, GoneHow, GroupGeneration, LagPoint, PartitionLagSeries } from './group-view.ts'
+import type {
+  GenerationEnd,
+  GenerationMember,
+  GoneHow,
+  GroupGeneration,
+  LagPoint,
+  PartitionLagSeries,
+} from './group-view.ts'
 
 /** Generations kept (the oldest are dropped and counted). */
 export const MAX_GENERATIONS = 40
@@ -22,20 +29,31 @@ export interface GenerationHistory {
 }
 
 function sameMembers(a: readonly GenerationMember[], b: readonly GenerationMember[]): boolean {
-  const key = (ms: readonly GenerationMember[]) => JSON.stringify([...ms].map((m) => [m.memberId, [...m.partitions].sort((x, y) => x - y)]).sort())
+  const key = (ms: readonly GenerationMember[]) =>
+    JSON.stringify([...ms].map((m) => [m.memberId, [...m.partitions].sort((x, y) => x - y)]).sort())
   return key(a) === key(b)
 }
 
 function sameMemberIds(a: readonly GenerationMember[], b: readonly GenerationMember[]): boolean {
-  const ids = (ms: readonly GenerationMember[]) => ms.map((m) => m.memberId).sort().join('\n')
+  const ids = (ms: readonly GenerationMember[]) =>
+    ms
+      .map((m) => m.memberId)
+      .sort()
+      .join('\n')
   return ids(a) === ids(b)
 }
 
 /** What changed from one generation's members to the next's. */
-export function generationEnd(prev: readonly GenerationMember[], next: readonly GenerationMember[], atMs: number, goneHow: (m: GenerationMember) => GoneHow): GenerationEnd {
+export function generationEnd(
+  prev: readonly GenerationMember[],
+  next: readonly GenerationMember[],
+  atMs: number,
+  goneHow: (m: GenerationMember) => GoneHow,
+): GenerationEnd {
   const ids = new Set(next.map((m) => m.memberId))
   const before = new Set(prev.map((m) => m.memberId))
-  const ownerIn = (ms: readonly GenerationMember[]) => new Map(ms.flatMap((m) => m.partitions.map((p) => [p, m.memberId] as const)))
+  const ownerIn = (ms: readonly GenerationMember[]) =>
+    new Map(ms.flatMap((m) => m.partitions.map((p) => [p, m.memberId] as const)))
   const was = ownerIn(prev)
   const now = ownerIn(next)
   const moved = [...new Set([...was.keys(), ...now.keys()])]
@@ -45,7 +63,9 @@ export function generationEnd(prev: readonly GenerationMember[], next: readonly 
   return {
     atMs,
     joined: next.filter((m) => !before.has(m.memberId)).map((m) => ({ memberId: m.memberId, workerId: m.workerId })),
-    gone: prev.filter((m) => !ids.has(m.memberId)).map((m) => ({ memberId: m.memberId, workerId: m.workerId, how: goneHow(m) })),
+    gone: prev
+      .filter((m) => !ids.has(m.memberId))
+      .map((m) => ({ memberId: m.memberId, workerId: m.workerId, how: goneHow(m) })),
     moved,
   }
 }
@@ -56,10 +76,21 @@ export function generationEnd(prev: readonly GenerationMember[], next: readonly 
  * again (with the same members: other members under its id is a stale id, ignored) only refreshes what is known of it (a worker id or the generation id learnt later; a
  * worker id is never forgotten, so a killed member keeps its worker's name).
  */
-export function foldGeneration(h: GenerationHistory, obs: GroupObservation, goneHow: (m: GenerationMember) => GoneHow, max = MAX_GENERATIONS): GenerationHistory {
+export function foldGeneration(
+  h: GenerationHistory,
+  obs: GroupObservation,
+  goneHow: (m: GenerationMember) => GoneHow,
+  max = MAX_GENERATIONS,
+): GenerationHistory {
   const last = h.generations[h.generations.length - 1]
-  const members = obs.members.map((m) => ({ ...m, partitions: [...m.partitions].sort((a, b) => a - b) })).sort((a, b) => (a.memberId < b.memberId ? -1 : 1))
-  const continues = last !== undefined && (obs.generationId !== null && last.generationId !== null ? obs.generationId === last.generationId : sameMembers(last.members, members))
+  const members = obs.members
+    .map((m) => ({ ...m, partitions: [...m.partitions].sort((a, b) => a - b) }))
+    .sort((a, b) => (a.memberId < b.memberId ? -1 : 1))
+  const continues =
+    last !== undefined &&
+    (obs.generationId !== null && last.generationId !== null
+      ? obs.generationId === last.generationId
+      : sameMembers(last.members, members))
   if (continues) {
     // A generation's members never change: other members under the same generation id is a stale id.
     if (last.generationId !== null && obs.generationId !== null && !sameMemberIds(last.members, members)) return h
@@ -72,7 +103,9 @@ export function foldGeneration(h: GenerationHistory, obs: GroupObservation, gone
   }
   // An older generation than the last seen is a late report, not a new generation.
   if (last?.generationId != null && obs.generationId !== null && obs.generationId < last.generationId) return h
-  const ended = last ? [...h.generations.slice(0, -1), { ...last, endedBy: generationEnd(last.members, members, obs.atMs, goneHow) }] : []
+  const ended = last
+    ? [...h.generations.slice(0, -1), { ...last, endedBy: generationEnd(last.members, members, obs.atMs, goneHow) }]
+    : []
   const all = [...ended, { generationId: obs.generationId, startedAtMs: obs.atMs, members, endedBy: null }]
   const drop = Math.max(0, all.length - max)
   return { generations: all.slice(drop), earlier: h.earlier + drop }
@@ -99,7 +132,13 @@ export function lagOf(end: number, committed: number | null): number | null {
 }
 
 /** One look at the offsets: a point per input partition. */
-export function foldLag(series: readonly PartitionLagSeries[], atMs: number, committed: readonly (number | null)[], ends: readonly number[], max = MAX_LAG_POINTS): PartitionLagSeries[] {
+export function foldLag(
+  series: readonly PartitionLagSeries[],
+  atMs: number,
+  committed: readonly (number | null)[],
+  ends: readonly number[],
+  max = MAX_LAG_POINTS,
+): PartitionLagSeries[] {
   return ends.map((end, partition) => {
     const c = committed[partition] ?? null
     const points = series.find((s) => s.partition === partition)?.points ?? []

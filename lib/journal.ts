@@ -51,11 +51,28 @@ export type JournalFact =
   | { kind: 'outage'; phase: 'began' | 'ended'; error?: string }
   | { kind: 'recovered'; workerId: string; recoveryMs: number }
   /** An operator's abort of a hanging transaction: its records, in [fromOffset, toOffset) (toOffset: the HW before the abort), released; the LSO and HW after. */
-  | { kind: 'hanging-aborted'; topic: string; partition: number; producerId: number; epoch: number; transactionalId: string | null; fromOffset: number; toOffset: number; lastStableOffset: number; highWatermark: number }
+  | {
+      kind: 'hanging-aborted'
+      topic: string
+      partition: number
+      producerId: number
+      epoch: number
+      transactionalId: string | null
+      fromOffset: number
+      toOffset: number
+      lastStableOffset: number
+      highWatermark: number
+    }
   /** Fault: a hanging transaction written on a partition. */
   | { kind: 'hanging-injected'; topic: string; partition: number; producerId: number; firstOffset: number }
   /** A broker of the lab's cluster killed (SIGKILL) or restarted from its card; roles: what it did for the lab then. */
-  | { kind: 'broker'; action: 'killed' | 'restarted' | 'restart-failed'; brokerId: number; pid: number | null; roles: string[] }
+  | {
+      kind: 'broker'
+      action: 'killed' | 'restarted' | 'restart-failed'
+      brokerId: number
+      pid: number | null
+      roles: string[]
+    }
   /** marker: how the timeline shows it (a runtime's notice names its marker). */
   | { kind: 'note'; text: string; marker?: MarkerKind }
   /** Older entries compacted into one: how many of each kind it stands for. */

@@ -14,30 +14,53 @@ import type { LabSnapshot } from './lab-protocol.ts'
 import { TxnStatistics } from './txn-statistics.ts'
 
 function labWith(snapshot: LabSnapshot): LabController {
-  return { snapshot: () => snapshot, onSnapshot: () => () => {}, execute: async () => ({ ok: true }), close: async () => {} }
+  return {
+    snapshot: () => snapshot,
+    onSnapshot: () => () => {},
+    execute: async () => ({ ok: true }),
+    close: async () => {},
+  }
 }
 
 describe('Kafka metric names', () => {
   it('are each in the one table once, with how they relate to eoscope figures', () => {
     const names = KAFKA_METRIC_NAMES.map((m) => m.kafka)
     expect(new Set(names).size).toBe(names.length)
-    for (const n of ['process-rate', 'commit-latency-avg', 'records-lag-max', 'txn-commit-time-ns-total', 'txn-abort-time-ns-total', 'txn-begin-time-ns-total', 'txn-send-offsets-time-ns-total', 'record-send-rate', 'record-retry-rate']) expect(names).toContain(n)
+    for (const n of [
+      'process-rate',
+      'commit-latency-avg',
+      'records-lag-max',
+      'txn-commit-time-ns-total',
+      'txn-abort-time-ns-total',
+      'txn-begin-time-ns-total',
+      'txn-send-offsets-time-ns-total',
+      'record-send-rate',
+      'record-retry-rate',
+    ])
+      expect(names).toContain(n)
     for (const m of KAFKA_METRIC_NAMES) expect(m.how.length).toBeGreaterThan(20)
   })
 
   it('are in the HELP of every /metrics name the table maps, and the transaction times are the history sums', async () => {
     const stats = new TxnStatistics(0)
-    for (const endTxnMs of [2.5, 4, 5.25]) stats.add({ outcome: 'committed', cause: null, durationMs: 100, records: 10, endTxnMs, sendOffsetsMs: 1.5 })
+    for (const endTxnMs of [2.5, 4, 5.25])
+      stats.add({ outcome: 'committed', cause: null, durationMs: 100, records: 10, endTxnMs, sendOffsetsMs: 1.5 })
     stats.add({ outcome: 'aborted', cause: 'error', durationMs: 50, records: 3, endTxnMs: 7, sendOffsetsMs: null })
     stats.add({ outcome: 'aborted', cause: 'crash', durationMs: 50, records: 3, endTxnMs: null, sendOffsetsMs: null })
-    const metrics = createLabMetrics({ lab: labWith({ ...fixtureSnapshot, txnStats: { life: stats.view(), run: stats.view() } }), socketClients: () => 0, defaultMetrics: false })
+    const metrics = createLabMetrics({
+      lab: labWith({ ...fixtureSnapshot, txnStats: { life: stats.view(), run: stats.view() } }),
+      socketClients: () => 0,
+      defaultMetrics: false,
+    })
     const text = await metrics.render()
     metrics.close()
     for (const m of KAFKA_METRIC_NAMES) {
       for (const metric of m.metrics) {
         const help = text.split('\n').find((l) => l.startsWith(`# HELP ${metric} `))
         expect(help, metric).toBeDefined()
-        expect(help).toContain(`Kafka ${m.group} ${m.kafka}: ${m.relation === 'same' ? 'the same quantity' : 'differs'}`)
+        expect(help).toContain(
+          `Kafka ${m.group} ${m.kafka}: ${m.relation === 'same' ? 'the same quantity' : 'differs'}`,
+        )
       }
     }
     expect(text).toContain('\neoscope_txn_commit_time_ns_total 11750000\n')
@@ -52,7 +75,8 @@ describe('Kafka metric names', () => {
     const mapped = KAFKA_METRIC_NAMES.flatMap((m) => m.shownOn).filter((f) => !f.startsWith('history:'))
     expect(mapped.length).toBeGreaterThan(0)
     for (const tile of mapped) {
-      for (const m of kafkaNamesShownOn(tile)) expect(html).toMatch(new RegExp(`title="[^"]*Kafka ${m.group} ${m.kafka}[^"]*"[^>]*>\\s*<dt>`))
+      for (const m of kafkaNamesShownOn(tile))
+        expect(html).toMatch(new RegExp(`title="[^"]*Kafka ${m.group} ${m.kafka}[^"]*"[^>]*>\\s*<dt>`))
     }
   })
 })

@@ -4,7 +4,11 @@
 // the same quantity; 'differs' says how it differs; 'not-measured' names a Kafka metric eoscope has
 // no figure for, and why. Pure and isomorphic.
 
-export type KafkaMetricGroup = 'stream-metrics' | 'stream-thread-metrics' | 'producer-metrics' | 'consumer-fetch-manager-metrics'
+export type KafkaMetricGroup =
+  | 'stream-metrics'
+  | 'stream-thread-metrics'
+  | 'producer-metrics'
+  | 'consumer-fetch-manager-metrics'
 
 export interface KafkaMetricName {
   /** The metric's name in Kafka (JMX / KafkaStreams#metrics()). */
@@ -104,7 +108,7 @@ export const KAFKA_METRIC_NAMES: readonly KafkaMetricName[] = [
     kafka: 'txn-begin-time-ns-total',
     group: 'producer-metrics',
     relation: 'not-measured',
-    how: 'beginTransaction changes the producer\'s state locally, with no request: eoscope does not time it',
+    how: "beginTransaction changes the producer's state locally, with no request: eoscope does not time it",
     shownOn: [],
     metrics: [],
   },
@@ -130,5 +134,10 @@ export function kafkaNamesOfMetric(metric: string): KafkaMetricName[] {
 
 /** One line naming the Kafka metrics beside a figure, for a tooltip or a HELP text ('' when none). */
 export function kafkaNamesText(names: readonly KafkaMetricName[]): string {
-  return names.map((m) => `Kafka ${m.group} ${m.kafka}: ${m.relation === 'same' ? 'the same quantity' : m.relation === 'differs' ? 'differs' : 'not measured'} (${m.how})`).join('; ')
+  return names
+    .map(
+      (m) =>
+        `Kafka ${m.group} ${m.kafka}: ${m.relation === 'same' ? 'the same quantity' : m.relation === 'differs' ? 'differs' : 'not measured'} (${m.how})`,
+    )
+    .join('; ')
 }

@@ -123,7 +123,19 @@ export interface ChartPoint {
   latencyMaxMs: number | null
 }
 
-export type MarkerKind = 'kill' | 'pause' | 'resume' | 'rebalance' | 'config' | 'fenced' | 'ack-dropped' | 'worker-added' | 'reset' | 'recovered' | 'outage' | 'stopped'
+export type MarkerKind =
+  | 'kill'
+  | 'pause'
+  | 'resume'
+  | 'rebalance'
+  | 'config'
+  | 'fenced'
+  | 'ack-dropped'
+  | 'worker-added'
+  | 'reset'
+  | 'recovered'
+  | 'outage'
+  | 'stopped'
 
 export interface TimelineMarker {
   t: number
@@ -307,7 +319,15 @@ export interface LabSnapshot {
   evidence?: EvidenceCard[]
   /** The span of the lab's event journal (entries via GET /api/lab/journal, past frames via GET /api/lab/at). */
   journal?: JournalSpan
-  totals: { inputRecords: number; committedInput: number; outputRecords: number; kills: number; droppedAcks: number; fenced: number; deadLetters?: number }
+  totals: {
+    inputRecords: number
+    committedInput: number
+    outputRecords: number
+    kills: number
+    droppedAcks: number
+    fenced: number
+    deadLetters?: number
+  }
 }
 // ---- commands ---------------------------------------------------------------------------------
 
@@ -318,7 +338,11 @@ export const LIMITS = {
   workers: rangeOf('workers', 'lab'),
 } as const
 
-const workerId = z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/)
+const workerId = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9._-]+$/)
 
 export const SetConfigCommand = z
   .object({
@@ -348,14 +372,23 @@ export const COMMANDS = {
   addWorker: EmptyCommand,
   dropAcks: DropAcksCommand,
   reset: EmptyCommand,
-  runScenario: z.object({ name: z.string().min(1).max(64).regex(/^[a-z0-9-]+$/) }).strict(),
+  runScenario: z
+    .object({
+      name: z
+        .string()
+        .min(1)
+        .max(64)
+        .regex(/^[a-z0-9-]+$/),
+    })
+    .strict(),
   /** After a poison record stopped tasks under fail: switch to log-and-continue (the record goes to the dead-letter topic) and restart the workers. */
   skipPoison: EmptyCommand,
   /** Appends input records whose values do not parse. */
   injectPoison: z.object({ count: settingSchema('poisonRecords').default(1) }).strict(),
   /** Removes a scenario's evidence card from the dashboard. */
   dismissEvidence: z.object({ id: z.string().min(1).max(120) }).strict(),
-  killBroker: z.object({ brokerId: z.number().int().min(0).max(2_147_483_647) }).strict(), restartBroker: z.object({ brokerId: z.number().int().min(0).max(2_147_483_647) }).strict(), // broker cards (Kafka)
+  killBroker: z.object({ brokerId: z.number().int().min(0).max(2_147_483_647) }).strict(),
+  restartBroker: z.object({ brokerId: z.number().int().min(0).max(2_147_483_647) }).strict(), // broker cards (Kafka)
   /** Which partition the partition log view shows. */
   selectPartition: z
     .object({
@@ -367,8 +400,19 @@ export const COMMANDS = {
       fromOffset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
     })
     .strict(),
-  abortHangingTransaction: z.object({ topic: z.enum(['input', 'output', 'changelog']), partition: settingSchema('partition'), producerId: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) }).strict(), // only a hanging one (find-hanging's rule): an ABORT marker
-  injectHangingTransaction: z.object({ topic: z.enum(['input', 'output', 'changelog']).default('output'), partition: settingSchema('partition') }).strict(), // fault: a producer id no coordinator knows
+  abortHangingTransaction: z
+    .object({
+      topic: z.enum(['input', 'output', 'changelog']),
+      partition: settingSchema('partition'),
+      producerId: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    })
+    .strict(), // only a hanging one (find-hanging's rule): an ABORT marker
+  injectHangingTransaction: z
+    .object({
+      topic: z.enum(['input', 'output', 'changelog']).default('output'),
+      partition: settingSchema('partition'),
+    })
+    .strict(), // fault: a producer id no coordinator knows
 } as const
 
 export type CommandName = keyof typeof COMMANDS
@@ -380,12 +424,20 @@ export type CommandInput<N extends CommandName> = z.input<(typeof COMMANDS)[N]>
 /** A validated command: switch on `name` and the payload narrows to that command's. */
 export type LabCommand = { [N in CommandName]: { name: N; payload: CommandPayload<N> } }[CommandName]
 
-export type CommandResult = { ok: true; message?: string } | { ok: false; error: string; /** refused for the lab's state, not the input (REST 409) */ conflict?: true }
+export type CommandResult =
+  | { ok: true; message?: string }
+  | { ok: false; error: string /** refused for the lab's state, not the input (REST 409) */; conflict?: true }
 
 /** Validates a command by name; never throws. */
-export function parseCommand(name: unknown, payload: unknown): ({ ok: true } & LabCommand) | { ok: false; error: string } {
+export function parseCommand(
+  name: unknown,
+  payload: unknown,
+): ({ ok: true } & LabCommand) | { ok: false; error: string } {
   if (typeof name !== 'string' || !Object.hasOwn(COMMANDS, name)) {
-    return { ok: false, error: `unknown command ${JSON.stringify(String(name).slice(0, 40))}; known: ${Object.keys(COMMANDS).join(', ')}` }
+    return {
+      ok: false,
+      error: `unknown command ${JSON.stringify(String(name).slice(0, 40))}; known: ${Object.keys(COMMANDS).join(', ')}`,
+    }
   }
   const r = COMMANDS[name as CommandName].safeParse(payload ?? {})
   if (!r.success) return { ok: false, error: `invalid ${name}: ${issueText(r.error, 'invalid payload')}` }

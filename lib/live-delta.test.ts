@@ -16,7 +16,9 @@ function tick(s: LabSnapshot): LabSnapshot {
     seq: s.seq + 1,
     atMs: s.atMs + 100,
     series: [...s.series.slice(1), { ...last, t: last.t + 1000, processedPerSec: 1234 }],
-    tasks: s.tasks.map((t, i) => (i === 2 ? { ...t, steps: { ...t.steps, consumed: t.steps.consumed + 7 }, lag: 3 } : t)),
+    tasks: s.tasks.map((t, i) =>
+      i === 2 ? { ...t, steps: { ...t.steps, consumed: t.steps.consumed + 7 }, lag: 3 } : t,
+    ),
     transactions: [...s.transactions.slice(2), { ...s.transactions[0]!, id: 'txn-new', outcome: 'open', endMs: null }],
     traces: s.traces.filter((t) => t.id !== 'r-2'),
     correctness: null,
@@ -49,12 +51,33 @@ describe('snapshot deltas', () => {
 
   it('handles reordering, removals, nulls and unkeyed arrays', () => {
     const cases: [unknown, unknown][] = [
-      [{ a: [{ id: 'x', v: 1 }, { id: 'y', v: 2 }] }, { a: [{ id: 'y', v: 2 }, { id: 'x', v: 1 }] }],
+      [
+        {
+          a: [
+            { id: 'x', v: 1 },
+            { id: 'y', v: 2 },
+          ],
+        },
+        {
+          a: [
+            { id: 'y', v: 2 },
+            { id: 'x', v: 1 },
+          ],
+        },
+      ],
       [{ a: [{ id: 'x' }, { id: 'y' }, { id: 'z' }] }, { a: [{ id: 'x' }, { id: 'z' }] }],
       [{ a: [1, 2, 3] }, { a: [1, 2] }],
       [{ a: null, b: 1 }, { a: { c: 1 } }],
       [{ a: { c: 1 } }, { a: null }],
-      [{ a: [{ t: 1, kind: 'kill', label: 'x' }] }, { a: [{ t: 1, kind: 'kill', label: 'x' }, { t: 1, kind: 'rebalance', label: 'r' }] }],
+      [
+        { a: [{ t: 1, kind: 'kill', label: 'x' }] },
+        {
+          a: [
+            { t: 1, kind: 'kill', label: 'x' },
+            { t: 1, kind: 'rebalance', label: 'r' },
+          ],
+        },
+      ],
       [{ a: [{ id: 'x' }, { id: 'x' }] }, { a: [{ id: 'x' }] }],
       [[], [{ id: 1 }]],
     ]

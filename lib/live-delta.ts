@@ -14,7 +14,10 @@
 
 import type { CommandResult, LabSnapshot } from './lab-protocol.ts'
 
-export type Patch = ['=', unknown] | ['o', Record<string, Patch>, string[]?] | ['a', number, [ArrayKey, Patch][], ArrayKey[]?]
+export type Patch =
+  | ['=', unknown]
+  | ['o', Record<string, Patch>, string[]?]
+  | ['a', number, [ArrayKey, Patch][], ArrayKey[]?]
 type ArrayKey = string | number
 
 export interface SnapshotDelta {
@@ -70,7 +73,8 @@ function itemKey(item: unknown): ArrayKey | undefined {
   if (!isObj(item)) return undefined
   if (typeof item.id === 'string' || typeof item.id === 'number') return item.id
   if (typeof item.taskId === 'string') return item.taskId
-  if (typeof item.t === 'number') return typeof item.kind === 'string' ? `${item.t}|${item.kind}|${String(item.label ?? '')}` : item.t
+  if (typeof item.t === 'number')
+    return typeof item.kind === 'string' ? `${item.t}|${item.kind}|${String(item.label ?? '')}` : item.t
   if (typeof item.step === 'number') return item.step
   // Deep views: partition log cells by offset, producer timelines by transactional.id, their
   // sequences by partition, epochs and fencings by instant (duplicates fall back to a full copy).
@@ -101,7 +105,7 @@ export function diff(prev: unknown, next: unknown): Patch | undefined {
     const changed: Record<string, Patch> = {}
     let any = false
     for (const k of Object.keys(next)) {
-      const p = Object.hasOwn(prev, k) ? diff(prev[k], next[k]) : ['=', next[k]] as Patch
+      const p = Object.hasOwn(prev, k) ? diff(prev[k], next[k]) : (['=', next[k]] as Patch)
       if (p) {
         changed[k] = p
         any = true

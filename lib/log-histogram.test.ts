@@ -8,19 +8,27 @@ function exactQuantile(values: readonly number[], q: number): number {
   return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!
 }
 
-const value = fc.oneof(fc.constant(0), fc.double({ min: MIN_VALUE, max: MAX_VALUE, noNaN: true }), fc.integer({ min: 1, max: 10_000 }))
+const value = fc.oneof(
+  fc.constant(0),
+  fc.double({ min: MIN_VALUE, max: MAX_VALUE, noNaN: true }),
+  fc.integer({ min: 1, max: 10_000 }),
+)
 
 describe('LogHistogram', () => {
   it('answers every quantile within its relative error of the exact order statistic', () => {
     fc.assert(
-      fc.property(fc.array(value, { minLength: 1, maxLength: 400 }), fc.double({ min: 0, max: 1, noNaN: true }), (values, q) => {
-        const h = new LogHistogram()
-        for (const v of values) h.add(v)
-        const exact = exactQuantile(values, q)
-        const got = h.quantile(q)!
-        if (exact === 0) return got === 0
-        return Math.abs(got - exact) <= RELATIVE_ERROR * exact * (1 + 1e-9)
-      }),
+      fc.property(
+        fc.array(value, { minLength: 1, maxLength: 400 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (values, q) => {
+          const h = new LogHistogram()
+          for (const v of values) h.add(v)
+          const exact = exactQuantile(values, q)
+          const got = h.quantile(q)!
+          if (exact === 0) return got === 0
+          return Math.abs(got - exact) <= RELATIVE_ERROR * exact * (1 + 1e-9)
+        },
+      ),
       { seed: 17, numRuns: 500 },
     )
   })
@@ -31,8 +39,8 @@ describe('LogHistogram', () => {
         const x = new LogHistogram()
         const y = new LogHistogram()
         const all = new LogHistogram()
-        for (const v of a) (x.add(v), all.add(v))
-        for (const v of b) (y.add(v), all.add(v))
+        for (const v of a) x.add(v), all.add(v)
+        for (const v of b) y.add(v), all.add(v)
         x.merge(y)
         return x.count === all.count && [0, 0.5, 0.9, 0.99, 1].every((q) => x.quantile(q) === all.quantile(q))
       }),

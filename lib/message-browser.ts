@@ -42,8 +42,12 @@ export const MessageQuerySchema = z
       .default(MESSAGE_PAGE_DEFAULT),
   })
   .strict()
-  .refine((q) => q.from === undefined || q.to === undefined || q.from < q.to, { error: 'from must be below to (the range is [from, to), to excluded)' })
-  .refine((q) => q.sinceMs === undefined || q.untilMs === undefined || q.sinceMs < q.untilMs, { error: 'sinceMs must be below untilMs' })
+  .refine((q) => q.from === undefined || q.to === undefined || q.from < q.to, {
+    error: 'from must be below to (the range is [from, to), to excluded)',
+  })
+  .refine((q) => q.sinceMs === undefined || q.untilMs === undefined || q.sinceMs < q.untilMs, {
+    error: 'sinceMs must be below untilMs',
+  })
 
 export type MessageQuery = z.output<typeof MessageQuerySchema>
 
@@ -59,7 +63,11 @@ export function parseMessageQuery(params: URLSearchParams): Parsed<MessageQuery>
   const r = MessageQuerySchema.safeParse(raw)
   if (r.success) return { ok: true, value: r.data }
   const issue = r.error.issues[0]!
-  if (issue.code === 'unrecognized_keys') return { ok: false, error: `unknown parameter ${JSON.stringify(String(issue.keys[0]).slice(0, 40))}: use topic, partition, from, to, key, source, sinceMs, untilMs and limit` }
+  if (issue.code === 'unrecognized_keys')
+    return {
+      ok: false,
+      error: `unknown parameter ${JSON.stringify(String(issue.keys[0]).slice(0, 40))}: use topic, partition, from, to, key, source, sinceMs, untilMs and limit`,
+    }
   const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''
   return { ok: false, error: `invalid message query: ${where}${issue.message}` }
 }

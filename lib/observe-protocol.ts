@@ -84,7 +84,13 @@ export interface ObserveSampleView {
   open: OpenTransactionView[]
   hanging: OpenTransactionView[]
   partitions: ObservedPartitionView[]
-  totals: { commitMarkers: number; abortMarkers: number; committedInput: number; committedPerSecond: number | null; lag: number }
+  totals: {
+    commitMarkers: number
+    abortMarkers: number
+    committedInput: number
+    committedPerSecond: number | null
+    lag: number
+  }
   validation: ObservedValidationView | null
   notes: string[]
 }

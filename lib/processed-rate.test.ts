@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import type { ChartPoint } from './lab-protocol.ts'
-import { headlineProcessed, processedWindowMs, windowedProcessed, windowLabel, withWindowedProcessed } from './processed-rate.ts'
+import {
+  headlineProcessed,
+  processedWindowMs,
+  windowedProcessed,
+  windowLabel,
+  withWindowedProcessed,
+} from './processed-rate.ts'
 
 interface Run {
   commitIntervalMs: number
@@ -35,7 +41,14 @@ function simulate(run: Run): ChartPoint[] {
     const t = n * run.sampleEveryMs + (run.sampleLag?.(n) ?? 0)
     const committed = committedAt(t)
     const dt = (t - last.t) / 1000
-    series.push({ t, processedPerSec: Math.max(0, Math.round((committed - last.committed) / dt)), visibleOutputPerSec: 0, latencyP50Ms: null, latencyP99Ms: null, latencyMaxMs: null })
+    series.push({
+      t,
+      processedPerSec: Math.max(0, Math.round((committed - last.committed) / dt)),
+      visibleOutputPerSec: 0,
+      latencyP50Ms: null,
+      latencyP99Ms: null,
+      latencyMaxMs: null,
+    })
     last = { t, committed }
   }
   return series

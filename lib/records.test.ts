@@ -4,9 +4,9 @@ import { decodeOutputValue, encodeOutputValue, parseInputValue } from './records
 
 describe('output values', () => {
   it('are the JSON text the validator and the readers expect, field by field', () => {
-    expect(encodeOutputValue('k0007', { count: 3, sum: -12, min: -9, max: 4 }, { partition: 5, offset: 1_234_567 })).toBe(
-      '{"key":"k0007","count":3,"sum":-12,"min":-9,"max":4,"source":{"partition":5,"offset":1234567}}',
-    )
+    expect(
+      encodeOutputValue('k0007', { count: 3, sum: -12, min: -9, max: 4 }, { partition: 5, offset: 1_234_567 }),
+    ).toBe('{"key":"k0007","count":3,"sum":-12,"min":-9,"max":4,"source":{"partition":5,"offset":1234567}}')
   })
 
   it('escape any key, and decode to what was encoded', () => {

@@ -33,7 +33,12 @@ export interface OutputValue extends Aggregate {
 /** Applies one input value to a key's aggregate (pure). */
 export function applyToAggregate(prev: Aggregate | undefined, value: number): Aggregate {
   if (!prev) return { count: 1, sum: value, min: value, max: value }
-  return { count: prev.count + 1, sum: prev.sum + value, min: value < prev.min ? value : prev.min, max: value > prev.max ? value : prev.max }
+  return {
+    count: prev.count + 1,
+    sum: prev.sum + value,
+    min: value < prev.min ? value : prev.min,
+    max: value > prev.max ? value : prev.max,
+  }
 }
 
 export function aggregatesEqual(a: Aggregate | undefined, b: Aggregate | undefined): boolean {
@@ -63,7 +68,14 @@ export function encodeOutputValue(key: string, agg: Aggregate, source: Provenanc
   // thirteen parts that the log then has to walk to encode the value into bytes: the engine ran
   // about a tenth slower that way (and the bare loop, which used to never encode it, looked twice
   // as fast as it is).
-  return JSON.stringify({ key, count: agg.count, sum: agg.sum, min: agg.min, max: agg.max, source: { partition: source.partition, offset: source.offset } })
+  return JSON.stringify({
+    key,
+    count: agg.count,
+    sum: agg.sum,
+    min: agg.min,
+    max: agg.max,
+    source: { partition: source.partition, offset: source.offset },
+  })
 }
 
 /** Parses an output or changelog value; null when it is not one. */

@@ -2,7 +2,16 @@
 // and the CLI's flags build theirs here, so one bad value reads the same wherever it is refused.
 
 import { z } from 'zod'
-import { choiceProblem, type NumberKind, type Range, rangeOf, rangeProblem, type SettingContext, type SettingName, SETTINGS } from './streams-config.ts'
+import {
+  choiceProblem,
+  type NumberKind,
+  type Range,
+  rangeOf,
+  rangeProblem,
+  type SettingContext,
+  type SettingName,
+  SETTINGS,
+} from './streams-config.ts'
 
 /** A number within a range; any other value gets rangeProblem's words. */
 export function rangeSchema(range: Range, number: NumberKind): z.ZodNumber {

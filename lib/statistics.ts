@@ -66,6 +66,12 @@ export function intervalsOverlap(a: MedianInterval, b: MedianInterval): boolean 
 /** The fewest samples that give an interval at this confidence (6 at 95%). */
 export function fewestSamplesForInterval(confidence = 0.95): number {
   let n = 1
-  while (medianInterval(Array.from({ length: n }, (_, i) => i), confidence).low === null) n++
+  while (
+    medianInterval(
+      Array.from({ length: n }, (_, i) => i),
+      confidence,
+    ).low === null
+  )
+    n++
   return n
 }

@@ -1,23 +1,46 @@
 import { describe, expect, it } from 'vitest'
-import { CONFIG_BOUNDS, ConfigException, defaultStreamsConfig, defaultText, EOSCOPE_DEFAULTS, inRange, rangeOf, type SettingContext, type SettingName, SETTINGS, settingProblem, streamsConfigFor, validateStreamsConfig, withConfigChange } from './streams-config.ts'
+import {
+  CONFIG_BOUNDS,
+  ConfigException,
+  defaultStreamsConfig,
+  defaultText,
+  EOSCOPE_DEFAULTS,
+  inRange,
+  rangeOf,
+  type SettingContext,
+  type SettingName,
+  SETTINGS,
+  settingProblem,
+  streamsConfigFor,
+  validateStreamsConfig,
+  withConfigChange,
+} from './streams-config.ts'
 
 describe('Kafka Streams configuration rules', () => {
   it('refuses a transaction.timeout.ms below commit.interval.ms under exactly_once, and changes nothing', () => {
     const config = defaultStreamsConfig('exactly_once')
     const before = JSON.stringify(config)
     expect(() => withConfigChange(config, { 'commit.interval.ms': 20_000 })).toThrow(ConfigException)
-    expect(() => withConfigChange(config, { 'commit.interval.ms': 20_000 })).toThrow(/transaction\.timeout\.ms \(10000\) must not be lower than commit\.interval\.ms \(20000\)/)
+    expect(() => withConfigChange(config, { 'commit.interval.ms': 20_000 })).toThrow(
+      /transaction\.timeout\.ms \(10000\) must not be lower than commit\.interval\.ms \(20000\)/,
+    )
     expect(JSON.stringify(config)).toBe(before)
   })
 
   it('allows it under at_least_once, which uses no transactions', () => {
-    expect(withConfigChange(defaultStreamsConfig('at_least_once'), { 'commit.interval.ms': 20_000 })['commit.interval.ms']).toBe(20_000)
+    expect(
+      withConfigChange(defaultStreamsConfig('at_least_once'), { 'commit.interval.ms': 20_000 })['commit.interval.ms'],
+    ).toBe(20_000)
   })
 
   it('refuses enable.idempotence=false and read_uncommitted under exactly-once, as Streams does', () => {
     for (const g of ['exactly_once', 'exactly_once_v2'] as const) {
-      expect(() => validateStreamsConfig({ ...defaultStreamsConfig(g), 'enable.idempotence': false })).toThrow(/Cannot set enable\.idempotence to false/)
-      expect(() => validateStreamsConfig({ ...defaultStreamsConfig(g), 'isolation.level': 'read_uncommitted' })).toThrow(/must be read_committed/)
+      expect(() => validateStreamsConfig({ ...defaultStreamsConfig(g), 'enable.idempotence': false })).toThrow(
+        /Cannot set enable\.idempotence to false/,
+      )
+      expect(() =>
+        validateStreamsConfig({ ...defaultStreamsConfig(g), 'isolation.level': 'read_uncommitted' }),
+      ).toThrow(/must be read_committed/)
     }
   })
 
@@ -34,7 +57,7 @@ describe('Kafka Streams configuration rules', () => {
     ['commit.interval.ms', 1.5, /Expected an integer/],
     ['session.timeout.ms', 100, /heartbeat\.interval\.ms|Value must be in/],
     ['application.id', 'has space', /must be 1-200 characters/],
-  ])('refuses %s = %j with a ConfigException in Kafka\'s words', (name, value, message) => {
+  ])("refuses %s = %j with a ConfigException in Kafka's words", (name, value, message) => {
     const bad = { ...defaultStreamsConfig('exactly_once'), [name]: value } as never
     expect(() => validateStreamsConfig(bad)).toThrow(ConfigException)
     expect(() => validateStreamsConfig(bad)).toThrow(message)
@@ -67,7 +90,12 @@ describe('the settings table', () => {
   it('gives validateStreamsConfig its bounds and eoscope its defaults', () => {
     expect(CONFIG_BOUNDS['commit.interval.ms']).toBe(SETTINGS['commit.interval.ms'].ranges.run)
     expect(SETTINGS['session.timeout.ms'].default).toBe(EOSCOPE_DEFAULTS.sessionTimeoutMs)
-    expect(() => validateStreamsConfig({ ...defaultStreamsConfig('exactly_once'), 'max.poll.records': rangeOf('max.poll.records').max + 1 })).toThrow(/Value must be in \[1, 100000\]/)
+    expect(() =>
+      validateStreamsConfig({
+        ...defaultStreamsConfig('exactly_once'),
+        'max.poll.records': rangeOf('max.poll.records').max + 1,
+      }),
+    ).toThrow(/Value must be in \[1, 100000\]/)
   })
 
   it('a context without its own range uses the run range', () => {
@@ -80,7 +108,9 @@ describe('the settings table', () => {
     expect(settingProblem('inputRatePerSec', 'run', 0)).toBe('must be a number of at least 0.001; got 0')
     expect(settingProblem('workers', 'lab', 'many')).toBe('must be an integer from 1 to 12; got "many"')
     expect(settingProblem('workers', 'lab', 'x'.repeat(100))).toMatch(/got "x{36}\.\.\.$/)
-    expect(defaultText('commit.interval.ms')).toBe('1000 under at_least_once, 100 under exactly_once and exactly_once_v2')
+    expect(defaultText('commit.interval.ms')).toBe(
+      '1000 under at_least_once, 100 under exactly_once and exactly_once_v2',
+    )
     expect(defaultText('killEveryMs')).toBe('no kills')
   })
 })

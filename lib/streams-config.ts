@@ -21,7 +21,10 @@ export interface StreamsConfig {
 
 /** Kafka Streams' own defaults, shown beside eoscope's demo defaults. */
 export const KAFKA_STREAMS_DEFAULTS = {
-  commitIntervalMs: { at_least_once: 30_000, exactly_once: 100, exactly_once_v2: 100 } as Record<ProcessingGuarantee, number>,
+  commitIntervalMs: { at_least_once: 30_000, exactly_once: 100, exactly_once_v2: 100 } as Record<
+    ProcessingGuarantee,
+    number
+  >,
   transactionTimeoutMs: 10_000, // Streams sets this for its transactional producers
   sessionTimeoutMs: 45_000, // consumer default since Kafka 3.0
   heartbeatIntervalMs: 3_000,
@@ -33,7 +36,10 @@ export const KAFKA_STREAMS_DEFAULTS = {
  * a 30 s commit interval and a 45 s session timeout would make a live lab look frozen.
  */
 export const EOSCOPE_DEFAULTS = {
-  commitIntervalMs: { at_least_once: 1_000, exactly_once: 100, exactly_once_v2: 100 } as Record<ProcessingGuarantee, number>,
+  commitIntervalMs: { at_least_once: 1_000, exactly_once: 100, exactly_once_v2: 100 } as Record<
+    ProcessingGuarantee,
+    number
+  >,
   transactionTimeoutMs: 10_000,
   sessionTimeoutMs: 1_000,
   heartbeatIntervalMs: 200,
@@ -85,7 +91,8 @@ export const SETTINGS = {
     ranges: { run: { min: 1, max: 600_000 }, lab: { min: 10, max: 30_000 }, sweep: { min: 1, max: 30_000 } },
   },
   'transaction.timeout.ms': {
-    meaning: 'how long the coordinator lets a transaction stay open before it aborts it, in ms (broker cap transaction.max.timeout.ms)',
+    meaning:
+      'how long the coordinator lets a transaction stay open before it aborts it, in ms (broker cap transaction.max.timeout.ms)',
     integer: true,
     default: EOSCOPE_DEFAULTS.transactionTimeoutMs,
     ranges: { run: { min: 1, max: 900_000 }, lab: { min: 100, max: 900_000 } },
@@ -114,11 +121,36 @@ export const SETTINGS = {
     default: 500,
     ranges: { run: { min: 0.001, max: Number.POSITIVE_INFINITY }, lab: { min: 0, max: 200_000 } },
   },
-  workers: { meaning: 'stream worker instances, each with its tasks', integer: true, default: 3, ranges: { run: { min: 1, max: 64 }, lab: { min: 1, max: 12 } } },
-  partitions: { meaning: 'partitions of the input topic, hence tasks', integer: true, default: 6, ranges: { run: { min: 1, max: MAX_PARTITIONS } } },
-  partition: { meaning: 'a partition number', integer: true, default: 0, ranges: { run: { min: 0, max: MAX_PARTITIONS - 1 } } },
-  records: { meaning: 'input records fed through the run', integer: true, default: 100_000, ranges: { run: { min: 1, max: 100_000_000 } } },
-  seed: { meaning: 'seed of every random choice (keys, fault schedule)', integer: true, default: 1, ranges: { run: { min: 0, max: MAX_SEED } } },
+  workers: {
+    meaning: 'stream worker instances, each with its tasks',
+    integer: true,
+    default: 3,
+    ranges: { run: { min: 1, max: 64 }, lab: { min: 1, max: 12 } },
+  },
+  partitions: {
+    meaning: 'partitions of the input topic, hence tasks',
+    integer: true,
+    default: 6,
+    ranges: { run: { min: 1, max: MAX_PARTITIONS } },
+  },
+  partition: {
+    meaning: 'a partition number',
+    integer: true,
+    default: 0,
+    ranges: { run: { min: 0, max: MAX_PARTITIONS - 1 } },
+  },
+  records: {
+    meaning: 'input records fed through the run',
+    integer: true,
+    default: 100_000,
+    ranges: { run: { min: 1, max: 100_000_000 } },
+  },
+  seed: {
+    meaning: 'seed of every random choice (keys, fault schedule)',
+    integer: true,
+    default: 1,
+    ranges: { run: { min: 0, max: MAX_SEED } },
+  },
   killEveryMs: {
     meaning: 'kill a worker abruptly every this many ms (no flush, commit, abort or leave-group)',
     integer: true,
@@ -127,25 +159,47 @@ export const SETTINGS = {
     ranges: { run: { min: 1, max: Number.POSITIVE_INFINITY } },
   },
   killAtStep: {
-    meaning: 'the step of the five (1 consume, 2 process, 3 produce, 4 broker ack, 5 commit) at which a killed worker dies',
+    meaning:
+      'the step of the five (1 consume, 2 process, 3 produce, 4 broker ack, 5 commit) at which a killed worker dies',
     integer: true,
     default: null,
     defaultText: 'wherever the worker is',
     ranges: { run: { min: 1, max: 5 } },
   },
-  restartAfterMs: { meaning: 'replace a killed worker after this many ms', integer: true, default: 0, ranges: { run: { min: 0, max: Number.POSITIVE_INFINITY } } },
+  restartAfterMs: {
+    meaning: 'replace a killed worker after this many ms',
+    integer: true,
+    default: 0,
+    ranges: { run: { min: 0, max: Number.POSITIVE_INFINITY } },
+  },
   dropAcks: {
     meaning: 'produce acknowledgements the broker loses after appending (the producer retries)',
     integer: true,
     default: 0,
     ranges: { run: { min: 0, max: 100_000 }, lab: { min: 1, max: 1_000 } },
   },
-  poisonRecords: { meaning: 'input records whose values do not parse', integer: true, default: 1, ranges: { run: { min: 1, max: 100 } } },
-  sweepIntervals: { meaning: 'commit intervals one sweep measures', integer: true, default: 9, ranges: { run: { min: 1, max: 12 } } },
-  sweepRepeat: { meaning: 'repetitions of each cell (guarantee × commit interval)', integer: true, default: 3, ranges: { run: { min: 1, max: 10 } } },
+  poisonRecords: {
+    meaning: 'input records whose values do not parse',
+    integer: true,
+    default: 1,
+    ranges: { run: { min: 1, max: 100 } },
+  },
+  sweepIntervals: {
+    meaning: 'commit intervals one sweep measures',
+    integer: true,
+    default: 9,
+    ranges: { run: { min: 1, max: 12 } },
+  },
+  sweepRepeat: {
+    meaning: 'repetitions of each cell (guarantee × commit interval)',
+    integer: true,
+    default: 3,
+    ranges: { run: { min: 1, max: 10 } },
+  },
   // 9: the fewest runs whose 95% interval leaves out the extreme runs (ranks 2 and n − 1; up to 8 it is [min, max]).
   sweepMaxRuns: {
-    meaning: 'runs of a cell at most while its 95% intervals are wider than ±10% of the median (the cells are run in turn until each is precise or at this cap)',
+    meaning:
+      'runs of a cell at most while its 95% intervals are wider than ±10% of the median (the cells are run in turn until each is precise or at this cap)',
     integer: true,
     default: 9,
     ranges: { run: { min: 1, max: 30 } },
@@ -163,7 +217,9 @@ export function rangeOf(name: SettingName, context: SettingContext = 'run'): Ran
 /** "an integer from 1 to 5", "a number of at least 0.001". */
 export function describeRange(range: Range, number: NumberKind): string {
   const kind = number.integer ? 'an integer' : 'a number'
-  return range.max === Number.POSITIVE_INFINITY ? `${kind} of at least ${range.min}` : `${kind} from ${range.min} to ${range.max}`
+  return range.max === Number.POSITIVE_INFINITY
+    ? `${kind} of at least ${range.min}`
+    : `${kind} from ${range.min} to ${range.max}`
 }
 
 /** A value as an error message quotes it: numbers as they are, anything else as JSON, cut short. */
@@ -205,10 +261,15 @@ export function defaultText(name: SettingName): string {
   if (typeof s.default === 'number') return String(s.default)
   const byGuarantee = s.default
   const values = [...new Set(PROCESSING_GUARANTEES.map((g) => byGuarantee[g]))]
-  return values.map((v) => `${v} under ${PROCESSING_GUARANTEES.filter((g) => byGuarantee[g] === v).join(' and ')}`).join(', ')
+  return values
+    .map((v) => `${v} under ${PROCESSING_GUARANTEES.filter((g) => byGuarantee[g] === v).join(' and ')}`)
+    .join(', ')
 }
 
-export function defaultStreamsConfig(guarantee: ProcessingGuarantee = 'exactly_once', applicationId = 'eoscope'): StreamsConfig {
+export function defaultStreamsConfig(
+  guarantee: ProcessingGuarantee = 'exactly_once',
+  applicationId = 'eoscope',
+): StreamsConfig {
   return {
     'application.id': applicationId,
     'processing.guarantee': guarantee,
@@ -284,30 +345,57 @@ export function validateStreamsConfig(config: StreamsConfig): StreamsConfig {
     throw new ConfigException('application.id', config['application.id'], 'must be 1-200 characters of [A-Za-z0-9._-]')
   }
   if (!PROCESSING_GUARANTEES.includes(config['processing.guarantee'])) {
-    throw new ConfigException('processing.guarantee', config['processing.guarantee'], `String must be one of: ${PROCESSING_GUARANTEES.join(', ')}`)
+    throw new ConfigException(
+      'processing.guarantee',
+      config['processing.guarantee'],
+      `String must be one of: ${PROCESSING_GUARANTEES.join(', ')}`,
+    )
   }
   if (!ISOLATION_LEVELS.includes(config['isolation.level'])) {
-    throw new ConfigException('isolation.level', config['isolation.level'], `String must be one of: ${ISOLATION_LEVELS.join(', ')}`)
+    throw new ConfigException(
+      'isolation.level',
+      config['isolation.level'],
+      `String must be one of: ${ISOLATION_LEVELS.join(', ')}`,
+    )
   }
   if (typeof config['enable.idempotence'] !== 'boolean') {
-    throw new ConfigException('enable.idempotence', config['enable.idempotence'], 'Expected value to be either true or false')
+    throw new ConfigException(
+      'enable.idempotence',
+      config['enable.idempotence'],
+      'Expected value to be either true or false',
+    )
   }
-  for (const [name, { min, max }] of Object.entries(CONFIG_BOUNDS) as [keyof typeof CONFIG_BOUNDS, { min: number; max: number }][]) {
+  for (const [name, { min, max }] of Object.entries(CONFIG_BOUNDS) as [
+    keyof typeof CONFIG_BOUNDS,
+    { min: number; max: number },
+  ][]) {
     const v = config[name]
     if (typeof v !== 'number' || !Number.isInteger(v)) throw new ConfigException(name, v, 'Expected an integer')
     if (v < min || v > max) throw new ConfigException(name, v, `Value must be in [${min}, ${max}]`)
   }
   if (config['heartbeat.interval.ms'] >= config['session.timeout.ms']) {
-    throw new ConfigException('heartbeat.interval.ms', config['heartbeat.interval.ms'], 'must be lower than session.timeout.ms')
+    throw new ConfigException(
+      'heartbeat.interval.ms',
+      config['heartbeat.interval.ms'],
+      'must be lower than session.timeout.ms',
+    )
   }
   const guarantee = config['processing.guarantee']
   if (isExactlyOnce(guarantee)) {
     // Streams forces these for exactly-once and refuses a user override.
     if (!config['enable.idempotence']) {
-      throw new ConfigException('enable.idempotence', false, `Cannot set enable.idempotence to false when processing.guarantee is ${guarantee}`)
+      throw new ConfigException(
+        'enable.idempotence',
+        false,
+        `Cannot set enable.idempotence to false when processing.guarantee is ${guarantee}`,
+      )
     }
     if (config['isolation.level'] !== 'read_committed') {
-      throw new ConfigException('isolation.level', config['isolation.level'], `must be read_committed when processing.guarantee is ${guarantee}`)
+      throw new ConfigException(
+        'isolation.level',
+        config['isolation.level'],
+        `must be read_committed when processing.guarantee is ${guarantee}`,
+      )
     }
     // StreamsConfig: "transaction.timeout.ms should be greater than commit.interval.ms" (KIP-447 era check).
     if (config['transaction.timeout.ms'] < config['commit.interval.ms']) {

@@ -7,7 +7,12 @@ function randomTxns(seed: number, n: number): TxnFigures[] {
   const r = new SeededRandom(seed)
   return Array.from({ length: n }, () => {
     const outcome = r.pick(['committed', 'committed', 'committed', 'aborted', 'teardown'] as const)
-    const cause = outcome === 'committed' ? null : outcome === 'teardown' ? 'teardown' : r.pick(['crash', 'fenced', 'timeout', 'error'] as const)
+    const cause =
+      outcome === 'committed'
+        ? null
+        : outcome === 'teardown'
+          ? 'teardown'
+          : r.pick(['crash', 'fenced', 'timeout', 'error'] as const)
     return {
       outcome,
       cause,
@@ -20,11 +25,25 @@ function randomTxns(seed: number, n: number): TxnFigures[] {
 }
 
 /** Brute force: every figure from the list itself. */
-function bruteForce(txns: TxnFigures[], outcome: TxnFigures['outcome'], figure: 'durationMs' | 'records' | 'endTxnMs' | 'sendOffsetsMs') {
-  const xs = txns.filter((t) => t.outcome === outcome).map((t) => t[figure]).filter((v): v is number => v !== null)
+function bruteForce(
+  txns: TxnFigures[],
+  outcome: TxnFigures['outcome'],
+  figure: 'durationMs' | 'records' | 'endTxnMs' | 'sendOffsetsMs',
+) {
+  const xs = txns
+    .filter((t) => t.outcome === outcome)
+    .map((t) => t[figure])
+    .filter((v): v is number => v !== null)
   const sorted = [...xs].sort((a, b) => a - b)
   const at = (q: number) => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!
-  return { count: xs.length, sum: xs.reduce((a, b) => a + b, 0), min: Math.min(...xs), max: Math.max(...xs), p50: at(0.5), p99: at(0.99) }
+  return {
+    count: xs.length,
+    sum: xs.reduce((a, b) => a + b, 0),
+    min: Math.min(...xs),
+    max: Math.max(...xs),
+    p50: at(0.5),
+    p99: at(0.99),
+  }
 }
 
 describe('TxnStatistics', () => {
@@ -62,13 +81,22 @@ describe('TxnStatistics', () => {
     txns.forEach((t, i) => ((i % 2 ? a : b).add(t), all.add(t)))
     a.merge(b)
     // Sums added in another order differ in their last bits only.
-    const rounded = (v: unknown) => JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'number' ? Math.round(x * 1e6) / 1e6 : x)))
+    const rounded = (v: unknown) =>
+      JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'number' ? Math.round(x * 1e6) / 1e6 : x)))
     expect(rounded(a.view())).toEqual(rounded(all.view()))
   })
 
   it('shows nothing, not zeros, for a figure never seen', () => {
     const v = new TxnStatistics(5).view()
     expect(v.sinceMs).toBe(5)
-    expect(v.outcomes.aborted.durationMs).toEqual({ count: 0, sum: 0, min: null, avg: null, max: null, p50: null, p99: null })
+    expect(v.outcomes.aborted.durationMs).toEqual({
+      count: 0,
+      sum: 0,
+      min: null,
+      avg: null,
+      max: null,
+      p50: null,
+      p99: null,
+    })
   })
 })

@@ -90,7 +90,15 @@ class FigureAccumulator {
     if (this.count === 0) return { count: 0, sum: 0, min: null, avg: null, max: null, p50: null, p99: null }
     // The sketch's answer is clamped to the exact extremes (it can only get closer).
     const clamp = (v: number | null) => (v === null ? null : Math.min(this.max, Math.max(this.min, v)))
-    this.shown = { count: this.count, sum: this.sum, min: this.min, avg: this.sum / this.count, max: this.max, p50: clamp(this.sketch.quantile(0.5)), p99: clamp(this.sketch.quantile(0.99)) }
+    this.shown = {
+      count: this.count,
+      sum: this.sum,
+      min: this.min,
+      avg: this.sum / this.count,
+      max: this.max,
+      p50: clamp(this.sketch.quantile(0.5)),
+      p99: clamp(this.sketch.quantile(0.99)),
+    }
     return this.shown
   }
 }
@@ -98,11 +106,21 @@ class FigureAccumulator {
 type OutcomeAccumulator = { count: number } & Record<FigureName, FigureAccumulator>
 
 function outcomeAccumulator(): OutcomeAccumulator {
-  return { count: 0, durationMs: new FigureAccumulator(), records: new FigureAccumulator(), endTxnMs: new FigureAccumulator(), sendOffsetsMs: new FigureAccumulator() }
+  return {
+    count: 0,
+    durationMs: new FigureAccumulator(),
+    records: new FigureAccumulator(),
+    endTxnMs: new FigureAccumulator(),
+    sendOffsetsMs: new FigureAccumulator(),
+  }
 }
 
 export class TxnStatistics {
-  private readonly outcomes: Record<TxnHistoryOutcome, OutcomeAccumulator> = { committed: outcomeAccumulator(), aborted: outcomeAccumulator(), teardown: outcomeAccumulator() }
+  private readonly outcomes: Record<TxnHistoryOutcome, OutcomeAccumulator> = {
+    committed: outcomeAccumulator(),
+    aborted: outcomeAccumulator(),
+    teardown: outcomeAccumulator(),
+  }
   private readonly causes: Record<TxnAbortCause, number> = { crash: 0, fenced: 0, timeout: 0, error: 0, teardown: 0 }
 
   constructor(readonly sinceMs: number) {}
@@ -132,7 +150,13 @@ export class TxnStatistics {
   view(): TxnStatsView {
     const outcome = (k: TxnHistoryOutcome): OutcomeStats => {
       const o = this.outcomes[k]
-      return { count: o.count, durationMs: o.durationMs.view(), records: o.records.view(), endTxnMs: o.endTxnMs.view(), sendOffsetsMs: o.sendOffsetsMs.view() }
+      return {
+        count: o.count,
+        durationMs: o.durationMs.view(),
+        records: o.records.view(),
+        endTxnMs: o.endTxnMs.view(),
+        sendOffsetsMs: o.sendOffsetsMs.view(),
+      }
     }
     return {
       sinceMs: this.sinceMs,

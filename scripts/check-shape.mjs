@@ -14,14 +14,28 @@ export const MAX_FILE_LINES = 400
 export const MAX_FUNCTION_LINES = 80
 
 const SOURCE = /\.(ts|tsx|mjs)$/
-const EXEMPT = [/\.test\.tsx?$/, /\.e2e\.ts$/, /(^|\/)__fixtures__\//, /(^|\/)fixtures\//, /^e2e\//, /\.d\.ts$/, /^next-env\.d\.ts$/]
+const EXEMPT = [
+  /\.test\.tsx?$/,
+  /\.e2e\.ts$/,
+  /(^|\/)__fixtures__\//,
+  /(^|\/)fixtures\//,
+  /^e2e\//,
+  /\.d\.ts$/,
+  /^next-env\.d\.ts$/,
+]
 /** Which rooms a folder may not import from (README's architecture table). */
 export const FORBIDDEN_IMPORTS = [
   { from: 'lib/', never: ['server/', 'app/', 'components/', 'node:'] },
   { from: 'components/', never: ['server/'] },
   { from: 'app/', never: ['server/'] },
-  { from: 'server/log/', never: ['server/engine/', 'server/lab/', 'server/http/', 'server/cli/', 'server/experiments/'] },
-  { from: 'server/engine/', never: ['server/lab/', 'server/http/', 'server/cli/', 'server/experiments/', 'lib/lab-protocol'] },
+  {
+    from: 'server/log/',
+    never: ['server/engine/', 'server/lab/', 'server/http/', 'server/cli/', 'server/experiments/'],
+  },
+  {
+    from: 'server/engine/',
+    never: ['server/lab/', 'server/http/', 'server/cli/', 'server/experiments/', 'lib/lab-protocol'],
+  },
   { from: 'server/validator/', never: ['server/engine/', 'server/lab/', 'server/http/', 'server/cli/'] },
 ]
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression'])
@@ -58,7 +72,8 @@ function* walk(node, parent) {
 
 function functionName(node, parent) {
   if (node.id?.name) return node.id.name
-  if (parent?.type === 'MethodDefinition' || parent?.type === 'Property' || parent?.type === 'PropertyDefinition') return parent.key?.name ?? parent.key?.value ?? '(member)'
+  if (parent?.type === 'MethodDefinition' || parent?.type === 'Property' || parent?.type === 'PropertyDefinition')
+    return parent.key?.name ?? parent.key?.value ?? '(member)'
   if (parent?.type === 'VariableDeclarator') return parent.id?.name ?? '(anonymous)'
   return '(anonymous)'
 }
@@ -72,7 +87,11 @@ export function checkSource(file, text) {
   if (lines > MAX_FILE_LINES) offences.push(`${file}: ${lines} lines (at most ${MAX_FILE_LINES})`)
   const ast = parseAst(text, { lang: file.endsWith('.tsx') ? 'tsx' : 'ts' }, file)
   for (const [node, parent] of walk(ast.body, null)) {
-    if (node.type === 'ImportDeclaration' || node.type === 'ExportNamedDeclaration' || node.type === 'ExportAllDeclaration') {
+    if (
+      node.type === 'ImportDeclaration' ||
+      node.type === 'ExportNamedDeclaration' ||
+      node.type === 'ExportAllDeclaration'
+    ) {
       const offence = importOffence(file, node.source?.value)
       if (offence) offences.push(`${file}:${lineOf(node.start)}: ${offence}`)
       continue
@@ -82,13 +101,17 @@ export function checkSource(file, text) {
     const from = lineOf(node.start)
     const length = lineOf(node.end) - from + 1
     functions.push({ file, name, from, length })
-    if (length > MAX_FUNCTION_LINES) offences.push(`${file}:${from}: function ${name} has ${length} lines (at most ${MAX_FUNCTION_LINES})`)
+    if (length > MAX_FUNCTION_LINES)
+      offences.push(`${file}:${from}: function ${name} has ${length} lines (at most ${MAX_FUNCTION_LINES})`)
     for (const p of node.params ?? []) {
       const param = p.type === 'AssignmentPattern' ? p.left : p
       const t = param.typeAnnotation?.typeAnnotation
-      const booleanDefault = p.type === 'AssignmentPattern' && p.right?.type === 'Literal' && typeof p.right.value === 'boolean'
+      const booleanDefault =
+        p.type === 'AssignmentPattern' && p.right?.type === 'Literal' && typeof p.right.value === 'boolean'
       if (t?.type === 'TSBooleanKeyword' || booleanDefault) {
-        offences.push(`${file}:${lineOf(param.start)}: boolean parameter ${param.name ?? '?'} of ${name} (name the choice with a type)`)
+        offences.push(
+          `${file}:${lineOf(param.start)}: boolean parameter ${param.name ?? '?'} of ${name} (name the choice with a type)`,
+        )
       }
     }
   }
@@ -109,7 +132,9 @@ export function importOffence(file, spec) {
 
 function sourceFiles() {
   const out = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { encoding: 'utf8' })
-  return out.split('\n').filter((f) => SOURCE.test(f) && !EXEMPT.some((r) => r.test(f)) && !f.startsWith('node_modules/'))
+  return out
+    .split('\n')
+    .filter((f) => SOURCE.test(f) && !EXEMPT.some((r) => r.test(f)) && !f.startsWith('node_modules/'))
 }
 
 function main() {
@@ -133,14 +158,17 @@ function main() {
     console.log('largest files:')
     for (const f of files.sort((a, b) => b.lines - a.lines).slice(0, 15)) console.log(`  ${f.lines}\t${f.file}`)
     console.log('longest functions:')
-    for (const f of functions.sort((a, b) => b.length - a.length).slice(0, 15)) console.log(`  ${f.length}\t${f.file}:${f.from} ${f.name}`)
+    for (const f of functions.sort((a, b) => b.length - a.length).slice(0, 15))
+      console.log(`  ${f.length}\t${f.file}:${f.from} ${f.name}`)
   }
   if (offences.length > 0) {
     console.error(offences.join('\n'))
     console.error(`check-shape: ${offences.length} offence(s) in ${files.length} source files`)
     process.exit(1)
   }
-  console.log(`check-shape: ${files.length} source files, none over ${MAX_FILE_LINES} lines, no function over ${MAX_FUNCTION_LINES} lines, no boolean parameter`)
+  console.log(
+    `check-shape: ${files.length} source files, none over ${MAX_FILE_LINES} lines, no function over ${MAX_FUNCTION_LINES} lines, no boolean parameter`,
+  )
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) main()

@@ -5,27 +5,43 @@ const body = (n: number) => Array.from({ length: n }, (_, i) => `  const v${i} =
 
 describe('check-shape', () => {
   it('passes a small file with short functions and typed choices', () => {
-    const r = checkSource('ok.ts', `type Close = 'clean' | 'dirty'\nexport function close(p: number, how: Close) {\n  return [p, how]\n}\n`)
+    const r = checkSource(
+      'ok.ts',
+      `type Close = 'clean' | 'dirty'\nexport function close(p: number, how: Close) {\n  return [p, how]\n}\n`,
+    )
     expect(r.offences).toEqual([])
   })
 
   it('flags a function longer than the limit, with its name and line', () => {
     const r = checkSource('long.ts', `\nexport function tooLong() {\n${body(MAX_FUNCTION_LINES)}\n}\n`)
-    expect(r.offences).toEqual([`long.ts:2: function tooLong has ${MAX_FUNCTION_LINES + 2} lines (at most ${MAX_FUNCTION_LINES})`])
+    expect(r.offences).toEqual([
+      `long.ts:2: function tooLong has ${MAX_FUNCTION_LINES + 2} lines (at most ${MAX_FUNCTION_LINES})`,
+    ])
   })
 
   it('flags long methods and arrow functions too', () => {
-    const r = checkSource('m.ts', `class A {\n  run() {\n${body(MAX_FUNCTION_LINES)}\n  }\n}\nconst f = () => {\n${body(MAX_FUNCTION_LINES)}\n}\n`)
-    expect(r.offences.map((o: string) => o.split(': ')[1])).toEqual([`function run has ${MAX_FUNCTION_LINES + 2} lines (at most ${MAX_FUNCTION_LINES})`, `function f has ${MAX_FUNCTION_LINES + 2} lines (at most ${MAX_FUNCTION_LINES})`])
+    const r = checkSource(
+      'm.ts',
+      `class A {\n  run() {\n${body(MAX_FUNCTION_LINES)}\n  }\n}\nconst f = () => {\n${body(MAX_FUNCTION_LINES)}\n}\n`,
+    )
+    expect(r.offences.map((o: string) => o.split(': ')[1])).toEqual([
+      `function run has ${MAX_FUNCTION_LINES + 2} lines (at most ${MAX_FUNCTION_LINES})`,
+      `function f has ${MAX_FUNCTION_LINES + 2} lines (at most ${MAX_FUNCTION_LINES})`,
+    ])
   })
 
   it('flags a file over the limit', () => {
     const text = Array.from({ length: MAX_FILE_LINES + 1 }, (_, i) => `export const c${i} = ${i}`).join('\n') + '\n'
-    expect(checkSource('big.ts', text).offences).toEqual([`big.ts: ${MAX_FILE_LINES + 1} lines (at most ${MAX_FILE_LINES})`])
+    expect(checkSource('big.ts', text).offences).toEqual([
+      `big.ts: ${MAX_FILE_LINES + 1} lines (at most ${MAX_FILE_LINES})`,
+    ])
   })
 
   it('flags boolean flag parameters, typed or defaulted', () => {
-    const r = checkSource('flags.ts', `export function closeTask(p: number, clean: boolean) {}\nexport const endTxn = (id: string, commit = true) => id\n`)
+    const r = checkSource(
+      'flags.ts',
+      `export function closeTask(p: number, clean: boolean) {}\nexport const endTxn = (id: string, commit = true) => id\n`,
+    )
     expect(r.offences).toEqual([
       'flags.ts:1: boolean parameter clean of closeTask (name the choice with a type)',
       'flags.ts:2: boolean parameter commit of endTxn (name the choice with a type)',
@@ -40,16 +56,30 @@ describe('check-shape', () => {
 
 describe('check-shape imports', () => {
   it('refuses lib/ importing server/ and node built-ins, components/ importing server/', () => {
-    expect(checkSource('lib/a.ts', `import { x } from '../server/http/live-delta.ts'\nexport const y = x\n`).offences).toEqual([
-      'lib/a.ts:1: lib/ may not import server/ (imports ../server/http/live-delta.ts)',
-    ])
-    expect(checkSource('lib/b.ts', `import { readFileSync } from 'node:fs'\nexport const r = readFileSync\n`).offences).toHaveLength(1)
-    expect(checkSource('components/c.tsx', `import type { L } from '../server/lab/lab.ts'\nexport type M = L\n`).offences).toHaveLength(1)
-    expect(checkSource('server/engine/w.ts', `export { Step } from '../../lib/lab-protocol.ts'\n`).offences).toHaveLength(1)
+    expect(
+      checkSource('lib/a.ts', `import { x } from '../server/http/live-delta.ts'\nexport const y = x\n`).offences,
+    ).toEqual(['lib/a.ts:1: lib/ may not import server/ (imports ../server/http/live-delta.ts)'])
+    expect(
+      checkSource('lib/b.ts', `import { readFileSync } from 'node:fs'\nexport const r = readFileSync\n`).offences,
+    ).toHaveLength(1)
+    expect(
+      checkSource('components/c.tsx', `import type { L } from '../server/lab/lab.ts'\nexport type M = L\n`).offences,
+    ).toHaveLength(1)
+    expect(
+      checkSource('server/engine/w.ts', `export { Step } from '../../lib/lab-protocol.ts'\n`).offences,
+    ).toHaveLength(1)
   })
 
   it('lets each room import what it may', () => {
-    expect(checkSource('components/c.tsx', `import { taskIdOf } from '../lib/task-id.ts'\nexport const t = taskIdOf\n`).offences).toEqual([])
-    expect(checkSource('server/lab/l.ts', `import { StreamWorker } from '../engine/stream-worker.ts'\nexport const w = StreamWorker\n`).offences).toEqual([])
+    expect(
+      checkSource('components/c.tsx', `import { taskIdOf } from '../lib/task-id.ts'\nexport const t = taskIdOf\n`)
+        .offences,
+    ).toEqual([])
+    expect(
+      checkSource(
+        'server/lab/l.ts',
+        `import { StreamWorker } from '../engine/stream-worker.ts'\nexport const w = StreamWorker\n`,
+      ).offences,
+    ).toEqual([])
   })
 })

@@ -21,13 +21,17 @@ function brokerSettings(): Map<string, string> {
 
 /** The `KAFKA_*` variables of the x-kafka-single block, as the apache/kafka image maps them (dots to underscores, upper case). */
 function singleBrokerEnv(): Map<string, string> {
-  const block = compose.slice(compose.indexOf('x-kafka-single:'), compose.indexOf('\n\n', compose.indexOf('x-kafka-single:')))
+  const block = compose.slice(
+    compose.indexOf('x-kafka-single:'),
+    compose.indexOf('\n\n', compose.indexOf('x-kafka-single:')),
+  )
   const out = new Map<string, string>()
   for (const m of block.matchAll(/^\s+(KAFKA_[A-Z0-9_]+):\s*"?([^"#\n]*)"?/gm)) out.set(m[1]!, m[2]!.trim())
   return out
 }
 
-const CONTAINER_OWN = /^(listeners|advertised\.listeners|listener\.|controller\.|inter\.broker|sasl\.|log\.dirs|node\.id|process\.roles|num\.network\.threads|num\.io\.threads|log\.retention\.hours)/
+const CONTAINER_OWN =
+  /^(listeners|advertised\.listeners|listener\.|controller\.|inter\.broker|sasl\.|log\.dirs|node\.id|process\.roles|num\.network\.threads|num\.io\.threads|log\.retention\.hours)/
 
 describe('docker-compose.yml against the local broker the tests use', () => {
   it('pins the apache/kafka image to the version of the broker jars', () => {
@@ -45,7 +49,15 @@ describe('docker-compose.yml against the local broker the tests use', () => {
       expect(env.get(name), `${name} (server.properties ${key}=${value})`).toBe(value)
       checked.push(key)
     }
-    expect(checked).toEqual(expect.arrayContaining(['transaction.state.log.replication.factor', 'transaction.state.log.min.isr', 'group.min.session.timeout.ms', 'transaction.abort.timed.out.transaction.cleanup.interval.ms', 'auto.create.topics.enable']))
+    expect(checked).toEqual(
+      expect.arrayContaining([
+        'transaction.state.log.replication.factor',
+        'transaction.state.log.min.isr',
+        'group.min.session.timeout.ms',
+        'transaction.abort.timed.out.transaction.cleanup.interval.ms',
+        'auto.create.topics.enable',
+      ]),
+    )
   })
 
   it('runs the app on Kafka and workers that follow the lab', () => {

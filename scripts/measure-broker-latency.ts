@@ -39,7 +39,11 @@ function quantile(samples: number[], q: number): number {
 const fmt = (ms: number) => ms.toFixed(2)
 const now = () => performance.now()
 
-async function waitStable(fetcher: PartitionFetcher, tps: TopicPartition[], highWatermarks: Map<number, number>): Promise<void> {
+async function waitStable(
+  fetcher: PartitionFetcher,
+  tps: TopicPartition[],
+  highWatermarks: Map<number, number>,
+): Promise<void> {
   for (const tp of tps) {
     for (;;) {
       const hw = highWatermarks.get(tp.partition)!
@@ -53,10 +57,15 @@ async function waitStable(fetcher: PartitionFetcher, tps: TopicPartition[], high
 async function main(): Promise<void> {
   const run = randomUUID().slice(0, 8)
   const conn = new KafkaConnection({ brokers, clientId: `eoscope-latency-${run}`, logLevel: logLevel.NOTHING })
-  const fetcher = new PartitionFetcher(createKafka({ brokers, clientId: 'eoscope-latency-probe' }, 'eoscope-latency-probe'))
+  const fetcher = new PartitionFetcher(
+    createKafka({ brokers, clientId: 'eoscope-latency-probe' }, 'eoscope-latency-probe'),
+  )
   const topic = `eoscope-latency-${run}`
   const input = `eoscope-latency-in-${run}`
-  await conn.admin().createTopics([{ topic, partitions: 8 }, { topic: input, partitions: 1 }])
+  await conn.admin().createTopics([
+    { topic, partitions: 8 },
+    { topic: input, partitions: 1 },
+  ])
   const rows: string[] = []
   try {
     const idem = conn.producer({ clientId: 'latency-idempotent', idempotent: true })
@@ -78,12 +87,22 @@ async function main(): Promise<void> {
     }
     rows.push(`fetch (empty, marker probe)      | - | ${fmt(quantile(fetch, 0.5))} | ${fmt(quantile(fetch, 0.9))}`)
 
-    const producer = conn.producer({ clientId: 'latency-txn', idempotent: true, transactionalId: `eoscope-latency-${run}` })
+    const producer = conn.producer({
+      clientId: 'latency-txn',
+      idempotent: true,
+      transactionalId: `eoscope-latency-${run}`,
+    })
     await producer.initTransactions()
     const group = { groupId: `eoscope-latency-group-${run}`, memberId: '', generationId: -1 }
     for (const n of PARTITION_COUNTS) {
       const tps = Array.from({ length: n }, (_, partition) => ({ topic, partition }))
-      const samples = { send: [] as number[], sendOffsets: [] as number[], endTxn: [] as number[], markers: [] as number[], cycle: [] as number[] }
+      const samples = {
+        send: [] as number[],
+        sendOffsets: [] as number[],
+        endTxn: [] as number[],
+        markers: [] as number[],
+        cycle: [] as number[],
+      }
       for (let i = 0; i < WARMUP + iterations; i++) {
         producer.beginTransaction()
         const t0 = now()
@@ -111,11 +130,16 @@ async function main(): Promise<void> {
     }
     await producer.close()
   } finally {
-    await conn.admin().deleteTopics([topic, input]).catch(() => {})
+    await conn
+      .admin()
+      .deleteTopics([topic, input])
+      .catch(() => {})
     await fetcher.close()
     await conn.close()
   }
-  console.log(`# ${iterations} iterations after ${WARMUP} warm-up, brokers ${brokers.join(',')}; cycle = send + sendOffsets + endTxn`)
+  console.log(
+    `# ${iterations} iterations after ${WARMUP} warm-up, brokers ${brokers.join(',')}; cycle = send + sendOffsets + endTxn`,
+  )
   console.log('what                             | partitions | median ms | p90 ms')
   for (const r of rows) console.log(r)
 }

@@ -14,12 +14,16 @@ const read = (file: string) => readFileSync(path.join(root, file), 'utf8')
 /** The major each place names, or what it holds instead when it names none. */
 function majors(): Record<string, string> {
   const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node
-  const lock = (JSON.parse(read('package-lock.json')) as { packages: { '': { engines: { node: string } } } }).packages[''].engines.node
+  const lock = (JSON.parse(read('package-lock.json')) as { packages: { '': { engines: { node: string } } } }).packages[
+    ''
+  ].engines.node
   return {
     'package.json engines': /^>=(\d+)$/.exec(engines)?.[1] ?? engines,
     'package-lock.json engines': /^>=(\d+)$/.exec(lock)?.[1] ?? lock,
     '.nvmrc': read('.nvmrc').trim(),
-    'scripts/install-node.sh': /^NODE_LTS_VERSION=(\d+)\.\d+\.\d+$/m.exec(read('scripts/install-node.sh'))?.[1] ?? 'no NODE_LTS_VERSION=x.y.z line',
+    'scripts/install-node.sh':
+      /^NODE_LTS_VERSION=(\d+)\.\d+\.\d+$/m.exec(read('scripts/install-node.sh'))?.[1] ??
+      'no NODE_LTS_VERSION=x.y.z line',
     Dockerfile: /^FROM node:(\d+)-/m.exec(read('Dockerfile'))?.[1] ?? 'no FROM node:<major>- line',
   }
 }
@@ -34,7 +38,7 @@ describe('the Node version', () => {
 
   it('is not written in scripts/start.mjs, which reads it from package.json', () => {
     const start = read('scripts/start.mjs')
-    expect(start).toContain("engines.node")
+    expect(start).toContain('engines.node')
     expect(start).not.toMatch(/NODE_MAJOR = \d/)
   })
 })

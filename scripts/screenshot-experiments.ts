@@ -14,17 +14,30 @@ if (!dataDir) throw new Error('set EOSCOPE_DATA_DIR to a data directory holding 
 const server = await startServer({ env: { EOSCOPE_DATA_DIR: dataDir, KAFKA_BROKERS: '' } })
 const browser = await launchBrowser({ width: 1440, height: 1000 })
 try {
-  const { experiments } = (await (await fetch(`${server.url}/api/experiments`)).json()) as { experiments: ExperimentSummary[] }
-  const records = await Promise.all(experiments.map(async (e) => (await (await fetch(`${server.url}/api/experiments/${e.id}`)).json()) as ExperimentRecord))
+  const { experiments } = (await (await fetch(`${server.url}/api/experiments`)).json()) as {
+    experiments: ExperimentSummary[]
+  }
+  const records = await Promise.all(
+    experiments.map(
+      async (e) => (await (await fetch(`${server.url}/api/experiments/${e.id}`)).json()) as ExperimentRecord,
+    ),
+  )
   const newest = (clock: 'virtual' | 'system') => records.find((r) => r.machine.clock === clock && r.status === 'done')
   const page = await browser.context.newPage()
-  for (const [clock, name] of [['virtual', 'model'], ['system', 'measured']] as const) {
+  for (const [clock, name] of [
+    ['virtual', 'model'],
+    ['system', 'measured'],
+  ] as const) {
     const r = newest(clock)
     if (!r) throw new Error(`no ${name} sweep stored under ${dataDir}`)
     await page.goto(`${server.url}/experiments?id=${encodeURIComponent(r.id)}`)
     await page.locator('[data-testid="shown-experiment"]', { hasText: r.label ?? r.id }).waitFor({ timeout: 30_000 })
     await page.getByTestId('sweep-chart-tradeoff').waitFor({ timeout: 30_000 })
-    await page.getByTestId('noise-warning').or(page.getByTestId('model-label')).first().evaluate((el) => el.scrollIntoView({ block: 'start' }))
+    await page
+      .getByTestId('noise-warning')
+      .or(page.getByTestId('model-label'))
+      .first()
+      .evaluate((el) => el.scrollIntoView({ block: 'start' }))
     await page.waitForTimeout(500)
     await page.screenshot({ path: path.join(ROOT, 'public', `screenshot-experiments-${name}.png`) })
   }

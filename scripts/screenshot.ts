@@ -42,7 +42,9 @@ async function timeControlShots(page: Page, killed: string, suffix: string): Pro
 
 /** After a guided scenario: its evidence card, and the partition log its first link opened. */
 async function evidenceShots(page: Page): Promise<void> {
-  const status = await page.evaluate(async () => (await fetch('/api/scenarios/crash-before-commit', { method: 'POST' })).status)
+  const status = await page.evaluate(
+    async () => (await fetch('/api/scenarios/crash-before-commit', { method: 'POST' })).status,
+  )
   if (status !== 200) throw new Error(`the scenario did not start: ${status}`)
   await page.locator('[data-testid="evidence-card"][data-name="crash-before-commit"]').waitFor({ timeout: 300_000 })
   for (const size of TIME_CONTROL_SIZES) {
@@ -63,16 +65,25 @@ async function write(page: Page, name: string): Promise<void> {
 
 ensureBuild()
 const kafka = process.env.KAFKA_BROKERS
-const server = await startServer(kafka ? { env: { EOSCOPE_BACKEND: 'kafka', KAFKA_BROKERS: kafka }, timeoutMs: 90_000 } : {})
+const server = await startServer(
+  kafka ? { env: { EOSCOPE_BACKEND: 'kafka', KAFKA_BROKERS: kafka }, timeoutMs: 90_000 } : {},
+)
 const browser = await launchBrowser({ width: 1440, height: 1000 })
 try {
   const page = await browser.context.newPage()
   await page.goto(server.url)
   await page.getByTestId('dashboard').waitFor({ timeout: 15_000 })
   await page.waitForTimeout(kafka ? 10_000 : 6_000)
-  const id = (await page.locator('article.worker-card[data-state="running"]').first().getAttribute('data-testid'))!.replace(/^worker-/, '')
+  const id = (await page
+    .locator('article.worker-card[data-state="running"]')
+    .first()
+    .getAttribute('data-testid'))!.replace(/^worker-/, '')
   await page.evaluate(async (workerId) => {
-    await fetch(`/api/workers/${encodeURIComponent(workerId)}/kill`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ step: 4 }) })
+    await fetch(`/api/workers/${encodeURIComponent(workerId)}/kill`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ step: 4 }),
+    })
   }, id)
   await page.locator('[data-testid="recovery"][data-complete="true"]').first().waitFor({ timeout: 60_000 })
   await page.waitForTimeout(3_000)

@@ -3,7 +3,16 @@
 // project whose "server" only waits for a signal (the real one needs a Next build).
 
 import { spawn, type ChildProcess } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -63,7 +72,16 @@ async function npmStart(): Promise<{ npm: number; shell: number | null; start: n
   writeFileSync(path.join(dir, 'server', 'index.ts'), STUB_SERVER)
   // start.mjs reads the Node line from package.json's engines, as in the project.
   const { engines } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: unknown }
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'start-test', private: true, type: 'module', engines, scripts: { start: 'node scripts/start.mjs' } }))
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'start-test',
+      private: true,
+      type: 'module',
+      engines,
+      scripts: { start: 'node scripts/start.mjs' },
+    }),
+  )
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'))
   const child = spawn('npm', ['start'], { cwd: dir, detached: true, stdio: 'ignore' })
   children.push(child)
@@ -88,13 +106,17 @@ async function allGone(pids: number[], timeoutMs = 20_000): Promise<number[]> {
 }
 
 describe('npm start', () => {
-  it.each(['npm', 'shell', 'start', 'server'] as const)('ends every process after one SIGTERM to %s', async (target) => {
-    const pids = await npmStart()
-    const all = [pids.npm, pids.shell, pids.start, pids.server].filter((p): p is number => p !== null)
-    expect(all.every(running)).toBe(true)
-    const victim = pids[target]
-    if (victim === null) return // npm ran the script without a shell: nothing to signal there
-    process.kill(victim, 'SIGTERM')
-    expect(await allGone(all)).toEqual([])
-  }, 90_000)
+  it.each(['npm', 'shell', 'start', 'server'] as const)(
+    'ends every process after one SIGTERM to %s',
+    async (target) => {
+      const pids = await npmStart()
+      const all = [pids.npm, pids.shell, pids.start, pids.server].filter((p): p is number => p !== null)
+      expect(all.every(running)).toBe(true)
+      const victim = pids[target]
+      if (victim === null) return // npm ran the script without a shell: nothing to signal there
+      process.kill(victim, 'SIGTERM')
+      expect(await allGone(all)).toEqual([])
+    },
+    90_000,
+  )
 })

@@ -40,22 +40,37 @@ const policy = access.policy
 
 const logger = createLogger(level.level)
 // The full error of a crash reaches the log before Node ends the process.
-process.on('uncaughtExceptionMonitor', (err, origin) => logger.fatal({ event: 'crash', origin, err }, `${origin}: ${err instanceof Error ? err.message : String(err)}`))
+process.on('uncaughtExceptionMonitor', (err, origin) =>
+  logger.fatal({ event: 'crash', origin, err }, `${origin}: ${err instanceof Error ? err.message : String(err)}`),
+)
 
 async function main(): Promise<void> {
   const choice = await labChoiceFromEnv(process.env)
   if (!choice.ok) refuse(choice.error)
   if (choice.backend === 'kafka' && (await firstReachableBroker(choice.brokers)) === null) {
     logger.fatal({ event: 'start-failed', brokers: choice.brokers }, 'no Kafka broker reachable')
-    process.stderr.write(`eoscope: no broker of KAFKA_BROKERS=${choice.brokers.join(',')} accepts connections: start one (scripts/kafka-broker.sh start runs one on 127.0.0.1:19092) or fix KAFKA_BROKERS\n`)
+    process.stderr.write(
+      `eoscope: no broker of KAFKA_BROKERS=${choice.brokers.join(',')} accepts connections: start one (scripts/kafka-broker.sh start runs one on 127.0.0.1:19092) or fix KAFKA_BROKERS\n`,
+    )
     process.exit(1)
   }
-  if (choice.backend === 'kafka') logger.info({ event: 'backend', backend: 'kafka', brokers: choice.brokers, security: choice.describe }, `lab on Kafka at ${choice.brokers.join(',')} (${choice.describe})`)
+  if (choice.backend === 'kafka')
+    logger.info(
+      { event: 'backend', backend: 'kafka', brokers: choice.brokers, security: choice.describe },
+      `lab on Kafka at ${choice.brokers.join(',')} (${choice.describe})`,
+    )
   const httpServer = createServer()
   const app = next({ dev, dir: process.cwd(), hostname: host, port, httpServer })
   const lab = await startLab(choice)
   // The /observe page: applications eoscope did not start, on the same cluster (read-only).
-  const observeSource = choice.backend === 'kafka' ? (await import('./observe/kafka-observe-source.ts')).kafkaObserveSource({ brokers: choice.brokers, clientId: 'eoscope-observe', ...choice.security }) : null
+  const observeSource =
+    choice.backend === 'kafka'
+      ? (await import('./observe/kafka-observe-source.ts')).kafkaObserveSource({
+          brokers: choice.brokers,
+          clientId: 'eoscope-observe',
+          ...choice.security,
+        })
+      : null
   let http: ReturnType<typeof attachEoscopeHttp>
   try {
     await app.prepare()
@@ -83,7 +98,18 @@ async function main(): Promise<void> {
   const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
   const backend = lab.snapshot().backend
   logger.info(
-    { event: 'start', address: addr.address, port: addr.port, url: `http://${shown}:${addr.port}`, mode: dev ? 'dev' : 'production', backend, controlNeedsToken: policy.token !== null, readsNeedToken: policy.lockReads, controlRate: policy.controlRate, allowedHosts: ['loopback', ...(policy.allowedHosts?.extra ?? [])] },
+    {
+      event: 'start',
+      address: addr.address,
+      port: addr.port,
+      url: `http://${shown}:${addr.port}`,
+      mode: dev ? 'dev' : 'production',
+      backend,
+      controlNeedsToken: policy.token !== null,
+      readsNeedToken: policy.lockReads,
+      controlRate: policy.controlRate,
+      allowedHosts: ['loopback', ...(policy.allowedHosts?.extra ?? [])],
+    },
     `${dev ? 'dev' : 'production'} server ready on http://${shown}:${addr.port} (backend: ${backend})`,
   )
 
@@ -103,6 +129,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  logger.fatal({ event: 'start-failed', err }, `server failed to start: ${err instanceof Error ? err.message : String(err)}`)
+  logger.fatal(
+    { event: 'start-failed', err },
+    `server failed to start: ${err instanceof Error ? err.message : String(err)}`,
+  )
   process.exit(1)
 })

@@ -8,10 +8,16 @@ export type { Logger }
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
 /** The level from LOG_LEVEL, or an error message for a level pino does not know. */
-export function logLevelFrom(env: Record<string, string | undefined>): { ok: true; level: string } | { ok: false; error: string } {
+export function logLevelFrom(
+  env: Record<string, string | undefined>,
+): { ok: true; level: string } | { ok: false; error: string } {
   const raw = env.LOG_LEVEL?.trim().toLowerCase()
   if (!raw) return { ok: true, level: env.VITEST ? 'silent' : 'info' }
-  if (!(LOG_LEVELS as readonly string[]).includes(raw)) return { ok: false, error: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(env.LOG_LEVEL)}` }
+  if (!(LOG_LEVELS as readonly string[]).includes(raw))
+    return {
+      ok: false,
+      error: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(env.LOG_LEVEL)}`,
+    }
   return { ok: true, level: raw }
 }
 
@@ -21,7 +27,10 @@ export function createLogger(level = 'info', destination?: pino.DestinationStrea
     base: { name: 'eoscope' },
     timestamp: pino.stdTimeFunctions.isoTime,
     // Tokens never reach the log, even when a request object is logged whole.
-    redact: { paths: ['req.headers.authorization', 'headers.authorization', 'auth.token', 'token'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers.authorization', 'headers.authorization', 'auth.token', 'token'],
+      censor: '[redacted]',
+    },
   }
   return destination ? pino(options, destination) : pino(options)
 }
@@ -30,4 +39,7 @@ export function createLogger(level = 'info', destination?: pino.DestinationStrea
 export const silentLogger: Logger = pino({ level: 'silent' })
 
 /** A plain `(msg) => void` for code that takes a message callback (the experiment service). */
-export const messageLog = (logger: Logger, fields: Record<string, unknown> = {}) => (msg: string) => logger.info(fields, msg)
+export const messageLog =
+  (logger: Logger, fields: Record<string, unknown> = {}) =>
+  (msg: string) =>
+    logger.info(fields, msg)

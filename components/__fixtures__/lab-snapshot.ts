@@ -2,7 +2,18 @@
 // six tasks, a minute of chart points, transactions of every outcome and a recovery in progress.
 
 import type { PartitionRow } from '../../lib/partition-table.ts'
-import type { ChartPoint, DuplicateLedgerEntry, LabSnapshot, LogCell, PartitionLogView, ProducerTimeline, RecordTrace, ScenarioView, TaskView, TxnView } from '../../lib/lab-protocol.ts'
+import type {
+  ChartPoint,
+  DuplicateLedgerEntry,
+  LabSnapshot,
+  LogCell,
+  PartitionLogView,
+  ProducerTimeline,
+  RecordTrace,
+  ScenarioView,
+  TaskView,
+  TxnView,
+} from '../../lib/lab-protocol.ts'
 
 const T0 = 1_764_400_000_000
 
@@ -12,7 +23,13 @@ function tasks(): TaskView[] {
     partition: p,
     workerId: `worker-${(p % 2) + 1}`,
     state: p === 4 ? 'restoring' : 'running',
-    steps: { consumed: 12_000 + p * 10, processed: 11_990 + p * 10, produced: 11_980 + p * 10, acked: 11_970 + p * 10, committed: 11_900 + p * 10 },
+    steps: {
+      consumed: 12_000 + p * 10,
+      processed: 11_990 + p * 10,
+      produced: 11_980 + p * 10,
+      acked: 11_970 + p * 10,
+      committed: 11_900 + p * 10,
+    },
     position: 12_000 + p * 10,
     committedOffset: p === 5 ? null : 11_900 + p * 10,
     lag: 100 + p,
@@ -54,9 +71,39 @@ function transactions(): TxnView[] {
 
 function traces(): RecordTrace[] {
   return [
-    { id: 'r-1', key: 'k7', partition: 0, offset: 11_999, workerId: 'worker-1', steps: [{ step: 1, atMs: T0 + 59_000 }, { step: 2, atMs: T0 + 59_010 }], crashedAtStep: null, outcome: 'in-flight' },
-    { id: 'r-2', key: 'k3', partition: 1, offset: 12_005, workerId: 'worker-2', steps: [1, 2, 3, 4, 5].map((s) => ({ step: s as 1, atMs: T0 + 58_000 + s * 20 })), crashedAtStep: null, outcome: 'committed' },
-    { id: 'r-3', key: 'k1', partition: 4, offset: 12_031, workerId: 'worker-3', steps: [1, 2, 3].map((s) => ({ step: s as 1, atMs: T0 + 58_500 + s * 20 })), crashedAtStep: 3, outcome: 'aborted' },
+    {
+      id: 'r-1',
+      key: 'k7',
+      partition: 0,
+      offset: 11_999,
+      workerId: 'worker-1',
+      steps: [
+        { step: 1, atMs: T0 + 59_000 },
+        { step: 2, atMs: T0 + 59_010 },
+      ],
+      crashedAtStep: null,
+      outcome: 'in-flight',
+    },
+    {
+      id: 'r-2',
+      key: 'k3',
+      partition: 1,
+      offset: 12_005,
+      workerId: 'worker-2',
+      steps: [1, 2, 3, 4, 5].map((s) => ({ step: s as 1, atMs: T0 + 58_000 + s * 20 })),
+      crashedAtStep: null,
+      outcome: 'committed',
+    },
+    {
+      id: 'r-3',
+      key: 'k1',
+      partition: 4,
+      offset: 12_031,
+      workerId: 'worker-3',
+      steps: [1, 2, 3].map((s) => ({ step: s as 1, atMs: T0 + 58_500 + s * 20 })),
+      crashedAtStep: 3,
+      outcome: 'aborted',
+    },
   ]
 }
 
@@ -70,14 +117,42 @@ function partitionLog(): PartitionLogView {
   let seq = 0
   const txn = (producerId: number, epoch: number, records: number, outcome: 'committed' | 'aborted' | 'pending') => {
     for (let i = 0; i < records; i++) {
-      cells.push({ offset, key: `k${offset % 9}`, producerId, epoch, sequence: seq++, control: null, outcome, source: { partition: 0, offset: 11_000 + offset - 4_000 } })
+      cells.push({
+        offset,
+        key: `k${offset % 9}`,
+        producerId,
+        epoch,
+        sequence: seq++,
+        control: null,
+        outcome,
+        source: { partition: 0, offset: 11_000 + offset - 4_000 },
+      })
       offset++
     }
-    if (outcome !== 'pending') cells.push({ offset: offset++, key: null, producerId, epoch, sequence: -1, control: outcome === 'committed' ? 'COMMIT' : 'ABORT', outcome, source: null })
+    if (outcome !== 'pending')
+      cells.push({
+        offset: offset++,
+        key: null,
+        producerId,
+        epoch,
+        sequence: -1,
+        control: outcome === 'committed' ? 'COMMIT' : 'ABORT',
+        outcome,
+        source: null,
+      })
   }
   for (let t = 0; t < 10; t++) txn(1000, 2, 6, 'committed')
   txn(1000, 2, 5, 'aborted')
-  cells.push({ offset: offset++, key: 'k0', producerId: -1, epoch: -1, sequence: -1, control: null, outcome: null, source: null })
+  cells.push({
+    offset: offset++,
+    key: 'k0',
+    producerId: -1,
+    epoch: -1,
+    sequence: -1,
+    control: null,
+    outcome: null,
+    source: null,
+  })
   for (let t = 0; t < 5; t++) txn(1000, 3, 6, 'committed')
   txn(1000, 3, 4, 'pending')
   const lastStableOffset = offset - 4
@@ -100,19 +175,76 @@ function partitions(): PartitionRow[] {
   for (let p = 0; p < 6; p++) {
     const hw = 12_000 + p * 10
     const committed = p === 5 ? null : 11_900 + p * 10
-    rows.push({ topic: 'input', partition: p, role: 'input', logStartOffset: 0, lastStableOffset: hw, highWatermark: hw, open: { count: 0, holders: [] }, committed, lag: committed === null ? null : hw - committed })
+    rows.push({
+      topic: 'input',
+      partition: p,
+      role: 'input',
+      logStartOffset: 0,
+      lastStableOffset: hw,
+      highWatermark: hw,
+      open: { count: 0, holders: [] },
+      committed,
+      lag: committed === null ? null : hw - committed,
+    })
   }
   for (let p = 0; p < 6; p++) {
     if (p === 0) {
-      rows.push({ topic: 'output', partition: 0, role: 'output', logStartOffset: log.logStartOffset, lastStableOffset: log.lastStableOffset, highWatermark: log.highWatermark, open: { count: 1, holders: [{ producerId: 1000, epoch: 3, transactionalId: 'eoscope-0_0', firstOffset: log.lastStableOffset }] } })
-    } else rows.push({ topic: 'output', partition: p, role: 'output', logStartOffset: 0, lastStableOffset: 11_000 + p, highWatermark: 11_000 + p, open: { count: 0, holders: [] } })
+      rows.push({
+        topic: 'output',
+        partition: 0,
+        role: 'output',
+        logStartOffset: log.logStartOffset,
+        lastStableOffset: log.lastStableOffset,
+        highWatermark: log.highWatermark,
+        open: {
+          count: 1,
+          holders: [{ producerId: 1000, epoch: 3, transactionalId: 'eoscope-0_0', firstOffset: log.lastStableOffset }],
+        },
+      })
+    } else
+      rows.push({
+        topic: 'output',
+        partition: p,
+        role: 'output',
+        logStartOffset: 0,
+        lastStableOffset: 11_000 + p,
+        highWatermark: 11_000 + p,
+        open: { count: 0, holders: [] },
+      })
   }
   for (let p = 0; p < 6; p++) {
-    const open: PartitionRow['open'] = p === 3 ? { count: 2, holders: [{ producerId: 1001, epoch: 2, transactionalId: 'eoscope-0_1', firstOffset: 8_010 }, { producerId: 1207, epoch: 0, transactionalId: null, firstOffset: 8_014 }] } : p === 4 ? { count: 1, atLeast: true, holders: [] } : { count: 0, holders: [] }
-    rows.push({ topic: 'changelog', partition: p, role: 'changelog', logStartOffset: 2_000 + p, lastStableOffset: 8_010 + p, highWatermark: 8_020 + p, open })
+    const open: PartitionRow['open'] =
+      p === 3
+        ? {
+            count: 2,
+            holders: [
+              { producerId: 1001, epoch: 2, transactionalId: 'eoscope-0_1', firstOffset: 8_010 },
+              { producerId: 1207, epoch: 0, transactionalId: null, firstOffset: 8_014 },
+            ],
+          }
+        : p === 4
+          ? { count: 1, atLeast: true, holders: [] }
+          : { count: 0, holders: [] }
+    rows.push({
+      topic: 'changelog',
+      partition: p,
+      role: 'changelog',
+      logStartOffset: 2_000 + p,
+      lastStableOffset: 8_010 + p,
+      highWatermark: 8_020 + p,
+      open,
+    })
     if (open.count === 0) rows[rows.length - 1]!.lastStableOffset = rows[rows.length - 1]!.highWatermark
   }
-  rows.push({ topic: '__consumer_offsets', partition: 0, role: 'offsets', logStartOffset: 0, lastStableOffset: 3_400, highWatermark: 3_403, open: { count: 1, holders: [{ producerId: 1000, epoch: 3, transactionalId: 'eoscope-0_0', firstOffset: 3_400 }] } })
+  rows.push({
+    topic: '__consumer_offsets',
+    partition: 0,
+    role: 'offsets',
+    logStartOffset: 0,
+    lastStableOffset: 3_400,
+    highWatermark: 3_403,
+    open: { count: 1, holders: [{ producerId: 1000, epoch: 3, transactionalId: 'eoscope-0_0', firstOffset: 3_400 }] },
+  })
   return rows
 }
 
@@ -132,21 +264,33 @@ function producers(): ProducerTimeline[] {
         { partition: 'eoscope-aggregates-changelog-0', sequence: 5_790 },
       ],
     },
-    { transactionalId: 'eoscope-0_1', producerId: 1001, epochs: [{ epoch: 0, atMs: T0 + 1_000 }], fencings: [], lastSequence: [{ partition: 'output-1', sequence: 6_020 }] },
+    {
+      transactionalId: 'eoscope-0_1',
+      producerId: 1001,
+      epochs: [{ epoch: 0, atMs: T0 + 1_000 }],
+      fencings: [],
+      lastSequence: [{ partition: 'output-1', sequence: 6_020 }],
+    },
   ]
 }
 
 function duplicateLedger(): DuplicateLedgerEntry[] {
   return [
     { key: 'k4', duplicates: 3, doubleApplied: 3, causes: ['kill worker-3 (rec-1)'] },
-    { key: 'k1', duplicates: 1, doubleApplied: 0, causes: ['retried produce after a lost ack (producer 1002, sequence 311)'] },
+    {
+      key: 'k1',
+      duplicates: 1,
+      doubleApplied: 0,
+      causes: ['retried produce after a lost ack (producer 1002, sequence 311)'],
+    },
   ]
 }
 
 const scenarioRun: ScenarioView = {
   name: 'crash-before-commit-eos',
   title: 'Crash before commit, exactly_once',
-  summary: 'Output, changelog and offsets are one transaction. The crash leaves it open; the new owner fences it (ABORT markers), restores state from the committed changelog and redoes the records: nothing is visible twice.',
+  summary:
+    'Output, changelog and offsets are one transaction. The crash leaves it open; the new owner fences it (ABORT markers), restores state from the committed changelog and redoes the records: nothing is visible twice.',
   status: 'passed',
   narrative: [
     { atMs: 0, text: 'Three workers under exactly_once, commit.interval.ms=1000.' },
@@ -158,7 +302,8 @@ const scenarioRun: ScenarioView = {
     { claim: '0 duplicates', holds: true },
     { claim: '0 state mismatches', holds: true },
   ],
-  conclusion: 'The crash aborted its open transaction; nothing it wrote became visible, and the redone records were written once.',
+  conclusion:
+    'The crash aborted its open transaction; nothing it wrote became visible, and the redone records were written once.',
   error: null,
   startedAtMs: T0 + 30_000,
 }
@@ -183,8 +328,22 @@ export const fixtureSnapshot: LabSnapshot = {
   },
   kafkaStreamsDefaults: { commitIntervalMs: { at_least_once: 30_000, exactly_once: 100, exactly_once_v2: 100 } },
   workers: [
-    { id: 'worker-1', memberId: 'm-1', state: 'running', taskIds: ['0_0', '0_2', '0_4'], producers: [{ transactionalId: 'eoscope-0_0', producerId: 1000, epoch: 2 }], startedAtMs: T0 },
-    { id: 'worker-2', memberId: 'm-2', state: 'paused', taskIds: ['0_1', '0_3', '0_5'], producers: [{ transactionalId: 'eoscope-0_1', producerId: 1001, epoch: 2 }], startedAtMs: T0 },
+    {
+      id: 'worker-1',
+      memberId: 'm-1',
+      state: 'running',
+      taskIds: ['0_0', '0_2', '0_4'],
+      producers: [{ transactionalId: 'eoscope-0_0', producerId: 1000, epoch: 2 }],
+      startedAtMs: T0,
+    },
+    {
+      id: 'worker-2',
+      memberId: 'm-2',
+      state: 'paused',
+      taskIds: ['0_1', '0_3', '0_5'],
+      producers: [{ transactionalId: 'eoscope-0_1', producerId: 1001, epoch: 2 }],
+      startedAtMs: T0,
+    },
     { id: 'worker-3', memberId: null, state: 'killed', taskIds: [], producers: [], startedAtMs: T0 },
   ],
   tasks: tasks(),
@@ -205,7 +364,13 @@ export const fixtureSnapshot: LabSnapshot = {
       t1: T0 + 42_400,
       recoveryMs: 2400,
       phases: { detection: 1000, rebalance: 300, fence: 150, restore: 650, catchUp: 300 },
-      phaseEnds: { detection: T0 + 41_000, rebalance: T0 + 41_300, fence: T0 + 41_450, restore: T0 + 42_100, catchUp: T0 + 42_400 },
+      phaseEnds: {
+        detection: T0 + 41_000,
+        rebalance: T0 + 41_300,
+        fence: T0 + 41_450,
+        restore: T0 + 42_100,
+        catchUp: T0 + 42_400,
+      },
       partitions: [4, 5],
       redone: 180,
       duplicates: 0,
@@ -249,7 +414,12 @@ export const fixtureSnapshot: LabSnapshot = {
   partitions: partitions(),
   scenario: scenarioRun,
   scenarios: [
-    { name: 'crash-before-commit', title: 'Crash before commit, at_least_once', summary: 'A worker dies between step 4 (broker ack) and step 5 (commit offsets). The next owner starts from the last committed offset and redoes the records: duplicates and inflated counts.' },
+    {
+      name: 'crash-before-commit',
+      title: 'Crash before commit, at_least_once',
+      summary:
+        'A worker dies between step 4 (broker ack) and step 5 (commit offsets). The next owner starts from the last committed offset and redoes the records: duplicates and inflated counts.',
+    },
     { name: scenarioRun.name, title: scenarioRun.title, summary: scenarioRun.summary },
   ],
   totals: { inputRecords: 72_000, committedInput: 71_900, outputRecords: 71_950, kills: 1, droppedAcks: 0, fenced: 1 },
@@ -258,7 +428,12 @@ export const fixtureSnapshot: LabSnapshot = {
 /** The fixture under at_least_once after a kill: duplicates counted. */
 export const fixtureAtLeastOnce: LabSnapshot = {
   ...fixtureSnapshot,
-  config: { ...fixtureSnapshot.config, 'processing.guarantee': 'at_least_once', 'commit.interval.ms': 1000, 'enable.idempotence': false },
+  config: {
+    ...fixtureSnapshot.config,
+    'processing.guarantee': 'at_least_once',
+    'commit.interval.ms': 1000,
+    'enable.idempotence': false,
+  },
   correctness: { ...fixtureSnapshot.correctness!, duplicates: 37, stateMismatches: 12, duplicateKeys: ['k1', 'k4'] },
 }
 
@@ -267,13 +442,24 @@ export const fixtureKafkaOutage: LabSnapshot = {
   ...fixtureSnapshot,
   backend: 'kafka',
   applicationId: 'eoscope-lab-mx1abc',
-  notes: ['The cluster (127.0.0.1:19092) does not answer since 2026-01-01T00:00:48.000Z: Connection error: connect ECONNREFUSED 127.0.0.1:19092. Workers retry; figures resume when it is back.', 'Workers are operating-system processes (eoscope worker): kill is SIGKILL, pause is SIGSTOP and resume SIGCONT.'],
+  notes: [
+    'The cluster (127.0.0.1:19092) does not answer since 2026-01-01T00:00:48.000Z: Connection error: connect ECONNREFUSED 127.0.0.1:19092. Workers retry; figures resume when it is back.',
+    'Workers are operating-system processes (eoscope worker): kill is SIGKILL, pause is SIGSTOP and resume SIGCONT.',
+  ],
   unavailable: {
-    exactlyOnceV2: 'exactly_once_v2 is unavailable on the Kafka backend: it needs the consumer group generation and member id on the transactional offset commit (KIP-447, TxnOffsetCommit v3)',
-    dropAcks: 'dropping an ack is unavailable on the Kafka backend: a real broker cannot be made to drop a produce acknowledgement',
+    exactlyOnceV2:
+      'exactly_once_v2 is unavailable on the Kafka backend: it needs the consumer group generation and member id on the transactional offset commit (KIP-447, TxnOffsetCommit v3)',
+    dropAcks:
+      'dropping an ack is unavailable on the Kafka backend: a real broker cannot be made to drop a produce acknowledgement',
     scenarios: 'guided scenarios run on the embedded log',
   },
-  health: { reachable: false, sinceMs: T0 + 48_000, error: 'Connection error: connect ECONNREFUSED 127.0.0.1:19092', outages: 1, lastOutage: null },
+  health: {
+    reachable: false,
+    sinceMs: T0 + 48_000,
+    error: 'Connection error: connect ECONNREFUSED 127.0.0.1:19092',
+    outages: 1,
+    lastOutage: null,
+  },
   workers: fixtureSnapshot.workers.map((w, i) => ({ ...w, pid: 4000 + i, host: 'node-a', remote: i === 2 })),
   scenarios: [],
   scenario: null,

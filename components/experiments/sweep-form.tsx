@@ -1,6 +1,12 @@
 'use client'
 import { useState } from 'react'
-import { DEFAULT_SWEEP_INTERVALS, DEFAULT_SWEEP_MAX_RUNS, SWEEP_LIMITS, type SweepBackend, type SweepRequest } from '../../lib/experiment-protocol.ts'
+import {
+  DEFAULT_SWEEP_INTERVALS,
+  DEFAULT_SWEEP_MAX_RUNS,
+  SWEEP_LIMITS,
+  type SweepBackend,
+  type SweepRequest,
+} from '../../lib/experiment-protocol.ts'
 import { PROCESSING_GUARANTEES, type ProcessingGuarantee } from '../../lib/streams-config.ts'
 
 export interface SweepFormProps {
@@ -36,7 +42,11 @@ export function SweepForm({ running, backends, unavailable, onStart, onCancel }:
   const [label, setLabel] = useState('')
   const [untilPrecise, setUntilPrecise] = useState(false)
   const maxRuns = untilPrecise ? Math.max(repeat, DEFAULT_SWEEP_MAX_RUNS) : null
-  const valid = intervals.length > 0 && guarantees.length > 0 && repeat >= SWEEP_LIMITS.repeat.min && repeat <= SWEEP_LIMITS.repeat.max
+  const valid =
+    intervals.length > 0 &&
+    guarantees.length > 0 &&
+    repeat >= SWEEP_LIMITS.repeat.min &&
+    repeat <= SWEEP_LIMITS.repeat.max
   return (
     <form
       className="sweep-form"
@@ -44,7 +54,14 @@ export function SweepForm({ running, backends, unavailable, onStart, onCancel }:
       onSubmit={(e) => {
         e.preventDefault()
         if (!valid || running) return
-        onStart({ intervals: [...intervals].sort((a, b) => a - b), guarantees, repeat, ...(maxRuns !== null ? { maxRuns } : {}), backend, ...(label.trim() ? { label: label.trim() } : {}) })
+        onStart({
+          intervals: [...intervals].sort((a, b) => a - b),
+          guarantees,
+          repeat,
+          ...(maxRuns !== null ? { maxRuns } : {}),
+          backend,
+          ...(label.trim() ? { label: label.trim() } : {}),
+        })
       }}
     >
       <fieldset>
@@ -52,7 +69,13 @@ export function SweepForm({ running, backends, unavailable, onStart, onCancel }:
         <div className="chips">
           {DEFAULT_SWEEP_INTERVALS.map((ms) => (
             <label key={ms} className={`chip ${intervals.includes(ms) ? 'chip-on' : ''}`}>
-              <input type="checkbox" checked={intervals.includes(ms)} disabled={running} onChange={() => setIntervals(toggle(intervals, ms))} data-testid={`interval-${ms}`} />
+              <input
+                type="checkbox"
+                checked={intervals.includes(ms)}
+                disabled={running}
+                onChange={() => setIntervals(toggle(intervals, ms))}
+                data-testid={`interval-${ms}`}
+              />
               {ms}
             </label>
           ))}
@@ -63,7 +86,13 @@ export function SweepForm({ running, backends, unavailable, onStart, onCancel }:
         <div className="chips">
           {PROCESSING_GUARANTEES.map((g) => (
             <label key={g} className={`chip mono ${guarantees.includes(g) ? 'chip-on' : ''}`}>
-              <input type="checkbox" checked={guarantees.includes(g)} disabled={running} onChange={() => setGuarantees(toggle(guarantees, g))} data-testid={`guarantee-${g}`} />
+              <input
+                type="checkbox"
+                checked={guarantees.includes(g)}
+                disabled={running}
+                onChange={() => setGuarantees(toggle(guarantees, g))}
+                data-testid={`guarantee-${g}`}
+              />
               {g}
             </label>
           ))}
@@ -72,7 +101,16 @@ export function SweepForm({ running, backends, unavailable, onStart, onCancel }:
       <div className="sweep-form-row">
         <label>
           runs per cell{untilPrecise ? ', at least' : ''}{' '}
-          <input className="field" type="number" min={SWEEP_LIMITS.repeat.min} max={SWEEP_LIMITS.repeat.max} value={repeat} disabled={running} onChange={(e) => setRepeat(Number(e.target.value))} data-testid="repeat" />
+          <input
+            className="field"
+            type="number"
+            min={SWEEP_LIMITS.repeat.min}
+            max={SWEEP_LIMITS.repeat.max}
+            value={repeat}
+            disabled={running}
+            onChange={(e) => setRepeat(Number(e.target.value))}
+            data-testid="repeat"
+          />
         </label>
         <UntilPrecise
           checked={untilPrecise}
@@ -85,7 +123,13 @@ export function SweepForm({ running, backends, unavailable, onStart, onCancel }:
         />
         <label>
           backend{' '}
-          <select className="field" value={backend} disabled={running} onChange={(e) => setBackend(e.target.value as SweepBackend)} data-testid="backend-select">
+          <select
+            className="field"
+            value={backend}
+            disabled={running}
+            onChange={(e) => setBackend(e.target.value as SweepBackend)}
+            data-testid="backend-select"
+          >
             <option value="embedded">embedded</option>
             <option value="kafka" disabled={!backends.includes('kafka')} title={unavailable.kafka}>
               {kafkaOptionText(backends, unavailable.kafka)}
@@ -102,7 +146,8 @@ export function SweepForm({ running, backends, unavailable, onStart, onCancel }:
           cancel
         </button>
         <span className="muted small">
-          {plannedRunsText(intervals.length * guarantees.length, repeat, maxRuns)}; each: a saturated throughput window, a steady-load latency window, one kill
+          {plannedRunsText(intervals.length * guarantees.length, repeat, maxRuns)}; each: a saturated throughput window,
+          a steady-load latency window, one kill
         </span>
       </div>
     </form>
@@ -110,18 +155,46 @@ export function SweepForm({ running, backends, unavailable, onStart, onCancel }:
 }
 
 /** Repeat each cell beyond its runs until its 95% intervals are within ±10%, up to a cap. */
-function UntilPrecise({ checked, running, cap, onToggle }: { checked: boolean; running: boolean; cap: number; onToggle: () => void }) {
+function UntilPrecise({
+  checked,
+  running,
+  cap,
+  onToggle,
+}: {
+  checked: boolean
+  running: boolean
+  cap: number
+  onToggle: () => void
+}) {
   return (
     <label title="cells are run in turn; each stops once the 95% intervals of its throughput and recovery time are within ±10% of their medians">
-      <input type="checkbox" checked={checked} disabled={running} onChange={onToggle} data-testid="until-precise" /> more until ±10% (at most {cap})
+      <input type="checkbox" checked={checked} disabled={running} onChange={onToggle} data-testid="until-precise" />{' '}
+      more until ±10% (at most {cap})
     </label>
   )
 }
 
-function LabelField({ label, running, onChange }: { label: string; running: boolean; onChange: (label: string) => void }) {
+function LabelField({
+  label,
+  running,
+  onChange,
+}: {
+  label: string
+  running: boolean
+  onChange: (label: string) => void
+}) {
   return (
     <label className="grow">
-      label <input className="field" type="text" maxLength={80} value={label} disabled={running} placeholder="optional" onChange={(e) => onChange(e.target.value)} />
+      label{' '}
+      <input
+        className="field"
+        type="text"
+        maxLength={80}
+        value={label}
+        disabled={running}
+        placeholder="optional"
+        onChange={(e) => onChange(e.target.value)}
+      />
     </label>
   )
 }

@@ -8,7 +8,14 @@ import { HistoryTable } from '../history-table.tsx'
 import { Panel } from '../panel.tsx'
 import { fmtCompact, fmtMs } from '../format.ts'
 import { CHART_DEFINITIONS, readingGuide, type Figures } from './reading-guide.ts'
-import { DuplicatesChart, LatencyChart, RecoveryChart, ThroughputChart, TradeOffChart, type OverlaidRun } from './sweep-charts.tsx'
+import {
+  DuplicatesChart,
+  LatencyChart,
+  RecoveryChart,
+  ThroughputChart,
+  TradeOffChart,
+  type OverlaidRun,
+} from './sweep-charts.tsx'
 
 /** A model sweep runs in virtual time: its figures are the model's, exact. */
 export const figuresOf = (r: ExperimentRecord): Figures => (r.machine.clock === 'virtual' ? 'model' : 'measured')
@@ -37,17 +44,37 @@ export function SweepResults({ record, overlays }: SweepResultsProps) {
         <Panel title={title(def.latency.title)} hint={def.latency.definition} testId="panel-latency">
           <LatencyChart cells={cells} overlays={overlays} />
         </Panel>
-        <Panel title={title(`${def.tradeoff.title}: throughput against recovery`)} hint={def.tradeoff.definition} testId="panel-tradeoff">
+        <Panel
+          title={title(`${def.tradeoff.title}: throughput against recovery`)}
+          hint={def.tradeoff.definition}
+          testId="panel-tradeoff"
+        >
           <TradeOffChart cells={cells} overlays={overlays} />
         </Panel>
-        <Panel title={title(`${def.duplicates.title} (at_least_once)`)} hint={def.duplicates.definition} testId="panel-duplicates">
+        <Panel
+          title={title(`${def.duplicates.title} (at_least_once)`)}
+          hint={def.duplicates.definition}
+          testId="panel-duplicates"
+        >
           <DuplicatesChart cells={cells} overlays={overlays} settings={record.settings} />
         </Panel>
-        <Panel title="What these figures say" hint={figures === 'model' ? 'model figures are exact: compared by their values' : 'compared through their 95% intervals'} testId="panel-guide">
+        <Panel
+          title="What these figures say"
+          hint={
+            figures === 'model'
+              ? 'model figures are exact: compared by their values'
+              : 'compared through their 95% intervals'
+          }
+          testId="panel-guide"
+        >
           <Guide record={record} figures={figures} />
         </Panel>
       </div>
-      <Panel title={title('Table')} hint="medians over the runs, with their 95% intervals where a cell has 6 runs or more; — : not measured" testId="panel-table">
+      <Panel
+        title={title('Table')}
+        hint="medians over the runs, with their 95% intervals where a cell has 6 runs or more; — : not measured"
+        testId="panel-table"
+      >
         <SweepTable record={record} />
       </Panel>
     </>
@@ -62,20 +89,23 @@ function NoiseWarning({ cells }: { cells: CellResult[] }) {
   return (
     <div className="sweep-noise" role="note" data-testid="noise-warning">
       <strong>Noisy figures: the order of some points is not known.</strong>{' '}
-      {warnings.length > 0 ? `${warnings.length} pair${warnings.length === 1 ? '' : 's'} of points have overlapping 95% intervals: which of the two is higher is not known.` : null}
+      {warnings.length > 0
+        ? `${warnings.length} pair${warnings.length === 1 ? '' : 's'} of points have overlapping 95% intervals: which of the two is higher is not known.`
+        : null}
       <details open={warnings.length + bare.length <= 4}>
         <summary className="small">which points</summary>
         <ul>
-        {bare.length > 0 ? (
-          <li data-testid="noise-too-few">
-            {bare.length} of {cells.length} cells have fewer than 6 runs: they have no 95% interval, so no order between them is known.
-          </li>
-        ) : null}
-        {warnings.map((w) => (
-          <li key={w.text} data-testid="noise-overlap">
-            {w.text}.
-          </li>
-        ))}
+          {bare.length > 0 ? (
+            <li data-testid="noise-too-few">
+              {bare.length} of {cells.length} cells have fewer than 6 runs: they have no 95% interval, so no order
+              between them is known.
+            </li>
+          ) : null}
+          {warnings.map((w) => (
+            <li key={w.text} data-testid="noise-overlap">
+              {w.text}.
+            </li>
+          ))}
         </ul>
       </details>
     </div>
@@ -135,7 +165,9 @@ function SweepTable({ record }: { record: ExperimentRecord }) {
           <th className="r">restore</th>
           <th className="r">catch-up</th>
           <th className="r">dups/kill</th>
-          <th className="r" title="1-minute load average around the runs (lowest–highest)">load</th>
+          <th className="r" title="1-minute load average around the runs (lowest–highest)">
+            load
+          </th>
         </>
       }
     >

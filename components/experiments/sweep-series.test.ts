@@ -32,15 +32,34 @@ describe('sweep chart rows', () => {
       { x: 100, exactly_once: 20, exactly_once_band: null, exactly_once_err: null },
       { x: 1000, cmp_exactly_once: 50, cmp_exactly_once_band: null, cmp_exactly_once_err: null },
     ])
-    expect(latencyRows(current, [])[0]).toEqual({ x: 10, exactly_once_p50: 5, exactly_once_p50_err: null, exactly_once_p99: 9 })
+    expect(latencyRows(current, [])[0]).toEqual({
+      x: 10,
+      exactly_once_p50: 5,
+      exactly_once_p50_err: null,
+      exactly_once_p99: 9,
+    })
     // Six runs: the interval is [min, max] around the median 35; the error bar is relative to it.
-    const six = [cellOf('at_least_once', 10, [10, 20, 30, 40, 50, 60].map((t) => rep(t, 1000)))]
-    expect(statRows(six, [], (c) => c.throughputPerSec)).toEqual([{ x: 10, at_least_once: 35, at_least_once_band: [10, 60], at_least_once_err: [25, 25] }])
+    const six = [
+      cellOf(
+        'at_least_once',
+        10,
+        [10, 20, 30, 40, 50, 60].map((t) => rep(t, 1000)),
+      ),
+    ]
+    expect(statRows(six, [], (c) => c.throughputPerSec)).toEqual([
+      { x: 10, at_least_once: 35, at_least_once_band: [10, 60], at_least_once_err: [25, 25] },
+    ])
     expect(runsLabel(six)).toBe('6 runs per cell')
     expect(runsLabel([...six, ...current])).toBe('1–6 runs per cell')
     expect(runsLabel(current.slice(1))).toBe('1 run per cell')
     // A second overlay has keys of its own.
-    expect(statRows(six, [earlier, current], (c) => c.throughputPerSec).map((r) => Object.keys(r).filter((k) => k.startsWith('cmp')).sort())).toEqual([
+    expect(
+      statRows(six, [earlier, current], (c) => c.throughputPerSec).map((r) =>
+        Object.keys(r)
+          .filter((k) => k.startsWith('cmp'))
+          .sort(),
+      ),
+    ).toEqual([
       ['cmp2_exactly_once', 'cmp2_exactly_once_band', 'cmp2_exactly_once_err'],
       ['cmp2_exactly_once', 'cmp2_exactly_once_band', 'cmp2_exactly_once_err'],
       ['cmp_exactly_once', 'cmp_exactly_once_band', 'cmp_exactly_once_err'],

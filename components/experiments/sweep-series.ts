@@ -21,7 +21,13 @@ export const PHASE_COLORS: Record<Phase, string> = {
   catchUp: 'var(--phase-catchUp)',
 }
 
-export const PHASE_LABELS: Record<Phase, string> = { detection: 'detection', rebalance: 'rebalance', fence: 'fence / abort', restore: 'restore', catchUp: 'catch-up' }
+export const PHASE_LABELS: Record<Phase, string> = {
+  detection: 'detection',
+  rebalance: 'rebalance',
+  fence: 'fence / abort',
+  restore: 'restore',
+  catchUp: 'catch-up',
+}
 
 export type Row = { x: number } & Record<string, number | [number, number] | null>
 
@@ -55,7 +61,8 @@ export function intervalsAcross(runs: readonly (readonly CellResult[] | null | u
 }
 
 /** The 95% interval of the median, or null where it is unknown. */
-export const band = (s: Stat): [number, number] | null => (s.median === null || s.low == null || s.high == null ? null : [s.low, s.high])
+export const band = (s: Stat): [number, number] | null =>
+  s.median === null || s.low == null || s.high == null ? null : [s.low, s.high]
 
 /** The interval as an error bar around the median: [below, above]. */
 export const errorBar = (s: Stat): [number, number] | null => {
@@ -101,7 +108,10 @@ export function latencyRows(current: readonly CellResult[], overlays: Overlays):
 }
 
 /** Recovery rows for one guarantee's stacked bars: one row per interval, the phases' medians. */
-export function recoveryRows(cells: readonly CellResult[], guarantee: ProcessingGuarantee): ({ label: string; x: number } & Record<Phase, number | null>)[] {
+export function recoveryRows(
+  cells: readonly CellResult[],
+  guarantee: ProcessingGuarantee,
+): ({ label: string; x: number } & Record<Phase, number | null>)[] {
   return cells
     .filter((c) => c.guarantee === guarantee)
     .sort((a, b) => a.commitIntervalMs - b.commitIntervalMs)

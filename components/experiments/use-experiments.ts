@@ -27,7 +27,8 @@ function refused(r: Response, error: string | undefined, what: 'command' | 'read
 
 async function getJson<T>(url: string): Promise<T> {
   const r = await fetch(url, { cache: 'no-store', headers: authHeaders() })
-  if (!r.ok) throw new Error(refused(r, ((await r.json().catch(() => null)) as { error?: string } | null)?.error, 'reads'))
+  if (!r.ok)
+    throw new Error(refused(r, ((await r.json().catch(() => null)) as { error?: string } | null)?.error, 'reads'))
   return (await r.json()) as T
 }
 
@@ -35,7 +36,11 @@ const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
 /** POST /api/experiments: the started experiment, or why it was refused. */
 async function postSweep(request: SweepRequest): Promise<{ experiment: ExperimentRecord } | { error: string }> {
-  const r = await fetch('/api/experiments', { method: 'POST', headers: { 'content-type': 'application/json', ...authHeaders() }, body: JSON.stringify(request) })
+  const r = await fetch('/api/experiments', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...authHeaders() },
+    body: JSON.stringify(request),
+  })
   const body = (await r.json().catch(() => ({}))) as { experiment?: ExperimentRecord; error?: string }
   return r.ok && body.experiment ? { experiment: body.experiment } : { error: refused(r, body.error, 'command') }
 }
@@ -50,7 +55,11 @@ async function postCancel(): Promise<string | null> {
  * Hands the current experiment to `take`: every 500 ms while one runs, once at first load;
  * re-armed when a run starts (running flips to true after a POST).
  */
-function usePolledCurrent({ running, firstLoad }: { running: boolean; firstLoad: boolean }, take: (experiment: ExperimentRecord | null) => void, fail: (message: string) => void): void {
+function usePolledCurrent(
+  { running, firstLoad }: { running: boolean; firstLoad: boolean },
+  take: (experiment: ExperimentRecord | null) => void,
+  fail: (message: string) => void,
+): void {
   useEffect(() => {
     let stop = false
     let timer: ReturnType<typeof setTimeout> | null = null
@@ -86,7 +95,9 @@ function useFirstShown(
   setShown: (f: (cur: ExperimentRecord | null) => ExperimentRecord | null) => void,
   setError: (e: string) => void,
 ): void {
-  const linked = useRef<string | null>(typeof window === 'undefined' ? null : new URLSearchParams(window.location.search).get('id'))
+  const linked = useRef<string | null>(
+    typeof window === 'undefined' ? null : new URLSearchParams(window.location.search).get('id'),
+  )
   const loading = useRef(false)
   const [linkFailed, setLinkFailed] = useState(false)
   useEffect(() => {
@@ -178,5 +189,16 @@ export function useExperiments() {
     }
   }
 
-  return { current, list, shown, overlays, error, running, start, cancel, choose, removeOverlay: (id: string) => setOverlays((xs) => xs.filter((x) => x.id !== id)) }
+  return {
+    current,
+    list,
+    shown,
+    overlays,
+    error,
+    running,
+    start,
+    cancel,
+    choose,
+    removeOverlay: (id: string) => setOverlays((xs) => xs.filter((x) => x.id !== id)),
+  }
 }

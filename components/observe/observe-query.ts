@@ -11,7 +11,14 @@ export interface ObserveWords {
   deadLetter: string
 }
 
-export const EMPTY_WORDS: ObserveWords = { applicationId: '', input: '', output: '', format: '', changelog: '', deadLetter: '' }
+export const EMPTY_WORDS: ObserveWords = {
+  applicationId: '',
+  input: '',
+  output: '',
+  format: '',
+  changelog: '',
+  deadLetter: '',
+}
 
 const KEYS = ['applicationId', 'input', 'output', 'format', 'changelog', 'deadLetter'] as const
 

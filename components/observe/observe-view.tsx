@@ -17,9 +17,11 @@ import { useObserve } from './use-observe.ts'
 const time = (ms: number) => new Date(ms).toISOString().slice(11, 19)
 const tp = (p: { topic: string; partition: number }) => `${p.topic}-${p.partition}`
 /** A name of the application's own (its topics, its transactional ids) without its application.id in front; the full name is the title. */
-const own = (applicationId: string, name: string) => (name.startsWith(`${applicationId}-`) ? `…${name.slice(applicationId.length)}` : name)
+const own = (applicationId: string, name: string) =>
+  name.startsWith(`${applicationId}-`) ? `…${name.slice(applicationId.length)}` : name
 /** The validator's rows, each with the one definition of MEASURES.md (state mismatches without the double-applied contrast the lab shows beside it). */
-const definitionOf = (f: (typeof FIGURES)[number]) => (f.key === 'stateMismatches' ? STATE_MISMATCH_DEFINITION.replace(/^State mismatches: /, '') : f.definition)
+const definitionOf = (f: (typeof FIGURES)[number]) =>
+  f.key === 'stateMismatches' ? STATE_MISMATCH_DEFINITION.replace(/^State mismatches: /, '') : f.definition
 
 export function ObserveView() {
   const [search, setSearch] = useState<string | null>(null)
@@ -34,14 +36,19 @@ export function ObserveView() {
     <div className="app" data-testid="observe">
       <SubPageHeader tagline="observe an application" />
       <main className="layout observe-layout">
-        <Panel title="Application" hint="read-only: no group is joined, nothing is written; the same words as eoscope observe">
+        <Panel
+          title="Application"
+          hint="read-only: no group is joined, nothing is written; the same words as eoscope observe"
+        >
           {search === null ? null : <TargetForm key={search} initial={wordsFromSearch(search)} onChoose={choose} />}
           {error ? (
             <p className="bad small" role="alert" data-testid="observe-error">
               {error}
             </p>
           ) : null}
-          {search !== '' && search !== null && !sample && !error ? <p className="muted small">Reading the cluster…</p> : null}
+          {search !== '' && search !== null && !sample && !error ? (
+            <p className="muted small">Reading the cluster…</p>
+          ) : null}
         </Panel>
         {sample ? <SampleViews sample={sample} answered={answered} /> : null}
       </main>
@@ -54,7 +61,13 @@ function TargetForm({ initial, onChoose }: { initial: ObserveWords; onChoose: (w
   const field = (k: keyof ObserveWords, label: string, placeholder: string) => (
     <label className="observe-field">
       <span className="small muted">{label}</span>
-      <input className="text-input mono" value={w[k]} placeholder={placeholder} onChange={(e) => setW({ ...w, [k]: e.target.value })} data-testid={`observe-${k}`} />
+      <input
+        className="text-input mono"
+        value={w[k]}
+        placeholder={placeholder}
+        onChange={(e) => setW({ ...w, [k]: e.target.value })}
+        data-testid={`observe-${k}`}
+      />
     </label>
   )
   const submit = (e: FormEvent) => {
@@ -68,7 +81,12 @@ function TargetForm({ initial, onChoose }: { initial: ObserveWords; onChoose: (w
       {field('output', 'output topics', 'its sinks (comma-separated)')}
       <label className="observe-field">
         <span className="small muted">record format</span>
-        <select className="text-input" value={w.format} onChange={(e) => setW({ ...w, format: e.target.value })} data-testid="observe-format">
+        <select
+          className="text-input"
+          value={w.format}
+          onChange={(e) => setW({ ...w, format: e.target.value })}
+          data-testid="observe-format"
+        >
           <option value="">none: no validator</option>
           <option value="eoscope">eoscope: integers in, aggregate JSON out</option>
         </select>
@@ -102,7 +120,8 @@ function SampleViews({ sample: s, answered }: { sample: ObserveSampleView; answe
           members <strong data-testid="observe-members">{g.members.length}</strong>
         </span>
         <span>
-          committed <strong className="num">{rate === null ? '–' : `${fmtInt(Math.round(rate))}/s`}</strong> <span className="muted small">input offsets committed per second since observing began</span>
+          committed <strong className="num">{rate === null ? '–' : `${fmtInt(Math.round(rate))}/s`}</strong>{' '}
+          <span className="muted small">input offsets committed per second since observing began</span>
         </span>
         <span>
           lag <strong className="num">{fmtInt(s.totals.lag)}</strong>
@@ -133,12 +152,21 @@ function ValidationPanel({ v }: { v: ObservedValidationView }) {
   const unavailable = new Map(v.unavailable.map((u) => [u.row, u.reason]))
   const rows = FIGURES.filter((f) => f.key !== 'openTransactions')
   return (
-    <Panel title="Validator" hint={`${v.format} format: ${v.input} → ${v.output}${v.changelog ? ` + ${v.changelog}` : ''}; judged ${v.judgedAs}: ${v.because}`} testId="observe-validation">
+    <Panel
+      title="Validator"
+      hint={`${v.format} format: ${v.input} → ${v.output}${v.changelog ? ` + ${v.changelog}` : ''}; judged ${v.judgedAs}: ${v.because}`}
+      testId="observe-validation"
+    >
       <div className="observe-checks">
         {rows.map((f) => {
           const value = v[f.key as 'duplicates' | 'lost' | 'abortedReads' | 'stateMismatches']
           return (
-            <div key={f.key} className={`observe-check ${violated.has(f.key) ? 'bad' : ''}`} data-testid={`observe-check-${f.key}`} data-value={value ?? ''}>
+            <div
+              key={f.key}
+              className={`observe-check ${violated.has(f.key) ? 'bad' : ''}`}
+              data-testid={`observe-check-${f.key}`}
+              data-value={value ?? ''}
+            >
               <span className="small muted">{f.label}</span>
               <strong className="num">{value === null ? 'not known' : fmtInt(value)}</strong>
               <span className="small muted">{unavailable.get(f.key) ?? definitionOf(f)}</span>
@@ -153,7 +181,8 @@ function ValidationPanel({ v }: { v: ObservedValidationView }) {
           <span className="bad">Violated: {v.violations.map((x) => `${x.row} ${x.value}`).join(', ')}</span>
         )}{' '}
         <span className="muted">
-          over {fmtInt(v.inputRecords)} input records up to the committed offsets and {fmtInt(v.outputRecords)} output records read (read_committed)
+          over {fmtInt(v.inputRecords)} input records up to the committed offsets and {fmtInt(v.outputRecords)} output
+          records read (read_committed)
         </span>
       </p>
       {v.notes.map((n) => (
@@ -168,7 +197,11 @@ function ValidationPanel({ v }: { v: ObservedValidationView }) {
 function GroupPanel({ sample: s }: { sample: ObserveSampleView }) {
   const generations = s.group.generations.slice(-8).reverse()
   return (
-    <Panel title="Consumer group" hint={`group id ${s.applicationId} (DescribeGroups); generations as its coordinator wrote them to __consumer_offsets`} testId="observe-group">
+    <Panel
+      title="Consumer group"
+      hint={`group id ${s.applicationId} (DescribeGroups); generations as its coordinator wrote them to __consumer_offsets`}
+      testId="observe-group"
+    >
       <table className="history observe-table">
         <thead>
           <tr>
@@ -180,8 +213,12 @@ function GroupPanel({ sample: s }: { sample: ObserveSampleView }) {
         <tbody>
           {s.group.members.map((m) => (
             <tr key={m.memberId} data-testid="observe-member">
-              <td className="mono ellipsis" title={m.clientId}>{m.clientId}</td>
-              <td className="mono ellipsis" title={m.memberId}>…{m.memberId.slice(-12)}</td>
+              <td className="mono ellipsis" title={m.clientId}>
+                {m.clientId}
+              </td>
+              <td className="mono ellipsis" title={m.memberId}>
+                …{m.memberId.slice(-12)}
+              </td>
               <td className="mono small observe-wrap" title={m.assignment.map(tp).join(' ')}>
                 {m.assignment.map((a) => own(s.applicationId, tp(a))).join(' ') || 'nothing'}
               </td>
@@ -194,7 +231,10 @@ function GroupPanel({ sample: s }: { sample: ObserveSampleView }) {
         {generations.map((e) =>
           'generation' in e ? (
             <li key={`g${e.generation}-${e.writtenAtMs}`} data-testid="observe-generation-row">
-              <strong>generation {e.generation}</strong> <span className="muted small">at {time(e.writtenAtMs)}: {e.members.length} member(s)</span>
+              <strong>generation {e.generation}</strong>{' '}
+              <span className="muted small">
+                at {time(e.writtenAtMs)}: {e.members.length} member(s)
+              </span>
             </li>
           ) : (
             <li key={`d${e.deletedAtMs}`}>group deleted at {time(e.deletedAtMs)}</li>
@@ -207,7 +247,11 @@ function GroupPanel({ sample: s }: { sample: ObserveSampleView }) {
 
 function TransactionsPanel({ sample: s }: { sample: ObserveSampleView }) {
   return (
-    <Panel title="Transactions" hint={`transactional ids named ${s.applicationId}-… (KIP-664); ${fmtInt(s.totals.commitMarkers)} COMMIT and ${fmtInt(s.totals.abortMarkers)} ABORT markers since observing began`} testId="observe-transactions">
+    <Panel
+      title="Transactions"
+      hint={`transactional ids named ${s.applicationId}-… (KIP-664); ${fmtInt(s.totals.commitMarkers)} COMMIT and ${fmtInt(s.totals.abortMarkers)} ABORT markers since observing began`}
+      testId="observe-transactions"
+    >
       <table className="history observe-table">
         <thead>
           <tr>
@@ -227,7 +271,9 @@ function TransactionsPanel({ sample: s }: { sample: ObserveSampleView }) {
               <td className="r mono">
                 {t.producerId} / {t.epoch}
               </td>
-              <td className="r mono">{t.openForMs === null ? '–' : `${fmtInt(t.openForMs)} ms on ${t.partitions.length}`}</td>
+              <td className="r mono">
+                {t.openForMs === null ? '–' : `${fmtInt(t.openForMs)} ms on ${t.partitions.length}`}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -237,10 +283,17 @@ function TransactionsPanel({ sample: s }: { sample: ObserveSampleView }) {
       </h3>
       <ul className="stack-list">
         {s.open.map((o) => (
-          <li key={`${tp(o)}-${o.producerId}`} className={o.verdict === 'hanging' ? 'bad' : undefined} data-testid="observe-open" data-verdict={o.verdict} title={o.reason}>
+          <li
+            key={`${tp(o)}-${o.producerId}`}
+            className={o.verdict === 'hanging' ? 'bad' : undefined}
+            data-testid="observe-open"
+            data-verdict={o.verdict}
+            title={o.reason}
+          >
             <strong>{o.verdict}</strong>{' '}
             <span className="small mono">
-              {own(s.applicationId, tp(o))} from offset {fmtInt(o.currentTxnStartOffset)}, producer {o.producerId} epoch {o.epoch}
+              {own(s.applicationId, tp(o))} from offset {fmtInt(o.currentTxnStartOffset)}, producer {o.producerId} epoch{' '}
+              {o.epoch}
               {o.transactionalId ? ` (${own(s.applicationId, o.transactionalId)})` : ', no transactional id'}
             </span>
             {o.verdict === 'ongoing' ? null : <span className="small"> {o.reason}</span>}
@@ -253,7 +306,11 @@ function TransactionsPanel({ sample: s }: { sample: ObserveSampleView }) {
 
 function PartitionsPanel({ sample: s }: { sample: ObserveSampleView }) {
   return (
-    <Panel title="Partitions" hint="lag = high watermark − the group's committed offset; markers counted since observing began" testId="observe-partitions">
+    <Panel
+      title="Partitions"
+      hint="lag = high watermark − the group's committed offset; markers counted since observing began"
+      testId="observe-partitions"
+    >
       <table className="history observe-table">
         <thead>
           <tr>
@@ -270,7 +327,12 @@ function PartitionsPanel({ sample: s }: { sample: ObserveSampleView }) {
         </thead>
         <tbody>
           {s.partitions.map((p) => (
-            <tr key={tp(p)} data-testid="observe-partition" data-role={p.role} className={p.lastStableOffset < p.highWatermark ? 'row-open' : undefined}>
+            <tr
+              key={tp(p)}
+              data-testid="observe-partition"
+              data-role={p.role}
+              className={p.lastStableOffset < p.highWatermark ? 'row-open' : undefined}
+            >
               <td className="mono ellipsis" title={tp(p)}>
                 {own(s.applicationId, tp(p))}
               </td>

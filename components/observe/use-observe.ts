@@ -35,10 +35,18 @@ export function useObserve(search: string): ObserveState {
             const shown = r.status === 401 || isUnauthorized(e) ? refusalMessage(e, 'reads') : e
             if (r.status === 401) requestToken(shown)
             // A refused target keeps no stale sample beside its error.
-            setState((s) => ({ sample: r.status === 400 || r.status === 501 ? null : s.sample, error: shown, answered: s.answered + 1 }))
+            setState((s) => ({
+              sample: r.status === 400 || r.status === 501 ? null : s.sample,
+              error: shown,
+              answered: s.answered + 1,
+            }))
           }
         } catch (e) {
-          if (!stop) setState((s) => ({ ...s, error: `the server did not answer: ${e instanceof Error ? e.message : String(e)}` }))
+          if (!stop)
+            setState((s) => ({
+              ...s,
+              error: `the server did not answer: ${e instanceof Error ? e.message : String(e)}`,
+            }))
         }
       }
       if (!stop) timer = setTimeout(() => void tick(), POLL_MS)

@@ -38,7 +38,10 @@ const STATE_MS = 6 * KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs + 60_000
 const STALL_MS = 6 * KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs
 
 async function cluster(command: string, ...args: string[]): Promise<void> {
-  await promisify(execFile)('bash', [SCRIPT, command, ...args], { env: { ...process.env, KAFKA_PORT: String(PORT), KAFKA_BROKERS_COUNT: '3', KAFKA_DIR: DIR }, timeout: 600_000 })
+  await promisify(execFile)('bash', [SCRIPT, command, ...args], {
+    env: { ...process.env, KAFKA_PORT: String(PORT), KAFKA_BROKERS_COUNT: '3', KAFKA_DIR: DIR },
+    timeout: 600_000,
+  })
 }
 
 let lab: Lab | null = null
@@ -52,12 +55,32 @@ const committed = () => snap().totals.committedInput
 /** Waits until the validator has checked what is committed now, then expects every row at zero (the journal's last entries in the message when not). */
 async function validated(when: string): Promise<void> {
   const checked = committed()
-  await untilProgress({ what: `the validator past ${checked} input records`, read: () => snap().correctness?.inputChecked ?? 0, done: (n) => n >= checked, stallMs: STALL_MS, everyMs: 200 })
+  await untilProgress({
+    what: `the validator past ${checked} input records`,
+    read: () => snap().correctness?.inputChecked ?? 0,
+    done: (n) => n >= checked,
+    stallMs: STALL_MS,
+    everyMs: 200,
+  })
   const c = snap().correctness!
-  const found = { duplicates: c.duplicates, lost: c.lost, abortedReads: c.abortedReads, stateMismatches: c.stateMismatches }
+  const found = {
+    duplicates: c.duplicates,
+    lost: c.lost,
+    abortedReads: c.abortedReads,
+    stateMismatches: c.stateMismatches,
+  }
   const copies = found.duplicates === 0 ? [] : await duplicateCopies()
   const journal = found.duplicates === 0 && found.lost === 0 && found.stateMismatches === 0 ? [] : journalTail()
-  const context = `${when}: ${JSON.stringify({ ...found, duplicateKeys: c.duplicateKeys.slice(0, 5), ledger: (snap().duplicateLedger ?? []).slice(0, 3), copies, markers: snap().markers.slice(-12).map((m) => m.label), journal })}`
+  const context = `${when}: ${JSON.stringify({
+    ...found,
+    duplicateKeys: c.duplicateKeys.slice(0, 5),
+    ledger: (snap().duplicateLedger ?? []).slice(0, 3),
+    copies,
+    markers: snap()
+      .markers.slice(-12)
+      .map((m) => m.label),
+    journal,
+  })}`
   expect(found, context).toEqual({ duplicates: 0, lost: 0, abortedReads: 0, stateMismatches: 0 })
 }
 
@@ -86,9 +109,24 @@ async function duplicateCopies(): Promise<unknown[]> {
     const c = ledgerCopies(e)
     if (!c || !lab?.messages) continue
     const row = async (offset: number) => {
-      const page = await lab!.messages!({ topic: 'output', partition: c.partition, from: offset, to: offset + 1, limit: 1 })
+      const page = await lab!.messages!({
+        topic: 'output',
+        partition: c.partition,
+        from: offset,
+        to: offset + 1,
+        limit: 1,
+      })
       const r = page.ok ? page.value.records[0] : undefined
-      return r ? { offset: r.offset, producerId: r.producerId, epoch: r.producerEpoch, sequence: r.sequence, state: r.state, timestamp: r.timestamp } : page
+      return r
+        ? {
+            offset: r.offset,
+            producerId: r.producerId,
+            epoch: r.producerEpoch,
+            sequence: r.sequence,
+            state: r.state,
+            timestamp: r.timestamp,
+          }
+        : page
     }
     out.push({ source: c.source, first: await row(c.first), copy: await row(c.copy) })
   }
@@ -100,14 +138,25 @@ async function processesPast(n: number, what: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!chromiumAvailable()) throw new Error(`chromium not found at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`)
+  if (!chromiumAvailable())
+    throw new Error(
+      `chromium not found at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`,
+    )
   try {
     await cluster('reset')
     await cluster('start')
   } catch (e) {
-    throw new Error(`could not start the three-broker cluster with scripts/kafka-cluster.sh on ports ${PORT}-${PORT + 5} (it needs java 17+ and mvn; see ${DIR}/node-*/broker.log): ${e instanceof Error ? e.message : e}`)
+    throw new Error(
+      `could not start the three-broker cluster with scripts/kafka-cluster.sh on ports ${PORT}-${PORT + 5} (it needs java 17+ and mvn; see ${DIR}/node-*/broker.log): ${e instanceof Error ? e.message : e}`,
+    )
   }
-  lab = await createKafkaLab({ client: { brokers: BROKERS, clientId: 'eoscope-cluster-test' }, applicationIdPrefix: 'eoscope-cluster', ratePerSec: 300, validateIntervalMs: 1_000, localBrokersDir: DIR })
+  lab = await createKafkaLab({
+    client: { brokers: BROKERS, clientId: 'eoscope-cluster-test' },
+    applicationIdPrefix: 'eoscope-cluster',
+    ratePerSec: 300,
+    validateIntervalMs: 1_000,
+    localBrokersDir: DIR,
+  })
 }, 600_000)
 
 afterAll(async () => {
@@ -118,14 +167,23 @@ afterAll(async () => {
 }, 120_000)
 
 describe('a lab on a three-broker cluster with broker SIGKILLs', () => {
-  it('shows three brokers with the lab\'s leaders and coordinators, and refuses to kill a broker it did not start', { timeout: STATE_MS * 4 }, async () => {
+  it("shows three brokers with the lab's leaders and coordinators, and refuses to kill a broker it did not start", {
+    timeout: STATE_MS * 4,
+  }, async () => {
     // The group forms and commits (on a busy machine, a few session timeouts), then the brokers are read.
     await processesPast(300, 'the lab committing its first records')
     // Then exactly_once_v2, as a user switches it on the dashboard: the workers restart with it.
     expect(await lab!.execute('setConfig', { 'processing.guarantee': 'exactly_once_v2' })).toMatchObject({ ok: true })
     const switched = committed()
     await processesPast(switched + 300, 'the lab committing under exactly_once_v2')
-    await waitFor(() => brokerViews().length === 3 && brokerViews().every((b) => b.up) && brokerViews().some((b) => b.transactionCoordinatorOf.length > 0), 'three brokers up, transactions coordinated', { boundMs: STATE_MS })
+    await waitFor(
+      () =>
+        brokerViews().length === 3 &&
+        brokerViews().every((b) => b.up) &&
+        brokerViews().some((b) => b.transactionCoordinatorOf.length > 0),
+      'three brokers up, transactions coordinated',
+      { boundMs: STATE_MS },
+    )
     const views = brokerViews()
     expect(views.map((b) => [b.id, b.address])).toEqual([1, 2, 3].map((id) => [id, BROKERS[id - 1]]))
     expect(views.filter((b) => b.groupCoordinator)).toHaveLength(1)
@@ -133,23 +191,44 @@ describe('a lab on a three-broker cluster with broker SIGKILLs', () => {
     const s = snap()
     // Every partition of the input topic has a leader among the three (counted from the config: the task list
     // shrinks while a worker restarts with the new guarantee).
-    expect(views.flatMap((b) => b.leaderOf).filter((p) => isPartitionOf(p, `${s.applicationId}-input`)).length).toBe(s.config.partitions)
+    expect(views.flatMap((b) => b.leaderOf).filter((p) => isPartitionOf(p, `${s.applicationId}-input`)).length).toBe(
+      s.config.partitions,
+    )
     expect(s.brokers!.faultsUnavailable).toBeNull()
-    expect(await lab!.execute('killBroker', { brokerId: 9 })).toMatchObject({ ok: false, error: expect.stringMatching(/not started by scripts\/kafka-cluster.sh/) })
+    expect(await lab!.execute('killBroker', { brokerId: 9 })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/not started by scripts\/kafka-cluster.sh/),
+    })
     expect(brokerViews().every((b) => b.up)).toBe(true)
   })
 
-  it('keeps processing under exactly_once_v2 when the transaction coordinator\'s broker and then an input partition\'s leader are SIGKILLed, and the validator stays at zero', { timeout: STATE_MS * 6 }, async () => {
+  it("keeps processing under exactly_once_v2 when the transaction coordinator's broker and then an input partition's leader are SIGKILLed, and the validator stays at zero", {
+    timeout: STATE_MS * 6,
+  }, async () => {
     // The broker coordinating the most of the lab's transactional ids, killed mid-transaction (transactions commit every 100 ms).
-    const coordinator = [...brokerViews()].sort((a, b) => b.transactionCoordinatorOf.length - a.transactionCoordinatorOf.length)[0]!
+    const coordinator = [...brokerViews()].sort(
+      (a, b) => b.transactionCoordinatorOf.length - a.transactionCoordinatorOf.length,
+    )[0]!
     expect(coordinator.transactionCoordinatorOf.length).toBeGreaterThan(0)
     const before1 = committed()
     expect(await lab!.execute('killBroker', { brokerId: coordinator.id })).toEqual({ ok: true })
     expect(snap().markers.some((m) => m.label.startsWith(`broker ${coordinator.id} killed (SIGKILL`))).toBe(true)
-    await waitFor(() => broker(coordinator.id)?.up === false, `broker ${coordinator.id} shown down`, { boundMs: STATE_MS })
+    await waitFor(() => broker(coordinator.id)?.up === false, `broker ${coordinator.id} shown down`, {
+      boundMs: STATE_MS,
+    })
     // Its transactional ids move to the brokers left; a second kill of it is refused.
-    await waitFor(() => brokerViews().filter((b) => b.up).some((b) => b.transactionCoordinatorOf.length > 0), 'transaction coordinators moved', { boundMs: STATE_MS })
-    expect(await lab!.execute('killBroker', { brokerId: coordinator.id })).toMatchObject({ ok: false, error: expect.stringMatching(/not running/) })
+    await waitFor(
+      () =>
+        brokerViews()
+          .filter((b) => b.up)
+          .some((b) => b.transactionCoordinatorOf.length > 0),
+      'transaction coordinators moved',
+      { boundMs: STATE_MS },
+    )
+    expect(await lab!.execute('killBroker', { brokerId: coordinator.id })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/not running/),
+    })
     await processesPast(before1 + 1_000, `processing after broker ${coordinator.id} was killed`)
     await validated(`after broker ${coordinator.id} (transaction coordinator) was killed`)
 
@@ -163,32 +242,50 @@ describe('a lab on a three-broker cluster with broker SIGKILLs', () => {
     const led = leader.leaderOf.filter((p) => isPartitionOf(p, input))
     const before2 = committed()
     expect(await lab!.execute('killBroker', { brokerId: leader.id })).toEqual({ ok: true })
-    await waitFor(() => broker(leader.id)?.up === false && led.every((p) => brokerViews().some((b) => b.up && b.leaderOf.includes(p))), `the input partitions ${led.join(', ')} led by another broker`, { boundMs: STATE_MS })
+    await waitFor(
+      () =>
+        broker(leader.id)?.up === false && led.every((p) => brokerViews().some((b) => b.up && b.leaderOf.includes(p))),
+      `the input partitions ${led.join(', ')} led by another broker`,
+      { boundMs: STATE_MS },
+    )
     await processesPast(before2 + 1_000, `processing after broker ${leader.id} was killed`)
 
     await validated(`after broker ${leader.id} (leader of ${led.join(', ')}) was killed`)
     expect(snap().config['processing.guarantee']).toBe('exactly_once_v2')
   })
 
-  it('kills a broker from its card in the browser: the card turns down, the lab keeps processing under exactly_once_v2, the validator stays at zero', { timeout: STATE_MS * 4 }, async () => {
+  it('kills a broker from its card in the browser: the card turns down, the lab keeps processing under exactly_once_v2, the validator stays at zero', {
+    timeout: STATE_MS * 4,
+  }, async () => {
     const down = brokerViews().filter((b) => !b.up)
     await lab!.close()
     lab = null
     for (const b of down) await cluster('restart', String(b.id))
-    server = await startServer({ env: { EOSCOPE_BACKEND: 'kafka', KAFKA_BROKERS: BROKERS.join(','), KAFKA_CLUSTER_DIR: DIR }, timeoutMs: 180_000 })
+    server = await startServer({
+      env: { EOSCOPE_BACKEND: 'kafka', KAFKA_BROKERS: BROKERS.join(','), KAFKA_CLUSTER_DIR: DIR },
+      timeoutMs: 180_000,
+    })
     let latest: LabSnapshot | null = null
     snap = () => latest!
     const url = server.url
     const read = async () => (latest = (await (await fetch(`${url}/api/lab`)).json()) as LabSnapshot)
     await read()
-    const config = await fetch(`${url}/api/lab/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ 'processing.guarantee': 'exactly_once_v2' }) })
+    const config = await fetch(`${url}/api/lab/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ 'processing.guarantee': 'exactly_once_v2' }),
+    })
     expect(config.status).toBe(200)
     browser = await launchBrowser({ width: 1440, height: 900 })
     const errors: string[] = []
     const page = await firstPage(browser, errors)
     await page.goto(url)
     await page.getByTestId('brokers').waitFor({ timeout: STATE_MS })
-    await waitFor(async () => (await read(), brokerViews().length === 3 && brokerViews().every((b) => b.up) && committed() > 300), 'three brokers up and records committed', { boundMs: STATE_MS })
+    await waitFor(
+      async () => (await read(), brokerViews().length === 3 && brokerViews().every((b) => b.up) && committed() > 300),
+      'three brokers up and records committed',
+      { boundMs: STATE_MS },
+    )
     const input = `${snap().applicationId}-input`
     const victim = brokerViews().find((b) => b.leaderOf.some((p) => isPartitionOf(p, input)))!
     expect(await page.getByTestId(`kill-broker-${victim.id}`).isDisabled()).toBe(false)
@@ -196,15 +293,36 @@ describe('a lab on a three-broker cluster with broker SIGKILLs', () => {
     await page.getByTestId(`kill-broker-${victim.id}`).click()
     await page.locator(`[data-testid="broker-${victim.id}"][data-state="down"]`).waitFor({ timeout: STATE_MS })
     expect(await page.getByTestId(`restart-broker-${victim.id}`).isDisabled()).toBe(false)
-    await page.screenshot({ path: path.join(REPO, 'test-results', 'kafka-broker-cards.png'), fullPage: true }).catch(() => {})
-    await untilProgress({ what: `processing after broker ${victim.id} was killed from its card`, read: async () => (await read(), committed()), done: (c) => c > before + 1_000, stallMs: STALL_MS, everyMs: 500 }).catch((e: unknown) => {
+    await page
+      .screenshot({ path: path.join(REPO, 'test-results', 'kafka-broker-cards.png'), fullPage: true })
+      .catch(() => {})
+    await untilProgress({
+      what: `processing after broker ${victim.id} was killed from its card`,
+      read: async () => (await read(), committed()),
+      done: (c) => c > before + 1_000,
+      stallMs: STALL_MS,
+      everyMs: 500,
+    }).catch((e: unknown) => {
       // What the server and its workers said meanwhile (worker failures, the load's retries) is the diagnosis.
-      throw new Error(`${e instanceof Error ? e.message : e}\nworkers: ${JSON.stringify(snap().workers.map((w) => ({ id: w.id, state: w.state, error: w.error })))}\nserver log (last lines):\n${server!.output().split('\n').slice(-60).join('\n')}`)
+      throw new Error(
+        `${e instanceof Error ? e.message : e}\nworkers: ${JSON.stringify(snap().workers.map((w) => ({ id: w.id, state: w.state, error: w.error })))}\nserver log (last lines):\n${server!.output().split('\n').slice(-60).join('\n')}`,
+      )
     })
     const checked = committed()
-    await untilProgress({ what: `the validator past ${checked} input records`, read: async () => (await read(), snap().correctness?.inputChecked ?? 0), done: (n) => n >= checked, stallMs: STALL_MS, everyMs: 500 })
+    await untilProgress({
+      what: `the validator past ${checked} input records`,
+      read: async () => (await read(), snap().correctness?.inputChecked ?? 0),
+      done: (n) => n >= checked,
+      stallMs: STALL_MS,
+      everyMs: 500,
+    })
     const c = snap().correctness!
-    expect({ duplicates: c.duplicates, lost: c.lost, abortedReads: c.abortedReads, stateMismatches: c.stateMismatches }).toEqual({ duplicates: 0, lost: 0, abortedReads: 0, stateMismatches: 0 })
+    expect({
+      duplicates: c.duplicates,
+      lost: c.lost,
+      abortedReads: c.abortedReads,
+      stateMismatches: c.stateMismatches,
+    }).toEqual({ duplicates: 0, lost: 0, abortedReads: 0, stateMismatches: 0 })
     expect(snap().config['processing.guarantee']).toBe('exactly_once_v2')
     expect(errors).toEqual([])
   })

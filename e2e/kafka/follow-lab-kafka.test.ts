@@ -24,20 +24,34 @@ interface Follower {
 }
 
 function follower(workerId: string): Follower {
-  const child = spawn(process.execPath, [BIN, 'worker', '--brokers', brokers, '--follow-lab', '--worker-id', workerId, '--slot-id', 'elsewhere'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(
+    process.execPath,
+    [BIN, 'worker', '--brokers', brokers, '--follow-lab', '--worker-id', workerId, '--slot-id', 'elsewhere'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   let out = ''
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  )
   return { child, out: () => out, exited }
 }
 
-async function until(lab: Lab, cond: (s: LabSnapshot) => boolean, what: string, timeoutMs: number): Promise<LabSnapshot> {
+async function until(
+  lab: Lab,
+  cond: (s: LabSnapshot) => boolean,
+  what: string,
+  timeoutMs: number,
+): Promise<LabSnapshot> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const s = lab.snapshot()
     if (cond(s)) return s
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms (workers ${JSON.stringify(s.workers.map((w) => [w.id, w.state, w.taskIds.length, w.remote ?? false]))})`)
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what}: not within ${timeoutMs} ms (workers ${JSON.stringify(s.workers.map((w) => [w.id, w.state, w.taskIds.length, w.remote ?? false]))})`,
+      )
     await sleep(200)
   }
 }
@@ -45,12 +59,14 @@ async function until(lab: Lab, cond: (s: LabSnapshot) => boolean, what: string, 
 async function untilOutput(f: Follower, pattern: RegExp, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!pattern.test(f.out())) {
-    if (Date.now() > deadline) throw new Error(`follower output does not match ${pattern} within ${timeoutMs} ms:\n${f.out()}`)
+    if (Date.now() > deadline)
+      throw new Error(`follower output does not match ${pattern} within ${timeoutMs} ms:\n${f.out()}`)
     await sleep(200)
   }
 }
 
-const remoteRunning = (id: string) => (s: LabSnapshot) => s.workers.some((w) => w.id === id && w.remote === true && w.state === 'running' && w.taskIds.length > 0)
+const remoteRunning = (id: string) => (s: LabSnapshot) =>
+  s.workers.some((w) => w.id === id && w.remote === true && w.state === 'running' && w.taskIds.length > 0)
 
 describe('eoscope worker --follow-lab', () => {
   let lab: Lab | null = null
@@ -60,9 +76,18 @@ describe('eoscope worker --follow-lab', () => {
     await lab?.close()
   })
 
-  it('joins the lab as a remote worker, is killed from it, and follows new settings and a reset', { timeout: 600_000 }, async () => {
+  it('joins the lab as a remote worker, is killed from it, and follows new settings and a reset', {
+    timeout: 600_000,
+  }, async () => {
     if (!brokers) throw new Error('no Kafka broker: run these tests with npm run test:kafka')
-    lab = await createKafkaLab({ client: { brokers: brokers.split(','), clientId: 'eoscope-follow-test' }, workers: 1, partitions: 4, ratePerSec: 300, applicationIdPrefix: 'eoscope-follow', validateIntervalMs: 1_000 })
+    lab = await createKafkaLab({
+      client: { brokers: brokers.split(','), clientId: 'eoscope-follow-test' },
+      workers: 1,
+      partitions: 4,
+      ratePerSec: 300,
+      applicationIdPrefix: 'eoscope-follow',
+      validateIntervalMs: 1_000,
+    })
     const first = follower('remote-1')
     followers.push(first)
     const appId = lab.snapshot().applicationId!
@@ -72,7 +97,14 @@ describe('eoscope worker --follow-lab', () => {
     // Killed from the lab: the command travels on the commands topic and the worker SIGKILLs itself.
     expect(await lab.execute('killWorker', { workerId: 'remote-1' })).toEqual({ ok: true })
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' })
-    const killed = await until(lab, (s) => s.workers.some((w) => w.id === 'remote-1' && w.state === 'killed') && s.recoveries.some((r) => r.workerId === 'remote-1' && r.t1 !== null), 'the kill of remote-1 recovered', STATE_MS)
+    const killed = await until(
+      lab,
+      (s) =>
+        s.workers.some((w) => w.id === 'remote-1' && w.state === 'killed') &&
+        s.recoveries.some((r) => r.workerId === 'remote-1' && r.t1 !== null),
+      'the kill of remote-1 recovered',
+      STATE_MS,
+    )
     expect(killed.totals.kills).toBe(1)
 
     // A new follower; the lab changes commit.interval.ms, and the follower restarts with it.
@@ -85,9 +117,19 @@ describe('eoscope worker --follow-lab', () => {
 
     // Nothing doubled or lost through the kill and the restarts (exactly_once).
     const committed = lab.snapshot().totals.committedInput
-    const checked = await until(lab, (s) => (s.correctness?.inputChecked ?? 0) >= committed, 'the validator past the kill', STATE_MS)
+    const checked = await until(
+      lab,
+      (s) => (s.correctness?.inputChecked ?? 0) >= committed,
+      'the validator past the kill',
+      STATE_MS,
+    )
     const c = checked.correctness!
-    expect({ duplicates: c.duplicates, lost: c.lost, abortedReads: c.abortedReads, stateMismatches: c.stateMismatches }).toEqual({ duplicates: 0, lost: 0, abortedReads: 0, stateMismatches: 0 })
+    expect({
+      duplicates: c.duplicates,
+      lost: c.lost,
+      abortedReads: c.abortedReads,
+      stateMismatches: c.stateMismatches,
+    }).toEqual({ duplicates: 0, lost: 0, abortedReads: 0, stateMismatches: 0 })
 
     // A reset starts a fresh application; the follower moves to it.
     expect(await lab.execute('reset', {})).toEqual({ ok: true })

@@ -20,7 +20,14 @@ const running = (s: LabSnapshot) => s.workers.filter((w) => w.state === 'running
 function membersAreWorkers(s: LabSnapshot): boolean {
   const g = s.group
   const ws = running(s)
-  return g !== undefined && g.state === 'Stable' && g.generationId !== null && ws.length > 0 && g.members.length === ws.length && ws.every((w) => g.members.some((m) => m.workerId === w.id && m.memberId === w.memberId))
+  return (
+    g !== undefined &&
+    g.state === 'Stable' &&
+    g.generationId !== null &&
+    ws.length > 0 &&
+    g.members.length === ws.length &&
+    ws.every((w) => g.members.some((m) => m.workerId === w.id && m.memberId === w.memberId))
+  )
 }
 
 describe('the group view on Kafka', () => {
@@ -29,25 +36,66 @@ describe('the group view on Kafka', () => {
     await lab?.close()
   })
 
-  it('shows one member per worker process in generation N, and N+1 or later without a killed one', { timeout: 600_000 }, async () => {
+  it('shows one member per worker process in generation N, and N+1 or later without a killed one', {
+    timeout: 600_000,
+  }, async () => {
     if (!brokers) throw new Error('no Kafka broker: run these tests with npm run test:kafka')
-    lab = await createKafkaLab({ client: { brokers: brokers.split(','), clientId: 'eoscope-group-test' }, workers: 2, partitions: 4, ratePerSec: 200, applicationIdPrefix: 'eoscope-group', validateIntervalMs: 2_000 })
+    lab = await createKafkaLab({
+      client: { brokers: brokers.split(','), clientId: 'eoscope-group-test' },
+      workers: 2,
+      partitions: 4,
+      ratePerSec: 200,
+      applicationIdPrefix: 'eoscope-group',
+      validateIntervalMs: 2_000,
+    })
     const l = lab
-    await waitFor(() => membersAreWorkers(l.snapshot()), 'the group Stable with one member per running worker', { boundMs: STATE_MS })
+    await waitFor(() => membersAreWorkers(l.snapshot()), 'the group Stable with one member per running worker', {
+      boundMs: STATE_MS,
+    })
     const before = l.snapshot().group!
-    expect(before).toMatchObject({ groupId: l.snapshot().applicationId, generationSource: 'members', protocolType: 'consumer' })
+    expect(before).toMatchObject({
+      groupId: l.snapshot().applicationId,
+      generationSource: 'members',
+      protocolType: 'consumer',
+    })
     expect(before.members.flatMap((m) => m.partitions).sort()).toEqual([0, 1, 2, 3])
     for (const m of before.members) expect(m.host).toBeTruthy()
     const n = before.generationId!
     const victim = before.members[0]!
     expect(await l.execute('killWorker', { workerId: victim.workerId! })).toEqual({ ok: true })
-    const later = () => l.snapshot().group!.generations.find((g) => g.generationId !== null && g.generationId > n && !g.members.some((m) => m.memberId === victim.memberId))
-    await waitFor(() => later() !== undefined, `a generation after ${n} without ${victim.memberId}`, { boundMs: STATE_MS })
-    expect(later()!.members.flatMap((m) => m.partitions).sort()).toEqual([0, 1, 2, 3])
-    const ended = l.snapshot().group!.generations.find((g) => g.endedBy?.gone.some((x) => x.memberId === victim.memberId))
-    expect(ended, JSON.stringify(l.snapshot().group!.generations.map((g) => [g.generationId, g.members.map((m) => [m.memberId, m.workerId, m.partitions]), g.endedBy]))).toBeDefined()
+    const later = () =>
+      l
+        .snapshot()
+        .group!.generations.find(
+          (g) =>
+            g.generationId !== null && g.generationId > n && !g.members.some((m) => m.memberId === victim.memberId),
+        )
+    await waitFor(() => later() !== undefined, `a generation after ${n} without ${victim.memberId}`, {
+      boundMs: STATE_MS,
+    })
+    expect(
+      later()!
+        .members.flatMap((m) => m.partitions)
+        .sort(),
+    ).toEqual([0, 1, 2, 3])
+    const ended = l
+      .snapshot()
+      .group!.generations.find((g) => g.endedBy?.gone.some((x) => x.memberId === victim.memberId))
+    expect(
+      ended,
+      JSON.stringify(
+        l
+          .snapshot()
+          .group!.generations.map((g) => [
+            g.generationId,
+            g.members.map((m) => [m.memberId, m.workerId, m.partitions]),
+            g.endedBy,
+          ]),
+      ),
+    ).toBeDefined()
     expect(ended!.endedBy!.gone).toContainEqual({ memberId: victim.memberId, workerId: victim.workerId, how: 'killed' })
     // The committed offsets move, and lag is HW − committed at every sample.
-    for (const s of l.snapshot().group!.lag) for (const p of s.points) if (p.committed !== null) expect(p.lag).toBe(Math.max(0, p.end - p.committed))
+    for (const s of l.snapshot().group!.lag)
+      for (const p of s.points) if (p.committed !== null) expect(p.lag).toBe(Math.max(0, p.end - p.committed))
   })
 })

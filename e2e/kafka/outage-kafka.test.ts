@@ -28,24 +28,44 @@ async function broker(command: 'start' | 'stop', port: string): Promise<void> {
   await promisify(execFile)('bash', [SCRIPT, command], { env: { ...process.env, KAFKA_PORT: port }, timeout: 120_000 })
 }
 
-async function until(lab: { snapshot(): LabSnapshot }, cond: (s: LabSnapshot) => boolean, what: string, timeoutMs: number): Promise<LabSnapshot> {
+async function until(
+  lab: { snapshot(): LabSnapshot },
+  cond: (s: LabSnapshot) => boolean,
+  what: string,
+  timeoutMs: number,
+): Promise<LabSnapshot> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const s = lab.snapshot()
     if (cond(s)) return s
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms (health ${JSON.stringify(s.health)}, committed input ${s.totals.committedInput})`)
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what}: not within ${timeoutMs} ms (health ${JSON.stringify(s.health)}, committed input ${s.totals.committedInput})`,
+      )
     await sleep(200)
   }
 }
 
 describe('the Kafka lab through a broker restart', () => {
-  it('shows the outage while it lasts, counts it after, and exactly_once loses and doubles nothing', { timeout: 900_000 }, async () => {
+  it('shows the outage while it lasts, counts it after, and exactly_once loses and doubles nothing', {
+    timeout: 900_000,
+  }, async () => {
     if (!brokers) throw new Error('no Kafka broker: run these tests with npm run test:kafka')
-    if (process.env.KAFKA_BROKERS) throw new Error('this test stops and starts the local broker of scripts/kafka-broker.sh: unset KAFKA_BROKERS')
+    if (process.env.KAFKA_BROKERS)
+      throw new Error('this test stops and starts the local broker of scripts/kafka-broker.sh: unset KAFKA_BROKERS')
     const port = brokers.split(',')[0]!.split(':')[1]!
-    const lab = await createKafkaLab({ client: { brokers: brokers.split(','), clientId: 'eoscope-outage-test' }, ratePerSec: 400, validateIntervalMs: 1_000 })
+    const lab = await createKafkaLab({
+      client: { brokers: brokers.split(','), clientId: 'eoscope-outage-test' },
+      ratePerSec: 400,
+      validateIntervalMs: 1_000,
+    })
     try {
-      await until(lab, (s) => s.totals.committedInput > 1_000 && s.health?.reachable === true, 'processing before the outage', STATE_MS)
+      await until(
+        lab,
+        (s) => s.totals.committedInput > 1_000 && s.health?.reachable === true,
+        'processing before the outage',
+        STATE_MS,
+      )
       await broker('stop', port)
       const down = await until(lab, (s) => s.health?.reachable === false, 'the outage shown', STATE_MS)
       expect(down.notes[0]).toMatch(/does not answer since/)
@@ -59,12 +79,29 @@ describe('the Kafka lab through a broker restart', () => {
       // The load resumed and the group processes past where it stood before the outage.
       const before = up.totals.inputRecords
       // Both waits fail only when the figure stops moving for a few session timeouts.
-      await untilProgress({ what: 'processing after the outage', read: () => lab.snapshot().totals.committedInput, done: (n) => n > before + 2_000, stallMs: STALL_MS, everyMs: 200 })
+      await untilProgress({
+        what: 'processing after the outage',
+        read: () => lab.snapshot().totals.committedInput,
+        done: (n) => n > before + 2_000,
+        stallMs: STALL_MS,
+        everyMs: 200,
+      })
       const checked = lab.snapshot().totals.committedInput
-      await untilProgress({ what: `the validator past ${checked} input records`, read: () => lab.snapshot().correctness?.inputChecked ?? 0, done: (n) => n >= checked, stallMs: STALL_MS, everyMs: 200 })
+      await untilProgress({
+        what: `the validator past ${checked} input records`,
+        read: () => lab.snapshot().correctness?.inputChecked ?? 0,
+        done: (n) => n >= checked,
+        stallMs: STALL_MS,
+        everyMs: 200,
+      })
       const s = lab.snapshot()
       const c = s.correctness!
-      expect({ duplicates: c.duplicates, lost: c.lost, abortedReads: c.abortedReads, stateMismatches: c.stateMismatches }).toEqual({ duplicates: 0, lost: 0, abortedReads: 0, stateMismatches: 0 })
+      expect({
+        duplicates: c.duplicates,
+        lost: c.lost,
+        abortedReads: c.abortedReads,
+        stateMismatches: c.stateMismatches,
+      }).toEqual({ duplicates: 0, lost: 0, abortedReads: 0, stateMismatches: 0 })
       expect(s.notes.some((n) => n.startsWith('The load generator stopped'))).toBe(false)
     } finally {
       await broker('start', port).catch(() => {})

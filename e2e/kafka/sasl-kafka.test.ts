@@ -11,7 +11,11 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import kafkajs, { type SASLOptions } from 'kafkajs'
 import { describe, expect, inject, it } from 'vitest'
-import { KAFKA_SASL_MECHANISMS, KAFKA_SECURITY_VARIABLES, type KafkaSaslMechanism } from '../../server/log/kafka/client-security.ts'
+import {
+  KAFKA_SASL_MECHANISMS,
+  KAFKA_SECURITY_VARIABLES,
+  type KafkaSaslMechanism,
+} from '../../server/log/kafka/client-security.ts'
 
 const { Kafka, logLevel } = kafkajs
 const saslBrokers = inject('kafkaSaslBrokers')
@@ -33,11 +37,19 @@ type Exit = { code: number; stdout: string; stderr: string }
 
 async function eoscope(args: string[], env: NodeJS.ProcessEnv, timeout = 150_000): Promise<Exit> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], { env, timeout, maxBuffer: 16 * 1024 * 1024 })
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
+      env,
+      timeout,
+      maxBuffer: 16 * 1024 * 1024,
+    })
     return { code: 0, stdout, stderr }
   } catch (e) {
     const err = e as { code?: number | string; stdout?: string; stderr?: string }
-    return { code: typeof err.code === 'number' ? err.code : -1, stdout: err.stdout ?? '', stderr: err.stderr ?? String(e) }
+    return {
+      code: typeof err.code === 'number' ? err.code : -1,
+      stdout: err.stdout ?? '',
+      stderr: err.stderr ?? String(e),
+    }
   }
 }
 
@@ -78,7 +90,6 @@ function saslListener(): Promise<string> {
 }
 
 describe('SASL on a real broker', () => {
-
   const admin = async (mechanism: KafkaSaslMechanism, password: string) =>
     new Kafka({
       clientId: `eoscope-sasl-test-${run}`,
@@ -89,46 +100,97 @@ describe('SASL on a real broker', () => {
       retry: { retries: 0 },
     }).admin()
 
-  it.each(KAFKA_SASL_MECHANISMS)('%s: refuses a wrong password with an authentication error, and accepts the right one', async (mechanism) => {
-    const wrong = await admin(mechanism, 'not-the-password')
-    const refused = await wrong.connect().then(
-      () => null,
-      (e: unknown) => e as Error,
+  it.each(KAFKA_SASL_MECHANISMS)(
+    '%s: refuses a wrong password with an authentication error, and accepts the right one',
+    async (mechanism) => {
+      const wrong = await admin(mechanism, 'not-the-password')
+      const refused = await wrong.connect().then(
+        () => null,
+        (e: unknown) => e as Error,
+      )
+      await wrong.disconnect()
+      expect(refused?.name).toBe('KafkaJSSASLAuthenticationError')
+      expect(refused?.message).toMatch(/^SASL (PLAIN|SCRAM SHA(256|512)) authentication failed/)
+
+      const right = await admin(mechanism, PASSWORD)
+      try {
+        await right.connect()
+        const cluster = await right.describeCluster()
+        expect(cluster.brokers.length).toBeGreaterThan(0)
+      } finally {
+        await right.disconnect()
+      }
+    },
+  )
+
+  it.each(['plain', 'scram-sha-512'])(
+    'eoscope run with %s credentials in the environment: workers authenticate, exactly_once 0 in every correctness figure',
+    { timeout: 180_000 },
+    async (mechanism) => {
+      const args = [
+        'run',
+        '--backend',
+        'kafka',
+        '--brokers',
+        await saslListener(),
+        '--guarantee',
+        'exactly_once',
+        '--workers',
+        '2',
+        '--partitions',
+        '2',
+        '--records',
+        '3000',
+        '--json',
+        '--application-id',
+        `eoscope-e2e-sasl-${mechanism}-${run}`,
+      ]
+      expect(args.join(' ')).not.toContain(PASSWORD)
+      const r = await eoscope(args, envWith({ ...SASL_ENV, KAFKA_SASL_MECHANISM: mechanism }))
+      if (r.code !== 0) throw new Error(`eoscope run failed (exit ${r.code}): ${r.stdout}\n${r.stderr}`)
+      const summary = JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>
+      expect(summary.completed).toBe(true)
+      expect(summary.backend).toBe('kafka')
+      expect(summary.outputRecords).toBe(3000)
+      expect({
+        duplicates: summary.duplicates,
+        lost: summary.lost,
+        abortedReads: summary.abortedReads,
+        stateMismatches: summary.stateMismatches,
+        openTransactions: summary.openTransactions,
+      }).toEqual({
+        duplicates: 0,
+        lost: 0,
+        abortedReads: 0,
+        stateMismatches: 0,
+        openTransactions: 0,
+      })
+    },
+  )
+
+  it('eoscope run with a wrong password stops with the authentication error (exit 1)', {
+    timeout: 90_000,
+  }, async () => {
+    const r = await eoscope(
+      [
+        'run',
+        '--backend',
+        'kafka',
+        '--brokers',
+        await saslListener(),
+        '--workers',
+        '1',
+        '--partitions',
+        '1',
+        '--records',
+        '10',
+        '--json',
+        '--application-id',
+        `eoscope-e2e-sasl-bad-${run}`,
+      ],
+      envWith({ ...SASL_ENV, KAFKA_SASL_PASSWORD: 'not-the-password' }),
+      60_000,
     )
-    await wrong.disconnect()
-    expect(refused?.name).toBe('KafkaJSSASLAuthenticationError')
-    expect(refused?.message).toMatch(/^SASL (PLAIN|SCRAM SHA(256|512)) authentication failed/)
-
-    const right = await admin(mechanism, PASSWORD)
-    try {
-      await right.connect()
-      const cluster = await right.describeCluster()
-      expect(cluster.brokers.length).toBeGreaterThan(0)
-    } finally {
-      await right.disconnect()
-    }
-  })
-
-  it.each(['plain', 'scram-sha-512'])('eoscope run with %s credentials in the environment: workers authenticate, exactly_once 0 in every correctness figure', { timeout: 180_000 }, async (mechanism) => {
-    const args = ['run', '--backend', 'kafka', '--brokers', await saslListener(), '--guarantee', 'exactly_once', '--workers', '2', '--partitions', '2', '--records', '3000', '--json', '--application-id', `eoscope-e2e-sasl-${mechanism}-${run}`]
-    expect(args.join(' ')).not.toContain(PASSWORD)
-    const r = await eoscope(args, envWith({ ...SASL_ENV, KAFKA_SASL_MECHANISM: mechanism }))
-    if (r.code !== 0) throw new Error(`eoscope run failed (exit ${r.code}): ${r.stdout}\n${r.stderr}`)
-    const summary = JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>
-    expect(summary.completed).toBe(true)
-    expect(summary.backend).toBe('kafka')
-    expect(summary.outputRecords).toBe(3000)
-    expect({ duplicates: summary.duplicates, lost: summary.lost, abortedReads: summary.abortedReads, stateMismatches: summary.stateMismatches, openTransactions: summary.openTransactions }).toEqual({
-      duplicates: 0,
-      lost: 0,
-      abortedReads: 0,
-      stateMismatches: 0,
-      openTransactions: 0,
-    })
-  })
-
-  it('eoscope run with a wrong password stops with the authentication error (exit 1)', { timeout: 90_000 }, async () => {
-    const r = await eoscope(['run', '--backend', 'kafka', '--brokers', await saslListener(), '--workers', '1', '--partitions', '1', '--records', '10', '--json', '--application-id', `eoscope-e2e-sasl-bad-${run}`], envWith({ ...SASL_ENV, KAFKA_SASL_PASSWORD: 'not-the-password' }), 60_000)
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/authentication failed/i)
     expect(r.stderr).not.toContain('not-the-password')
@@ -138,13 +200,31 @@ describe('SASL on a real broker', () => {
 describe('half-configured security', () => {
   // No broker is contacted: the commands refuse to start.
   it.each([
-    ['run', ['run', '--backend', 'kafka', '--brokers', '127.0.0.1:1', '--records', '10'], { KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: USER }, /KAFKA_SASL_MECHANISM is plain but KAFKA_SASL_PASSWORD is not set/],
-    ['worker', ['worker', '--brokers', '127.0.0.1:1', '--application-id', 'x'], { KAFKA_SASL_MECHANISM: 'kerberos', KAFKA_SASL_USERNAME: USER, KAFKA_SASL_PASSWORD: PASSWORD }, /KAFKA_SASL_MECHANISM must be one of plain, scram-sha-256, scram-sha-512/],
-    ['sweep', ['sweep', '--backend', 'kafka', '--brokers', '127.0.0.1:1', '--no-save'], { KAFKA_SSL: 'maybe' }, /KAFKA_SSL must be true, false, 1 or 0/],
-  ] as const)('eoscope %s refuses it as a usage error (exit 2), naming the variable', async (_, args, vars, message) => {
-    const r = await eoscope([...args], envWith(vars), 30_000)
-    expect(r.code).toBe(2)
-    expect(r.stderr).toMatch(message)
-    expect(r.stderr).not.toContain(PASSWORD)
-  })
+    [
+      'run',
+      ['run', '--backend', 'kafka', '--brokers', '127.0.0.1:1', '--records', '10'],
+      { KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: USER },
+      /KAFKA_SASL_MECHANISM is plain but KAFKA_SASL_PASSWORD is not set/,
+    ],
+    [
+      'worker',
+      ['worker', '--brokers', '127.0.0.1:1', '--application-id', 'x'],
+      { KAFKA_SASL_MECHANISM: 'kerberos', KAFKA_SASL_USERNAME: USER, KAFKA_SASL_PASSWORD: PASSWORD },
+      /KAFKA_SASL_MECHANISM must be one of plain, scram-sha-256, scram-sha-512/,
+    ],
+    [
+      'sweep',
+      ['sweep', '--backend', 'kafka', '--brokers', '127.0.0.1:1', '--no-save'],
+      { KAFKA_SSL: 'maybe' },
+      /KAFKA_SSL must be true, false, 1 or 0/,
+    ],
+  ] as const)(
+    'eoscope %s refuses it as a usage error (exit 2), naming the variable',
+    async (_, args, vars, message) => {
+      const r = await eoscope([...args], envWith(vars), 30_000)
+      expect(r.code).toBe(2)
+      expect(r.stderr).toMatch(message)
+      expect(r.stderr).not.toContain(PASSWORD)
+    },
+  )
 })

@@ -31,12 +31,20 @@ function scenario(name: string): Promise<Outcome> {
 async function runScenario(name: string): Promise<Outcome> {
   if (!brokers) throw new Error('no Kafka broker: run these tests with npm run test:kafka')
   const args = [BIN, 'scenario', name, '--backend', 'kafka', '--brokers', brokers, '--seed', '7', '--json']
-  const r = await promisify(execFile)(process.execPath, args, { timeout: SCENARIO_BOUND_MS, maxBuffer: 16 * 1024 * 1024 }).then(
+  const r = await promisify(execFile)(process.execPath, args, {
+    timeout: SCENARIO_BOUND_MS,
+    maxBuffer: 16 * 1024 * 1024,
+  }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' }),
+    (e: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: e.code ?? -1,
+      stdout: e.stdout ?? '',
+      stderr: e.stderr ?? '',
+    }),
   )
   const last = r.stdout.trim().split('\n').pop() ?? ''
-  if (!last.startsWith('{')) throw new Error(`eoscope scenario ${name} printed no result (exit ${r.code}):\n${r.stdout}\n${r.stderr}`)
+  if (!last.startsWith('{'))
+    throw new Error(`eoscope scenario ${name} printed no result (exit ${r.code}):\n${r.stdout}\n${r.stderr}`)
   return { code: r.code, result: JSON.parse(last) as ScenarioResult, stderr: r.stderr }
 }
 
@@ -47,7 +55,15 @@ function failing(result: ScenarioResult): string[] {
 // One after the other: run side by side (nine worker processes on two cores) their claims about
 // timing (a pause outlasting a session, a kill while input flows) no longer held.
 describe('eoscope scenario --backend kafka', () => {
-  it.each([['crash-before-commit'], ['crash-before-commit-eos'], ['lost-ack'], ['zombie'], ['hanging-transaction'], ['isolation'], ['commit-interval']])('%s: every expectation holds on the real broker', { timeout: SCENARIO_BOUND_MS + 60_000 }, async (name) => {
+  it.each([
+    ['crash-before-commit'],
+    ['crash-before-commit-eos'],
+    ['lost-ack'],
+    ['zombie'],
+    ['hanging-transaction'],
+    ['isolation'],
+    ['commit-interval'],
+  ])('%s: every expectation holds on the real broker', { timeout: SCENARIO_BOUND_MS + 60_000 }, async (name) => {
     const { code, result, stderr } = await scenario(name)
     expect(failing(result), `${result.narrative.map((n) => n.text).join('\n')}\n${stderr}`).toEqual([])
     expect(result).toMatchObject({ name, backend: 'kafka', passed: true })
@@ -55,16 +71,24 @@ describe('eoscope scenario --backend kafka', () => {
     expect(code).toBe(0)
   })
 
-  it('zombie: fenced by producer epoch under exactly_once and by group generation under exactly_once_v2', { timeout: SCENARIO_BOUND_MS + 60_000 }, async () => {
+  it('zombie: fenced by producer epoch under exactly_once and by group generation under exactly_once_v2', {
+    timeout: SCENARIO_BOUND_MS + 60_000,
+  }, async () => {
     const { result } = await scenario('zombie')
-    const e = result.evidence as Record<'exactly_once' | 'exactly_once_v2', { fencedWith: string; zombieTransactionRecords: { aborted: number; committed: number } }>
+    const e = result.evidence as Record<
+      'exactly_once' | 'exactly_once_v2',
+      { fencedWith: string; zombieTransactionRecords: { aborted: number; committed: number } }
+    >
     // Each names what refused the zombie: its fenced producer epoch, or its group generation on the offset commit.
     expect(e.exactly_once.fencedWith).toMatch(/PRODUCER_FENCED/)
     expect(e.exactly_once_v2.fencedWith).toMatch(/ILLEGAL_GENERATION|UNKNOWN_MEMBER_ID|partitions lost/)
-    for (const g of ['exactly_once', 'exactly_once_v2'] as const) expect(e[g].zombieTransactionRecords.aborted, g).toBeGreaterThan(0)
+    for (const g of ['exactly_once', 'exactly_once_v2'] as const)
+      expect(e[g].zombieTransactionRecords.aborted, g).toBeGreaterThan(0)
   })
 
-  it('crash-before-commit: the duplicates are the kill\'s replay window, counted by the validator on the real topics', { timeout: SCENARIO_BOUND_MS + 60_000 }, async () => {
+  it("crash-before-commit: the duplicates are the kill's replay window, counted by the validator on the real topics", {
+    timeout: SCENARIO_BOUND_MS + 60_000,
+  }, async () => {
     const { result } = await scenario('crash-before-commit')
     const e = result.evidence as { duplicates: number; duplicatesInReplayWindow: number; redone: number; lost: number }
     expect(e.lost).toBe(0)
@@ -75,7 +99,9 @@ describe('eoscope scenario --backend kafka', () => {
     expect(result.figures.duplicates).toBe(e.duplicates)
   })
 
-  it('commit-interval: the 5000 ms run redid more records, caught up longer and ran faster than the 100 ms run', { timeout: SCENARIO_BOUND_MS + 60_000 }, async () => {
+  it('commit-interval: the 5000 ms run redid more records, caught up longer and ran faster than the 100 ms run', {
+    timeout: SCENARIO_BOUND_MS + 60_000,
+  }, async () => {
     const { result } = await scenario('commit-interval')
     const f = result.figures
     expect(f['5000.redone']).toBeGreaterThan(f['100.redone']!)

@@ -17,12 +17,22 @@ const STALL_MS = 12 * KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs
 const SOAK_BOUND_MS = 900_000
 
 describe('the Kafka chaos soak, short', () => {
-  it('exactly_once: 30 faults with a broker restart, 0 in every correctness row', { timeout: SOAK_BOUND_MS + 60_000 }, async () => {
+  it('exactly_once: 30 faults with a broker restart, 0 in every correctness row', {
+    timeout: SOAK_BOUND_MS + 60_000,
+  }, async () => {
     if (!brokers) throw new Error('no Kafka broker: run these tests with npm run test:kafka')
     // Progress is a fault applied or a validation done; a broker restart or a kill's detection
     // (session.timeout.ms) may pass between two.
     const r = await watchProgress('the Kafka soak', { stallMs: STALL_MS, boundMs: SOAK_BOUND_MS }, (progressed) =>
-      runSoak(kafkaSoak({ brokers: brokers.split(',') }), { mode: 'exactly-once', faults: 30, seed: 21, ratePerSec: 800, validateEveryMs: 20_000, onFault: progressed, onProgress: progressed }),
+      runSoak(kafkaSoak({ brokers: brokers.split(',') }), {
+        mode: 'exactly-once',
+        faults: 30,
+        seed: 21,
+        ratePerSec: 800,
+        validateEveryMs: 20_000,
+        onFault: progressed,
+        onProgress: progressed,
+      }),
     )
     expect(r.faults.brokerRestart).toBeGreaterThanOrEqual(1)
     expect(r.input.failedSends).toBe(0)

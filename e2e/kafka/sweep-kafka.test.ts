@@ -31,14 +31,33 @@ interface Row {
 
 async function sweep(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   if (!brokers) throw new Error('no Kafka broker: run these tests with npm run test:kafka')
-  return execWatched([BIN, 'sweep', '--backend', 'kafka', '--brokers', brokers, '--no-save', ...args], { stallMs: STALL_MS, boundMs: SWEEP_BOUND_MS })
+  return execWatched([BIN, 'sweep', '--backend', 'kafka', '--brokers', brokers, '--no-save', ...args], {
+    stallMs: STALL_MS,
+    boundMs: SWEEP_BOUND_MS,
+  })
 }
 
 describe('eoscope sweep --backend kafka', () => {
-  it('measures both guarantees at one commit interval: throughput, recovery phases, no duplicates under exactly_once', { timeout: SWEEP_BOUND_MS + 30_000 }, async () => {
-    const r = await sweep(['--intervals', '100', '--guarantees', 'at_least_once,exactly_once', '--repeat', '1', '--json'])
+  it('measures both guarantees at one commit interval: throughput, recovery phases, no duplicates under exactly_once', {
+    timeout: SWEEP_BOUND_MS + 30_000,
+  }, async () => {
+    const r = await sweep([
+      '--intervals',
+      '100',
+      '--guarantees',
+      'at_least_once,exactly_once',
+      '--repeat',
+      '1',
+      '--json',
+    ])
     if (r.code !== 0) throw new Error(`eoscope sweep failed (exit ${r.code}):\n${r.stdout}\n${r.stderr.slice(-4000)}`)
-    const out = JSON.parse(r.stdout) as { status: string; backend: string; notes?: string[]; rows: Row[]; record: { cells: { guarantee: string; repetitions: { lost: number | null; killedWorker: string | null }[] }[] } }
+    const out = JSON.parse(r.stdout) as {
+      status: string
+      backend: string
+      notes?: string[]
+      rows: Row[]
+      record: { cells: { guarantee: string; repetitions: { lost: number | null; killedWorker: string | null }[] }[] }
+    }
     expect(out.status).toBe('done')
     expect(out.backend).toBe('kafka')
     expect(out.notes?.length).toBeGreaterThan(0)
@@ -58,11 +77,16 @@ describe('eoscope sweep --backend kafka', () => {
     const eos = out.rows.find((x) => x.guarantee === 'exactly_once')!
     expect(eos.duplicatesPerKill).toBe(0)
     expect(out.rows.find((x) => x.guarantee === 'at_least_once')!.phases.fence).toBe(0)
-    for (const c of out.record.cells) for (const rep of c.repetitions) expect(rep.killedWorker, c.guarantee).not.toBeNull()
+    for (const c of out.record.cells)
+      for (const rep of c.repetitions) expect(rep.killedWorker, c.guarantee).not.toBeNull()
   })
 
   it('refuses kafka without brokers (exit 2)', async () => {
-    const none = await promisify(execFile)(process.execPath, [BIN, 'sweep', '--backend', 'kafka', '--intervals', '100'], { env: { ...process.env, KAFKA_BROKERS: '' } }).then(
+    const none = await promisify(execFile)(
+      process.execPath,
+      [BIN, 'sweep', '--backend', 'kafka', '--intervals', '100'],
+      { env: { ...process.env, KAFKA_BROKERS: '' } },
+    ).then(
       () => ({ code: 0, stderr: '' }),
       (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
     )

@@ -7,7 +7,13 @@ const broker = process.argv[2] ?? '127.0.0.1:19092'
 const timeoutMs = Number(process.argv[3] ?? 30_000)
 const deadline = Date.now() + timeoutMs
 
-const kafka = new Kafka({ clientId: 'eoscope-broker-ready', brokers: [broker], logLevel: logLevel.NOTHING, retry: { retries: 0 }, connectionTimeout: 1_000 })
+const kafka = new Kafka({
+  clientId: 'eoscope-broker-ready',
+  brokers: [broker],
+  logLevel: logLevel.NOTHING,
+  retry: { retries: 0 },
+  connectionTimeout: 1_000,
+})
 let lastError = null
 while (Date.now() < deadline) {
   const admin = kafka.admin()
@@ -16,7 +22,9 @@ while (Date.now() < deadline) {
     const cluster = await admin.describeCluster()
     await admin.listTopics()
     await admin.disconnect()
-    console.log(`broker ${broker} ready: cluster ${cluster.clusterId}, controller ${cluster.controller}, ${cluster.brokers.length} broker(s)`)
+    console.log(
+      `broker ${broker} ready: cluster ${cluster.clusterId}, controller ${cluster.controller}, ${cluster.brokers.length} broker(s)`,
+    )
     process.exit(0)
   } catch (e) {
     lastError = e

@@ -4,21 +4,33 @@
 import type { LogCapabilities } from '../log/capabilities.ts'
 import { EMBEDDED_CAPABILITIES } from '../log/embedded/capabilities.ts'
 import { type AckRoute, kafkaCapabilities } from '../log/kafka/capabilities.ts'
-import { type Env, type KafkaSecurity, KafkaSecurityConfigException, kafkaSecurityFromEnv } from '../log/kafka/client-security.ts'
+import {
+  type Env,
+  type KafkaSecurity,
+  KafkaSecurityConfigException,
+  kafkaSecurityFromEnv,
+} from '../log/kafka/client-security.ts'
 import { UsageError } from './flags.ts'
 
 export const BACKENDS = ['embedded', 'kafka'] as const
 export type Backend = (typeof BACKENDS)[number]
 
 /** A backend's capabilities; on Kafka they depend on the route to the brokers and on TLS (the ack-drop proxy cannot sit inside TLS). */
-export function capabilitiesOf(backend: Backend, kafka: { route: AckRoute; client: { ssl?: unknown } } = { route: 'direct', client: {} }): LogCapabilities {
+export function capabilitiesOf(
+  backend: Backend,
+  kafka: { route: AckRoute; client: { ssl?: unknown } } = { route: 'direct', client: {} },
+): LogCapabilities {
   return backend === 'kafka' ? kafkaCapabilities(kafka.route, kafka.client) : EMBEDDED_CAPABILITIES
 }
 
 export function parseBrokers(s: string | undefined): string[] {
-  const brokers = (s ?? '').split(',').map((b) => b.trim()).filter((b) => b.length > 0)
+  const brokers = (s ?? '')
+    .split(',')
+    .map((b) => b.trim())
+    .filter((b) => b.length > 0)
   if (brokers.length === 0) throw new UsageError('--brokers HOST:PORT is required for the kafka backend')
-  for (const b of brokers) if (!/^[^\s:]+:\d{1,5}$/.test(b)) throw new UsageError(`--brokers: ${JSON.stringify(b)} is not HOST:PORT`)
+  for (const b of brokers)
+    if (!/^[^\s:]+:\d{1,5}$/.test(b)) throw new UsageError(`--brokers: ${JSON.stringify(b)} is not HOST:PORT`)
   return brokers
 }
 

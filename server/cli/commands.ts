@@ -1,6 +1,14 @@
 // The `eoscope` commands: `eoscope <command> [flags]`, `eoscope <command> --help`, `eoscope --help`.
 
-import { type CommandSpec, type FlagSpecs, type FlagValues, helpText, parseCommandLine, usageText, UsageError } from './flags.ts'
+import {
+  type CommandSpec,
+  type FlagSpecs,
+  type FlagValues,
+  helpText,
+  parseCommandLine,
+  usageText,
+  UsageError,
+} from './flags.ts'
 import { UnsupportedOnBackendError } from '../log/capabilities.ts'
 import { OBSERVE, observeCommand } from './observe-command.ts'
 import { RUN, runCommand } from './run-command.ts'
@@ -17,7 +25,10 @@ interface Command {
   execute(argv: readonly string[], out: Out): Promise<number>
 }
 
-function command<F extends FlagSpecs>(spec: CommandSpec<F>, run: (flags: FlagValues<F>, out: Out, positional: string | undefined) => Promise<number>): Command {
+function command<F extends FlagSpecs>(
+  spec: CommandSpec<F>,
+  run: (flags: FlagValues<F>, out: Out, positional: string | undefined) => Promise<number>,
+): Command {
   return {
     spec,
     async execute(argv, out) {
@@ -43,12 +54,16 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
 export function usage(): string {
   const lines = ['usage: eoscope <command> [flags]', '', 'commands:']
   for (const c of Object.values(COMMANDS)) lines.push(`  ${c.spec.name.padEnd(9)} ${c.spec.summary}`)
-  lines.push('', 'eoscope <command> --help lists the command\'s flags with their meaning and default.')
+  lines.push('', "eoscope <command> --help lists the command's flags with their meaning and default.")
   return lines.join('\n') + '\n'
 }
 
 /** Runs one command line; the exit status: 0 done, 1 failed or violated, 2 bad input. */
-export async function runCli(argv: readonly string[], out: Out = (s) => process.stdout.write(s + '\n'), err: Out = (s) => process.stderr.write(s + '\n')): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  out: Out = (s) => process.stdout.write(s + '\n'),
+  err: Out = (s) => process.stderr.write(s + '\n'),
+): Promise<number> {
   const [name, ...rest] = argv
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' && rest[0] !== undefined ? COMMANDS[rest[0]] : undefined
@@ -58,7 +73,8 @@ export async function runCli(argv: readonly string[], out: Out = (s) => process.
   }
   const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name]! : null
   try {
-    if (!cmd) throw new UsageError(`unknown command ${JSON.stringify(name)}; known: ${Object.keys(COMMANDS).join(', ')}`)
+    if (!cmd)
+      throw new UsageError(`unknown command ${JSON.stringify(name)}; known: ${Object.keys(COMMANDS).join(', ')}`)
     return await cmd.execute(rest, out)
   } catch (e) {
     if (e instanceof UnsupportedOnBackendError) {
@@ -67,7 +83,11 @@ export async function runCli(argv: readonly string[], out: Out = (s) => process.
     }
     if (e instanceof UsageError) {
       err(`eoscope${cmd ? ` ${cmd.spec.name}` : ''}: ${e.message}`)
-      err(cmd ? `${usageText(cmd.spec)}\n(eoscope ${cmd.spec.name} --help for each flag's meaning and default)` : usage().trimEnd())
+      err(
+        cmd
+          ? `${usageText(cmd.spec)}\n(eoscope ${cmd.spec.name} --help for each flag's meaning and default)`
+          : usage().trimEnd(),
+      )
       return 2
     }
     err(`eoscope: ${e instanceof Error ? e.message : String(e)}`)

@@ -24,15 +24,49 @@ function refusal(spec: CommandSpec, argv: string[]): string {
 describe('the flag parser', () => {
   it('gives typed values with their defaults when nothing is given', () => {
     const f = flagsOf(RUN, [])
-    expect(f).toMatchObject({ guarantee: 'exactly_once', workers: 3, partitions: 6, records: 100_000, rate: Number.POSITIVE_INFINITY, seed: 1, 'restart-after': 0, 'drop-acks': 0, idempotence: 'on', backend: 'embedded', json: false, 'worker-logs': false })
+    expect(f).toMatchObject({
+      guarantee: 'exactly_once',
+      workers: 3,
+      partitions: 6,
+      records: 100_000,
+      rate: Number.POSITIVE_INFINITY,
+      seed: 1,
+      'restart-after': 0,
+      'drop-acks': 0,
+      idempotence: 'on',
+      backend: 'embedded',
+      json: false,
+      'worker-logs': false,
+    })
     expect(f['commit-interval-ms']).toBeUndefined()
     expect(f['kill-every']).toBeUndefined()
     expect(f['latency-model']).toBeUndefined()
   })
 
   it('reads --flag value and --flag=value, numbers as numbers and booleans by presence', () => {
-    const f = flagsOf(RUN, ['--guarantee', 'at_least_once', '--workers=5', '--rate', '1.5', '--kill-at-step', '4', '--json', '--dump', 'out/dir', '--seed', '0'])
-    expect(f).toMatchObject({ guarantee: 'at_least_once', workers: 5, rate: 1.5, 'kill-at-step': 4, json: true, dump: 'out/dir', seed: 0 })
+    const f = flagsOf(RUN, [
+      '--guarantee',
+      'at_least_once',
+      '--workers=5',
+      '--rate',
+      '1.5',
+      '--kill-at-step',
+      '4',
+      '--json',
+      '--dump',
+      'out/dir',
+      '--seed',
+      '0',
+    ])
+    expect(f).toMatchObject({
+      guarantee: 'at_least_once',
+      workers: 5,
+      rate: 1.5,
+      'kill-at-step': 4,
+      json: true,
+      dump: 'out/dir',
+      seed: 0,
+    })
   })
 
   it.each([
@@ -51,7 +85,10 @@ describe('the flag parser', () => {
     [['--seed', '-1'], '--seed: must be an integer from 0 to 2147483647; got -1'],
     [['--rate', '0'], '--rate: must be a number of at least 0.001; got 0'],
     [['--kill-every', '0'], '--kill-every: must be an integer of at least 1; got 0'],
-    [['--guarantee', 'exactly-once'], '--guarantee: must be one of at_least_once, exactly_once, exactly_once_v2; got "exactly-once"'],
+    [
+      ['--guarantee', 'exactly-once'],
+      '--guarantee: must be one of at_least_once, exactly_once, exactly_once_v2; got "exactly-once"',
+    ],
   ])('refuses %j: %s', (argv, message) => {
     expect(refusal(RUN, argv)).toBe(message)
   })
@@ -71,23 +108,40 @@ describe('the flag parser', () => {
   it('leaves settings a follower must not be given undefined when absent, so it can tell', () => {
     const f = flagsOf(WORKER, ['--brokers', 'h:1', '--follow-lab'])
     expect(f).toMatchObject({ brokers: 'h:1', 'follow-lab': true })
-    for (const k of ['guarantee', 'idempotence', 'partitions', 'commit-interval-ms', 'max-poll-records', 'drop-acks'] as const) expect(f[k]).toBeUndefined()
+    for (const k of [
+      'guarantee',
+      'idempotence',
+      'partitions',
+      'commit-interval-ms',
+      'max-poll-records',
+      'drop-acks',
+    ] as const)
+      expect(f[k]).toBeUndefined()
   })
 })
 
 describe('--help text', () => {
-  it.each([RUN, SWEEP, SCENARIO, WORKER].map((spec) => [spec.name, spec] as const))('eoscope %s --help names every flag with its meaning', (_, spec) => {
-    const text = helpText(spec)
-    expect(text.startsWith(`eoscope ${spec.name}: `)).toBe(true)
-    for (const name of Object.keys(spec.flags)) expect(text).toContain(`  --${name}`)
-    expect(text).toContain('-h, --help')
-  })
+  it.each([RUN, SWEEP, SCENARIO, WORKER].map((spec) => [spec.name, spec] as const))(
+    'eoscope %s --help names every flag with its meaning',
+    (_, spec) => {
+      const text = helpText(spec)
+      expect(text.startsWith(`eoscope ${spec.name}: `)).toBe(true)
+      for (const name of Object.keys(spec.flags)) expect(text).toContain(`  --${name}`)
+      expect(text).toContain('-h, --help')
+    },
+  )
 
   it('shows each default and range from the settings table', () => {
     const text = helpText(RUN)
-    expect(text).toMatch(/--workers N\n {6}stream worker instances, each with its tasks \(default: 3; an integer from 1 to 64\)/)
-    expect(text).toMatch(/--commit-interval-ms MS\n.*default: 1000 under at_least_once, 100 under exactly_once and exactly_once_v2; an integer from 1 to 600000/)
-    expect(text).toMatch(/--guarantee at_least_once\|exactly_once\|exactly_once_v2\n {6}processing.guarantee \(default: exactly_once\)/)
+    expect(text).toMatch(
+      /--workers N\n {6}stream worker instances, each with its tasks \(default: 3; an integer from 1 to 64\)/,
+    )
+    expect(text).toMatch(
+      /--commit-interval-ms MS\n.*default: 1000 under at_least_once, 100 under exactly_once and exactly_once_v2; an integer from 1 to 600000/,
+    )
+    expect(text).toMatch(
+      /--guarantee at_least_once\|exactly_once\|exactly_once_v2\n {6}processing.guarantee \(default: exactly_once\)/,
+    )
     expect(text).toMatch(/--rate N\n.*\(default: as fast as possible; a number of at least 0.001\)/)
   })
 

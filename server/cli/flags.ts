@@ -5,7 +5,15 @@
 import { parseArgs } from 'node:util'
 import { z } from 'zod'
 import { choiceSchema, rangeSchema, settingSchema } from '../../lib/setting-schema.ts'
-import { defaultText, describeRange, type Range, rangeOf, type SettingContext, type SettingName, SETTINGS } from '../../lib/streams-config.ts'
+import {
+  defaultText,
+  describeRange,
+  type Range,
+  rangeOf,
+  type SettingContext,
+  type SettingName,
+  SETTINGS,
+} from '../../lib/streams-config.ts'
 
 /** Bad input on the command line: exit 2 with the message. */
 export class UsageError extends Error {
@@ -17,11 +25,30 @@ type Choices = readonly [string, ...string[]]
 export type FlagSpec =
   | { readonly type: 'boolean'; readonly meaning: string }
   | { readonly type: 'string'; readonly meaning: string; readonly value: string; readonly defaultText?: string }
-  | { readonly type: 'choice'; readonly meaning: string; readonly choices: Choices; readonly default?: string; readonly defaultText?: string }
+  | {
+      readonly type: 'choice'
+      readonly meaning: string
+      readonly choices: Choices
+      readonly default?: string
+      readonly defaultText?: string
+    }
   /** A setting of the table: its meaning, range and default unless the flag says otherwise. */
-  | { readonly type: 'setting'; readonly setting: SettingName; readonly context?: SettingContext; readonly meaning?: string; readonly default?: number; readonly defaultText?: string }
+  | {
+      readonly type: 'setting'
+      readonly setting: SettingName
+      readonly context?: SettingContext
+      readonly meaning?: string
+      readonly default?: number
+      readonly defaultText?: string
+    }
   /** A number outside the table (a benchmark's own knobs). */
-  | { readonly type: 'number'; readonly meaning: string; readonly range: Range; readonly integer: boolean; readonly default?: number }
+  | {
+      readonly type: 'number'
+      readonly meaning: string
+      readonly range: Range
+      readonly integer: boolean
+      readonly default?: number
+    }
 
 export type FlagSpecs = Readonly<Record<string, FlagSpec>>
 
@@ -52,13 +79,23 @@ type ValueOf<F extends FlagSpec> = F extends { type: 'boolean' }
 /** What a command's flags parse to: absent booleans are false, absent flags without a default undefined. */
 export type FlagValues<F extends FlagSpecs> = { -readonly [K in keyof F]: ValueOf<F[K]> }
 
-export type CommandLine<F extends FlagSpecs> = { help: true } | { help: false; positional: string | undefined; flags: FlagValues<F> }
+export type CommandLine<F extends FlagSpecs> =
+  | { help: true }
+  | { help: false; positional: string | undefined; flags: FlagValues<F> }
 
 const HELP_FLAGS = new Set(['help', 'h'])
 
 /** Flag name to its raw text, after the shape checks parseArgs leaves to us. */
-function readTokens(spec: CommandSpec, argv: readonly string[]): { help: boolean; raw: Record<string, string | true>; positionals: string[] } {
-  const options = Object.fromEntries(Object.entries(spec.flags).map(([name, f]) => [name, { type: f.type === 'boolean' ? ('boolean' as const) : ('string' as const) }]))
+function readTokens(
+  spec: CommandSpec,
+  argv: readonly string[],
+): { help: boolean; raw: Record<string, string | true>; positionals: string[] } {
+  const options = Object.fromEntries(
+    Object.entries(spec.flags).map(([name, f]) => [
+      name,
+      { type: f.type === 'boolean' ? ('boolean' as const) : ('string' as const) },
+    ]),
+  )
   const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true })
   const raw: Record<string, string | true> = {}
   const positionals: string[] = []
@@ -77,7 +114,8 @@ function readTokens(spec: CommandSpec, argv: readonly string[]): { help: boolean
       if (t.value !== undefined) throw new UsageError(`${t.rawName} takes no value`)
       raw[t.name] = true
     } else {
-      if (t.value === undefined || (!t.inlineValue && t.value.startsWith('--'))) throw new UsageError(`${t.rawName} needs a value`)
+      if (t.value === undefined || (!t.inlineValue && t.value.startsWith('--')))
+        throw new UsageError(`${t.rawName} needs a value`)
       raw[t.name] = t.value
     }
   }
@@ -177,7 +215,12 @@ export function usageText(spec: CommandSpec): string {
 /** `eoscope <command> --help`: every flag with its meaning and default. */
 export function helpText(spec: CommandSpec): string {
   const command = `${spec.program ?? 'eoscope'} ${spec.name}`
-  const lines = [`${command}: ${spec.summary}`, '', `usage: ${command}${spec.positional ? ` ${spec.positional.name}` : ''} [flags]`, '']
+  const lines = [
+    `${command}: ${spec.summary}`,
+    '',
+    `usage: ${command}${spec.positional ? ` ${spec.positional.name}` : ''} [flags]`,
+    '',
+  ]
   if (spec.positional) lines.push(`  ${spec.positional.name}`, `      ${spec.positional.meaning}`, '')
   lines.push('flags:')
   for (const [name, f] of Object.entries(spec.flags)) lines.push(`  --${name}${valueName(f)}`, `      ${describe(f)}`)

@@ -25,9 +25,17 @@ describe('eoscope run --prefill', () => {
   })
 })
 
-describe('the summary\'s recoveries line', () => {
+describe("the summary's recoveries line", () => {
   it('gives the median of the measured recoveries (the mean of the middle two for an even count) and the maximum, in whole ms', () => {
-    expect(recoveriesLine([{ ms: 16056.14892578125 }, { ms: 26293.738525390625 }, { ms: null }, { ms: 12000.4 }, { ms: 14000.6 }])).toBe('  recoveries            4 measured (recovery time), median 15028 ms, max 26294 ms')
+    expect(
+      recoveriesLine([
+        { ms: 16056.14892578125 },
+        { ms: 26293.738525390625 },
+        { ms: null },
+        { ms: 12000.4 },
+        { ms: 14000.6 },
+      ]),
+    ).toBe('  recoveries            4 measured (recovery time), median 15028 ms, max 26294 ms')
     expect(recoveriesLine([{ ms: 900.2 }])).toMatch(/1 measured \(recovery time\), median 900 ms, max 900 ms$/)
   })
 

@@ -16,31 +16,79 @@ export const EXIT_STALLED = 3
 
 export const RUN = {
   name: 'run',
-  summary: 'one headless run that feeds records through the engine, injects faults on a seeded schedule, waits until all input is committed and validates the logs',
+  summary:
+    'one headless run that feeds records through the engine, injects faults on a seeded schedule, waits until all input is committed and validates the logs',
   flags: {
-    guarantee: { type: 'choice', choices: PROCESSING_GUARANTEES, default: 'exactly_once', meaning: 'processing.guarantee' },
+    guarantee: {
+      type: 'choice',
+      choices: PROCESSING_GUARANTEES,
+      default: 'exactly_once',
+      meaning: 'processing.guarantee',
+    },
     'commit-interval-ms': { type: 'setting', setting: 'commit.interval.ms' },
     workers: { type: 'setting', setting: 'workers', default: SETTINGS.workers.default },
     partitions: { type: 'setting', setting: 'partitions', default: SETTINGS.partitions.default },
     records: { type: 'setting', setting: 'records', default: SETTINGS.records.default },
-    rate: { type: 'setting', setting: 'inputRatePerSec', meaning: 'input records per second', default: Number.POSITIVE_INFINITY, defaultText: 'as fast as possible' },
+    rate: {
+      type: 'setting',
+      setting: 'inputRatePerSec',
+      meaning: 'input records per second',
+      default: Number.POSITIVE_INFINITY,
+      defaultText: 'as fast as possible',
+    },
     seed: { type: 'setting', setting: 'seed', default: SETTINGS.seed.default },
     'kill-every': { type: 'setting', setting: 'killEveryMs' },
     'kill-at-step': { type: 'setting', setting: 'killAtStep' },
     'restart-after': { type: 'setting', setting: 'restartAfterMs', default: SETTINGS.restartAfterMs.default },
     'drop-acks': { type: 'setting', setting: 'dropAcks', default: SETTINGS.dropAcks.default },
-    idempotence: { type: 'choice', choices: ['on', 'off'], default: 'on', meaning: 'enable.idempotence; off only under at_least_once (exactly-once forces it on)' },
-    'session-timeout-ms': { type: 'setting', setting: 'session.timeout.ms', defaultText: `${SETTINGS['session.timeout.ms'].default}; ${KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs} on --backend kafka` },
+    idempotence: {
+      type: 'choice',
+      choices: ['on', 'off'],
+      default: 'on',
+      meaning: 'enable.idempotence; off only under at_least_once (exactly-once forces it on)',
+    },
+    'session-timeout-ms': {
+      type: 'setting',
+      setting: 'session.timeout.ms',
+      defaultText: `${SETTINGS['session.timeout.ms'].default}; ${KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs} on --backend kafka`,
+    },
     'transaction-timeout-ms': { type: 'setting', setting: 'transaction.timeout.ms' },
-    'latency-model': { type: 'choice', choices: ['default', 'off'], defaultText: 'default', meaning: "the embedded log's request latencies; off: raw speed" },
+    'latency-model': {
+      type: 'choice',
+      choices: ['default', 'off'],
+      defaultText: 'default',
+      meaning: "the embedded log's request latencies; off: raw speed",
+    },
     json: { type: 'boolean', meaning: 'print one JSON object instead of the summary' },
-    dump: { type: 'string', value: 'DIR', meaning: 'write every partition of every topic and the committed offsets as JSON lines under DIR' },
-    expect: { type: 'choice', choices: ['exactly-once', 'at-least-once'], meaning: 'exit 1 when the validator finds what this guarantee forbids' },
-    backend: { type: 'choice', choices: BACKENDS, default: 'embedded', meaning: 'the log: the embedded one, or a Kafka cluster with worker processes' },
+    dump: {
+      type: 'string',
+      value: 'DIR',
+      meaning: 'write every partition of every topic and the committed offsets as JSON lines under DIR',
+    },
+    expect: {
+      type: 'choice',
+      choices: ['exactly-once', 'at-least-once'],
+      meaning: 'exit 1 when the validator finds what this guarantee forbids',
+    },
+    backend: {
+      type: 'choice',
+      choices: BACKENDS,
+      default: 'embedded',
+      meaning: 'the log: the embedded one, or a Kafka cluster with worker processes',
+    },
     brokers: { type: 'string', value: 'HOST:PORT[,HOST:PORT]', meaning: 'the Kafka cluster (--backend kafka)' },
-    'application-id': { type: 'string', value: 'ID', meaning: 'application.id on Kafka', defaultText: 'a fresh one per run' },
+    'application-id': {
+      type: 'string',
+      value: 'ID',
+      meaning: 'application.id on Kafka',
+      defaultText: 'a fresh one per run',
+    },
     'worker-logs': { type: 'boolean', meaning: "show the Kafka worker processes' logs" },
-    prefill: { type: 'boolean', meaning: 'write the whole input before the workers start: they run on a backlog, the load generator does not compete with them for the CPU, and the duration counts from their start (what bench:engine and bench:kafka measure)' },
+    prefill: {
+      type: 'boolean',
+      meaning:
+        'write the whole input before the workers start: they run on a backlog, the load generator does not compete with them for the CPU, and the duration counts from their start (what bench:engine and bench:kafka measure)',
+    },
   },
   notes: [
     'Violations are data (exit 0) unless --expect names a guarantee; bad flags exit 2.',
@@ -57,17 +105,28 @@ const STEPS: readonly NonNullable<RunOptions['killAtStep']>[] = [1, 2, 3, 4, 5]
 /** Refuses what the chosen backend cannot do, with its reasons, and flags that need another backend. */
 function checkBackend(f: RunFlags): void {
   // A run that drops acks on Kafka puts its worker processes behind the ack-drop proxy.
-  const caps = capabilitiesOf(f.backend, { route: f['drop-acks'] > 0 ? 'ack-drop-proxy' : 'direct', client: f.backend === 'kafka' ? kafkaSecurityForCommand() : {} })
+  const caps = capabilitiesOf(f.backend, {
+    route: f['drop-acks'] > 0 ? 'ack-drop-proxy' : 'direct',
+    client: f.backend === 'kafka' ? kafkaSecurityForCommand() : {},
+  })
   requireGuarantee(caps, f.guarantee)
   if (f['drop-acks'] > 0) requireCapability(caps, 'drop-acks')
   if (f['kill-at-step'] !== undefined) requireCapability(caps, 'kill-at-step')
   const kafka = f.backend === 'kafka'
-  if (!kafka && (f.brokers !== undefined || f['application-id'] !== undefined || f['worker-logs'])) throw new UsageError('--brokers, --application-id and --worker-logs need --backend kafka')
-  if (kafka && f['latency-model'] !== undefined) throw new UsageError("--latency-model applies to the embedded log only; on Kafka the latencies are the broker's")
-  if (f.prefill && Number.isFinite(f.rate)) throw new UsageError('--prefill writes the input as fast as it can before the workers start; it takes no --rate')
-  if (f.prefill && (f['kill-every'] !== undefined || f['drop-acks'] > 0)) throw new UsageError('--prefill measures a run without faults: kills and lost acks fall while input is fed, and with --prefill it is all written before the workers start (leave out --prefill to inject faults)')
+  if (!kafka && (f.brokers !== undefined || f['application-id'] !== undefined || f['worker-logs']))
+    throw new UsageError('--brokers, --application-id and --worker-logs need --backend kafka')
+  if (kafka && f['latency-model'] !== undefined)
+    throw new UsageError("--latency-model applies to the embedded log only; on Kafka the latencies are the broker's")
+  if (f.prefill && Number.isFinite(f.rate))
+    throw new UsageError('--prefill writes the input as fast as it can before the workers start; it takes no --rate')
+  if (f.prefill && (f['kill-every'] !== undefined || f['drop-acks'] > 0))
+    throw new UsageError(
+      '--prefill measures a run without faults: kills and lost acks fall while input is fed, and with --prefill it is all written before the workers start (leave out --prefill to inject faults)',
+    )
   if (f.idempotence === 'off' && f.guarantee !== 'at_least_once') {
-    throw new UsageError(`--idempotence off is only allowed with --guarantee at_least_once (Kafka Streams forces enable.idempotence=true under ${f.guarantee})`)
+    throw new UsageError(
+      `--idempotence off is only allowed with --guarantee at_least_once (Kafka Streams forces enable.idempotence=true under ${f.guarantee})`,
+    )
   }
 }
 
@@ -92,8 +151,16 @@ export function runOptionsOf(f: RunFlags): RunOptions {
     latency: f['latency-model'] ?? 'default',
     backend: f.backend,
     prefill: f.prefill,
-    kafka: f.backend === 'kafka' ? { client: { brokers: parseBrokers(f.brokers), ...kafkaSecurityForCommand() }, applicationId: f['application-id'], workerLogs: f['worker-logs'] } : undefined,
-    beforeClose: dumpDir === undefined ? undefined : (r: LabRuntime) => dumpRun(r.connection.inspector(), dumpDir, r.groupId),
+    kafka:
+      f.backend === 'kafka'
+        ? {
+            client: { brokers: parseBrokers(f.brokers), ...kafkaSecurityForCommand() },
+            applicationId: f['application-id'],
+            workerLogs: f['worker-logs'],
+          }
+        : undefined,
+    beforeClose:
+      dumpDir === undefined ? undefined : (r: LabRuntime) => dumpRun(r.connection.inspector(), dumpDir, r.groupId),
   }
 }
 
@@ -104,7 +171,10 @@ export async function runCommand(f: RunFlags, out: (s: string) => void): Promise
   })
   const { validation, unavailableFigures, ...summary } = result
   // A figure that cannot be told is null, and says why here: the validator's rows, or all of them after a stall.
-  const unavailable = [...validation.unavailable, ...(unavailableFigures ?? []).map((u) => ({ row: u.figure, reason: u.reason }))]
+  const unavailable = [
+    ...validation.unavailable,
+    ...(unavailableFigures ?? []).map((u) => ({ row: u.figure, reason: u.reason })),
+  ]
   if (f.json) out(JSON.stringify({ ...summary, poison: validation.poison, unavailable }))
   else out(formatSummary(result))
   if (result.stalled) return EXIT_STALLED
@@ -142,6 +212,12 @@ function formatSummary(r: RunResult): string {
   ]
   const recoveries = recoveriesLine(r.recoveries)
   if (recoveries) lines.push(recoveries)
-  if (r.duplicateKeys.length > 0) lines.push(`  duplicate keys        ${r.duplicateKeys.slice(0, 8).map((k) => `${k.key}×${k.count}`).join(' ')}`)
+  if (r.duplicateKeys.length > 0)
+    lines.push(
+      `  duplicate keys        ${r.duplicateKeys
+        .slice(0, 8)
+        .map((k) => `${k.key}×${k.count}`)
+        .join(' ')}`,
+    )
   return lines.join('\n')
 }

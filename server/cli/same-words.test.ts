@@ -32,19 +32,54 @@ const sweepBody = { intervals: [100], guarantees: ['exactly_once'], repeat: 1, b
 
 describe('the same bad value gets the same words from the CLI and from REST', () => {
   it.each([
-    ['a kill step out of range', ['--kill-at-step', '6'], parseCommand('killWorker', { workerId: 'worker-1', step: 6 }), 'must be an integer from 1 to 5; got 6'],
-    ['a kill step that is no integer', ['--kill-at-step', '2.5'], parseCommand('killWorker', { workerId: 'worker-1', step: 2.5 }), 'must be an integer from 1 to 5; got 2.5'],
-    ['an unknown guarantee', ['--guarantee', 'exactly-once'], parseCommand('setConfig', { 'processing.guarantee': 'exactly-once' }), 'must be one of at_least_once, exactly_once, exactly_once_v2; got "exactly-once"'],
+    [
+      'a kill step out of range',
+      ['--kill-at-step', '6'],
+      parseCommand('killWorker', { workerId: 'worker-1', step: 6 }),
+      'must be an integer from 1 to 5; got 6',
+    ],
+    [
+      'a kill step that is no integer',
+      ['--kill-at-step', '2.5'],
+      parseCommand('killWorker', { workerId: 'worker-1', step: 2.5 }),
+      'must be an integer from 1 to 5; got 2.5',
+    ],
+    [
+      'an unknown guarantee',
+      ['--guarantee', 'exactly-once'],
+      parseCommand('setConfig', { 'processing.guarantee': 'exactly-once' }),
+      'must be one of at_least_once, exactly_once, exactly_once_v2; got "exactly-once"',
+    ],
   ])('eoscope run and the lab commands: %s', async (_, argv, rest, words) => {
     expect(await cliWords(RUN, argv)).toBe(words)
     expect(restWords(rest)).toBe(words)
   })
 
   it.each([
-    ['too many repetitions', ['--repeat', '11'], { ...sweepBody, repeat: 11 }, 'must be an integer from 1 to 10; got 11'],
-    ['a negative seed', ['--seed', '-1'], { ...sweepBody, seed: -1 }, 'must be an integer from 0 to 2147483647; got -1'],
-    ['a commit interval beyond the sweep', ['--intervals', '100,60000'], { ...sweepBody, intervals: [100, 60_000] }, 'must be an integer from 1 to 30000; got 60000'],
-    ['an unknown guarantee', ['--guarantees', 'exactly_once,exactly_twice'], { ...sweepBody, guarantees: ['exactly_once', 'exactly_twice'] }, 'must be one of at_least_once, exactly_once, exactly_once_v2; got "exactly_twice"'],
+    [
+      'too many repetitions',
+      ['--repeat', '11'],
+      { ...sweepBody, repeat: 11 },
+      'must be an integer from 1 to 10; got 11',
+    ],
+    [
+      'a negative seed',
+      ['--seed', '-1'],
+      { ...sweepBody, seed: -1 },
+      'must be an integer from 0 to 2147483647; got -1',
+    ],
+    [
+      'a commit interval beyond the sweep',
+      ['--intervals', '100,60000'],
+      { ...sweepBody, intervals: [100, 60_000] },
+      'must be an integer from 1 to 30000; got 60000',
+    ],
+    [
+      'an unknown guarantee',
+      ['--guarantees', 'exactly_once,exactly_twice'],
+      { ...sweepBody, guarantees: ['exactly_once', 'exactly_twice'] },
+      'must be one of at_least_once, exactly_once, exactly_once_v2; got "exactly_twice"',
+    ],
   ])('eoscope sweep and POST /api/experiments: %s', async (_, argv, body, words) => {
     expect(await cliWords(SWEEP, argv, (f) => sweepCommand(f, () => {}))).toBe(words)
     expect(restWords(parseSweepRequest(body)).replace(/^(intervals|guarantees)\.\d+: /, '')).toBe(words)
@@ -52,7 +87,9 @@ describe('the same bad value gets the same words from the CLI and from REST', ()
 
   it('where the live lab narrows a range, both say the range that applies where the value was given', async () => {
     expect(await cliWords(RUN, ['--commit-interval-ms', '0'])).toBe(settingProblem('commit.interval.ms', 'run', 0))
-    expect(restWords(parseCommand('setConfig', { 'commit.interval.ms': 0 }))).toBe(settingProblem('commit.interval.ms', 'lab', 0))
+    expect(restWords(parseCommand('setConfig', { 'commit.interval.ms': 0 }))).toBe(
+      settingProblem('commit.interval.ms', 'lab', 0),
+    )
     expect(settingProblem('commit.interval.ms', 'lab', 0)).toBe('must be an integer from 10 to 30000; got 0')
   })
 })

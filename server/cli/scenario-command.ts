@@ -6,7 +6,14 @@
 // behind the ack-drop proxy, on the real clock.
 
 import { SystemTime } from '../log/time.ts'
-import { HeadlessHost, runScenario, runScenarioInVirtualTime, SCENARIOS, scenarioByName, type ScenarioResult } from '../lab/scenarios/index.ts'
+import {
+  HeadlessHost,
+  runScenario,
+  runScenarioInVirtualTime,
+  SCENARIOS,
+  scenarioByName,
+  type ScenarioResult,
+} from '../lab/scenarios/index.ts'
 import type { Scenario, ScenarioHost } from '../lab/scenarios/scenario.ts'
 import { SETTINGS } from '../../lib/streams-config.ts'
 import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
@@ -20,18 +27,25 @@ const NAMES = SCENARIOS.map((s) => s.name).join(', ')
 
 export const SCENARIO = {
   name: 'scenario',
-  summary: 'one guided fault scenario, headless (a seeded script sets a lab up, injects its fault and states what the evidence shows); exit 0 when every expectation holds, 1 otherwise',
+  summary:
+    'one guided fault scenario, headless (a seeded script sets a lab up, injects its fault and states what the evidence shows); exit 0 when every expectation holds, 1 otherwise',
   positional: { name: 'NAME', meaning: `the scenario: ${NAMES}` },
   flags: {
     seed: { type: 'setting', setting: 'seed', default: SETTINGS.seed.default },
     json: { type: 'boolean', meaning: 'print the result as one JSON object' },
-    backend: { type: 'choice', choices: BACKENDS, default: 'embedded', meaning: 'the log: every scenario runs on both' },
+    backend: {
+      type: 'choice',
+      choices: BACKENDS,
+      default: 'embedded',
+      meaning: 'the log: every scenario runs on both',
+    },
     brokers: { type: 'string', value: 'HOST:PORT[,HOST:PORT]', meaning: 'the Kafka cluster (--backend kafka)' },
     clock: {
       type: 'choice',
       choices: CLOCKS,
       default: 'virtual',
-      meaning: 'virtual: simulated time with the model costs (a CPU cost per record, the latency model), exact and repeatable for a seed; system: the real clock and CPU, as on the dashboard (measured, varies with the load). --backend kafka: always the real clock',
+      meaning:
+        'virtual: simulated time with the model costs (a CPU cost per record, the latency model), exact and repeatable for a seed; system: the real clock and CPU, as on the dashboard (measured, varies with the load). --backend kafka: always the real clock',
     },
   },
   notes: [['scenarios:', ...SCENARIOS.map((s) => `  ${s.name}\n      ${s.summary}`)].join('\n')],
@@ -39,14 +53,22 @@ export const SCENARIO = {
 
 type ScenarioFlags = FlagValues<(typeof SCENARIO)['flags']>
 
-export async function scenarioCommand(name: string | undefined, f: ScenarioFlags, out: (s: string) => void): Promise<number> {
+export async function scenarioCommand(
+  name: string | undefined,
+  f: ScenarioFlags,
+  out: (s: string) => void,
+): Promise<number> {
   if (name === undefined) throw new UsageError(`name a scenario: ${NAMES}`)
   const scenario = scenarioByName(name)
   if (!scenario) throw new UsageError(`unknown scenario ${JSON.stringify(name)}; known: ${NAMES}`)
   if (f.backend === 'embedded' && f.brokers !== undefined) throw new UsageError('--brokers needs --backend kafka')
-  const client: KafkaClientConfig | null = f.backend === 'kafka' ? { brokers: parseBrokers(f.brokers), clientId: 'eoscope-scenario', ...kafkaSecurityForCommand() } : null
+  const client: KafkaClientConfig | null =
+    f.backend === 'kafka'
+      ? { brokers: parseBrokers(f.brokers), clientId: 'eoscope-scenario', ...kafkaSecurityForCommand() }
+      : null
   // lost-ack loses an ack in the embedded broker, or on Kafka in the ack-drop proxy: the backend's reason when it cannot.
-  if (name === 'lost-ack') requireCapability(capabilitiesOf(f.backend, { route: 'ack-drop-proxy', client: client ?? {} }), 'drop-acks')
+  if (name === 'lost-ack')
+    requireCapability(capabilitiesOf(f.backend, { route: 'ack-drop-proxy', client: client ?? {} }), 'drop-acks')
   const result = client !== null ? await runOnKafka(client, scenario, f.seed) : await runOn(f.clock, scenario, f.seed)
   if (f.json) out(JSON.stringify(result))
   else {
@@ -88,7 +110,9 @@ async function runKeepingNarrative(scenario: Scenario, host: ScenarioHost): Prom
   try {
     return await runScenario(scenario, host, (n) => said.push(`  +${String(n.atMs).padStart(6)} ms  ${n.text}`))
   } catch (e) {
-    process.stderr.write(`eoscope: scenario ${scenario.name} stopped; it had said:\n${said.length > 0 ? said.join('\n') : '  (nothing)'}\n`)
+    process.stderr.write(
+      `eoscope: scenario ${scenario.name} stopped; it had said:\n${said.length > 0 ? said.join('\n') : '  (nothing)'}\n`,
+    )
     throw e
   }
 }

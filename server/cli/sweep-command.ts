@@ -3,14 +3,30 @@
 // --backend kafka runs every lab on a Kafka cluster (--brokers, or KAFKA_BROKERS) with worker
 // processes, a fresh application.id per lab.
 
-import { CSV_COLUMNS, DEFAULT_SWEEP_GUARANTEES, DEFAULT_SWEEP_INTERVALS, cellRow, parseSweepRequest, toCsv, type CellResult, type ExperimentRecord, type Stat, type SweepSettings } from '../../lib/experiment-protocol.ts'
+import {
+  CSV_COLUMNS,
+  DEFAULT_SWEEP_GUARANTEES,
+  DEFAULT_SWEEP_INTERVALS,
+  cellRow,
+  parseSweepRequest,
+  toCsv,
+  type CellResult,
+  type ExperimentRecord,
+  type Stat,
+  type SweepSettings,
+} from '../../lib/experiment-protocol.ts'
 import { cellPrecise, cellsWithoutInterval, noiseWarnings } from '../../lib/experiment-uncertainty.ts'
 import { fewestSamplesForInterval } from '../../lib/statistics.ts'
 import { choiceSchema, settingSchema } from '../../lib/setting-schema.ts'
 import { describeRange, PROCESSING_GUARANTEES, rangeOf, SETTINGS } from '../../lib/streams-config.ts'
 import { ExperimentStore } from '../experiments/experiment-store.ts'
 import { expectedRedone, modelDescription, runModelSweep } from '../experiments/model-sweep.ts'
-import { KAFKA_SWEEP_NOTES, runSweep, sweepUnavailableReason, type SweepKafkaTarget } from '../experiments/sweep-runner.ts'
+import {
+  KAFKA_SWEEP_NOTES,
+  runSweep,
+  sweepUnavailableReason,
+  type SweepKafkaTarget,
+} from '../experiments/sweep-runner.ts'
 import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
 import { BACKENDS, capabilitiesOf, kafkaSecurityForCommand, parseBrokers } from './backend.ts'
 import { requireGuarantee } from '../log/capabilities.ts'
@@ -20,7 +36,8 @@ const intervalRange = rangeOf('commit.interval.ms', 'sweep')
 
 export const SWEEP = {
   name: 'sweep',
-  summary: 'the commit-interval experiment, one row per guarantee and commit.interval.ms (throughput, latency, recovery and its phases, duplicates per kill); progress on stderr, the result also stored under the data directory',
+  summary:
+    'the commit-interval experiment, one row per guarantee and commit.interval.ms (throughput, latency, recovery and its phases, duplicates per kill); progress on stderr, the result also stored under the data directory',
   flags: {
     intervals: {
       type: 'string',
@@ -28,16 +45,35 @@ export const SWEEP = {
       meaning: `commit.interval.ms values to measure, up to ${rangeOf('sweepIntervals').max}, each ${describeRange(intervalRange, { integer: true })}`,
       defaultText: DEFAULT_SWEEP_INTERVALS.join(','),
     },
-    guarantees: { type: 'string', value: 'G[,G...]', meaning: `processing.guarantee values to measure, of ${PROCESSING_GUARANTEES.join(', ')}`, defaultText: DEFAULT_SWEEP_GUARANTEES.join(',') },
+    guarantees: {
+      type: 'string',
+      value: 'G[,G...]',
+      meaning: `processing.guarantee values to measure, of ${PROCESSING_GUARANTEES.join(', ')}`,
+      defaultText: DEFAULT_SWEEP_GUARANTEES.join(','),
+    },
     repeat: {
       type: 'setting',
       setting: 'sweepRepeat',
       meaning: 'runs of each cell: exactly N (with --max-runs: at least N)',
       defaultText: `measured: at least ${fewestSamplesForInterval()} (the fewest with a 95% interval), up to --max-runs; --model: ${SETTINGS.sweepRepeat.default}`,
     },
-    'max-runs': { type: 'setting', setting: 'sweepMaxRuns', defaultText: `${SETTINGS.sweepMaxRuns.default} without --repeat` },
-    backend: { type: 'choice', choices: BACKENDS, default: 'embedded', meaning: 'the log: the embedded one, or a Kafka cluster with worker processes (a fresh application.id per lab)' },
-    brokers: { type: 'string', value: 'HOST:PORT[,HOST:PORT]', meaning: 'the Kafka cluster (--backend kafka)', defaultText: 'KAFKA_BROKERS from the environment' },
+    'max-runs': {
+      type: 'setting',
+      setting: 'sweepMaxRuns',
+      defaultText: `${SETTINGS.sweepMaxRuns.default} without --repeat`,
+    },
+    backend: {
+      type: 'choice',
+      choices: BACKENDS,
+      default: 'embedded',
+      meaning: 'the log: the embedded one, or a Kafka cluster with worker processes (a fresh application.id per lab)',
+    },
+    brokers: {
+      type: 'string',
+      value: 'HOST:PORT[,HOST:PORT]',
+      meaning: 'the Kafka cluster (--backend kafka)',
+      defaultText: 'KAFKA_BROKERS from the environment',
+    },
     'worker-logs': { type: 'boolean', meaning: "show the Kafka worker processes' logs" },
     seed: { type: 'setting', setting: 'seed' },
     json: { type: 'boolean', meaning: 'print the rows and the full record as JSON' },
@@ -45,7 +81,8 @@ export const SWEEP = {
     'no-save': { type: 'boolean', meaning: 'do not store the result under the data directory (EOSCOPE_DATA_DIR)' },
     model: {
       type: 'boolean',
-      meaning: 'the model: the embedded log in virtual time, the latency model and a CPU cost per record the only costs; exact (the same seed gives the same figures on every run, whatever the load), every figure labelled model',
+      meaning:
+        'the model: the embedded log in virtual time, the latency model and a CPU cost per record the only costs; exact (the same seed gives the same figures on every run, whatever the load), every figure labelled model',
     },
   },
   notes: [
@@ -65,7 +102,8 @@ type SweepFlags = FlagValues<(typeof SWEEP)['flags']>
 export function runsOf(f: SweepFlags): { repeat: number; maxRuns?: number } {
   const maxRuns = f['max-runs']
   if (f.model) {
-    if (maxRuns !== undefined) throw new UsageError('--max-runs does not apply to --model (its figures are exact); use --repeat')
+    if (maxRuns !== undefined)
+      throw new UsageError('--max-runs does not apply to --model (its figures are exact); use --repeat')
     return { repeat: f.repeat ?? SETTINGS.sweepRepeat.default }
   }
   if (f.repeat !== undefined && maxRuns === undefined) return { repeat: f.repeat }
@@ -78,7 +116,8 @@ export function runsOf(f: SweepFlags): { repeat: number; maxRuns?: number } {
 /** A comma-separated flag's items, each through the schema REST uses for the same field. */
 function listOf<T>(flag: string, value: string, schema: z.ZodType<T>, parse: (s: string) => unknown = (s) => s): T[] {
   const items = value.split(',').map((s) => s.trim())
-  if (items.some((s) => s === '')) throw new UsageError(`--${flag} must be a comma-separated list without empty items; got ${JSON.stringify(value)}`)
+  if (items.some((s) => s === ''))
+    throw new UsageError(`--${flag} must be a comma-separated list without empty items; got ${JSON.stringify(value)}`)
   return items.map((s) => {
     const r = schema.safeParse(parse(s))
     if (!r.success) throw new UsageError(`--${flag}: ${r.error.issues[0]?.message ?? 'invalid item'}`)
@@ -90,21 +129,29 @@ const wholeNumber = (s: string) => (/^\d+$/.test(s) ? Number(s) : s)
 
 function kafkaTarget(f: SweepFlags): SweepKafkaTarget | null {
   if (f.backend !== 'kafka') {
-    if (f.brokers !== undefined || f['worker-logs']) throw new UsageError('--brokers and --worker-logs need --backend kafka')
+    if (f.brokers !== undefined || f['worker-logs'])
+      throw new UsageError('--brokers and --worker-logs need --backend kafka')
     return null
   }
   const brokers = f.brokers ?? process.env.KAFKA_BROKERS
-  if (brokers === undefined || brokers.trim() === '') throw new UsageError('--backend kafka needs --brokers HOST:PORT (or KAFKA_BROKERS in the environment)')
+  if (brokers === undefined || brokers.trim() === '')
+    throw new UsageError('--backend kafka needs --brokers HOST:PORT (or KAFKA_BROKERS in the environment)')
   return { brokers: parseBrokers(brokers), security: kafkaSecurityForCommand(), workerLogs: f['worker-logs'] }
 }
 
 export async function sweepCommand(f: SweepFlags, out: (s: string) => void): Promise<number> {
   if (f.json && f.csv) throw new UsageError('--json and --csv are exclusive')
-  const guarantees = f.guarantees === undefined ? [...DEFAULT_SWEEP_GUARANTEES] : listOf('guarantees', f.guarantees, choiceSchema(PROCESSING_GUARANTEES))
+  const guarantees =
+    f.guarantees === undefined
+      ? [...DEFAULT_SWEEP_GUARANTEES]
+      : listOf('guarantees', f.guarantees, choiceSchema(PROCESSING_GUARANTEES))
   const caps = capabilitiesOf(f.backend)
   for (const g of guarantees) requireGuarantee(caps, g)
   const parsed = parseSweepRequest({
-    intervals: f.intervals === undefined ? [...DEFAULT_SWEEP_INTERVALS] : listOf('intervals', f.intervals, settingSchema('commit.interval.ms', 'sweep'), wholeNumber),
+    intervals:
+      f.intervals === undefined
+        ? [...DEFAULT_SWEEP_INTERVALS]
+        : listOf('intervals', f.intervals, settingSchema('commit.interval.ms', 'sweep'), wholeNumber),
     guarantees,
     ...runsOf(f),
     backend: f.backend,
@@ -116,7 +163,8 @@ export async function sweepCommand(f: SweepFlags, out: (s: string) => void): Pro
   const unavailable = sweepUnavailableReason(request, target)
   if (unavailable !== null) throw new UsageError(unavailable)
 
-  if (f.model && f.backend !== 'embedded') throw new UsageError('--model runs on the embedded log: drop --backend kafka')
+  if (f.model && f.backend !== 'embedded')
+    throw new UsageError('--model runs on the embedded log: drop --backend kafka')
 
   const abort = new AbortController()
   const onSignal = () => abort.abort()
@@ -124,11 +172,15 @@ export async function sweepCommand(f: SweepFlags, out: (s: string) => void): Pro
   let lastLine = ''
   const onProgress = (r: ExperimentRecord) => {
     const c = r.progress.current
-    const line = c ? `[${r.progress.done}/${r.progress.total}] ${f.model ? 'model: ' : ''}${c.guarantee} commit.interval.ms=${c.commitIntervalMs} repetition ${c.repetition}: ${c.stage}` : ''
+    const line = c
+      ? `[${r.progress.done}/${r.progress.total}] ${f.model ? 'model: ' : ''}${c.guarantee} commit.interval.ms=${c.commitIntervalMs} repetition ${c.repetition}: ${c.stage}`
+      : ''
     if (line && line !== lastLine) process.stderr.write(line + '\n')
     lastLine = line
   }
-  const running = f.model ? runModelSweep({ request, signal: abort.signal, onProgress }) : runSweep({ request, kafka: target, signal: abort.signal, onProgress })
+  const running = f.model
+    ? runModelSweep({ request, signal: abort.signal, onProgress })
+    : runSweep({ request, kafka: target, signal: abort.signal, onProgress })
   const record = await running.finally(() => process.off('SIGINT', onSignal))
   if (!f['no-save']) {
     const store = new ExperimentStore()
@@ -157,7 +209,15 @@ function jsonOf(r: ExperimentRecord, figures: Figures) {
     ...(r.request.backend === 'kafka' ? { notes: KAFKA_SWEEP_NOTES } : {}),
     settings: r.settings,
     machine: r.machine,
-    ...(figures === 'measured' ? { runsPerCell: { atLeast: r.request.repeat, atMost: r.request.maxRuns ?? r.request.repeat, precision: '95% interval of the median within ±10% for throughput and recovery time' } } : {}),
+    ...(figures === 'measured'
+      ? {
+          runsPerCell: {
+            atLeast: r.request.repeat,
+            atMost: r.request.maxRuns ?? r.request.repeat,
+            precision: '95% interval of the median within ±10% for throughput and recovery time',
+          },
+        }
+      : {}),
     warnings: figures === 'measured' ? warningsOf(r) : [],
     rows: r.cells.map((c) => rowOf(c, r.settings, figures)),
     record: r,
@@ -168,18 +228,31 @@ function rowOf(c: CellResult, s: SweepSettings, figures: Figures) {
   const round = (v: number | null) => (v === null ? null : Math.round(v * 10) / 10)
   const kills = c.repetitions.map((x) => x.killDelayMs).filter((x): x is number => x !== null)
   const meanKillDelay = kills.length === 0 ? null : kills.reduce((a, b) => a + b, 0) / kills.length
-  const withInterval = (s: Stat, values: (number | null)[]) => ({ median: round(s.median), low95: round(s.low ?? null), high95: round(s.high ?? null), min: round(s.min), max: round(s.max), values: values.map(round) })
+  const withInterval = (s: Stat, values: (number | null)[]) => ({
+    median: round(s.median),
+    low95: round(s.low ?? null),
+    high95: round(s.high ?? null),
+    min: round(s.min),
+    max: round(s.max),
+    values: values.map(round),
+  })
   return {
     figures,
     guarantee: c.guarantee,
     commitIntervalMs: c.commitIntervalMs,
     runs: c.repetitions.length,
     precise: cellPrecise(c),
-    throughputPerSec: withInterval(c.throughputPerSec, c.repetitions.map((x) => x.throughputPerSec)),
+    throughputPerSec: withInterval(
+      c.throughputPerSec,
+      c.repetitions.map((x) => x.throughputPerSec),
+    ),
     latencyP50Ms: round(c.latencyP50Ms.median),
     latencyP99Ms: round(c.latencyP99Ms.median),
     recoveryMs: round(c.recoveryMs.median),
-    recoveryMsInterval: withInterval(c.recoveryMs, c.repetitions.map((x) => x.recoveryMs)),
+    recoveryMsInterval: withInterval(
+      c.recoveryMs,
+      c.repetitions.map((x) => x.recoveryMs),
+    ),
     load: c.repetitions.map((x) => x.load ?? null),
     phases: {
       detection: round(c.phases.detection.median),
@@ -198,7 +271,12 @@ function rowOf(c: CellResult, s: SweepSettings, figures: Figures) {
 /** Every pair of points whose order is not known, and the cells with too few runs for an interval. */
 function warningsOf(r: ExperimentRecord): string[] {
   const bare = cellsWithoutInterval(r.cells)
-  const few = bare.length === 0 ? [] : [`${bare.length} of ${r.cells.length} cells have fewer than ${fewestSamplesForInterval()} runs: no 95% interval, so no order between them is known`]
+  const few =
+    bare.length === 0
+      ? []
+      : [
+          `${bare.length} of ${r.cells.length} cells have fewer than ${fewestSamplesForInterval()} runs: no 95% interval, so no order between them is known`,
+        ]
   return [...few, ...noiseWarnings(r.cells).map((w) => w.text)]
 }
 
@@ -233,7 +311,8 @@ function formatTable(r: ExperimentRecord, figures: Figures): string {
   })
   const header = cols.map((k) => head[k]!)
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)))
-  const fmt = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
+  const fmt = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
   const s = r.settings
   return [
     `eoscope sweep: ${figures === 'model' ? 'MODEL (embedded log in virtual time; figures from the model, not measured)' : `${r.request.backend} backend, measured`}, ${runsText(r)}, ${r.status}${r.error ? ` (${r.error})` : ''}`,

@@ -12,11 +12,21 @@ import { KAFKA_SECURITY_NOTE, kafkaSecurityForCommand, parseBrokers } from './ba
 
 export const TRANSACTIONS = {
   name: 'transactions',
-  summary: "a Kafka cluster's transactions as its coordinators and partition leaders hold them (KIP-664): every transactional id, the open transactions of some topics, the hanging ones, and their abort",
+  summary:
+    "a Kafka cluster's transactions as its coordinators and partition leaders hold them (KIP-664): every transactional id, the open transactions of some topics, the hanging ones, and their abort",
   flags: {
     brokers: { type: 'string', value: 'HOST:PORT[,HOST:PORT]', meaning: 'the Kafka cluster (required)' },
-    topics: { type: 'string', value: 'TOPIC[,TOPIC]', meaning: 'topics whose partitions are searched for open transactions (each partition\'s producers, DescribeProducers)' },
-    'abort-hanging': { type: 'boolean', meaning: 'write an ABORT marker for every hanging transaction found in --topics (WriteTxnMarkers): the last stable offset moves past it' },
+    topics: {
+      type: 'string',
+      value: 'TOPIC[,TOPIC]',
+      meaning:
+        "topics whose partitions are searched for open transactions (each partition's producers, DescribeProducers)",
+    },
+    'abort-hanging': {
+      type: 'boolean',
+      meaning:
+        'write an ABORT marker for every hanging transaction found in --topics (WriteTxnMarkers): the last stable offset moves past it',
+    },
     json: { type: 'boolean', meaning: 'one JSON object instead of text' },
   },
   notes: [
@@ -29,7 +39,9 @@ type TransactionsFlags = FlagValues<(typeof TRANSACTIONS)['flags']>
 
 async function partitionsOf(admin: KafkaTransactionAdmin, topics: string[]): Promise<TopicPartition[]> {
   const counts = await admin.partitionCounts(topics)
-  return topics.flatMap((topic) => Array.from({ length: counts.get(topic) ?? 0 }, (_, partition) => ({ topic, partition })))
+  return topics.flatMap((topic) =>
+    Array.from({ length: counts.get(topic) ?? 0 }, (_, partition) => ({ topic, partition })),
+  )
 }
 
 function line(t: OpenTransaction): string {
@@ -38,8 +50,12 @@ function line(t: OpenTransaction): string {
 
 export async function transactionsCommand(f: TransactionsFlags, out: (s: string) => void): Promise<number> {
   const brokers = parseBrokers(f.brokers)
-  const topics = (f.topics ?? '').split(',').map((t) => t.trim()).filter((t) => t.length > 0)
-  if (f['abort-hanging'] && topics.length === 0) throw new UsageError('--abort-hanging needs --topics: the partitions to search for hanging transactions')
+  const topics = (f.topics ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t.length > 0)
+  if (f['abort-hanging'] && topics.length === 0)
+    throw new UsageError('--abort-hanging needs --topics: the partitions to search for hanging transactions')
   const admin = new KafkaTransactionAdmin({ brokers, clientId: 'eoscope-transactions', ...kafkaSecurityForCommand() })
   try {
     const report = await describeTransactions(admin, await partitionsOf(admin, topics), {}, Date.now())
@@ -48,12 +64,16 @@ export async function transactionsCommand(f: TransactionsFlags, out: (s: string)
     if (f.json) out(JSON.stringify({ transactions: described, open, aborted }))
     else {
       out(`${described.length} transactional id(s):`)
-      for (const d of described) out(`  ${d.transactionalId}: ${d.state}, producer ${d.producerId} epoch ${d.epoch}, transaction.timeout.ms ${d.timeoutMs}${d.partitions.length > 0 ? `, partitions ${d.partitions.map((p) => `${p.topic}-${p.partition}`).join(' ')}` : ''}`)
+      for (const d of described)
+        out(
+          `  ${d.transactionalId}: ${d.state}, producer ${d.producerId} epoch ${d.epoch}, transaction.timeout.ms ${d.timeoutMs}${d.partitions.length > 0 ? `, partitions ${d.partitions.map((p) => `${p.topic}-${p.partition}`).join(' ')}` : ''}`,
+        )
       if (topics.length > 0) {
         out(`${open.length} open transaction(s) in ${topics.join(', ')}:`)
         for (const t of open) out(line(t))
       }
-      for (const t of aborted) out(`aborted ${t.topic}-${t.partition} from offset ${t.currentTxnStartOffset} (producer ${t.producerId})`)
+      for (const t of aborted)
+        out(`aborted ${t.topic}-${t.partition} from offset ${t.currentTxnStartOffset} (producer ${t.producerId})`)
     }
     return 0
   } finally {

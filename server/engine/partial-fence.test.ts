@@ -24,7 +24,13 @@ describe('a fencing in the middle of a batch', () => {
     await time.runUntil(() => lab.caughtUp(), 60_000, 20)
     await time.runUntilSettled(lab.stop())
     expect(migrated).toContain('0_1')
-    const report = await validateRun(lab.connection.inspector(), { groupId: lab.groupId, inputTopic: 'input', outputTopic: 'output', changelogTopic: lab.topics.changelog, dlqTopic: lab.topics.deadLetter })
+    const report = await validateRun(lab.connection.inspector(), {
+      groupId: lab.groupId,
+      inputTopic: 'input',
+      outputTopic: 'output',
+      changelogTopic: lab.topics.changelog,
+      dlqTopic: lab.topics.deadLetter,
+    })
     expect(report.inputRecords).toBe(8_000)
     expect(report.lost).toBe(0)
     expect(report.duplicates).toBe(0)

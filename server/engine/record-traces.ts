@@ -41,7 +41,17 @@ export class RecordTraces {
 
   emit(traces: readonly Trace[], step: Step): void {
     const atMs = this.time.now()
-    for (const t of traces) this.telemetry.emit({ type: 'trace', workerId: this.workerId, taskId: taskIdOf(t.partition), key: t.key, partition: t.partition, offset: t.offset, step, atMs })
+    for (const t of traces)
+      this.telemetry.emit({
+        type: 'trace',
+        workerId: this.workerId,
+        taskId: taskIdOf(t.partition),
+        key: t.key,
+        partition: t.partition,
+        offset: t.offset,
+        step,
+        atMs,
+      })
   }
 
   /** Step 5 for every open trace below the committed offsets of these tasks. */

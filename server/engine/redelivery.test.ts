@@ -8,11 +8,19 @@ import { validateRun } from '../validator/validator.ts'
 import { smallLab } from './__fixtures__/small-lab.ts'
 import { describeRedeliveries, redeliveries } from './redelivery.ts'
 
-const rec = (partition: number, offset: number): ConsumedRecord => ({ topic: 'input', partition, offset, key: 'k', value: '1', headers: undefined, timestamp: 0 })
+const rec = (partition: number, offset: number): ConsumedRecord => ({
+  topic: 'input',
+  partition,
+  offset,
+  key: 'k',
+  value: '1',
+  headers: undefined,
+  timestamp: 0,
+})
 const task = (id: string, consumedOffset: number) => ({ id, consumedOffset })
 
 describe('redeliveries', () => {
-  it('finds nothing when every task\'s records start at or past its position (a gap is markers or aborted records)', () => {
+  it("finds nothing when every task's records start at or past its position (a gap is markers or aborted records)", () => {
     const batch = new Map([
       [task('0_0', 10), [rec(0, 10), rec(0, 11)]],
       [task('0_1', 5), [rec(1, 9)]],
@@ -31,7 +39,9 @@ describe('redeliveries', () => {
       { taskId: '0_0', position: 10, from: 7, to: 9, records: 3 },
       { taskId: '0_2', position: 3, from: 0, to: 0, records: 1 },
     ])
-    expect(describeRedeliveries(found)).toMatch(/0_0 at offset 10 was handed 3 records at 7\.\.9; 0_2 at offset 3 was handed 1 record at 0\.\.0/)
+    expect(describeRedeliveries(found)).toMatch(
+      /0_0 at offset 10 was handed 3 records at 7\.\.9; 0_2 at offset 3 was handed 1 record at 0\.\.0/,
+    )
   })
 })
 
@@ -51,29 +61,44 @@ describe('a consumer whose position goes back', () => {
     await time.runUntilSettled(lab.destroy())
   })
 
-  it.each(['at_least_once', 'exactly_once', 'exactly_once_v2'] as const)('under %s: the worker restores the task instead of processing input twice, and no worker fails', async (guarantee) => {
-    const { lab, time } = smallLab(guarantee, { workers: 2 })
-    const failures: string[] = []
-    const caught: string[] = []
-    lab.onEvent((e) => {
-      if (e.type === 'worker-failed') failures.push(`${e.workerId}: ${e.error}`)
-      if (e.type === 'task-migrated' && e.reason.includes('already processed')) caught.push(e.reason)
-    })
-    await lab.start()
-    await time.runFor(600)
-    lab.workerFaults.positionRewinds.arm(5)
-    await time.runUntil(() => lab.caughtUp(), 60_000, 20)
-    await time.runUntilSettled(lab.stop())
-    expect(lab.workerFaults.positionRewinds.pending(), 'every rewind happened').toBe(0)
-    expect(failures).toEqual([])
-    const report = await validateRun(lab.connection.inspector(), { groupId: lab.groupId, inputTopic: 'input', outputTopic: 'output', changelogTopic: lab.topics.changelog, dlqTopic: lab.topics.deadLetter })
-    expect(report.lost).toBe(0)
-    // Restoring redoes work since the last commit under at_least_once; exactly-once has neither duplicates nor drift.
-    if (guarantee === 'at_least_once') expect(report.duplicates).toBeGreaterThan(0)
-    else expect({ duplicates: report.duplicates, stateMismatches: report.stateMismatches }).toEqual({ duplicates: 0, stateMismatches: 0 })
-    // A rewind whose records go to a task created in that poll (it seeks to its committed offset) is no redelivery: at least one is.
-    expect(caught.length, 'rewinds caught before processing').toBeGreaterThan(0)
-    expect(caught.length).toBeLessThanOrEqual(5)
-    expect(caught[0]).toMatch(/task corrupted: the consumer handed input the task had already processed \(0_\d at offset \d+ was handed \d+ records? at \d+\.\.\d+/)
-  })
+  it.each(['at_least_once', 'exactly_once', 'exactly_once_v2'] as const)(
+    'under %s: the worker restores the task instead of processing input twice, and no worker fails',
+    async (guarantee) => {
+      const { lab, time } = smallLab(guarantee, { workers: 2 })
+      const failures: string[] = []
+      const caught: string[] = []
+      lab.onEvent((e) => {
+        if (e.type === 'worker-failed') failures.push(`${e.workerId}: ${e.error}`)
+        if (e.type === 'task-migrated' && e.reason.includes('already processed')) caught.push(e.reason)
+      })
+      await lab.start()
+      await time.runFor(600)
+      lab.workerFaults.positionRewinds.arm(5)
+      await time.runUntil(() => lab.caughtUp(), 60_000, 20)
+      await time.runUntilSettled(lab.stop())
+      expect(lab.workerFaults.positionRewinds.pending(), 'every rewind happened').toBe(0)
+      expect(failures).toEqual([])
+      const report = await validateRun(lab.connection.inspector(), {
+        groupId: lab.groupId,
+        inputTopic: 'input',
+        outputTopic: 'output',
+        changelogTopic: lab.topics.changelog,
+        dlqTopic: lab.topics.deadLetter,
+      })
+      expect(report.lost).toBe(0)
+      // Restoring redoes work since the last commit under at_least_once; exactly-once has neither duplicates nor drift.
+      if (guarantee === 'at_least_once') expect(report.duplicates).toBeGreaterThan(0)
+      else
+        expect({ duplicates: report.duplicates, stateMismatches: report.stateMismatches }).toEqual({
+          duplicates: 0,
+          stateMismatches: 0,
+        })
+      // A rewind whose records go to a task created in that poll (it seeks to its committed offset) is no redelivery: at least one is.
+      expect(caught.length, 'rewinds caught before processing').toBeGreaterThan(0)
+      expect(caught.length).toBeLessThanOrEqual(5)
+      expect(caught[0]).toMatch(
+        /task corrupted: the consumer handed input the task had already processed \(0_\d at offset \d+ was handed \d+ records? at \d+\.\.\d+/,
+      )
+    },
+  )
 })

@@ -19,23 +19,42 @@ export interface Redelivery {
 }
 
 /** What a poll's batch holds below each task's position (each task's records are in offset order). */
-export function redeliveries<T extends { id: string; consumedOffset: number }>(batch: ReadonlyMap<T, readonly ConsumedRecord[]>): Redelivery[] {
+export function redeliveries<T extends { id: string; consumedOffset: number }>(
+  batch: ReadonlyMap<T, readonly ConsumedRecord[]>,
+): Redelivery[] {
   const out: Redelivery[] = []
   for (const [task, recs] of batch) {
     const below = recs.filter((r) => r.offset < task.consumedOffset)
-    if (below.length > 0) out.push({ taskId: task.id, position: task.consumedOffset, from: below[0]!.offset, to: below.at(-1)!.offset, records: below.length })
+    if (below.length > 0)
+      out.push({
+        taskId: task.id,
+        position: task.consumedOffset,
+        from: below[0]!.offset,
+        to: below.at(-1)!.offset,
+        records: below.length,
+      })
   }
   return out
 }
 
 export function describeRedeliveries(rs: readonly Redelivery[]): string {
-  const each = rs.map((r) => `${r.taskId} at offset ${r.position} was handed ${r.records} record${r.records === 1 ? '' : 's'} at ${r.from}..${r.to}`)
+  const each = rs.map(
+    (r) =>
+      `${r.taskId} at offset ${r.position} was handed ${r.records} record${r.records === 1 ? '' : 's'} at ${r.from}..${r.to}`,
+  )
   return `the consumer handed input the task had already processed (${each.join('; ')}): restored from the committed offset instead of processing it twice`
 }
 
 /** The batch as it is, or TaskCorruptedError naming every task it hands input below its position. */
-export function refuseRedeliveries<T extends { id: string; consumedOffset: number }, B extends ReadonlyMap<T, readonly ConsumedRecord[]>>(batch: B): B {
+export function refuseRedeliveries<
+  T extends { id: string; consumedOffset: number },
+  B extends ReadonlyMap<T, readonly ConsumedRecord[]>,
+>(batch: B): B {
   const behind = redeliveries(batch)
-  if (behind.length > 0) throw new TaskCorruptedError(behind.map((r) => r.taskId), describeRedeliveries(behind))
+  if (behind.length > 0)
+    throw new TaskCorruptedError(
+      behind.map((r) => r.taskId),
+      describeRedeliveries(behind),
+    )
   return batch
 }

@@ -22,7 +22,10 @@ interface Lab {
   events: LabEvent[]
 }
 
-function newLab(config: StreamsConfig, options: { records: number; ratePerSec: number; restartAfterMs?: number | null; workers?: number }): Lab {
+function newLab(
+  config: StreamsConfig,
+  options: { records: number; ratePerSec: number; restartAfterMs?: number | null; workers?: number },
+): Lab {
   const time = new MockTime()
   const lab = new LabRuntime(time, {
     config,
@@ -77,7 +80,10 @@ function config(guarantee: ProcessingGuarantee, overrides: Partial<StreamsConfig
 /** Starts a lab, waits until worker-1 has tasks and input is flowing, then arms a kill at step 5. */
 async function killAtStep5(l: Lab): Promise<void> {
   await l.lab.start()
-  await l.time.runUntil(() => (l.lab.slotOf('worker-1')?.worker?.tasks.size ?? 0) > 0 && l.lab.generator.sent > 20, 10_000)
+  await l.time.runUntil(
+    () => (l.lab.slotOf('worker-1')?.worker?.tasks.size ?? 0) > 0 && l.lab.generator.sent > 20,
+    10_000,
+  )
   expect(l.lab.kill('worker-1', 5)).toBe(true)
   await l.time.runUntil(() => l.lab.kills === 1, 10_000)
 }
@@ -85,7 +91,13 @@ async function killAtStep5(l: Lab): Promise<void> {
 /** What exactly-once promises, whatever happened during the run. */
 function expectExactlyOnce(report: ValidationReport): void {
   const { duplicates, lost, stateMismatches, abortedReads, openTransactions } = report
-  expect({ duplicates, lost, stateMismatches, abortedReads, openTransactions }).toEqual({ duplicates: 0, lost: 0, stateMismatches: 0, abortedReads: 0, openTransactions: 0 })
+  expect({ duplicates, lost, stateMismatches, abortedReads, openTransactions }).toEqual({
+    duplicates: 0,
+    lost: 0,
+    stateMismatches: 0,
+    abortedReads: 0,
+    openTransactions: 0,
+  })
 }
 
 describe('a worker killed after the broker acked its writes and before it committed its offsets (step 5)', () => {
@@ -99,14 +111,21 @@ describe('a worker killed after the broker acked its writes and before it commit
     expectRecoveryMeasured(l.lab)
   })
 
-  it.each(['exactly_once', 'exactly_once_v2'] as const)('under %s leaves no duplicates, nothing lost, no state mismatch, and aborts the open transaction', async (guarantee) => {
-    const l = newLab(config(guarantee, { 'transaction.timeout.ms': 3_000 }), { records: 300, ratePerSec: 200, restartAfterMs: 500 })
-    await killAtStep5(l)
-    const report = await finish(l)
-    expectExactlyOnce(report)
-    expect(abortedTxns(l.events)).toBeGreaterThanOrEqual(1)
-    expectRecoveryMeasured(l.lab)
-  })
+  it.each(['exactly_once', 'exactly_once_v2'] as const)(
+    'under %s leaves no duplicates, nothing lost, no state mismatch, and aborts the open transaction',
+    async (guarantee) => {
+      const l = newLab(config(guarantee, { 'transaction.timeout.ms': 3_000 }), {
+        records: 300,
+        ratePerSec: 200,
+        restartAfterMs: 500,
+      })
+      await killAtStep5(l)
+      const report = await finish(l)
+      expectExactlyOnce(report)
+      expect(abortedTxns(l.events)).toBeGreaterThanOrEqual(1)
+      expectRecoveryMeasured(l.lab)
+    },
+  )
 })
 
 describe('a dropped produce ack: the producer times out and sends the same request again', () => {
@@ -129,7 +148,21 @@ describe('a dropped produce ack: the producer times out and sends the same reque
     const time = new MockTime()
     const result = await time.runUntilSettled(
       runHeadless(
-        { guarantee: 'at_least_once', workers: 1, partitions: 2, records: 150, rate: 150, seed: 7, killEveryMs: null, killAtStep: null, restartAfterMs: 500, dropAcks: 2, idempotence: false, latency: 'default', keys: 10 },
+        {
+          guarantee: 'at_least_once',
+          workers: 1,
+          partitions: 2,
+          records: 150,
+          rate: 150,
+          seed: 7,
+          killEveryMs: null,
+          killAtStep: null,
+          restartAfterMs: 500,
+          dropAcks: 2,
+          idempotence: false,
+          latency: 'default',
+          keys: 10,
+        },
         time,
       ),
       MAX_VIRTUAL_MS,
@@ -142,40 +175,52 @@ describe('a dropped produce ack: the producer times out and sends the same reque
 })
 
 describe('a paused worker that wakes up after session.timeout.ms', () => {
-  it.each(['exactly_once', 'exactly_once_v2'] as const)('under %s is fenced, and nothing it writes as a zombie becomes visible', async (guarantee) => {
-    const c = config(guarantee)
-    const l = newLab(c, { records: 300, ratePerSec: 200 })
-    const { lab, time, events } = l
-    await lab.start()
-    const zombie = lab.slotOf('worker-1')!.worker!
-    const outputLogs = [0, 1].map((partition) => lab.cluster.partitionLog({ topic: lab.topics.output, partition }))
-    // Pause it while its transaction holds records in the output topic.
-    const openIdentity = () => zombie.producers().find((id) => outputLogs.some((log) => log.hasOngoingTxn(id.producerId))) ?? null
-    await time.runUntil(() => lab.generator.sent > 40 && openIdentity() !== null, 10_000, 1)
-    const open = openIdentity()!
-    const memberBefore = zombie.memberId
-    expect(lab.pause('worker-1')).toBe(true)
-    await time.runUntil(
-      () => events.some((e) => 'source' in e && e.type === 'group' && e.event.type === 'member-expired' && e.event.memberId === memberBefore),
-      c['session.timeout.ms'] * 5,
-    )
-    await time.runFor(c['session.timeout.ms'])
-    expect(lab.resume('worker-1')).toBe(true)
-    const report = await finish(l)
+  it.each(['exactly_once', 'exactly_once_v2'] as const)(
+    'under %s is fenced, and nothing it writes as a zombie becomes visible',
+    async (guarantee) => {
+      const c = config(guarantee)
+      const l = newLab(c, { records: 300, ratePerSec: 200 })
+      const { lab, time, events } = l
+      await lab.start()
+      const zombie = lab.slotOf('worker-1')!.worker!
+      const outputLogs = [0, 1].map((partition) => lab.cluster.partitionLog({ topic: lab.topics.output, partition }))
+      // Pause it while its transaction holds records in the output topic.
+      const openIdentity = () =>
+        zombie.producers().find((id) => outputLogs.some((log) => log.hasOngoingTxn(id.producerId))) ?? null
+      await time.runUntil(() => lab.generator.sent > 40 && openIdentity() !== null, 10_000, 1)
+      const open = openIdentity()!
+      const memberBefore = zombie.memberId
+      expect(lab.pause('worker-1')).toBe(true)
+      await time.runUntil(
+        () =>
+          events.some(
+            (e) =>
+              'source' in e &&
+              e.type === 'group' &&
+              e.event.type === 'member-expired' &&
+              e.event.memberId === memberBefore,
+          ),
+        c['session.timeout.ms'] * 5,
+      )
+      await time.runFor(c['session.timeout.ms'])
+      expect(lab.resume('worker-1')).toBe(true)
+      const report = await finish(l)
 
-    expect(events.some((e) => e.type === 'task-migrated' && e.workerId === zombie.id)).toBe(true)
-    // Every record of the transaction the zombie had open, before and after its pause, is aborted.
-    const zombieRecords = []
-    for (const topic of [lab.topics.output, lab.topics.changelog]) {
-      for (const partition of [0, 1]) {
-        const log = lab.cluster.partitionLog({ topic, partition })
-        for (const r of log.readRaw(0, log.highWatermark, Number.MAX_SAFE_INTEGER)) {
-          if (r.control === null && r.producerId === open.producerId && r.producerEpoch === open.epoch) zombieRecords.push(r)
+      expect(events.some((e) => e.type === 'task-migrated' && e.workerId === zombie.id)).toBe(true)
+      // Every record of the transaction the zombie had open, before and after its pause, is aborted.
+      const zombieRecords = []
+      for (const topic of [lab.topics.output, lab.topics.changelog]) {
+        for (const partition of [0, 1]) {
+          const log = lab.cluster.partitionLog({ topic, partition })
+          for (const r of log.readRaw(0, log.highWatermark, Number.MAX_SAFE_INTEGER)) {
+            if (r.control === null && r.producerId === open.producerId && r.producerEpoch === open.epoch)
+              zombieRecords.push(r)
+          }
         }
       }
-    }
-    expect(zombieRecords.length).toBeGreaterThan(0)
-    expect(zombieRecords.every((r) => r.txnOutcome === 'aborted')).toBe(true)
-    expectExactlyOnce(report)
-  })
+      expect(zombieRecords.length).toBeGreaterThan(0)
+      expect(zombieRecords.every((r) => r.txnOutcome === 'aborted')).toBe(true)
+      expectExactlyOnce(report)
+    },
+  )
 })

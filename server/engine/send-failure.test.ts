@@ -22,7 +22,13 @@ async function runWithLostConnections(guarantee: ProcessingGuarantee) {
   lab.workerFaults.sendFailures.arm(3)
   await time.runUntil(() => lab.caughtUp(), 60_000, 20)
   await time.runUntilSettled(lab.stop())
-  const report = await validateRun(lab.connection.inspector(), { groupId: lab.groupId, inputTopic: 'input', outputTopic: 'output', changelogTopic: lab.topics.changelog, dlqTopic: lab.topics.deadLetter })
+  const report = await validateRun(lab.connection.inspector(), {
+    groupId: lab.groupId,
+    inputTopic: 'input',
+    outputTopic: 'output',
+    changelogTopic: lab.topics.changelog,
+    dlqTopic: lab.topics.deadLetter,
+  })
   return { corrupted, failures, report }
 }
 
@@ -32,7 +38,13 @@ describe('a send whose connection is lost after the broker appended it', () => {
     expect(failures).toEqual([])
     expect(corrupted.length).toBeGreaterThanOrEqual(1)
     expect(report.inputRecords).toBe(6_000)
-    expect({ lost: report.lost, duplicates: report.duplicates, stateMismatches: report.stateMismatches, abortedReads: report.abortedReads, openTransactions: report.openTransactions }).toEqual({ lost: 0, duplicates: 0, stateMismatches: 0, abortedReads: 0, openTransactions: 0 })
+    expect({
+      lost: report.lost,
+      duplicates: report.duplicates,
+      stateMismatches: report.stateMismatches,
+      abortedReads: report.abortedReads,
+      openTransactions: report.openTransactions,
+    }).toEqual({ lost: 0, duplicates: 0, stateMismatches: 0, abortedReads: 0, openTransactions: 0 })
   })
 
   it('at_least_once: the worker goes on and nothing is lost', async () => {

@@ -8,7 +8,14 @@ const TP = { topic: 'app-store-changelog', partition: 0 }
 
 /** A changelog partition of the given values; read_committed stops at `lso`. */
 function changelog(values: [string, string | null][], lso = values.length): LogReader & { reads: number } {
-  const records: ConsumedRecord[] = values.map(([key, value], offset) => ({ ...TP, offset, key, value, headers: undefined, timestamp: 0 }))
+  const records: ConsumedRecord[] = values.map(([key, value], offset) => ({
+    ...TP,
+    offset,
+    key,
+    value,
+    headers: undefined,
+    timestamp: 0,
+  }))
   const reader = {
     reads: 0,
     offsets: async () => ({ logStartOffset: 0, lastStableOffset: lso, highWatermark: records.length }),
@@ -35,21 +42,26 @@ function updates(n: number, keys: string[]): { log: [string, string][]; last: Ma
 }
 
 describe('KeyValueStore.aggregate', () => {
-  it('keeps each key\'s aggregate equal to the fold of applyToAggregate over its values, in place', () => {
+  it("keeps each key's aggregate equal to the fold of applyToAggregate over its values, in place", () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c'), fc.integer({ min: -1_000_000, max: 1_000_000 })), { maxLength: 200 }), (updates) => {
-        const store = new KeyValueStore()
-        const expected = new Map<string, Aggregate>()
-        for (const [key, v] of updates) {
-          const before = store.get(key)
-          const agg = store.aggregate(key, v)
-          expected.set(key, applyToAggregate(expected.get(key), v))
-          expect(agg).toEqual(expected.get(key))
-          expect(store.get(key)).toBe(agg)
-          if (before) expect(agg).toBe(before)
-        }
-        expect(new Map(store.entries())).toEqual(expected)
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c'), fc.integer({ min: -1_000_000, max: 1_000_000 })), {
+          maxLength: 200,
+        }),
+        (updates) => {
+          const store = new KeyValueStore()
+          const expected = new Map<string, Aggregate>()
+          for (const [key, v] of updates) {
+            const before = store.get(key)
+            const agg = store.aggregate(key, v)
+            expected.set(key, applyToAggregate(expected.get(key), v))
+            expect(agg).toEqual(expected.get(key))
+            expect(store.get(key)).toBe(agg)
+            if (before) expect(agg).toBe(before)
+          }
+          expect(new Map(store.entries())).toEqual(expected)
+        },
+      ),
     )
   })
 })
@@ -80,7 +92,12 @@ describe('restoring a store from its changelog', () => {
   it("keeps a key's last value that decodes when its very last one does not (a corrupt record), and skips tombstones", async () => {
     const { log, last } = updates(6, ['a', 'b'])
     const store = new KeyValueStore()
-    const r = await restoreFromChangelog(store, changelog([...log, ['a', '{not json'], ['b', null]]), TP, 'read_committed')
+    const r = await restoreFromChangelog(
+      store,
+      changelog([...log, ['a', '{not json'], ['b', null]]),
+      TP,
+      'read_committed',
+    )
     expect(store.get('a')).toEqual(last.get('a'))
     expect(store.get('b')).toEqual(last.get('b'))
     expect(r.records).toBe(6)

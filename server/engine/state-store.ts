@@ -67,7 +67,14 @@ export async function restoreFromChangelog(
   between: () => Promise<void> = async () => {},
 ): Promise<{ records: number; fromOffset: number; toOffset: number }> {
   const offsets = await reader.offsets(changelog)
-  const range: ChangelogRange = { reader, changelog, from: offsets.logStartOffset, end: isolation === 'read_committed' ? offsets.lastStableOffset : offsets.highWatermark, isolation, between }
+  const range: ChangelogRange = {
+    reader,
+    changelog,
+    from: offsets.logStartOffset,
+    end: isolation === 'read_committed' ? offsets.lastStableOffset : offsets.highWatermark,
+    isolation,
+    between,
+  }
   const latest = new Map<string, string>()
   let records = 0
   await readChangelog(range, (key, value) => {
@@ -138,7 +145,12 @@ async function replayRecordByRecord(store: KeyValueStore, range: ChangelogRange)
  * committed records written after it by a later owner are hidden from read_committed, and a
  * restore would silently miss them. Like requireStable for offsets, for the store.
  */
-export async function awaitStableChangelog(reader: LogReader, changelog: TopicPartition, sleep: (ms: number) => Promise<void>, pollMs = 10): Promise<number> {
+export async function awaitStableChangelog(
+  reader: LogReader,
+  changelog: TopicPartition,
+  sleep: (ms: number) => Promise<void>,
+  pollMs = 10,
+): Promise<number> {
   let waited = 0
   for (;;) {
     const o = await reader.offsets(changelog)

@@ -79,7 +79,16 @@ export class StreamTask {
         if (this.deserializationPolicy === 'fail') {
           const valueHead = String(r.value).slice(0, VALUE_HEAD)
           const message = `task ${this.id}: input record at ${r.topic}-${r.partition}@${r.offset} has a value that does not parse (${JSON.stringify(valueHead)}); default.deserialization.exception.handler=fail stops the task`
-          throw new PoisonRecordError({ taskId: this.id, topic: r.topic, partition: r.partition, offset: r.offset, key: r.key, valueHead, handler: 'fail', message })
+          throw new PoisonRecordError({
+            taskId: this.id,
+            topic: r.topic,
+            partition: r.partition,
+            offset: r.offset,
+            key: r.key,
+            valueHead,
+            handler: 'fail',
+            message,
+          })
         }
         // log-and-continue: the record goes to the dead-letter topic with its provenance, never dropped silently.
         this.pendingDeadLetter.push({

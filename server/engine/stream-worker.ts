@@ -11,7 +11,14 @@ import { ProcessKilledError } from '../log/errors.ts'
 import { retryingNotNow, TASK_CREATION_RETRY_MS } from './not-now-retry.ts'
 import { type Batch as PollBatch, batchOfPoll } from './poll-batch.ts'
 import { refuseRedeliveries } from './redelivery.ts'
-import type { ConsumedRecord, LogConnection, LogConsumer, OffsetToCommit, ProduceRecord, TopicPartition } from '../log/types.ts'
+import type {
+  ConsumedRecord,
+  LogConnection,
+  LogConsumer,
+  OffsetToCommit,
+  ProduceRecord,
+  TopicPartition,
+} from '../log/types.ts'
 import type { Time } from '../log/time.ts'
 import { isMigrationError, TaskCorruptedError, TaskMigratedError } from './errors.ts'
 import { RecordTraces, type Trace } from './record-traces.ts'
@@ -107,7 +114,8 @@ export class StreamWorker {
   producers() {
     const out = []
     if (this.threadProducer?.identity()) out.push(this.threadProducer.identity()!)
-    for (const t of this.tasks.values()) if (t.producer && t.producer !== this.threadProducer && t.producer.identity()) out.push(t.producer.identity()!)
+    for (const t of this.tasks.values())
+      if (t.producer && t.producer !== this.threadProducer && t.producer.identity()) out.push(t.producer.identity()!)
     return out
   }
 
@@ -207,7 +215,11 @@ export class StreamWorker {
     const records = await this.consumer.poll(this.options.config['max.poll.records'])
     // A task created now sought its partition to its committed offset: what this poll returned for it
     // is fetched again. A broker answering "not now" is retried (not-now-retry.ts), the worker not failed.
-    const created = await retryingNotNow(this.time, { boundMs: TASK_CREATION_RETRY_MS, stopped: () => this.stopRequested, whenStopped: () => new Set<number>() }, () => this.taskManager.ensureTasks())
+    const created = await retryingNotNow(
+      this.time,
+      { boundMs: TASK_CREATION_RETRY_MS, stopped: () => this.stopRequested, whenStopped: () => new Set<number>() },
+      () => this.taskManager.ensureTasks(),
+    )
     const batch = this.consume(records, created)
     if (batch.size > 0) await this.processBatch(batch)
     await this.maybeCommit()
@@ -216,7 +228,9 @@ export class StreamWorker {
   /** Step 1: the records of the running tasks, each task's in offset order from its position (the consumer's promise, checked: redelivery.ts). */
   private consume(records: readonly ConsumedRecord[], created: ReadonlySet<number>): Batch {
     const taskOf = (partition: number) => this.tasks.get(partition) ?? null
-    return refuseRedeliveries(batchOfPoll(records, (p) => (taskOf(p)?.state === 'running' && !created.has(p) ? taskOf(p) : null)))
+    return refuseRedeliveries(
+      batchOfPoll(records, (p) => (taskOf(p)?.state === 'running' && !created.has(p) ? taskOf(p) : null)),
+    )
   }
 
   private async processBatch(batch: Batch): Promise<void> {
@@ -250,13 +264,24 @@ export class StreamWorker {
   /** Step 2: process with state; poison records go to the dead-letter topic. */
   private process(batch: Batch): void {
     for (const [task, recs] of batch) {
-      for (const p of task.process(recs)) this.telemetry.emit({ type: 'poison-record', workerId: this.id, taskId: task.id, partition: p.partition, offset: p.offset, policy: 'log-and-continue', atMs: this.time.now() })
+      for (const p of task.process(recs))
+        this.telemetry.emit({
+          type: 'poison-record',
+          workerId: this.id,
+          taskId: task.id,
+          partition: p.partition,
+          offset: p.offset,
+          policy: 'log-and-continue',
+          atMs: this.time.now(),
+        })
     }
   }
 
   /** Step 3: send. Under exactly_once each task sends through its own producer, all at once: a fenced one migrates that task
    * only (a lost connection corrupts it), and the other tasks' records are still sent: no task is left with processed records never sent. */
-  private async produce(batch: Batch): Promise<{ sent: StreamTask[]; failed: TaskMigratedError | TaskCorruptedError | null }> {
+  private async produce(
+    batch: Batch,
+  ): Promise<{ sent: StreamTask[]; failed: TaskMigratedError | TaskCorruptedError | null }> {
     const sends = this.sends(batch)
     for (const s of sends) for (const t of s.tasks) t.steps.produced = t.steps.processed
     if (this.threadProducer) {
@@ -269,7 +294,8 @@ export class StreamWorker {
 
   private sends(batch: Batch): Send[] {
     const tasks = [...batch.keys()]
-    if (!this.threadProducer) return tasks.map((task) => ({ producer: task.producer!, records: task.takePending(), tasks: [task] }))
+    if (!this.threadProducer)
+      return tasks.map((task) => ({ producer: task.producer!, records: task.takePending(), tasks: [task] }))
     if (tasks.length === 1) return [{ producer: this.threadProducer, records: tasks[0]!.takePending(), tasks }]
     const all: ProduceRecord[] = []
     for (const task of tasks) for (const r of task.takePending()) all.push(r)
@@ -294,7 +320,11 @@ export class StreamWorker {
     // A task whose processed records never reached the broker must not commit past them: its state
     // and position are ahead of the log. It is corrupted: close it dirty and restore it.
     const corrupted = this.taskManager.all().filter((t) => t.hasUnackedWork())
-    if (corrupted.length > 0) throw new TaskCorruptedError(corrupted.map((t) => t.id), 'processed records were never acknowledged by the broker')
+    if (corrupted.length > 0)
+      throw new TaskCorruptedError(
+        corrupted.map((t) => t.id),
+        'processed records were never acknowledged by the broker',
+      )
     const dirty = this.taskManager.all().filter((t) => t.needsCommit())
     const { committed, failed } = await this.commitOffsets(dirty)
     // A killed worker stops where it is: what it committed meanwhile is for the log to tell.
@@ -304,7 +334,12 @@ export class StreamWorker {
       t.steps.committed = t.steps.acked
     }
     if (committed.length > 0) {
-      this.telemetry.emit({ type: 'offsets-committed', workerId: this.id, offsets: committed.map((t) => ({ partition: t.partition, offset: t.ackedOffset })), atMs: this.time.now() })
+      this.telemetry.emit({
+        type: 'offsets-committed',
+        workerId: this.id,
+        offsets: committed.map((t) => ({ partition: t.partition, offset: t.ackedOffset })),
+        atMs: this.time.now(),
+      })
       this.traces.committed(committed)
     }
     if (failed) throw failed
@@ -319,14 +354,23 @@ export class StreamWorker {
    */
   private async commitOffsets(dirty: StreamTask[]): Promise<{ committed: StreamTask[]; failed: Error | null }> {
     const input = this.options.topics.input
-    const offsetOf = (t: StreamTask): OffsetToCommit => ({ topic: input, partition: t.partition, offset: t.ackedOffset })
+    const offsetOf = (t: StreamTask): OffsetToCommit => ({
+      topic: input,
+      partition: t.partition,
+      offset: t.ackedOffset,
+    })
     if (this.guarantee === 'at_least_once') {
       if (dirty.length === 0) return { committed: [], failed: null }
       try {
         await this.consumer.commitOffsets(dirty.map(offsetOf))
       } catch (e) {
         // A commit refused by the group (this member was dropped, or its generation is over): migrated.
-        if (isMigrationError(e)) throw new TaskMigratedError(dirty.map((t) => t.id), `offset commit refused: ${(e as Error).message}`, { cause: e })
+        if (isMigrationError(e))
+          throw new TaskMigratedError(
+            dirty.map((t) => t.id),
+            `offset commit refused: ${(e as Error).message}`,
+            { cause: e },
+          )
         throw e
       }
     } else if (this.guarantee === 'exactly_once_v2') {
@@ -334,9 +378,14 @@ export class StreamWorker {
     } else {
       const group = { groupId: this.options.config['application.id'], memberId: '', generationId: -1 }
       const ending = this.taskManager.all().filter((t) => t.needsCommit() || t.producer?.transactionInFlight)
-      const outcomes = await Promise.allSettled(ending.map((t) => t.producer!.commitTransaction(t.needsCommit() ? [offsetOf(t)] : [], group)))
+      const outcomes = await Promise.allSettled(
+        ending.map((t) => t.producer!.commitTransaction(t.needsCommit() ? [offsetOf(t)] : [], group)),
+      )
       const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')
-      return { committed: dirty.filter((t) => outcomes[ending.indexOf(t)]?.status === 'fulfilled'), failed: failure ? (failure.reason as Error) : null }
+      return {
+        committed: dirty.filter((t) => outcomes[ending.indexOf(t)]?.status === 'fulfilled'),
+        failed: failure ? (failure.reason as Error) : null,
+      }
     }
     return { committed: dirty, failed: null }
   }
@@ -359,13 +408,25 @@ export class StreamWorker {
 
   private async handleLost(tps: TopicPartition[]): Promise<void> {
     const taskIds: TaskId[] = tps.map((tp) => taskIdOf(tp.partition))
-    this.telemetry.emit({ type: 'task-migrated', workerId: this.id, taskIds, reason: 'partitions lost: this member was removed from the group', atMs: this.time.now() })
+    this.telemetry.emit({
+      type: 'task-migrated',
+      workerId: this.id,
+      taskIds,
+      reason: 'partitions lost: this member was removed from the group',
+      atMs: this.time.now(),
+    })
     if (this.guarantee === 'exactly_once_v2') await this.threadProducer?.abortTransaction('fenced')
     for (const tp of tps) await this.taskManager.closeDirty(tp.partition)
   }
 
   private async handleTaskMigrated(e: TaskMigratedError): Promise<void> {
-    this.telemetry.emit({ type: 'task-migrated', workerId: this.id, taskIds: [...e.taskIds], reason: e.message, atMs: this.time.now() })
+    this.telemetry.emit({
+      type: 'task-migrated',
+      workerId: this.id,
+      taskIds: [...e.taskIds],
+      reason: e.message,
+      atMs: this.time.now(),
+    })
     await this.closeDirty(e.taskIds)
     // Rejoin before any task is recreated, so a fenced member never fences its successor back.
     this.consumer.enforceRebalance?.()
@@ -373,7 +434,13 @@ export class StreamWorker {
 
   /** Wipe and restore: close the tasks dirty; ensureTasks recreates them from the committed offsets and the changelog. */
   private async handleTaskCorrupted(e: TaskCorruptedError): Promise<void> {
-    this.telemetry.emit({ type: 'task-migrated', workerId: this.id, taskIds: [...e.taskIds], reason: `task corrupted: ${e.message}`, atMs: this.time.now() })
+    this.telemetry.emit({
+      type: 'task-migrated',
+      workerId: this.id,
+      taskIds: [...e.taskIds],
+      reason: `task corrupted: ${e.message}`,
+      atMs: this.time.now(),
+    })
     await this.closeDirty(e.taskIds)
   }
 

@@ -6,7 +6,13 @@ import type { ConsumerGroupMetadata, LogConnection, LogProducer, OffsetToCommit,
 import { ProcessKilledError } from '../log/errors.ts'
 import type { Time } from '../log/time.ts'
 import type { TelemetrySink } from './telemetry.ts'
-import { StreamsError, TaskCorruptedError, TaskMigratedError, isMigrationError, isSendOutcomeUnknown } from './errors.ts'
+import {
+  StreamsError,
+  TaskCorruptedError,
+  TaskMigratedError,
+  isMigrationError,
+  isSendOutcomeUnknown,
+} from './errors.ts'
 
 export interface StreamsProducerOptions {
   workerId: string
@@ -65,16 +71,27 @@ export class StreamsProducer {
   private migrated(e: unknown, what: string): never {
     if (e instanceof ProcessKilledError) throw e
     if (isMigrationError(e)) {
-      throw new TaskMigratedError(this.options.taskIds(), `${what} failed for ${this.options.transactionalId ?? this.options.clientId}: ${(e as Error).message}`, { cause: e })
+      throw new TaskMigratedError(
+        this.options.taskIds(),
+        `${what} failed for ${this.options.transactionalId ?? this.options.clientId}: ${(e as Error).message}`,
+        { cause: e },
+      )
     }
     // A send whose connection went (or timed out) after the client's own retries: the broker may or
     // may not hold the records. As Kafka Streams does with a send timeout, the task is corrupted:
     // its transaction is aborted (under exactly_once) and it is reprocessed from its committed
     // offsets and restored from its changelog, instead of the worker failing.
     if (what === 'send' && isSendOutcomeUnknown(e)) {
-      throw new TaskCorruptedError(this.options.taskIds(), `${what} failed for ${this.options.transactionalId ?? this.options.clientId}: ${(e as Error).message}`, { cause: e })
+      throw new TaskCorruptedError(
+        this.options.taskIds(),
+        `${what} failed for ${this.options.transactionalId ?? this.options.clientId}: ${(e as Error).message}`,
+        { cause: e },
+      )
     }
-    throw new StreamsError(`${what} failed for ${this.options.transactionalId ?? this.options.clientId}: ${(e as Error).message}`, { cause: e })
+    throw new StreamsError(
+      `${what} failed for ${this.options.transactionalId ?? this.options.clientId}: ${(e as Error).message}`,
+      { cause: e },
+    )
   }
 
   /** Fences every older epoch of this transactional.id and aborts its open transaction. */
@@ -82,7 +99,14 @@ export class StreamsProducer {
     if (!this.transactional) return
     try {
       const id = await this.producer.initTransactions()
-      this.telemetry.emit({ type: 'producer-init', workerId: this.options.workerId, transactionalId: id.transactionalId, producerId: id.producerId, epoch: id.epoch, atMs: this.time.now() })
+      this.telemetry.emit({
+        type: 'producer-init',
+        workerId: this.options.workerId,
+        transactionalId: id.transactionalId,
+        producerId: id.producerId,
+        epoch: id.epoch,
+        atMs: this.time.now(),
+      })
     } catch (e) {
       this.migrated(e, 'initTransactions')
     }
@@ -98,7 +122,15 @@ export class StreamsProducer {
     this.changelogRecords = 0
     this.partitions.clear()
     const id = this.producer.identity()!
-    this.telemetry.emit({ type: 'txn-begin', workerId: this.options.workerId, transactionalId: this.options.transactionalId!, producerId: id.producerId, epoch: id.epoch, localTxnId: this.localTxnId, atMs: this.txnBeginMs })
+    this.telemetry.emit({
+      type: 'txn-begin',
+      workerId: this.options.workerId,
+      transactionalId: this.options.transactionalId!,
+      producerId: id.producerId,
+      epoch: id.epoch,
+      localTxnId: this.localTxnId,
+      atMs: this.txnBeginMs,
+    })
   }
 
   /** Sends the records in one request and waits for the broker's ack. */
@@ -177,7 +209,14 @@ export class StreamsProducer {
     this.emitEnd(id.producerId, id.epoch, 'aborted', reason, 0, latency)
   }
 
-  private emitEnd(producerId: number, epoch: number, outcome: 'committed' | 'aborted', reason: 'error' | 'fenced' | null, offsets: number, latency: TxnLatency): void {
+  private emitEnd(
+    producerId: number,
+    epoch: number,
+    outcome: 'committed' | 'aborted',
+    reason: 'error' | 'fenced' | null,
+    offsets: number,
+    latency: TxnLatency,
+  ): void {
     this.telemetry.emit({
       type: 'txn-end',
       workerId: this.options.workerId,

@@ -72,7 +72,13 @@ export class TaskManager {
     if (this.guarantee === 'exactly_once' && task.producer) await task.producer.close().catch(() => {})
     task.store.wipe()
     this.ctx.traces.forget(partition)
-    this.ctx.telemetry.emit({ type: 'task-closed', workerId: this.ctx.workerId, taskId: task.id, clean: false, atMs: this.ctx.time.now() })
+    this.ctx.telemetry.emit({
+      type: 'task-closed',
+      workerId: this.ctx.workerId,
+      taskId: task.id,
+      clean: false,
+      atMs: this.ctx.time.now(),
+    })
   }
 
   /** Fence, read the committed offset, restore the store, resume from the offset. */
@@ -100,7 +106,15 @@ export class TaskManager {
     const isolation = isExactlyOnce(this.guarantee) ? 'read_committed' : 'read_uncommitted'
     telemetry.emit({ type: 'restore-start', workerId, taskId: task.id, fromOffset: 0, toOffset: 0, atMs: time.now() })
     const restored = await restoreFromChangelog(task.store, this.ctx.reader, changelog, isolation, () => time.yield())
-    telemetry.emit({ type: 'restore-end', workerId, taskId: task.id, records: restored.records, fromOffset: restored.fromOffset, toOffset: restored.toOffset, atMs: time.now() })
+    telemetry.emit({
+      type: 'restore-end',
+      workerId,
+      taskId: task.id,
+      records: restored.records,
+      fromOffset: restored.fromOffset,
+      toOffset: restored.toOffset,
+      atMs: time.now(),
+    })
     // 4. Resume from the committed offset (auto.offset.reset=earliest).
     const start = committed ?? 0
     this.ctx.consumer().seek(tp, start)
@@ -147,6 +161,12 @@ export class TaskManager {
     task.store.wipe()
     task.takePending()
     this.ctx.traces.forget(partition)
-    this.ctx.telemetry.emit({ type: 'task-closed', workerId: this.ctx.workerId, taskId: task.id, clean: mode === 'clean', atMs: this.ctx.time.now() })
+    this.ctx.telemetry.emit({
+      type: 'task-closed',
+      workerId: this.ctx.workerId,
+      taskId: task.id,
+      clean: mode === 'clean',
+      atMs: this.ctx.time.now(),
+    })
   }
 }

@@ -18,7 +18,7 @@ describe('taskOutcomes', () => {
     expect(out.failed?.taskIds).toEqual(['0_1'])
   })
 
-  it('gathers each kind\'s task ids into one error, migrated before corrupted', () => {
+  it("gathers each kind's task ids into one error, migrated before corrupted", () => {
     const out = taskOutcomes([
       { tasks: [task('0_0')], outcome: refused(new TaskCorruptedError(['0_0'], 'lost')) },
       { tasks: [task('0_1')], outcome: refused(new TaskMigratedError(['0_1'], 'fenced')) },
@@ -31,10 +31,18 @@ describe('taskOutcomes', () => {
 
   it('throws any other failure as it is', () => {
     const killed = new Error('worker killed')
-    expect(() => taskOutcomes([{ tasks: [task('0_0')], outcome: ok }, { tasks: [task('0_1')], outcome: refused(killed) }])).toThrow(killed)
+    expect(() =>
+      taskOutcomes([
+        { tasks: [task('0_0')], outcome: ok },
+        { tasks: [task('0_1')], outcome: refused(killed) },
+      ]),
+    ).toThrow(killed)
   })
 
   it('reports no failure when every request succeeded', () => {
-    expect(taskOutcomes([{ tasks: [task('0_0'), task('0_1')], outcome: ok }])).toEqual({ sent: [task('0_0'), task('0_1')], failed: null })
+    expect(taskOutcomes([{ tasks: [task('0_0'), task('0_1')], outcome: ok }])).toEqual({
+      sent: [task('0_0'), task('0_1')],
+      failed: null,
+    })
   })
 })

@@ -14,7 +14,9 @@ export interface TaskRequestOutcome<T> {
  * each kind's task ids gathered into one error. Any other failure (the worker killed, a bug) is
  * thrown as it is.
  */
-export function taskOutcomes<T extends { id: string }>(requests: readonly TaskRequestOutcome<T>[]): { sent: T[]; failed: TaskMigratedError | TaskCorruptedError | null } {
+export function taskOutcomes<T extends { id: string }>(
+  requests: readonly TaskRequestOutcome<T>[],
+): { sent: T[]; failed: TaskMigratedError | TaskCorruptedError | null } {
   let migrated: TaskMigratedError | null = null
   let corrupted: TaskCorruptedError | null = null
   const sent: T[] = []
@@ -24,8 +26,10 @@ export function taskOutcomes<T extends { id: string }>(requests: readonly TaskRe
       continue
     }
     const e: unknown = outcome.reason
-    if (e instanceof TaskMigratedError) migrated = new TaskMigratedError([...(migrated?.taskIds ?? []), ...e.taskIds], e.message, { cause: e })
-    else if (e instanceof TaskCorruptedError) corrupted = new TaskCorruptedError([...(corrupted?.taskIds ?? []), ...e.taskIds], e.message, { cause: e })
+    if (e instanceof TaskMigratedError)
+      migrated = new TaskMigratedError([...(migrated?.taskIds ?? []), ...e.taskIds], e.message, { cause: e })
+    else if (e instanceof TaskCorruptedError)
+      corrupted = new TaskCorruptedError([...(corrupted?.taskIds ?? []), ...e.taskIds], e.message, { cause: e })
     else throw e
   }
   return { sent, failed: migrated ?? corrupted }

@@ -13,7 +13,12 @@ export interface CommitSample {
 }
 
 /** null when some partition committed fewer than twice inside the window. */
-export function commitRate(samples: readonly CommitSample[], partitions: number, fromMs: number, toMs: number): number | null {
+export function commitRate(
+  samples: readonly CommitSample[],
+  partitions: number,
+  fromMs: number,
+  toMs: number,
+): number | null {
   const first = new Map<number, CommitSample>()
   const last = new Map<number, CommitSample>()
   for (const s of samples) {

@@ -7,7 +7,13 @@ import path from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { brokersFromEnv, ExperimentService } from './experiment-service.ts'
 import { ExperimentStore } from './experiment-store.ts'
-import { BackendUnavailableError, DEFAULT_KAFKA_SWEEP_SETTINGS, defaultSweepSettings, runSweep, sweepUnavailableReason } from './sweep-runner.ts'
+import {
+  BackendUnavailableError,
+  DEFAULT_KAFKA_SWEEP_SETTINGS,
+  defaultSweepSettings,
+  runSweep,
+  sweepUnavailableReason,
+} from './sweep-runner.ts'
 
 const dirs: string[] = []
 const store = () => {
@@ -20,7 +26,10 @@ afterEach(() => {
   vi.unstubAllEnvs()
 })
 
-const request = (backend: 'embedded' | 'kafka', guarantees: ('at_least_once' | 'exactly_once' | 'exactly_once_v2')[] = ['exactly_once']) => ({ intervals: [10], guarantees, repeat: 1, backend })
+const request = (
+  backend: 'embedded' | 'kafka',
+  guarantees: ('at_least_once' | 'exactly_once' | 'exactly_once_v2')[] = ['exactly_once'],
+) => ({ intervals: [10], guarantees, repeat: 1, backend })
 
 describe('the experiment service', () => {
   it('offers kafka only when it knows brokers, and says why not otherwise', () => {
@@ -47,7 +56,10 @@ describe('the experiment service', () => {
     vi.stubEnv('KAFKA_SASL_USERNAME', 'alice')
     vi.stubEnv('KAFKA_SASL_PASSWORD', 'hunter2-secret')
     const service = new ExperimentService({ store: store() })
-    expect(service.kafka).toEqual({ brokers: ['kafka-1:9093'], security: { ssl: true, sasl: { mechanism: 'scram-sha-512', username: 'alice', password: 'hunter2-secret' } } })
+    expect(service.kafka).toEqual({
+      brokers: ['kafka-1:9093'],
+      security: { ssl: true, sasl: { mechanism: 'scram-sha-512', username: 'alice', password: 'hunter2-secret' } },
+    })
     expect(service.backends).toEqual(['embedded', 'kafka'])
   })
 
@@ -60,7 +72,9 @@ describe('the experiment service', () => {
     const service = new ExperimentService({ store: store(), log: (m) => logged.push(m) })
     expect(service.kafka).toBeNull()
     expect(service.backends).toEqual(['embedded'])
-    expect(logged).toEqual(['kafka experiments unavailable: KAFKA_SASL_MECHANISM is plain but KAFKA_SASL_PASSWORD is not set'])
+    expect(logged).toEqual([
+      'kafka experiments unavailable: KAFKA_SASL_MECHANISM is plain but KAFKA_SASL_PASSWORD is not set',
+    ])
     expect(service.unavailableBackends.kafka).toMatch(/Kafka settings .* are invalid; its log says why/)
     const r = service.start(request('kafka'))
     expect(r).toMatchObject({ ok: false, status: 501 })
@@ -81,12 +95,16 @@ describe('a sweep on kafka', () => {
     expect(sweepUnavailableReason(request('kafka'), null)).toContain('KAFKA_BROKERS')
     expect(sweepUnavailableReason(request('kafka', ['exactly_once_v2']), { brokers: ['h:1'] })).toBeNull()
     expect(sweepUnavailableReason(request('kafka'), { brokers: ['h:1'] })).toBeNull()
-    await expect(runSweep({ request: request('kafka', ['exactly_once_v2']), kafka: null })).rejects.toBeInstanceOf(BackendUnavailableError)
+    await expect(runSweep({ request: request('kafka', ['exactly_once_v2']), kafka: null })).rejects.toBeInstanceOf(
+      BackendUnavailableError,
+    )
   })
 
   it('has its own defaults, below what worker processes on one machine process', () => {
     expect(defaultSweepSettings('kafka')).toBe(DEFAULT_KAFKA_SWEEP_SETTINGS)
-    expect(DEFAULT_KAFKA_SWEEP_SETTINGS.steadyRatePerSec).toBeLessThan(defaultSweepSettings('embedded').steadyRatePerSec)
+    expect(DEFAULT_KAFKA_SWEEP_SETTINGS.steadyRatePerSec).toBeLessThan(
+      defaultSweepSettings('embedded').steadyRatePerSec,
+    )
     expect(DEFAULT_KAFKA_SWEEP_SETTINGS.latencyModel).toBe('off')
   })
 })

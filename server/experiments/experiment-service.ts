@@ -13,9 +13,13 @@ export type StartResult = { ok: true; record: ExperimentRecord } | { ok: false; 
 
 /** KAFKA_BROKERS as a list of HOST:PORT; null when unset or empty. Throws on a malformed entry. */
 export function brokersFromEnv(value: string | undefined = process.env.KAFKA_BROKERS): string[] | null {
-  const brokers = (value ?? '').split(',').map((b) => b.trim()).filter((b) => b.length > 0)
+  const brokers = (value ?? '')
+    .split(',')
+    .map((b) => b.trim())
+    .filter((b) => b.length > 0)
   if (brokers.length === 0) return null
-  for (const b of brokers) if (!/^[^\s:]+:\d{1,5}$/.test(b)) throw new Error(`KAFKA_BROKERS: ${JSON.stringify(b)} is not HOST:PORT`)
+  for (const b of brokers)
+    if (!/^[^\s:]+:\d{1,5}$/.test(b)) throw new Error(`KAFKA_BROKERS: ${JSON.stringify(b)} is not HOST:PORT`)
   return brokers
 }
 
@@ -56,7 +60,9 @@ export class ExperimentService {
 
   /** Why kafka is unavailable when the settings, not their absence, are at fault. */
   private get misconfiguredReason(): string | null {
-    return this.kafkaMisconfigured ? "backend kafka is unavailable: the server's Kafka settings (KAFKA_BROKERS, KAFKA_SSL*, KAFKA_SASL_*) are invalid; its log says why" : null
+    return this.kafkaMisconfigured
+      ? "backend kafka is unavailable: the server's Kafka settings (KAFKA_BROKERS, KAFKA_SSL*, KAFKA_SASL_*) are invalid; its log says why"
+      : null
   }
 
   /** The backends experiments can run on here: kafka only when brokers are known. */
@@ -80,8 +86,10 @@ export class ExperimentService {
   }
 
   start(request: SweepRequest): StartResult {
-    if (this.running) return { ok: false, status: 409, error: `experiment ${this.running.record.id} is running; cancel it first` }
-    const unavailable = (request.backend === 'kafka' ? this.misconfiguredReason : null) ?? sweepUnavailableReason(request, this.kafka)
+    if (this.running)
+      return { ok: false, status: 409, error: `experiment ${this.running.record.id} is running; cancel it first` }
+    const unavailable =
+      (request.backend === 'kafka' ? this.misconfiguredReason : null) ?? sweepUnavailableReason(request, this.kafka)
     if (unavailable !== null) {
       // No brokers: this server cannot run it (501); exactly_once_v2 on Kafka: the request is at fault (400).
       return { ok: false, status: request.backend === 'kafka' && this.kafka ? 400 : 501, error: unavailable }
@@ -97,23 +105,32 @@ export class ExperimentService {
         this.save(r)
       }
     }
-    const run = runSweep({ request, settings: this.options.settings, time: this.options.time, signal: abort.signal, onProgress, kafka: this.kafka })
+    const run = runSweep({
+      request,
+      settings: this.options.settings,
+      time: this.options.time,
+      signal: abort.signal,
+      onProgress,
+      kafka: this.kafka,
+    })
     // runSweep reports its first record synchronously, before its first await.
     const record = first!
-    const done = run.then(
-      async (final) => {
-        this.last = final
-        this.save(final)
-        await this.saving
-      },
-      (e: unknown) => {
-        this.last = this.running?.record ?? null
-        if (this.last) this.save(this.last)
-        this.options.log?.(`experiment failed: ${e instanceof Error ? e.message : String(e)}`)
-      },
-    ).finally(() => {
-      this.running = null
-    })
+    const done = run
+      .then(
+        async (final) => {
+          this.last = final
+          this.save(final)
+          await this.saving
+        },
+        (e: unknown) => {
+          this.last = this.running?.record ?? null
+          if (this.last) this.save(this.last)
+          this.options.log?.(`experiment failed: ${e instanceof Error ? e.message : String(e)}`)
+        },
+      )
+      .finally(() => {
+        this.running = null
+      })
     this.running = { record, abort, done }
     return { ok: true, record }
   }
@@ -121,7 +138,9 @@ export class ExperimentService {
   private save(r: ExperimentRecord): void {
     this.saving = this.saving
       .then(() => this.store.save(r))
-      .catch((e: unknown) => this.options.log?.(`saving experiment ${r.id} failed: ${e instanceof Error ? e.message : String(e)}`))
+      .catch((e: unknown) =>
+        this.options.log?.(`saving experiment ${r.id} failed: ${e instanceof Error ? e.message : String(e)}`),
+      )
   }
 
   /** Cancels the running experiment; resolves once it has stopped. False when none was running. */

@@ -2,9 +2,22 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { cellOf, CSV_COLUMNS, parseSweepRequest, toCsv, type ExperimentRecord, type RepetitionResult } from '../../lib/experiment-protocol.ts'
+import {
+  cellOf,
+  CSV_COLUMNS,
+  parseSweepRequest,
+  toCsv,
+  type ExperimentRecord,
+  type RepetitionResult,
+} from '../../lib/experiment-protocol.ts'
 import { DEFAULT_SWEEP_SETTINGS } from './sweep-runner.ts'
-import { DEFAULT_EXPERIMENTS_KEEP, defaultExperimentsDir, ExperimentStore, experimentsKeepFromEnv, INDEX_FILE } from './experiment-store.ts'
+import {
+  DEFAULT_EXPERIMENTS_KEEP,
+  defaultExperimentsDir,
+  ExperimentStore,
+  experimentsKeepFromEnv,
+  INDEX_FILE,
+} from './experiment-store.ts'
 
 const rep = (i: number, over: Partial<RepetitionResult> = {}): RepetitionResult => ({
   repetition: i,
@@ -39,7 +52,16 @@ function record(id: string, startedAt: string): ExperimentRecord {
     settings: DEFAULT_SWEEP_SETTINGS,
     machine: { cpus: 2, node: 'v20', clock: 'virtual' },
     progress: { done: 3, total: 3, current: null },
-    cells: [cellOf('at_least_once', 10, [rep(1), rep(2), rep(3, { recoveryMs: null, phases: { detection: null, rebalance: null, fence: null, restore: null, catchUp: null } })])],
+    cells: [
+      cellOf('at_least_once', 10, [
+        rep(1),
+        rep(2),
+        rep(3, {
+          recoveryMs: null,
+          phases: { detection: null, rebalance: null, fence: null, restore: null, catchUp: null },
+        }),
+      ]),
+    ],
   }
 }
 
@@ -62,7 +84,11 @@ describe('experiment results', () => {
     expect(lines[1]).toBe('at_least_once,10,3,2000,1000,3000,,,5,20,1001.5,1001,1002,,,900,10,0,5,86.5,20,20')
     expect(lines[2]!.startsWith('exactly_once,10,1,,,,,,5,20,1001,')).toBe(true)
     // Six runs: the interval's ends.
-    const six = cellOf('at_least_once', 10, [1, 2, 3, 4, 5, 6].map((i) => rep(i)))
+    const six = cellOf(
+      'at_least_once',
+      10,
+      [1, 2, 3, 4, 5, 6].map((i) => rep(i)),
+    )
     expect(toCsv([six]).split('\n')[1]).toMatch(/^at_least_once,10,6,\d+,1000,6000,1000,6000,/)
   })
 
@@ -118,7 +144,8 @@ describe('experiment results', () => {
     expect(experimentsKeepFromEnv({})).toBe(DEFAULT_EXPERIMENTS_KEEP)
     expect(DEFAULT_EXPERIMENTS_KEEP).toBe(50)
     expect(experimentsKeepFromEnv({ EOSCOPE_EXPERIMENTS_KEEP: '7' })).toBe(7)
-    for (const bad of ['0', '-1', '1.5', 'ten', '10001']) expect(() => experimentsKeepFromEnv({ EOSCOPE_EXPERIMENTS_KEEP: bad })).toThrow(/EOSCOPE_EXPERIMENTS_KEEP/)
+    for (const bad of ['0', '-1', '1.5', 'ten', '10001'])
+      expect(() => experimentsKeepFromEnv({ EOSCOPE_EXPERIMENTS_KEEP: bad })).toThrow(/EOSCOPE_EXPERIMENTS_KEEP/)
   })
 
   it('live under EOSCOPE_DATA_DIR/experiments, or ./data/experiments', () => {
@@ -143,7 +170,12 @@ describe('a sweep request', () => {
   })
 
   it('comes back with its intervals sorted', () => {
-    const r = parseSweepRequest({ intervals: [1000, 10, 100], guarantees: ['at_least_once'], repeat: 2, backend: 'embedded' })
+    const r = parseSweepRequest({
+      intervals: [1000, 10, 100],
+      guarantees: ['at_least_once'],
+      repeat: 2,
+      backend: 'embedded',
+    })
     expect(r.ok && r.request.intervals).toEqual([10, 100, 1000])
   })
 })

@@ -9,7 +9,12 @@
 
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { EXPERIMENT_ID_PATTERN, summarize, type ExperimentRecord, type ExperimentSummary } from '../../lib/experiment-protocol.ts'
+import {
+  EXPERIMENT_ID_PATTERN,
+  summarize,
+  type ExperimentRecord,
+  type ExperimentSummary,
+} from '../../lib/experiment-protocol.ts'
 
 export const DEFAULT_EXPERIMENTS_KEEP = 50
 export const MAX_EXPERIMENTS_KEEP = 10_000
@@ -25,13 +30,17 @@ export function experimentsKeepFromEnv(env: Record<string, string | undefined> =
   const raw = (env.EOSCOPE_EXPERIMENTS_KEEP ?? '').trim()
   if (raw === '') return DEFAULT_EXPERIMENTS_KEEP
   const n = Number(raw)
-  if (!/^\d+$/.test(raw) || n < 1 || n > MAX_EXPERIMENTS_KEEP) throw new Error(`EOSCOPE_EXPERIMENTS_KEEP must be an integer in [1, ${MAX_EXPERIMENTS_KEEP}], got ${JSON.stringify(raw)}`)
+  if (!/^\d+$/.test(raw) || n < 1 || n > MAX_EXPERIMENTS_KEEP)
+    throw new Error(
+      `EOSCOPE_EXPERIMENTS_KEEP must be an integer in [1, ${MAX_EXPERIMENTS_KEEP}], got ${JSON.stringify(raw)}`,
+    )
   return n
 }
 
 let tmpSeq = 0
 
-const newestFirst = (a: ExperimentSummary, b: ExperimentSummary) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0)
+const newestFirst = (a: ExperimentSummary, b: ExperimentSummary) =>
+  a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0
 
 async function writeAtomically(target: string, text: string): Promise<void> {
   const tmp = `${target}.${process.pid}-${++tmpSeq}.tmp`

@@ -60,6 +60,11 @@ export class LatencyWindow {
   drain(): { records: number; p50: number | null; p99: number | null; max: number | null } {
     const s = this.samples.sort((a, b) => a - b)
     this.samples = []
-    return { records: s.length, p50: percentile(s, 0.5), p99: percentile(s, 0.99), max: s.length ? s[s.length - 1]! : null }
+    return {
+      records: s.length,
+      p50: percentile(s, 0.5),
+      p99: percentile(s, 0.99),
+      max: s.length ? s[s.length - 1]! : null,
+    }
   }
 }

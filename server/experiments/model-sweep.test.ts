@@ -10,7 +10,20 @@ import { expectedRedone, MODEL_SWEEP_SETTINGS, runModelSweep } from './model-swe
 async function modelSweepJson(intervals: string, guarantees: string): Promise<string> {
   const lines: string[] = []
   const code = await sweepCommand(
-    { intervals, guarantees, repeat: 1, 'max-runs': undefined, backend: 'embedded', brokers: undefined, 'worker-logs': false, seed: 1, json: true, csv: false, 'no-save': true, model: true },
+    {
+      intervals,
+      guarantees,
+      repeat: 1,
+      'max-runs': undefined,
+      backend: 'embedded',
+      brokers: undefined,
+      'worker-logs': false,
+      seed: 1,
+      json: true,
+      csv: false,
+      'no-save': true,
+      model: true,
+    },
     (s) => lines.push(s),
   )
   expect(code).toBe(0)
@@ -20,11 +33,17 @@ async function modelSweepJson(intervals: string, guarantees: string): Promise<st
 const cellOf = (r: ExperimentRecord, ms: number): CellResult => r.cells.find((c) => c.commitIntervalMs === ms)!
 
 describe('the model sweep', () => {
-  it('gives the same JSON, byte for byte, on every run; every figure labelled model, with its assumptions', { timeout: 300_000 }, async () => {
+  it('gives the same JSON, byte for byte, on every run; every figure labelled model, with its assumptions', {
+    timeout: 300_000,
+  }, async () => {
     const a = await modelSweepJson('10,300', 'at_least_once,exactly_once')
     const b = await modelSweepJson('10,300', 'at_least_once,exactly_once')
     expect(b).toBe(a)
-    const j = JSON.parse(a) as { figures: string; model: { figures: string; clock: string; costs: { recordMs: number }; assumptions: string[] }; rows: { figures: string; guarantee: string; duplicatesPerKill: number; redonePerKill: number }[] }
+    const j = JSON.parse(a) as {
+      figures: string
+      model: { figures: string; clock: string; costs: { recordMs: number }; assumptions: string[] }
+      rows: { figures: string; guarantee: string; duplicatesPerKill: number; redonePerKill: number }[]
+    }
     expect(j.figures).toBe('model')
     expect(j.model.figures).toBe('model')
     expect(j.model.clock).toBe('virtual')
@@ -38,9 +57,13 @@ describe('the model sweep', () => {
     }
   })
 
-  it('exactly_once: throughput and redone records do not fall as the interval grows, and recovery is longer with redone work than without', { timeout: 300_000 }, async () => {
+  it('exactly_once: throughput and redone records do not fall as the interval grows, and recovery is longer with redone work than without', {
+    timeout: 300_000,
+  }, async () => {
     const intervals = [100, 1_000, 3_000]
-    const record = await runModelSweep({ request: { intervals, guarantees: ['exactly_once'], repeat: 1, backend: 'embedded', seed: 1 } })
+    const record = await runModelSweep({
+      request: { intervals, guarantees: ['exactly_once'], repeat: 1, backend: 'embedded', seed: 1 },
+    })
     expect(record.status).toBe('done')
     expect(record.machine.clock).toBe('virtual')
     const series = (f: (c: CellResult) => number | null) => intervals.map((ms) => f(cellOf(record, ms))!)

@@ -48,20 +48,23 @@ export interface ModelDescription {
   assumptions: string[]
 }
 
-export function modelDescription(costs: LatencyModel = MODEL_SWEEP_COSTS, s: SweepSettings = MODEL_SWEEP_SETTINGS): ModelDescription {
+export function modelDescription(
+  costs: LatencyModel = MODEL_SWEEP_COSTS,
+  s: SweepSettings = MODEL_SWEEP_SETTINGS,
+): ModelDescription {
   const recordMs = costs.recordMs ?? 0
   return {
     figures: 'model',
     clock: 'virtual',
     costs: { requestMs: costs.requestMs, endTxnMs: costs.endTxnMs, markerMs: costs.markerMs, recordMs },
     assumptions: [
-      'Virtual time: every figure is simulated time on the embedded log, computed from the costs below; the machine\'s speed and load do not enter, so a seed gives the same figures on every run.',
+      "Virtual time: every figure is simulated time on the embedded log, computed from the costs below; the machine's speed and load do not enter, so a seed gives the same figures on every run.",
       `Each request (fetch, produce, AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, offset commit, heartbeat, join) costs ${costs.requestMs} ms; EndTxn costs ${costs.requestMs} + ${costs.endTxnMs} ms + ${costs.markerMs} ms per control marker (medians measured on one local Kafka broker).`,
       `Each consumed record costs ${recordMs} ms of its worker's single thread (consume, process and update state, produce): at most ${Math.round(1000 / Math.max(recordMs, 1e-9))} records/s per worker. This figure is chosen, not measured: it sets the scale of throughput, not its shape.`,
       'Under exactly_once one transaction per task and commit interval: its sends, offsets and EndTxn are paid once per interval, so throughput rises with the interval as those costs amortise; under at_least_once one offset commit per worker and interval.',
       `${s.workers} workers, ${s.partitions} partitions, max.poll.records ${s.maxPollRecords}, session.timeout.ms ${s.sessionTimeoutMs}; throughput under saturated input over max(${s.minWindowMs} ms, ${s.windowCommits} × commit.interval.ms); latency and the kill at a steady ${s.steadyRatePerSec} records/s.`,
-      'One kill per repetition, at u × commit.interval.ms after one of the killed worker\'s commits, u uniform in [0, 1) from the seed and the same for every interval (common random numbers). Expected redone records: the worker\'s input rate × commit.interval.ms / 2 (over u), and × u × commit.interval.ms for the draw made.',
-      'Members heartbeat every 5 ms, so a kill is detected session.timeout.ms after it to within 5 ms; the recovery phases still move by a few ms with the phase of the other members\' polls.',
+      "One kill per repetition, at u × commit.interval.ms after one of the killed worker's commits, u uniform in [0, 1) from the seed and the same for every interval (common random numbers). Expected redone records: the worker's input rate × commit.interval.ms / 2 (over u), and × u × commit.interval.ms for the draw made.",
+      "Members heartbeat every 5 ms, so a kill is detected session.timeout.ms after it to within 5 ms; the recovery phases still move by a few ms with the phase of the other members' polls.",
       'Not modelled: network variance, garbage collection, disk, broker load, replication; the broker writes control markers synchronously.',
     ],
   }
@@ -84,7 +87,15 @@ export async function runModelSweep(o: ModelSweepOptions): Promise<ExperimentRec
   const time = new MockTime()
   const request: SweepRequest = { ...o.request, label: o.request.label ?? 'model (virtual time)' }
   let settled = false
-  const running = runSweep({ request, settings: MODEL_SWEEP_SETTINGS, time, model: { costs: MODEL_SWEEP_COSTS, heartbeatIntervalMs: MODEL_HEARTBEAT_MS }, signal: o.signal, onProgress: o.onProgress, logger: o.logger }).finally(() => {
+  const running = runSweep({
+    request,
+    settings: MODEL_SWEEP_SETTINGS,
+    time,
+    model: { costs: MODEL_SWEEP_COSTS, heartbeatIntervalMs: MODEL_HEARTBEAT_MS },
+    signal: o.signal,
+    onProgress: o.onProgress,
+    logger: o.logger,
+  }).finally(() => {
     settled = true
   })
   await Promise.race([time.runUntil(() => settled, MAX_VIRTUAL_MS, 1_000), running])
@@ -96,8 +107,15 @@ export async function runModelSweep(o: ModelSweepOptions): Promise<ExperimentRec
  * worker's input rate (its share of the partitions of the steady load) × commit.interval.ms / 2;
  * and for the draw made, × the kill's delay after the commit instead.
  */
-export function expectedRedone(s: SweepSettings, commitIntervalMs: number, killDelayMs: number | null): { meanOverKills: number; atThisKill: number | null } {
+export function expectedRedone(
+  s: SweepSettings,
+  commitIntervalMs: number,
+  killDelayMs: number | null,
+): { meanOverKills: number; atThisKill: number | null } {
   const perWorker = s.steadyRatePerSec / s.workers
   const round = (v: number) => Math.round(v * 10) / 10
-  return { meanOverKills: round((perWorker * commitIntervalMs) / 2 / 1000), atThisKill: killDelayMs === null ? null : round((perWorker * killDelayMs) / 1000) }
+  return {
+    meanOverKills: round((perWorker * commitIntervalMs) / 2 / 1000),
+    atThisKill: killDelayMs === null ? null : round((perWorker * killDelayMs) / 1000),
+  }
 }

@@ -42,9 +42,23 @@ function fakeRunner(samples: Record<string, [number, number][]>) {
 
 const A: CellKey = { guarantee: 'at_least_once', commitIntervalMs: 10 }
 const B: CellKey = { guarantee: 'exactly_once', commitIntervalMs: 10 }
-const steady = (x: number, y: number, n = 12): [number, number][] => Array.from({ length: n }, (_, i) => [x + (i % 3), y + (i % 2)])
+const steady = (x: number, y: number, n = 12): [number, number][] =>
+  Array.from({ length: n }, (_, i) => [x + (i % 3), y + (i % 2)])
 /** Wide until its 9th run, after which the extremes drop out of the interval. */
-const noisyThenSteady: [number, number][] = [[50, 1000], [150, 1000], [100, 1000], [100, 1000], [100, 1000], [100, 1000], [100, 1000], [100, 1000], [100, 1000], [100, 1000], [100, 1000], [100, 1000]]
+const noisyThenSteady: [number, number][] = [
+  [50, 1000],
+  [150, 1000],
+  [100, 1000],
+  [100, 1000],
+  [100, 1000],
+  [100, 1000],
+  [100, 1000],
+  [100, 1000],
+  [100, 1000],
+  [100, 1000],
+  [100, 1000],
+  [100, 1000],
+]
 const alwaysWide: [number, number][] = Array.from({ length: 12 }, (_, i) => [i % 2 === 0 ? 50 : 150, 1000])
 
 describe('repeating the cells until precise', () => {
@@ -53,7 +67,12 @@ describe('repeating the cells until precise', () => {
     const cells = await repeatUntilPrecise({ ...repeatPlan(6, 10, 0.1), cells: [A, B], run: f.run })
     expect(cells.map((c) => c.repetitions.length)).toEqual([6, 6])
     // Interleaved: A and B alternate, never two runs of one cell in a row.
-    expect(f.order.slice(0, 4)).toEqual(['at_least_once@10#1', 'exactly_once@10#1', 'at_least_once@10#2', 'exactly_once@10#2'])
+    expect(f.order.slice(0, 4)).toEqual([
+      'at_least_once@10#1',
+      'exactly_once@10#1',
+      'at_least_once@10#2',
+      'exactly_once@10#2',
+    ])
     expect(cells.every((c) => cellPrecise(c))).toBe(true)
     expect(cells[0]!.throughputPerSec.low).toBe(100)
     expect(cells[0]!.throughputPerSec.high).toBe(102)
@@ -62,7 +81,12 @@ describe('repeating the cells until precise', () => {
   it('keeps a wide cell running while the precise one stops; stops at the cap when it never narrows', async () => {
     const f = fakeRunner({ 'at_least_once@10': noisyThenSteady, 'exactly_once@10': alwaysWide })
     const planned: number[] = []
-    const cells = await repeatUntilPrecise({ ...repeatPlan(6, 10, 0.1), cells: [A, B], run: f.run, onResult: (_, p) => planned.push(p) })
+    const cells = await repeatUntilPrecise({
+      ...repeatPlan(6, 10, 0.1),
+      cells: [A, B],
+      run: f.run,
+      onResult: (_, p) => planned.push(p),
+    })
     // A: [min, max] = [50, 150] until 9 runs, then ranks 2..8 are all 100.
     expect(cells[0]!.repetitions).toHaveLength(9)
     expect(cellPrecise(cells[0]!)).toBe(true)
@@ -88,13 +112,27 @@ describe('repeating the cells until precise', () => {
   it('warns when two points cannot be ordered: overlapping intervals', async () => {
     const C: CellKey = { guarantee: 'at_least_once', commitIntervalMs: 100 }
     // A ~ 100–102 and C ~ 101–103 overlap; B (200) stands clear of both.
-    const f = fakeRunner({ 'at_least_once@10': steady(100, 1000), 'exactly_once@10': steady(200, 3000), 'at_least_once@100': steady(101, 5000) })
+    const f = fakeRunner({
+      'at_least_once@10': steady(100, 1000),
+      'exactly_once@10': steady(200, 3000),
+      'at_least_once@100': steady(101, 5000),
+    })
     const cells = await repeatUntilPrecise({ ...repeatPlan(6, 6, 0.1), cells: [A, B, C], run: f.run })
     const w = noiseWarnings(cells)
-    expect(w.map((x) => [x.figure, x.a.commitIntervalMs, x.b.commitIntervalMs, x.a.guarantee, x.b.guarantee])).toEqual([['throughputPerSec', 10, 100, 'at_least_once', 'at_least_once']])
-    expect(w[0]!.text).toMatch(/throughput: at_least_once at 10 ms \(100–102 records\/s\) and at_least_once at 100 ms \(101–103 records\/s\): the 95% intervals overlap/)
+    expect(w.map((x) => [x.figure, x.a.commitIntervalMs, x.b.commitIntervalMs, x.a.guarantee, x.b.guarantee])).toEqual([
+      ['throughputPerSec', 10, 100, 'at_least_once', 'at_least_once'],
+    ])
+    expect(w[0]!.text).toMatch(
+      /throughput: at_least_once at 10 ms \(100–102 records\/s\) and at_least_once at 100 ms \(101–103 records\/s\): the 95% intervals overlap/,
+    )
     // Moved apart, no warning.
-    const g = fakeRunner({ 'at_least_once@10': steady(100, 1000), 'exactly_once@10': steady(200, 3000), 'at_least_once@100': steady(150, 5000) })
-    expect(noiseWarnings(await repeatUntilPrecise({ ...repeatPlan(6, 6, 0.1), cells: [A, B, C], run: g.run }))).toEqual([])
+    const g = fakeRunner({
+      'at_least_once@10': steady(100, 1000),
+      'exactly_once@10': steady(200, 3000),
+      'at_least_once@100': steady(150, 5000),
+    })
+    expect(noiseWarnings(await repeatUntilPrecise({ ...repeatPlan(6, 6, 0.1), cells: [A, B, C], run: g.run }))).toEqual(
+      [],
+    )
   })
 })

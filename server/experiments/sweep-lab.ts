@@ -73,9 +73,9 @@ export const KAFKA_SWEEP_NOTES: readonly string[] = [
   'Each lab (one for throughput, one for latency and the kill, per repetition) has its own application.id, group and topics, deleted afterwards.',
   'Worker positions come from their status messages (every ~100 ms): the saturated-load keeper and the position at kill are at most that old (the kill position is a lower bound).',
   'Processed throughput is computed from the offset commits the workers report on the telemetry topic, timed by their own clocks (same machine).',
-  'End-to-end latency: from the input record\'s timestamp (set by the load generator\'s producer when it sends, CreateTime) to the first poll whose last stable offset includes the output record.',
-  'Detection is observed by polling describeGroups every 100 ms; rebalance by describeGroups or the new owner\'s task-created event; fence, restore and catch-up from the new owner\'s telemetry.',
-  'latencyModel does not apply: the latencies are the broker\'s and the machine\'s.',
+  "End-to-end latency: from the input record's timestamp (set by the load generator's producer when it sends, CreateTime) to the first poll whose last stable offset includes the output record.",
+  "Detection is observed by polling describeGroups every 100 ms; rebalance by describeGroups or the new owner's task-created event; fence, restore and catch-up from the new owner's telemetry.",
+  "latencyModel does not apply: the latencies are the broker's and the machine's.",
 ]
 
 const END_POLL_MS = 50
@@ -119,7 +119,12 @@ export const EMBEDDED_SWEEP_BACKEND: SweepBackend = {
       deserializationPolicy: 'log-and-continue',
       traceIntervalMs: 1_000,
     })
-    return { runtime, inputEnds: async () => runtime.inputEndOffsets(), release: async () => {}, discard: () => runtime.destroy() }
+    return {
+      runtime,
+      inputEnds: async () => runtime.inputEndOffsets(),
+      release: async () => {},
+      discard: () => runtime.destroy(),
+    }
   },
 }
 
@@ -145,7 +150,8 @@ class EndOffsets {
     }
     await this.connecting
     const out = Array.from({ length: this.partitions }, () => 0)
-    for (const o of await this.admin!.fetchTopicOffsets(this.topic)) if (o.partition < out.length) out[o.partition] = Number(o.high)
+    for (const o of await this.admin!.fetchTopicOffsets(this.topic))
+      if (o.partition < out.length) out[o.partition] = Number(o.high)
     return out
   }
 
@@ -158,7 +164,13 @@ class EndOffsets {
 let labSeq = 0
 
 /** A fresh application.id: the prefix, a random token shared by the process, the cell and a counter. */
-export function sweepApplicationId(prefix: string, guarantee: ProcessingGuarantee, commitIntervalMs: number, repetition: number, purpose: LabPurpose): string {
+export function sweepApplicationId(
+  prefix: string,
+  guarantee: ProcessingGuarantee,
+  commitIntervalMs: number,
+  repetition: number,
+  purpose: LabPurpose,
+): string {
   labSeq++
   return `${prefix}-${guarantee.replace(/_/g, '-')}-${commitIntervalMs}ms-r${repetition}-${purpose}-${labSeq}`
 }
@@ -174,7 +186,16 @@ export function kafkaSweepBackend(target: SweepKafkaTarget, log: Logger): SweepB
     outputReads: 'round-trip',
     async newLab(spec, purpose, repetition) {
       if (!(spec.time instanceof SystemTime)) throw new Error('the kafka backend runs on the system clock only')
-      const config = { ...spec.config, 'application.id': sweepApplicationId(prefix, spec.config['processing.guarantee'], spec.config['commit.interval.ms'], repetition, purpose) }
+      const config = {
+        ...spec.config,
+        'application.id': sweepApplicationId(
+          prefix,
+          spec.config['processing.guarantee'],
+          spec.config['commit.interval.ms'],
+          repetition,
+          purpose,
+        ),
+      }
       const { WorkerProcessRuntime } = await import('../lab/kafka/worker-process-runtime.ts')
       const { createKafka } = await import('../log/kafka/kafka-client.ts')
       const client: KafkaClientConfig = { brokers: target.brokers, clientId: 'eoscope-sweep', ...target.security }
@@ -191,7 +212,11 @@ export function kafkaSweepBackend(target: SweepKafkaTarget, log: Logger): SweepB
         workerLogs: target.workerLogs,
       })
       // The end offsets are asked for on a client of their own, so that the runtime's group polls never wait behind them.
-      const ends = new EndOffsets(() => createKafka(client, 'eoscope-sweep-ends').admin(), runtime.topics.input, spec.partitions)
+      const ends = new EndOffsets(
+        () => createKafka(client, 'eoscope-sweep-ends').admin(),
+        runtime.topics.input,
+        spec.partitions,
+      )
       let released = false
       return {
         runtime,
@@ -202,7 +227,11 @@ export function kafkaSweepBackend(target: SweepKafkaTarget, log: Logger): SweepB
           await ends.close()
           // The workers have stopped: the topics can go before the connections do.
           if (keep === undefined) await runtime.deleteTopics().catch(() => {})
-          else log.warn({ event: 'kept-topics', applicationId: runtime.groupId, reason: keep }, `kept the topics and group of application.id ${runtime.groupId} for inspection: ${keep}`)
+          else
+            log.warn(
+              { event: 'kept-topics', applicationId: runtime.groupId, reason: keep },
+              `kept the topics and group of application.id ${runtime.groupId} for inspection: ${keep}`,
+            )
           await runtime.close()
         },
         async discard() {
@@ -211,7 +240,8 @@ export function kafkaSweepBackend(target: SweepKafkaTarget, log: Logger): SweepB
           await ends.close()
           // SIGKILL first, so that no worker is left writing to topics about to be deleted.
           runtime.generator.stop()
-          for (const s of runtime.slots) if (s.child && s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL')
+          for (const s of runtime.slots)
+            if (s.child && s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL')
           await Promise.allSettled(runtime.slots.map((s) => s.exited))
           await runtime.deleteTopics().catch(() => {})
           await runtime.close()

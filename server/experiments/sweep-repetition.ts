@@ -66,7 +66,20 @@ function newLab(ctx: RepetitionContext, purpose: LabPurpose, ratePerSec: number)
   const s = ctx.settings
   const config = sweepConfig(ctx.guarantee, ctx.commitIntervalMs, s)
   const initialRate = ctx.backend.loadStart === 'with-the-lab' ? ratePerSec : 0
-  return ctx.backend.newLab({ time: ctx.time, config, workers: s.workers, partitions: s.partitions, ratePerSec: initialRate, keys: s.keys, seed: ctx.seed, latencyModel: s.latencyModel }, purpose, ctx.repetition)
+  return ctx.backend.newLab(
+    {
+      time: ctx.time,
+      config,
+      workers: s.workers,
+      partitions: s.partitions,
+      ratePerSec: initialRate,
+      keys: s.keys,
+      seed: ctx.seed,
+      latencyModel: s.latencyModel,
+    },
+    purpose,
+    ctx.repetition,
+  )
 }
 
 function runningTasks(lab: LabRuntime): number {
@@ -83,8 +96,10 @@ async function settleWithLoad(ctx: RepetitionContext, lab: LabRuntime, startLoad
   // The group's first commit comes one commit interval after its tasks start.
   const maxMs = ctx.backend.settleTimeoutMs + ctx.commitIntervalMs
   const deadline = ctx.time.now() + maxMs
-  const unsettled = () => new Error(`the lab did not settle: not every partition got a running task within ${Math.round(maxMs / 1000)} s`)
-  if (ctx.backend.loadStart === 'once-settled' && !(await waitFor(ctx, () => groupSettled(lab), maxMs))) throw unsettled()
+  const unsettled = () =>
+    new Error(`the lab did not settle: not every partition got a running task within ${Math.round(maxMs / 1000)} s`)
+  if (ctx.backend.loadStart === 'once-settled' && !(await waitFor(ctx, () => groupSettled(lab), maxMs)))
+    throw unsettled()
   startLoad()
   const settled = () => runningTasks(lab) === lab.partitions && lab.committedTotal() > 0
   if (!(await waitFor(ctx, settled, Math.max(0, deadline - ctx.time.now())))) throw unsettled()
@@ -94,7 +109,8 @@ async function settleWithLoad(ctx: RepetitionContext, lab: LabRuntime, startLoad
 export function unconsumedByWorker(lab: LabRuntime, ends: readonly number[]): number[] {
   return lab.liveSlots().map((s) => {
     let n = 0
-    for (const t of s.worker?.tasks.values() ?? []) if (t.state === 'running') n += Math.max(0, (ends[t.partition] ?? 0) - t.consumedOffset)
+    for (const t of s.worker?.tasks.values() ?? [])
+      if (t.state === 'running') n += Math.max(0, (ends[t.partition] ?? 0) - t.consumedOffset)
     return n
   })
 }
@@ -182,7 +198,9 @@ class SaturatedLoad {
         if (waiting.some((n) => n === 0)) this.drySamples++
       }
       const total = waiting.reduce((a, b) => a + b, 0)
-      this.lab.runtime.generator.setRate(waiting.some((n) => n < share) && total < 4 * s.backlogRecords ? Number.POSITIVE_INFINITY : 0)
+      this.lab.runtime.generator.setRate(
+        waiting.some((n) => n < share) && total < 4 * s.backlogRecords ? Number.POSITIVE_INFINITY : 0,
+      )
       await time.sleep(s.loadLookMs ?? 5)
     }
   }
@@ -195,14 +213,17 @@ class SaturatedLoad {
   }
 }
 
-async function measureThroughput(ctx: RepetitionContext): Promise<Pick<RepetitionResult, 'throughputPerSec' | 'throughputWindowMs' | 'saturated'>> {
+async function measureThroughput(
+  ctx: RepetitionContext,
+): Promise<Pick<RepetitionResult, 'throughputPerSec' | 'throughputWindowMs' | 'saturated'>> {
   ctx.onStage?.('throughput')
   const s = ctx.settings
   const lab = await newLab(ctx, 'thr', 0)
   const rt = lab.runtime
   const commits: CommitSample[] = []
   rt.onEvent((e) => {
-    if (!('source' in e) && e.type === 'offsets-committed') for (const o of e.offsets) commits.push({ partition: o.partition, offset: o.offset, atMs: e.atMs })
+    if (!('source' in e) && e.type === 'offsets-committed')
+      for (const o of e.offsets) commits.push({ partition: o.partition, offset: o.offset, atMs: e.atMs })
   })
   let sampling = false
   const load = new SaturatedLoad(ctx, lab, () => sampling)
@@ -219,14 +240,21 @@ async function measureThroughput(ctx: RepetitionContext): Promise<Pick<Repetitio
     // The window's last commits may still be on their way (on Kafka, on the telemetry topic).
     if (ctx.backend.eventLagMs > 0) await sleepFor(ctx, ctx.backend.eventLagMs)
     const rate = commitRate(commits, s.partitions, from, to)
-    return { throughputPerSec: rate === null ? null : Math.round(rate), throughputWindowMs: window, saturated: load.samples > 0 && load.drySamples / load.samples < 0.05 }
+    return {
+      throughputPerSec: rate === null ? null : Math.round(rate),
+      throughputWindowMs: window,
+      saturated: load.samples > 0 && load.drySamples / load.samples < 0.05,
+    }
   } finally {
     await load.stop()
     await lab.discard()
   }
 }
 
-type LatencyFigures = Pick<RepetitionResult, 'latencyP50Ms' | 'latencyP99Ms' | 'latencyMaxMs' | 'latencyRecords' | 'latencyWindowMs'>
+type LatencyFigures = Pick<
+  RepetitionResult,
+  'latencyP50Ms' | 'latencyP99Ms' | 'latencyMaxMs' | 'latencyRecords' | 'latencyWindowMs'
+>
 type RecoveryFigures = Pick<RepetitionResult, 'killedWorker' | 'killDelayMs' | 'recoveryMs' | 'phases' | 'redone'>
 
 /** End-to-end latency over one window after the warm-up, read_committed, as often as visibilityPollMs. */
@@ -249,7 +277,13 @@ async function measureLatency(ctx: RepetitionContext, lab: LeasedLab): Promise<L
     const window = windowMs(s, ctx.commitIntervalMs)
     await sleepFor(ctx, window)
     const lat = latency.drain()
-    return { latencyP50Ms: lat.p50, latencyP99Ms: lat.p99, latencyMaxMs: lat.max, latencyRecords: lat.records, latencyWindowMs: window }
+    return {
+      latencyP50Ms: lat.p50,
+      latencyP99Ms: lat.p99,
+      latencyMaxMs: lat.max,
+      latencyRecords: lat.records,
+      latencyWindowMs: window,
+    }
   } finally {
     polling = false
     await pollDone
@@ -269,7 +303,8 @@ async function killAndRecover(ctx: RepetitionContext, rt: LabRuntime): Promise<R
   const rng = new SeededRandom((ctx.seed * 0x9e37) >>> 0)
   const u = rng.next()
   const candidates = busyWorkers(rt)
-  if (candidates.length === 0) return { killedWorker: null, killDelayMs: null, recoveryMs: null, phases: NO_PHASES, redone: null }
+  if (candidates.length === 0)
+    return { killedWorker: null, killDelayMs: null, recoveryMs: null, phases: NO_PHASES, redone: null }
   const killedWorker = rng.pick(candidates).worker!.id
   let killWindowStart: number | null = null
   let killedAt: number | null = null
@@ -278,7 +313,8 @@ async function killAndRecover(ctx: RepetitionContext, rt: LabRuntime): Promise<R
     rt.kill(killedWorker, null)
   }
   const off = rt.onEvent((e) => {
-    if (killWindowStart !== null || 'source' in e || e.type !== 'offsets-committed' || e.workerId !== killedWorker) return
+    if (killWindowStart !== null || 'source' in e || e.type !== 'offsets-committed' || e.workerId !== killedWorker)
+      return
     killWindowStart = e.atMs
     void ctx.time.sleep(Math.max(0, e.atMs + Math.floor(u * ctx.commitIntervalMs) - ctx.time.now())).then(kill)
   })
@@ -295,10 +331,18 @@ async function killAndRecover(ctx: RepetitionContext, rt: LabRuntime): Promise<R
   if (!r) return { killedWorker, killDelayMs, recoveryMs: null, phases: NO_PHASES, redone: null }
   await waitFor(ctx, () => r.t1 !== null, ctx.settings.recoveryTimeoutMs)
   const recovered = r.t1 !== null
-  return { killedWorker, killDelayMs, recoveryMs: recovered ? r.t1! - r.t0 : null, phases: recovered ? phaseDurations(r) : NO_PHASES, redone: redone(r) }
+  return {
+    killedWorker,
+    killDelayMs,
+    recoveryMs: recovered ? r.t1! - r.t0 : null,
+    phases: recovered ? phaseDurations(r) : NO_PHASES,
+    redone: redone(r),
+  }
 }
 
-async function measureLatencyAndRecovery(ctx: RepetitionContext): Promise<Omit<RepetitionResult, 'repetition' | 'seed' | 'throughputPerSec' | 'throughputWindowMs' | 'saturated'>> {
+async function measureLatencyAndRecovery(
+  ctx: RepetitionContext,
+): Promise<Omit<RepetitionResult, 'repetition' | 'seed' | 'throughputPerSec' | 'throughputWindowMs' | 'saturated'>> {
   ctx.onStage?.('latency')
   const rate = ctx.settings.steadyRatePerSec
   const lab = await newLab(ctx, 'rec', rate)
@@ -314,9 +358,20 @@ async function measureLatencyAndRecovery(ctx: RepetitionContext): Promise<Omit<R
     await rt.stop()
     cleanlyStopped = true
     const report = await validateRuntime(rt)
-    const wrong = [report.lost ? `${report.lost} lost` : '', ctx.guarantee !== 'at_least_once' && report.duplicates ? `${report.duplicates} duplicates under ${ctx.guarantee}` : '', report.abortedReads ? `${report.abortedReads} aborted reads` : ''].filter((x) => x !== '')
+    const wrong = [
+      report.lost ? `${report.lost} lost` : '',
+      ctx.guarantee !== 'at_least_once' && report.duplicates
+        ? `${report.duplicates} duplicates under ${ctx.guarantee}`
+        : '',
+      report.abortedReads ? `${report.abortedReads} aborted reads` : '',
+    ].filter((x) => x !== '')
     await lab.release(wrong.length > 0 ? wrong.join(', ') : undefined)
-    return { ...latency, ...recovery, duplicates: recovery.killedWorker === null ? null : report.duplicates, lost: report.lost }
+    return {
+      ...latency,
+      ...recovery,
+      duplicates: recovery.killedWorker === null ? null : report.duplicates,
+      lost: report.lost,
+    }
   } finally {
     if (!cleanlyStopped) await lab.discard()
     else await lab.release()

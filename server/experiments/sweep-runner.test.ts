@@ -11,7 +11,13 @@ import type { CellResult, ExperimentRecord, SweepRequest, SweepSettings } from '
 import { MockTime } from '../log/time.ts'
 import { BackendUnavailableError, runSweep, SweepCancelledError } from './sweep-runner.ts'
 
-const FAST: Partial<SweepSettings> = { maxPollRecords: 50, minWindowMs: 400, warmupMs: 200, backlogRecords: 6_000, steadyRatePerSec: 2_000 }
+const FAST: Partial<SweepSettings> = {
+  maxPollRecords: 50,
+  minWindowMs: 400,
+  warmupMs: 200,
+  backlogRecords: 6_000,
+  steadyRatePerSec: 2_000,
+}
 /** Wall-clock time a sweep may go without any progress before its test fails. */
 const STALL_MS = 120_000
 /** The overall bound of a test that runs sweeps (wall-clock). */
@@ -24,7 +30,10 @@ interface Driven {
 }
 
 /** Runs a sweep on a fresh virtual clock until it ends, failing if it goes STALL_MS without progress. */
-async function sweep(request: SweepRequest, o: { signal?: AbortSignal; onProgress?: (r: ExperimentRecord) => void } = {}): Promise<Driven> {
+async function sweep(
+  request: SweepRequest,
+  o: { signal?: AbortSignal; onProgress?: (r: ExperimentRecord) => void } = {},
+): Promise<Driven> {
   const time = new MockTime()
   const progress: ExperimentRecord[] = []
   let lastProgressAt = Date.now()
@@ -53,7 +62,10 @@ async function sweep(request: SweepRequest, o: { signal?: AbortSignal; onProgres
 
 const cell = (r: ExperimentRecord, g: string, ms: number): CellResult => {
   const c = r.cells.find((x) => x.guarantee === g && x.commitIntervalMs === ms)
-  if (!c) throw new Error(`no cell ${g} at ${ms} ms among ${r.cells.map((x) => `${x.guarantee}@${x.commitIntervalMs}`).join(', ')}`)
+  if (!c)
+    throw new Error(
+      `no cell ${g} at ${ms} ms among ${r.cells.map((x) => `${x.guarantee}@${x.commitIntervalMs}`).join(', ')}`,
+    )
   return c
 }
 
@@ -75,7 +87,13 @@ function expectSoundRepetitions(record: ExperimentRecord): void {
 
 describe('the commit-interval sweep on a virtual clock (latency model on)', () => {
   it('measures every cell, reporting progress and partial results as it goes', BOUND, async () => {
-    const request: SweepRequest = { intervals: [10, 100], guarantees: ['at_least_once', 'exactly_once'], repeat: 2, backend: 'embedded', seed: 3 }
+    const request: SweepRequest = {
+      intervals: [10, 100],
+      guarantees: ['at_least_once', 'exactly_once'],
+      repeat: 2,
+      backend: 'embedded',
+      seed: 3,
+    }
     const cells = request.intervals.length * request.guarantees.length
     const { record, progress } = await sweep(request)
     expect(record.status).toBe('done')
@@ -88,51 +106,81 @@ describe('the commit-interval sweep on a virtual clock (latency model on)', () =
     for (let n = 0; n < cells; n++) expect(seen.has(n), `a running record with ${n} cells`).toBe(true)
     const done = progress.map((p) => p.progress.done)
     expect(done).toEqual([...done].sort((a, b) => a - b))
-    expect(new Set(progress.flatMap((p) => (p.progress.current ? [p.progress.current.stage] : [])))).toEqual(new Set(['throughput', 'latency', 'recovery', 'validation']))
+    expect(new Set(progress.flatMap((p) => (p.progress.current ? [p.progress.current.stage] : [])))).toEqual(
+      new Set(['throughput', 'latency', 'recovery', 'validation']),
+    )
     expectSoundRepetitions(record)
   })
 
-  it('shows the trade-off: throughput, catch-up, duplicates per kill and latency against commit.interval.ms', BOUND, async () => {
-    const intervals = [10, 100, 500]
-    const { record } = await sweep({ intervals, guarantees: ['at_least_once', 'exactly_once'], repeat: 3, backend: 'embedded', seed: 3 })
-    expect(record.status).toBe('done')
-    expect(record.cells).toHaveLength(6)
-    expectSoundRepetitions(record)
+  it(
+    'shows the trade-off: throughput, catch-up, duplicates per kill and latency against commit.interval.ms',
+    BOUND,
+    async () => {
+      const intervals = [10, 100, 500]
+      const { record } = await sweep({
+        intervals,
+        guarantees: ['at_least_once', 'exactly_once'],
+        repeat: 3,
+        backend: 'embedded',
+        seed: 3,
+      })
+      expect(record.status).toBe('done')
+      expect(record.cells).toHaveLength(6)
+      expectSoundRepetitions(record)
 
-    // exactly_once throughput rises with commit.interval.ms and approaches at_least_once.
-    const eosThr = intervals.map((ms) => cell(record, 'exactly_once', ms).throughputPerSec.median!)
-    const alosThr = intervals.map((ms) => cell(record, 'at_least_once', ms).throughputPerSec.median!)
-    expect(eosThr[1]!).toBeGreaterThan(eosThr[0]!)
-    expect(eosThr[2]!).toBeGreaterThan(eosThr[1]!)
-    const gap = intervals.map((_, i) => 1 - eosThr[i]! / alosThr[i]!)
-    expect(gap[0]!).toBeGreaterThan(0.2)
-    expect(gap[2]!).toBeLessThan(gap[0]! / 2)
-    expect(gap[2]!).toBeLessThan(0.15)
+      // exactly_once throughput rises with commit.interval.ms and approaches at_least_once.
+      const eosThr = intervals.map((ms) => cell(record, 'exactly_once', ms).throughputPerSec.median!)
+      const alosThr = intervals.map((ms) => cell(record, 'at_least_once', ms).throughputPerSec.median!)
+      expect(eosThr[1]!).toBeGreaterThan(eosThr[0]!)
+      expect(eosThr[2]!).toBeGreaterThan(eosThr[1]!)
+      const gap = intervals.map((_, i) => 1 - eosThr[i]! / alosThr[i]!)
+      expect(gap[0]!).toBeGreaterThan(0.2)
+      expect(gap[2]!).toBeLessThan(gap[0]! / 2)
+      expect(gap[2]!).toBeLessThan(0.15)
 
-    // Catch-up time and, under at_least_once, duplicates per kill grow with commit.interval.ms.
-    for (const g of ['at_least_once', 'exactly_once']) {
-      const catchUp = intervals.map((ms) => cell(record, g, ms).phases.catchUp.median!)
-      expect(catchUp[1]!, g).toBeGreaterThan(catchUp[0]!)
-      expect(catchUp[2]!, g).toBeGreaterThan(catchUp[1]!)
-    }
-    const dups = intervals.map((ms) => cell(record, 'at_least_once', ms).duplicatesPerKill.median!)
-    expect(dups[0]!).toBeGreaterThan(0)
-    expect(dups[1]!).toBeGreaterThan(dups[0]!)
-    expect(dups[2]!).toBeGreaterThan(dups[1]!)
+      // Catch-up time and, under at_least_once, duplicates per kill grow with commit.interval.ms.
+      for (const g of ['at_least_once', 'exactly_once']) {
+        const catchUp = intervals.map((ms) => cell(record, g, ms).phases.catchUp.median!)
+        expect(catchUp[1]!, g).toBeGreaterThan(catchUp[0]!)
+        expect(catchUp[2]!, g).toBeGreaterThan(catchUp[1]!)
+      }
+      const dups = intervals.map((ms) => cell(record, 'at_least_once', ms).duplicatesPerKill.median!)
+      expect(dups[0]!).toBeGreaterThan(0)
+      expect(dups[1]!).toBeGreaterThan(dups[0]!)
+      expect(dups[2]!).toBeGreaterThan(dups[1]!)
 
-    // End-to-end latency under exactly_once grows with commit.interval.ms; under at_least_once it does not wait for commits.
-    const eosP50 = intervals.map((ms) => cell(record, 'exactly_once', ms).latencyP50Ms.median!)
-    expect(eosP50[2]!).toBeGreaterThan(eosP50[1]!)
-    expect(eosP50[1]!).toBeGreaterThan(eosP50[0]!)
-    expect(cell(record, 'at_least_once', 500).latencyP50Ms.median!).toBeLessThan(eosP50[2]! / 4)
-  })
+      // End-to-end latency under exactly_once grows with commit.interval.ms; under at_least_once it does not wait for commits.
+      const eosP50 = intervals.map((ms) => cell(record, 'exactly_once', ms).latencyP50Ms.median!)
+      expect(eosP50[2]!).toBeGreaterThan(eosP50[1]!)
+      expect(eosP50[1]!).toBeGreaterThan(eosP50[0]!)
+      expect(cell(record, 'at_least_once', 500).latencyP50Ms.median!).toBeLessThan(eosP50[2]! / 4)
+    },
+  )
 })
 
 describe('a sweep', () => {
   it('is the same on every run with the same seed', BOUND, async () => {
     const once = async () => {
-      const { record } = await sweep({ intervals: [20], guarantees: ['at_least_once'], repeat: 2, backend: 'embedded', seed: 9 })
-      return record.cells.map((c) => c.repetitions.map(({ repetition, seed, throughputPerSec, latencyP50Ms, recoveryMs, duplicates, killDelayMs }) => ({ repetition, seed, throughputPerSec, latencyP50Ms, recoveryMs, duplicates, killDelayMs })))
+      const { record } = await sweep({
+        intervals: [20],
+        guarantees: ['at_least_once'],
+        repeat: 2,
+        backend: 'embedded',
+        seed: 9,
+      })
+      return record.cells.map((c) =>
+        c.repetitions.map(
+          ({ repetition, seed, throughputPerSec, latencyP50Ms, recoveryMs, duplicates, killDelayMs }) => ({
+            repetition,
+            seed,
+            throughputPerSec,
+            latencyP50Ms,
+            recoveryMs,
+            duplicates,
+            killDelayMs,
+          }),
+        ),
+      )
     }
     const a = await once()
     expect(a[0]).toHaveLength(2)
@@ -140,7 +188,13 @@ describe('a sweep', () => {
   })
 
   it('keeps median, min and max over the repetitions', BOUND, async () => {
-    const { record } = await sweep({ intervals: [100], guarantees: ['at_least_once'], repeat: 3, backend: 'embedded', seed: 1 })
+    const { record } = await sweep({
+      intervals: [100],
+      guarantees: ['at_least_once'],
+      repeat: 3,
+      backend: 'embedded',
+      seed: 1,
+    })
     const c = record.cells[0]!
     const dups = c.repetitions.map((x) => x.duplicates!).sort((a, b) => a - b)
     expect(c.duplicatesPerKill).toEqual({ median: dups[1], min: dups[0], max: dups[2], low: null, high: null, n: 3 })
@@ -166,6 +220,8 @@ describe('a sweep', () => {
   })
 
   it('refuses a backend it cannot run on', async () => {
-    await expect(runSweep({ request: { intervals: [10], guarantees: ['exactly_once'], repeat: 1, backend: 'kafka' } })).rejects.toBeInstanceOf(BackendUnavailableError)
+    await expect(
+      runSweep({ request: { intervals: [10], guarantees: ['exactly_once'], repeat: 1, backend: 'kafka' } }),
+    ).rejects.toBeInstanceOf(BackendUnavailableError)
   })
 })

@@ -23,10 +23,25 @@
 
 import { cpus, loadavg } from 'node:os'
 import pino from 'pino'
-import { PRECISION_TOLERANCE, type CellResult, type ExperimentProgress, type ExperimentRecord, type RepetitionResult, type RunLoad, type SweepRequest, type SweepSettings } from '../../lib/experiment-protocol.ts'
+import {
+  PRECISION_TOLERANCE,
+  type CellResult,
+  type ExperimentProgress,
+  type ExperimentRecord,
+  type RepetitionResult,
+  type RunLoad,
+  type SweepRequest,
+  type SweepSettings,
+} from '../../lib/experiment-protocol.ts'
 import { createLogger, logLevelFrom, type Logger } from '../logging.ts'
 import { MockTime, SystemTime, type Time } from '../log/time.ts'
-import { EMBEDDED_SWEEP_BACKEND, kafkaSweepBackend, modelSweepBackend, type ModelLab, type SweepBackend } from './sweep-lab.ts'
+import {
+  EMBEDDED_SWEEP_BACKEND,
+  kafkaSweepBackend,
+  modelSweepBackend,
+  type ModelLab,
+  type SweepBackend,
+} from './sweep-lab.ts'
 import { runRepetition, SweepCancelledError } from './sweep-repetition.ts'
 import { repeatPlan, repeatUntilPrecise } from './repeat-until-precise.ts'
 import { defaultSweepSettings, sweepUnavailableReason, type SweepKafkaTarget } from './sweep-settings.ts'
@@ -78,8 +93,12 @@ function backendFor(o: SweepRunOptions, time: Time): SweepBackend {
   const unavailable = sweepUnavailableReason(o.request, o.kafka)
   if (unavailable !== null) throw new BackendUnavailableError(unavailable)
   if (o.request.backend !== 'kafka') return o.model ? modelSweepBackend(o.model) : EMBEDDED_SWEEP_BACKEND
-  if (!(time instanceof SystemTime)) throw new BackendUnavailableError('the kafka backend runs on the system clock only')
-  const target = { ...o.kafka!, applicationIdPrefix: o.kafka!.applicationIdPrefix ?? `eoscope-sweep-${Date.now().toString(36)}` }
+  if (!(time instanceof SystemTime))
+    throw new BackendUnavailableError('the kafka backend runs on the system clock only')
+  const target = {
+    ...o.kafka!,
+    applicationIdPrefix: o.kafka!.applicationIdPrefix ?? `eoscope-sweep-${Date.now().toString(36)}`,
+  }
   return kafkaSweepBackend(target, (o.logger ?? defaultLogger()).child({ component: 'sweep-lab' }))
 }
 
@@ -95,7 +114,12 @@ function newRecord(o: SweepRunOptions, time: Time, settings: SweepSettings, seed
     request: req,
     settings,
     machine: { cpus: cpus().length, node: process.version, clock: time instanceof MockTime ? 'virtual' : 'system' },
-    progress: { done: 0, total: req.intervals.length * req.guarantees.length * repeatPlan(req.repeat, req.maxRuns, PRECISION_TOLERANCE).maxRuns, current: null },
+    progress: {
+      done: 0,
+      total:
+        req.intervals.length * req.guarantees.length * repeatPlan(req.repeat, req.maxRuns, PRECISION_TOLERANCE).maxRuns,
+      current: null,
+    },
     cells: [],
   }
 }
@@ -130,14 +154,28 @@ export async function runSweep(o: SweepRunOptions): Promise<ExperimentRecord> {
   try {
     await repeatUntilPrecise({
       ...repeatPlan(req.repeat, req.maxRuns, PRECISION_TOLERANCE),
-      cells: req.intervals.flatMap((commitIntervalMs) => req.guarantees.map((guarantee) => ({ guarantee, commitIntervalMs }))),
+      cells: req.intervals.flatMap((commitIntervalMs) =>
+        req.guarantees.map((guarantee) => ({ guarantee, commitIntervalMs })),
+      ),
       run: ({ guarantee, commitIntervalMs, run }) => {
         const onStage = (stage: NonNullable<ExperimentProgress['current']>['stage']) => {
           record.progress.current = { guarantee, commitIntervalMs, repetition: run, stage }
           report()
         }
         // Run i of a cell has seed + i − 1 (the same draws at every interval: common random numbers).
-        return withLoad(time, () => runRepetition({ guarantee, commitIntervalMs, repetition: run, seed: seed + run - 1, settings, time, signal: o.signal, onStage, backend }))
+        return withLoad(time, () =>
+          runRepetition({
+            guarantee,
+            commitIntervalMs,
+            repetition: run,
+            seed: seed + run - 1,
+            settings,
+            time,
+            signal: o.signal,
+            onStage,
+            backend,
+          }),
+        )
       },
       onResult: (cells, planned) => {
         record.progress.done++

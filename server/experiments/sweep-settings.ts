@@ -2,7 +2,12 @@
 // backend (what Kafka cannot do is read from its capabilities, never written again here).
 
 import type { SweepRequest, SweepSettings } from '../../lib/experiment-protocol.ts'
-import { EOSCOPE_DEFAULTS, streamsConfigFor, type ProcessingGuarantee, type StreamsConfig } from '../../lib/streams-config.ts'
+import {
+  EOSCOPE_DEFAULTS,
+  streamsConfigFor,
+  type ProcessingGuarantee,
+  type StreamsConfig,
+} from '../../lib/streams-config.ts'
 import { guaranteeRefusal } from '../log/capabilities.ts'
 import { KAFKA_CAPABILITIES, KAFKA_GROUP_TIMEOUTS } from '../log/kafka/capabilities.ts'
 import type { KafkaSecurity } from '../log/kafka/client-security.ts'
@@ -67,9 +72,13 @@ export interface SweepKafkaTarget {
 }
 
 /** Why a sweep request cannot run on its backend, or null when it can. */
-export function sweepUnavailableReason(request: Pick<SweepRequest, 'backend' | 'guarantees'>, kafka: SweepKafkaTarget | null | undefined): string | null {
+export function sweepUnavailableReason(
+  request: Pick<SweepRequest, 'backend' | 'guarantees'>,
+  kafka: SweepKafkaTarget | null | undefined,
+): string | null {
   if (request.backend !== 'kafka') return null
-  if (!kafka || kafka.brokers.length === 0) return 'backend kafka needs brokers: start the server with KAFKA_BROKERS=host:port (or pass --brokers to eoscope sweep); use embedded otherwise'
+  if (!kafka || kafka.brokers.length === 0)
+    return 'backend kafka needs brokers: start the server with KAFKA_BROKERS=host:port (or pass --brokers to eoscope sweep); use embedded otherwise'
   for (const g of request.guarantees) {
     const reason = guaranteeRefusal(KAFKA_CAPABILITIES, g)
     if (reason !== null) return reason

@@ -52,17 +52,28 @@ function parseFlag(name: string, value: string | undefined): boolean | string {
  * An error (the server must not start) when the host is not loopback and no token is set, when
  * reads are locked without a token, or when the token is too short to be a secret.
  */
-export function resolveAccessPolicy(env: Record<string, string | undefined>, host: string, controlRate: RateLimit = DEFAULT_CONTROL_RATE): { ok: true; policy: AccessPolicy } | { ok: false; error: string } {
+export function resolveAccessPolicy(
+  env: Record<string, string | undefined>,
+  host: string,
+  controlRate: RateLimit = DEFAULT_CONTROL_RATE,
+): { ok: true; policy: AccessPolicy } | { ok: false; error: string } {
   const raw = env.EOSCOPE_TOKEN
   const token = raw === undefined || raw === '' ? null : raw
   const lockReads = parseFlag('EOSCOPE_LOCK_READS', env.EOSCOPE_LOCK_READS)
   if (typeof lockReads === 'string') return { ok: false, error: lockReads }
   if (token !== null) {
     if (/\s/.test(token)) return { ok: false, error: 'EOSCOPE_TOKEN must not contain whitespace' }
-    if (token.length < MIN_TOKEN_LENGTH) return { ok: false, error: `EOSCOPE_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters (for example: openssl rand -hex 24)` }
+    if (token.length < MIN_TOKEN_LENGTH)
+      return {
+        ok: false,
+        error: `EOSCOPE_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters (for example: openssl rand -hex 24)`,
+      }
   }
   if (token === null && !isLoopbackHost(host)) {
-    return { ok: false, error: `HOST=${host} is not a loopback address: set EOSCOPE_TOKEN (at least ${MIN_TOKEN_LENGTH} characters, for example: openssl rand -hex 24) so that only holders of the token can control the lab, or bind to 127.0.0.1` }
+    return {
+      ok: false,
+      error: `HOST=${host} is not a loopback address: set EOSCOPE_TOKEN (at least ${MIN_TOKEN_LENGTH} characters, for example: openssl rand -hex 24) so that only holders of the token can control the lab, or bind to 127.0.0.1`,
+    }
   }
   if (token === null && lockReads) return { ok: false, error: 'EOSCOPE_LOCK_READS=1 needs EOSCOPE_TOKEN' }
   const hosts = resolveHostAllowlist(env, host)
@@ -160,7 +171,12 @@ export class RateLimiter {
   }
 }
 
-export type Rejection = { status: 401 | 403 | 421 | 429; error: string; reason: 'unauthorized' | 'cross_origin' | 'rate_limited' | 'misdirected'; retryAfterSec?: number }
+export type Rejection = {
+  status: 401 | 403 | 421 | 429
+  error: string
+  reason: 'unauthorized' | 'cross_origin' | 'rate_limited' | 'misdirected'
+  retryAfterSec?: number
+}
 
 /** The access checks shared by REST and the socket. */
 export class AccessGate {
@@ -196,7 +212,11 @@ export class AccessGate {
   checkHost(req: IncomingMessage): Rejection | null {
     const host = req.headers.host
     if (this.hosts.allows(host)) return null
-    return { status: 421, error: `misdirected request: this server does not answer to the host ${JSON.stringify(String(host).slice(0, 100))}; list it in EOSCOPE_ALLOWED_HOSTS if it is really this server's name`, reason: 'misdirected' }
+    return {
+      status: 421,
+      error: `misdirected request: this server does not answer to the host ${JSON.stringify(String(host).slice(0, 100))}; list it in EOSCOPE_ALLOWED_HOSTS if it is really this server's name`,
+      reason: 'misdirected',
+    }
   }
 
   /** Admits an authorized control action by `client` (token checked first): it takes from the client's control bucket. Null: run it. */
@@ -212,7 +232,12 @@ export class AccessGate {
   private take(bucket: RateLimiter, client: string): Rejection | null {
     const key = rateKey(client)
     if (bucket.take(key)) return null
-    return { status: 429, error: 'rate limited: too many control actions; retry later', reason: 'rate_limited', retryAfterSec: bucket.retryAfterSec(key) }
+    return {
+      status: 429,
+      error: 'rate limited: too many control actions; retry later',
+      reason: 'rate_limited',
+      retryAfterSec: bucket.retryAfterSec(key),
+    }
   }
 
   /** Checks a REST read (GET/HEAD) request: null when allowed. */
@@ -231,5 +256,11 @@ export class AccessGate {
 
 function unauthorized(req: IncomingMessage): Rejection {
   const sent = req.headers.authorization !== undefined
-  return { status: 401, error: sent ? 'unauthorized: the token is not valid' : 'unauthorized: token required: send Authorization: Bearer <EOSCOPE_TOKEN>', reason: 'unauthorized' }
+  return {
+    status: 401,
+    error: sent
+      ? 'unauthorized: the token is not valid'
+      : 'unauthorized: token required: send Authorization: Bearer <EOSCOPE_TOKEN>',
+    reason: 'unauthorized',
+  }
 }

@@ -66,13 +66,26 @@ function sendError(res: ServerResponse, status: number, error: string, extra: Re
 const isApiPath = (p: string) => p === '/api' || p.startsWith('/api/') || p === '/metrics'
 
 function refuse(res: ServerResponse, r: Rejection): void {
-  sendError(res, r.status, r.error, r.status === 401 ? { 'www-authenticate': 'Bearer realm="eoscope"' } : r.retryAfterSec ? { 'retry-after': String(r.retryAfterSec) } : {})
+  sendError(
+    res,
+    r.status,
+    r.error,
+    r.status === 401
+      ? { 'www-authenticate': 'Bearer realm="eoscope"' }
+      : r.retryAfterSec
+        ? { 'retry-after': String(r.retryAfterSec) }
+        : {},
+  )
 }
 
 async function serveMetrics(metrics: LabMetrics, req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'use GET for /metrics')
   const text = await metrics.render()
-  res.writeHead(200, { 'content-type': metrics.contentType, 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' })
+  res.writeHead(200, {
+    'content-type': metrics.contentType,
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+  })
   res.end(req.method === 'HEAD' ? undefined : text)
 }
 
@@ -85,19 +98,37 @@ function checkApiAccess(gate: AccessGate, req: IncomingMessage): Rejection | nul
 }
 
 /** Logs and counts a finished API request (or a refused Host): the command it ran, its refusal, or its failure. */
-function logOutcome(req: IncomingMessage, res: ServerResponse, pathname: string, client: string, metrics: LabMetrics, logger: Logger): void {
+function logOutcome(
+  req: IncomingMessage,
+  res: ServerResponse,
+  pathname: string,
+  client: string,
+  metrics: LabMetrics,
+  logger: Logger,
+): void {
   const outcome = outcomeOf(res)
-  const fields = { via: 'rest', method: req.method, path: pathname.slice(0, 200), status: res.statusCode, client, ...(res.statusCode === 421 ? { host: String(req.headers.host).slice(0, 100) } : {}) }
+  const fields = {
+    via: 'rest',
+    method: req.method,
+    path: pathname.slice(0, 200),
+    status: res.statusCode,
+    client,
+    ...(res.statusCode === 421 ? { host: String(req.headers.host).slice(0, 100) } : {}),
+  }
   if (outcome?.command && res.statusCode !== 401 && res.statusCode !== 403 && res.statusCode !== 429) {
     const ok = res.statusCode < 400
     metrics.countCommand('rest', outcome.command, ok)
-    logger.info({ ...fields, event: 'command', command: outcome.command, ok, ...(ok ? {} : { error: outcome.error }) }, `command ${outcome.command} ${ok ? 'ok' : 'refused'}`)
+    logger.info(
+      { ...fields, event: 'command', command: outcome.command, ok, ...(ok ? {} : { error: outcome.error }) },
+      `command ${outcome.command} ${ok ? 'ok' : 'refused'}`,
+    )
   } else if (res.statusCode >= 400) {
     const reason = rejectionReason(res.statusCode)
     metrics.countRejected('rest', reason)
     logger.warn({ ...fields, event: 'rejected', reason, error: outcome?.error }, `request refused: ${reason}`)
   } else logger.debug({ ...fields, event: 'request' }, 'request')
-  if (outcome?.cause !== undefined) logger.error({ ...fields, event: 'error', err: outcome.cause }, `request failed: ${errorText(outcome.cause)}`)
+  if (outcome?.cause !== undefined)
+    logger.error({ ...fields, event: 'error', err: outcome.cause }, `request failed: ${errorText(outcome.cause)}`)
 }
 
 /** The socket's commands, refusals and failures, to the log and the metrics. */
@@ -105,7 +136,10 @@ function socketHooks(metrics: LabMetrics, logger: Logger): LiveSocketHooks {
   return {
     command({ name, ok, error, client }) {
       metrics.countCommand('socket', name, ok)
-      logger.info({ event: 'command', via: 'socket', command: name, ok, ...(ok ? {} : { error }), client }, `command ${name} ${ok ? 'ok' : 'refused'}`)
+      logger.info(
+        { event: 'command', via: 'socket', command: name, ok, ...(ok ? {} : { error }), client },
+        `command ${name} ${ok ? 'ok' : 'refused'}`,
+      )
     },
     rejected({ reason, error, client }) {
       metrics.countRejected('socket', reason)
@@ -122,10 +156,16 @@ export function attachEoscopeHttp(httpServer: HttpServer, options: EoscopeHttpOp
   const { lab, policy, experiments, logger = silentLogger, fallback } = options
   const gate = new AccessGate(policy, options.now)
   const handleRest = createRestHandler(lab, (msg) => logger.debug(msg))
-  const handleExperiments = experiments ? createExperimentsHandler(experiments, (msg) => logger.debug(msg)) : async () => false
+  const handleExperiments = experiments
+    ? createExperimentsHandler(experiments, (msg) => logger.debug(msg))
+    : async () => false
   const handleObserve = createObserveHandler(options.observe ?? null, (msg) => logger.debug(msg))
   let live: LiveSocket | null = null
-  const metrics = createLabMetrics({ lab, socketClients: () => live?.io.of('/').sockets.size ?? 0, defaultMetrics: options.defaultMetrics })
+  const metrics = createLabMetrics({
+    lab,
+    socketClients: () => live?.io.of('/').sockets.size ?? 0,
+    defaultMetrics: options.defaultMetrics,
+  })
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse, pathname: string) => {
     // A Host this server does not answer to (DNS rebinding) is refused on every route.
@@ -160,7 +200,10 @@ export function attachEoscopeHttp(httpServer: HttpServer, options: EoscopeHttpOp
     }
     onRequest(req, res, pathname).catch((err: unknown) => {
       // Never a stack trace to the client: the full error goes to the log.
-      logger.error({ event: 'error', method: req.method, path: pathname.slice(0, 200), client, err }, `request failed: ${errorText(err)}`)
+      logger.error(
+        { event: 'error', method: req.method, path: pathname.slice(0, 200), client, err },
+        `request failed: ${errorText(err)}`,
+      )
       if (isApiPath(pathname)) sendError(res, 500, 'internal error')
       else if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })

@@ -48,7 +48,11 @@ afterAll(async () => {
 })
 
 const post = (p: string, body?: unknown, headers: Record<string, string> = {}) =>
-  fetch(base + p, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) })
+  fetch(base + p, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
 const good = { intervals: [1000, 10], guarantees: ['at_least_once', 'exactly_once'], repeat: 3, backend: 'embedded' }
 
 describe('the experiments REST API', () => {
@@ -135,13 +139,19 @@ describe('stored experiments', () => {
     try {
       const ids: string[] = []
       for (let i = 0; i < 7; i++) {
-        const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(good) })
+        const r = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(good),
+        })
         expect(r.status).toBe(202)
         ids.push(((await r.json()) as { experiment: { id: string } }).experiment.id)
         expect(await (await fetch(`${url}/cancel`, { method: 'POST' })).json()).toEqual({ ok: true, cancelled: true })
       }
       expect(new Set(ids).size).toBe(7)
-      const listed = ((await (await fetch(url)).json()) as { experiments: { id: string }[] }).experiments.map((e) => e.id)
+      const listed = ((await (await fetch(url)).json()) as { experiments: { id: string }[] }).experiments.map(
+        (e) => e.id,
+      )
       expect(listed).toEqual(ids.slice(-3).reverse())
       expect(readdirSync(capDir).sort()).toEqual([INDEX_FILE, ...ids.slice(-3).map((id) => `${id}.json`)].sort())
       expect((await fetch(`${url}/${ids[0]}`)).status).toBe(404)

@@ -12,13 +12,20 @@
 // Bodies are JSON, at most 16 KB; POSTs from another origin's page get 403.
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { DEFAULT_SWEEP_GUARANTEES, DEFAULT_SWEEP_INTERVALS, DEFAULT_SWEEP_REPEAT, EXPERIMENT_ID_PATTERN, parseSweepRequest, summarize, toCsv } from '../../lib/experiment-protocol.ts'
+import {
+  DEFAULT_SWEEP_GUARANTEES,
+  DEFAULT_SWEEP_INTERVALS,
+  DEFAULT_SWEEP_REPEAT,
+  EXPERIMENT_ID_PATTERN,
+  parseSweepRequest,
+  summarize,
+  toCsv,
+} from '../../lib/experiment-protocol.ts'
 import type { ExperimentService } from '../experiments/experiment-service.ts'
 import { isSameOrigin } from './origin.ts'
 import { noteOutcome } from './outcome.ts'
 import { pathOf } from './rest.ts'
 import { HttpError, readJsonBody, send, sendFailure, sendJson } from './json-body.ts'
-
 
 export const EXPERIMENT_ROUTES = [
   { method: 'GET', path: '/api/experiments', does: 'stored experiments, running state, backends' },
@@ -27,7 +34,6 @@ export const EXPERIMENT_ROUTES = [
   { method: 'POST', path: '/api/experiments/cancel', does: 'cancel the running experiment' },
   { method: 'GET', path: '/api/experiments/:id(.json|.csv)', does: 'a stored experiment, as JSON or CSV' },
 ] as const
-
 
 /** Handles /api/experiments[/...]; returns false (doing nothing) for any other path. */
 export function createExperimentsHandler(service: ExperimentService, log: (msg: string) => void = () => {}) {
@@ -53,11 +59,18 @@ export function createExperimentsHandler(service: ExperimentService, log: (msg: 
         if (rest === 'cancel') {
           noteOutcome(res, { command: 'cancelExperiment' })
           const body = await readJsonBody(req)
-          if (body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) throw new HttpError(400, 'cancel takes no body (or {})')
+          if (
+            body !== undefined &&
+            !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)
+          )
+            throw new HttpError(400, 'cancel takes no body (or {})')
           sendJson(res, 200, { ok: true, cancelled: await service.cancel() })
           return true
         }
-        throw new HttpError(rest === 'current' ? 405 : 404, rest === 'current' ? 'use GET for /api/experiments/current' : `no such endpoint: POST ${pathname}`)
+        throw new HttpError(
+          rest === 'current' ? 405 : 404,
+          rest === 'current' ? 'use GET for /api/experiments/current' : `no such endpoint: POST ${pathname}`,
+        )
       }
       if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, `use GET or POST for ${pathname}`)
       if (rest === '') {
@@ -69,7 +82,11 @@ export function createExperimentsHandler(service: ExperimentService, log: (msg: 
           running: service.isRunning(),
           backends: service.backends,
           unavailableBackends: service.unavailableBackends,
-          defaults: { intervals: DEFAULT_SWEEP_INTERVALS, guarantees: DEFAULT_SWEEP_GUARANTEES, repeat: DEFAULT_SWEEP_REPEAT },
+          defaults: {
+            intervals: DEFAULT_SWEEP_INTERVALS,
+            guarantees: DEFAULT_SWEEP_GUARANTEES,
+            repeat: DEFAULT_SWEEP_REPEAT,
+          },
         })
         return true
       }
@@ -84,8 +101,12 @@ export function createExperimentsHandler(service: ExperimentService, log: (msg: 
       const running = service.current()
       const record = running?.id === id ? running : await service.store.load(id)
       if (!record) throw new HttpError(404, `no such experiment: ${id}`)
-      if (m[2] === '.csv') send(res, 200, toCsv(record.cells), 'text/csv; charset=utf-8', { 'content-disposition': `attachment; filename="eoscope-sweep-${id}.csv"` })
-      else if (m[2] === '.json') sendJson(res, 200, record, { 'content-disposition': `attachment; filename="eoscope-sweep-${id}.json"` })
+      if (m[2] === '.csv')
+        send(res, 200, toCsv(record.cells), 'text/csv; charset=utf-8', {
+          'content-disposition': `attachment; filename="eoscope-sweep-${id}.csv"`,
+        })
+      else if (m[2] === '.json')
+        sendJson(res, 200, record, { 'content-disposition': `attachment; filename="eoscope-sweep-${id}.json"` })
       else sendJson(res, 200, record)
     } catch (err) {
       sendFailure(res, err, log, `REST ${method} ${pathname}`)

@@ -29,7 +29,11 @@ afterEach(async () => {
 })
 
 const post = (path: string, body: unknown = {}, headers: Record<string, string> = {}) =>
-  fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+  fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
 const bearer = (t: string) => ({ authorization: `Bearer ${t}` })
 
 const open = (options: OpenOptions = {}) => harness!.open(options)
@@ -64,11 +68,26 @@ describe('with a token (a server bound to a non-loopback address)', () => {
     await start({ token: TOKEN })
     const anonymous = open()
     await connected(anonymous)
-    expect(await anonymous.emitWithAck('command', 'killWorker', { workerId: 'worker-1' })).toMatchObject({ ok: false, error: expect.stringMatching(/unauthorized/) })
-    expect(await anonymous.emitWithAck('command', 'selectPartition', { topic: 'output', partition: 1 })).toMatchObject({ ok: false, error: expect.stringMatching(/unauthorized/) })
-    expect(await anonymous.emitWithAck('command', 'killWorker', { workerId: 'worker-1' }, { token: 'wrong-token-wrong-token' })).toMatchObject({ ok: false, error: 'unauthorized: the token is not valid' })
+    expect(await anonymous.emitWithAck('command', 'killWorker', { workerId: 'worker-1' })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/unauthorized/),
+    })
+    expect(await anonymous.emitWithAck('command', 'selectPartition', { topic: 'output', partition: 1 })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/unauthorized/),
+    })
+    expect(
+      await anonymous.emitWithAck(
+        'command',
+        'killWorker',
+        { workerId: 'worker-1' },
+        { token: 'wrong-token-wrong-token' },
+      ),
+    ).toMatchObject({ ok: false, error: 'unauthorized: the token is not valid' })
     expect(lab.executed).toEqual([])
-    expect(await anonymous.emitWithAck('command', 'killWorker', { workerId: 'worker-1' }, { token: TOKEN })).toEqual({ ok: true })
+    expect(await anonymous.emitWithAck('command', 'killWorker', { workerId: 'worker-1' }, { token: TOKEN })).toEqual({
+      ok: true,
+    })
 
     const wrong = open({ auth: { token: 'not-the-token-at-all' } })
     await connected(wrong)
@@ -111,7 +130,8 @@ describe('the rate limit on control actions', () => {
   it('answers 429 with Retry-After on REST once the burst is spent, and leaves reads alone', async () => {
     await start({ controlRate: DEFAULT_CONTROL_RATE })
     const statuses: number[] = []
-    for (let i = 0; i < 30; i++) statuses.push((await post('/api/lab/config', { 'commit.interval.ms': 100 + i })).status)
+    for (let i = 0; i < 30; i++)
+      statuses.push((await post('/api/lab/config', { 'commit.interval.ms': 100 + i })).status)
     expect(statuses).toEqual([...Array(20).fill(200), ...Array(10).fill(429)])
     expect(lab.executed).toHaveLength(20)
     const limited = await post('/api/lab/config', { 'commit.interval.ms': 100 })
@@ -130,7 +150,9 @@ describe('the rate limit on control actions', () => {
     await start({ controlRate: DEFAULT_CONTROL_RATE })
     const c = open()
     await connected(c)
-    const results = await Promise.all(Array.from({ length: 40 }, () => c.emitWithAck('command', 'selectPartition', { topic: 'output', partition: 1 })))
+    const results = await Promise.all(
+      Array.from({ length: 40 }, () => c.emitWithAck('command', 'selectPartition', { topic: 'output', partition: 1 })),
+    )
     expect(results.filter((r) => r.ok)).toHaveLength(20)
     expect(results.filter((r) => !r.ok)).toEqual(Array(20).fill({ ok: false, error: 'rate limited' }))
     // The same client address over REST shares the bucket; a second socket does not get a new one.
@@ -150,7 +172,13 @@ describe('origins', () => {
     expect((await post('/api/lab/reset', {}, { origin: 'null' })).status).toBe(403)
     expect((await post('/api/experiments/cancel', {}, { origin: `http://127.0.0.1.evil.example` })).status).toBe(403)
     expect(lab.executed).toEqual([])
-    for (const origin of ['http://evil.example', 'null', `http://localhost:${new URL(url).port}`, 'file://', `${url.replace('http', 'https')}x`]) {
+    for (const origin of [
+      'http://evil.example',
+      'null',
+      `http://localhost:${new URL(url).port}`,
+      'file://',
+      `${url.replace('http', 'https')}x`,
+    ]) {
       await expect(connected(open({ headers: { origin } })), origin).rejects.toBeTruthy()
     }
     const own = open({ headers: { origin: url } })
@@ -191,11 +219,14 @@ describe('error paths', () => {
     }
     // A request target that is not a URL, straight over a socket.
     const raw = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port: Number(new URL(url).port), path: 'http://[::1', method: 'GET' }, (res) => {
-        let body = ''
-        res.on('data', (d: Buffer) => (body += d.toString()))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
-      })
+      const req = httpRequest(
+        { host: '127.0.0.1', port: Number(new URL(url).port), path: 'http://[::1', method: 'GET' },
+        (res) => {
+          let body = ''
+          res.on('data', (d: Buffer) => (body += d.toString()))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+        },
+      )
       req.on('error', reject)
       req.end()
     })

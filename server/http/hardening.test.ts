@@ -6,7 +6,14 @@ import { request as httpRequest, type IncomingMessage, type ServerResponse } fro
 import { afterEach, describe, expect, it } from 'vitest'
 import type { FakeLab } from './__fixtures__/fake-lab.ts'
 import { connected, startHttp, type HttpHarness, type OpenOptions } from './__fixtures__/http-harness.ts'
-import { AccessGate, DEFAULT_CONTROL_RATE, HostAllowlist, rateKey, resolveAccessPolicy, type AccessPolicy } from './access.ts'
+import {
+  AccessGate,
+  DEFAULT_CONTROL_RATE,
+  HostAllowlist,
+  rateKey,
+  resolveAccessPolicy,
+  type AccessPolicy,
+} from './access.ts'
 import type { EoscopeHttp } from './app.ts'
 import { hostnameOf, resolveHostAllowlist } from './host-allowlist.ts'
 import { RESYNC_RATE } from './live-socket.ts'
@@ -48,11 +55,20 @@ interface Answer {
 /** One request over node:http, which sends the Host it is given (fetch would not). */
 function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, method, headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers } }, (res) => {
-      let text = ''
-      res.on('data', (d: Buffer) => (text += d.toString()))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }))
-    })
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method,
+        headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      },
+      (res) => {
+        let text = ''
+        res.on('data', (d: Buffer) => (text += d.toString()))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }))
+      },
+    )
     req.on('error', reject)
     req.end(body)
   })
@@ -86,7 +102,10 @@ describe('DNS rebinding: the Host allowlist', () => {
       const r = await raw(method, path, { ...rebind(), ...auth }, body)
       expect(r.status, `${method} ${path}`).toBe(421)
       expect(r.headers['content-type']).toMatch(/application\/json/)
-      if (method !== 'HEAD') expect((JSON.parse(r.body) as { error: string }).error).toMatch(/^misdirected request: this server does not answer to the host "rebind\.evil\.example:\d+"/)
+      if (method !== 'HEAD')
+        expect((JSON.parse(r.body) as { error: string }).error).toMatch(
+          /^misdirected request: this server does not answer to the host "rebind\.evil\.example:\d+"/,
+        )
     }
     expect(lab.executed).toEqual([])
     expect(pageRequests).toEqual([])
@@ -111,7 +130,17 @@ describe('DNS rebinding: the Host allowlist', () => {
 
   it('answers loopback names and addresses, and the names it is told', async () => {
     await start({ allowedHosts: new HostAllowlist(['eoscope.lan', '192.168.7.20']) })
-    for (const host of ['127.0.0.1', 'localhost', '127.9.9.9', '[::1]', 'LOCALHOST.', 'dash.localhost', 'eoscope.lan', 'EOSCOPE.LAN', '192.168.7.20']) {
+    for (const host of [
+      '127.0.0.1',
+      'localhost',
+      '127.9.9.9',
+      '[::1]',
+      'LOCALHOST.',
+      'dash.localhost',
+      'eoscope.lan',
+      'EOSCOPE.LAN',
+      '192.168.7.20',
+    ]) {
       const r = await raw('POST', '/api/lab/reset', { host: `${host}:${port}`, origin: `http://${host}:${port}` }, '{}')
       expect(r.status, host).toBe(200)
       expect((await raw('GET', '/', { host })).status, host).toBe(200)
@@ -119,7 +148,14 @@ describe('DNS rebinding: the Host allowlist', () => {
     const lan = open({ headers: { host: `eoscope.lan:${port}`, origin: `http://eoscope.lan:${port}` } })
     await connected(lan)
     expect(await lan.emitWithAck('command', 'addWorker', {})).toEqual({ ok: true })
-    for (const host of ['eoscope.lan.evil.example', 'evil.example', '192.168.7.21', '0.0.0.0', 'localhost.evil.example', '127.0.0.1.nip.io']) {
+    for (const host of [
+      'eoscope.lan.evil.example',
+      'evil.example',
+      '192.168.7.21',
+      '0.0.0.0',
+      'localhost.evil.example',
+      '127.0.0.1.nip.io',
+    ]) {
       expect((await raw('GET', '/api/lab', { host })).status, host).toBe(421)
     }
   })
@@ -128,12 +164,16 @@ describe('DNS rebinding: the Host allowlist', () => {
     const ok = resolveAccessPolicy({ EOSCOPE_ALLOWED_HOSTS: ' eoscope.lan , 10.0.0.5,[fe80::1],::2 ' }, '127.0.0.1')
     expect(ok.ok).toBe(true)
     const hosts = ok.ok ? ok.policy.allowedHosts! : new HostAllowlist()
-    for (const h of ['eoscope.lan:3000', '10.0.0.5', '[fe80::1]:80', '[::2]', 'localhost:3000', '127.0.0.1']) expect(hosts.allows(h), h).toBe(true)
+    for (const h of ['eoscope.lan:3000', '10.0.0.5', '[fe80::1]:80', '[::2]', 'localhost:3000', '127.0.0.1'])
+      expect(hosts.allows(h), h).toBe(true)
     expect(hosts.allows('evil.example')).toBe(false)
     expect(hosts.allows('')).toBe(false)
     expect(hosts.allows(undefined)).toBe(true)
     for (const bad of ['eoscope.lan:3000', 'http://eoscope.lan', 'a b', 'x/y']) {
-      expect(resolveAccessPolicy({ EOSCOPE_ALLOWED_HOSTS: bad }, '127.0.0.1'), bad).toMatchObject({ ok: false, error: expect.stringMatching(/^EOSCOPE_ALLOWED_HOSTS/) })
+      expect(resolveAccessPolicy({ EOSCOPE_ALLOWED_HOSTS: bad }, '127.0.0.1'), bad).toMatchObject({
+        ok: false,
+        error: expect.stringMatching(/^EOSCOPE_ALLOWED_HOSTS/),
+      })
     }
     // The address it is bound to; bound to every address, the addresses of this machine.
     const bound = resolveHostAllowlist({}, '10.1.2.3')
@@ -162,7 +202,13 @@ describe('framing and scripts', () => {
     // Next (the page handler) is given the same nonce, in the request's headers.
     expect(pageRequests.map((r) => r.nonce)).toEqual(nonces)
     expect(pageRequests.map((r) => r.csp)).toEqual(pages.map((p) => p.headers['content-security-policy']))
-    for (const [method, path, body] of [['GET', '/api/lab'], ['GET', '/metrics'], ['POST', '/api/lab/reset', '{}'], ['GET', '/api/nothing'], ['POST', '/api/lab/reset', 'null']] as const) {
+    for (const [method, path, body] of [
+      ['GET', '/api/lab'],
+      ['GET', '/metrics'],
+      ['POST', '/api/lab/reset', '{}'],
+      ['GET', '/api/nothing'],
+      ['POST', '/api/lab/reset', 'null'],
+    ] as const) {
       const r = await raw(method, path, {}, body)
       expect(r.headers['x-frame-options'], path).toBe('DENY')
       expect(r.headers['content-security-policy'], path).toBe("default-src 'none'; frame-ancestors 'none'")
@@ -178,7 +224,8 @@ describe('lockout: the token first, then the rate', () => {
     // Refused cheaply: 401 for the burst, then 429 in their own bucket.
     expect(statuses.slice(0, DEFAULT_CONTROL_RATE.burst)).toEqual(Array(DEFAULT_CONTROL_RATE.burst).fill(401))
     expect(new Set(statuses.slice(DEFAULT_CONTROL_RATE.burst))).toEqual(new Set([429]))
-    for (let i = 0; i < 25; i++) await raw('POST', '/api/no-such-route', { authorization: 'Bearer wrong-token-wrong-token' }, '{}')
+    for (let i = 0; i < 25; i++)
+      await raw('POST', '/api/no-such-route', { authorization: 'Bearer wrong-token-wrong-token' }, '{}')
     const r = await raw('POST', '/api/lab/reset', bearer, '{}')
     expect(r.status).toBe(200)
     expect(lab.executed.map((e) => e.name)).toEqual(['reset'])
@@ -220,7 +267,10 @@ describe('lockout: the token first, then the rate', () => {
     expect(admitted.filter((r) => r === null)).toHaveLength(DEFAULT_CONTROL_RATE.burst)
     expect(admitted.slice(DEFAULT_CONTROL_RATE.burst).every((r) => r?.status === 429)).toBe(true)
     // Refusals for a wrong token from the same /64 share their own bucket, and leave the holders' alone.
-    const refused = Array.from({ length: DEFAULT_CONTROL_RATE.burst + 5 }, (_, i) => gate.refuseUnauthorized(inNet(100 + i), 'no').status)
+    const refused = Array.from(
+      { length: DEFAULT_CONTROL_RATE.burst + 5 },
+      (_, i) => gate.refuseUnauthorized(inNet(100 + i), 'no').status,
+    )
     expect(refused.filter((s) => s === 401)).toHaveLength(DEFAULT_CONTROL_RATE.burst)
     expect(gate.admitAuthorized('2001:db8:7:8::1')).toBeNull()
     expect(gate.refuseUnauthorized('2001:db8:7:8::1', 'no').status).toBe(401)
@@ -230,7 +280,17 @@ describe('lockout: the token first, then the rate', () => {
 describe('bodies and edges', () => {
   it('refuses a JSON null body with 400 wherever an object is expected, and changes nothing', async () => {
     await start({})
-    for (const path of ['/api/faults/drop-acks', '/api/workers', '/api/faults/poison', '/api/lab/reset', '/api/workers/worker-1/kill', '/api/lab/config', '/api/views/partition', '/api/workers/worker-1/pause', '/api/scenarios/zombie-fencing']) {
+    for (const path of [
+      '/api/faults/drop-acks',
+      '/api/workers',
+      '/api/faults/poison',
+      '/api/lab/reset',
+      '/api/workers/worker-1/kill',
+      '/api/lab/config',
+      '/api/views/partition',
+      '/api/workers/worker-1/pause',
+      '/api/scenarios/zombie-fencing',
+    ]) {
       const r = await raw('POST', path, {}, 'null')
       expect(r.status, path).toBe(400)
       expect((JSON.parse(r.body) as { error: string }).error, path).toMatch(/object|no body/)
@@ -268,24 +328,44 @@ describe('bodies and edges', () => {
   it('tells a missing token from a wrong one, at the handshake and on commands', async () => {
     await start({ token: TOKEN, lockReads: true })
     await expect(connected(open())).rejects.toThrow(/^unauthorized: token required/)
-    await expect(connected(open({ auth: { token: 'z'.repeat(32) } }))).rejects.toThrow(/^unauthorized: the token is not valid$/)
+    await expect(connected(open({ auth: { token: 'z'.repeat(32) } }))).rejects.toThrow(
+      /^unauthorized: the token is not valid$/,
+    )
     await harness!.close()
     await start({ token: TOKEN })
     const wrong = open({ auth: { token: 'z'.repeat(32) } })
     await connected(wrong)
-    expect(await wrong.emitWithAck('command', 'reset', {})).toEqual({ ok: false, error: 'unauthorized: the token is not valid' })
+    expect(await wrong.emitWithAck('command', 'reset', {})).toEqual({
+      ok: false,
+      error: 'unauthorized: the token is not valid',
+    })
     const none = open()
     await connected(none)
-    expect(await none.emitWithAck('command', 'reset', {})).toMatchObject({ ok: false, error: expect.stringMatching(/^unauthorized: token required/) })
-    expect(JSON.parse((await raw('POST', '/api/lab/reset', {}, '{}')).body)).toEqual({ error: expect.stringMatching(/^unauthorized: token required/) })
-    expect(JSON.parse((await raw('POST', '/api/lab/reset', { authorization: 'Bearer nope' }, '{}')).body)).toEqual({ error: 'unauthorized: the token is not valid' })
+    expect(await none.emitWithAck('command', 'reset', {})).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^unauthorized: token required/),
+    })
+    expect(JSON.parse((await raw('POST', '/api/lab/reset', {}, '{}')).body)).toEqual({
+      error: expect.stringMatching(/^unauthorized: token required/),
+    })
+    expect(JSON.parse((await raw('POST', '/api/lab/reset', { authorization: 'Bearer nope' }, '{}')).body)).toEqual({
+      error: 'unauthorized: the token is not valid',
+    })
   })
 })
 
 describe('the broadcast', () => {
   it('is built once per push and sent as the same bytes (one WebSocket frame) to every client', async () => {
     await start({})
-    const engine = http.live.io.engine as unknown as { opts: { perMessageDeflate: unknown }; on(e: 'connection', f: (s: { on(e: 'packetCreate', f: (p: { data?: unknown; options?: { wsPreEncodedFrame?: unknown } }) => void): void }) => void): void }
+    const engine = http.live.io.engine as unknown as {
+      opts: { perMessageDeflate: unknown }
+      on(
+        e: 'connection',
+        f: (s: {
+          on(e: 'packetCreate', f: (p: { data?: unknown; options?: { wsPreEncodedFrame?: unknown } }) => void): void
+        }) => void,
+      ): void
+    }
     expect(engine.opts.perMessageDeflate).toBe(false)
     const frames: unknown[][] = []
     engine.on('connection', (s) => {

@@ -14,7 +14,10 @@ import { networkInterfaces } from 'node:os'
 
 /** True for addresses only this machine can reach: localhost, 127.0.0.0/8, ::1 (and v4-mapped 127/8). */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1')
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
   if (h === 'localhost' || h.endsWith('.localhost')) return true
   if (isIP(h) === 4) return h.startsWith('127.')
   if (isIP(h) === 6) {
@@ -84,12 +87,21 @@ export class HostAllowlist {
  * The allowlist of a server bound to `boundHost`, from EOSCOPE_ALLOWED_HOSTS. An error (the server
  * must not start) for an entry that is not a bare host name or address.
  */
-export function resolveHostAllowlist(env: Record<string, string | undefined>, boundHost: string): { ok: true; allowlist: HostAllowlist } | { ok: false; error: string } {
-  const entries = (env.EOSCOPE_ALLOWED_HOSTS ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '')
+export function resolveHostAllowlist(
+  env: Record<string, string | undefined>,
+  boundHost: string,
+): { ok: true; allowlist: HostAllowlist } | { ok: false; error: string } {
+  const entries = (env.EOSCOPE_ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '')
   for (const e of entries) {
     const h = hostnameOf(e)
     if (h === null || hostnameOf(`${e}:1`) === null) {
-      return { ok: false, error: `EOSCOPE_ALLOWED_HOSTS: ${JSON.stringify(e.slice(0, 100))} is not a host name or address (list names without scheme or port, comma-separated, e.g. eoscope.lan,192.168.1.20)` }
+      return {
+        ok: false,
+        error: `EOSCOPE_ALLOWED_HOSTS: ${JSON.stringify(e.slice(0, 100))} is not a host name or address (list names without scheme or port, comma-separated, e.g. eoscope.lan,192.168.1.20)`,
+      }
     }
   }
   const bound = WILDCARDS.has(boundHost.trim()) ? interfaceAddresses() : [boundHost]

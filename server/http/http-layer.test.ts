@@ -4,7 +4,12 @@ import { io as connect, type Socket } from 'socket.io-client'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { LabSnapshot } from '../../lib/lab-protocol.ts'
 import { createFakeLab, type FakeLab } from './__fixtures__/fake-lab.ts'
-import { applyPatch, type LiveClientToServerEvents, type LiveServerToClientEvents, type SnapshotDelta } from '../../lib/live-delta.ts'
+import {
+  applyPatch,
+  type LiveClientToServerEvents,
+  type LiveServerToClientEvents,
+  type SnapshotDelta,
+} from '../../lib/live-delta.ts'
 import { attachLiveSocket, type LiveSocket } from './live-socket.ts'
 import { MAX_BODY_BYTES, createRestHandler } from './rest.ts'
 
@@ -56,7 +61,14 @@ describe('the REST API', () => {
     expect((await post('/api/faults/drop-acks', { count: 2 })).status).toBe(200)
     expect((await post('/api/workers')).status).toBe(200)
     expect((await post('/api/lab/reset')).status).toBe(200)
-    expect(lab.executed.map((e) => e.name)).toEqual(['setConfig', 'killWorker', 'resumeWorker', 'dropAcks', 'addWorker', 'reset'])
+    expect(lab.executed.map((e) => e.name)).toEqual([
+      'setConfig',
+      'killWorker',
+      'resumeWorker',
+      'dropAcks',
+      'addWorker',
+      'reset',
+    ])
     expect(lab.executed[1]!.payload).toEqual({ workerId: 'worker-1' })
   })
 
@@ -108,8 +120,13 @@ describe('the REST API', () => {
   })
 
   it('refuses bodies over 16 KB, other content types, wrong methods and other origins', async () => {
-    expect((await post('/api/lab/config', { 'commit.interval.ms': 100, pad: 'x'.repeat(MAX_BODY_BYTES) })).status).toBe(413)
-    expect((await post('/api/lab/config', 'commit.interval.ms=100', { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(415)
+    expect((await post('/api/lab/config', { 'commit.interval.ms': 100, pad: 'x'.repeat(MAX_BODY_BYTES) })).status).toBe(
+      413,
+    )
+    expect(
+      (await post('/api/lab/config', 'commit.interval.ms=100', { 'content-type': 'application/x-www-form-urlencoded' }))
+        .status,
+    ).toBe(415)
     expect((await fetch(`${url}/api/lab/reset`)).status).toBe(405)
     expect((await post('/api/lab/reset', {}, { origin: 'http://evil.example' })).status).toBe(403)
     expect(lab.executed).toEqual([])
@@ -136,7 +153,12 @@ describe('the live socket', () => {
     for (const c of clients.splice(0)) c.disconnect()
   })
   const open = (headers: Record<string, string> = {}): Client => {
-    const c: Client = connect(url, { transports: ['websocket'], extraHeaders: headers, reconnection: false, forceNew: true })
+    const c: Client = connect(url, {
+      transports: ['websocket'],
+      extraHeaders: headers,
+      reconnection: false,
+      forceNew: true,
+    })
     clients.push(c)
     return c
   }
@@ -157,7 +179,8 @@ describe('the live socket', () => {
       await new Promise((r) => setTimeout(r, 40))
       // The lab may update the objects of a published snapshot in place (as the real one does).
       const published = lab.snapshot()
-      ;(published.transactions[published.transactions.length - 1] as { outcome: string }).outcome = i % 2 ? 'committed' : 'aborted'
+      ;(published.transactions[published.transactions.length - 1] as { outcome: string }).outcome =
+        i % 2 ? 'committed' : 'aborted'
     }
     const last = lab.tick()
     await until(() => (state as LabSnapshot | null)?.seq === last.seq)
@@ -191,14 +214,19 @@ describe('the live socket', () => {
     expect(await c.emitWithAck('command', 'killWorker', { workerId: 'worker-1' })).toEqual({ ok: true })
     const bad = await c.emitWithAck('command', 'setConfig', { 'commit.interval.ms': 'fast' })
     expect(bad.ok).toBe(false)
-    expect(await c.emitWithAck('command', 'formatDisk', {})).toMatchObject({ ok: false, error: expect.stringMatching(/unknown command/) })
+    expect(await c.emitWithAck('command', 'formatDisk', {})).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/unknown command/),
+    })
   })
 
   it('refuses a page from another origin', async () => {
     const c = open({ origin: 'http://evil.example' })
-    await expect(new Promise((resolve, reject) => {
-      c.on('connect', () => resolve('connected'))
-      c.on('connect_error', reject)
-    })).rejects.toBeTruthy()
+    await expect(
+      new Promise((resolve, reject) => {
+        c.on('connect', () => resolve('connected'))
+        c.on('connect_error', reject)
+      }),
+    ).rejects.toBeTruthy()
   })
 })

@@ -20,16 +20,31 @@ const time = new MockTime()
 let kill: JournalEntry
 
 beforeAll(async () => {
-  lab = new Lab(inProcessRuntimes({ time, workers: 3, partitions: 6, seed: 11 }), { ratePerSec: 500, snapshotIntervalMs: 100, validateIntervalMs: 500 })
+  lab = new Lab(inProcessRuntimes({ time, workers: 3, partitions: 6, seed: 11 }), {
+    ratePerSec: 500,
+    snapshotIntervalMs: 100,
+    validateIntervalMs: 500,
+  })
   await time.runUntilSettled(lab.start())
-  ;({ http, url } = await listenOnLoopback({ lab, policy: { token: null, lockReads: false, controlRate: { perSec: 100, burst: 100 } } }))
+  ;({ http, url } = await listenOnLoopback({
+    lab,
+    policy: { token: null, lockReads: false, controlRate: { perSec: 100, burst: 100 } },
+  }))
   await time.runFor(3_000)
   const victim = lab.snapshot().workers.find((w) => w.taskIds.length > 0)!.id
-  const killed = fetch(`${url}/api/workers/${victim}/kill`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ step: 3 }) })
+  const killed = fetch(`${url}/api/workers/${victim}/kill`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ step: 3 }),
+  })
   // The kill is armed at once and happens when the worker next reaches step 3, in virtual time.
   await time.runUntil(() => lab.snapshot().totals.kills === 1, 30_000, 10).catch(() => {})
   expect((await killed).status).toBe(200)
-  await time.runUntil(() => lab.snapshot().totals.kills === 1 && lab.snapshot().recoveries.some((r) => r.recoveryMs !== null), 60_000, 50)
+  await time.runUntil(
+    () => lab.snapshot().totals.kills === 1 && lab.snapshot().recoveries.some((r) => r.recoveryMs !== null),
+    60_000,
+    50,
+  )
   await time.runFor(1_500)
 }, 120_000)
 
@@ -76,7 +91,7 @@ describe('GET /api/lab/journal', () => {
 })
 
 describe('GET /api/lab/at', () => {
-  it("answers the frame at (or just after) the kill, showing the kill in its markers and recoveries", async () => {
+  it('answers the frame at (or just after) the kill, showing the kill in its markers and recoveries', async () => {
     const { status, body } = await get<LabFrameResponse<LabSnapshot>>(`/api/lab/at?t=${Math.floor(kill.atMs)}`)
     expect(status).toBe(200)
     expect(body.frameAtMs).toBeGreaterThanOrEqual(Math.floor(kill.atMs))
@@ -101,7 +116,7 @@ describe('GET /api/lab/at', () => {
 
 describe('GET /api/lab/messages', () => {
   // The embedded log's reads cost virtual round trips: the clock runs while the request is answered.
-  const read = <T,>(path: string) => time.runUntilSettled(get<T>(path), 10_000, 1)
+  const read = <T>(path: string) => time.runUntilSettled(get<T>(path), 10_000, 1)
   it("pages an output partition's stored records with each isolation level's view of them", async () => {
     const { status, body } = await read<MessagePage>('/api/lab/messages?topic=output&partition=0&from=0&limit=500')
     expect(status).toBe(200)
@@ -110,11 +125,17 @@ describe('GET /api/lab/messages', () => {
     expect(body.records.map((r) => r.offset)).toEqual(body.records.map((_, i) => i))
     for (const r of body.records) {
       expect(r.readUncommitted, `offset ${r.offset}`).toBe(r.control === null)
-      expect(r.readCommitted, `offset ${r.offset}`).toBe(r.control === null && !r.aboveLso && (r.state === 'committed' || r.state === 'non-transactional'))
+      expect(r.readCommitted, `offset ${r.offset}`).toBe(
+        r.control === null && !r.aboveLso && (r.state === 'committed' || r.state === 'non-transactional'),
+      )
     }
     expect(body.records.some((r) => r.control === 'COMMIT')).toBe(true)
     expect(body.records.find((r) => r.control === null)!.source).toMatchObject({ topic: 'input', partition: 0 })
-    const head = await time.runUntilSettled(fetch(`${url}/api/lab/messages?topic=output&partition=0&from=0&limit=5`, { method: 'HEAD' }), 10_000, 1)
+    const head = await time.runUntilSettled(
+      fetch(`${url}/api/lab/messages?topic=output&partition=0&from=0&limit=5`, { method: 'HEAD' }),
+      10_000,
+      1,
+    )
     expect(head.status).toBe(200)
     expect(await head.text()).toBe('')
   })

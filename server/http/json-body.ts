@@ -28,7 +28,10 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   }
   const text = Buffer.concat(chunks).toString('utf8').trim()
   if (text === '') return undefined
-  const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase()
   if (type !== 'application/json') throw new HttpError(415, 'send the body as Content-Type: application/json')
   try {
     return JSON.parse(text)
@@ -38,7 +41,13 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
 }
 
 /** A complete response of this type; never cached. A refused oversized body closes the connection. */
-export function send(res: ServerResponse, status: number, body: string, type: string, extra: Record<string, string> = {}): void {
+export function send(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  type: string,
+  extra: Record<string, string> = {},
+): void {
   res.writeHead(status, {
     'content-type': type,
     'content-length': Buffer.byteLength(body),
@@ -50,7 +59,8 @@ export function send(res: ServerResponse, status: number, body: string, type: st
   res.end(body)
 }
 
-export const sendJson = (res: ServerResponse, status: number, body: unknown, extra?: Record<string, string>) => send(res, status, JSON.stringify(body), 'application/json; charset=utf-8', extra)
+export const sendJson = (res: ServerResponse, status: number, body: unknown, extra?: Record<string, string>) =>
+  send(res, status, JSON.stringify(body), 'application/json; charset=utf-8', extra)
 
 /**
  * Answers a request whose handler threw: an HttpError with its status and message; anything else

@@ -20,12 +20,28 @@ export const DEFAULT_EMITS_PER_SEC = 10
  * 19 KB per push for the partition log at 10,000 records/s), where the tiles, tasks and workers
  * change by a few bytes. They follow at this pace; everything else at every push.
  */
-export const SLOW_PARTS_EVERY_MS: Readonly<Partial<Record<keyof LabSnapshot, number>>> = { partitionLog: 2_000, partitions: 2_000, transactionsView: 2_000, group: 2_000, producers: 2_000, duplicateLedger: 2_000, traces: 1_000, transactions: 1_000, tasks: 500 }
+export const SLOW_PARTS_EVERY_MS: Readonly<Partial<Record<keyof LabSnapshot, number>>> = {
+  partitionLog: 2_000,
+  partitions: 2_000,
+  transactionsView: 2_000,
+  group: 2_000,
+  producers: 2_000,
+  duplicateLedger: 2_000,
+  traces: 1_000,
+  transactions: 1_000,
+  tasks: 500,
+}
 /**
  * A slow part keeps what was last sent (the same object, so the delta has no patch for it) until
  * its pace is due; then it goes out and its time is noted in `sentAt`.
  */
-export function holdSlowParts(next: LabSnapshot, sent: LabSnapshot, slowParts: Readonly<Partial<Record<keyof LabSnapshot, number>>>, sentAt: Map<string, number>, nowMs: number): void {
+export function holdSlowParts(
+  next: LabSnapshot,
+  sent: LabSnapshot,
+  slowParts: Readonly<Partial<Record<keyof LabSnapshot, number>>>,
+  sentAt: Map<string, number>,
+  nowMs: number,
+): void {
   for (const [key, everyMs] of Object.entries(slowParts)) {
     if (nowMs - (sentAt.get(key) ?? -Infinity) >= everyMs!) {
       sentAt.set(key, nowMs)
@@ -62,7 +78,11 @@ export interface LiveSocketOptions {
 
 export interface LiveSocketHooks {
   command?(e: { name: string; ok: boolean; error?: string; client: string }): void
-  rejected?(e: { reason: 'cross_origin' | 'unauthorized' | 'rate_limited' | 'bad_input' | 'misdirected'; error: string; client: string }): void
+  rejected?(e: {
+    reason: 'cross_origin' | 'unauthorized' | 'rate_limited' | 'bad_input' | 'misdirected'
+    error: string
+    client: string
+  }): void
   /** An unexpected error (its message only ever reaches a client as 'internal error'). */
   failed?(e: { where: string; err: unknown; client: string }): void
 }
@@ -94,7 +114,12 @@ function createIo(httpServer: HttpServer, gate: AccessGate | undefined, hooks: L
         return callback(misdirected.error, false)
       }
       const same = isSameOrigin(req)
-      if (!same) hooks.rejected?.({ reason: 'cross_origin', error: `socket from origin ${String(req.headers.origin).slice(0, 100)} refused`, client })
+      if (!same)
+        hooks.rejected?.({
+          reason: 'cross_origin',
+          error: `socket from origin ${String(req.headers.origin).slice(0, 100)} refused`,
+          client,
+        })
       callback(same ? null : 'cross-origin sockets are refused', same)
     },
     maxHttpBufferSize: 16 * 1024,
@@ -110,7 +135,11 @@ function createIo(httpServer: HttpServer, gate: AccessGate | undefined, hooks: L
     const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token
     const state: HandshakeToken = token === undefined ? 'none' : !gate || gate.authorized(token) ? 'valid' : 'invalid'
     if (gate?.readsNeedToken && state !== 'valid') {
-      hooks.rejected?.({ reason: 'unauthorized', error: 'socket without a valid token refused (reads are locked)', client: socket.handshake.address })
+      hooks.rejected?.({
+        reason: 'unauthorized',
+        error: 'socket without a valid token refused (reads are locked)',
+        client: socket.handshake.address,
+      })
       next(new Error(state === 'none' ? TOKEN_REQUIRED : TOKEN_NOT_VALID))
       return
     }
@@ -124,7 +153,12 @@ function createIo(httpServer: HttpServer, gate: AccessGate | undefined, hooks: L
  * Pushes the lab's snapshots to every socket: coalesced to one push per interval, as a delta
  * against the previous push, computed once. `current` is what every browser has been offered.
  */
-function startBroadcast(lab: LabController, io: LiveIo, minIntervalMs: number, slowParts: Readonly<Partial<Record<keyof LabSnapshot, number>>>): { current(): LabSnapshot; stop(): void } {
+function startBroadcast(
+  lab: LabController,
+  io: LiveIo,
+  minIntervalMs: number,
+  slowParts: Readonly<Partial<Record<keyof LabSnapshot, number>>>,
+): { current(): LabSnapshot; stop(): void } {
   // A private copy: the lab may reuse and update the objects of an earlier snapshot in place.
   let broadcast: LabSnapshot = wireCopy(lab.snapshot())
   let pending: LabSnapshot | null = null
@@ -165,7 +199,8 @@ function startBroadcast(lab: LabController, io: LiveIo, minIntervalMs: number, s
 function admit(gate: AccessGate | undefined, client: string, handshake: HandshakeToken, meta: unknown): Refusal | null {
   if (!gate) return null
   let authorized = !gate.controlNeedsToken || handshake === 'valid'
-  let error = handshake === 'invalid' ? TOKEN_NOT_VALID : `${TOKEN_REQUIRED} or send command(name, payload, { token }, ack)`
+  let error =
+    handshake === 'invalid' ? TOKEN_NOT_VALID : `${TOKEN_REQUIRED} or send command(name, payload, { token }, ack)`
   const token = typeof meta === 'object' && meta !== null ? (meta as { token?: unknown }).token : undefined
   if (!authorized && token !== undefined) {
     authorized = gate.authorized(token)
@@ -173,13 +208,20 @@ function admit(gate: AccessGate | undefined, client: string, handshake: Handshak
   }
   const r = authorized ? gate.admitAuthorized(client) : gate.refuseUnauthorized(client, error)
   if (!r) return null
-  return r.reason === 'rate_limited' ? { reason: 'rate_limited', error: 'rate limited' } : { reason: 'unauthorized', error: r.error }
+  return r.reason === 'rate_limited'
+    ? { reason: 'rate_limited', error: 'rate limited' }
+    : { reason: 'unauthorized', error: r.error }
 }
 
 type CommandRunner = (client: string, handshake: HandshakeToken, args: unknown[]) => Promise<CommandResult>
 
 /** Runs command(name, payload[, { token }]) for a client: admitted, then executed; never throws. */
-function commandRunner(lab: LabController, gate: AccessGate | undefined, hooks: LiveSocketHooks, log: (msg: string) => void): CommandRunner {
+function commandRunner(
+  lab: LabController,
+  gate: AccessGate | undefined,
+  hooks: LiveSocketHooks,
+  log: (msg: string) => void,
+): CommandRunner {
   return async (client, handshake, args) => {
     const [name, payload, meta] = args
     const label = typeof name === 'string' ? name.slice(0, 40) : `<${name === null ? 'null' : typeof name}>`
@@ -205,7 +247,13 @@ function commandRunner(lab: LabController, gate: AccessGate | undefined, hooks: 
 }
 
 /** One browser's socket: its first snapshot, resync (rate-limited), commands, and refusals of anything else. */
-function serve(socket: LiveSocketConn, current: () => LabSnapshot, runCommand: CommandRunner, resyncs: RateLimiter, hooks: LiveSocketHooks): void {
+function serve(
+  socket: LiveSocketConn,
+  current: () => LabSnapshot,
+  runCommand: CommandRunner,
+  resyncs: RateLimiter,
+  hooks: LiveSocketHooks,
+): void {
   const client = socket.handshake.address
   // A new or reconnecting browser catches up from the snapshot the next delta builds on.
   socket.emit('snapshot', current())
@@ -238,7 +286,17 @@ function serve(socket: LiveSocketConn, current: () => LabSnapshot, runCommand: C
   })
 }
 
-export function attachLiveSocket(httpServer: HttpServer, { lab, minIntervalMs = 1000 / DEFAULT_EMITS_PER_SEC, slowParts = SLOW_PARTS_EVERY_MS, log = () => {}, gate, hooks = {} }: LiveSocketOptions): LiveSocket {
+export function attachLiveSocket(
+  httpServer: HttpServer,
+  {
+    lab,
+    minIntervalMs = 1000 / DEFAULT_EMITS_PER_SEC,
+    slowParts = SLOW_PARTS_EVERY_MS,
+    log = () => {},
+    gate,
+    hooks = {},
+  }: LiveSocketOptions,
+): LiveSocket {
   const io = createIo(httpServer, gate, hooks)
   const broadcast = startBroadcast(lab, io, minIntervalMs, slowParts)
   const runCommand = commandRunner(lab, gate, hooks, log)

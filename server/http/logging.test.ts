@@ -29,7 +29,12 @@ async function start(level = 'info') {
   })
   lab = createFakeLab()
   server = createServer()
-  http = attachEoscopeHttp(server, { lab, policy: { token: TOKEN, lockReads: false, controlRate: { perSec: 100, burst: 100 } }, logger: createLogger(level, sink), defaultMetrics: false })
+  http = attachEoscopeHttp(server, {
+    lab,
+    policy: { token: TOKEN, lockReads: false, controlRate: { perSec: 100, burst: 100 } },
+    logger: createLogger(level, sink),
+    defaultMetrics: false,
+  })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }
@@ -43,7 +48,8 @@ afterEach(async () => {
  * Waits until a line with this event has been written. Lines arrive in the order they were logged,
  * so every line logged before it is there too.
  */
-const loggedUpTo = (event: string) => expect.poll(() => lines.some((l) => l.event === event), { timeout: 60_000, interval: 10 }).toBe(true)
+const loggedUpTo = (event: string) =>
+  expect.poll(() => lines.some((l) => l.event === event), { timeout: 60_000, interval: 10 }).toBe(true)
 
 describe('structured logs', () => {
   it('logs commands with their outcome and client, refusals with their reason, and errors in full', async () => {
@@ -63,11 +69,56 @@ describe('structured logs', () => {
     expect(await failed.json()).toEqual({ error: 'internal error' })
     await loggedUpTo('error')
 
-    expect(lines).toContainEqual(expect.objectContaining({ level: 30, event: 'command', via: 'rest', command: 'setConfig', ok: true, status: 200, client: '127.0.0.1' }))
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'command', via: 'rest', command: 'setConfig', ok: false, status: 400, error: expect.stringMatching(/commit\.interval\.ms/) }))
-    expect(lines).toContainEqual(expect.objectContaining({ level: 40, event: 'rejected', via: 'rest', reason: 'unauthorized', status: 401, path: '/api/lab/reset', error: 'unauthorized: the token is not valid' }))
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'command', via: 'socket', command: 'killWorker', ok: true, client: expect.stringMatching(/127\.0\.0\.1/) }))
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'command', via: 'socket', command: 'killWorker', ok: false, error: 'no such worker: nobody' }))
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 30,
+        event: 'command',
+        via: 'rest',
+        command: 'setConfig',
+        ok: true,
+        status: 200,
+        client: '127.0.0.1',
+      }),
+    )
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        event: 'command',
+        via: 'rest',
+        command: 'setConfig',
+        ok: false,
+        status: 400,
+        error: expect.stringMatching(/commit\.interval\.ms/),
+      }),
+    )
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 40,
+        event: 'rejected',
+        via: 'rest',
+        reason: 'unauthorized',
+        status: 401,
+        path: '/api/lab/reset',
+        error: 'unauthorized: the token is not valid',
+      }),
+    )
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        event: 'command',
+        via: 'socket',
+        command: 'killWorker',
+        ok: true,
+        client: expect.stringMatching(/127\.0\.0\.1/),
+      }),
+    )
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        event: 'command',
+        via: 'socket',
+        command: 'killWorker',
+        ok: false,
+        error: 'no such worker: nobody',
+      }),
+    )
     const error = lines.find((l) => l.event === 'error') as { level: number; err: { message: string; stack: string } }
     expect(error.level).toBe(50)
     expect(error.err.message).toBe('lab exploded')
@@ -78,7 +129,11 @@ describe('structured logs', () => {
 
   it('follows the level: warn drops the commands and keeps the refusals', async () => {
     const url = await start('warn')
-    await fetch(`${url}/api/lab/config`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: '{"commit.interval.ms":200}' })
+    await fetch(`${url}/api/lab/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: '{"commit.interval.ms":200}',
+    })
     await fetch(`${url}/api/lab/reset`, { method: 'POST' })
     await loggedUpTo('rejected')
     expect(lines.map((l) => l.event)).toEqual(['rejected'])
@@ -88,6 +143,9 @@ describe('structured logs', () => {
     expect(logLevelFrom({})).toEqual({ ok: true, level: 'info' })
     expect(logLevelFrom({ VITEST: 'true' })).toEqual({ ok: true, level: 'silent' })
     expect(logLevelFrom({ LOG_LEVEL: 'DEBUG' })).toEqual({ ok: true, level: 'debug' })
-    expect(logLevelFrom({ LOG_LEVEL: 'verbose' })).toMatchObject({ ok: false, error: expect.stringMatching(/LOG_LEVEL must be one of/) })
+    expect(logLevelFrom({ LOG_LEVEL: 'verbose' })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/LOG_LEVEL must be one of/),
+    })
   })
 })

@@ -13,21 +13,36 @@ function labShowing(s: LabSnapshot): LabController {
 
 describe('cluster health in /metrics', () => {
   it('reports an outage on Kafka', async () => {
-    const text = await createLabMetrics({ lab: labShowing(fixtureKafkaOutage), socketClients: () => 0, defaultMetrics: false }).render()
+    const text = await createLabMetrics({
+      lab: labShowing(fixtureKafkaOutage),
+      socketClients: () => 0,
+      defaultMetrics: false,
+    }).render()
     expect(text).toMatch(/^eoscope_cluster_reachable\{application_id="eoscope-lab-mx1abc"\} 0$/m)
     expect(text).toMatch(/^eoscope_cluster_outages_total 1$/m)
     expect(text).toMatch(/^eoscope_lab_info\{backend="kafka",guarantee="exactly_once"\} 1$/m)
   })
 
   it('reports the cluster reachable again, with the outage still counted', async () => {
-    const back = { ...fixtureKafkaOutage, health: { ...fixtureKafkaOutage.health!, reachable: true, lastOutage: { fromMs: 1, toMs: 2 } } }
-    const text = await createLabMetrics({ lab: labShowing(back), socketClients: () => 0, defaultMetrics: false }).render()
+    const back = {
+      ...fixtureKafkaOutage,
+      health: { ...fixtureKafkaOutage.health!, reachable: true, lastOutage: { fromMs: 1, toMs: 2 } },
+    }
+    const text = await createLabMetrics({
+      lab: labShowing(back),
+      socketClients: () => 0,
+      defaultMetrics: false,
+    }).render()
     expect(text).toMatch(/^eoscope_cluster_reachable\{application_id="eoscope-lab-mx1abc"\} 1$/m)
     expect(text).toMatch(/^eoscope_cluster_outages_total 1$/m)
   })
 
   it('has no cluster figure on the embedded log', async () => {
-    const text = await createLabMetrics({ lab: labShowing(fixtureSnapshot), socketClients: () => 0, defaultMetrics: false }).render()
+    const text = await createLabMetrics({
+      lab: labShowing(fixtureSnapshot),
+      socketClients: () => 0,
+      defaultMetrics: false,
+    }).render()
     expect(text).not.toMatch(/^eoscope_cluster_reachable[{ ]/m)
     expect(text).toMatch(/^eoscope_cluster_outages_total 0$/m)
   })

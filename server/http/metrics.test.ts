@@ -13,7 +13,10 @@ let url: string
 
 beforeAll(async () => {
   lab = await createLab({ ratePerSec: 400, snapshotIntervalMs: 50, validateIntervalMs: 500 })
-  ;({ http, url } = await listenOnLoopback({ lab, policy: { token: null, lockReads: false, controlRate: { perSec: 100, burst: 100 } } }))
+  ;({ http, url } = await listenOnLoopback({
+    lab,
+    policy: { token: null, lockReads: false, controlRate: { perSec: 100, burst: 100 } },
+  }))
 }, 60_000)
 
 afterAll(async () => {
@@ -41,7 +44,8 @@ function parseExposition(text: string): { types: Map<string, string>; samples: S
     for (const [, k, v] of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[k!] = v!
     // Go's ParseFloat (Prometheus' parser) reads NaN and Inf in any case.
     const raw = m[3]!.toLowerCase()
-    const value = raw === '+inf' || raw === 'inf' ? Infinity : raw === '-inf' ? -Infinity : raw === 'nan' ? NaN : Number(raw)
+    const value =
+      raw === '+inf' || raw === 'inf' ? Infinity : raw === '-inf' ? -Infinity : raw === 'nan' ? NaN : Number(raw)
     if (Number.isNaN(value) && raw !== 'nan') throw new Error(`bad value in: ${line}`)
     samples.push({ name: m[1]!, labels, value })
   }
@@ -115,7 +119,13 @@ describe('GET /metrics', () => {
     // The validator reads every 2 s: its first check is waited for like the rest, not read once.
     const later = await until('throughput, commits and a validator check', async () => {
       const s = await scrape()
-      return (s.value('eoscope_processed_records_per_second') ?? 0) > 0 && s.value('eoscope_committed_input_records_total')! > first.value('eoscope_committed_input_records_total')! && s.value('eoscope_transactions_committed_total')! > first.value('eoscope_transactions_committed_total')! && (s.value('eoscope_validator_input_checked') ?? 0) > 0 && s
+      return (
+        (s.value('eoscope_processed_records_per_second') ?? 0) > 0 &&
+        s.value('eoscope_committed_input_records_total')! > first.value('eoscope_committed_input_records_total')! &&
+        s.value('eoscope_transactions_committed_total')! > first.value('eoscope_transactions_committed_total')! &&
+        (s.value('eoscope_validator_input_checked') ?? 0) > 0 &&
+        s
+      )
     })
     expect(later.value('eoscope_validator_input_checked')).toBeGreaterThan(0)
 
@@ -125,10 +135,28 @@ describe('GET /metrics', () => {
     expect((await scrape()).value('eoscope_socket_clients')).toBe(1)
 
     // A kill over the socket, dropped acks over REST, and a refused command.
-    expect(await c.emitWithAck('command', 'killWorker', { workerId: lab.snapshot().workers[0]!.id })).toEqual({ ok: true })
-    expect((await fetch(`${url}/api/faults/drop-acks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"count":2}' })).status).toBe(200)
+    expect(await c.emitWithAck('command', 'killWorker', { workerId: lab.snapshot().workers[0]!.id })).toEqual({
+      ok: true,
+    })
+    expect(
+      (
+        await fetch(`${url}/api/faults/drop-acks`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"count":2}',
+        })
+      ).status,
+    ).toBe(200)
     expect((await c.emitWithAck('command', 'setConfig', { workers: 99 })).ok).toBe(false)
-    expect((await fetch(`${url}/api/lab/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' })).status).toBe(400)
+    expect(
+      (
+        await fetch(`${url}/api/lab/config`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{',
+        })
+      ).status,
+    ).toBe(400)
     const afterKill = await scrape()
     expect(afterKill.value('eoscope_worker_kills_total')).toBe(1)
     expect(afterKill.value('eoscope_commands_total', { command: 'killWorker', via: 'socket', outcome: 'ok' })).toBe(1)
@@ -137,10 +165,14 @@ describe('GET /metrics', () => {
     expect(afterKill.value('eoscope_commands_total', { command: 'setConfig', via: 'rest', outcome: 'error' })).toBe(1)
     c.disconnect()
 
-    const recovered = await until('the recovery and the dropped acks', async () => {
-      const s = await scrape()
-      return s.value('eoscope_recoveries_total') === 1 && s.value('eoscope_dropped_acks_total') === 2 && s
-    }, 90_000)
+    const recovered = await until(
+      'the recovery and the dropped acks',
+      async () => {
+        const s = await scrape()
+        return s.value('eoscope_recoveries_total') === 1 && s.value('eoscope_dropped_acks_total') === 2 && s
+      },
+      90_000,
+    )
     expect(recovered.value('eoscope_recovery_duration_ms_count')).toBe(1)
     expect(recovered.value('eoscope_recovery_duration_ms_sum')).toBeGreaterThan(0)
     expect(recovered.value('eoscope_recovery_phase_duration_ms_count', { phase: 'detection' })).toBe(1)
@@ -158,25 +190,40 @@ describe('GET /metrics', () => {
   })
 
   it('under fail, a poison record shows as stopped tasks and failed threads, and the lag keeps counting them until skip', async () => {
-    expect(await lab.execute('setConfig', { 'default.deserialization.exception.handler': 'fail' })).toEqual({ ok: true })
+    expect(await lab.execute('setConfig', { 'default.deserialization.exception.handler': 'fail' })).toEqual({
+      ok: true,
+    })
     expect(await lab.execute('injectPoison', { count: 3 })).toEqual({ ok: true })
-    const stopped = await until('a task stopped by the poison', async () => {
-      const s = await scrape()
-      return (s.value('eoscope_stopped_tasks') ?? 0) > 0 && s
-    }, 90_000)
+    const stopped = await until(
+      'a task stopped by the poison',
+      async () => {
+        const s = await scrape()
+        return (s.value('eoscope_stopped_tasks') ?? 0) > 0 && s
+      },
+      90_000,
+    )
     expect(stopped.value('eoscope_failed_stream_threads')).toBeGreaterThan(0)
     // The lag is the input's end minus the committed offsets, stopped tasks included: it grows while they stand still.
     const lag0 = stopped.value('eoscope_input_lag_records')!
     expect(lag0).toBeGreaterThan(0)
-    await until('the lag to grow while tasks are stopped', async () => (await scrape()).value('eoscope_input_lag_records')! > lag0)
+    await until(
+      'the lag to grow while tasks are stopped',
+      async () => (await scrape()).value('eoscope_input_lag_records')! > lag0,
+    )
     // Tasks move to the workers still running (which meet the record in turn), so a snapshot may catch them between owners.
-    await until('a task stopped at the poison record, with its lag', async () => (lab.snapshot().stoppedTasks ?? []).some((t) => t.stop !== null && t.lag > 0))
+    await until('a task stopped at the poison record, with its lag', async () =>
+      (lab.snapshot().stoppedTasks ?? []).some((t) => t.stop !== null && t.lag > 0),
+    )
 
     expect(await lab.execute('skipPoison', {})).toEqual({ ok: true })
-    const resumed = await until('the stopped tasks to run again', async () => {
-      const s = await scrape()
-      return s.value('eoscope_stopped_tasks') === 0 && s.value('eoscope_failed_stream_threads') === 0 && s
-    }, 90_000)
+    const resumed = await until(
+      'the stopped tasks to run again',
+      async () => {
+        const s = await scrape()
+        return s.value('eoscope_stopped_tasks') === 0 && s.value('eoscope_failed_stream_threads') === 0 && s
+      },
+      90_000,
+    )
     expect(resumed.value('eoscope_workers', { state: 'stopped' }) ?? 0).toBe(0)
   }, 240_000)
 })

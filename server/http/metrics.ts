@@ -26,7 +26,13 @@ export interface LabMetrics {
 type Read = (s: LabSnapshot) => number | null | undefined
 
 /** A metric's configuration that reads its value when scraped: reset, then `apply` the value unless it is null or undefined. */
-function readWhenScraped<M extends Gauge | Counter>(registry: Registry, name: string, help: string, read: () => number | null | undefined, apply: (metric: M, v: number) => void) {
+function readWhenScraped<M extends Gauge | Counter>(
+  registry: Registry,
+  name: string,
+  help: string,
+  read: () => number | null | undefined,
+  apply: (metric: M, v: number) => void,
+) {
   return {
     name,
     help,
@@ -44,7 +50,12 @@ function scrapedGauge(registry: Registry, name: string, help: string, read: () =
 }
 
 /** A counter that mirrors a running total kept elsewhere (it restarts when the lab is reset). */
-function mirroredCounter(registry: Registry, name: string, help: string, read: () => number | null | undefined): Counter {
+function mirroredCounter(
+  registry: Registry,
+  name: string,
+  help: string,
+  read: () => number | null | undefined,
+): Counter {
   return new Counter(
     readWhenScraped<Counter>(registry, name, help, read, (c, v) => {
       if (Number.isFinite(v) && v > 0) c.inc(v)
@@ -53,44 +64,111 @@ function mirroredCounter(registry: Registry, name: string, help: string, read: (
 }
 
 const latestPoint = (s: LabSnapshot) => s.series[s.series.length - 1]
-const validatorFigure = (read: (c: NonNullable<LabSnapshot['correctness']>) => number | null): Read => (s) => (s.correctness ? read(s.correctness) : null)
+const validatorFigure =
+  (read: (c: NonNullable<LabSnapshot['correctness']>) => number | null): Read =>
+  (s) =>
+    s.correctness ? read(s.correctness) : null
 
 /** Figures read from the latest snapshot: [name, help, read]. A validator figure is absent until it has run once, and while unavailable. */
 const SNAPSHOT_GAUGES: [string, string, Read][] = [
   ['eoscope_commit_interval_ms', 'commit.interval.ms in force', (s) => s.config['commit.interval.ms']],
-  ['eoscope_processed_records_per_second', "Records/s by which the group's committed input offsets advance (latest point of the lab's series)", (s) => latestPoint(s)?.processedPerSec ?? 0],
-  ['eoscope_visible_output_records_per_second', 'Committed output records/s seen by a read_committed consumer (latest point)', (s) => latestPoint(s)?.visibleOutputPerSec ?? 0],
+  [
+    'eoscope_processed_records_per_second',
+    "Records/s by which the group's committed input offsets advance (latest point of the lab's series)",
+    (s) => latestPoint(s)?.processedPerSec ?? 0,
+  ],
+  [
+    'eoscope_visible_output_records_per_second',
+    'Committed output records/s seen by a read_committed consumer (latest point)',
+    (s) => latestPoint(s)?.visibleOutputPerSec ?? 0,
+  ],
   ['eoscope_transactions_open', 'Transactions open now', (s) => s.txnTotals.open],
-  ['eoscope_validator_duplicates', 'Duplicate output records found by the validator', validatorFigure((c) => c.duplicates)],
+  [
+    'eoscope_validator_duplicates',
+    'Duplicate output records found by the validator',
+    validatorFigure((c) => c.duplicates),
+  ],
   ['eoscope_validator_lost', 'Input records with no committed output', validatorFigure((c) => c.lost)],
-  ['eoscope_validator_aborted_reads', 'Aborted records delivered to a read_committed consumer', validatorFigure((c) => c.abortedReads)],
-  ['eoscope_validator_state_mismatches', 'Keys whose state differs from the committed input', validatorFigure((c) => c.stateMismatches)],
-  ['eoscope_validator_open_transactions', 'Transactions open when the validator ran', validatorFigure((c) => c.openTransactions)],
+  [
+    'eoscope_validator_aborted_reads',
+    'Aborted records delivered to a read_committed consumer',
+    validatorFigure((c) => c.abortedReads),
+  ],
+  [
+    'eoscope_validator_state_mismatches',
+    'Keys whose state differs from the committed input',
+    validatorFigure((c) => c.stateMismatches),
+  ],
+  [
+    'eoscope_validator_open_transactions',
+    'Transactions open when the validator ran',
+    validatorFigure((c) => c.openTransactions),
+  ],
   ['eoscope_validator_input_checked', 'Input records the validator checked', validatorFigure((c) => c.inputChecked)],
-  ['eoscope_recoveries_in_progress', 'Recoveries under way', (s) => s.recoveries.filter((r) => r.recoveryMs === null).length],
-  ['eoscope_stopped_tasks', 'Tasks no worker runs because a worker failed (a poison record under default.deserialization.exception.handler=fail)', (s) => s.stoppedTasks?.length ?? 0],
-  ['eoscope_failed_stream_threads', "Workers stopped by an error, as Kafka Streams' failed-stream-threads counts failed StreamThreads", (s) => s.workers.filter((w) => w.stop || (w.state === 'stopped' && w.error)).length],
-  ['eoscope_input_lag_records', "Input end offsets minus the group's committed offsets, over running and stopped tasks (records-lag-sum)", (s) => [...s.tasks, ...(s.stoppedTasks ?? [])].reduce((a, t) => a + t.lag, 0)],
+  [
+    'eoscope_recoveries_in_progress',
+    'Recoveries under way',
+    (s) => s.recoveries.filter((r) => r.recoveryMs === null).length,
+  ],
+  [
+    'eoscope_stopped_tasks',
+    'Tasks no worker runs because a worker failed (a poison record under default.deserialization.exception.handler=fail)',
+    (s) => s.stoppedTasks?.length ?? 0,
+  ],
+  [
+    'eoscope_failed_stream_threads',
+    "Workers stopped by an error, as Kafka Streams' failed-stream-threads counts failed StreamThreads",
+    (s) => s.workers.filter((w) => w.stop || (w.state === 'stopped' && w.error)).length,
+  ],
+  [
+    'eoscope_input_lag_records',
+    "Input end offsets minus the group's committed offsets, over running and stopped tasks (records-lag-sum)",
+    (s) => [...s.tasks, ...(s.stoppedTasks ?? [])].reduce((a, t) => a + t.lag, 0),
+  ],
 ]
 
 /** Running totals of the lab, mirrored as counters: [name, help, read]. */
 const SNAPSHOT_COUNTERS: [string, string, Read][] = [
   ['eoscope_input_records_total', 'Input records fed by the load generator', (s) => s.totals.inputRecords],
-  ['eoscope_committed_input_records_total', 'Input records whose offsets are committed', (s) => s.totals.committedInput],
+  [
+    'eoscope_committed_input_records_total',
+    'Input records whose offsets are committed',
+    (s) => s.totals.committedInput,
+  ],
   ['eoscope_output_records_total', 'Output records produced', (s) => s.totals.outputRecords],
-  ['eoscope_transactions_committed_total', 'Transactions committed since the lab started', (s) => s.txnTotals.committed],
+  [
+    'eoscope_transactions_committed_total',
+    'Transactions committed since the lab started',
+    (s) => s.txnTotals.committed,
+  ],
   ['eoscope_transactions_aborted_total', 'Transactions aborted since the lab started', (s) => s.txnTotals.aborted],
   ['eoscope_worker_kills_total', 'Workers killed', (s) => s.totals.kills],
   ['eoscope_dropped_acks_total', 'Produce acks dropped by fault injection', (s) => s.totals.droppedAcks],
   ['eoscope_fenced_total', 'Producers fenced', (s) => s.totals.fenced],
   ['eoscope_cluster_outages_total', 'Kafka backend: times the lab lost its cluster', (s) => s.health?.outages ?? 0],
   // The producer's transaction times, from the latencies the workers measure (summed over the lab's producers, this run).
-  ['eoscope_txn_commit_time_ns_total', "Nanoseconds spent in the producers' commitTransaction", (s) => txnNanos(s, 'committed', 'endTxnMs')],
-  ['eoscope_txn_abort_time_ns_total', "Nanoseconds spent in the producers' abortTransaction", (s) => txnNanos(s, 'aborted', 'endTxnMs')],
-  ['eoscope_txn_send_offsets_time_ns_total', "Nanoseconds spent in the producers' sendOffsetsToTransaction", (s) => txnNanos(s, 'committed', 'sendOffsetsMs')],
+  [
+    'eoscope_txn_commit_time_ns_total',
+    "Nanoseconds spent in the producers' commitTransaction",
+    (s) => txnNanos(s, 'committed', 'endTxnMs'),
+  ],
+  [
+    'eoscope_txn_abort_time_ns_total',
+    "Nanoseconds spent in the producers' abortTransaction",
+    (s) => txnNanos(s, 'aborted', 'endTxnMs'),
+  ],
+  [
+    'eoscope_txn_send_offsets_time_ns_total',
+    "Nanoseconds spent in the producers' sendOffsetsToTransaction",
+    (s) => txnNanos(s, 'committed', 'sendOffsetsMs'),
+  ],
 ]
 
-function txnNanos(s: LabSnapshot, outcome: 'committed' | 'aborted', figure: 'endTxnMs' | 'sendOffsetsMs'): number | null {
+function txnNanos(
+  s: LabSnapshot,
+  outcome: 'committed' | 'aborted',
+  figure: 'endTxnMs' | 'sendOffsetsMs',
+): number | null {
   const run = s.txnStats?.run
   return run ? Math.round(run.outcomes[outcome][figure].sum * 1e6) : null
 }
@@ -141,11 +219,35 @@ function registerLabelledGauges(registry: Registry, snap: () => LabSnapshot): vo
 
 /** Recoveries, observed once each as they complete; returns the unsubscribe. */
 function observeRecoveries(registry: Registry, lab: LabController): () => void {
-  const recoveries = new Counter({ name: 'eoscope_recoveries_total', help: 'Recoveries completed (a worker killed, its tasks running again elsewhere)', registers: [registry] })
-  const recoveryMs = new Histogram({ name: 'eoscope_recovery_duration_ms', help: 'Recovery time, from the kill until the tasks caught up', buckets: RECOVERY_BUCKETS_MS, registers: [registry] })
-  const phaseMs = new Histogram({ name: 'eoscope_recovery_phase_duration_ms', help: 'Recovery phases: detection, rebalance, fence, restore, catchUp', labelNames: ['phase'], buckets: RECOVERY_BUCKETS_MS, registers: [registry] })
-  const lastPhase = new Gauge({ name: 'eoscope_last_recovery_phase_ms', help: "The last completed recovery's phases", labelNames: ['phase'], registers: [registry] })
-  const lastRecovery = new Gauge({ name: 'eoscope_last_recovery_ms', help: 'The last completed recovery, from the kill until the tasks caught up', registers: [registry] })
+  const recoveries = new Counter({
+    name: 'eoscope_recoveries_total',
+    help: 'Recoveries completed (a worker killed, its tasks running again elsewhere)',
+    registers: [registry],
+  })
+  const recoveryMs = new Histogram({
+    name: 'eoscope_recovery_duration_ms',
+    help: 'Recovery time, from the kill until the tasks caught up',
+    buckets: RECOVERY_BUCKETS_MS,
+    registers: [registry],
+  })
+  const phaseMs = new Histogram({
+    name: 'eoscope_recovery_phase_duration_ms',
+    help: 'Recovery phases: detection, rebalance, fence, restore, catchUp',
+    labelNames: ['phase'],
+    buckets: RECOVERY_BUCKETS_MS,
+    registers: [registry],
+  })
+  const lastPhase = new Gauge({
+    name: 'eoscope_last_recovery_phase_ms',
+    help: "The last completed recovery's phases",
+    labelNames: ['phase'],
+    registers: [registry],
+  })
+  const lastRecovery = new Gauge({
+    name: 'eoscope_last_recovery_ms',
+    help: 'The last completed recovery, from the kill until the tasks caught up',
+    registers: [registry],
+  })
   let seenRun = -1
   let seen = new Set<string>()
   const observe = (s: LabSnapshot) => {
@@ -173,18 +275,38 @@ function observeRecoveries(registry: Registry, lab: LabController): () => void {
   return lab.onSnapshot(observe)
 }
 
-export function createLabMetrics({ lab, socketClients, defaultMetrics = true }: { lab: LabController; socketClients: () => number; defaultMetrics?: boolean }): LabMetrics {
+export function createLabMetrics({
+  lab,
+  socketClients,
+  defaultMetrics = true,
+}: {
+  lab: LabController
+  socketClients: () => number
+  defaultMetrics?: boolean
+}): LabMetrics {
   const registry = new Registry()
   if (defaultMetrics) collectDefaultMetrics({ register: registry })
   const snap = () => lab.snapshot()
   registerLabelledGauges(registry, snap)
-  for (const [name, help, read] of SNAPSHOT_GAUGES) scrapedGauge(registry, name, withKafkaNames(name, help), () => read(snap()))
-  for (const [name, help, read] of SNAPSHOT_COUNTERS) mirroredCounter(registry, name, withKafkaNames(name, help), () => read(snap()))
+  for (const [name, help, read] of SNAPSHOT_GAUGES)
+    scrapedGauge(registry, name, withKafkaNames(name, help), () => read(snap()))
+  for (const [name, help, read] of SNAPSHOT_COUNTERS)
+    mirroredCounter(registry, name, withKafkaNames(name, help), () => read(snap()))
   scrapedGauge(registry, 'eoscope_socket_clients', 'Browsers connected to the live socket', socketClients)
   const unsubscribe = observeRecoveries(registry, lab)
 
-  const commands = new Counter({ name: 'eoscope_commands_total', help: 'Control commands by name, transport and outcome (ok: the lab ran it; error: refused)', labelNames: ['command', 'via', 'outcome'], registers: [registry] })
-  const rejected = new Counter({ name: 'eoscope_rejected_requests_total', help: 'Requests and socket messages refused, by reason', labelNames: ['via', 'reason'], registers: [registry] })
+  const commands = new Counter({
+    name: 'eoscope_commands_total',
+    help: 'Control commands by name, transport and outcome (ok: the lab ran it; error: refused)',
+    labelNames: ['command', 'via', 'outcome'],
+    registers: [registry],
+  })
+  const rejected = new Counter({
+    name: 'eoscope_rejected_requests_total',
+    help: 'Requests and socket messages refused, by reason',
+    labelNames: ['via', 'reason'],
+    registers: [registry],
+  })
 
   return {
     registry,

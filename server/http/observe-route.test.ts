@@ -65,8 +65,20 @@ describe('GET /api/observe', () => {
     const s = body.sample!
     expect(s.applicationId).toBe(GROUP_ID)
     expect(s.transactions.map((t) => t.transactionalId)).toEqual(['eoscope-test-task'])
-    expect(s.partitions.filter((p) => p.role === 'input').map((p) => [p.partition, p.committed, p.lag])).toEqual([[0, run.committedOutputOffsets(0).length, 0], [1, run.committedOutputOffsets(1).length, 0]])
-    expect(s.validation).toMatchObject({ format: 'eoscope', judgedAs: 'exactly-once', inputRecords: 30, duplicates: 0, lost: 0, abortedReads: 0, stateMismatches: 0, violations: [] })
+    expect(s.partitions.filter((p) => p.role === 'input').map((p) => [p.partition, p.committed, p.lag])).toEqual([
+      [0, run.committedOutputOffsets(0).length, 0],
+      [1, run.committedOutputOffsets(1).length, 0],
+    ])
+    expect(s.validation).toMatchObject({
+      format: 'eoscope',
+      judgedAs: 'exactly-once',
+      inputRecords: 30,
+      duplicates: 0,
+      lost: 0,
+      abortedReads: 0,
+      stateMismatches: 0,
+      violations: [],
+    })
   })
 
   it('answers every browser within a second with the same sample, then reads again: a copy appended to the output shows at the next one', async () => {
@@ -85,8 +97,14 @@ describe('GET /api/observe', () => {
   it.each([
     ['', 'the application id is required'],
     ['applicationId=a%20b', 'application id "a b" is not a Kafka group id'],
-    [`applicationId=app&format=avro&input=i&output=o`, 'record format "avro" is not one eoscope can validate; known: eoscope'],
-    [`applicationId=app&format=eoscope&output=o`, 'the validator runs on one input and one output topic: name one of each (got 0 input and 1 output)'],
+    [
+      `applicationId=app&format=avro&input=i&output=o`,
+      'record format "avro" is not one eoscope can validate; known: eoscope',
+    ],
+    [
+      `applicationId=app&format=eoscope&output=o`,
+      'the validator runs on one input and one output topic: name one of each (got 0 input and 1 output)',
+    ],
     [`applicationId=app&changelog=c`, 'a changelog and a dead-letter topic are for the validator'],
     [`applicationId=app&input=a/b`, 'input topic "a/b" is not a Kafka topic name'],
   ])('refuses %j with 400 before reading anything: %s', async (q, message) => {

@@ -19,7 +19,7 @@ import { pathOf } from './rest.ts'
 export const OBSERVE_PATH = '/api/observe'
 
 export const NO_CLUSTER =
-  'observe watches an application on a Kafka cluster; this server runs the embedded log, which holds only eoscope\'s own lab (start the server with EOSCOPE_BACKEND=kafka KAFKA_BROKERS=HOST:PORT, or run eoscope observe --brokers)'
+  "observe watches an application on a Kafka cluster; this server runs the embedded log, which holds only eoscope's own lab (start the server with EOSCOPE_BACKEND=kafka KAFKA_BROKERS=HOST:PORT, or run eoscope observe --brokers)"
 
 /** Handles /api/observe; returns false (doing nothing) for any other path. */
 export function createObserveHandler(registry: ObserverRegistry | null, log: (msg: string) => void = () => {}) {
@@ -32,7 +32,14 @@ export function createObserveHandler(registry: ObserverRegistry | null, log: (ms
       const q = new URL(req.url ?? '/', 'http://localhost').searchParams
       let target
       try {
-        target = parseObserveTarget({ applicationId: q.get('applicationId') ?? undefined, input: q.get('input') ?? undefined, output: q.get('output') ?? undefined, format: q.get('format') ?? undefined, changelog: q.get('changelog') ?? undefined, deadLetter: q.get('deadLetter') ?? undefined })
+        target = parseObserveTarget({
+          applicationId: q.get('applicationId') ?? undefined,
+          input: q.get('input') ?? undefined,
+          output: q.get('output') ?? undefined,
+          format: q.get('format') ?? undefined,
+          changelog: q.get('changelog') ?? undefined,
+          deadLetter: q.get('deadLetter') ?? undefined,
+        })
       } catch (e) {
         if (e instanceof RangeError) throw new HttpError(400, e.message)
         throw e
@@ -42,7 +49,10 @@ export function createObserveHandler(registry: ObserverRegistry | null, log: (ms
       try {
         sample = await registry.sample(target)
       } catch (e) {
-        throw new HttpError(502, `the cluster's answer failed: ${e instanceof Error ? e.message.slice(0, 300) : String(e)}`)
+        throw new HttpError(
+          502,
+          `the cluster's answer failed: ${e instanceof Error ? e.message.slice(0, 300) : String(e)}`,
+        )
       }
       // The wire shape the page reads (lib/observe-protocol.ts); HEAD: Node sends the headers only.
       const body: { sample: ObserveSampleView } = { sample }

@@ -47,9 +47,21 @@ export const API_ROUTES = [
   { method: 'GET', path: '/api/lab', does: 'the latest lab snapshot' },
   { method: 'GET', path: '/api/lab/journal', does: 'the event journal (?after=ID&limit=N&category=a,b)' },
   { method: 'GET', path: '/api/lab/at', does: 'the lab as shown at an instant (?t=MS)' },
-  { method: 'GET', path: '/api/lab/messages', does: 'stored records of a lab topic, read_committed and read_uncommitted side by side (?topic&partition&from&to&key&sinceMs&untilMs&limit)' },
-  { method: 'GET', path: '/api/observe', does: 'an application eoscope did not start, on the Kafka cluster: its group, transactions, partitions and, given its record format, the validator (?applicationId&input&output&format&changelog&deadLetter)' },
-  { method: 'GET', path: '/api/lab/transactions', does: 'ended transactions with statistics (?outcome=&transactionalId=&sinceMs=&untilMs=&minDurationMs=&limit=&format=json|csv)' },
+  {
+    method: 'GET',
+    path: '/api/lab/messages',
+    does: 'stored records of a lab topic, read_committed and read_uncommitted side by side (?topic&partition&from&to&key&sinceMs&untilMs&limit)',
+  },
+  {
+    method: 'GET',
+    path: '/api/observe',
+    does: 'an application eoscope did not start, on the Kafka cluster: its group, transactions, partitions and, given its record format, the validator (?applicationId&input&output&format&changelog&deadLetter)',
+  },
+  {
+    method: 'GET',
+    path: '/api/lab/transactions',
+    does: 'ended transactions with statistics (?outcome=&transactionalId=&sinceMs=&untilMs=&minDurationMs=&limit=&format=json|csv)',
+  },
   { method: 'POST', path: '/api/lab/config', does: 'change settings (setConfig body)' },
   { method: 'POST', path: '/api/lab/reset', does: 'reset the lab' },
   { method: 'POST', path: '/api/workers', does: 'add a worker' },
@@ -58,17 +70,34 @@ export const API_ROUTES = [
   { method: 'POST', path: '/api/workers/:id/resume', does: 'resume a paused worker' },
   { method: 'POST', path: '/api/faults/drop-acks', does: 'drop the next produce acks ({count})' },
   { method: 'POST', path: '/api/faults/poison', does: 'append input records whose values do not parse ({count})' },
-  { method: 'POST', path: '/api/faults/poison/skip', does: 'skip the poison records that stopped tasks (log-and-continue) and restart them' },
+  {
+    method: 'POST',
+    path: '/api/faults/poison/skip',
+    does: 'skip the poison records that stopped tasks (log-and-continue) and restart them',
+  },
   { method: 'POST', path: '/api/scenarios/:name', does: 'run a guided scenario on the lab on screen' },
   { method: 'POST', path: '/api/brokers/:id/kill', does: 'SIGKILL a local broker (Kafka, scripts/kafka-cluster.sh)' },
-  { method: 'POST', path: '/api/brokers/:id/restart', does: 'start a local broker again (Kafka, scripts/kafka-cluster.sh)' },
+  {
+    method: 'POST',
+    path: '/api/brokers/:id/restart',
+    does: 'start a local broker again (Kafka, scripts/kafka-cluster.sh)',
+  },
   { method: 'POST', path: '/api/views/partition', does: 'choose the partition log view ({topic, partition, window})' },
-  { method: 'POST', path: '/api/transactions/abort-hanging', does: 'abort a hanging transaction ({topic, partition, producerId}); 409 when it is not hanging' },
-  { method: 'POST', path: '/api/faults/hanging-transaction', does: 'make a hanging transaction ({topic, partition}; embedded log)' },
+  {
+    method: 'POST',
+    path: '/api/transactions/abort-hanging',
+    does: 'abort a hanging transaction ({topic, partition, producerId}); 409 when it is not hanging',
+  },
+  {
+    method: 'POST',
+    path: '/api/faults/hanging-transaction',
+    does: 'make a hanging transaction ({topic, partition}; embedded log)',
+  },
 ] as const
 
-
-type Route = { command: CommandName; payload: (body: unknown) => unknown } | { get: 'lab' | 'index' | 'journal' | 'at' | 'messages' | 'transactions' }
+type Route =
+  | { command: CommandName; payload: (body: unknown) => unknown }
+  | { get: 'lab' | 'index' | 'journal' | 'at' | 'messages' | 'transactions' }
 
 const WORKER_ACTIONS: Record<string, CommandName> = { kill: 'killWorker', pause: 'pauseWorker', resume: 'resumeWorker' }
 
@@ -111,7 +140,10 @@ function route(method: string, pathname: string): Route {
   const scenario = /^\/api\/scenarios\/([a-z0-9-]{1,64})$/.exec(pathname)
   if (scenario) {
     return post('runScenario', (body) => {
-      if (body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
+      if (
+        body !== undefined &&
+        !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)
+      ) {
         throw new HttpError(400, 'invalid runScenario: the scenario is named in the path; send no body or {}')
       }
       return { name: scenario[1] }
@@ -120,7 +152,10 @@ function route(method: string, pathname: string): Route {
   const broker = /^\/api\/brokers\/(\d{1,10})\/(kill|restart)$/.exec(pathname)
   if (broker) {
     return post(broker[2] === 'kill' ? 'killBroker' : 'restartBroker', (body) => {
-      if (body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
+      if (
+        body !== undefined &&
+        !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)
+      ) {
         throw new HttpError(400, 'invalid broker command: the broker is named in the path; send no body or {}')
       }
       return { brokerId: Number(broker[1]) }
@@ -136,11 +171,24 @@ function route(method: string, pathname: string): Route {
     }
     return post(WORKER_ACTIONS[m[2]!]!, (body) => {
       // A kill may name the step at which the worker dies: {"step": 1-5}.
-      if (m[2] === 'kill' && typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 1 && 'step' in body) {
+      if (
+        m[2] === 'kill' &&
+        typeof body === 'object' &&
+        body !== null &&
+        !Array.isArray(body) &&
+        Object.keys(body).length === 1 &&
+        'step' in body
+      ) {
         return { workerId, step: (body as { step: unknown }).step }
       }
-      if (body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
-        throw new HttpError(400, `invalid ${WORKER_ACTIONS[m[2]!]}: the worker is named in the path; send no body or {}`)
+      if (
+        body !== undefined &&
+        !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)
+      ) {
+        throw new HttpError(
+          400,
+          `invalid ${WORKER_ACTIONS[m[2]!]}: the worker is named in the path; send no body or {}`,
+        )
       }
       return { workerId }
     })
@@ -156,7 +204,6 @@ export function pathOf(req: IncomingMessage): string {
     return '/'
   }
 }
-
 
 /** GET /api/lab/journal and /api/lab/at: reads of what the lab kept; bad parameters are 400, nothing near t is 404. */
 function readPast(lab: LabController, what: 'journal' | 'at', params: URLSearchParams): unknown {
@@ -196,15 +243,18 @@ export function createRestHandler(lab: LabController, log: (msg: string) => void
       if ('get' in r) {
         if (r.get === 'lab') sendJson(res, 200, lab.snapshot())
         else if (r.get === 'index') sendJson(res, 200, { routes: API_ROUTES, maxBodyBytes: MAX_BODY_BYTES })
-        else if (r.get === 'messages') sendJson(res, 200, await readMessages(lab, new URL(req.url ?? '/', 'http://localhost').searchParams))
-        else if (r.get === 'transactions') sendTransactionHistory(lab, res, new URL(req.url ?? '/', 'http://localhost').searchParams)
+        else if (r.get === 'messages')
+          sendJson(res, 200, await readMessages(lab, new URL(req.url ?? '/', 'http://localhost').searchParams))
+        else if (r.get === 'transactions')
+          sendTransactionHistory(lab, res, new URL(req.url ?? '/', 'http://localhost').searchParams)
         else sendJson(res, 200, readPast(lab, r.get, new URL(req.url ?? '/', 'http://localhost').searchParams))
         return true
       }
       if (!isSameOrigin(req)) throw new HttpError(403, 'cross-origin requests are refused')
       noteOutcome(res, { command: r.command })
       const body = await readJsonBody(req)
-      if (body === null) throw new HttpError(400, `invalid ${r.command}: the body must be a JSON object, not null (or send no body)`)
+      if (body === null)
+        throw new HttpError(400, `invalid ${r.command}: the body must be a JSON object, not null (or send no body)`)
       const parsed = parseCommand(r.command, r.payload(body) ?? {})
       if (!parsed.ok) throw new HttpError(400, parsed.error)
       const result = await lab.execute(parsed.name, parsed.payload)

@@ -49,7 +49,11 @@ export function setApiSecurityHeaders(res: ServerResponse): void {
  * Headers of a response Next will write (pages, their assets): a fresh nonce, in the response's
  * policy and in the request's headers where Next and the layout read it. Returns the nonce.
  */
-export function setPageSecurityHeaders(req: IncomingMessage, res: ServerResponse, mode: NextMode = 'production'): string {
+export function setPageSecurityHeaders(
+  req: IncomingMessage,
+  res: ServerResponse,
+  mode: NextMode = 'production',
+): string {
   const nonce = randomBytes(18).toString('base64')
   const csp = pageCsp(nonce, mode)
   setCommon(res)

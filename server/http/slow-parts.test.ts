@@ -3,7 +3,14 @@ import type { LabSnapshot } from '../../lib/lab-protocol.ts'
 import { diff } from '../../lib/live-delta.ts'
 import { holdSlowParts } from './live-socket.ts'
 
-const snap = (seq: number, log: string, txns: string) => ({ seq, atMs: seq, partitionLog: { cells: [log] }, transactions: [{ id: txns }], totals: { kills: seq } }) as unknown as LabSnapshot
+const snap = (seq: number, log: string, txns: string) =>
+  ({
+    seq,
+    atMs: seq,
+    partitionLog: { cells: [log] },
+    transactions: [{ id: txns }],
+    totals: { kills: seq },
+  }) as unknown as LabSnapshot
 
 describe('holdSlowParts', () => {
   it('a slow part goes out at most once per its pace; the rest at every push', () => {

@@ -16,9 +16,16 @@ let url: string
 const time = new MockTime()
 
 beforeAll(async () => {
-  lab = new Lab(inProcessRuntimes({ time, workers: 3, partitions: 6, seed: 5 }), { ratePerSec: 500, snapshotIntervalMs: 100, validateIntervalMs: 500 })
+  lab = new Lab(inProcessRuntimes({ time, workers: 3, partitions: 6, seed: 5 }), {
+    ratePerSec: 500,
+    snapshotIntervalMs: 100,
+    validateIntervalMs: 500,
+  })
   await time.runUntilSettled(lab.start())
-  ;({ http, url } = await listenOnLoopback({ lab, policy: { token: null, lockReads: false, controlRate: { perSec: 100, burst: 100 } } }))
+  ;({ http, url } = await listenOnLoopback({
+    lab,
+    policy: { token: null, lockReads: false, controlRate: { perSec: 100, burst: 100 } },
+  }))
   await time.runFor(2_000)
   const victim = lab.snapshot().workers.find((w) => w.taskIds.length > 0)!.id
   await time.runUntilSettled(lab.execute('killWorker', { workerId: victim }))
@@ -43,7 +50,9 @@ describe('GET /api/lab/transactions', () => {
     expect(page.statistics.run.outcomes.aborted.count).toBe(s.txnTotals.aborted)
     expect(page.statistics.run.outcomes.committed.count).toBe(s.txnTotals.committed)
     expect(r.headers.get('x-eoscope-window')).toBe(page.window.text)
-    expect(page.window.text).toMatch(/^rows: the last [\d,]+ transactions, ended .*every transaction of the lab is here$/)
+    expect(page.window.text).toMatch(
+      /^rows: the last [\d,]+ transactions, ended .*every transaction of the lab is here$/,
+    )
   })
 
   it('exports the same rows as CSV, a download named after their window', async () => {
@@ -51,7 +60,9 @@ describe('GET /api/lab/transactions', () => {
     const r = await fetch(`${url}/api/lab/transactions?minDurationMs=1&format=csv`)
     expect(r.status).toBe(200)
     expect(r.headers.get('content-type')).toBe('text/csv; charset=utf-8')
-    expect(r.headers.get('content-disposition')).toMatch(/^attachment; filename="eoscope-transactions_\d{4}-\d\d-\d\dT[\d-]+Z_to_\d{4}-[\dT-]+Z\.csv"$/)
+    expect(r.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="eoscope-transactions_\d{4}-\d\d-\d\dT[\d-]+Z_to_\d{4}-[\dT-]+Z\.csv"$/,
+    )
     const lines = (await r.text()).trimEnd().split('\r\n')
     expect(lines[0]).toMatch(/^endMs,beginMs,durationMs,outcome,cause,transactionalId,/)
     expect(lines.length - 1).toBe(json.rows.length)

@@ -14,5 +14,8 @@ export function sendTransactionHistory(lab: LabController, res: ServerResponse, 
   const page = lab.transactionHistory(q.filter)
   const headers = { 'x-eoscope-window': page.window.text }
   if (q.format === 'json') return sendJson(res, 200, page, headers)
-  send(res, 200, toCsv(page.rows), 'text/csv; charset=utf-8', { ...headers, 'content-disposition': `attachment; filename="${exportFileName(page, 'csv')}"` })
+  send(res, 200, toCsv(page.rows), 'text/csv; charset=utf-8', {
+    ...headers,
+    'content-disposition': `attachment; filename="${exportFileName(page, 'csv')}"`,
+  })
 }

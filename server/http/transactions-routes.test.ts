@@ -22,9 +22,17 @@ let url: string
 const time = new MockTime()
 
 beforeAll(async () => {
-  lab = new Lab(inProcessRuntimes({ time, workers: 2, partitions: 4, seed: 7 }), { ratePerSec: 500, snapshotIntervalMs: 100, validateIntervalMs: 500, guarantee: 'exactly_once_v2' })
+  lab = new Lab(inProcessRuntimes({ time, workers: 2, partitions: 4, seed: 7 }), {
+    ratePerSec: 500,
+    snapshotIntervalMs: 100,
+    validateIntervalMs: 500,
+    guarantee: 'exactly_once_v2',
+  })
   await time.runUntilSettled(lab.start())
-  ;({ http, url } = await listenOnLoopback({ lab, policy: { token: TOKEN, lockReads: false, controlRate: { perSec: 1_000, burst: 1_000 } } }))
+  ;({ http, url } = await listenOnLoopback({
+    lab,
+    policy: { token: TOKEN, lockReads: false, controlRate: { perSec: 1_000, burst: 1_000 } },
+  }))
 }, 60_000)
 
 afterAll(async () => {
@@ -34,8 +42,16 @@ afterAll(async () => {
 
 const view = (): TransactionsViewData | undefined => lab.snapshot().transactionsView
 
-async function post(path: string, body: unknown, headers: Record<string, string> = bearer): Promise<{ status: number; body: { ok?: boolean; message?: string; error?: string } }> {
-  const r = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+async function post(
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = bearer,
+): Promise<{ status: number; body: { ok?: boolean; message?: string; error?: string } }> {
+  const r = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  })
   return { status: r.status, body: (await r.json()) as never }
 }
 
@@ -50,11 +66,19 @@ async function journal(): Promise<JournalPage> {
 
 describe('the Transactions view and its abort route', () => {
   it('shows the coordinators and the producers of the partitions; an open transaction is Ongoing at its coordinator and ongoing on its partition', async () => {
-    await time.runUntil(() => (view()?.producers ?? []).some((p) => p.verdict === 'ongoing' && p.role === 'output'), 10_000, 10)
+    await time.runUntil(
+      () => (view()?.producers ?? []).some((p) => p.verdict === 'ongoing' && p.role === 'output'),
+      10_000,
+      10,
+    )
     const v = view()!
     const p = v.producers.find((x) => x.verdict === 'ongoing' && x.role === 'output')!
     const c = v.coordinators.find((x) => x.transactionalId === p.transactionalId)!
-    expect(c).toMatchObject({ state: 'Ongoing', producerId: p.producerId, timeoutMs: lab.snapshot().config['transaction.timeout.ms'] })
+    expect(c).toMatchObject({
+      state: 'Ongoing',
+      producerId: p.producerId,
+      timeoutMs: lab.snapshot().config['transaction.timeout.ms'],
+    })
     expect(c.partitions).toContain(`${p.topic}-${p.partition}`)
     expect(c.startTimeMs).not.toBeNull()
     expect(p.firstOffset).not.toBeNull()
@@ -66,7 +90,11 @@ describe('the Transactions view and its abort route', () => {
     // The embedded log answers in-process: the virtual clock stands still while the request runs.
     const p = view()!.producers.find((x) => x.verdict === 'ongoing')!
     const before = lab.snapshot().transactionsView!.producers.length
-    const r = await post('/api/transactions/abort-hanging', { topic: p.role, partition: p.partition, producerId: p.producerId })
+    const r = await post('/api/transactions/abort-hanging', {
+      topic: p.role,
+      partition: p.partition,
+      producerId: p.producerId,
+    })
     expect(r.status).toBe(409)
     expect(r.body.error).toMatch(new RegExp(`producer ${p.producerId} on .* is (ongoing|overdue), not hanging`))
     expect(before).toBeGreaterThan(0)
@@ -75,7 +103,13 @@ describe('the Transactions view and its abort route', () => {
 
   it('quiet (input stopped, every transaction ended): bad input and a missing token are refused with a clear error and nothing changes', async () => {
     expect((await post('/api/lab/config', { inputRatePerSec: 0 })).status).toBe(200)
-    await time.runUntil(() => (view()?.producers ?? []).every((p) => p.verdict === null) && (lab.snapshot().partitions ?? []).every((r) => r.lastStableOffset === r.highWatermark), 30_000, 20)
+    await time.runUntil(
+      () =>
+        (view()?.producers ?? []).every((p) => p.verdict === null) &&
+        (lab.snapshot().partitions ?? []).every((r) => r.lastStableOffset === r.highWatermark),
+      30_000,
+      20,
+    )
     await time.runFor(500)
     const hw = outputRow(lab.snapshot(), 1).highWatermark
     const cases: [unknown, number, RegExp][] = [
@@ -84,14 +118,22 @@ describe('the Transactions view and its abort route', () => {
       [{ topic: 'output', partition: 1 }, 400, /producerId/],
       [{ topic: 'output', partition: 1, producerId: 1, force: true }, 400, /force|unrecognized/i],
       [{ topic: 'output', partition: 9, producerId: 1 }, 400, /partition 9 does not exist: the lab has 4/],
-      [{ topic: 'output', partition: 1, producerId: 424242 }, 409, /producer 424242 holds no open transaction on .*-1: nothing to abort/],
+      [
+        { topic: 'output', partition: 1, producerId: 424242 },
+        409,
+        /producer 424242 holds no open transaction on .*-1: nothing to abort/,
+      ],
     ]
     for (const [body, status, error] of cases) {
       const r = await post('/api/transactions/abort-hanging', body)
       expect(r.status, JSON.stringify(body)).toBe(status)
       expect(r.body.error, JSON.stringify(body)).toMatch(error)
     }
-    const anonymous = await post('/api/transactions/abort-hanging', { topic: 'output', partition: 1, producerId: 1 }, {})
+    const anonymous = await post(
+      '/api/transactions/abort-hanging',
+      { topic: 'output', partition: 1, producerId: 1 },
+      {},
+    )
     expect(anonymous.status).toBe(401)
     await time.runFor(300)
     expect(outputRow(lab.snapshot(), 1).highWatermark).toBe(hw)
@@ -101,23 +143,56 @@ describe('the Transactions view and its abort route', () => {
   it('a hanging transaction made by the fault point is shown hanging, aborted (journaled with its partition, producer id and released offsets), and then LSO = HW', async () => {
     const made = await post('/api/faults/hanging-transaction', { topic: 'output', partition: 1 })
     expect(made.status).toBe(200)
-    await time.runUntil(() => view()!.hanging === 1 && outputRow(lab.snapshot(), 1).lastStableOffset < outputRow(lab.snapshot(), 1).highWatermark, 5_000, 20)
+    await time.runUntil(
+      () =>
+        view()!.hanging === 1 &&
+        outputRow(lab.snapshot(), 1).lastStableOffset < outputRow(lab.snapshot(), 1).highWatermark,
+      5_000,
+      20,
+    )
     const hung = view()!.producers.find((p) => p.verdict === 'hanging')!
     expect(hung).toMatchObject({ role: 'output', partition: 1, transactionalId: null })
     expect(hung.reason).toMatch(/no coordinator/)
     const row = outputRow(lab.snapshot(), 1)
     expect(row.lastStableOffset).toBe(hung.firstOffset)
 
-    const r = await post('/api/transactions/abort-hanging', { topic: 'output', partition: 1, producerId: hung.producerId })
+    const r = await post('/api/transactions/abort-hanging', {
+      topic: 'output',
+      partition: 1,
+      producerId: hung.producerId,
+    })
     expect(r.status).toBe(200)
-    expect(r.body.message).toMatch(new RegExp(`producer ${hung.producerId} .* on .*-1: offsets ${hung.firstOffset} to ${hung.firstOffset} released`))
-    await time.runUntil(() => view()!.hanging === 0 && outputRow(lab.snapshot(), 1).lastStableOffset === outputRow(lab.snapshot(), 1).highWatermark, 5_000, 20)
+    expect(r.body.message).toMatch(
+      new RegExp(`producer ${hung.producerId} .* on .*-1: offsets ${hung.firstOffset} to ${hung.firstOffset} released`),
+    )
+    await time.runUntil(
+      () =>
+        view()!.hanging === 0 &&
+        outputRow(lab.snapshot(), 1).lastStableOffset === outputRow(lab.snapshot(), 1).highWatermark,
+      5_000,
+      20,
+    )
     expect(outputRow(lab.snapshot(), 1).highWatermark).toBe(row.highWatermark + 1) // the ABORT marker
     const entry = (await journal()).entries.find((e) => e.fact.kind === 'hanging-aborted')!
-    expect(entry).toMatchObject({ category: 'transactions', fact: { partition: 1, producerId: hung.producerId, fromOffset: hung.firstOffset, toOffset: row.highWatermark, lastStableOffset: row.highWatermark + 1, highWatermark: row.highWatermark + 1 }, links: [{ topic: 'output', partition: 1, fromOffset: hung.firstOffset, toOffset: row.highWatermark }] })
+    expect(entry).toMatchObject({
+      category: 'transactions',
+      fact: {
+        partition: 1,
+        producerId: hung.producerId,
+        fromOffset: hung.firstOffset,
+        toOffset: row.highWatermark,
+        lastStableOffset: row.highWatermark + 1,
+        highWatermark: row.highWatermark + 1,
+      },
+      links: [{ topic: 'output', partition: 1, fromOffset: hung.firstOffset, toOffset: row.highWatermark }],
+    })
     expect((await journal()).entries.some((e) => e.fact.kind === 'hanging-injected')).toBe(true)
 
-    const again = await post('/api/transactions/abort-hanging', { topic: 'output', partition: 1, producerId: hung.producerId })
+    const again = await post('/api/transactions/abort-hanging', {
+      topic: 'output',
+      partition: 1,
+      producerId: hung.producerId,
+    })
     expect(again.status).toBe(409)
   })
 })

@@ -19,7 +19,9 @@ export function brokerRoles(b: BrokerView | undefined): string[] {
     ...(b.controllerLeader ? ['active controller'] : []),
     ...(b.leaderOf.length ? [`leader of ${b.leaderOf.join(', ')}`] : []),
     ...(b.groupCoordinator ? ['group coordinator'] : []),
-    ...(b.transactionCoordinatorOf.length ? [`transaction coordinator of ${b.transactionCoordinatorOf.join(', ')}`] : []),
+    ...(b.transactionCoordinatorOf.length
+      ? [`transaction coordinator of ${b.transactionCoordinatorOf.join(', ')}`]
+      : []),
   ]
 }
 
@@ -41,7 +43,12 @@ export class BrokerBoard {
     return this.view ? { brokers: this.view } : {}
   }
 
-  command(rt: LabRuntime, name: 'killBroker' | 'restartBroker', brokerId: number, mark: Mark): Promise<CommandResult | void> | CommandResult | void {
+  command(
+    rt: LabRuntime,
+    name: 'killBroker' | 'restartBroker',
+    brokerId: number,
+    mark: Mark,
+  ): Promise<CommandResult | void> | CommandResult | void {
     return name === 'killBroker' ? this.kill(rt, brokerId, mark) : this.restart(rt, brokerId, mark)
   }
 
@@ -52,10 +59,19 @@ export class BrokerBoard {
     this.refreshing = true
     const faultsUnavailable = refusal(rt.connection.capabilities, 'broker-faults')
     try {
-      const brokers = await control.describe({ topics: Object.values(rt.topics), groupId: rt.groupId, transactionalIdPrefix: `${rt.groupId}-` })
+      const brokers = await control.describe({
+        topics: Object.values(rt.topics),
+        groupId: rt.groupId,
+        transactionalIdPrefix: `${rt.groupId}-`,
+      })
       this.view = { brokers, faultsUnavailable, atMs: this.now(), error: null }
     } catch (e) {
-      this.view = { brokers: this.view?.brokers ?? [], faultsUnavailable, atMs: this.now(), error: e instanceof Error ? e.message : String(e) }
+      this.view = {
+        brokers: this.view?.brokers ?? [],
+        faultsUnavailable,
+        atMs: this.now(),
+        error: e instanceof Error ? e.message : String(e),
+      }
     } finally {
       this.refreshing = false
     }
@@ -63,11 +79,17 @@ export class BrokerBoard {
 
   async kill(rt: LabRuntime, brokerId: number, mark: Mark): Promise<CommandResult | void> {
     const control = rt.connection.brokers?.()
-    if (!control) return { ok: false, error: 'this lab\'s log has no brokers' }
+    if (!control) return { ok: false, error: "this lab's log has no brokers" }
     const roles = brokerRoles(this.view?.brokers.find((b) => b.id === brokerId))
     try {
       const pid = await control.kill(brokerId)
-      mark(`broker ${brokerId} killed (SIGKILL, pid ${pid})${roles.length ? `: it was ${roles.join('; ')}` : ''}`, { kind: 'broker', action: 'killed', brokerId, pid, roles })
+      mark(`broker ${brokerId} killed (SIGKILL, pid ${pid})${roles.length ? `: it was ${roles.join('; ')}` : ''}`, {
+        kind: 'broker',
+        action: 'killed',
+        brokerId,
+        pid,
+        roles,
+      })
       void this.refresh(rt).catch(() => {})
     } catch (e) {
       if (e instanceof BrokerControlRefused) return { ok: false, error: e.message }
@@ -78,16 +100,29 @@ export class BrokerBoard {
   /** Refused at once when it cannot be done; else started in the background (a broker takes seconds to start), journalled when it answers. */
   restart(rt: LabRuntime, brokerId: number, mark: Mark): CommandResult | void {
     const control = rt.connection.brokers?.()
-    if (!control) return { ok: false, error: 'this lab\'s log has no brokers' }
+    if (!control) return { ok: false, error: "this lab's log has no brokers" }
     const refused = control.restartRefusal(brokerId)
     if (refused !== null) return { ok: false, error: refused }
     const t0 = this.now()
     void control.restart(brokerId).then(
       () => {
-        mark(`broker ${brokerId} restarted: answering after ${Math.round(this.now() - t0)} ms`, { kind: 'broker', action: 'restarted', brokerId, pid: null, roles: [] })
+        mark(`broker ${brokerId} restarted: answering after ${Math.round(this.now() - t0)} ms`, {
+          kind: 'broker',
+          action: 'restarted',
+          brokerId,
+          pid: null,
+          roles: [],
+        })
         void this.refresh(rt).catch(() => {})
       },
-      (e: unknown) => mark(`broker ${brokerId} did not restart: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, { kind: 'broker', action: 'restart-failed', brokerId, pid: null, roles: [] }),
+      (e: unknown) =>
+        mark(`broker ${brokerId} did not restart: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, {
+          kind: 'broker',
+          action: 'restart-failed',
+          brokerId,
+          pid: null,
+          roles: [],
+        }),
     )
     return { ok: true, message: `broker ${brokerId} restarting` }
   }
@@ -95,10 +130,12 @@ export class BrokerBoard {
 
 /** Each lab's broker board, kept beside it (the lab holds no field for it). */
 const boards = new WeakMap<object, BrokerBoard>()
-const boardOf = (lab: object, now: () => number) => boards.get(lab) ?? (boards.set(lab, new BrokerBoard(now)), boards.get(lab)!)
+const boardOf = (lab: object, now: () => number) =>
+  boards.get(lab) ?? (boards.set(lab, new BrokerBoard(now)), boards.get(lab)!)
 
 /** What the Lab calls: the snapshot's brokers part, and the killBroker and restartBroker commands. */
 export const brokerCards = {
   part: (lab: object, rt: LabRuntime, nowMs: number) => boardOf(lab, () => rt.time.now()).part(rt, nowMs),
-  command: (lab: object, rt: LabRuntime, name: 'killBroker' | 'restartBroker', brokerId: number, mark: Mark) => boardOf(lab, () => rt.time.now()).command(rt, name, brokerId, mark),
+  command: (lab: object, rt: LabRuntime, name: 'killBroker' | 'restartBroker', brokerId: number, mark: Mark) =>
+    boardOf(lab, () => rt.time.now()).command(rt, name, brokerId, mark),
 }

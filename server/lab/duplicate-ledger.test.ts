@@ -28,7 +28,15 @@ describe('the duplicate ledger', () => {
     // A crash: offsets committed up to 5, the state restored with offsets 0-7 (count 8); 5-9 are redone.
     // 5, 6 and 7 reach the state a second time: every redone copy runs 3 ahead of its first copy.
     for (let o = 5; o < 10; o++) ledger.observe(out('a', o, 8 + (o - 5) + 1))
-    expect(ledger.entries()).toEqual([{ key: 'a', duplicates: 5, doubleApplied: 3, causes: ['unattributed (5)'], copies: { partition: 0, first: 9, copy: 14, source: { partition: 0, offset: 9 } } }])
+    expect(ledger.entries()).toEqual([
+      {
+        key: 'a',
+        duplicates: 5,
+        doubleApplied: 3,
+        causes: ['unattributed (5)'],
+        copies: { partition: 0, first: 9, copy: 14, source: { partition: 0, offset: 9 } },
+      },
+    ])
     // Later inputs of a, inflated by 3 but clean: nothing new.
     for (let o = 10; o < 30; o++) ledger.observe(out('a', o, o + 1 + 3))
     expect(ledger.entries()[0]).toMatchObject({ duplicates: 5, doubleApplied: 3 })
@@ -44,6 +52,14 @@ describe('the duplicate ledger', () => {
     const out = outputs()
     ledger.observe(out('b', 0, 1))
     ledger.observe(out('b', 0, 1))
-    expect(ledger.entries()).toEqual([{ key: 'b', duplicates: 1, doubleApplied: 0, causes: ['unattributed (1)'], copies: { partition: 0, first: 0, copy: 1, source: { partition: 0, offset: 0 } } }])
+    expect(ledger.entries()).toEqual([
+      {
+        key: 'b',
+        duplicates: 1,
+        doubleApplied: 0,
+        causes: ['unattributed (1)'],
+        copies: { partition: 0, first: 0, copy: 1, source: { partition: 0, offset: 0 } },
+      },
+    ])
   })
 })

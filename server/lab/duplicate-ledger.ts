@@ -58,7 +58,12 @@ export class DuplicateLedger {
   }
 
   private causeOf(first: Seen, inputPartition: number, inputOffset: number): string {
-    if (this.retried.some((r) => r.partition === first.outputPartition && first.outputOffset >= r.from && first.outputOffset < r.to)) return 'retry after a lost ack'
+    if (
+      this.retried.some(
+        (r) => r.partition === first.outputPartition && first.outputOffset >= r.from && first.outputOffset < r.to,
+      )
+    )
+      return 'retry after a lost ack'
     const w = this.windows.find((x) => x.partition === inputPartition && inputOffset >= x.from && inputOffset < x.to)
     return w ? w.label : 'unattributed'
   }
@@ -89,7 +94,13 @@ export class DuplicateLedger {
     let e = this.byKey.get(v.key)
     if (!e) this.byKey.set(v.key, (e = { duplicates: 0, doubleApplied: 0, ahead: 0, causes: new Map() }))
     e.duplicates++
-    if (first.outputPartition === r.partition) e.copies = { partition: r.partition, first: first.outputOffset, copy: r.offset, source: { partition: p, offset: o } }
+    if (first.outputPartition === r.partition)
+      e.copies = {
+        partition: r.partition,
+        first: first.outputOffset,
+        copy: r.offset,
+        source: { partition: p, offset: o },
+      }
     // The redo applied updates on top of a state that already had them: the running count is ahead by as many.
     e.ahead = Math.max(e.ahead, v.count - first.count)
     e.causes.set(cause, (e.causes.get(cause) ?? 0) + 1)
@@ -104,6 +115,12 @@ export class DuplicateLedger {
     return [...this.byKey.entries()]
       .sort((a, b) => b[1].duplicates - a[1].duplicates || (a[0] < b[0] ? -1 : 1))
       .slice(0, limit)
-      .map(([key, e]) => ({ key, duplicates: e.duplicates, doubleApplied: e.doubleApplied + e.ahead, causes: [...e.causes.entries()].map(([c, n]) => `${c} (${n})`), ...(e.copies ? { copies: e.copies } : {}) }))
+      .map(([key, e]) => ({
+        key,
+        duplicates: e.duplicates,
+        doubleApplied: e.doubleApplied + e.ahead,
+        causes: [...e.causes.entries()].map(([c, n]) => `${c} (${n})`),
+        ...(e.copies ? { copies: e.copies } : {}),
+      }))
   }
 }

@@ -54,7 +54,11 @@ export class GroupBook {
       if (w.memberId) this.workerOfMember.set(w.memberId, w.id)
       if (this.workerState.get(w.id) !== 'killed') this.workerState.set(w.id, w.state)
     }
-    if (!this.reading && l.now - this.lastReadMs >= this.rt.pollMs.logView && this.rt.connection.inspector().describeGroup) {
+    if (
+      !this.reading &&
+      l.now - this.lastReadMs >= this.rt.pollMs.logView &&
+      this.rt.connection.inspector().describeGroup
+    ) {
       this.lastReadMs = l.now
       this.reading = true
       void this.read().finally(() => (this.reading = false))
@@ -77,7 +81,11 @@ export class GroupBook {
       const generationId = this.generationOf(d, members)
       if (generationId === undefined) return // the members' reports do not agree yet
       this.agreed = generationId
-      this.history = foldGeneration(this.withKnownWorkers(this.history), { atMs: this.readAtMs, generationId, members }, (m) => this.goneHow(m))
+      this.history = foldGeneration(
+        this.withKnownWorkers(this.history),
+        { atMs: this.readAtMs, generationId, members },
+        (m) => this.goneHow(m),
+      )
     } catch (e) {
       this.error = e instanceof Error ? e.message : String(e)
     }
@@ -85,7 +93,11 @@ export class GroupBook {
 
   private members(d: GroupDescription): GenerationMember[] {
     const input = this.rt.topics.input
-    return d.members.map((m) => ({ memberId: m.memberId, workerId: this.workerOf(m.memberId), partitions: m.assignment.filter((tp) => tp.topic === input).map((tp) => tp.partition) }))
+    return d.members.map((m) => ({
+      memberId: m.memberId,
+      workerId: this.workerOf(m.memberId),
+      partitions: m.assignment.filter((tp) => tp.topic === input).map((tp) => tp.partition),
+    }))
   }
 
   private workerOf(memberId: string): string | null {
@@ -113,7 +125,10 @@ export class GroupBook {
   private withKnownWorkers(h: GenerationHistory): GenerationHistory {
     const last = h.generations[h.generations.length - 1]
     if (!last || last.members.every((m) => m.workerId !== null || !this.workerOfMember.has(m.memberId))) return h
-    const members = last.members.map((m) => ({ ...m, workerId: m.workerId ?? this.workerOfMember.get(m.memberId) ?? null }))
+    const members = last.members.map((m) => ({
+      ...m,
+      workerId: m.workerId ?? this.workerOfMember.get(m.memberId) ?? null,
+    }))
     return { ...h, generations: [...h.generations.slice(0, -1), { ...last, members }] }
   }
 

@@ -43,7 +43,11 @@ export interface RunOptions {
   /** The embedded log (default) or a Kafka cluster, with worker processes. */
   backend?: 'embedded' | 'kafka'
   /** Kafka only: the cluster, and the application.id (default: a fresh one per run). */
-  kafka?: { client: Omit<KafkaClientConfig, 'clientId'> & { clientId?: string }; applicationId?: string; workerLogs?: boolean }
+  kafka?: {
+    client: Omit<KafkaClientConfig, 'clientId'> & { clientId?: string }
+    applicationId?: string
+    workerLogs?: boolean
+  }
   /** Write the whole input before the workers start: they run on a backlog (RuntimeSettings.prefill). */
   prefill?: boolean
   /** Runs after validation, before the runtime is closed (a dump reads the logs here). */
@@ -51,7 +55,9 @@ export interface RunOptions {
 }
 
 /** The correctness figures of MEASURES.md, as the validator reports them; all null after a stall. */
-type CorrectnessFigures = { [K in keyof ReturnType<typeof correctnessFigures>]: ReturnType<typeof correctnessFigures>[K] | null }
+type CorrectnessFigures = {
+  [K in keyof ReturnType<typeof correctnessFigures>]: ReturnType<typeof correctnessFigures>[K] | null
+}
 
 export interface RunResult extends CorrectnessFigures {
   backend: 'embedded' | 'kafka'
@@ -70,7 +76,19 @@ export interface RunResult extends CorrectnessFigures {
   transactions: { committed: number; aborted: number }
   /** As the workers reported them (RUN_DEFINITIONS.transactionsReported). */
   transactionsReported: { committed: number; aborted: number }
-  recoveries: { workerId: string; t0: number; ms: number | null; redone: number; phases: { detection: number | null; rebalance: number | null; fence: number | null; restore: number | null; catchUp: number | null } }[]
+  recoveries: {
+    workerId: string
+    t0: number
+    ms: number | null
+    redone: number
+    phases: {
+      detection: number | null
+      rebalance: number | null
+      fence: number | null
+      restore: number | null
+      catchUp: number | null
+    }
+  }[]
   duplicateKeys: { key: string; count: number }[]
   completed: boolean
   /** Set when the run stopped because the group made no committed progress (the figures are then null). */
@@ -96,13 +114,37 @@ export function runConfig(o: RunOptions): StreamsConfig {
   })
 }
 
-export async function runHeadless(o: RunOptions, time: Time = new SystemTime(), onRuntime?: (r: LabRuntime) => void): Promise<RunResult> {
+export async function runHeadless(
+  o: RunOptions,
+  time: Time = new SystemTime(),
+  onRuntime?: (r: LabRuntime) => void,
+): Promise<RunResult> {
   // Faults fall while input is fed; a prefilled run has written it all before its workers start.
-  if (o.prefill && (o.killEveryMs !== null || o.dropAcks > 0)) throw new Error('a prefilled run injects no faults: kills and lost acks fall while input is fed (leave out prefill to inject them)')
+  if (o.prefill && (o.killEveryMs !== null || o.dropAcks > 0))
+    throw new Error(
+      'a prefilled run injects no faults: kills and lost acks fall while input is fed (leave out prefill to inject them)',
+    )
   const config = runConfig(o)
-  const settings: RuntimeSettings = { config, workers: o.workers, partitions: o.partitions, ratePerSec: o.rate, maxRecords: o.records, keys: o.keys ?? 100, seed: o.seed, restartAfterMs: o.restartAfterMs, prefill: o.prefill }
+  const settings: RuntimeSettings = {
+    config,
+    workers: o.workers,
+    partitions: o.partitions,
+    ratePerSec: o.rate,
+    maxRecords: o.records,
+    keys: o.keys ?? 100,
+    seed: o.seed,
+    restartAfterMs: o.restartAfterMs,
+    prefill: o.prefill,
+  }
   const lab: LabRuntime =
-    o.backend === 'kafka' ? await kafkaRuntime(o, settings, time) : new InProcessRuntime(time, { ...settings, latency: o.latency, deserializationPolicy: 'log-and-continue', traceIntervalMs: 1_000 })
+    o.backend === 'kafka'
+      ? await kafkaRuntime(o, settings, time)
+      : new InProcessRuntime(time, {
+          ...settings,
+          latency: o.latency,
+          deserializationPolicy: 'log-and-continue',
+          traceIntervalMs: 1_000,
+        })
   onRuntime?.(lab)
   try {
     return await runOn(lab, o, config, time)
@@ -115,11 +157,18 @@ async function kafkaRuntime(o: RunOptions, settings: RuntimeSettings, time: Time
   if (!o.kafka) throw new Error('the kafka backend needs brokers')
   if (!(time instanceof SystemTime)) throw new Error('the kafka backend runs on the system clock only')
   const { WorkerProcessRuntime } = await import('./kafka/worker-process-runtime.ts')
-  settings.config['application.id'] = o.kafka.applicationId ?? `eoscope-run-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`
+  settings.config['application.id'] =
+    o.kafka.applicationId ??
+    `eoscope-run-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`
   // Kafka's own group timeouts unless the user set session.timeout.ms (the embedded log's are a demo's).
   const { withKafkaGroupTimeouts, KAFKA_GROUP_TIMEOUTS } = await import('../log/kafka/capabilities.ts')
   settings.config = withKafkaGroupTimeouts(settings.config, o.sessionTimeoutMs ?? KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs)
-  return new WorkerProcessRuntime(time, { ...settings, client: { ...o.kafka.client, clientId: o.kafka.client.clientId ?? 'eoscope' }, workerLogs: o.kafka.workerLogs, ackRoute: o.dropAcks > 0 ? 'ack-drop-proxy' : 'direct' })
+  return new WorkerProcessRuntime(time, {
+    ...settings,
+    client: { ...o.kafka.client, clientId: o.kafka.client.clientId ?? 'eoscope' },
+    workerLogs: o.kafka.workerLogs,
+    ackRoute: o.dropAcks > 0 ? 'ack-drop-proxy' : 'direct',
+  })
 }
 
 async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time: Time): Promise<RunResult> {
@@ -152,7 +201,11 @@ async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time
 
   const target = validationTarget(lab)
   const report = await validateRun(lab.connection.inspector(), target)
-  const transactions = await transactionsInLog(lab.connection.inspector(), [target.outputTopic, target.changelogTopic, target.dlqTopic])
+  const transactions = await transactionsInLog(lab.connection.inspector(), [
+    target.outputTopic,
+    target.changelogTopic,
+    target.dlqTopic,
+  ])
   await o.beforeClose?.(lab)
   const durationMs = finished - started
   return {
@@ -179,14 +232,33 @@ async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time
     })),
     duplicateKeys: report.duplicateKeys.map((k) => ({ key: k.key, count: k.count })),
     completed,
-    ...(stalled === null ? {} : { stalled, unavailableFigures: FIGURES.map((figure) => ({ figure, reason: `the run stalled: ${stalled.reason}` })) }),
+    ...(stalled === null
+      ? {}
+      : {
+          stalled,
+          unavailableFigures: FIGURES.map((figure) => ({ figure, reason: `the run stalled: ${stalled.reason}` })),
+        }),
     definitions: RUN_DEFINITIONS,
     validation: report,
   }
 }
 
-const FIGURES = ['duplicates', 'lost', 'abortedReads', 'abortedReadsUncommitted', 'stateMismatches', 'openTransactions'] as const satisfies readonly (keyof CorrectnessFigures)[]
-const STALLED_FIGURES: CorrectnessFigures = { duplicates: null, lost: null, abortedReads: null, abortedReadsUncommitted: null, stateMismatches: null, openTransactions: null }
+const FIGURES = [
+  'duplicates',
+  'lost',
+  'abortedReads',
+  'abortedReadsUncommitted',
+  'stateMismatches',
+  'openTransactions',
+] as const satisfies readonly (keyof CorrectnessFigures)[]
+const STALLED_FIGURES: CorrectnessFigures = {
+  duplicates: null,
+  lost: null,
+  abortedReads: null,
+  abortedReadsUncommitted: null,
+  stateMismatches: null,
+  openTransactions: null,
+}
 
 /** Kills every killEveryMs while input is still fed, and spreads the dropped acks over the feed. */
 function scheduleFaults(lab: LabRuntime, o: RunOptions, feedMs: number): { stop: () => void; done: Promise<void> } {
@@ -199,7 +271,8 @@ function scheduleFaults(lab: LabRuntime, o: RunOptions, feedMs: number): { stop:
     loops.push(
       (async () => {
         const open = () => lab.faultWindowOpen()
-        const withTasks = () => lab.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
+        const withTasks = () =>
+          lab.liveSlots().filter((s) => s.process.state === 'running' && (s.worker?.tasks.size ?? 0) > 0)
         let committedAtKill = lab.committedTotal()
         while (!stopped && open()) {
           await time.sleep(every)
@@ -209,7 +282,12 @@ function scheduleFaults(lab: LabRuntime, o: RunOptions, feedMs: number): { stop:
           // Kafka a kill that falls due then waits for a worker with tasks instead of being skipped.
           // It also waits for the group to commit something since the last kill: a kill there costs
           // up to session.timeout.ms of detection, and kills faster than recovery would starve the run.
-          while ((live.length === 0 || lab.committedTotal() <= committedAtKill) && lab.statusByMessages && !stopped && open()) {
+          while (
+            (live.length === 0 || lab.committedTotal() <= committedAtKill) &&
+            lab.statusByMessages &&
+            !stopped &&
+            open()
+          ) {
             await time.sleep(50)
             live = withTasks()
           }

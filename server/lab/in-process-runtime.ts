@@ -19,7 +19,14 @@ import { StreamWorker } from '../engine/stream-worker.ts'
 import type { DeserializationPolicy, TaskTopics } from '../engine/stream-task.ts'
 import type { EngineEvent, TelemetrySink } from '../engine/telemetry.ts'
 import { committedRecords, groupOffsets, highWatermarks, lastSequences } from './embedded-reads.ts'
-import { EventHub, type LabEvent, type LabRuntime, type RevivalSettings, type RuntimeSettings, type RuntimeWording } from './lab-runtime.ts'
+import {
+  EventHub,
+  type LabEvent,
+  type LabRuntime,
+  type RevivalSettings,
+  type RuntimeSettings,
+  type RuntimeWording,
+} from './lab-runtime.ts'
 import { LoadGenerator } from './load-generator.ts'
 import { RecoveryTracker, type KilledPartition } from './recovery-tracker.ts'
 import { poisonRecords, trackKill, trackRecovery, workerStatusOf } from './runtime-common.ts'
@@ -47,7 +54,14 @@ const TICK_MS = 50
 const STATUS_EVERY_MS = 100
 /** Records kept per partition of input, output and dead-letter topics (retention.bytes, by count). */
 const RETAINED_RECORDS = 50_000
-const WORDING: RuntimeWording = { killed: '', paused: ' (zombie to be)', resumed: '', restarted: '', added: '', latencyModel: null }
+const WORDING: RuntimeWording = {
+  killed: '',
+  paused: ' (zombie to be)',
+  resumed: '',
+  restarted: '',
+  added: '',
+  latencyModel: null,
+}
 
 export class InProcessRuntime implements LabRuntime {
   readonly cluster: EmbeddedCluster
@@ -87,12 +101,32 @@ export class InProcessRuntime implements LabRuntime {
     this.labConn = new EmbeddedConnection(this.cluster, new ProcessHandle('lab'), new ClientFaults())
     requireGuarantee(this.labConn.capabilities, this.config['processing.guarantee'])
     const appId = this.config['application.id']
-    this.topics = { input: DEFAULT_INPUT_TOPIC, output: DEFAULT_OUTPUT_TOPIC, changelog: changelogTopic(appId), deadLetter: DEFAULT_DLQ_TOPIC }
-    for (const topic of [this.topics.input, this.topics.output, this.topics.deadLetter]) this.cluster.createTopic({ topic, partitions: options.partitions })
+    this.topics = {
+      input: DEFAULT_INPUT_TOPIC,
+      output: DEFAULT_OUTPUT_TOPIC,
+      changelog: changelogTopic(appId),
+      deadLetter: DEFAULT_DLQ_TOPIC,
+    }
+    for (const topic of [this.topics.input, this.topics.output, this.topics.deadLetter])
+      this.cluster.createTopic({ topic, partitions: options.partitions })
     this.cluster.createTopic({ topic: this.topics.changelog, partitions: options.partitions, compacted: true })
     const { partitions, ratePerSec, maxRecords, keys, poisonRatio, maxBacklog } = options
-    const load = { topic: this.topics.input, partitions, ratePerSec, maxRecords, keys, seed: options.seed ^ 0x5eed, poisonRatio, maxBacklog, backlog: () => this.backlog() }
-    this.generator = new LoadGenerator(this.labConn.producer({ clientId: 'load-generator', idempotent: true }), load, time)
+    const load = {
+      topic: this.topics.input,
+      partitions,
+      ratePerSec,
+      maxRecords,
+      keys,
+      seed: options.seed ^ 0x5eed,
+      poisonRatio,
+      maxBacklog,
+      backlog: () => this.backlog(),
+    }
+    this.generator = new LoadGenerator(
+      this.labConn.producer({ clientId: 'load-generator', idempotent: true }),
+      load,
+      time,
+    )
     this.startedAtMs = time.now()
     this.cluster.onEvent((e) => this.onBrokerEvent(e))
     this.workerFaults.onAckDropped((e) => {
@@ -131,7 +165,8 @@ export class InProcessRuntime implements LabRuntime {
   private onBrokerEvent(e: BrokerEvent): void {
     if (e.type === 'group' && e.groupId === this.groupId) {
       const g = e.event
-      if (g.type === 'member-expired' || g.type === 'member-left') this.emit({ type: 'member-gone', memberId: g.memberId, atMs: g.atMs })
+      if (g.type === 'member-expired' || g.type === 'member-left')
+        this.emit({ type: 'member-gone', memberId: g.memberId, atMs: g.atMs })
       if (g.type === 'partitions-assigned') {
         const partitions = g.partitions.filter((p) => p.topic === this.topics.input).map((p) => p.partition)
         this.emit({ type: 'partitions-assigned', memberId: g.memberId, partitions, atMs: g.atMs })
@@ -174,11 +209,26 @@ export class InProcessRuntime implements LabRuntime {
   private publishStatus(slot: WorkerSlot): void {
     const w = slot.worker
     if (!w) return
-    this.emit({ type: 'worker-status', workerId: w.id, slotId: slot.slotId, origin: 'own', pid: null, host: null, status: workerStatusOf(w), atMs: this.time.now() })
+    this.emit({
+      type: 'worker-status',
+      workerId: w.id,
+      slotId: slot.slotId,
+      origin: 'own',
+      pid: null,
+      host: null,
+      status: workerStatusOf(w),
+      atMs: this.time.now(),
+    })
   }
 
   addWorker(): WorkerSlot {
-    const slot: WorkerSlot = { slotId: `worker-${this.slots.length + 1}`, incarnation: 0, worker: null, process: new ProcessHandle('none'), startedAtMs: this.time.now() }
+    const slot: WorkerSlot = {
+      slotId: `worker-${this.slots.length + 1}`,
+      incarnation: 0,
+      worker: null,
+      process: new ProcessHandle('none'),
+      startedAtMs: this.time.now(),
+    }
     this.slots.push(slot)
     this.startInSlot(slot)
     return slot
@@ -191,8 +241,16 @@ export class InProcessRuntime implements LabRuntime {
     slot.startedAtMs = this.time.now()
     const conn = new EmbeddedConnection(this.cluster, slot.process, this.workerFaults)
     const { config, topics, deserializationPolicy } = this
-    const options = { slotId: slot.slotId, config, topics, deserializationPolicy, traceIntervalMs: this.options.traceIntervalMs }
-    slot.worker = new StreamWorker(id, conn, options, this.time, this.telemetry, { atStep: (workerId, step) => this.atStep(slot, workerId, step) })
+    const options = {
+      slotId: slot.slotId,
+      config,
+      topics,
+      deserializationPolicy,
+      traceIntervalMs: this.options.traceIntervalMs,
+    }
+    slot.worker = new StreamWorker(id, conn, options, this.time, this.telemetry, {
+      atStep: (workerId, step) => this.atStep(slot, workerId, step),
+    })
     slot.worker.start()
     this.publishStatus(slot)
   }
@@ -213,7 +271,9 @@ export class InProcessRuntime implements LabRuntime {
   }
 
   liveSlots(): WorkerSlot[] {
-    return this.slots.filter((s) => s.worker && s.process.alive && s.worker.state !== 'stopped' && s.worker.state !== 'failed')
+    return this.slots.filter(
+      (s) => s.worker && s.process.alive && s.worker.state !== 'stopped' && s.worker.state !== 'failed',
+    )
   }
 
   slotOf(workerId: string): WorkerSlot | undefined {
@@ -245,9 +305,20 @@ export class InProcessRuntime implements LabRuntime {
     const now = this.time.now()
     const owned = [...worker.tasks.values()]
     const committed = this.committedOffsets()
-    const partitions: KilledPartition[] = owned.map((t) => ({ partition: t.partition, positionAtKill: t.consumedOffset, committedAtKill: committed[t.partition] ?? null }))
+    const partitions: KilledPartition[] = owned.map((t) => ({
+      partition: t.partition,
+      positionAtKill: t.consumedOffset,
+      committedAtKill: committed[t.partition] ?? null,
+    }))
     const hadOpenTxn = owned.some((t) => t.producer?.transactionInFlight === true)
-    trackKill(this.tracker, this.config, { workerId: worker.id, slotId: slot.slotId, memberId: worker.memberId, t0: now, partitions, hadOpenTxn })
+    trackKill(this.tracker, this.config, {
+      workerId: worker.id,
+      slotId: slot.slotId,
+      memberId: worker.memberId,
+      t0: now,
+      partitions,
+      hadOpenTxn,
+    })
     slot.process.kill(now)
     this.kills++
     this.emit({ type: 'worker-killed', workerId: worker.id, step, atMs: now })
@@ -280,7 +351,9 @@ export class InProcessRuntime implements LabRuntime {
   /** Appends input records whose values do not parse (poison), keyed like the rest. */
   async injectPoison(count: number): Promise<void> {
     const producer = this.labConn.producer({ clientId: 'poison-injector', idempotent: false })
-    await producer.send(poisonRecords(this.random, count, this.options.keys, this.topics.input, this.options.partitions))
+    await producer.send(
+      poisonRecords(this.random, count, this.options.keys, this.topics.input, this.options.partitions),
+    )
   }
 
   /** Committed records in the dead-letter topic (what a read_committed consumer of it sees). */
@@ -293,7 +366,10 @@ export class InProcessRuntime implements LabRuntime {
   }
 
   /** Restarts every worker cleanly with a new config (commit, close, leave; then start). */
-  async reconfigure(config: StreamsConfig, deserializationPolicy: DeserializationPolicy = this.deserializationPolicy): Promise<void> {
+  async reconfigure(
+    config: StreamsConfig,
+    deserializationPolicy: DeserializationPolicy = this.deserializationPolicy,
+  ): Promise<void> {
     const next = validateStreamsConfig({ ...config })
     requireGuarantee(this.labConn.capabilities, next['processing.guarantee'])
     this.deserializationPolicy = deserializationPolicy
@@ -380,7 +456,8 @@ export class InProcessRuntime implements LabRuntime {
   async revive(settings: RevivalSettings): Promise<void> {
     this.options.restartAfterMs = settings.restartAfterMs
     this.workerFaults.ackDrops.disarm()
-    if (this.options.latency !== settings.latency) this.cluster.latency = latencyModel((this.options.latency = settings.latency))
+    if (this.options.latency !== settings.latency)
+      this.cluster.latency = latencyModel((this.options.latency = settings.latency))
     if (!this.stopped) return
     await this.tickerDone
     this.stopped = false

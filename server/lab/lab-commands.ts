@@ -1,8 +1,20 @@
 // Commands reach the lab one at a time, in arrival order, checked by their zod schema first; a
 // refused or failed command answers { ok: false, error } and changes nothing.
 
-import { type CommandName, type CommandPayload, type CommandResult, type MarkerKind, parseCommand, type Step } from '../../lib/lab-protocol.ts'
-import { ConfigException, defaultStreamsConfig, type StreamsConfig, withConfigChange } from '../../lib/streams-config.ts'
+import {
+  type CommandName,
+  type CommandPayload,
+  type CommandResult,
+  type MarkerKind,
+  parseCommand,
+  type Step,
+} from '../../lib/lab-protocol.ts'
+import {
+  ConfigException,
+  defaultStreamsConfig,
+  type StreamsConfig,
+  withConfigChange,
+} from '../../lib/streams-config.ts'
 import { guaranteeRefusal, UnsupportedOnBackendError } from '../log/capabilities.ts'
 import type { LabRuntime } from './lab-runtime.ts'
 
@@ -11,11 +23,19 @@ import type { LabRuntime } from './lab-runtime.ts'
  * nothing changed then). A new guarantee without a commit.interval.ms takes that guarantee's
  * Kafka Streams default, as a fresh application would.
  */
-export function configAfter(current: StreamsConfig, change: Omit<CommandPayload<'setConfig'>, 'inputRatePerSec' | 'workers' | 'default.deserialization.exception.handler'>): StreamsConfig {
+export function configAfter(
+  current: StreamsConfig,
+  change: Omit<
+    CommandPayload<'setConfig'>,
+    'inputRatePerSec' | 'workers' | 'default.deserialization.exception.handler'
+  >,
+): StreamsConfig {
   const next = withConfigChange(current, change)
   const g = change['processing.guarantee']
   if (g && change['commit.interval.ms'] === undefined && g !== current['processing.guarantee']) {
-    next['commit.interval.ms'] = withConfigChange(next, { 'commit.interval.ms': defaultStreamsConfig(g)['commit.interval.ms'] })['commit.interval.ms']
+    next['commit.interval.ms'] = withConfigChange(next, {
+      'commit.interval.ms': defaultStreamsConfig(g)['commit.interval.ms'],
+    })['commit.interval.ms']
   }
   return next
 }
@@ -63,7 +83,11 @@ export class CommandQueue {
 }
 
 /** A setConfig on a runtime: new streams settings restart every worker cleanly; rate and worker count apply at once. */
-export async function applySetConfig(rt: LabRuntime, p: CommandPayload<'setConfig'>, lab: { mark(kind: MarkerKind, label: string): void; rate(perSec: number): void }): Promise<CommandResult | void> {
+export async function applySetConfig(
+  rt: LabRuntime,
+  p: CommandPayload<'setConfig'>,
+  lab: { mark(kind: MarkerKind, label: string): void; rate(perSec: number): void },
+): Promise<CommandResult | void> {
   const { inputRatePerSec, workers, 'default.deserialization.exception.handler': handler, ...streams } = p
   if (Object.keys(streams).length > 0 || (handler !== undefined && handler !== rt.deserializationPolicy)) {
     const asked = streams['processing.guarantee']
@@ -72,7 +96,12 @@ export async function applySetConfig(rt: LabRuntime, p: CommandPayload<'setConfi
     const next = configAfter(rt.config, streams) // throws ConfigException; nothing changed then
     await rt.reconfigure(next, handler ?? rt.deserializationPolicy)
     const changes = { ...streams, ...(handler ? { 'default.deserialization.exception.handler': handler } : {}) }
-    lab.mark('config', `${Object.entries(changes).map(([k, v]) => `${k}=${v}`).join(', ')}${rt.wording.restarted}`)
+    lab.mark(
+      'config',
+      `${Object.entries(changes)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}${rt.wording.restarted}`,
+    )
   }
   if (inputRatePerSec !== undefined) {
     lab.rate(inputRatePerSec)
@@ -94,31 +123,55 @@ export async function applySetConfig(rt: LabRuntime, p: CommandPayload<'setConfi
  * goes to the dead-letter topic and processing resumes from the committed offsets: nothing is lost.
  */
 export async function skipPoison(rt: LabRuntime, mark: (label: string) => void): Promise<CommandResult | void> {
-  const stopped = rt.slots.filter((s) => s.process.state === 'exited' || s.worker?.state === 'failed' || s.worker?.state === 'stopped').length
-  if (stopped === 0 && rt.deserializationPolicy === 'log-and-continue') return { ok: false, error: 'nothing to skip: no worker is stopped and poison records already go to the dead-letter topic' }
+  const stopped = rt.slots.filter(
+    (s) => s.process.state === 'exited' || s.worker?.state === 'failed' || s.worker?.state === 'stopped',
+  ).length
+  if (stopped === 0 && rt.deserializationPolicy === 'log-and-continue')
+    return {
+      ok: false,
+      error: 'nothing to skip: no worker is stopped and poison records already go to the dead-letter topic',
+    }
   await rt.reconfigure(rt.config, 'log-and-continue')
-  mark(`default.deserialization.exception.handler=log-and-continue: poison records go to the dead-letter topic; ${stopped} stopped worker(s) restarted${rt.wording.restarted}`)
+  mark(
+    `default.deserialization.exception.handler=log-and-continue: poison records go to the dead-letter topic; ${stopped} stopped worker(s) restarted${rt.wording.restarted}`,
+  )
 }
 
 export async function injectPoison(rt: LabRuntime, count: number, mark: (label: string) => void): Promise<void> {
   await rt.injectPoison(count)
-  mark(`${count} poison record(s) appended to the input (default.deserialization.exception.handler=${rt.deserializationPolicy})`)
+  mark(
+    `${count} poison record(s) appended to the input (default.deserialization.exception.handler=${rt.deserializationPolicy})`,
+  )
 }
 
 export type WorkerCommandName = 'killWorker' | 'pauseWorker' | 'resumeWorker'
-export const WORKER_COMMANDS: readonly CommandName[] = ['killWorker', 'pauseWorker', 'resumeWorker'] satisfies WorkerCommandName[]
+export const WORKER_COMMANDS: readonly CommandName[] = [
+  'killWorker',
+  'pauseWorker',
+  'resumeWorker',
+] satisfies WorkerCommandName[]
 
 /** Kill (now or when it next reaches a step), pause or resume one worker; `resumed` journals a wake-up. */
-export async function workerCommand(rt: LabRuntime, name: WorkerCommandName, payload: unknown, resumed: (workerId: string) => void): Promise<CommandResult | void> {
+export async function workerCommand(
+  rt: LabRuntime,
+  name: WorkerCommandName,
+  payload: unknown,
+  resumed: (workerId: string) => void,
+): Promise<CommandResult | void> {
   switch (name) {
     case 'killWorker': {
       const { workerId, step } = payload as CommandPayload<'killWorker'>
-      if (!(await rt.killConfirmed(workerId, (step ?? null) as Step | null))) return { ok: false, error: `no live worker ${workerId}` }
+      if (!(await rt.killConfirmed(workerId, (step ?? null) as Step | null)))
+        return { ok: false, error: `no live worker ${workerId}` }
       return
     }
     case 'pauseWorker': {
       const { workerId } = payload as CommandPayload<'pauseWorker'>
-      if (rt.isRemote(workerId)) return { ok: false, error: `${workerId} runs on another machine: only this server's own worker processes can be paused (SIGSTOP)` }
+      if (rt.isRemote(workerId))
+        return {
+          ok: false,
+          error: `${workerId} runs on another machine: only this server's own worker processes can be paused (SIGSTOP)`,
+        }
       if (!rt.pause(workerId)) return { ok: false, error: `no running worker ${workerId} to pause` }
       return
     }

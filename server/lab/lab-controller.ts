@@ -19,5 +19,7 @@ export interface LabController {
   /** The message browser: a page of one lab topic's stored records, read now (absent: this lab offers none). */
   messages?(q: MessageQuery): Promise<{ ok: true; value: MessagePage } | { ok: false; error: string }>
   /** Ended transactions a filter selects, with statistics and the window the rows cover (absent: the lab keeps no history). */
-  transactionHistory?(filter: import('./transaction-history.ts').TxnHistoryFilter): import('./transaction-history.ts').TxnHistoryPage
+  transactionHistory?(
+    filter: import('./transaction-history.ts').TxnHistoryFilter,
+  ): import('./transaction-history.ts').TxnHistoryPage
 }

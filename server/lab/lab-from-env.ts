@@ -7,7 +7,14 @@ import type { LabController } from './lab-controller.ts'
 
 export type LabChoice =
   | { ok: true; backend: 'embedded' }
-  | { ok: true; backend: 'kafka'; brokers: string[]; security: import('../log/kafka/client-security.ts').KafkaSecurity; describe: string; localBrokersDir?: string | null }
+  | {
+      ok: true
+      backend: 'kafka'
+      brokers: string[]
+      security: import('../log/kafka/client-security.ts').KafkaSecurity
+      describe: string
+      localBrokersDir?: string | null
+    }
   | { ok: false; error: string }
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -15,9 +22,18 @@ type Env = Readonly<Record<string, string | undefined>>
 export async function labChoiceFromEnv(env: Env): Promise<LabChoice> {
   const backend = (env.EOSCOPE_BACKEND ?? '').trim() || 'embedded'
   if (backend === 'embedded') return { ok: true, backend }
-  if (backend !== 'kafka') return { ok: false, error: `EOSCOPE_BACKEND must be embedded or kafka, got ${JSON.stringify(env.EOSCOPE_BACKEND)}` }
-  const brokers = (env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter((b) => b.length > 0)
-  if (brokers.length === 0) return { ok: false, error: 'EOSCOPE_BACKEND=kafka needs KAFKA_BROKERS=host:port[,host:port] (scripts/kafka-broker.sh start runs one on 127.0.0.1:19092)' }
+  if (backend !== 'kafka')
+    return { ok: false, error: `EOSCOPE_BACKEND must be embedded or kafka, got ${JSON.stringify(env.EOSCOPE_BACKEND)}` }
+  const brokers = (env.KAFKA_BROKERS ?? '')
+    .split(',')
+    .map((b) => b.trim())
+    .filter((b) => b.length > 0)
+  if (brokers.length === 0)
+    return {
+      ok: false,
+      error:
+        'EOSCOPE_BACKEND=kafka needs KAFKA_BROKERS=host:port[,host:port] (scripts/kafka-broker.sh start runs one on 127.0.0.1:19092)',
+    }
   const bad = brokers.find((b) => !/^[^\s:]+:\d{1,5}$/.test(b))
   if (bad !== undefined) return { ok: false, error: `KAFKA_BROKERS: ${JSON.stringify(bad)} is not host:port` }
   const { kafkaSecurityFromEnv, describeKafkaSecurity } = await import('../log/kafka/client-security.ts')
@@ -54,5 +70,8 @@ export async function startLab(choice: LabChoice & { ok: true }): Promise<LabCon
     return createLab()
   }
   const { createKafkaLab } = await import('./kafka/kafka-runtimes.ts')
-  return createKafkaLab({ client: { brokers: choice.brokers, clientId: 'eoscope', ...choice.security }, localBrokersDir: choice.localBrokersDir ?? null })
+  return createKafkaLab({
+    client: { brokers: choice.brokers, clientId: 'eoscope', ...choice.security },
+    localBrokersDir: choice.localBrokersDir ?? null,
+  })
 }

@@ -22,7 +22,13 @@ export class LabHealth {
       this.health.error = error
       return
     }
-    this.health = { reachable: false, sinceMs: this.time.now(), error, outages: this.health.outages + 1, lastOutage: this.health.lastOutage }
+    this.health = {
+      reachable: false,
+      sinceMs: this.time.now(),
+      error,
+      outages: this.health.outages + 1,
+      lastOutage: this.health.lastOutage,
+    }
     this.timeline.mark('outage', `cluster unreachable: ${error.slice(0, 80)}`)
   }
 
@@ -30,7 +36,13 @@ export class LabHealth {
     if (this.health.reachable) return
     const now = this.time.now()
     const from = this.health.sinceMs
-    this.health = { reachable: true, sinceMs: now, error: null, outages: this.health.outages, lastOutage: { fromMs: from, toMs: now } }
+    this.health = {
+      reachable: true,
+      sinceMs: now,
+      error: null,
+      outages: this.health.outages,
+      lastOutage: { fromMs: from, toMs: now },
+    }
     this.timeline.mark('outage', `cluster reachable again after ${((now - from) / 1000).toFixed(1)} s`)
   }
 
@@ -46,7 +58,10 @@ export class LabHealth {
 }
 
 /** The notes a snapshot shows: an outage first, then a load generator that stopped, then the runtime's own. */
-export function labNotes(rt: Pick<LabRuntime, 'labNotes' | 'notes' | 'loadFailure' | 'clusterAddress'>, health: LabHealth): string[] {
+export function labNotes(
+  rt: Pick<LabRuntime, 'labNotes' | 'notes' | 'loadFailure' | 'clusterAddress'>,
+  health: LabHealth,
+): string[] {
   const notes = [...rt.labNotes, ...rt.notes]
   const load = rt.loadFailure()
   if (load !== null) notes.unshift(`The load generator stopped: ${load}. Reset the lab to start again.`)

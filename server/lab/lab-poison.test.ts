@@ -10,10 +10,16 @@ import { inProcessRuntimes } from './runtime-factory.ts'
 describe('a lab stopped by a poison record under fail', () => {
   it('shows the stopped task with its record, keeps its lag, and skip resumes with nothing lost', async () => {
     const time = new MockTime()
-    const lab = new Lab(inProcessRuntimes({ time, workers: 2, partitions: 2, seed: 3 }), { ratePerSec: 200, snapshotIntervalMs: 100, validateIntervalMs: 500 })
+    const lab = new Lab(inProcessRuntimes({ time, workers: 2, partitions: 2, seed: 3 }), {
+      ratePerSec: 200,
+      snapshotIntervalMs: 100,
+      validateIntervalMs: 500,
+    })
     await time.runUntilSettled(lab.start())
     await time.runFor(1_000)
-    expect(await time.runUntilSettled(lab.execute('setConfig', { 'default.deserialization.exception.handler': 'fail' }))).toEqual({ ok: true })
+    expect(
+      await time.runUntilSettled(lab.execute('setConfig', { 'default.deserialization.exception.handler': 'fail' })),
+    ).toEqual({ ok: true })
     await time.runFor(500)
     expect(await time.runUntilSettled(lab.execute('injectPoison', { count: 5 }))).toEqual({ ok: true })
 
@@ -36,10 +42,20 @@ describe('a lab stopped by a poison record under fail', () => {
 
     expect(await time.runUntilSettled(lab.execute('skipPoison', {}))).toEqual({ ok: true })
     expect(lab.snapshot().config['default.deserialization.exception.handler']).toBe('log-and-continue')
-    await time.runUntil(() => {
-      const s = lab.snapshot()
-      return (s.stoppedTasks ?? []).length === 0 && s.tasks.length === 2 && s.totals.deadLetters === 5 && s.correctness !== null && s.correctness.inputChecked > s.totals.inputRecords / 2
-    }, 60_000, 50)
+    await time.runUntil(
+      () => {
+        const s = lab.snapshot()
+        return (
+          (s.stoppedTasks ?? []).length === 0 &&
+          s.tasks.length === 2 &&
+          s.totals.deadLetters === 5 &&
+          s.correctness !== null &&
+          s.correctness.inputChecked > s.totals.inputRecords / 2
+        )
+      },
+      60_000,
+      50,
+    )
     await time.runFor(3_000)
     const after = lab.snapshot()
     expect(after.workers.every((w) => w.state === 'running')).toBe(true)
@@ -51,10 +67,16 @@ describe('a lab stopped by a poison record under fail', () => {
 
   it('reset while tasks are stopped starts a fresh lab with the default handler, nothing stopped, committing again', async () => {
     const time = new MockTime()
-    const lab = new Lab(inProcessRuntimes({ time, workers: 2, partitions: 2, seed: 5 }), { ratePerSec: 200, snapshotIntervalMs: 100, validateIntervalMs: 500 })
+    const lab = new Lab(inProcessRuntimes({ time, workers: 2, partitions: 2, seed: 5 }), {
+      ratePerSec: 200,
+      snapshotIntervalMs: 100,
+      validateIntervalMs: 500,
+    })
     await time.runUntilSettled(lab.start())
     await time.runFor(1_000)
-    expect(await time.runUntilSettled(lab.execute('setConfig', { 'default.deserialization.exception.handler': 'fail' }))).toEqual({ ok: true })
+    expect(
+      await time.runUntilSettled(lab.execute('setConfig', { 'default.deserialization.exception.handler': 'fail' })),
+    ).toEqual({ ok: true })
     expect(await time.runUntilSettled(lab.execute('injectPoison', { count: 2 }))).toEqual({ ok: true })
     await time.runUntil(() => (lab.snapshot().stoppedTasks ?? []).some((t) => t.stop !== null), 30_000, 20)
     // Stopped: the committed input stands still while the lag grows.
@@ -65,10 +87,14 @@ describe('a lab stopped by a poison record under fail', () => {
     expect(lagOf(later)).toBeGreaterThan(lagOf(stopped))
 
     expect(await time.runUntilSettled(lab.execute('reset', {}))).toEqual({ ok: true })
-    await time.runUntil(() => {
-      const s = lab.snapshot()
-      return (s.stoppedTasks ?? []).length === 0 && s.tasks.length === 2 && s.totals.committedInput > 0
-    }, 60_000, 50)
+    await time.runUntil(
+      () => {
+        const s = lab.snapshot()
+        return (s.stoppedTasks ?? []).length === 0 && s.tasks.length === 2 && s.totals.committedInput > 0
+      },
+      60_000,
+      50,
+    )
     const fresh = lab.snapshot()
     expect(fresh.config['default.deserialization.exception.handler']).toBe('log-and-continue')
     expect(fresh.workers.every((w) => w.state === 'running' && !w.stop)).toBe(true)

@@ -63,18 +63,28 @@ export function dashboardScenarioHost(name: string, lab: ScenarioLabPort): Dashb
       const runtime = lab.forScenario(setup)
       if (setup.role === 'measure') {
         offScreen.push(runtime)
-        lab.mark('step', `scenario ${name}: a lab off screen measuring ${setup.guarantee} at commit.interval.ms=${runtime.config['commit.interval.ms']}`)
+        lab.mark(
+          'step',
+          `scenario ${name}: a lab off screen measuring ${setup.guarantee} at commit.interval.ms=${runtime.config['commit.interval.ms']}`,
+        )
         await runtime.start()
         return runtime
       }
       const workers = await lab.replace(runtime)
       workers.cleanStops = 'scenario'
       last = { runtime, workers }
-      lab.mark('step', `scenario ${name}: a lab with ${setup.guarantee}, commit.interval.ms=${runtime.config['commit.interval.ms']}`)
+      lab.mark(
+        'step',
+        `scenario ${name}: a lab with ${setup.guarantee}, commit.interval.ms=${runtime.config['commit.interval.ms']}`,
+      )
       return runtime
     },
     async end() {
-      for (const r of offScreen.splice(0)) await r.close().then(() => r.retire('ended')).catch(() => {})
+      for (const r of offScreen.splice(0))
+        await r
+          .close()
+          .then(() => r.retire('ended'))
+          .catch(() => {})
       // Nothing started, or a reset (or the lab's shutdown) replaced the scenario's lab: nothing to hand back.
       if (last === null || before === null || lab.onScreen() !== last.runtime) return null
       await restoreSettings(last.runtime, before)
@@ -118,7 +128,14 @@ export class EvidenceShelf {
   /** The first offset of a partition that retention must keep: the first a recent card links to. */
   keepFrom(rt: LabRuntime, tp: { topic: string; partition: number }, nowMs: number): number {
     if (this.running > 0) return 0
-    const role = tp.topic === rt.topics.input ? 'input' : tp.topic === rt.topics.output ? 'output' : tp.topic === rt.topics.changelog ? 'changelog' : null
+    const role =
+      tp.topic === rt.topics.input
+        ? 'input'
+        : tp.topic === rt.topics.output
+          ? 'output'
+          : tp.topic === rt.topics.changelog
+            ? 'changelog'
+            : null
     let keep = Number.POSITIVE_INFINITY
     for (const c of this.cards) {
       if (this.labs.get(c.id) !== rt || nowMs - c.endedAtMs > EVIDENCE_PINNED_MS) continue
@@ -144,19 +161,57 @@ export class EvidenceShelf {
 }
 
 /** A finished run's card: from its result, or from the error that stopped it. */
-export function evidenceCard(id: string, view: ScenarioView, endedAtMs: number, outcome: { result: ScenarioResult } | { error: string }): EvidenceCard {
+export function evidenceCard(
+  id: string,
+  view: ScenarioView,
+  endedAtMs: number,
+  outcome: { result: ScenarioResult } | { error: string },
+): EvidenceCard {
   const base = { id, name: view.name, title: view.title, startedAtMs: view.startedAtMs, endedAtMs }
-  if ('error' in outcome) return { ...base, status: 'error', expectations: [], figures: {}, conclusion: null, error: outcome.error, links: [] }
+  if ('error' in outcome)
+    return {
+      ...base,
+      status: 'error',
+      expectations: [],
+      figures: {},
+      conclusion: null,
+      error: outcome.error,
+      links: [],
+    }
   const r = outcome.result
-  return { ...base, status: r.passed ? 'passed' : 'failed', expectations: r.expectations.map((e) => ({ ...e })), figures: { ...r.figures }, conclusion: r.conclusion, error: null, links: r.links.map((l) => ({ ...l })) }
+  return {
+    ...base,
+    status: r.passed ? 'passed' : 'failed',
+    expectations: r.expectations.map((e) => ({ ...e })),
+    figures: { ...r.figures },
+    conclusion: r.conclusion,
+    error: null,
+    links: r.links.map((l) => ({ ...l })),
+  }
 }
 
 /** Starts a scenario unless one is still running; its view is filled in as it goes, its card shelved when it ends. */
-export function startScenario(name: string, current: ScenarioView | null, host: DashboardScenarioHost, shelf: EvidenceShelf): { result: CommandResult; view: ScenarioView | null } {
+export function startScenario(
+  name: string,
+  current: ScenarioView | null,
+  host: DashboardScenarioHost,
+  shelf: EvidenceShelf,
+): { result: CommandResult; view: ScenarioView | null } {
   const scenario = scenarioByName(name)
   if (!scenario) return { result: { ok: false, error: `unknown scenario ${JSON.stringify(name)}` }, view: null }
-  if (current?.status === 'running') return { result: { ok: false, error: `scenario ${current.name} is still running` }, view: null }
-  const view: ScenarioView = { name: scenario.name, title: scenario.title, summary: scenario.summary, status: 'running', narrative: [], expectations: [], conclusion: null, error: null, startedAtMs: host.time.now() }
+  if (current?.status === 'running')
+    return { result: { ok: false, error: `scenario ${current.name} is still running` }, view: null }
+  const view: ScenarioView = {
+    name: scenario.name,
+    title: scenario.title,
+    summary: scenario.summary,
+    status: 'running',
+    narrative: [],
+    expectations: [],
+    conclusion: null,
+    error: null,
+    startedAtMs: host.time.now(),
+  }
   const id = shelf.nextId(scenario.name)
   shelf.begin()
   const finish = async (outcome: { result: ScenarioResult } | { error: string }) => {
@@ -166,7 +221,12 @@ export function startScenario(name: string, current: ScenarioView | null, host: 
       card.error = `the lab could not return to its settings: ${e instanceof Error ? e.message : 'unknown error'}; reset it`
       return null
     })
-    if ('result' in outcome) Object.assign(view, { status: card.status, expectations: outcome.result.expectations, conclusion: outcome.result.conclusion })
+    if ('result' in outcome)
+      Object.assign(view, {
+        status: card.status,
+        expectations: outcome.result.expectations,
+        conclusion: outcome.result.conclusion,
+      })
     else Object.assign(view, { status: 'error', error: outcome.error })
     shelf.add(card, lab)
     host.mark('ended', `scenario ${scenario.name} ${card.status}${card.error ? `: ${card.error}` : ''}`, card.status)

@@ -66,7 +66,12 @@ export class LabTimeline {
 }
 
 /** Calls fn every everyMs until the timers stop; a failed round is skipped, the next one retries. */
-export async function repeat(time: Time, timers: { readonly stop: boolean }, everyMs: number, fn: () => unknown): Promise<void> {
+export async function repeat(
+  time: Time,
+  timers: { readonly stop: boolean },
+  everyMs: number,
+  fn: () => unknown,
+): Promise<void> {
   while (!timers.stop) {
     await time.sleep(everyMs)
     if (timers.stop) break

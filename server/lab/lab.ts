@@ -3,13 +3,28 @@
 // inspector, and the commands a browser or the REST API may send. What a backend cannot do is
 // refused with the reason its log connection's capabilities give.
 
-import type { CommandName, CommandPayload, CommandResult, CorrectnessView, LabSnapshot, ScenarioView } from '../../lib/lab-protocol.ts'
+import type {
+  CommandName,
+  CommandPayload,
+  CommandResult,
+  CorrectnessView,
+  LabSnapshot,
+  ScenarioView,
+} from '../../lib/lab-protocol.ts'
 import { KAFKA_STREAMS_DEFAULTS } from '../../lib/streams-config.ts'
 import { refusal, type Capability } from '../log/capabilities.ts'
 import { SystemTime, type Time } from '../log/time.ts'
 import { IncrementalValidator } from '../validator/incremental-validator.ts'
 import { DuplicateLedger } from './duplicate-ledger.ts'
-import { applySetConfig, CommandQueue, injectPoison, skipPoison, WORKER_COMMANDS, workerCommand, type WorkerCommandName } from './lab-commands.ts'
+import {
+  applySetConfig,
+  CommandQueue,
+  injectPoison,
+  skipPoison,
+  WORKER_COMMANDS,
+  workerCommand,
+  type WorkerCommandName,
+} from './lab-commands.ts'
 import type { LabController } from './lab-controller.ts'
 import type { LabEvent, LabRuntime } from './lab-runtime.ts'
 import { LabHealth, labNotes } from './lab-health.ts'
@@ -23,7 +38,15 @@ import { validationTarget } from './runtime-common.ts'
 import { inProcessRuntimes, type RuntimeFactory } from './runtime-factory.ts'
 import { SCENARIOS } from './scenarios/index.ts'
 import { dashboardScenarioHost, EvidenceShelf, startScenario, type DashboardScenarioHost } from './lab-scenario.ts'
-import { brokerCards, correctnessView, labConfig, ledgerWindows, recoveryViews, TraceBook, unavailableControls } from './snapshot-parts.ts'
+import {
+  brokerCards,
+  correctnessView,
+  labConfig,
+  ledgerWindows,
+  recoveryViews,
+  TraceBook,
+  unavailableControls,
+} from './snapshot-parts.ts'
 import { TransactionBoard } from './transaction-board.ts'
 import { TransactionsBook } from './transactions-book.ts'
 import { VisibilityTracker } from './visibility-tracker.ts'
@@ -36,7 +59,13 @@ const SERIES_WINDOW_MS = 500
 const RETENTION_EVERY_MS = 5_000
 const MAX_WORKERS = 12
 /** The capability a command needs of the backend, if any (a kill at a step needs kill-at-step). */
-const CAPABILITY_OF: Partial<Record<CommandName, Capability>> = { dropAcks: 'drop-acks', runScenario: 'scenarios', pauseWorker: 'pause', killBroker: 'broker-faults', restartBroker: 'broker-faults' }
+const CAPABILITY_OF: Partial<Record<CommandName, Capability>> = {
+  dropAcks: 'drop-acks',
+  runScenario: 'scenarios',
+  pauseWorker: 'pause',
+  killBroker: 'broker-faults',
+  restartBroker: 'broker-faults',
+}
 
 export class Lab implements LabController {
   private runtime!: LabRuntime
@@ -47,11 +76,20 @@ export class Lab implements LabController {
   private readonly timeline: LabTimeline
   private readonly record: LabRecord
   private readonly traces = new TraceBook()
-  private readonly commands = new CommandQueue({ refusal: () => (this.closed ? 'the lab is shutting down' : null), run: (n, p) => this.runCommand(n, p), published: () => this.publish() })
+  private readonly commands = new CommandQueue({
+    refusal: () => (this.closed ? 'the lab is shutting down' : null),
+    run: (n, p) => this.runCommand(n, p),
+    published: () => this.publish(),
+  })
   private readonly health: LabHealth
   private readonly logBook = new PartitionLogBook()
   private readonly partitionsBook = new PartitionsBook()
-  private readonly transactionsBook = new TransactionsBook({ runtime: () => this.runtime, now: () => this.time.now(), journal: (fact, label, links) => this.record.journal.append(fact, label, { links }), changed: () => void this.refreshLogView().catch(() => {}) })
+  private readonly transactionsBook = new TransactionsBook({
+    runtime: () => this.runtime,
+    now: () => this.time.now(),
+    journal: (fact, label, links) => this.record.journal.append(fact, label, { links }),
+    changed: () => void this.refreshLogView().catch(() => {}),
+  })
   private correctness: CorrectnessView | null = null
   private timers = { stop: false }
   private unsubscribe = () => {}
@@ -66,14 +104,19 @@ export class Lab implements LabController {
   private deadLetters = 0
   private closed = false
   private readonly evidence = new EvidenceShelf()
-  readonly transactionHistory = (filter: import('./transaction-history.ts').TxnHistoryFilter) => this.record.history.query(filter)
+  readonly transactionHistory = (filter: import('./transaction-history.ts').TxnHistoryFilter) =>
+    this.record.history.query(filter)
 
   constructor(
     private readonly runtimes: RuntimeFactory,
     private readonly options: LabLoopOptions = {},
   ) {
     this.time = runtimes.time
-    this.record = new LabRecord(this.time, () => this.runtime, () => this.health.view().reachable)
+    this.record = new LabRecord(
+      this.time,
+      () => this.runtime,
+      () => this.health.view().reachable,
+    )
     this.board = this.newBoard()
     this.timeline = new LabTimeline(this.time, (kind, label, t) => this.record.mark(kind, label, t))
     this.health = new LabHealth(this.time, this.timeline)
@@ -81,7 +124,9 @@ export class Lab implements LabController {
   }
 
   async start(): Promise<void> {
-    await this.startRuntime(this.runtimes.create({ guarantee: this.options.guarantee ?? 'exactly_once', ratePerSec: this.rate }))
+    await this.startRuntime(
+      this.runtimes.create({ guarantee: this.options.guarantee ?? 'exactly_once', ratePerSec: this.rate }),
+    )
   }
 
   /**
@@ -97,8 +142,17 @@ export class Lab implements LabController {
     this.deadLetters = 0
     this.logBook.clear()
     this.partitionsBook.clear()
-    this.validator = new IncrementalValidator(rt.connection.inspector(), { ...validationTarget(rt), betweenPages: () => rt.time.yield() })
-    this.visibility = new VisibilityTracker(rt.connection.reader(), rt.topics.output, rt.partitions, (r) => ledger.observe(r), rt.clusterAddress === null ? 'probe-offsets' : 'fetch-only')
+    this.validator = new IncrementalValidator(rt.connection.inspector(), {
+      ...validationTarget(rt),
+      betweenPages: () => rt.time.yield(),
+    })
+    this.visibility = new VisibilityTracker(
+      rt.connection.reader(),
+      rt.topics.output,
+      rt.partitions,
+      (r) => ledger.observe(r),
+      rt.clusterAddress === null ? 'probe-offsets' : 'fetch-only',
+    )
     this.unsubscribe = rt.onEvent((e) => this.onEvent(e))
     this.record.beginRun()
     this.timeline.restart()
@@ -129,7 +183,18 @@ export class Lab implements LabController {
   /** The partitions table and the partition log view, from one read of the offsets. */
   private refreshLogView(): Promise<void> {
     const rt = this.runtime
-    return this.partitionsBook.refresh(rt, () => this.runtime, this.board.producerTimelines(), (offsetsOf) => this.logBook.refresh(rt, () => this.runtime, (p) => this.visibility.positions[p], offsetsOf))
+    return this.partitionsBook.refresh(
+      rt,
+      () => this.runtime,
+      this.board.producerTimelines(),
+      (offsetsOf) =>
+        this.logBook.refresh(
+          rt,
+          () => this.runtime,
+          (p) => this.visibility.positions[p],
+          offsetsOf,
+        ),
+    )
   }
 
   /** Stops the current runtime at once and forgets what was shown of it (what it leaves open is the teardown's, not a fault). */
@@ -144,7 +209,10 @@ export class Lab implements LabController {
   }
 
   private newBoard(): TransactionBoard {
-    return new TransactionBoard((workerId) => this.workers.wasKilled(workerId), this.transactionsBook.tee(this.record.txns))
+    return new TransactionBoard(
+      (workerId) => this.workers.wasKilled(workerId),
+      this.transactionsBook.tee(this.record.txns),
+    )
   }
 
   /** Where a guided scenario runs: each lab it starts replaces the one on screen; the last one runs on when it ends. */
@@ -187,7 +255,8 @@ export class Lab implements LabController {
         this.traces.onKilled(e.workerId)
         break
       case 'ack-dropped':
-        for (const b of e.batches) if (b.topic === this.runtime.topics.output) this.ledger.noteRetriedBatch(b.partition, b.baseOffset, b.count)
+        for (const b of e.batches)
+          if (b.topic === this.runtime.topics.output) this.ledger.noteRetriedBatch(b.partition, b.baseOffset, b.count)
         break
       case 'trace':
         this.traces.onTrace(e)
@@ -265,12 +334,22 @@ export class Lab implements LabController {
       txnStats: this.record.history.statistics(),
       recoveries: recoveryViews(rt.tracker.recoveries, this.ledger),
       correctness: this.correctness,
-      scenario: this.scenario ? { ...this.scenario, narrative: [...this.scenario.narrative], expectations: [...this.scenario.expectations] } : null,
+      scenario: this.scenario
+        ? { ...this.scenario, narrative: [...this.scenario.narrative], expectations: [...this.scenario.expectations] }
+        : null,
       scenarios: scenarios ? SCENARIOS.map((x) => ({ name: x.name, title: x.title, summary: x.summary })) : [],
       evidence: this.evidence.list(),
       traces: this.traces.list(),
       partitionLog: this.logBook.view,
-      producers: [...idempotentProducers(workers), ...this.workers.withGenerationFencings(this.board.producerTimelines(), rt.config['processing.guarantee'])].map((tl) => ({ ...tl, epochs: [...tl.epochs], fencings: [...tl.fencings], lastSequence: rt.producerSequences(tl.producerId) })),
+      producers: [
+        ...idempotentProducers(workers),
+        ...this.workers.withGenerationFencings(this.board.producerTimelines(), rt.config['processing.guarantee']),
+      ].map((tl) => ({
+        ...tl,
+        epochs: [...tl.epochs],
+        fencings: [...tl.fencings],
+        lastSequence: rt.producerSequences(tl.producerId),
+      })),
       duplicateLedger: this.ledger.entries(),
       ...(this.partitionsBook.rows ? { partitions: this.partitionsBook.rows } : {}),
       ...this.transactionsBook.part(),
@@ -319,17 +398,38 @@ export class Lab implements LabController {
 
   private async runCommand(name: CommandName, payload: unknown): Promise<CommandResult | void> {
     const rt = this.runtime
-    const needs = name === 'killWorker' && (payload as CommandPayload<'killWorker'>).step != null ? 'kill-at-step' : CAPABILITY_OF[name]
+    const needs =
+      name === 'killWorker' && (payload as CommandPayload<'killWorker'>).step != null
+        ? 'kill-at-step'
+        : CAPABILITY_OF[name]
     const refused = needs === undefined ? null : refusal(rt.connection.capabilities, needs)
     if (refused !== null) return { ok: false, error: refused }
     if (TransactionsBook.owns(name)) return this.transactionsBook.run(rt, name, payload)
-    if (WORKER_COMMANDS.includes(name)) return workerCommand(rt, name as WorkerCommandName, payload, (workerId) => this.record.mark('resume', `${workerId} woke up${rt.wording.resumed}`, undefined, { kind: 'resume', workerId }))
-    if (name === 'killBroker' || name === 'restartBroker') return brokerCards.command(this, rt, name, (payload as CommandPayload<'killBroker'>).brokerId, (label, fact) => this.record.mark('outage', label, undefined, fact))
+    if (WORKER_COMMANDS.includes(name))
+      return workerCommand(rt, name as WorkerCommandName, payload, (workerId) =>
+        this.record.mark('resume', `${workerId} woke up${rt.wording.resumed}`, undefined, { kind: 'resume', workerId }),
+      )
+    if (name === 'killBroker' || name === 'restartBroker')
+      return brokerCards.command(this, rt, name, (payload as CommandPayload<'killBroker'>).brokerId, (label, fact) =>
+        this.record.mark('outage', label, undefined, fact),
+      )
     switch (name) {
       case 'setConfig':
-        return applySetConfig(rt, payload as CommandPayload<'setConfig'>, { mark: (kind, label) => this.record.mark(kind, label, undefined, { kind: 'config', changes: payload as Record<string, string | number> }), rate: (r) => (this.rate = r) })
+        return applySetConfig(rt, payload as CommandPayload<'setConfig'>, {
+          mark: (kind, label) =>
+            this.record.mark(kind, label, undefined, {
+              kind: 'config',
+              changes: payload as Record<string, string | number>,
+            }),
+          rate: (r) => (this.rate = r),
+        })
       case 'skipPoison':
-        return skipPoison(rt, (label) => this.record.mark('config', label, undefined, { kind: 'config', changes: { 'default.deserialization.exception.handler': 'log-and-continue' } }))
+        return skipPoison(rt, (label) =>
+          this.record.mark('config', label, undefined, {
+            kind: 'config',
+            changes: { 'default.deserialization.exception.handler': 'log-and-continue' },
+          }),
+        )
       case 'addWorker':
         if (rt.slots.length >= MAX_WORKERS) return { ok: false, error: `at most ${MAX_WORKERS} workers` }
         return this.record.added(rt.addWorker().slotId, rt.wording)
@@ -339,7 +439,13 @@ export class Lab implements LabController {
       case 'reset':
         return this.reset()
       case 'injectPoison':
-        return injectPoison(rt, (payload as CommandPayload<'injectPoison'>).count, (label) => this.record.mark('config', label, undefined, { kind: 'poison', count: (payload as CommandPayload<'injectPoison'>).count, handler: rt.deserializationPolicy }))
+        return injectPoison(rt, (payload as CommandPayload<'injectPoison'>).count, (label) =>
+          this.record.mark('config', label, undefined, {
+            kind: 'poison',
+            count: (payload as CommandPayload<'injectPoison'>).count,
+            handler: rt.deserializationPolicy,
+          }),
+        )
       case 'selectPartition':
         return this.select(payload as CommandPayload<'selectPartition'>)
       case 'runScenario': {
@@ -355,7 +461,8 @@ export class Lab implements LabController {
 
   private select(sel: CommandPayload<'selectPartition'>): CommandResult | void {
     const rt = this.runtime
-    if (sel.partition >= rt.partitions) return { ok: false, error: `partition ${sel.partition} does not exist: the lab has ${rt.partitions}` }
+    if (sel.partition >= rt.partitions)
+      return { ok: false, error: `partition ${sel.partition} does not exist: the lab has ${rt.partitions}` }
     this.logBook.selected = sel
     void this.refreshLogView().catch(() => {})
   }
@@ -369,14 +476,24 @@ export class Lab implements LabController {
     await this.teardown()
     this.scenario = null
     try {
-      await this.startRuntime(this.runtimes.create({ guarantee: this.options.guarantee ?? 'exactly_once', ratePerSec: this.options.ratePerSec ?? 500 }))
+      await this.startRuntime(
+        this.runtimes.create({
+          guarantee: this.options.guarantee ?? 'exactly_once',
+          ratePerSec: this.options.ratePerSec ?? 500,
+        }),
+      )
     } catch (e) {
       // The old application is gone either way: its followers stop and wait for the next start.
       void old.retire('ended')
       throw e
     }
     void old.retire('replaced')
-    this.record.mark('reset', `lab reset to the defaults (${this.runtime.config['processing.guarantee']}, ${this.rate}/s, ${this.runtime.slots.length} workers): application.id ${this.runtime.groupId}`, undefined, { kind: 'reset', applicationId: this.runtime.groupId })
+    this.record.mark(
+      'reset',
+      `lab reset to the defaults (${this.runtime.config['processing.guarantee']}, ${this.rate}/s, ${this.runtime.slots.length} workers): application.id ${this.runtime.groupId}`,
+      undefined,
+      { kind: 'reset', applicationId: this.runtime.groupId },
+    )
   }
 
   /** Stops the lab for good: no command runs after it, the runtime ends and its application is retired. */

@@ -71,7 +71,8 @@ export class LoadGenerator {
     const poison = this.options.poisonRatio ?? 0
     for (let i = 0; i < n; i++) {
       const k = this.random.int(0, this.keyNames.length)
-      const value = poison > 0 && this.random.next() < poison ? `not-a-number-${this.sent + i}` : String(this.random.int(0, 1000))
+      const value =
+        poison > 0 && this.random.next() < poison ? `not-a-number-${this.sent + i}` : String(this.random.int(0, 1000))
       out[i] = { topic: this.options.topic, partition: this.keyPartition[k]!, key: this.keyNames[k]!, value }
     }
     return out
@@ -90,13 +91,19 @@ export class LoadGenerator {
       if (!Number.isFinite(rate)) credit = batchMax
       credit = Math.min(credit, batchMax * 4)
       let n = Math.min(Math.floor(credit), batchMax, this.options.maxRecords - this.sent)
-      if (this.options.maxBacklog !== undefined && this.options.backlog && this.options.backlog() > this.options.maxBacklog) n = 0
+      if (
+        this.options.maxBacklog !== undefined &&
+        this.options.backlog &&
+        this.options.backlog() > this.options.maxBacklog
+      )
+        n = 0
       if (n > 0) {
         await this.producer.send(this.nextBatch(n))
         this.sent += n
         credit -= n
       }
-      if (Number.isFinite(rate)) await this.time.sleep(rate > 0 && rate < 1000 / tickMs ? Math.min(1000 / rate, 250) : tickMs)
+      if (Number.isFinite(rate))
+        await this.time.sleep(rate > 0 && rate < 1000 / tickMs ? Math.min(1000 / rate, 250) : tickMs)
       else if (n === 0) await this.time.sleep(1)
       else await this.time.yield()
     }

@@ -30,18 +30,29 @@ async function markersOf(inspector: LogInspector, tp: TopicPartition, into: Mark
     const page: StoredRecordView[] = await inspector.readRaw(tp, from, highWatermark, PAGE)
     if (page.length === 0) break
     for (const r of page) {
-      if (r.control === 'COMMIT' || r.control === 'ABORT') into.push({ producerId: r.producerId, epoch: r.producerEpoch, control: r.control, partition: `${tp.topic}-${tp.partition}`, timestamp: r.timestamp })
+      if (r.control === 'COMMIT' || r.control === 'ABORT')
+        into.push({
+          producerId: r.producerId,
+          epoch: r.producerEpoch,
+          control: r.control,
+          partition: `${tp.topic}-${tp.partition}`,
+          timestamp: r.timestamp,
+        })
     }
     from = page[page.length - 1]!.offset + 1
   }
 }
 
 /** The transactions the markers on these topics end, each counted once across its partitions. */
-export async function transactionsInLog(inspector: LogInspector, topics: readonly string[]): Promise<LogTransactionCounts> {
+export async function transactionsInLog(
+  inspector: LogInspector,
+  topics: readonly string[],
+): Promise<LogTransactionCounts> {
   const partitions = new Map((await inspector.topics()).map((t) => [t.topic, t.partitions]))
   const markers: Marker[] = []
   for (const topic of topics) {
-    for (let partition = 0; partition < (partitions.get(topic) ?? 0); partition++) await markersOf(inspector, { topic, partition }, markers)
+    for (let partition = 0; partition < (partitions.get(topic) ?? 0); partition++)
+      await markersOf(inspector, { topic, partition }, markers)
   }
   return countTransactions(markers)
 }
@@ -60,7 +71,12 @@ export function countTransactions(markers: readonly Marker[]): LogTransactionCou
     let first: Marker | null = null
     let marked = new Set<string>()
     for (const m of list) {
-      const same = first !== null && m.epoch === first.epoch && m.control === first.control && !marked.has(m.partition) && m.timestamp - first.timestamp <= MARKER_ROUND_MS
+      const same =
+        first !== null &&
+        m.epoch === first.epoch &&
+        m.control === first.control &&
+        !marked.has(m.partition) &&
+        m.timestamp - first.timestamp <= MARKER_ROUND_MS
       if (!same) {
         first = m
         marked = new Set()

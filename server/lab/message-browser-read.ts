@@ -18,7 +18,13 @@ export interface BrowsedLab {
 const MAX_FETCHES = 200
 
 /** The offsets of [from, to) a consumer at this isolation level is given. */
-export async function visibleOffsets(reader: LogReader, tp: TopicPartition, from: number, to: number, isolation: IsolationLevel): Promise<Set<number>> {
+export async function visibleOffsets(
+  reader: LogReader,
+  tp: TopicPartition,
+  from: number,
+  to: number,
+  isolation: IsolationLevel,
+): Promise<Set<number>> {
   const seen = new Set<number>()
   let at = from
   for (let i = 0; i < MAX_FETCHES && at < to; i++) {
@@ -32,10 +38,17 @@ export async function visibleOffsets(reader: LogReader, tp: TopicPartition, from
 }
 
 /** One page of the message browser; a bad topic, partition or range is refused with why. */
-export async function browseMessages(lab: BrowsedLab, q: MessageQuery): Promise<{ ok: true; value: MessagePage } | { ok: false; error: string }> {
+export async function browseMessages(
+  lab: BrowsedLab,
+  q: MessageQuery,
+): Promise<{ ok: true; value: MessagePage } | { ok: false; error: string }> {
   const tp = { topic: lab.topics[q.topic], partition: q.partition }
   const inspector = lab.connection.inspector()
-  if (q.partition >= lab.partitions) return { ok: false, error: `partition ${q.partition} does not exist: topic ${q.topic} has ${lab.partitions} (0 to ${lab.partitions - 1})` }
+  if (q.partition >= lab.partitions)
+    return {
+      ok: false,
+      error: `partition ${q.partition} does not exist: topic ${q.topic} has ${lab.partitions} (0 to ${lab.partitions - 1})`,
+    }
   const offsets = await inspector.offsets(tp)
   const plan = planRange(q, lab.partitions, offsets)
   if (!plan.ok) return plan
@@ -46,5 +59,18 @@ export async function browseMessages(lab: BrowsedLab, q: MessageQuery): Promise<
     visibleOffsets(reader, tp, range.from, range.scanEnd, 'read_committed'),
     visibleOffsets(reader, tp, range.from, range.scanEnd, 'read_uncommitted'),
   ])
-  return { ok: true, value: messagePage({ query: q, role: q.topic, topic: tp.topic, partitions: lab.partitions, offsets, range, stored, readCommitted, readUncommitted }) }
+  return {
+    ok: true,
+    value: messagePage({
+      query: q,
+      role: q.topic,
+      topic: tp.topic,
+      partitions: lab.partitions,
+      offsets,
+      range,
+      stored,
+      readCommitted,
+      readUncommitted,
+    }),
+  }
 }

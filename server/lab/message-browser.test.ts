@@ -19,10 +19,26 @@ function query(s: string): MessageQuery {
   return q.value
 }
 
-const out = (key: string, count: number, inputOffset: number) => encodeOutputValue(key, { count, sum: count, min: 1, max: 1 }, { partition: 0, offset: inputOffset })
+const out = (key: string, count: number, inputOffset: number) =>
+  encodeOutputValue(key, { count, sum: count, min: 1, max: 1 }, { partition: 0, offset: inputOffset })
 let seq = 0
 function rec(offset: number, over: Partial<StoredRecordView>): StoredRecordView {
-  return { topic: 'output', partition: 0, offset, key: null, value: null, headers: undefined, timestamp: 1_000 + offset, producerId: 7, producerEpoch: 0, sequence: seq++, transactional: true, control: null, txnOutcome: 'committed', ...over }
+  return {
+    topic: 'output',
+    partition: 0,
+    offset,
+    key: null,
+    value: null,
+    headers: undefined,
+    timestamp: 1_000 + offset,
+    producerId: 7,
+    producerEpoch: 0,
+    sequence: seq++,
+    transactional: true,
+    control: null,
+    txnOutcome: 'committed',
+    ...over,
+  }
 }
 
 // 0-1 committed (k1, k2), 2 COMMIT; 3 aborted (k1, the same input as 0), 4 ABORT; 5 plain record
@@ -50,7 +66,17 @@ function page(s: string, offsets = OFFSETS, stored = STORED) {
   const q = query(s)
   const plan = planRange(q, 3, offsets)
   if (!plan.ok) throw new Error(plan.error)
-  const input: PageInput = { query: q, role: q.topic, topic: 'app-output', partitions: 3, offsets, range: plan.value, stored, readCommitted: RC, readUncommitted: RU }
+  const input: PageInput = {
+    query: q,
+    role: q.topic,
+    topic: 'app-output',
+    partitions: 3,
+    offsets,
+    range: plan.value,
+    stored,
+    readCommitted: RC,
+    readUncommitted: RU,
+  }
   return messagePage(input)
 }
 
@@ -58,13 +84,29 @@ describe('the message page', () => {
   it('shows every stored record of the range with both isolation levels, markers and pending records marked', () => {
     const p = page('topic=output&partition=0&from=0')
     expect(p.records.map((r) => r.offset)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
-    expect(p.records.map((r) => r.state)).toEqual(['committed', 'committed', 'control', 'aborted', 'control', 'non-transactional', 'committed', 'committed', 'control', 'pending', 'pending'])
+    expect(p.records.map((r) => r.state)).toEqual([
+      'committed',
+      'committed',
+      'control',
+      'aborted',
+      'control',
+      'non-transactional',
+      'committed',
+      'committed',
+      'control',
+      'pending',
+      'pending',
+    ])
     expect(p.records.filter((r) => r.readCommitted).map((r) => r.offset)).toEqual([0, 1, 5, 6, 7])
     expect(p.records.filter((r) => r.readUncommitted).map((r) => r.offset)).toEqual([0, 1, 3, 5, 6, 7, 9, 10])
     expect(p.records.filter((r) => r.aboveLso).map((r) => r.offset)).toEqual([9, 10])
     expect(p.records[4]).toMatchObject({ control: 'ABORT', key: null, producerId: 8 })
     expect(p.records[0]!.headers).toEqual({ h: 'one' })
-    expect(p.records[3]).toMatchObject({ producerId: 8, transactional: true, source: { topic: 'input', partition: 0, offset: 10 } })
+    expect(p.records[3]).toMatchObject({
+      producerId: 8,
+      transactional: true,
+      source: { topic: 'input', partition: 0, offset: 10 },
+    })
     expect(p).toMatchObject({ from: 0, scannedTo: 11, nextOffset: null, lastStableOffset: 9, highWatermark: 11 })
   })
 
@@ -119,16 +161,31 @@ describe('the range a query covers', () => {
   const q = (s: string) => query(s)
   it('cuts a range to the log and bounds one request to the scan cap', () => {
     const o = { logStartOffset: 100, lastStableOffset: 20_000, highWatermark: 20_000 }
-    expect(planRange(q('topic=input&from=5&to=300'), 3, o)).toEqual({ ok: true, value: { from: 100, to: 300, scanEnd: 300 } })
-    expect(planRange(q('topic=input&from=150&to=999999'), 3, o)).toEqual({ ok: true, value: { from: 150, to: 20_000, scanEnd: 150 + MESSAGE_SCAN_MAX } })
+    expect(planRange(q('topic=input&from=5&to=300'), 3, o)).toEqual({
+      ok: true,
+      value: { from: 100, to: 300, scanEnd: 300 },
+    })
+    expect(planRange(q('topic=input&from=150&to=999999'), 3, o)).toEqual({
+      ok: true,
+      value: { from: 150, to: 20_000, scanEnd: 150 + MESSAGE_SCAN_MAX },
+    })
     expect(planRange(q('topic=input&key=a'), 3, o)).toMatchObject({ ok: true, value: { from: 100 } })
   })
 
   it('refuses a partition that does not exist and a range outside the log, saying why', () => {
     const o = { logStartOffset: 100, lastStableOffset: 200, highWatermark: 200 }
-    expect(planRange(q('topic=output&partition=3'), 3, o)).toEqual({ ok: false, error: 'partition 3 does not exist: topic output has 3 (0 to 2)' })
-    expect(planRange(q('topic=output&from=201'), 3, o)).toEqual({ ok: false, error: 'from 201 is beyond the high watermark 200 of output-0' })
-    expect(planRange(q('topic=output&to=100'), 3, o)).toMatchObject({ ok: false, error: expect.stringMatching(/log start offset 100/) })
+    expect(planRange(q('topic=output&partition=3'), 3, o)).toEqual({
+      ok: false,
+      error: 'partition 3 does not exist: topic output has 3 (0 to 2)',
+    })
+    expect(planRange(q('topic=output&from=201'), 3, o)).toEqual({
+      ok: false,
+      error: 'from 201 is beyond the high watermark 200 of output-0',
+    })
+    expect(planRange(q('topic=output&to=100'), 3, o)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/log start offset 100/),
+    })
   })
 })
 
@@ -188,7 +245,10 @@ describe('the message browser on the embedded log', () => {
     expect(r.value.records[0]!.headers).toEqual({ trace: 'x' })
     expect(r.value.records[3]!.control).toBe('ABORT')
     expect(r.value).toMatchObject({ lastStableOffset: 4, highWatermark: 5 })
-    expect(await browseMessages(lab, query('topic=output&partition=2'))).toEqual({ ok: false, error: 'partition 2 does not exist: topic output has 2 (0 to 1)' })
+    expect(await browseMessages(lab, query('topic=output&partition=2'))).toEqual({
+      ok: false,
+      error: 'partition 2 does not exist: topic output has 2 (0 to 1)',
+    })
     await p.abortTransaction()
   })
 })

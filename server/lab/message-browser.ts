@@ -2,7 +2,14 @@
 // it makes of the stored records and what each isolation level's consumer was given
 // (messagePage). The reads themselves are in message-browser-read.ts.
 
-import { MESSAGE_SCAN_MAX, type MessagePage, type MessageQuery, type MessageRow, type MessageSource, type MessageState } from '../../lib/message-browser.ts'
+import {
+  MESSAGE_SCAN_MAX,
+  type MessagePage,
+  type MessageQuery,
+  type MessageRow,
+  type MessageSource,
+  type MessageState,
+} from '../../lib/message-browser.ts'
 import type { LabTopicRole } from '../../lib/log-range.ts'
 import { decodeOutputValue } from '../../lib/records.ts'
 import type { PartitionOffsets, StoredRecordView } from '../log/types.ts'
@@ -23,9 +30,21 @@ export interface PlannedRange {
  * the log is cut to it.
  */
 export function planRange(q: MessageQuery, partitions: number, o: PartitionOffsets): Result<PlannedRange> {
-  if (q.partition >= partitions) return { ok: false, error: `partition ${q.partition} does not exist: topic ${q.topic} has ${partitions} (0 to ${partitions - 1})` }
-  if (q.from !== undefined && q.from > o.highWatermark) return { ok: false, error: `from ${q.from} is beyond the high watermark ${o.highWatermark} of ${q.topic}-${q.partition}` }
-  if (q.to !== undefined && q.to <= o.logStartOffset && o.logStartOffset > 0) return { ok: false, error: `to ${q.to} is at or below the log start offset ${o.logStartOffset} of ${q.topic}-${q.partition}: those records were deleted` }
+  if (q.partition >= partitions)
+    return {
+      ok: false,
+      error: `partition ${q.partition} does not exist: topic ${q.topic} has ${partitions} (0 to ${partitions - 1})`,
+    }
+  if (q.from !== undefined && q.from > o.highWatermark)
+    return {
+      ok: false,
+      error: `from ${q.from} is beyond the high watermark ${o.highWatermark} of ${q.topic}-${q.partition}`,
+    }
+  if (q.to !== undefined && q.to <= o.logStartOffset && o.logStartOffset > 0)
+    return {
+      ok: false,
+      error: `to ${q.to} is at or below the log start offset ${o.logStartOffset} of ${q.topic}-${q.partition}: those records were deleted`,
+    }
   const to = Math.min(q.to ?? o.highWatermark, o.highWatermark)
   const filtered = q.key !== undefined || q.source !== undefined || q.sinceMs !== undefined || q.untilMs !== undefined
   const start = q.from ?? (filtered ? o.logStartOffset : to - q.limit)
@@ -98,7 +117,8 @@ function linkSameSource(rows: MessageRow[]): void {
     if (list) list.push(r)
     else bySource.set(k, [r])
   }
-  for (const list of bySource.values()) if (list.length > 1) for (const r of list) r.sameSourceAs = list.filter((x) => x !== r).map((x) => x.offset)
+  for (const list of bySource.values())
+    if (list.length > 1) for (const r of list) r.sameSourceAs = list.filter((x) => x !== r).map((x) => x.offset)
 }
 
 /** The page: the records of the range that pass the filters, at most `limit`, and where the next page starts. */
@@ -110,7 +130,11 @@ export function messagePage(p: PageInput): MessagePage {
     if (r.offset < range.from || r.offset >= range.scanEnd) continue
     if (!matches(query, r)) continue
     const shown = row(p, r)
-    if (query.source !== undefined && (shown.source?.partition !== query.source.partition || shown.source.offset !== query.source.offset)) continue
+    if (
+      query.source !== undefined &&
+      (shown.source?.partition !== query.source.partition || shown.source.offset !== query.source.offset)
+    )
+      continue
     rows.push(shown)
     if (rows.length >= query.limit) {
       scannedTo = r.offset + 1

@@ -14,7 +14,12 @@ const SEARCH_STEP = 1_000
 
 export type LogSelection = CommandPayload<'selectPartition'>
 
-async function lastAbortOffset(inspector: LogInspector, tp: TopicPartition, logStart: number, hw: number): Promise<number | null> {
+async function lastAbortOffset(
+  inspector: LogInspector,
+  tp: TopicPartition,
+  logStart: number,
+  hw: number,
+): Promise<number | null> {
   for (let to = hw; to > logStart && hw - to < ABORT_SEARCH_RECORDS; to -= SEARCH_STEP) {
     const raw = await inspector.readRaw(tp, Math.max(logStart, to - SEARCH_STEP), to, SEARCH_STEP)
     for (let i = raw.length - 1; i >= 0; i--) if (raw[i]!.control === 'ABORT') return raw[i]!.offset
@@ -31,9 +36,15 @@ export class PartitionLogBook {
    * (an older refresh may end later). `readCommitted`: the dashboard's own read_committed position;
    * `offsetsOf`: the partition's offsets when the partitions table has just read them (one moment for both).
    */
-  async refresh(rt: LabRuntime, current: () => LabRuntime, readCommitted: (partition: number) => number | undefined, offsetsOf?: (tp: TopicPartition) => PartitionOffsets | undefined): Promise<void> {
+  async refresh(
+    rt: LabRuntime,
+    current: () => LabRuntime,
+    readCommitted: (partition: number) => number | undefined,
+    offsetsOf?: (tp: TopicPartition) => PartitionOffsets | undefined,
+  ): Promise<void> {
     const sel = this.selected
-    const topic = sel.topic === 'input' ? rt.topics.input : sel.topic === 'output' ? rt.topics.output : rt.topics.changelog
+    const topic =
+      sel.topic === 'input' ? rt.topics.input : sel.topic === 'output' ? rt.topics.output : rt.topics.changelog
     const partition = Math.min(sel.partition, rt.partitions - 1)
     const tp = { topic, partition }
     const inspector = rt.connection.inspector()
@@ -44,14 +55,27 @@ export class PartitionLogBook {
       if (abort !== null) end = Math.min(o.highWatermark, abort + 10)
     }
     // 'at': LOG_WINDOW offsets from fromOffset (or the log start, when retention dropped it).
-    const from = sel.window === 'at' ? Math.min(Math.max(o.logStartOffset, sel.fromOffset ?? 0), o.highWatermark) : Math.max(o.logStartOffset, end - LOG_WINDOW)
+    const from =
+      sel.window === 'at'
+        ? Math.min(Math.max(o.logStartOffset, sel.fromOffset ?? 0), o.highWatermark)
+        : Math.max(o.logStartOffset, end - LOG_WINDOW)
     if (sel.window === 'at') end = Math.min(o.highWatermark, from + LOG_WINDOW)
     const raw = await inspector.readRaw(tp, from, end, LOG_WINDOW)
     const cells = raw.map((x) => logCell(x, topic === rt.topics.input ? 'input' : 'derived', partition))
     const rc = topic === rt.topics.output ? (readCommitted(partition) ?? o.lastStableOffset) : o.lastStableOffset
     if (rt !== current() || sel !== this.selected) return
     const window = sel.window === 'at' ? { window: sel.window, fromOffset: from } : { window: sel.window }
-    this.view = { topic, partition, logStartOffset: o.logStartOffset, lastStableOffset: o.lastStableOffset, highWatermark: o.highWatermark, cells, readCommittedPosition: rc, readUncommittedPosition: o.highWatermark, ...window }
+    this.view = {
+      topic,
+      partition,
+      logStartOffset: o.logStartOffset,
+      lastStableOffset: o.lastStableOffset,
+      highWatermark: o.highWatermark,
+      cells,
+      readCommittedPosition: rc,
+      readUncommittedPosition: o.highWatermark,
+      ...window,
+    }
   }
 
   clear(): void {

@@ -17,7 +17,10 @@ async function startLab() {
   const time = new MockTime()
   const factory = inProcessRuntimes({ time, workers: 3, partitions: 4, seed: 5 })
   let rt: LabRuntime | null = null
-  const lab = new Lab({ ...factory, create: (s) => (rt = factory.create(s)) }, { ratePerSec: 500, snapshotIntervalMs: 100, validateIntervalMs: 500 })
+  const lab = new Lab(
+    { ...factory, create: (s) => (rt = factory.create(s)) },
+    { ratePerSec: 500, snapshotIntervalMs: 100, validateIntervalMs: 500 },
+  )
   await time.runUntilSettled(lab.start())
   return { time, lab, rt: rt! as InProcessRuntime }
 }
@@ -28,25 +31,50 @@ describe('the partitions table', () => {
     try {
       await time.runFor(2_000)
       const inspector = rt.connection.inspector()
-      const producers = lab.snapshot().producers!.map((p) => ({ transactionalId: p.transactionalId, producerId: p.producerId }))
-      const target = { topics: rt.topics, partitions: rt.partitions, groupId: rt.groupId, producers, internal: [{ topic: '__consumer_offsets', partitions: 1 }] }
+      const producers = lab
+        .snapshot()
+        .producers!.map((p) => ({ transactionalId: p.transactionalId, producerId: p.producerId }))
+      const target = {
+        topics: rt.topics,
+        partitions: rt.partitions,
+        groupId: rt.groupId,
+        producers,
+        internal: [{ topic: '__consumer_offsets', partitions: 1 }],
+      }
       // Until some partition has a transaction open at the moment of the read.
       let seen = 0
       for (let tries = 0; tries < 200 && seen === 0; tries++) {
         await time.runFor(7)
-        const tps = ['input', 'output', 'changelog'].flatMap((role) => [0, 1, 2, 3].map((partition) => ({ topic: rt.topics[role as 'input'], partition })))
+        const tps = ['input', 'output', 'changelog'].flatMap((role) =>
+          [0, 1, 2, 3].map((partition) => ({ topic: rt.topics[role as 'input'], partition })),
+        )
         // Asked in the same tick as the table's read: the same moment on the embedded log.
         const expected = Promise.all(tps.map((tp) => inspector.offsets(tp)))
         const committedAt = inspector.committedOffsets(rt.groupId)
-        const holdersAt = new Map(tps.map((tp) => [`${tp.topic}-${tp.partition}`, rt.cluster.partitionLog(tp).ongoingProducerIds().map((id) => ({ id, first: rt.cluster.partitionLog(tp).heldBy(id)!.firstOffset }))]))
+        const holdersAt = new Map(
+          tps.map((tp) => [
+            `${tp.topic}-${tp.partition}`,
+            rt.cluster
+              .partitionLog(tp)
+              .ongoingProducerIds()
+              .map((id) => ({ id, first: rt.cluster.partitionLog(tp).heldBy(id)!.firstOffset })),
+          ]),
+        )
         const { rows } = await readPartitions(inspector, target)
         const want = await expected
         const committed = await committedAt
-        expect(rows.map((r) => `${r.topic}-${r.partition}`)).toEqual([...tps.map((tp) => `${tp.topic}-${tp.partition}`), '__consumer_offsets-0'])
+        expect(rows.map((r) => `${r.topic}-${r.partition}`)).toEqual([
+          ...tps.map((tp) => `${tp.topic}-${tp.partition}`),
+          '__consumer_offsets-0',
+        ])
         tps.forEach((tp, i) => {
           const row = rows[i]!
           const o: PartitionOffsets = want[i]!
-          expect({ logStartOffset: row.logStartOffset, lastStableOffset: row.lastStableOffset, highWatermark: row.highWatermark }).toEqual(o)
+          expect({
+            logStartOffset: row.logStartOffset,
+            lastStableOffset: row.lastStableOffset,
+            highWatermark: row.highWatermark,
+          }).toEqual(o)
           const held = holdersAt.get(`${tp.topic}-${tp.partition}`)!
           expect(row.open.count).toBe(held.length)
           expect(row.open.atLeast).toBeUndefined()
@@ -57,7 +85,9 @@ describe('the partitions table', () => {
             expect(Math.min(...row.open.holders.map((h) => h.firstOffset))).toBe(row.lastStableOffset)
             for (const h of row.open.holders) {
               expect(h.firstOffset).toBe(held.find((x) => x.id === h.producerId)!.first)
-              expect(h.transactionalId).toBe(producers.find((p) => p.producerId === h.producerId)?.transactionalId ?? null)
+              expect(h.transactionalId).toBe(
+                producers.find((p) => p.producerId === h.producerId)?.transactionalId ?? null,
+              )
             }
           } else expect(row.lastStableOffset).toBe(row.highWatermark)
           if (row.role !== 'input') return expect(row.lag).toBeUndefined()
@@ -77,47 +107,107 @@ describe('the partitions table', () => {
     try {
       await time.runFor(3_000)
       for (const topic of ['output', 'input', 'changelog'] as const) {
-        expect(await time.runUntilSettled(lab.execute('selectPartition', { topic, partition: 2, window: 'latest' }))).toEqual({ ok: true })
+        expect(
+          await time.runUntilSettled(lab.execute('selectPartition', { topic, partition: 2, window: 'latest' })),
+        ).toEqual({ ok: true })
         await time.runUntil(() => lab.snapshot().partitionLog?.topic.endsWith(topic) === true, 5_000)
         for (let i = 0; i < 10; i++) {
           await time.runFor(130)
           const s = lab.snapshot()
-          expect(s.partitions!.filter((r) => r.role === 'input' || r.role === 'output' || r.role === 'changelog')).toHaveLength(12)
+          expect(
+            s.partitions!.filter((r) => r.role === 'input' || r.role === 'output' || r.role === 'changelog'),
+          ).toHaveLength(12)
           const view = s.partitionLog!
           const row = s.partitions!.find((r) => r.topic === view.topic && r.partition === view.partition)!
-          expect([row.lastStableOffset, row.highWatermark, row.logStartOffset]).toEqual([view.lastStableOffset, view.highWatermark, view.logStartOffset])
+          expect([row.lastStableOffset, row.highWatermark, row.logStartOffset]).toEqual([
+            view.lastStableOffset,
+            view.highWatermark,
+            view.logStartOffset,
+          ])
         }
       }
-      expect(lab.snapshot().partitions!.filter((r) => r.role === 'input').every((r) => typeof r.lag === 'number' && r.lag >= 0)).toBe(true)
+      expect(
+        lab
+          .snapshot()
+          .partitions!.filter((r) => r.role === 'input')
+          .every((r) => typeof r.lag === 'number' && r.lag >= 0),
+      ).toBe(true)
     } finally {
       await time.runUntilSettled(lab.close())
     }
   })
 
   it('on a cluster with internal topics, lists the partitions holding the group and the transactional ids; where the scan cannot name the holders it says "at least" from the LSO', async () => {
-    const offsets = (tp: TopicPartition): PartitionOffsets => (tp.topic === 'out' && tp.partition === 0 ? { logStartOffset: 0, lastStableOffset: 10, highWatermark: 20 } : tp.topic === 'out' ? { logStartOffset: 0, lastStableOffset: 0, highWatermark: 5_000 } : { logStartOffset: 0, lastStableOffset: 7, highWatermark: 7 })
-    const stored = (tp: TopicPartition, offset: number): StoredRecordView => ({ topic: tp.topic, partition: tp.partition, offset, key: 'k', value: 'v', headers: undefined, timestamp: 0, producerId: 9, producerEpoch: 1, sequence: offset, transactional: true, control: null, txnOutcome: 'pending' })
+    const offsets = (tp: TopicPartition): PartitionOffsets =>
+      tp.topic === 'out' && tp.partition === 0
+        ? { logStartOffset: 0, lastStableOffset: 10, highWatermark: 20 }
+        : tp.topic === 'out'
+          ? { logStartOffset: 0, lastStableOffset: 0, highWatermark: 5_000 }
+          : { logStartOffset: 0, lastStableOffset: 7, highWatermark: 7 }
+    const stored = (tp: TopicPartition, offset: number): StoredRecordView => ({
+      topic: tp.topic,
+      partition: tp.partition,
+      offset,
+      key: 'k',
+      value: 'v',
+      headers: undefined,
+      timestamp: 0,
+      producerId: 9,
+      producerEpoch: 1,
+      sequence: offset,
+      transactional: true,
+      control: null,
+      txnOutcome: 'pending',
+    })
     const inspector: LogInspector = {
       topics: async () => [],
       offsets: async (tp) => offsets(tp),
       // out-0: its transaction ended while the table read (no pending record); out-1: more records than a scan reads.
-      readRaw: async (tp, from, to, max) => (tp.partition === 0 ? [] : Array.from({ length: Math.min(max, to - from) }, (_, i) => stored(tp, from + i))),
+      readRaw: async (tp, from, to, max) =>
+        tp.partition === 0 ? [] : Array.from({ length: Math.min(max, to - from) }, (_, i) => stored(tp, from + i)),
       committedOffsets: async () => [{ topic: 'in', partition: 0, offset: 5 }],
     }
-    const producers = [{ transactionalId: 'app-0_0', producerId: 9 }, { transactionalId: 'app-0_1', producerId: 10 }]
-    const internal = [{ topic: '__consumer_offsets', partitions: 50 }, { topic: '__transaction_state', partitions: 50 }]
-    const { rows } = await readPartitions(inspector, { topics: { input: 'in', output: 'out', changelog: 'cl' }, partitions: 2, groupId: 'app', producers, internal })
-    const txnParts = [...new Set(producers.map((p) => internalPartitionFor(p.transactionalId, 50)))].sort((a, b) => a - b)
-    expect(rows.map((r) => `${r.topic}-${r.partition}`)).toEqual(['in-0', 'in-1', 'out-0', 'out-1', 'cl-0', 'cl-1', `__consumer_offsets-${internalPartitionFor('app', 50)}`, ...txnParts.map((p) => `__transaction_state-${p}`)])
+    const producers = [
+      { transactionalId: 'app-0_0', producerId: 9 },
+      { transactionalId: 'app-0_1', producerId: 10 },
+    ]
+    const internal = [
+      { topic: '__consumer_offsets', partitions: 50 },
+      { topic: '__transaction_state', partitions: 50 },
+    ]
+    const { rows } = await readPartitions(inspector, {
+      topics: { input: 'in', output: 'out', changelog: 'cl' },
+      partitions: 2,
+      groupId: 'app',
+      producers,
+      internal,
+    })
+    const txnParts = [...new Set(producers.map((p) => internalPartitionFor(p.transactionalId, 50)))].sort(
+      (a, b) => a - b,
+    )
+    expect(rows.map((r) => `${r.topic}-${r.partition}`)).toEqual([
+      'in-0',
+      'in-1',
+      'out-0',
+      'out-1',
+      'cl-0',
+      'cl-1',
+      `__consumer_offsets-${internalPartitionFor('app', 50)}`,
+      ...txnParts.map((p) => `__transaction_state-${p}`),
+    ])
     const [in0, in1, out0, out1] = rows
     expect([in0!.committed, in0!.lag, in1!.committed, in1!.lag]).toEqual([5, 2, null, null])
     expect(out0!.open).toEqual({ count: 1, atLeast: true, holders: [] })
-    expect(out1!.open).toEqual({ count: 1, atLeast: true, holders: [{ producerId: 9, epoch: 1, transactionalId: 'app-0_0', firstOffset: 0 }] })
+    expect(out1!.open).toEqual({
+      count: 1,
+      atLeast: true,
+      holders: [{ producerId: 9, epoch: 1, transactionalId: 'app-0_0', firstOffset: 0 }],
+    })
     expect(OPEN_SCAN_RECORDS).toBeLessThan(5_000)
     expect(rows.find((r) => r.topic === 'cl')!.open).toEqual({ count: 0, holders: [] })
   })
 
-  it('on a new cluster, shows the group\'s __consumer_offsets partition once the cluster creates that topic (asked again until both internal topics are there)', async () => {
+  it("on a new cluster, shows the group's __consumer_offsets partition once the cluster creates that topic (asked again until both internal topics are there)", async () => {
     const time = new MockTime()
     let listed: { topic: string; partitions: number }[] = []
     let asked = 0
@@ -130,10 +220,25 @@ describe('the partitions table', () => {
       readRaw: async () => [],
       committedOffsets: async () => [],
     }
-    const rt = { time, connection: { inspector: () => inspector }, topics: { input: 'in', output: 'out', changelog: 'cl' }, partitions: 1, groupId: 'app' } as unknown as LabRuntime
+    const rt = {
+      time,
+      connection: { inspector: () => inspector },
+      topics: { input: 'in', output: 'out', changelog: 'cl' },
+      partitions: 1,
+      groupId: 'app',
+    } as unknown as LabRuntime
     const book = new PartitionsBook()
-    const refresh = () => book.refresh(rt, () => rt, [], async () => {})
-    const internalRows = () => book.rows!.filter((r) => r.role === 'offsets' || r.role === 'transaction-state').map((r) => `${r.topic}-${r.partition}`)
+    const refresh = () =>
+      book.refresh(
+        rt,
+        () => rt,
+        [],
+        async () => {},
+      )
+    const internalRows = () =>
+      book
+        .rows!.filter((r) => r.role === 'offsets' || r.role === 'transaction-state')
+        .map((r) => `${r.topic}-${r.partition}`)
     await refresh()
     expect(internalRows()).toEqual([])
     // The group's first coordinator lookup creates __consumer_offsets.

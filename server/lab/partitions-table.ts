@@ -36,24 +36,36 @@ interface Slot extends TopicPartition {
 
 function slots(t: PartitionsTarget): Slot[] {
   const out: Slot[] = []
-  for (const role of ['input', 'output', 'changelog'] as const) for (let p = 0; p < t.partitions; p++) out.push({ topic: t.topics[role], partition: p, role })
+  for (const role of ['input', 'output', 'changelog'] as const)
+    for (let p = 0; p < t.partitions; p++) out.push({ topic: t.topics[role], partition: p, role })
   for (const it of INTERNAL_TOPICS) {
     const n = t.internal.find((x) => x.topic === it.topic)?.partitions
     if (!n) continue
     const ids = it.role === 'offsets' ? [t.groupId] : t.producers.map((p) => p.transactionalId)
-    for (const p of [...new Set(ids.map((id) => internalPartitionFor(id, n)))].sort((a, b) => a - b)) out.push({ topic: it.topic, partition: p, role: it.role })
+    for (const p of [...new Set(ids.map((id) => internalPartitionFor(id, n)))].sort((a, b) => a - b))
+      out.push({ topic: it.topic, partition: p, role: it.role })
   }
   return out
 }
 
 /** The producers with an open transaction in [LSO, HW), from the stored records. */
-async function openTransactions(inspector: LogInspector, tp: TopicPartition, o: PartitionOffsets, nameOf: (producerId: number) => string | null): Promise<PartitionRow['open']> {
+async function openTransactions(
+  inspector: LogInspector,
+  tp: TopicPartition,
+  o: PartitionOffsets,
+  nameOf: (producerId: number) => string | null,
+): Promise<PartitionRow['open']> {
   if (o.lastStableOffset >= o.highWatermark) return { count: 0, holders: [] }
   const raw = await inspector.readRaw(tp, o.lastStableOffset, o.highWatermark, OPEN_SCAN_RECORDS)
   const holders = new Map<number, OpenTxnHolder>()
   for (const r of raw) {
     if (r.control !== null || !r.transactional || r.txnOutcome !== 'pending' || holders.has(r.producerId)) continue
-    holders.set(r.producerId, { producerId: r.producerId, epoch: r.producerEpoch, transactionalId: nameOf(r.producerId), firstOffset: r.offset })
+    holders.set(r.producerId, {
+      producerId: r.producerId,
+      epoch: r.producerEpoch,
+      transactionalId: nameOf(r.producerId),
+      firstOffset: r.offset,
+    })
   }
   const list = [...holders.values()]
   const bounded = raw.length >= OPEN_SCAN_RECORDS && raw.at(-1)!.offset + 1 < o.highWatermark
@@ -63,9 +75,15 @@ async function openTransactions(inspector: LogInspector, tp: TopicPartition, o: 
 }
 
 /** One read of every partition: its offsets asked for together, then the open transactions of those with LSO < HW. */
-export async function readPartitions(inspector: LogInspector, t: PartitionsTarget): Promise<{ rows: PartitionRow[]; offsets: Map<string, PartitionOffsets> }> {
+export async function readPartitions(
+  inspector: LogInspector,
+  t: PartitionsTarget,
+): Promise<{ rows: PartitionRow[]; offsets: Map<string, PartitionOffsets> }> {
   const all = slots(t)
-  const [read, committed] = await Promise.all([Promise.allSettled(all.map((s) => inspector.offsets(s))), inspector.committedOffsets(t.groupId).catch(() => null)])
+  const [read, committed] = await Promise.all([
+    Promise.allSettled(all.map((s) => inspector.offsets(s))),
+    inspector.committedOffsets(t.groupId).catch(() => null),
+  ])
   const names = new Map(t.producers.map((p) => [p.producerId, p.transactionalId]))
   const nameOf = (id: number) => names.get(id) ?? null
   const offsets = new Map<string, PartitionOffsets>()
@@ -75,8 +93,20 @@ export async function readPartitions(inspector: LogInspector, t: PartitionsTarge
       if (r.status === 'rejected') return null
       const o = r.value
       offsets.set(tpKey(s.topic, s.partition), o)
-      const open = await openTransactions(inspector, s, o, nameOf).catch(() => ({ count: 1, atLeast: true as const, holders: [] }))
-      const row: PartitionRow = { topic: s.topic, partition: s.partition, role: s.role, logStartOffset: o.logStartOffset, lastStableOffset: o.lastStableOffset, highWatermark: o.highWatermark, open }
+      const open = await openTransactions(inspector, s, o, nameOf).catch(() => ({
+        count: 1,
+        atLeast: true as const,
+        holders: [],
+      }))
+      const row: PartitionRow = {
+        topic: s.topic,
+        partition: s.partition,
+        role: s.role,
+        logStartOffset: o.logStartOffset,
+        lastStableOffset: o.lastStableOffset,
+        highWatermark: o.highWatermark,
+        open,
+      }
       if (s.role !== 'input' || committed === null) return row
       const c = committed.find((x) => x.topic === s.topic && x.partition === s.partition)?.offset ?? null
       return { ...row, committed: c, lag: c === null ? null : Math.max(0, o.highWatermark - c) }
@@ -95,11 +125,22 @@ export class PartitionsBook {
   private internal: { rt: LabRuntime; topics: { topic: string; partitions: number }[]; askedAtMs: number } | null = null
   private reads = 0
 
-  async refresh(rt: LabRuntime, current: () => LabRuntime, producers: PartitionsTarget['producers'], withOffsets: (offsetsOf: (tp: TopicPartition) => PartitionOffsets | undefined) => Promise<void>): Promise<void> {
+  async refresh(
+    rt: LabRuntime,
+    current: () => LabRuntime,
+    producers: PartitionsTarget['producers'],
+    withOffsets: (offsetsOf: (tp: TopicPartition) => PartitionOffsets | undefined) => Promise<void>,
+  ): Promise<void> {
     const inspector = rt.connection.inspector()
     const n = ++this.reads
     const internal = await this.internalTopics(rt, inspector)
-    const read = await readPartitions(inspector, { topics: rt.topics, partitions: rt.partitions, groupId: rt.groupId, producers, internal })
+    const read = await readPartitions(inspector, {
+      topics: rt.topics,
+      partitions: rt.partitions,
+      groupId: rt.groupId,
+      producers,
+      internal,
+    })
     try {
       await withOffsets((tp) => read.offsets.get(tpKey(tp.topic, tp.partition)))
     } finally {
@@ -112,10 +153,14 @@ export class PartitionsBook {
    * until then they are asked again each REASK_INTERNAL_MS: a new cluster creates __consumer_offsets
    * at the group's first coordinator lookup and __transaction_state at the first transactional producer.
    */
-  private async internalTopics(rt: LabRuntime, inspector: LogInspector): Promise<{ topic: string; partitions: number }[]> {
+  private async internalTopics(
+    rt: LabRuntime,
+    inspector: LogInspector,
+  ): Promise<{ topic: string; partitions: number }[]> {
     const known = this.internal?.rt === rt ? this.internal : null
     const now = rt.time.now()
-    if (known && (known.topics.length === INTERNAL_TOPICS.length || now - known.askedAtMs < REASK_INTERNAL_MS)) return known.topics
+    if (known && (known.topics.length === INTERNAL_TOPICS.length || now - known.askedAtMs < REASK_INTERNAL_MS))
+      return known.topics
     const listed = await inspector.topics().catch(() => null)
     if (listed === null) return known?.topics ?? []
     const topics = listed.filter((x) => INTERNAL_TOPICS.some((it) => it.topic === x.topic))

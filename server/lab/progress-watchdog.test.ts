@@ -5,7 +5,21 @@ import type { LabEvent, LabRuntime } from './lab-runtime.ts'
 import { countTransactions } from './log-transactions.ts'
 import { ProgressWatchdog, stallLimitMs, WORKER_ERRORS_KEPT } from './progress-watchdog.ts'
 
-const RUN: RunOptions = { guarantee: 'exactly_once', workers: 3, partitions: 6, records: 2_000, rate: 200, seed: 3, killEveryMs: null, killAtStep: null, restartAfterMs: 500, dropAcks: 0, idempotence: true, latency: 'off', keys: 20 }
+const RUN: RunOptions = {
+  guarantee: 'exactly_once',
+  workers: 3,
+  partitions: 6,
+  records: 2_000,
+  rate: 200,
+  seed: 3,
+  killEveryMs: null,
+  killAtStep: null,
+  restartAfterMs: 500,
+  dropAcks: 0,
+  idempotence: true,
+  latency: 'off',
+  keys: 20,
+}
 
 /** Pauses every worker once the group has committed something: nothing commits after that. */
 function pauseAllAfterFirstCommit(lab: LabRuntime): void {
@@ -41,11 +55,19 @@ describe('the progress watchdog of a headless run', () => {
     expect(stall.committed).toBeLessThan(stall.inputEnd)
     // The paused members' sessions expired: the group removed them.
     expect(stall.seen.membersRemoved).toBeGreaterThanOrEqual(1)
-    expect(stall.reason).toMatch(/^no committed progress for \d+ s with \d+ of \d+ input records committed; meanwhile \d+ members removed/)
+    expect(stall.reason).toMatch(
+      /^no committed progress for \d+ s with \d+ of \d+ input records committed; meanwhile \d+ members removed/,
+    )
     // Well before the 300 s deadline.
     expect(result.durationMs).toBeLessThan(120_000)
     expect(time.now() - started).toBeLessThan(200_000)
-    expect({ duplicates: result.duplicates, lost: result.lost, abortedReads: result.abortedReads, stateMismatches: result.stateMismatches, openTransactions: result.openTransactions }).toEqual({
+    expect({
+      duplicates: result.duplicates,
+      lost: result.lost,
+      abortedReads: result.abortedReads,
+      stateMismatches: result.stateMismatches,
+      openTransactions: result.openTransactions,
+    }).toEqual({
       duplicates: null,
       lost: null,
       abortedReads: null,
@@ -53,7 +75,9 @@ describe('the progress watchdog of a headless run', () => {
       openTransactions: null,
     })
     expect(result.unavailableFigures?.map((u) => u.figure)).toContain('lost')
-    expect(result.unavailableFigures?.every((u) => u.reason.startsWith('the run stalled: no committed progress'))).toBe(true)
+    expect(result.unavailableFigures?.every((u) => u.reason.startsWith('the run stalled: no committed progress'))).toBe(
+      true,
+    )
   })
 
   it('leaves a run that makes progress alone, and its log-held transactions match what the workers reported', async () => {
@@ -69,16 +93,26 @@ describe('the progress watchdog of a headless run', () => {
 })
 
 describe('transactions counted from the markers the log holds', () => {
-  const m = (producerId: number, epoch: number, control: 'COMMIT' | 'ABORT', partition: string, timestamp: number) => ({ producerId, epoch, control, partition, timestamp })
+  const m = (producerId: number, epoch: number, control: 'COMMIT' | 'ABORT', partition: string, timestamp: number) => ({
+    producerId,
+    epoch,
+    control,
+    partition,
+    timestamp,
+  })
 
   it('counts one transaction per marker round of a producer, across its partitions', () => {
     const counts = countTransactions([
       // producer 1: two commits over output-0 and changelog-0, then the coordinator's abort (epoch bumped) on both
-      m(1, 0, 'COMMIT', 'out-0', 100), m(1, 0, 'COMMIT', 'log-0', 100),
-      m(1, 0, 'COMMIT', 'out-0', 210), m(1, 0, 'COMMIT', 'log-0', 211),
-      m(1, 1, 'ABORT', 'out-0', 900), m(1, 1, 'ABORT', 'log-0', 901),
+      m(1, 0, 'COMMIT', 'out-0', 100),
+      m(1, 0, 'COMMIT', 'log-0', 100),
+      m(1, 0, 'COMMIT', 'out-0', 210),
+      m(1, 0, 'COMMIT', 'log-0', 211),
+      m(1, 1, 'ABORT', 'out-0', 900),
+      m(1, 1, 'ABORT', 'log-0', 901),
       // producer 2: two transactions in the same millisecond are still two (a partition is marked once per transaction)
-      m(2, 0, 'COMMIT', 'out-1', 50), m(2, 0, 'COMMIT', 'out-1', 50),
+      m(2, 0, 'COMMIT', 'out-1', 50),
+      m(2, 0, 'COMMIT', 'out-1', 50),
     ])
     expect(counts).toEqual({ committed: 4, aborted: 1 })
   })
@@ -100,7 +134,13 @@ describe('what a stall says of failed workers', () => {
     return { lab, emit: (e: LabEvent) => listeners.forEach((l) => l(e)) }
   }
   const status = (workerId: string, state: string, error: string | null): LabEvent => ({
-    type: 'worker-status', workerId, slotId: 's', origin: 'own', pid: null, host: null, atMs: 0,
+    type: 'worker-status',
+    workerId,
+    slotId: 's',
+    origin: 'own',
+    pid: null,
+    host: null,
+    atMs: 0,
     status: { state, memberId: null, tasks: [], producers: [], error },
   })
 
@@ -108,7 +148,12 @@ describe('what a stall says of failed workers', () => {
     const time = new MockTime()
     const { lab, emit } = stalledRuntime(time)
     const dog = new ProgressWatchdog(lab, 60_000)
-    emit({ type: 'worker-failed', workerId: 'w1', error: 'The producer attempted to use a producer id which is not currently assigned', atMs: 0 })
+    emit({
+      type: 'worker-failed',
+      workerId: 'w1',
+      error: 'The producer attempted to use a producer id which is not currently assigned',
+      atMs: 0,
+    })
     // The same worker's process then exits with the error in its last status: still one failure.
     emit(status('w1', 'stopped', 'The producer attempted to use a producer id which is not currently assigned'))
     emit(status('w2', 'stopped', 'Connection error: ECONNREFUSED'))
@@ -120,7 +165,10 @@ describe('what a stall says of failed workers', () => {
     await time.runFor(2_000)
     const stall = dog.check()!
     expect(stall.seen.workerFailures).toBe(2)
-    expect(stall.seen.workerErrors).toEqual(['w1: The producer attempted to use a producer id which is not currently assigned', 'w2: Connection error: ECONNREFUSED'])
+    expect(stall.seen.workerErrors).toEqual([
+      'w1: The producer attempted to use a producer id which is not currently assigned',
+      'w2: Connection error: ECONNREFUSED',
+    ])
     expect(stall.reason).toContain('2 workers failed; the failed workers said: w1: The producer attempted')
     expect(stall.reason).toContain('| w2: Connection error: ECONNREFUSED')
   })
@@ -129,11 +177,18 @@ describe('what a stall says of failed workers', () => {
     const time = new MockTime()
     const { lab, emit } = stalledRuntime(time)
     const dog = new ProgressWatchdog(lab, 1_000)
-    for (let i = 1; i <= 8; i++) emit({ type: 'worker-failed', workerId: `w${i}`, error: `error ${i} ${'x'.repeat(300)}`, atMs: 0 })
+    for (let i = 1; i <= 8; i++)
+      emit({ type: 'worker-failed', workerId: `w${i}`, error: `error ${i} ${'x'.repeat(300)}`, atMs: 0 })
     await time.runFor(1_000)
     const stall = dog.check()!
     expect(stall.seen.workerFailures).toBe(8)
-    expect(stall.seen.workerErrors.map((e) => e.slice(0, 11))).toEqual(['w4: error 4', 'w5: error 5', 'w6: error 6', 'w7: error 7', 'w8: error 8'])
+    expect(stall.seen.workerErrors.map((e) => e.slice(0, 11))).toEqual([
+      'w4: error 4',
+      'w5: error 5',
+      'w6: error 6',
+      'w7: error 7',
+      'w8: error 8',
+    ])
     expect(stall.seen.workerErrors.every((e) => e.length === 200)).toBe(true)
   })
 
@@ -141,7 +196,12 @@ describe('what a stall says of failed workers', () => {
     const time = new MockTime()
     let committed = 10
     const listeners: ((e: LabEvent) => void)[] = []
-    const lab = { time, committedTotal: () => committed, inputEndOffsets: () => [100], onEvent: (l: (e: LabEvent) => void) => (listeners.push(l), () => undefined) } as unknown as LabRuntime
+    const lab = {
+      time,
+      committedTotal: () => committed,
+      inputEndOffsets: () => [100],
+      onEvent: (l: (e: LabEvent) => void) => (listeners.push(l), () => undefined),
+    } as unknown as LabRuntime
     const dog = new ProgressWatchdog(lab, 1_000)
     listeners.forEach((l) => l({ type: 'worker-failed', workerId: 'w1', error: 'boom', atMs: 0 }))
     committed = 20

@@ -54,7 +54,16 @@ interface Seen extends StallEvidence {
 }
 
 function noEvidence(): Seen {
-  return { membersRemoved: 0, producerInits: 0, transactionsBegun: 0, transactionsEnded: 0, kills: 0, workerFailures: 0, workerErrors: [], failedWorkers: new Set() }
+  return {
+    membersRemoved: 0,
+    producerInits: 0,
+    transactionsBegun: 0,
+    transactionsEnded: 0,
+    kills: 0,
+    workerFailures: 0,
+    workerErrors: [],
+    failedWorkers: new Set(),
+  }
 }
 
 function count(seen: Seen, e: LabEvent): void {
@@ -66,7 +75,12 @@ function count(seen: Seen, e: LabEvent): void {
   else if (e.type === 'worker-killed') seen.kills++
   else if (e.type === 'worker-failed') failed(seen, e.workerId, e.error)
   // A worker process that exited on an error reports it in its last status (its engine may have said it first).
-  else if (e.type === 'worker-status' && e.status.error !== null && (e.status.state === 'stopped' || e.status.state === 'failed')) failed(seen, e.workerId, e.status.error)
+  else if (
+    e.type === 'worker-status' &&
+    e.status.error !== null &&
+    (e.status.state === 'stopped' || e.status.state === 'failed')
+  )
+    failed(seen, e.workerId, e.status.error)
 }
 
 /** A worker failed: counted once however many times it is said, its error kept. */
@@ -119,7 +133,14 @@ export class ProgressWatchdog {
     }
     const noProgressMs = now - this.lastProgressMs
     if (noProgressMs < this.limitMs) return null
-    return { noProgressMs, limitMs: this.limitMs, committed, inputEnd, seen: evidence(this.seen), reason: describe(noProgressMs, committed, inputEnd, this.seen) }
+    return {
+      noProgressMs,
+      limitMs: this.limitMs,
+      committed,
+      inputEnd,
+      seen: evidence(this.seen),
+      reason: describe(noProgressMs, committed, inputEnd, this.seen),
+    }
   }
 
   close(): void {

@@ -16,12 +16,16 @@ const TXN_ID = 'eoscope-worker-1'
  *   +1050 p0 restored      +1060 p1 restored (already caught up)
  *   +1070 p0 committed 45  +1100 p0 committed 50 (t1)
  */
-function timeline(guarantee: ProcessingGuarantee, options: { hadOpenTxn?: boolean; openTxnAbortedAt?: number } = {}): { tracker: RecoveryTracker; r: Recovery } {
+function timeline(
+  guarantee: ProcessingGuarantee,
+  options: { hadOpenTxn?: boolean; openTxnAbortedAt?: number } = {},
+): { tracker: RecoveryTracker; r: Recovery } {
   const tracker = new RecoveryTracker()
   const r = tracker.onKill({
     workerId: 'worker-1',
     memberId: MEMBER,
-    transactionalIds: guarantee === 'exactly_once_v2' ? [TXN_ID] : guarantee === 'exactly_once' ? ['eoscope-0_0', 'eoscope-0_1'] : [],
+    transactionalIds:
+      guarantee === 'exactly_once_v2' ? [TXN_ID] : guarantee === 'exactly_once' ? ['eoscope-0_0', 'eoscope-0_1'] : [],
     guarantee,
     t0: T0,
     partitions: [
@@ -54,7 +58,13 @@ describe('recovery measurement against a hand-made timeline', () => {
   it('splits exactly_once recovery into phases that add up to t1 - t0', () => {
     const { r } = timeline('exactly_once')
     expect(r.t1).toBe(T0 + 1100)
-    expect(phaseEnds(r)).toEqual({ detection: T0 + 1000, rebalance: T0 + 1020, fence: T0 + 1040, restore: T0 + 1060, catchUp: T0 + 1100 })
+    expect(phaseEnds(r)).toEqual({
+      detection: T0 + 1000,
+      rebalance: T0 + 1020,
+      fence: T0 + 1040,
+      restore: T0 + 1060,
+      catchUp: T0 + 1100,
+    })
     const phases = phaseDurations(r)
     expect(phases).toEqual({ detection: 1000, rebalance: 20, fence: 20, restore: 20, catchUp: 40 })
     expect(sum(phases)).toBe(r.t1! - r.t0)
@@ -65,7 +75,15 @@ describe('recovery measurement against a hand-made timeline', () => {
     // On Kafka, restore instants come from the worker processes' clocks, commits from the offsets
     // the lab reads: a sweep on Kafka measured phases summing to 14.2 ms more than its recovery time.
     const tracker = new RecoveryTracker()
-    const r = tracker.onKill({ workerId: 'worker-1', memberId: MEMBER, transactionalIds: ['eoscope-0_0'], guarantee: 'exactly_once', t0: T0, partitions: [{ partition: 0, positionAtKill: 50, committedAtKill: 40 }], hadOpenTxn: false })!
+    const r = tracker.onKill({
+      workerId: 'worker-1',
+      memberId: MEMBER,
+      transactionalIds: ['eoscope-0_0'],
+      guarantee: 'exactly_once',
+      t0: T0,
+      partitions: [{ partition: 0, positionAtKill: 50, committedAtKill: 40 }],
+      hadOpenTxn: false,
+    })!
     tracker.onMemberGone(MEMBER, T0 + 1000)
     tracker.onAssigned([0], T0 + 1010)
     tracker.onFenced(0, T0 + 1030)
@@ -102,7 +120,13 @@ describe('recovery measurement against a hand-made timeline', () => {
 
   it('under exactly_once_v2 leaves the fence phase open while the dead worker’s transaction is not yet aborted', () => {
     const { r } = timeline('exactly_once_v2', { hadOpenTxn: true })
-    expect(phaseEnds(r)).toMatchObject({ detection: T0 + 1000, rebalance: T0 + 1020, fence: null, restore: null, catchUp: null })
+    expect(phaseEnds(r)).toMatchObject({
+      detection: T0 + 1000,
+      rebalance: T0 + 1020,
+      fence: null,
+      restore: null,
+      catchUp: null,
+    })
     expect(phaseDurations(r)).toMatchObject({ fence: null, restore: null, catchUp: null })
   })
 
@@ -113,7 +137,15 @@ describe('recovery measurement against a hand-made timeline', () => {
 
   it('has no t1 until every partition reached its position at kill', () => {
     const tracker = new RecoveryTracker()
-    const r = tracker.onKill({ workerId: 'w', memberId: MEMBER, transactionalIds: [], guarantee: 'at_least_once', t0: T0, partitions: [{ partition: 0, positionAtKill: 5, committedAtKill: null }], hadOpenTxn: false })!
+    const r = tracker.onKill({
+      workerId: 'w',
+      memberId: MEMBER,
+      transactionalIds: [],
+      guarantee: 'at_least_once',
+      t0: T0,
+      partitions: [{ partition: 0, positionAtKill: 5, committedAtKill: null }],
+      hadOpenTxn: false,
+    })!
     tracker.onMemberGone(MEMBER, T0 + 100)
     tracker.onAssigned([0], T0 + 110)
     tracker.onFenced(0, T0 + 120)
@@ -129,7 +161,17 @@ describe('recovery measurement against a hand-made timeline', () => {
 
   it('records no recovery for a worker that owned no partitions', () => {
     const tracker = new RecoveryTracker()
-    expect(tracker.onKill({ workerId: 'w', memberId: MEMBER, transactionalIds: [], guarantee: 'exactly_once', t0: T0, partitions: [], hadOpenTxn: false })).toBeNull()
+    expect(
+      tracker.onKill({
+        workerId: 'w',
+        memberId: MEMBER,
+        transactionalIds: [],
+        guarantee: 'exactly_once',
+        t0: T0,
+        partitions: [],
+        hadOpenTxn: false,
+      }),
+    ).toBeNull()
     expect(tracker.recoveries).toEqual([])
   })
 })

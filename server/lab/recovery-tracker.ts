@@ -74,7 +74,13 @@ export function phaseEnds(r: Recovery): RecoveryPhases {
     prev = Math.min(Math.max(prev, e), Math.max(last, r.t0))
     return prev
   })
-  return { detection: clamped[0]!, rebalance: clamped[1]!, fence: clamped[2]!, restore: clamped[3]!, catchUp: clamped[4]! }
+  return {
+    detection: clamped[0]!,
+    rebalance: clamped[1]!,
+    fence: clamped[2]!,
+    restore: clamped[3]!,
+    catchUp: clamped[4]!,
+  }
 }
 
 export function phaseDurations(r: Recovery): RecoveryPhases {
@@ -94,7 +100,15 @@ export class RecoveryTracker {
   readonly recoveries: Recovery[] = []
   private seq = 0
 
-  onKill(input: { workerId: string; memberId: string | null; transactionalIds: string[]; guarantee: ProcessingGuarantee; t0: number; partitions: KilledPartition[]; hadOpenTxn: boolean }): Recovery | null {
+  onKill(input: {
+    workerId: string
+    memberId: string | null
+    transactionalIds: string[]
+    guarantee: ProcessingGuarantee
+    t0: number
+    partitions: KilledPartition[]
+    hadOpenTxn: boolean
+  }): Recovery | null {
     if (input.partitions.length === 0) return null
     const r: Recovery = {
       id: `r${++this.seq}`,
@@ -130,7 +144,8 @@ export class RecoveryTracker {
     for (const r of this.open()) if (r.assignedAt.has(partition)) r.fencedAt.set(partition, atMs)
   }
   onTxnAborted(transactionalId: string, atMs: number): void {
-    for (const r of this.open()) if (r.openTxnAbortedAt === null && r.transactionalIds.includes(transactionalId)) r.openTxnAbortedAt = atMs
+    for (const r of this.open())
+      if (r.openTxnAbortedAt === null && r.transactionalIds.includes(transactionalId)) r.openTxnAbortedAt = atMs
   }
   onRestored(partition: number, atMs: number): void {
     for (const r of this.open()) {

@@ -31,9 +31,21 @@ export function workerStatusOf(w: StreamWorker): WorkerStatus {
 }
 
 /** What the validator reads of a runtime's application: its group and topics. */
-export function validationTarget(rt: { readonly groupId: string; readonly topics: TaskTopics }): { groupId: string; inputTopic: string; outputTopic: string; changelogTopic: string; dlqTopic: string } {
+export function validationTarget(rt: { readonly groupId: string; readonly topics: TaskTopics }): {
+  groupId: string
+  inputTopic: string
+  outputTopic: string
+  changelogTopic: string
+  dlqTopic: string
+} {
   const t = rt.topics
-  return { groupId: rt.groupId, inputTopic: t.input, outputTopic: t.output, changelogTopic: t.changelog, dlqTopic: t.deadLetter }
+  return {
+    groupId: rt.groupId,
+    inputTopic: t.input,
+    outputTopic: t.output,
+    changelogTopic: t.changelog,
+    dlqTopic: t.deadLetter,
+  }
 }
 
 /** The recovery phases both runtimes observe from the same events (detection, assignment, fence, restore, catch-up). */
@@ -59,20 +71,60 @@ export function trackRecovery(t: RecoveryTracker, e: LabEvent): void {
 }
 
 /** A kill, for the recovery tracker: with the transactional ids whose open transactions it leaves to the coordinator. */
-export function trackKill(tracker: RecoveryTracker, config: StreamsConfig, k: { workerId: string; slotId: string; memberId: string | null; t0: number; partitions: KilledPartition[]; hadOpenTxn: boolean }): void {
+export function trackKill(
+  tracker: RecoveryTracker,
+  config: StreamsConfig,
+  k: {
+    workerId: string
+    slotId: string
+    memberId: string | null
+    t0: number
+    partitions: KilledPartition[]
+    hadOpenTxn: boolean
+  },
+): void {
   const guarantee = config['processing.guarantee']
-  const transactionalIds = transactionalIdsAtKill(guarantee, config['application.id'], k.slotId, k.partitions.map((p) => p.partition))
-  tracker.onKill({ workerId: k.workerId, memberId: k.memberId, transactionalIds, guarantee, t0: k.t0, partitions: k.partitions, hadOpenTxn: k.hadOpenTxn })
+  const transactionalIds = transactionalIdsAtKill(
+    guarantee,
+    config['application.id'],
+    k.slotId,
+    k.partitions.map((p) => p.partition),
+  )
+  tracker.onKill({
+    workerId: k.workerId,
+    memberId: k.memberId,
+    transactionalIds,
+    guarantee,
+    t0: k.t0,
+    partitions: k.partitions,
+    hadOpenTxn: k.hadOpenTxn,
+  })
 }
 
-function transactionalIdsAtKill(guarantee: ProcessingGuarantee, groupId: string, slotId: string, partitions: readonly number[]): string[] {
+function transactionalIdsAtKill(
+  guarantee: ProcessingGuarantee,
+  groupId: string,
+  slotId: string,
+  partitions: readonly number[],
+): string[] {
   if (guarantee === 'exactly_once') return partitions.map((p) => `${groupId}-${taskIdOf(p)}`)
   if (guarantee === 'exactly_once_v2') return [`${groupId}-${slotId}`]
   return []
 }
 
 /** Input records whose values do not parse (poison), keyed like the load generator's. */
-export function poisonRecords(random: SeededRandom, count: number, keys: number, topic: string, partitions: number): ProduceRecord[] {
+export function poisonRecords(
+  random: SeededRandom,
+  count: number,
+  keys: number,
+  topic: string,
+  partitions: number,
+): ProduceRecord[] {
   const names = Array.from({ length: count }, () => `k${String(random.int(0, keys)).padStart(4, '0')}`)
-  return names.map((key) => ({ topic, partition: partitionForKey(key, partitions), key, value: `not-a-number-${random.int(0, 1_000_000)}` }))
+  return names.map((key) => ({
+    topic,
+    partition: partitionForKey(key, partitions),
+    key,
+    value: `not-a-number-${random.int(0, 1_000_000)}`,
+  }))
 }

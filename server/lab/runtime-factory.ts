@@ -27,8 +27,21 @@ export interface RuntimeFactory {
 }
 
 /** A dashboard lab's runtime: endless load on 50 keys, a killed worker replaced after 3 s. */
-export function labRuntimeSettings(config: StreamsConfig, ratePerSec: number, o: { workers?: number; partitions?: number; seed?: number }): RuntimeSettings {
-  return { config, workers: o.workers ?? 3, partitions: o.partitions ?? 6, ratePerSec, maxRecords: Number.POSITIVE_INFINITY, keys: 50, seed: o.seed ?? 1, restartAfterMs: 3_000 }
+export function labRuntimeSettings(
+  config: StreamsConfig,
+  ratePerSec: number,
+  o: { workers?: number; partitions?: number; seed?: number },
+): RuntimeSettings {
+  return {
+    config,
+    workers: o.workers ?? 3,
+    partitions: o.partitions ?? 6,
+    ratePerSec,
+    maxRecords: Number.POSITIVE_INFINITY,
+    keys: 50,
+    seed: o.seed ?? 1,
+    restartAfterMs: 3_000,
+  }
 }
 
 export interface InProcessLabOptions {
@@ -49,7 +62,12 @@ export function inProcessRuntimes(o: InProcessLabOptions): RuntimeFactory {
     workerThreads: 'shared',
     create: ({ guarantee, ratePerSec }) => {
       const settings = labRuntimeSettings(defaultStreamsConfig(guarantee), ratePerSec, o)
-      return new InProcessRuntime(o.time, { ...settings, latency: o.latency ?? 'default', deserializationPolicy: 'log-and-continue', traceIntervalMs: 500 })
+      return new InProcessRuntime(o.time, {
+        ...settings,
+        latency: o.latency ?? 'default',
+        deserializationPolicy: 'log-and-continue',
+        traceIntervalMs: 500,
+      })
     },
     forScenario: (setup) => new InProcessRuntime(o.time, runtimeOptions(setup, seed)),
   }

@@ -13,23 +13,44 @@ import { inProcessRuntimes } from './runtime-factory.ts'
 
 type Txn = Extract<JournalFact, { kind: 'txn' }>
 
-
-async function scenario(time: MockTime, lab: Lab, name: string): Promise<{ card: EvidenceCard; narrative: string; s: LabSnapshot }> {
+async function scenario(
+  time: MockTime,
+  lab: Lab,
+  name: string,
+): Promise<{ card: EvidenceCard; narrative: string; s: LabSnapshot }> {
   expect(await time.runUntilSettled(lab.execute('runScenario', { name }))).toMatchObject({ ok: true })
-  await time.runUntil(() => (lab.snapshot().evidence ?? []).some((c) => c.name === name) && lab.snapshot().scenario?.status !== 'running', 900_000, 50)
+  await time.runUntil(
+    () => (lab.snapshot().evidence ?? []).some((c) => c.name === name) && lab.snapshot().scenario?.status !== 'running',
+    900_000,
+    50,
+  )
   // The validator reads past everything the scenario's last lab committed.
   const committed = lab.snapshot().totals.committedInput
   await time.runUntil(() => (lab.snapshot().correctness?.inputChecked ?? 0) >= committed, 120_000, 50)
   const s = lab.snapshot()
-  return { card: s.evidence!.find((c) => c.name === name)!, narrative: s.scenario!.narrative.map((l) => l.text).join('\n'), s }
+  return {
+    card: s.evidence!.find((c) => c.name === name)!,
+    narrative: s.scenario!.narrative.map((l) => l.text).join('\n'),
+    s,
+  }
 }
 
-const overlaps = (l: JournalLink, e: EvidenceLink) => l.topic === e.topic && l.partition === e.partition && l.fromOffset !== undefined && l.toOffset !== undefined && l.fromOffset < e.toOffset && l.toOffset > e.fromOffset
+const overlaps = (l: JournalLink, e: EvidenceLink) =>
+  l.topic === e.topic &&
+  l.partition === e.partition &&
+  l.fromOffset !== undefined &&
+  l.toOffset !== undefined &&
+  l.fromOffset < e.toOffset &&
+  l.toOffset > e.fromOffset
 
 describe("a scenario's figures are the tiles' and the journal's", { timeout: 600_000 }, () => {
   it('lost-ack: the duplicates it quotes are the DUPLICATES tile; each run lost one ack, as the journal says', async () => {
     const time = new MockTime()
-    const lab = new Lab(inProcessRuntimes({ time, seed: 11 }), { ratePerSec: 400, snapshotIntervalMs: 100, validateIntervalMs: 500 })
+    const lab = new Lab(inProcessRuntimes({ time, seed: 11 }), {
+      ratePerSec: 400,
+      snapshotIntervalMs: 100,
+      validateIntervalMs: 500,
+    })
     await time.runUntilSettled(lab.start())
     const startedAt = time.now()
     const { card, narrative, s } = await scenario(time, lab, 'lost-ack')
@@ -48,7 +69,11 @@ describe("a scenario's figures are the tiles' and the journal's", { timeout: 600
 
   it("zombie: the aborted transactions and records it quotes are the journal's transactions that held the zombie's records; ABORTED TXNS counts the journal's", async () => {
     const time = new MockTime()
-    const lab = new Lab(inProcessRuntimes({ time, seed: 11 }), { ratePerSec: 400, snapshotIntervalMs: 100, validateIntervalMs: 500 })
+    const lab = new Lab(inProcessRuntimes({ time, seed: 11 }), {
+      ratePerSec: 400,
+      snapshotIntervalMs: 100,
+      validateIntervalMs: 500,
+    })
     await time.runUntilSettled(lab.start())
     const { card, narrative, s } = await scenario(time, lab, 'zombie')
     expect(card.status).toBe('passed')
@@ -58,12 +83,23 @@ describe("a scenario's figures are the tiles' and the journal's", { timeout: 600
     expect(narrative).toContain(`(${transactions}, one per producer it held): ${records} records aborted`)
     // The lab it ends on ran exactly_once_v2: its journal's aborted transactions over the zombie's records.
     const all = entries(lab)
-    const run = all.slice(all.findLastIndex((e) => e.fact.kind === 'scenario' && e.label.includes('a lab with exactly_once_v2')))
-    const zombie = run.filter((e) => e.fact.kind === 'txn' && e.fact.outcome === 'aborted' && (e.links ?? []).some((l) => card.links.some((c) => overlaps(l, c))))
+    const run = all.slice(
+      all.findLastIndex((e) => e.fact.kind === 'scenario' && e.label.includes('a lab with exactly_once_v2')),
+    )
+    const zombie = run.filter(
+      (e) =>
+        e.fact.kind === 'txn' &&
+        e.fact.outcome === 'aborted' &&
+        (e.links ?? []).some((l) => card.links.some((c) => overlaps(l, c))),
+    )
     expect(zombie).toHaveLength(transactions)
-    expect(zombie.reduce((n, e) => n + (e.fact as Txn).outputRecords + (e.fact as Txn).changelogRecords, 0)).toBe(records)
+    expect(zombie.reduce((n, e) => n + (e.fact as Txn).outputRecords + (e.fact as Txn).changelogRecords, 0)).toBe(
+      records,
+    )
     // The tile is the journal's count of this run's aborts (the zombie's among them), teardowns left out.
-    const aborted = run.filter((e) => e.fact.kind === 'txn' && e.fact.outcome === 'aborted' && e.fact.cause !== 'teardown')
+    const aborted = run.filter(
+      (e) => e.fact.kind === 'txn' && e.fact.outcome === 'aborted' && e.fact.cause !== 'teardown',
+    )
     expect(s.txnTotals.aborted).toBe(aborted.length)
     expect(s.txnTotals.aborted).toBeGreaterThanOrEqual(transactions)
     await time.runUntilSettled(lab.close())

@@ -47,7 +47,10 @@ export function describeSettings(s: LabSettingsBefore): string {
 export async function restoreSettings(rt: LabRuntime, before: LabSettingsBefore): Promise<void> {
   await rt.revive({ restartAfterMs: before.restartAfterMs, latency: before.latency })
   // Every slot restarts, killed, paused and stopped ones included; armed kills and pauses are dropped.
-  await rt.reconfigure({ ...before.config, 'application.id': rt.config['application.id'] }, before.deserializationPolicy)
+  await rt.reconfigure(
+    { ...before.config, 'application.id': rt.config['application.id'] },
+    before.deserializationPolicy,
+  )
   while (rt.slots.length < before.workers) rt.addWorker()
   while (rt.slots.length > before.workers && (await rt.removeWorker()) !== null) {
     // stopped cleanly, one at a time

@@ -10,7 +10,8 @@ import { TraceBook } from './snapshot-parts.ts'
 describe('the trace book numbers the step a kill hit as the kill does', () => {
   it('a record that passed steps 1-4 when its worker died died at step 5', () => {
     const book = new TraceBook()
-    for (const step of [1, 2, 3, 4] as const) book.onTrace({ partition: 0, offset: 7, key: 'k0042', workerId: 'worker-1', step, atMs: step })
+    for (const step of [1, 2, 3, 4] as const)
+      book.onTrace({ partition: 0, offset: 7, key: 'k0042', workerId: 'worker-1', step, atMs: step })
     book.onTrace({ partition: 1, offset: 3, key: 'k0001', workerId: 'worker-1', step: 1, atMs: 1 })
     book.onKilled('worker-1')
     expect(book.list().map((t) => [t.id, t.crashedAtStep, t.outcome])).toEqual([

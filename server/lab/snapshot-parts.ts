@@ -2,7 +2,14 @@
 // the correctness view from a validator report, the recovery views from the recovery tracker, and
 // the recent record traces.
 
-import type { CorrectnessView, LabConfig, LogCell, RecordTrace, RecoveryView, Unavailable } from '../../lib/lab-protocol.ts'
+import type {
+  CorrectnessView,
+  LabConfig,
+  LogCell,
+  RecordTrace,
+  RecoveryView,
+  Unavailable,
+} from '../../lib/lab-protocol.ts'
 import { decodeOutputValue } from '../../lib/records.ts'
 import type { StoredRecordView } from '../log/types.ts'
 import type { ProcessingGuarantee } from '../../lib/streams-config.ts'
@@ -43,12 +50,21 @@ export const ALLOWED: Record<ProcessingGuarantee, CorrectnessView['allowed']> = 
 }
 
 /** The five correctness figures of MEASURES.md (and aborted records a read_uncommitted reader would see), from a validator report. */
-export function correctnessFigures(report: ValidationReport): Pick<ValidationReport, 'duplicates' | 'lost' | 'abortedReads' | 'abortedReadsUncommitted' | 'stateMismatches' | 'openTransactions'> {
+export function correctnessFigures(
+  report: ValidationReport,
+): Pick<
+  ValidationReport,
+  'duplicates' | 'lost' | 'abortedReads' | 'abortedReadsUncommitted' | 'stateMismatches' | 'openTransactions'
+> {
   const { duplicates, lost, abortedReads, abortedReadsUncommitted, stateMismatches, openTransactions } = report
   return { duplicates, lost, abortedReads, abortedReadsUncommitted, stateMismatches, openTransactions }
 }
 
-export function correctnessView(report: ValidationReport, guarantee: ProcessingGuarantee, nowMs: number): CorrectnessView {
+export function correctnessView(
+  report: ValidationReport,
+  guarantee: ProcessingGuarantee,
+  nowMs: number,
+): CorrectnessView {
   return {
     ...correctnessFigures(report),
     doubleAppliedUpdates: report.doubleAppliedUpdates,
@@ -81,8 +97,18 @@ export function killLabel(x: Pick<Recovery, 'workerId' | 'id'>): string {
 }
 
 /** The duplicate ledger's windows: the input offsets each kill left to be redone. */
-export function ledgerWindows(recoveries: readonly Recovery[]): { id: string; label: string; partition: number; from: number; to: number }[] {
-  return recoveries.flatMap((x) => x.partitions.map((p) => ({ id: x.id, label: killLabel(x), partition: p.partition, from: p.committedAtKill ?? 0, to: p.positionAtKill })))
+export function ledgerWindows(
+  recoveries: readonly Recovery[],
+): { id: string; label: string; partition: number; from: number; to: number }[] {
+  return recoveries.flatMap((x) =>
+    x.partitions.map((p) => ({
+      id: x.id,
+      label: killLabel(x),
+      partition: p.partition,
+      from: p.committedAtKill ?? 0,
+      to: p.positionAtKill,
+    })),
+  )
 }
 
 /**
@@ -122,11 +148,27 @@ export class TraceBook {
     }
   }
 
-  onTrace(e: { partition: number; offset: number; key: string; workerId: string; step: RecordTrace['steps'][number]['step']; atMs: number }): void {
+  onTrace(e: {
+    partition: number
+    offset: number
+    key: string
+    workerId: string
+    step: RecordTrace['steps'][number]['step']
+    atMs: number
+  }): void {
     const id = `${e.partition}@${e.offset}`
     let tr = this.traces.get(id)
     if (!tr) {
-      tr = { id, key: e.key, partition: e.partition, offset: e.offset, workerId: e.workerId, steps: [], crashedAtStep: null, outcome: 'in-flight' }
+      tr = {
+        id,
+        key: e.key,
+        partition: e.partition,
+        offset: e.offset,
+        workerId: e.workerId,
+        steps: [],
+        crashedAtStep: null,
+        outcome: 'in-flight',
+      }
       this.traces.set(id, tr)
       while (this.traces.size > MAX_TRACES) this.traces.delete(this.traces.keys().next().value!)
     }

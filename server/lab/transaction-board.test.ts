@@ -5,7 +5,15 @@ import type { TxnEndEvent } from '../engine/telemetry.ts'
 
 const begin = (workerId: string, tid: string, producerId: number, epoch: number, localTxnId: number, atMs: number) =>
   ({ type: 'txn-begin', workerId, transactionalId: tid, producerId, epoch, localTxnId, atMs }) as const
-const end = (workerId: string, tid: string, producerId: number, epoch: number, localTxnId: number, outcome: 'committed' | 'aborted', endMs: number): TxnEndEvent => ({
+const end = (
+  workerId: string,
+  tid: string,
+  producerId: number,
+  epoch: number,
+  localTxnId: number,
+  outcome: 'committed' | 'aborted',
+  endMs: number,
+): TxnEndEvent => ({
   type: 'txn-end',
   workerId,
   transactionalId: tid,
@@ -41,7 +49,15 @@ describe('TransactionBoard', () => {
     expect(board.totals()).toEqual({ committed: 0, aborted: 0, open: 1 })
     board.onEngineEvent(end('w1', 'app-0_0', 1000, 3, 1, 'committed', 110))
     const [t] = board.transactions()
-    expect(t).toMatchObject({ id: '1000.3.1', outcome: 'committed', endMs: 110, outputRecords: 3, changelogRecords: 3, offsetsCommitted: 1, abortReason: null })
+    expect(t).toMatchObject({
+      id: '1000.3.1',
+      outcome: 'committed',
+      endMs: 110,
+      outputRecords: 3,
+      changelogRecords: 3,
+      offsetsCommitted: 1,
+      abortReason: null,
+    })
     expect(board.totals()).toEqual({ committed: 1, aborted: 0, open: 0 })
   })
 
@@ -80,16 +96,34 @@ describe('TransactionBoard', () => {
     // the open one, and the kill's abort was never counted (the Kafka dashboard showed 0 aborts).
     const killed = new Set<string>()
     const board = new TransactionBoard((w) => killed.has(w))
-    board.onEngineEvent({ type: 'producer-init', workerId: 'w1', transactionalId: 'app-0_1', producerId: 7, epoch: 1, atMs: 0 })
+    board.onEngineEvent({
+      type: 'producer-init',
+      workerId: 'w1',
+      transactionalId: 'app-0_1',
+      producerId: 7,
+      epoch: 1,
+      atMs: 0,
+    })
     board.onEngineEvent(begin('w1', 'app-0_1', 7, 1, 48, 1))
     killed.add('w1')
     for (let i = 1; i <= 400; i++) {
       board.onEngineEvent(begin('w2', 'app-0_0', 5, 0, i, 1 + i))
       board.onEngineEvent(end('w2', 'app-0_0', 5, 0, i, 'committed', 2 + i))
     }
-    board.onEngineEvent({ type: 'producer-init', workerId: 'w3', transactionalId: 'app-0_1', producerId: 7, epoch: 3, atMs: 10_000 })
+    board.onEngineEvent({
+      type: 'producer-init',
+      workerId: 'w3',
+      transactionalId: 'app-0_1',
+      producerId: 7,
+      epoch: 3,
+      atMs: 10_000,
+    })
     expect(board.totals()).toEqual({ committed: 400, aborted: 1, open: 0 })
-    expect(board.transactions().find((t) => t.transactionalId === 'app-0_1')).toMatchObject({ outcome: 'aborted', abortReason: 'crash', endMs: 10_000 })
+    expect(board.transactions().find((t) => t.transactionalId === 'app-0_1')).toMatchObject({
+      outcome: 'aborted',
+      abortReason: 'crash',
+      endMs: 10_000,
+    })
   })
 
   it('bounds the open transactions too, for ends that never arrive', () => {
@@ -100,9 +134,23 @@ describe('TransactionBoard', () => {
 
   it('records a fencing when another worker initialises a transactional.id, and the epochs it went through', () => {
     const board = new TransactionBoard(() => false)
-    board.onEngineEvent({ type: 'producer-init', workerId: 'w1', transactionalId: 'app-0_0', producerId: 1000, epoch: 0, atMs: 0 })
+    board.onEngineEvent({
+      type: 'producer-init',
+      workerId: 'w1',
+      transactionalId: 'app-0_0',
+      producerId: 1000,
+      epoch: 0,
+      atMs: 0,
+    })
     board.onEngineEvent(begin('w1', 'app-0_0', 1000, 0, 1, 1))
-    board.onEngineEvent({ type: 'producer-init', workerId: 'w2', transactionalId: 'app-0_0', producerId: 1000, epoch: 2, atMs: 9 })
+    board.onEngineEvent({
+      type: 'producer-init',
+      workerId: 'w2',
+      transactionalId: 'app-0_0',
+      producerId: 1000,
+      epoch: 2,
+      atMs: 9,
+    })
     const [tl] = board.producerTimelines()
     expect(tl!.epochs.map((e) => e.epoch)).toEqual([0, 2])
     expect(tl!.fencings).toEqual([{ atMs: 9, reason: "w2 called initTransactions: epoch 2 fences w1's epoch 0" }])
@@ -111,21 +159,53 @@ describe('TransactionBoard', () => {
   it("ends the previous owner's open transaction as aborted when a new owner initialises the transactional.id (what a Kafka client can know of it)", () => {
     const killed = new Set(['w1'])
     const board = new TransactionBoard((w) => killed.has(w))
-    board.onEngineEvent({ type: 'producer-init', workerId: 'w1', transactionalId: 'app-0_0', producerId: 1000, epoch: 0, atMs: 0 })
+    board.onEngineEvent({
+      type: 'producer-init',
+      workerId: 'w1',
+      transactionalId: 'app-0_0',
+      producerId: 1000,
+      epoch: 0,
+      atMs: 0,
+    })
     board.onEngineEvent(begin('w1', 'app-0_0', 1000, 0, 1, 1))
-    board.onEngineEvent({ type: 'producer-init', workerId: 'w1', transactionalId: 'app-0_1', producerId: 1001, epoch: 0, atMs: 0 })
+    board.onEngineEvent({
+      type: 'producer-init',
+      workerId: 'w1',
+      transactionalId: 'app-0_1',
+      producerId: 1001,
+      epoch: 0,
+      atMs: 0,
+    })
     board.onEngineEvent(begin('w1', 'app-0_1', 1001, 0, 1, 1))
-    board.onEngineEvent({ type: 'producer-init', workerId: 'w2', transactionalId: 'app-0_0', producerId: 1000, epoch: 1, atMs: 9 })
+    board.onEngineEvent({
+      type: 'producer-init',
+      workerId: 'w2',
+      transactionalId: 'app-0_0',
+      producerId: 1000,
+      epoch: 1,
+      atMs: 9,
+    })
     expect(board.totals()).toEqual({ committed: 0, aborted: 1, open: 1 })
     const aborted = board.transactions().find((t) => t.transactionalId === 'app-0_0')!
     expect(aborted).toMatchObject({ outcome: 'aborted', abortReason: 'crash', endMs: 9 })
     // The same worker initialising again (a restart of its own producer) aborts nothing.
-    board.onEngineEvent({ type: 'producer-init', workerId: 'w1', transactionalId: 'app-0_1', producerId: 1001, epoch: 1, atMs: 10 })
+    board.onEngineEvent({
+      type: 'producer-init',
+      workerId: 'w1',
+      transactionalId: 'app-0_1',
+      producerId: 1001,
+      epoch: 1,
+      atMs: 10,
+    })
     expect(board.totals().open).toBe(1)
   })
 
   it("lists what the broker says a crashed worker's aborted transaction held", () => {
-    const board = new TransactionBoard((w) => w === 'w1', undefined, (topic) => topic.endsWith('-changelog'))
+    const board = new TransactionBoard(
+      (w) => w === 'w1',
+      undefined,
+      (topic) => topic.endsWith('-changelog'),
+    )
     board.onEngineEvent(begin('w1', 'app-0_0', 1000, 0, 1, 1))
     const held = [
       { topic: 'output', partition: 0, firstOffset: 10, lastOffset: 14, records: 5 },
@@ -133,12 +213,22 @@ describe('TransactionBoard', () => {
       { topic: '__consumer_offsets', partition: 0, firstOffset: 1, lastOffset: 1, records: 1 },
     ]
     board.onCoordinatorTxnEnded({ ...coordinatorAbort('app-0_0', 1000, 'fenced', 9), held, offsets: 1 })
-    expect(board.transactions()[0]).toMatchObject({ outcome: 'aborted', abortReason: 'crash', partitions: ['output-0', 'app-counts-changelog-0'], outputRecords: 5, changelogRecords: 5, offsetsCommitted: 1 })
+    expect(board.transactions()[0]).toMatchObject({
+      outcome: 'aborted',
+      abortReason: 'crash',
+      partitions: ['output-0', 'app-counts-changelog-0'],
+      outputRecords: 5,
+      changelogRecords: 5,
+      offsetsCommitted: 1,
+    })
   })
 
   it("aborts what a teardown leaves open as the teardown's, never as a fault or a timeout", () => {
     const ended: string[] = []
-    const board = new TransactionBoard(() => false, { ended: (t) => ended.push(`${t.transactionalId}:${t.abortReason}`), counts: () => ({ committed: 0, aborted: 0 }) })
+    const board = new TransactionBoard(() => false, {
+      ended: (t) => ended.push(`${t.transactionalId}:${t.abortReason}`),
+      counts: () => ({ committed: 0, aborted: 0 }),
+    })
     board.onEngineEvent(begin('w1', 'app-0_0', 1000, 0, 1, 1))
     board.onEngineEvent(begin('w1', 'app-0_1', 1001, 0, 1, 1))
     board.teardown(5)

@@ -66,11 +66,17 @@ export class TransactionBoard {
         const tl = this.timelines.get(e.transactionalId)
         const previous = this.owner.get(e.transactionalId)
         if (tl && tl.epochs.length > 0 && previous !== undefined && previous !== e.workerId) {
-          this.fencing(tl, e.atMs, `${e.workerId} called initTransactions: epoch ${e.epoch} fences ${previous}'s epoch ${tl.epochs.at(-1)!.epoch}`)
+          this.fencing(
+            tl,
+            e.atMs,
+            `${e.workerId} called initTransactions: epoch ${e.epoch} fences ${previous}'s epoch ${tl.epochs.at(-1)!.epoch}`,
+          )
           // InitProducerId completes the previous owner's open transaction by aborting it before the
           // epoch bump. A cluster tells no client about that abort: this is when it is known to have happened.
           const reason = this.isKilled(previous) ? 'crash' : 'fenced'
-          for (const t of this.txns.values()) if (t.transactionalId === e.transactionalId && t.outcome === 'open') this.end(t, 'aborted', e.atMs, reason, null)
+          for (const t of this.txns.values())
+            if (t.transactionalId === e.transactionalId && t.outcome === 'open')
+              this.end(t, 'aborted', e.atMs, reason, null)
         }
         this.owner.set(e.transactionalId, e.workerId)
         this.noteEpoch(e.transactionalId, e.producerId, e.epoch, e.atMs)
@@ -108,7 +114,14 @@ export class TransactionBoard {
         if (e.sendOffsetsMs !== undefined) t.sendOffsetsMs = e.sendOffsetsMs
         const b = this.brokerEnds.get(e.transactionalId)
         const broker = b !== undefined && b.producerId === e.producerId && b.epoch === e.epoch ? b : null
-        if (t.outcome === 'open') this.end(t, e.outcome, e.endMs, e.outcome === 'aborted' ? (e.reason === 'fenced' ? 'fenced' : 'error') : null, broker)
+        if (t.outcome === 'open')
+          this.end(
+            t,
+            e.outcome,
+            e.endMs,
+            e.outcome === 'aborted' ? (e.reason === 'fenced' ? 'fenced' : 'error') : null,
+            broker,
+          )
         return
       }
     }
@@ -121,11 +134,18 @@ export class TransactionBoard {
     if (e.outcome !== 'aborted' || e.reason === 'client' || e.reason === null) return
     const tl = this.timelines.get(e.transactionalId)
     if (tl) {
-      this.fencing(tl, e.endMs, e.reason === 'timeout' ? 'transaction.timeout.ms expired: aborted and fenced by the coordinator' : 'a new owner called initTransactions: older epoch fenced, open transaction aborted')
+      this.fencing(
+        tl,
+        e.endMs,
+        e.reason === 'timeout'
+          ? 'transaction.timeout.ms expired: aborted and fenced by the coordinator'
+          : 'a new owner called initTransactions: older epoch fenced, open transaction aborted',
+      )
     }
     const owner = this.owner.get(e.transactionalId)
     const reason = e.reason === 'timeout' ? 'timeout' : owner !== undefined && this.isKilled(owner) ? 'crash' : 'fenced'
-    for (const t of this.txns.values()) if (t.transactionalId === e.transactionalId && t.outcome === 'open') this.end(t, 'aborted', e.endMs, reason, e)
+    for (const t of this.txns.values())
+      if (t.transactionalId === e.transactionalId && t.outcome === 'open') this.end(t, 'aborted', e.endMs, reason, e)
   }
 
   /** The lab tears this runtime down: what is open now, or ends from here on, is the teardown's doing. */
@@ -144,7 +164,13 @@ export class TransactionBoard {
     t.offsetsCommitted = e.offsets ?? t.offsetsCommitted
   }
 
-  private end(t: TxnView, outcome: 'committed' | 'aborted', endMs: number, reason: TxnView['abortReason'], broker: TxnEnded | null): void {
+  private end(
+    t: TxnView,
+    outcome: 'committed' | 'aborted',
+    endMs: number,
+    reason: TxnView['abortReason'],
+    broker: TxnEnded | null,
+  ): void {
     if (broker !== null) this.fillHeld(t, broker)
     t.outcome = outcome
     t.endMs = endMs

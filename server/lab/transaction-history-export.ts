@@ -9,24 +9,49 @@ import type { TxnHistoryFilter, TxnHistoryPage } from './transaction-history.ts'
 export type TxnHistoryFormat = 'json' | 'csv'
 
 const MAX_INSTANT = 8_640_000_000_000_000
-const instant = (name: string) => z.string().regex(/^\d{1,16}$/, `${name} must be a whole number of milliseconds since the epoch`).transform(Number).pipe(z.number().max(MAX_INSTANT, `${name} is beyond any date`))
+const instant = (name: string) =>
+  z
+    .string()
+    .regex(/^\d{1,16}$/, `${name} must be a whole number of milliseconds since the epoch`)
+    .transform(Number)
+    .pipe(z.number().max(MAX_INSTANT, `${name} is beyond any date`))
 
 const QUERY = z
   .object({
     outcome: z
       .string()
       .transform((s) => s.split(','))
-      .pipe(z.array(z.enum(TXN_HISTORY_OUTCOMES as [TxnHistoryOutcome, ...TxnHistoryOutcome[]], { message: `outcome must be ${TXN_HISTORY_OUTCOMES.join(', ')} (comma-separated)` })))
+      .pipe(
+        z.array(
+          z.enum(TXN_HISTORY_OUTCOMES as [TxnHistoryOutcome, ...TxnHistoryOutcome[]], {
+            message: `outcome must be ${TXN_HISTORY_OUTCOMES.join(', ')} (comma-separated)`,
+          }),
+        ),
+      )
       .optional(),
-    transactionalId: z.string().min(1, 'transactionalId must not be empty').max(256, 'transactionalId is at most 256 characters').optional(),
+    transactionalId: z
+      .string()
+      .min(1, 'transactionalId must not be empty')
+      .max(256, 'transactionalId is at most 256 characters')
+      .optional(),
     sinceMs: instant('sinceMs').optional(),
     untilMs: instant('untilMs').optional(),
-    minDurationMs: z.string().regex(/^\d{1,9}(\.\d{1,3})?$/, 'minDurationMs must be a number of milliseconds ≥ 0 (e.g. 150 or 12.5)').transform(Number).optional(),
-    limit: z.string().regex(/^[1-9]\d{0,5}$/, 'limit must be a whole number from 1 to 999999').transform(Number).optional(),
+    minDurationMs: z
+      .string()
+      .regex(/^\d{1,9}(\.\d{1,3})?$/, 'minDurationMs must be a number of milliseconds ≥ 0 (e.g. 150 or 12.5)')
+      .transform(Number)
+      .optional(),
+    limit: z
+      .string()
+      .regex(/^[1-9]\d{0,5}$/, 'limit must be a whole number from 1 to 999999')
+      .transform(Number)
+      .optional(),
     format: z.enum(['json', 'csv'], { message: 'format must be json or csv' }).optional(),
   })
   .strict()
-  .refine((q) => q.sinceMs === undefined || q.untilMs === undefined || q.sinceMs <= q.untilMs, { message: 'sinceMs must not be after untilMs' })
+  .refine((q) => q.sinceMs === undefined || q.untilMs === undefined || q.sinceMs <= q.untilMs, {
+    message: 'sinceMs must not be after untilMs',
+  })
 
 type Parsed = { ok: true; filter: TxnHistoryFilter; format: TxnHistoryFormat } | { ok: false; error: string }
 
@@ -40,14 +65,24 @@ export function parseTxnHistoryQuery(params: URLSearchParams): Parsed {
   const r = QUERY.safeParse(raw)
   if (!r.success) {
     const issue = r.error.issues[0]!
-    const unknown = issue.code === 'unrecognized_keys' ? `unknown parameter ${JSON.stringify(String(issue.keys[0]).slice(0, 40))}: use outcome, transactionalId, sinceMs, untilMs, minDurationMs, limit and format` : null
+    const unknown =
+      issue.code === 'unrecognized_keys'
+        ? `unknown parameter ${JSON.stringify(String(issue.keys[0]).slice(0, 40))}: use outcome, transactionalId, sinceMs, untilMs, minDurationMs, limit and format`
+        : null
     return { ok: false, error: unknown ?? issue.message }
   }
   const q = r.data
   return {
     ok: true,
     format: q.format ?? 'json',
-    filter: { outcomes: q.outcome ?? null, transactionalId: q.transactionalId ?? null, sinceMs: q.sinceMs ?? null, untilMs: q.untilMs ?? null, minDurationMs: q.minDurationMs ?? null, limit: q.limit ?? null },
+    filter: {
+      outcomes: q.outcome ?? null,
+      transactionalId: q.transactionalId ?? null,
+      sinceMs: q.sinceMs ?? null,
+      untilMs: q.untilMs ?? null,
+      minDurationMs: q.minDurationMs ?? null,
+      limit: q.limit ?? null,
+    },
   }
 }
 

@@ -12,7 +12,11 @@ import { NO_FILTER } from './transaction-history.ts'
 describe('the transaction history on a lab', () => {
   it('counts what the dashboard counts, lists a kill as a crash, and outlives a reset', async () => {
     const time = new MockTime()
-    const lab = new Lab(inProcessRuntimes({ time, workers: 3, partitions: 6, seed: 7 }), { ratePerSec: 500, snapshotIntervalMs: 100, validateIntervalMs: 500 })
+    const lab = new Lab(inProcessRuntimes({ time, workers: 3, partitions: 6, seed: 7 }), {
+      ratePerSec: 500,
+      snapshotIntervalMs: 100,
+      validateIntervalMs: 500,
+    })
     await time.runUntilSettled(lab.start())
     await time.runFor(2_000)
     const victim = lab.snapshot().workers.find((w) => w.taskIds.length > 0)!.id

@@ -34,10 +34,22 @@ describe('TransactionHistory', () => {
     h.onEnded(txn(2, { outcome: 'aborted', abortReason: 'crash', endTxnMs: undefined }), 'worker-2')
     h.onEnded(txn(3, { outcome: 'aborted', abortReason: 'teardown' }), 'worker-1')
     // Empty and ended by the teardown: it never reached the broker, as the journal says.
-    h.onEnded(txn(4, { outcome: 'aborted', abortReason: 'teardown', partitions: [], outputRecords: 0, changelogRecords: 0, offsetsCommitted: 0 }), 'worker-1')
+    h.onEnded(
+      txn(4, {
+        outcome: 'aborted',
+        abortReason: 'teardown',
+        partitions: [],
+        outputRecords: 0,
+        changelogRecords: 0,
+        offsetsCommitted: 0,
+      }),
+      'worker-1',
+    )
     h.onEnded(txn(5, { outcome: 'open', endMs: null }), 'worker-1')
     const { life } = h.statistics()
-    expect([life.outcomes.committed.count, life.outcomes.aborted.count, life.outcomes.teardown.count]).toEqual([1, 1, 1])
+    expect([life.outcomes.committed.count, life.outcomes.aborted.count, life.outcomes.teardown.count]).toEqual([
+      1, 1, 1,
+    ])
     expect(life.causes).toEqual({ crash: 1, fenced: 0, timeout: 0, error: 0, teardown: 1 })
     // The crash's EndTxn was never sent: no latency for it.
     expect(life.outcomes.aborted.endTxnMs.count).toBe(0)
@@ -47,14 +59,22 @@ describe('TransactionHistory', () => {
       ['aborted', 'crash', 'worker-2'],
       ['teardown', 'teardown', 'worker-1'],
     ])
-    expect(page.rows[1]).toMatchObject({ transactionalId: 'app-0_2', partitions: 'output-2 app-store-changelog-2', outputRecords: 12, changelogRecords: 5, durationMs: 22, endTxnMs: null })
+    expect(page.rows[1]).toMatchObject({
+      transactionalId: 'app-0_2',
+      partitions: 'output-2 app-store-changelog-2',
+      outputRecords: 12,
+      changelogRecords: 5,
+      durationMs: 22,
+      endTxnMs: null,
+    })
     expect(page.window).toMatchObject({ rows: 3, olderThanRows: 0, fromMs: T0 + 120 + 1 })
     expect(page.window.text).toMatch(/^rows: the last 3 transactions, ended .*; every transaction of the lab is here$/)
   })
 
   it('filters by outcome, transactional.id, time and duration, and keeps the newest `limit`', () => {
     const h = new TransactionHistory(new MockTime(T0))
-    for (let i = 0; i < 100; i++) h.onEnded(txn(i, i % 10 === 0 ? { outcome: 'aborted', abortReason: 'fenced' } : {}), 'w')
+    for (let i = 0; i < 100; i++)
+      h.onEnded(txn(i, i % 10 === 0 ? { outcome: 'aborted', abortReason: 'fenced' } : {}), 'w')
     const all = h.query(NO_FILTER).rows
     const q = (f: Partial<typeof NO_FILTER>) => h.query({ ...NO_FILTER, ...f })
     expect(q({ outcomes: ['aborted'] }).rows.map((r) => r.epoch)).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80, 90])
@@ -62,7 +82,9 @@ describe('TransactionHistory', () => {
     expect(q({ transactionalId: '0_1' }).matched).toBe(33)
     const since = T0 + 50 * 100
     const until = T0 + 60 * 100 + 30
-    expect(q({ sinceMs: since, untilMs: until }).rows.map((r) => r.epoch)).toEqual(all.filter((r) => r.endMs >= since && r.endMs <= until).map((r) => r.epoch))
+    expect(q({ sinceMs: since, untilMs: until }).rows.map((r) => r.epoch)).toEqual(
+      all.filter((r) => r.endMs >= since && r.endMs <= until).map((r) => r.epoch),
+    )
     expect(q({ minDurationMs: 24 }).rows.every((r) => r.durationMs >= 24)).toBe(true)
     expect(q({ minDurationMs: 24 }).matched).toBe(all.filter((r) => r.durationMs >= 24).length)
     // The filter read from the columns selects what the row predicate selects, on random filters.
@@ -95,14 +117,22 @@ describe('TransactionHistory', () => {
       const abort = r.next() < 0.01
       if (abort) aborted++
       // Many distinct transactional ids (a lab reset many times): the string table stays bounded.
-      h.onEnded(txn(i, { transactionalId: `app-${Math.floor(i / 50)}_0`, ...(abort ? { outcome: 'aborted', abortReason: 'timeout' } : {}) }), `worker-${i % 7}`)
+      h.onEnded(
+        txn(i, {
+          transactionalId: `app-${Math.floor(i / 50)}_0`,
+          ...(abort ? { outcome: 'aborted', abortReason: 'timeout' } : {}),
+        }),
+        `worker-${i % 7}`,
+      )
     }
     expect(h.bytes).toBe(1_050 * BYTES_PER_ROW)
     const page = h.query(NO_FILTER)
     expect(page.window.rows).toBe(1_000)
     expect(page.window.abortRows).toBe(50)
     expect(page.window.olderThanRows).toBe(20_000 - 1_050)
-    expect(page.window.text).toMatch(/the last 1,000 transactions and 50 older aborts.*18,950 older transactions are in the statistics only/)
+    expect(page.window.text).toMatch(
+      /the last 1,000 transactions and 50 older aborts.*18,950 older transactions are in the statistics only/,
+    )
     expect(page.statistics.life.outcomes.aborted.count).toBe(aborted)
     expect(page.statistics.life.outcomes.committed.count).toBe(20_000 - aborted)
     // Rows oldest first; the older aborts come before the main ring's rows, and each row's strings survived compaction.
@@ -127,10 +157,21 @@ describe('TransactionHistory', () => {
 describe('GET /api/lab/transactions query', () => {
   const parse = (q: string) => parseTxnHistoryQuery(new URLSearchParams(q))
   it('reads every filter', () => {
-    expect(parse('outcome=aborted,teardown&transactionalId=app-0_1&sinceMs=10&untilMs=20&minDurationMs=12.5&limit=50&format=csv')).toEqual({
+    expect(
+      parse(
+        'outcome=aborted,teardown&transactionalId=app-0_1&sinceMs=10&untilMs=20&minDurationMs=12.5&limit=50&format=csv',
+      ),
+    ).toEqual({
       ok: true,
       format: 'csv',
-      filter: { outcomes: ['aborted', 'teardown'], transactionalId: 'app-0_1', sinceMs: 10, untilMs: 20, minDurationMs: 12.5, limit: 50 },
+      filter: {
+        outcomes: ['aborted', 'teardown'],
+        transactionalId: 'app-0_1',
+        sinceMs: 10,
+        untilMs: 20,
+        minDurationMs: 12.5,
+        limit: 50,
+      },
     })
     expect(parse('')).toEqual({ ok: true, format: 'json', filter: NO_FILTER })
   })
@@ -168,8 +209,12 @@ describe('CSV export', () => {
     h.onEnded(txn(1, { transactionalId: 'app,"odd"\nid', outcome: 'aborted', abortReason: 'crash' }), undefined)
     const csv = toCsv(h.query(NO_FILTER).rows)
     const [head, line, end] = csv.split('\r\n')
-    expect(head).toBe('endMs,beginMs,durationMs,outcome,cause,transactionalId,workerId,producerId,epoch,partitions,outputRecords,changelogRecords,offsetsCommitted,endTxnMs,sendOffsetsMs')
-    expect(line).toBe(`${T0 + 121},${T0 + 100},21,aborted,crash,"app,""odd""\nid",,1001,1,output-1 app-store-changelog-1,11,5,1,4,1`)
+    expect(head).toBe(
+      'endMs,beginMs,durationMs,outcome,cause,transactionalId,workerId,producerId,epoch,partitions,outputRecords,changelogRecords,offsetsCommitted,endTxnMs,sendOffsetsMs',
+    )
+    expect(line).toBe(
+      `${T0 + 121},${T0 + 100},21,aborted,crash,"app,""odd""\nid",,1001,1,output-1 app-store-changelog-1,11,5,1,4,1`,
+    )
     expect(end).toBe('')
   })
 })

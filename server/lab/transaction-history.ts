@@ -13,7 +13,14 @@
 // after. At the default lab's 59 transactions/s the rows cover the last 18 minutes.
 
 import type { TxnView } from '../../lib/lab-protocol.ts'
-import { TxnStatistics, type TxnFigures, type TxnHistoryOutcome, type TxnHistoryPage, type TxnHistoryWindow, type TxnStatsView } from '../../lib/txn-statistics.ts'
+import {
+  TxnStatistics,
+  type TxnFigures,
+  type TxnHistoryOutcome,
+  type TxnHistoryPage,
+  type TxnHistoryWindow,
+  type TxnStatsView,
+} from '../../lib/txn-statistics.ts'
 import type { Time } from '../log/time.ts'
 import { BYTES_PER_ROW, StringTable, TxnColumns, type TxnRow } from './txn-columns.ts'
 
@@ -33,7 +40,14 @@ export interface TxnHistoryFilter {
   limit: number | null
 }
 
-export const NO_FILTER: TxnHistoryFilter = { outcomes: null, transactionalId: null, sinceMs: null, untilMs: null, minDurationMs: null, limit: null }
+export const NO_FILTER: TxnHistoryFilter = {
+  outcomes: null,
+  transactionalId: null,
+  sinceMs: null,
+  untilMs: null,
+  minDurationMs: null,
+  limit: null,
+}
 
 export type { TxnHistoryPage, TxnHistoryWindow }
 
@@ -63,8 +77,14 @@ export class TransactionHistory {
   /** A transaction the board saw end (the journal's rule: an empty one a teardown ended is none). */
   onEnded(t: TxnView, workerId: string | undefined): void {
     if (t.outcome === 'open' || t.endMs === null) return
-    if (t.abortReason === 'teardown' && t.partitions.length === 0 && t.outputRecords + t.changelogRecords + t.offsetsCommitted === 0) return
-    const outcome: TxnHistoryOutcome = t.outcome === 'committed' ? 'committed' : t.abortReason === 'teardown' ? 'teardown' : 'aborted'
+    if (
+      t.abortReason === 'teardown' &&
+      t.partitions.length === 0 &&
+      t.outputRecords + t.changelogRecords + t.offsetsCommitted === 0
+    )
+      return
+    const outcome: TxnHistoryOutcome =
+      t.outcome === 'committed' ? 'committed' : t.abortReason === 'teardown' ? 'teardown' : 'aborted'
     const row: TxnRow = {
       endMs: t.endMs,
       beginMs: t.beginMs,
@@ -115,8 +135,20 @@ export class TransactionHistory {
       fromMs === null
         ? 'no transaction has ended yet'
         : `rows: the last ${this.rows.size.toLocaleString('en')} transactions${this.aborts.size > 0 ? ` and ${this.aborts.size.toLocaleString('en')} older aborts` : ''}, ended ${new Date(fromMs).toISOString()} to ${new Date(toMs ?? fromMs).toISOString()}` +
-          (older > 0 ? `; ${older.toLocaleString('en')} older transactions are in the statistics only` : '; every transaction of the lab is here')
-    return { rows: this.rows.size, rowCapacity: this.rows.capacity, abortRows: this.aborts.size, abortRowCapacity: this.aborts.capacity, fromMs, toMs, olderThanRows: Math.max(0, older), bytesPerRow: BYTES_PER_ROW, text }
+          (older > 0
+            ? `; ${older.toLocaleString('en')} older transactions are in the statistics only`
+            : '; every transaction of the lab is here')
+    return {
+      rows: this.rows.size,
+      rowCapacity: this.rows.capacity,
+      abortRows: this.aborts.size,
+      abortRowCapacity: this.aborts.capacity,
+      fromMs,
+      toMs,
+      olderThanRows: Math.max(0, older),
+      bytesPerRow: BYTES_PER_ROW,
+      text,
+    }
   }
 
   /** The rows a filter selects (oldest first, the newest `limit`), their statistics, and the window. Filtered on the columns; only the rows returned become objects. */
@@ -128,7 +160,14 @@ export class TransactionHistory {
       if (ok === undefined) idCache.set(index, (ok = this.strings.at(index).includes(f.transactionalId ?? '')))
       return ok
     }
-    const figures: TxnFigures = { outcome: 'committed', cause: null, durationMs: 0, records: 0, endTxnMs: null, sendOffsetsMs: null }
+    const figures: TxnFigures = {
+      outcome: 'committed',
+      cause: null,
+      durationMs: 0,
+      records: 0,
+      endTxnMs: null,
+      sendOffsetsMs: null,
+    }
     const picked: [TxnColumns, number][] = []
     let n = 0
     for (const [ring, k] of this.held()) {
@@ -138,7 +177,9 @@ export class TransactionHistory {
       picked.push([ring, k])
       if (f.limit !== null && picked.length >= 2 * f.limit + 1024) picked.splice(0, picked.length - f.limit)
     }
-    const rows = (f.limit !== null && picked.length > f.limit ? picked.slice(picked.length - f.limit) : picked).map(([ring, k]) => ring.row(k))
+    const rows = (f.limit !== null && picked.length > f.limit ? picked.slice(picked.length - f.limit) : picked).map(
+      ([ring, k]) => ring.row(k),
+    )
     return { window: this.window(), statistics: { ...this.statistics(), matched: matched.view() }, matched: n, rows }
   }
 

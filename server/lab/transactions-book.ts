@@ -6,10 +6,21 @@
 
 import type { CommandName, CommandPayload, CommandResult } from '../../lib/lab-protocol.ts'
 import type { LabTopicRole } from '../../lib/log-range.ts'
-import { MAX_COORDINATOR_ROWS, MAX_PRODUCER_ROWS, type CoordinatorRow, type ProducerStateRow, type TransactionsViewData } from '../../lib/transactions-view.ts'
+import {
+  MAX_COORDINATOR_ROWS,
+  MAX_PRODUCER_ROWS,
+  type CoordinatorRow,
+  type ProducerStateRow,
+  type TransactionsViewData,
+} from '../../lib/transactions-view.ts'
 import type { JournalFact, JournalLink } from '../../lib/journal.ts'
 import { refusal } from '../log/capabilities.ts'
-import { abortHangingTransaction, describeTransactions, transactionsSource, type TransactionsReport } from '../log/find-hanging.ts'
+import {
+  abortHangingTransaction,
+  describeTransactions,
+  transactionsSource,
+  type TransactionsReport,
+} from '../log/find-hanging.ts'
 import type { TopicPartition, TransactionsFilter } from '../log/types.ts'
 import type { LabRuntime } from './lab-runtime.ts'
 import type { TxnSink } from './transaction-board.ts'
@@ -25,7 +36,9 @@ export function labFilter(rt: Pick<LabRuntime, 'groupId'>): TransactionsFilter {
 }
 
 export function labPartitions(rt: Pick<LabRuntime, 'topics' | 'partitions'>): TopicPartition[] {
-  return ROLES.flatMap((role) => Array.from({ length: rt.partitions }, (_, partition) => ({ topic: rt.topics[role], partition })))
+  return ROLES.flatMap((role) =>
+    Array.from({ length: rt.partitions }, (_, partition) => ({ topic: rt.topics[role], partition })),
+  )
 }
 
 function roleOf(rt: Pick<LabRuntime, 'topics'>, topic: string): LabTopicRole | null {
@@ -33,7 +46,13 @@ function roleOf(rt: Pick<LabRuntime, 'topics'>, topic: string): LabTopicRole | n
 }
 
 /** The view's rows from one report: open transactions first (hanging before overdue before ongoing), then the rest, bounded. */
-export function transactionsView(report: TransactionsReport, rt: Pick<LabRuntime, 'topics'>, readAtMs: number, injectUnavailable: string | null, aborts: ReadonlyMap<string, CoordinatorRow['lastAbort']> = new Map()): TransactionsViewData {
+export function transactionsView(
+  report: TransactionsReport,
+  rt: Pick<LabRuntime, 'topics'>,
+  readAtMs: number,
+  injectUnavailable: string | null,
+  aborts: ReadonlyMap<string, CoordinatorRow['lastAbort']> = new Map(),
+): TransactionsViewData {
   const open = new Map(report.open.map((t) => [`${t.topic}\u0000${t.partition}\u0000${t.producerId}`, t]))
   const names = new Map(report.coordinators.map((c) => [c.producerId, c.transactionalId]))
   const rank = { hanging: 0, overdue: 1, ongoing: 2 } as const
@@ -41,9 +60,28 @@ export function transactionsView(report: TransactionsReport, rt: Pick<LabRuntime
     const role = roleOf(rt, p.topic)
     if (role === null) return []
     const t = open.get(`${p.topic}\u0000${p.partition}\u0000${p.producerId}`)
-    return [{ topic: p.topic, partition: p.partition, role, producerId: p.producerId, epoch: p.epoch, lastSequence: p.lastSequence, firstOffset: p.currentTxnStartOffset >= 0 ? p.currentTxnStartOffset : null, transactionalId: t?.transactionalId ?? names.get(p.producerId) ?? null, verdict: t?.verdict ?? null, reason: t?.reason ?? null }]
+    return [
+      {
+        topic: p.topic,
+        partition: p.partition,
+        role,
+        producerId: p.producerId,
+        epoch: p.epoch,
+        lastSequence: p.lastSequence,
+        firstOffset: p.currentTxnStartOffset >= 0 ? p.currentTxnStartOffset : null,
+        transactionalId: t?.transactionalId ?? names.get(p.producerId) ?? null,
+        verdict: t?.verdict ?? null,
+        reason: t?.reason ?? null,
+      },
+    ]
   })
-  producers.sort((a, b) => (a.verdict === null ? 3 : rank[a.verdict]) - (b.verdict === null ? 3 : rank[b.verdict]) || ROLES.indexOf(a.role) - ROLES.indexOf(b.role) || a.partition - b.partition || b.producerId - a.producerId)
+  producers.sort(
+    (a, b) =>
+      (a.verdict === null ? 3 : rank[a.verdict]) - (b.verdict === null ? 3 : rank[b.verdict]) ||
+      ROLES.indexOf(a.role) - ROLES.indexOf(b.role) ||
+      a.partition - b.partition ||
+      b.producerId - a.producerId,
+  )
   const coordinators: CoordinatorRow[] = report.coordinators.map((c) => ({
     transactionalId: c.transactionalId,
     producerId: c.producerId,
@@ -55,7 +93,11 @@ export function transactionsView(report: TransactionsReport, rt: Pick<LabRuntime
     partitions: c.partitions.map((tp) => `${tp.topic}-${tp.partition}`),
     lastAbort: aborts.get(c.transactionalId) ?? null,
   }))
-  coordinators.sort((a, b) => Number(b.startTimeMs !== null) - Number(a.startTimeMs !== null) || a.transactionalId.localeCompare(b.transactionalId))
+  coordinators.sort(
+    (a, b) =>
+      Number(b.startTimeMs !== null) - Number(a.startTimeMs !== null) ||
+      a.transactionalId.localeCompare(b.transactionalId),
+  )
   return {
     readAtMs,
     coordinators: coordinators.slice(0, MAX_COORDINATOR_ROWS),
@@ -96,7 +138,8 @@ export class TransactionsBook {
     this.aborts = new Map()
     return {
       ended: (t, workerId, held) => {
-        if (t.outcome === 'aborted') this.aborts.set(t.transactionalId, { cause: t.abortReason, epoch: t.epoch, atMs: t.endMs ?? this.deps.now() })
+        if (t.outcome === 'aborted')
+          this.aborts.set(t.transactionalId, { cause: t.abortReason, epoch: t.epoch, atMs: t.endMs ?? this.deps.now() })
         sink.ended(t, workerId, held)
       },
       counts: () => sink.counts(),
@@ -131,15 +174,29 @@ export class TransactionsBook {
     const latest = () => rt === this.deps.runtime() && n === this.reads
     try {
       const report = await describeTransactions(source, labPartitions(rt), labFilter(rt), this.deps.now())
-      if (latest()) this.shown = { rt, view: transactionsView(report, rt, this.deps.now(), refusal(rt.connection.capabilities, 'hanging-transaction'), this.aborts) }
+      if (latest())
+        this.shown = {
+          rt,
+          view: transactionsView(
+            report,
+            rt,
+            this.deps.now(),
+            refusal(rt.connection.capabilities, 'hanging-transaction'),
+            this.aborts,
+          ),
+        }
     } catch (e) {
-      if (latest() && this.shown?.rt === rt) this.shown = { rt, view: { ...this.shown.view, error: (e as Error).message } }
+      if (latest() && this.shown?.rt === rt)
+        this.shown = { rt, view: { ...this.shown.view, error: (e as Error).message } }
       throw e
     }
   }
 
   async run(rt: Target, name: Owned, payload: unknown): Promise<CommandResult> {
-    const r = name === 'abortHangingTransaction' ? await this.abortHanging(rt, payload as CommandPayload<'abortHangingTransaction'>) : await this.injectHanging(rt, payload as CommandPayload<'injectHangingTransaction'>)
+    const r =
+      name === 'abortHangingTransaction'
+        ? await this.abortHanging(rt, payload as CommandPayload<'abortHangingTransaction'>)
+        : await this.injectHanging(rt, payload as CommandPayload<'injectHangingTransaction'>)
     if (r.ok) {
       await this.read(rt).catch(() => {})
       this.deps.changed()
@@ -152,22 +209,46 @@ export class TransactionsBook {
    * ABORT marker released. Refused (a conflict, nothing written) for a transaction that is not.
    */
   private async abortHanging(rt: Target, target: CommandPayload<'abortHangingTransaction'>): Promise<CommandResult> {
-    if (target.partition >= rt.partitions) return { ok: false, error: `partition ${target.partition} does not exist: the lab has ${rt.partitions}` }
+    if (target.partition >= rt.partitions)
+      return { ok: false, error: `partition ${target.partition} does not exist: the lab has ${rt.partitions}` }
     const inspector = rt.connection.inspector()
     const source = transactionsSource(inspector)
     if (source === null) return { ok: false, error: 'this log connection reads no transactions' }
     const tp = { topic: rt.topics[target.topic], partition: target.partition }
     const before = await inspector.offsets(tp)
-    const r = await abortHangingTransaction(source, { ...tp, producerId: target.producerId }, labFilter(rt), this.deps.now)
+    const r = await abortHangingTransaction(
+      source,
+      { ...tp, producerId: target.producerId },
+      labFilter(rt),
+      this.deps.now,
+    )
     if (!r.ok) return { ok: false, error: r.error, conflict: true }
     const after = await inspector.offsets(tp)
     const t = r.aborted
     // Its records lie in [first offset, the HW read before the abort): the ABORT marker went at or after that HW.
     const label = `aborted the hanging transaction of producer ${t.producerId} (epoch ${t.epoch}${t.transactionalId ? `, ${t.transactionalId}` : ''}) on ${tp.topic}-${tp.partition}: offsets ${t.currentTxnStartOffset} to ${before.highWatermark - 1} released; LSO ${before.lastStableOffset} → ${after.lastStableOffset}, HW ${after.highWatermark}`
     this.deps.journal(
-      { kind: 'hanging-aborted', topic: tp.topic, partition: tp.partition, producerId: t.producerId, epoch: t.epoch, transactionalId: t.transactionalId, fromOffset: t.currentTxnStartOffset, toOffset: before.highWatermark, lastStableOffset: after.lastStableOffset, highWatermark: after.highWatermark },
+      {
+        kind: 'hanging-aborted',
+        topic: tp.topic,
+        partition: tp.partition,
+        producerId: t.producerId,
+        epoch: t.epoch,
+        transactionalId: t.transactionalId,
+        fromOffset: t.currentTxnStartOffset,
+        toOffset: before.highWatermark,
+        lastStableOffset: after.lastStableOffset,
+        highWatermark: after.highWatermark,
+      },
       label,
-      [{ topic: target.topic, partition: target.partition, fromOffset: t.currentTxnStartOffset, toOffset: before.highWatermark }],
+      [
+        {
+          topic: target.topic,
+          partition: target.partition,
+          fromOffset: t.currentTxnStartOffset,
+          toOffset: before.highWatermark,
+        },
+      ],
     )
     return { ok: true, message: label }
   }
@@ -176,12 +257,24 @@ export class TransactionsBook {
   private async injectHanging(rt: Target, target: CommandPayload<'injectHangingTransaction'>): Promise<CommandResult> {
     const refused = refusal(rt.connection.capabilities, 'hanging-transaction')
     if (refused !== null) return { ok: false, error: refused }
-    if (target.partition >= rt.partitions) return { ok: false, error: `partition ${target.partition} does not exist: the lab has ${rt.partitions}` }
-    if (!rt.connection.injectHangingTransaction) return { ok: false, error: 'this log connection cannot make a hanging transaction' }
+    if (target.partition >= rt.partitions)
+      return { ok: false, error: `partition ${target.partition} does not exist: the lab has ${rt.partitions}` }
+    if (!rt.connection.injectHangingTransaction)
+      return { ok: false, error: 'this log connection cannot make a hanging transaction' }
     const tp = { topic: rt.topics[target.topic], partition: target.partition }
     const h = await rt.connection.injectHangingTransaction(tp)
     const label = `fault: a hanging transaction on ${tp.topic}-${tp.partition} from offset ${h.firstOffset} (producer ${h.producerId}, which no coordinator knows)`
-    this.deps.journal({ kind: 'hanging-injected', topic: tp.topic, partition: tp.partition, producerId: h.producerId, firstOffset: h.firstOffset }, label, [{ topic: target.topic, partition: target.partition, fromOffset: h.firstOffset, toOffset: h.firstOffset + 1 }])
+    this.deps.journal(
+      {
+        kind: 'hanging-injected',
+        topic: tp.topic,
+        partition: tp.partition,
+        producerId: h.producerId,
+        firstOffset: h.firstOffset,
+      },
+      label,
+      [{ topic: target.topic, partition: target.partition, fromOffset: h.firstOffset, toOffset: h.firstOffset + 1 }],
+    )
     return { ok: true, message: label }
   }
 }

@@ -9,11 +9,16 @@ import { MAX_PER_POLL, VisibilityTracker } from './visibility-tracker.ts'
 /** Partitions whose last stable offset the test sets; every offset below it is a visible record appended at t=0. */
 function fakeLog(stable: number[]): LogReader {
   return {
-    offsets: async ({ partition }) => ({ logStartOffset: 0, lastStableOffset: stable[partition]!, highWatermark: stable[partition]! }),
+    offsets: async ({ partition }) => ({
+      logStartOffset: 0,
+      lastStableOffset: stable[partition]!,
+      highWatermark: stable[partition]!,
+    }),
     read: async ({ topic, partition }, from, maxRecords) => {
       const to = Math.min(stable[partition]!, from + maxRecords)
       const records: ConsumedRecord[] = []
-      for (let o = from; o < to; o++) records.push({ topic, partition, offset: o, key: 'k', value: '1', headers: undefined, timestamp: 0 })
+      for (let o = from; o < to; o++)
+        records.push({ topic, partition, offset: o, key: 'k', value: '1', headers: undefined, timestamp: 0 })
       return { records, nextOffset: Math.max(from, to) }
     },
   }

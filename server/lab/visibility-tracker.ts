@@ -80,6 +80,11 @@ export class VisibilityTracker {
     const records = this.records
     this.latencies = []
     this.records = 0
-    return { records, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), max: latencies.length ? latencies[latencies.length - 1]! : null }
+    return {
+      records,
+      p50: percentile(latencies, 0.5),
+      p99: percentile(latencies, 0.99),
+      max: latencies.length ? latencies[latencies.length - 1]! : null,
+    }
   }
 }

@@ -7,8 +7,12 @@ import { waitingRecords } from './waiting-records.ts'
 describe('waitingRecords', () => {
   const committed = [100, null, 40]
 
-  it('takes each partition\'s furthest position: its task\'s consumed offset or the committed offset', () => {
-    const tasks = [{ partition: 0, consumedOffset: 150 }, { partition: 1, consumedOffset: 20 }, { partition: 2, consumedOffset: 10 }]
+  it("takes each partition's furthest position: its task's consumed offset or the committed offset", () => {
+    const tasks = [
+      { partition: 0, consumedOffset: 150 },
+      { partition: 1, consumedOffset: 20 },
+      { partition: 2, consumedOffset: 10 },
+    ]
     // Positions 150, 20, 40 (the task on 2 restarted behind the commit).
     expect(waitingRecords([200, 50, 60], committed, tasks)).toBe(50 + 30 + 20)
     expect(waitingRecords(310, committed, tasks)).toBe(310 - 210)

@@ -10,19 +10,44 @@ import { InProcessRuntime } from './in-process-runtime.ts'
 import type { LabRuntime, WorkerStatus } from './lab-runtime.ts'
 import { stoppedTaskViews, TaskStepTotals, WorkerBoard } from './worker-board.ts'
 
-const STOP: TaskStop = { taskId: '0_1', topic: 'input', partition: 1, offset: 40, key: 'k0003', valueHead: 'not-a-number-1', handler: 'fail', message: 'task 0_1: input record at input-1@40 has a value that does not parse' }
+const STOP: TaskStop = {
+  taskId: '0_1',
+  topic: 'input',
+  partition: 1,
+  offset: 40,
+  key: 'k0003',
+  valueHead: 'not-a-number-1',
+  handler: 'fail',
+  message: 'task 0_1: input record at input-1@40 has a value that does not parse',
+}
 const NO_SLOTS = { slots: [] } as unknown as LabRuntime
 
 function status(s: Partial<WorkerStatus>): WorkerStatus {
   return { state: 'running', memberId: 'm-1', tasks: [], producers: [], error: null, ...s }
 }
 
-const task = (partition: number) => ({ partition, state: 'running', consumedOffset: 40, committedOffset: 30, inTransaction: false })
+const task = (partition: number) => ({
+  partition,
+  state: 'running',
+  consumedOffset: 40,
+  committedOffset: 30,
+  inTransaction: false,
+})
 
 describe('the worker board and a stop reason', () => {
   it('keeps the record that stopped a worker when its exit status no longer carries it, and lists its tasks as stopped', () => {
     const board = new WorkerBoard()
-    const event = (s: WorkerStatus, atMs: number) => board.onEvent({ type: 'worker-status', workerId: 'w-1', slotId: 'w-1', origin: 'remote', pid: 7, host: 'h', status: s, atMs })
+    const event = (s: WorkerStatus, atMs: number) =>
+      board.onEvent({
+        type: 'worker-status',
+        workerId: 'w-1',
+        slotId: 'w-1',
+        origin: 'remote',
+        pid: 7,
+        host: 'h',
+        status: s,
+        atMs,
+      })
     event(status({ tasks: [task(0), task(1)] }), 1_000)
     event(status({ state: 'failed', error: STOP.message, stop: STOP }), 1_100)
     event(status({ state: 'stopped', memberId: null, error: 'exited with code 1' }), 1_200)
@@ -38,11 +63,36 @@ describe('the worker board and a stop reason', () => {
 
   it('forgets the stop once the worker runs again, and a task running elsewhere is not stopped', () => {
     const board = new WorkerBoard()
-    const event = (s: WorkerStatus, atMs: number) => board.onEvent({ type: 'worker-status', workerId: 'w-1', slotId: 'w-1', origin: 'remote', pid: 7, host: 'h', status: s, atMs })
+    const event = (s: WorkerStatus, atMs: number) =>
+      board.onEvent({
+        type: 'worker-status',
+        workerId: 'w-1',
+        slotId: 'w-1',
+        origin: 'remote',
+        pid: 7,
+        host: 'h',
+        status: s,
+        atMs,
+      })
     event(status({ tasks: [task(0), task(1)] }), 1_000)
     event(status({ state: 'failed', stop: STOP }), 1_100)
-    const running = [{ taskId: '0_0', partition: 0, workerId: 'w-2', state: 'running' as const, steps: { consumed: 0, processed: 0, produced: 0, acked: 0, committed: 0 }, position: 0, committedOffset: 0, lag: 0 }]
-    expect(stoppedTaskViews(board.workerViews(NO_SLOTS, 1_200), running, (id) => board.held(id), [30, 35], [90, 100]).map((t) => t.partition)).toEqual([1])
+    const running = [
+      {
+        taskId: '0_0',
+        partition: 0,
+        workerId: 'w-2',
+        state: 'running' as const,
+        steps: { consumed: 0, processed: 0, produced: 0, acked: 0, committed: 0 },
+        position: 0,
+        committedOffset: 0,
+        lag: 0,
+      },
+    ]
+    expect(
+      stoppedTaskViews(board.workerViews(NO_SLOTS, 1_200), running, (id) => board.held(id), [30, 35], [90, 100]).map(
+        (t) => t.partition,
+      ),
+    ).toEqual([1])
     event(status({ tasks: [task(1)] }), 1_300)
     expect(board.workerViews(NO_SLOTS, 1_400)[0]!.stop).toBeNull()
   })
@@ -56,19 +106,41 @@ describe('step counters per task, across owners', () => {
   it('keep counting when a task moves to another worker, and when the first owner takes it back', () => {
     const board = new WorkerBoard()
     const report = (workerId: string, tasks: ReturnType<typeof running>[], atMs: number) =>
-      board.onEvent({ type: 'worker-status', workerId, slotId: workerId, origin: 'remote', pid: 1, host: 'h', status: status({ memberId: `m-${workerId}`, tasks }), atMs })
-    const counted = (now: number) => board.taskViews(SLOTS, [null, null], [0, 0], now).map((t) => [t.workerId, t.steps.consumed])
+      board.onEvent({
+        type: 'worker-status',
+        workerId,
+        slotId: workerId,
+        origin: 'remote',
+        pid: 1,
+        host: 'h',
+        status: status({ memberId: `m-${workerId}`, tasks }),
+        atMs,
+      })
+    const counted = (now: number) =>
+      board.taskViews(SLOTS, [null, null], [0, 0], now).map((t) => [t.workerId, t.steps.consumed])
     report('w-1', [running(0, 100), running(1, 50)], 1_000)
-    expect(counted(1_000)).toEqual([['w-1', 100], ['w-1', 50]])
+    expect(counted(1_000)).toEqual([
+      ['w-1', 100],
+      ['w-1', 50],
+    ])
     // w-1 is killed: its last status goes silent; w-2 takes task 0_0 and counts from 0.
     board.onEvent({ type: 'worker-killed', workerId: 'w-1', atMs: 1_100 } as never)
     report('w-2', [running(0, 10), running(1, 5)], 1_500)
-    expect(counted(1_500)).toEqual([['w-2', 110], ['w-2', 55]])
+    expect(counted(1_500)).toEqual([
+      ['w-2', 110],
+      ['w-2', 55],
+    ])
     report('w-2', [running(0, 40), running(1, 25)], 2_000)
-    expect(counted(2_000)).toEqual([['w-2', 140], ['w-2', 75]])
+    expect(counted(2_000)).toEqual([
+      ['w-2', 140],
+      ['w-2', 75],
+    ])
     // A worker starting the task over (its counters go down) keeps what it had counted.
     report('w-2', [running(0, 3), running(1, 30)], 2_500)
-    expect(counted(2_500)).toEqual([['w-2', 143], ['w-2', 80]])
+    expect(counted(2_500)).toEqual([
+      ['w-2', 143],
+      ['w-2', 80],
+    ])
   })
 
   it('counts each owner once when the old and the new owner claim a task in turn during a rebalance', () => {
@@ -84,10 +156,37 @@ describe('fencings by group generation (exactly_once_v2)', () => {
   it('adds a zombie worker whose tasks migrated to its producer’s fencings, by generation', () => {
     const board = new WorkerBoard()
     const producers = [{ transactionalId: 'app-worker-2', producerId: 7, epoch: 0 }]
-    board.onEvent({ type: 'worker-status', workerId: 'worker-2', slotId: 'worker-2', origin: 'own', status: status({ tasks: [task(1)], producers }), atMs: 1_000 } as never)
-    board.onEvent({ type: 'task-migrated', workerId: 'worker-2', taskIds: ['0_1'], reason: 'CommitFailed: the group has moved on to generation 3', atMs: 2_000 } as never)
-    board.onEvent({ type: 'task-migrated', workerId: 'worker-2', taskIds: ['0_1'], reason: 'task corrupted: changelog gap', atMs: 2_500 } as never)
-    const timelines = [{ transactionalId: 'app-worker-2', producerId: 7, epochs: [{ epoch: 0, atMs: 900 }], fencings: [{ atMs: 1_500, reason: 'older epoch fenced' }], lastSequence: [] }]
+    board.onEvent({
+      type: 'worker-status',
+      workerId: 'worker-2',
+      slotId: 'worker-2',
+      origin: 'own',
+      status: status({ tasks: [task(1)], producers }),
+      atMs: 1_000,
+    } as never)
+    board.onEvent({
+      type: 'task-migrated',
+      workerId: 'worker-2',
+      taskIds: ['0_1'],
+      reason: 'CommitFailed: the group has moved on to generation 3',
+      atMs: 2_000,
+    } as never)
+    board.onEvent({
+      type: 'task-migrated',
+      workerId: 'worker-2',
+      taskIds: ['0_1'],
+      reason: 'task corrupted: changelog gap',
+      atMs: 2_500,
+    } as never)
+    const timelines = [
+      {
+        transactionalId: 'app-worker-2',
+        producerId: 7,
+        epochs: [{ epoch: 0, atMs: 900 }],
+        fencings: [{ atMs: 1_500, reason: 'older epoch fenced' }],
+        lastSequence: [],
+      },
+    ]
     const v2 = board.withGenerationFencings(timelines, 'exactly_once_v2')
     expect(v2[0]!.fencings.map((f) => [f.atMs, f.by ?? 'epoch'])).toEqual([
       [1_500, 'epoch'],
@@ -103,7 +202,19 @@ describe('a zombie under exactly_once_v2, on the embedded engine', () => {
   it('shows as a fencing by generation on its worker’s producer', async () => {
     const time = new MockTime()
     const config = defaultStreamsConfig('exactly_once_v2')
-    const rt = new InProcessRuntime(time, { config, workers: 2, partitions: 2, ratePerSec: 200, maxRecords: 300, keys: 10, seed: 42, latency: 'default', restartAfterMs: null, deserializationPolicy: 'log-and-continue', traceIntervalMs: 1_000 })
+    const rt = new InProcessRuntime(time, {
+      config,
+      workers: 2,
+      partitions: 2,
+      ratePerSec: 200,
+      maxRecords: 300,
+      keys: 10,
+      seed: 42,
+      latency: 'default',
+      restartAfterMs: null,
+      deserializationPolicy: 'log-and-continue',
+      traceIntervalMs: 1_000,
+    })
     const board = new WorkerBoard()
     let expired = false
     rt.onEvent((e) => {

@@ -49,7 +49,13 @@ const KEPT_OWNERS = 8
 const STEP_KEYS: readonly (keyof StepCounters)[] = ['consumed', 'processed', 'produced', 'acked', 'committed']
 
 function addSteps(a: StepCounters, b: StepCounters): StepCounters {
-  return { consumed: a.consumed + b.consumed, processed: a.processed + b.processed, produced: a.produced + b.produced, acked: a.acked + b.acked, committed: a.committed + b.committed }
+  return {
+    consumed: a.consumed + b.consumed,
+    processed: a.processed + b.processed,
+    produced: a.produced + b.produced,
+    acked: a.acked + b.acked,
+    committed: a.committed + b.committed,
+  }
 }
 
 /**
@@ -116,7 +122,17 @@ export class WorkerBoard {
       const known = this.reported.get(e.workerId)
       const stop = e.status.stop ?? (e.status.state === 'running' ? null : (known?.stop ?? null))
       const held = e.status.tasks.length > 0 ? e.status.tasks.map((t) => t.partition) : (known?.held ?? [])
-      this.reported.set(e.workerId, { id: e.workerId, origin: e.origin, pid: e.pid ?? known?.pid ?? null, host: e.host ?? known?.host ?? null, status: e.status, stop: stop ? { ...stop } : null, held, firstSeenMs: known?.firstSeenMs ?? e.atMs, lastSeenMs: e.atMs })
+      this.reported.set(e.workerId, {
+        id: e.workerId,
+        origin: e.origin,
+        pid: e.pid ?? known?.pid ?? null,
+        host: e.host ?? known?.host ?? null,
+        status: e.status,
+        stop: stop ? { ...stop } : null,
+        held,
+        firstSeenMs: known?.firstSeenMs ?? e.atMs,
+        lastSeenMs: e.atMs,
+      })
     } else if (e.type === 'partitions-assigned' && e.memberId !== null) {
       for (const p of e.partitions) this.owner.set(p, e.memberId)
     } else if (e.type === 'worker-killed') {
@@ -130,7 +146,8 @@ export class WorkerBoard {
     for (const p of this.reported.get(workerId)?.status.producers ?? []) {
       if (p.transactionalId === null) continue
       let g = this.generationFenced.get(p.transactionalId)
-      if (!g) this.generationFenced.set(p.transactionalId, (g = { producerId: p.producerId, epoch: p.epoch, fencings: [] }))
+      if (!g)
+        this.generationFenced.set(p.transactionalId, (g = { producerId: p.producerId, epoch: p.epoch, fencings: [] }))
       g.fencings.push({ atMs, reason: `${workerId} fenced by the group generation: ${reason}`, by: 'generation' })
       if (g.fencings.length > MAX_GENERATION_FENCINGS) g.fencings.shift()
     }
@@ -148,7 +165,13 @@ export class WorkerBoard {
     })
     for (const [transactionalId, g] of this.generationFenced) {
       if (out.some((tl) => tl.transactionalId === transactionalId)) continue
-      out.push({ transactionalId, producerId: g.producerId, epochs: [{ epoch: g.epoch, atMs: g.fencings[0]?.atMs ?? 0 }], fencings: [...g.fencings], lastSequence: [] })
+      out.push({
+        transactionalId,
+        producerId: g.producerId,
+        epochs: [{ epoch: g.epoch, atMs: g.fencings[0]?.atMs ?? 0 }],
+        fencings: [...g.fencings],
+        lastSequence: [],
+      })
     }
     return out
   }
@@ -164,7 +187,9 @@ export class WorkerBoard {
 
   private remoteState(w: Reported, now: number): WorkerView['state'] {
     if (this.killed.has(w.id) || w.status.state === 'dead') return 'killed'
-    return now - w.lastSeenMs > REMOTE_SILENT_MS || w.status.state === 'stopped' || w.status.state === 'failed' ? 'stopped' : 'running'
+    return now - w.lastSeenMs > REMOTE_SILENT_MS || w.status.state === 'stopped' || w.status.state === 'failed'
+      ? 'stopped'
+      : 'running'
   }
 
   /** The runtime's own slots, then workers started elsewhere (a remote worker silent for a minute is dropped). */
@@ -174,7 +199,9 @@ export class WorkerBoard {
       const r = this.reported.get(id)
       const slot = slotState(s)
       // Ended with its lab (closed, or stopped cleanly without a poison record), not killed by a fault.
-      const byLab = this.cleanStops !== null && ((slot === 'killed' && !this.killed.has(id)) || (slot === 'stopped' && !r?.stop && !r?.status.error))
+      const byLab =
+        this.cleanStops !== null &&
+        ((slot === 'killed' && !this.killed.has(id)) || (slot === 'stopped' && !r?.stop && !r?.status.error))
       const state = byLab ? 'stopped' : slot
       const alive = state === 'running' || state === 'paused'
       return {
@@ -192,24 +219,52 @@ export class WorkerBoard {
     })
     const current = new Set(own.map((w) => w.id))
     for (const w of this.reported.values()) {
-      if ((w.origin === 'own' && !current.has(w.id)) || (w.origin === 'remote' && now - w.lastSeenMs > REMOTE_FORGOTTEN_MS)) this.reported.delete(w.id)
+      if (
+        (w.origin === 'own' && !current.has(w.id)) ||
+        (w.origin === 'remote' && now - w.lastSeenMs > REMOTE_FORGOTTEN_MS)
+      )
+        this.reported.delete(w.id)
     }
-    const remote = [...this.reported.values()].filter((w) => w.origin === 'remote').map((w): WorkerView => {
-      const state = this.remoteState(w, now)
-      const running = state === 'running'
-      return { id: w.id, memberId: w.status.memberId, state, taskIds: running ? w.status.tasks.map((t) => taskIdOf(t.partition)) : [], producers: running ? w.status.producers.map((p) => ({ ...p })) : [], startedAtMs: w.firstSeenMs, error: null, stop: running ? null : w.stop, pid: w.pid, host: w.host, remote: true }
-    })
+    const remote = [...this.reported.values()]
+      .filter((w) => w.origin === 'remote')
+      .map((w): WorkerView => {
+        const state = this.remoteState(w, now)
+        const running = state === 'running'
+        return {
+          id: w.id,
+          memberId: w.status.memberId,
+          state,
+          taskIds: running ? w.status.tasks.map((t) => taskIdOf(t.partition)) : [],
+          producers: running ? w.status.producers.map((p) => ({ ...p })) : [],
+          startedAtMs: w.firstSeenMs,
+          error: null,
+          stop: running ? null : w.stop,
+          pid: w.pid,
+          host: w.host,
+          remote: true,
+        }
+      })
     return [...own, ...remote]
   }
 
   private claimants(rt: LabRuntime, now: number): Claimant[] {
     const out: Claimant[] = []
     for (const s of rt.slots) {
-      const r = s.worker && (s.process.state === 'running' || s.process.state === 'paused') ? this.reported.get(s.worker.id) : undefined
-      if (r) out.push({ id: r.id, memberId: s.worker!.memberId ?? r.status.memberId, tasks: r.status.tasks, lastSeenMs: r.lastSeenMs })
+      const r =
+        s.worker && (s.process.state === 'running' || s.process.state === 'paused')
+          ? this.reported.get(s.worker.id)
+          : undefined
+      if (r)
+        out.push({
+          id: r.id,
+          memberId: s.worker!.memberId ?? r.status.memberId,
+          tasks: r.status.tasks,
+          lastSeenMs: r.lastSeenMs,
+        })
     }
     for (const w of this.reported.values()) {
-      if (w.origin === 'remote' && this.remoteState(w, now) === 'running') out.push({ id: w.id, memberId: w.status.memberId, tasks: w.status.tasks, lastSeenMs: w.lastSeenMs })
+      if (w.origin === 'remote' && this.remoteState(w, now) === 'running')
+        out.push({ id: w.id, memberId: w.status.memberId, tasks: w.status.tasks, lastSeenMs: w.lastSeenMs })
     }
     return out
   }
@@ -225,7 +280,8 @@ export class WorkerBoard {
       for (const t of w.tasks) {
         const other = claims.get(t.partition)
         const owner = this.owner.get(t.partition)
-        if (!other || (other.memberId !== owner && (w.memberId === owner || w.lastSeenMs > other.lastSeenMs))) claims.set(t.partition, w)
+        if (!other || (other.memberId !== owner && (w.memberId === owner || w.lastSeenMs > other.lastSeenMs)))
+          claims.set(t.partition, w)
       }
     }
     for (const w of claimants) for (const t of w.tasks) this.steps.note(t.partition, w.id, t.steps ?? NO_STEPS)
@@ -236,7 +292,16 @@ export class WorkerBoard {
         const steps = this.steps.total(t.partition)
         const c = committed[t.partition] ?? t.committedOffset
         const state = t.state === 'running' ? 'running' : t.state === 'restoring' ? 'restoring' : 'suspended'
-        tasks.push({ taskId: taskIdOf(t.partition), partition: t.partition, workerId: w.id, state, steps, position: t.consumedOffset, committedOffset: c ?? null, lag: Math.max(0, (ends[t.partition] ?? 0) - (c ?? 0)) })
+        tasks.push({
+          taskId: taskIdOf(t.partition),
+          partition: t.partition,
+          workerId: w.id,
+          state,
+          steps,
+          position: t.consumedOffset,
+          committedOffset: c ?? null,
+          lag: Math.max(0, (ends[t.partition] ?? 0) - (c ?? 0)),
+        })
       }
     }
     return tasks.sort((a, b) => a.partition - b.partition)
@@ -248,7 +313,13 @@ export class WorkerBoard {
  * workers held, with the record that stopped it where it met one, and its true lag (the input's end
  * minus the group's committed offset: it grows while the task is stopped, it never reads 0).
  */
-export function stoppedTaskViews(workers: readonly WorkerView[], running: readonly TaskView[], held: (workerId: string) => readonly number[], committed: (number | null)[], ends: number[]): StoppedTaskView[] {
+export function stoppedTaskViews(
+  workers: readonly WorkerView[],
+  running: readonly TaskView[],
+  held: (workerId: string) => readonly number[],
+  committed: (number | null)[],
+  ends: number[],
+): StoppedTaskView[] {
   const runningParts = new Set(running.map((t) => t.partition))
   const out = new Map<number, StoppedTaskView>()
   for (const w of workers) {
@@ -259,7 +330,14 @@ export function stoppedTaskViews(workers: readonly WorkerView[], running: readon
       const stop = w.stop.partition === p ? w.stop : null
       if (out.has(p) && (out.get(p)!.stop !== null || stop === null)) continue
       const c = committed[p] ?? null
-      out.set(p, { taskId: taskIdOf(p), partition: p, workerId: w.id, stop, committedOffset: c, lag: Math.max(0, (ends[p] ?? 0) - (c ?? 0)) })
+      out.set(p, {
+        taskId: taskIdOf(p),
+        partition: p,
+        workerId: w.id,
+        stop,
+        committedOffset: c,
+        lag: Math.max(0, (ends[p] ?? 0) - (c ?? 0)),
+      })
     }
   }
   return [...out.values()].sort((a, b) => a.partition - b.partition)
@@ -270,7 +348,15 @@ export function idempotentProducers(workers: readonly WorkerView[]): ProducerTim
   const out: ProducerTimeline[] = []
   for (const w of workers) {
     if (w.state !== 'running' && w.state !== 'paused') continue
-    for (const p of w.producers) if (p.transactionalId === null) out.push({ transactionalId: `idempotent producer of ${w.id}`, producerId: p.producerId, epochs: [{ epoch: p.epoch, atMs: w.startedAtMs }], fencings: [], lastSequence: [] })
+    for (const p of w.producers)
+      if (p.transactionalId === null)
+        out.push({
+          transactionalId: `idempotent producer of ${w.id}`,
+          producerId: p.producerId,
+          epochs: [{ epoch: p.epoch, atMs: w.startedAtMs }],
+          fencings: [],
+          lastSequence: [],
+        })
   }
   return out
 }

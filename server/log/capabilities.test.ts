@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { guaranteeRefusal, refusal, requireCapability, requireGuarantee, UnsupportedOnBackendError } from './capabilities.ts'
+import {
+  guaranteeRefusal,
+  refusal,
+  requireCapability,
+  requireGuarantee,
+  UnsupportedOnBackendError,
+} from './capabilities.ts'
 import { EMBEDDED_CAPABILITIES } from './embedded/capabilities.ts'
 import { ackRouteFor, KAFKA_CAPABILITIES, kafkaCapabilities } from './kafka/capabilities.ts'
 
@@ -34,16 +40,20 @@ describe('log capabilities', () => {
     expect(refusal(kafkaCapabilities('ack-drop-proxy'), 'drop-acks')).toBeNull()
     expect(ackRouteFor({}, 'ack-drop-proxy')).toBe('ack-drop-proxy')
     expect(ackRouteFor({ ssl: true }, 'ack-drop-proxy')).toBe('direct')
-    expect(refusal(kafkaCapabilities(ackRouteFor({ ssl: true }, 'ack-drop-proxy'), { ssl: true }), 'drop-acks')).toMatch(/TLS/)
+    expect(
+      refusal(kafkaCapabilities(ackRouteFor({ ssl: true }, 'ack-drop-proxy'), { ssl: true }), 'drop-acks'),
+    ).toMatch(/TLS/)
     // The rest of what Kafka refuses does not move with the route; the guided scenarios run on both.
     expect(refusal(kafkaCapabilities('ack-drop-proxy'), 'hanging-transaction')).not.toBeNull()
     expect(refusal(kafkaCapabilities('direct'), 'scenarios')).toBeNull()
   })
 
-  it('broker faults: none on the embedded log, on Kafka only with the directory of eoscope\'s own local brokers', () => {
+  it("broker faults: none on the embedded log, on Kafka only with the directory of eoscope's own local brokers", () => {
     expect(refusal(EMBEDDED_CAPABILITIES, 'broker-faults')).toMatch(/no brokers to kill/)
     expect(refusal(kafkaCapabilities('direct'), 'broker-faults')).toMatch(/KAFKA_CLUSTER_DIR/)
     expect(refusal(kafkaCapabilities('direct', {}, '/tmp/cluster'), 'broker-faults')).toBeNull()
-    expect(() => requireCapability(kafkaCapabilities('ack-drop-proxy'), 'broker-faults')).toThrow(UnsupportedOnBackendError)
+    expect(() => requireCapability(kafkaCapabilities('ack-drop-proxy'), 'broker-faults')).toThrow(
+      UnsupportedOnBackendError,
+    )
   })
 })

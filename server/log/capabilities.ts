@@ -5,7 +5,15 @@
 import type { ProcessingGuarantee } from '../../lib/streams-config.ts'
 
 /** Things a lab, a run or a worker may ask of a backend that not every backend offers. */
-export const CAPABILITIES = ['exactly_once_v2', 'drop-acks', 'pause', 'kill-at-step', 'scenarios', 'hanging-transaction', 'broker-faults'] as const
+export const CAPABILITIES = [
+  'exactly_once_v2',
+  'drop-acks',
+  'pause',
+  'kill-at-step',
+  'scenarios',
+  'hanging-transaction',
+  'broker-faults',
+] as const
 export type Capability = (typeof CAPABILITIES)[number]
 
 export interface LogCapabilities {

@@ -11,7 +11,11 @@ export interface ContractBackend {
   timeoutMs: number
 }
 
-const QUIET: RebalanceListener = { onPartitionsAssigned: async () => {}, onPartitionsRevoked: async () => {}, onPartitionsLost: async () => {} }
+const QUIET: RebalanceListener = {
+  onPartitionsAssigned: async () => {},
+  onPartitionsRevoked: async () => {},
+  onPartitionsLost: async () => {},
+}
 
 async function until<T>(what: string, timeoutMs: number, step: () => Promise<T | null>): Promise<T> {
   const deadline = Date.now() + timeoutMs
@@ -43,12 +47,23 @@ async function pollChecked(consumer: LogConsumer, count: number, timeoutMs: numb
 }
 
 /** A topic of `partitions` partitions holding `perPartition` records each, and a consumer subscribed to it, sought to 0. */
-async function fedAndSubscribed(b: ContractBackend, what: string, partitions: number, perPartition: number): Promise<{ topic: string; consumer: LogConsumer }> {
+async function fedAndSubscribed(
+  b: ContractBackend,
+  what: string,
+  partitions: number,
+  perPartition: number,
+): Promise<{ topic: string; consumer: LogConsumer }> {
   const conn = b.connection()
   const topic = b.name(what)
   await conn.admin().createTopics([{ topic, partitions }])
   await feed(conn, topic, partitions, perPartition)
-  const consumer = conn.consumer({ groupId: b.name('contract-group'), clientId: 'contract', isolationLevel: 'read_committed', sessionTimeoutMs: 6_000, heartbeatIntervalMs: 200 })
+  const consumer = conn.consumer({
+    groupId: b.name('contract-group'),
+    clientId: 'contract',
+    isolationLevel: 'read_committed',
+    sessionTimeoutMs: 6_000,
+    heartbeatIntervalMs: 200,
+  })
   await consumer.subscribe([topic], QUIET)
   const assigned = await until('the assignment', b.timeoutMs, async () => {
     await consumer.poll(0)
@@ -61,7 +76,8 @@ async function fedAndSubscribed(b: ContractBackend, what: string, partitions: nu
 async function feed(conn: LogConnection, topic: string, partitions: number, perPartition: number): Promise<void> {
   const producer = conn.producer({ clientId: 'contract-feeder', idempotent: true })
   const records = []
-  for (let p = 0; p < partitions; p++) for (let i = 0; i < perPartition; i++) records.push({ topic, partition: p, key: `k${i}`, value: `${p}:${i}` })
+  for (let p = 0; p < partitions; p++)
+    for (let i = 0; i < perPartition; i++) records.push({ topic, partition: p, key: `k${i}`, value: `${p}:${i}` })
   await producer.send(records)
   await producer.close()
 }

@@ -3,7 +3,13 @@
 // `eoscope transactions` and the lab's Transactions view both read through here.
 
 import { classifyOpenTransactions, type OpenTransaction } from './hanging-transactions.ts'
-import type { CoordinatorTransaction, LogInspector, PartitionProducer, TopicPartition, TransactionsFilter } from './types.ts'
+import type {
+  CoordinatorTransaction,
+  LogInspector,
+  PartitionProducer,
+  TopicPartition,
+  TransactionsFilter,
+} from './types.ts'
 
 /** What reads and aborts transactions: an inspector that offers both. */
 export type TransactionsSource = Required<Pick<LogInspector, 'transactions' | 'abortTransaction'>>
@@ -31,7 +37,12 @@ export interface TransactionsReport {
  * that partition is reported (or none, once it has closed). A hanging transaction never moves on
  * by itself, so it survives the re-read; one between states does not.
  */
-export async function describeTransactions(source: TransactionsSource, partitions: readonly TopicPartition[], filter: TransactionsFilter, nowMs: number): Promise<TransactionsReport> {
+export async function describeTransactions(
+  source: TransactionsSource,
+  partitions: readonly TopicPartition[],
+  filter: TransactionsFilter,
+  nowMs: number,
+): Promise<TransactionsReport> {
   const read = await source.transactions(partitions, filter)
   const open = classifyOpenTransactions(read.producers, read.coordinators, nowMs)
   const candidates = open.filter((t) => t.verdict === 'hanging')
@@ -50,7 +61,10 @@ export async function describeTransactions(source: TransactionsSource, partition
   const known = new Set(read.coordinators.map((c) => c.transactionalId))
   return {
     coordinators: [...read.coordinators, ...again.coordinators.filter((c) => !known.has(c.transactionalId))],
-    producers: [...read.producers.filter((p) => !reread.has(where(p))), ...again.producers.filter((p) => reread.has(where(p)))],
+    producers: [
+      ...read.producers.filter((p) => !reread.has(where(p))),
+      ...again.producers.filter((p) => reread.has(where(p))),
+    ],
     open: [...open.filter((t) => t.verdict !== 'hanging'), ...settled],
   }
 }
@@ -71,20 +85,42 @@ export type AbortHangingResult =
  * Reads the partition again and aborts the producer's open transaction there only when it is
  * classified hanging now; anything else (ongoing, overdue, none open) is refused and nothing is written.
  */
-export async function abortHangingTransaction(source: TransactionsSource, target: HangingTarget, filter: TransactionsFilter, nowMs: () => number): Promise<AbortHangingResult> {
+export async function abortHangingTransaction(
+  source: TransactionsSource,
+  target: HangingTarget,
+  filter: TransactionsFilter,
+  nowMs: () => number,
+): Promise<AbortHangingResult> {
   const where = `${target.topic}-${target.partition}`
-  const { open } = await describeTransactions(source, [{ topic: target.topic, partition: target.partition }], filter, nowMs())
+  const { open } = await describeTransactions(
+    source,
+    [{ topic: target.topic, partition: target.partition }],
+    filter,
+    nowMs(),
+  )
   const t = open.find((x) => x.producerId === target.producerId)
-  if (!t) return { ok: false, conflict: true, error: `producer ${target.producerId} holds no open transaction on ${where}: nothing to abort` }
+  if (!t)
+    return {
+      ok: false,
+      conflict: true,
+      error: `producer ${target.producerId} holds no open transaction on ${where}: nothing to abort`,
+    }
   if (t.verdict !== 'hanging') {
-    return { ok: false, conflict: true, error: `the transaction of producer ${target.producerId} on ${where} is ${t.verdict}, not hanging (${t.reason}); only a hanging transaction is aborted here: its coordinator ends this one` }
+    return {
+      ok: false,
+      conflict: true,
+      error: `the transaction of producer ${target.producerId} on ${where} is ${t.verdict}, not hanging (${t.reason}); only a hanging transaction is aborted here: its coordinator ends this one`,
+    }
   }
   await source.abortTransaction(t)
   return { ok: true, aborted: t }
 }
 
 /** find-hanging --abort: every hanging transaction of the report, aborted in turn; returns those aborted. */
-export async function abortAllHanging(source: TransactionsSource, report: TransactionsReport): Promise<OpenTransaction[]> {
+export async function abortAllHanging(
+  source: TransactionsSource,
+  report: TransactionsReport,
+): Promise<OpenTransaction[]> {
   const aborted: OpenTransaction[] = []
   for (const t of report.open.filter((x) => x.verdict === 'hanging')) {
     await source.abortTransaction(t)

@@ -7,7 +7,13 @@ import type { TopicPartition } from './types.ts'
 /** The classic group protocol's states (Kafka's GroupState); Unknown when the coordinator says otherwise. */
 export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead' | 'Unknown'
 
-export const GROUP_STATES: readonly GroupState[] = ['Empty', 'PreparingRebalance', 'CompletingRebalance', 'Stable', 'Dead']
+export const GROUP_STATES: readonly GroupState[] = [
+  'Empty',
+  'PreparingRebalance',
+  'CompletingRebalance',
+  'Stable',
+  'Dead',
+]
 
 export function groupStateOf(s: string): GroupState {
   return (GROUP_STATES as readonly string[]).includes(s) ? (s as GroupState) : 'Unknown'

@@ -37,22 +37,52 @@ export interface OpenTransaction extends OpenProducerState {
 }
 
 /** Classifies every open transaction of the partitions' producers against the coordinators' view. */
-export function classifyOpenTransactions(producers: readonly OpenProducerState[], coordinators: readonly CoordinatorView[], nowMs: number): OpenTransaction[] {
+export function classifyOpenTransactions(
+  producers: readonly OpenProducerState[],
+  coordinators: readonly CoordinatorView[],
+  nowMs: number,
+): OpenTransaction[] {
   const byProducer = new Map(coordinators.map((c) => [c.producerId, c]))
   return producers
     .filter((p) => p.currentTxnStartOffset >= 0)
     .map((p) => {
       const c = byProducer.get(p.producerId)
       const at = `${p.topic}-${p.partition} from offset ${p.currentTxnStartOffset}`
-      if (!c) return { ...p, transactionalId: null, verdict: 'hanging', reason: `producer ${p.producerId} holds a transaction open on ${at}, and no coordinator has a transactional id with that producer id` }
+      if (!c)
+        return {
+          ...p,
+          transactionalId: null,
+          verdict: 'hanging',
+          reason: `producer ${p.producerId} holds a transaction open on ${at}, and no coordinator has a transactional id with that producer id`,
+        }
       const here = c.partitions.some((x) => x.topic === p.topic && x.partition === p.partition)
       if (c.state !== 'Ongoing' || !here || c.epoch !== p.epoch) {
-        const why = c.state !== 'Ongoing' ? `its coordinator says ${c.state}` : !here ? 'its coordinator does not list this partition in it' : `its coordinator is at epoch ${c.epoch}, the partition's transaction at ${p.epoch}`
-        return { ...p, transactionalId: c.transactionalId, verdict: 'hanging', reason: `${c.transactionalId} holds a transaction open on ${at}, but ${why}` }
+        const why =
+          c.state !== 'Ongoing'
+            ? `its coordinator says ${c.state}`
+            : !here
+              ? 'its coordinator does not list this partition in it'
+              : `its coordinator is at epoch ${c.epoch}, the partition's transaction at ${p.epoch}`
+        return {
+          ...p,
+          transactionalId: c.transactionalId,
+          verdict: 'hanging',
+          reason: `${c.transactionalId} holds a transaction open on ${at}, but ${why}`,
+        }
       }
       if (c.startTimeMs >= 0 && nowMs - c.startTimeMs > c.timeoutMs) {
-        return { ...p, transactionalId: c.transactionalId, verdict: 'overdue', reason: `${c.transactionalId} has been open ${nowMs - c.startTimeMs} ms, past its transaction.timeout.ms ${c.timeoutMs}: its coordinator aborts it` }
+        return {
+          ...p,
+          transactionalId: c.transactionalId,
+          verdict: 'overdue',
+          reason: `${c.transactionalId} has been open ${nowMs - c.startTimeMs} ms, past its transaction.timeout.ms ${c.timeoutMs}: its coordinator aborts it`,
+        }
       }
-      return { ...p, transactionalId: c.transactionalId, verdict: 'ongoing', reason: `${c.transactionalId} is ongoing on ${at}` }
+      return {
+        ...p,
+        transactionalId: c.transactionalId,
+        verdict: 'ongoing',
+        reason: `${c.transactionalId} is ongoing on ${at}`,
+      }
     })
 }

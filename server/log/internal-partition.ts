@@ -11,7 +11,8 @@ export function javaStringHashCode(s: string): number {
 
 /** The internal topic's partition that holds a group id or a transactional id (Utils.abs(hashCode) % partitions). */
 export function internalPartitionFor(id: string, partitions: number): number {
-  if (!Number.isInteger(partitions) || partitions <= 0) throw new RangeError(`an internal topic with ${partitions} partitions`)
+  if (!Number.isInteger(partitions) || partitions <= 0)
+    throw new RangeError(`an internal topic with ${partitions} partitions`)
   // Kafka's Utils.abs: Math.abs, and 0 for Integer.MIN_VALUE (whose negation overflows).
   const h = javaStringHashCode(id)
   return (h === -2_147_483_648 ? 0 : Math.abs(h)) % partitions

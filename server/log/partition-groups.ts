@@ -13,7 +13,10 @@ export interface PartitionGroup<R extends TopicPartition> {
 }
 
 /** Calls onRun(from, to) for each run of consecutive records of one topic-partition, in order. */
-export function forEachPartitionRun(records: readonly TopicPartition[], onRun: (from: number, to: number) => void): void {
+export function forEachPartitionRun(
+  records: readonly TopicPartition[],
+  onRun: (from: number, to: number) => void,
+): void {
   for (let from = 0; from < records.length; ) {
     const r = records[from]!
     let to = from + 1
@@ -35,7 +38,12 @@ export function groupByPartition<R extends TopicPartition>(records: readonly R[]
     if (!partitions) byTopic.set(r.topic, (partitions = []))
     const group = partitions[r.partition]
     if (!group) {
-      const opened = { topic: r.topic, partition: r.partition, key: tpKey(r.topic, r.partition), records: records.slice(from, to) }
+      const opened = {
+        topic: r.topic,
+        partition: r.partition,
+        key: tpKey(r.topic, r.partition),
+        records: records.slice(from, to),
+      }
       partitions[r.partition] = opened
       groups.push(opened)
     } else for (let i = from; i < to; i++) group.records.push(records[i]!)
@@ -44,6 +52,14 @@ export function groupByPartition<R extends TopicPartition>(records: readonly R[]
 }
 
 /** The call's acknowledgement: each group's partition with the base offset it was appended at. */
-export function acksOf<R extends TopicPartition>(groups: readonly PartitionGroup<R>[], baseOffsets: readonly number[]): PartitionAck[] {
-  return groups.map((g, i) => ({ topic: g.topic, partition: g.partition, baseOffset: baseOffsets[i]!, records: g.records.length }))
+export function acksOf<R extends TopicPartition>(
+  groups: readonly PartitionGroup<R>[],
+  baseOffsets: readonly number[],
+): PartitionAck[] {
+  return groups.map((g, i) => ({
+    topic: g.topic,
+    partition: g.partition,
+    baseOffset: baseOffsets[i]!,
+    records: g.records.length,
+  }))
 }

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import { LogError } from './errors.ts'
 import { errorCode } from './fixtures/error-code.ts'
-import { LEGAL_STATES, PRODUCER_STATES, ProducerStateMachine, STATE_AFTER_FAILURE, TRANSACTIONAL_CALLS, VALID_STATE_TRANSITIONS, type ProducerState, type TransactionalCall } from './producer-state.ts'
+import {
+  LEGAL_STATES,
+  PRODUCER_STATES,
+  ProducerStateMachine,
+  STATE_AFTER_FAILURE,
+  TRANSACTIONAL_CALLS,
+  VALID_STATE_TRANSITIONS,
+  type ProducerState,
+  type TransactionalCall,
+} from './producer-state.ts'
 
 /** A path of legal calls from UNINITIALIZED to each state. */
 const PATH: Record<ProducerState, (m: ProducerStateMachine) => void> = {
@@ -64,7 +73,9 @@ const EXPECTED_LEGAL = Object.fromEntries(
 ) as Record<TransactionalCall, ProducerState[]>
 
 describe('the transactional producer state machine', () => {
-  const pairs = PRODUCER_STATES.flatMap((from) => PRODUCER_STATES.map((to) => ({ from, to, legal: EDGES.has(`${from} -> ${to}`) })))
+  const pairs = PRODUCER_STATES.flatMap((from) =>
+    PRODUCER_STATES.map((to) => ({ from, to, legal: EDGES.has(`${from} -> ${to}`) })),
+  )
 
   it.each(pairs)('$from -> $to is legal: $legal', ({ from, to, legal }) => {
     const m = machineIn(from)
@@ -74,12 +85,16 @@ describe('the transactional producer state machine', () => {
   })
 
   it('draws the transitions of the diagram and no other, and guards the calls as Kafka does', () => {
-    const table = new Set(PRODUCER_STATES.flatMap((from) => VALID_STATE_TRANSITIONS[from].map((to) => `${from} -> ${to}`)))
+    const table = new Set(
+      PRODUCER_STATES.flatMap((from) => VALID_STATE_TRANSITIONS[from].map((to) => `${from} -> ${to}`)),
+    )
     expect([...table].sort()).toEqual([...EDGES].sort())
     expect(LEGAL_STATES).toEqual(EXPECTED_LEGAL)
   })
 
-  const calls = TRANSACTIONAL_CALLS.flatMap((call) => PRODUCER_STATES.map((state) => ({ call, state, legal: EXPECTED_LEGAL[call].includes(state) })))
+  const calls = TRANSACTIONAL_CALLS.flatMap((call) =>
+    PRODUCER_STATES.map((state) => ({ call, state, legal: EXPECTED_LEGAL[call].includes(state) })),
+  )
 
   it.each(calls)('$call in $state is legal: $legal', ({ call, state, legal }) => {
     const code = codeOf(() => machineIn(state).require(call))
@@ -126,23 +141,34 @@ describe('the transactional producer state machine', () => {
   })
 
   it('names the producer and the state in its refusals', () => {
-    expect(() => machineIn('READY').require('commit')).toThrow('INVALID_TXN_STATE: commit is not legal in state READY (p-1 (tid))')
+    expect(() => machineIn('READY').require('commit')).toThrow(
+      'INVALID_TXN_STATE: commit is not legal in state READY (p-1 (tid))',
+    )
     expect(() => machineIn('FENCED').require('send')).toThrow(/producer p-1 \(tid\) was fenced/)
     expect(() => machineIn('CLOSED').requireOpen()).toThrow(/producer p-1 \(tid\) is closed/)
   })
 
-  it.each(['COMMIT', 'ABORT'] as const)('ends a transaction with %s through COMMITTING or ABORTING to READY, or to FATAL_ERROR when EndTxn fails', async (result) => {
-    const ok = machineIn('TRANSACTING')
-    const seen: ProducerState[] = []
-    await ok.endTransaction(result, async () => {
-      seen.push(ok.state)
-    })
-    expect(seen).toEqual([result === 'COMMIT' ? 'COMMITTING' : 'ABORTING'])
-    expect(ok.state).toBe('READY')
-    const failing = machineIn('TRANSACTING')
-    const mapped = new LogError('REQUEST_TIMED_OUT', 'mapped')
-    await expect(failing.endTransaction(result, () => Promise.reject(new Error('raw')), () => mapped)).rejects.toBe(mapped)
-    expect(failing.state).toBe('FATAL_ERROR')
-    await expect(machineIn('READY').endTransaction(result, async () => {})).rejects.toThrow(/INVALID_TXN_STATE/)
-  })
+  it.each(['COMMIT', 'ABORT'] as const)(
+    'ends a transaction with %s through COMMITTING or ABORTING to READY, or to FATAL_ERROR when EndTxn fails',
+    async (result) => {
+      const ok = machineIn('TRANSACTING')
+      const seen: ProducerState[] = []
+      await ok.endTransaction(result, async () => {
+        seen.push(ok.state)
+      })
+      expect(seen).toEqual([result === 'COMMIT' ? 'COMMITTING' : 'ABORTING'])
+      expect(ok.state).toBe('READY')
+      const failing = machineIn('TRANSACTING')
+      const mapped = new LogError('REQUEST_TIMED_OUT', 'mapped')
+      await expect(
+        failing.endTransaction(
+          result,
+          () => Promise.reject(new Error('raw')),
+          () => mapped,
+        ),
+      ).rejects.toBe(mapped)
+      expect(failing.state).toBe('FATAL_ERROR')
+      await expect(machineIn('READY').endTransaction(result, async () => {})).rejects.toThrow(/INVALID_TXN_STATE/)
+    },
+  )
 })

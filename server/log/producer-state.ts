@@ -36,7 +36,17 @@ export type ProducerState =
   | 'FATAL_ERROR'
   | 'CLOSED'
 
-export const PRODUCER_STATES: readonly ProducerState[] = ['UNINITIALIZED', 'READY', 'TRANSACTING', 'COMMITTING', 'ABORTING', 'ABORTABLE_ERROR', 'FENCED', 'FATAL_ERROR', 'CLOSED']
+export const PRODUCER_STATES: readonly ProducerState[] = [
+  'UNINITIALIZED',
+  'READY',
+  'TRANSACTING',
+  'COMMITTING',
+  'ABORTING',
+  'ABORTABLE_ERROR',
+  'FENCED',
+  'FATAL_ERROR',
+  'CLOSED',
+]
 
 /** Each state and the states it may move to. */
 export const VALID_STATE_TRANSITIONS: Readonly<Record<ProducerState, readonly ProducerState[]>> = {
@@ -53,7 +63,14 @@ export const VALID_STATE_TRANSITIONS: Readonly<Record<ProducerState, readonly Pr
 
 export type TransactionalCall = 'initTransactions' | 'beginTransaction' | 'send' | 'sendOffsets' | 'commit' | 'abort'
 
-export const TRANSACTIONAL_CALLS: readonly TransactionalCall[] = ['initTransactions', 'beginTransaction', 'send', 'sendOffsets', 'commit', 'abort']
+export const TRANSACTIONAL_CALLS: readonly TransactionalCall[] = [
+  'initTransactions',
+  'beginTransaction',
+  'send',
+  'sendOffsets',
+  'commit',
+  'abort',
+]
 
 /** The guard table: each transactional call and the states it is legal in. */
 export const LEGAL_STATES: Readonly<Record<TransactionalCall, readonly ProducerState[]>> = {
@@ -78,7 +95,8 @@ export const STATE_AFTER_FAILURE: Readonly<Record<TransactionalCall, ProducerSta
 /** The producer's transactional.id (null: not transactional); a transactional producer must be idempotent. */
 export function transactionalIdOf(options: ProducerOptions): string | null {
   const id = options.transactionalId ?? null
-  if (id !== null && !options.idempotent) throw new LogError('INVALID_REQUEST', 'a transactional producer must be idempotent (enable.idempotence=true)')
+  if (id !== null && !options.idempotent)
+    throw new LogError('INVALID_REQUEST', 'a transactional producer must be idempotent (enable.idempotence=true)')
   return id
 }
 
@@ -97,20 +115,31 @@ export class ProducerStateMachine {
   require(call: TransactionalCall): void {
     this.requireOpen()
     if (this.current === 'FATAL_ERROR') {
-      throw new LogError('INVALID_TXN_STATE', `producer ${this.describe()} failed while ending a transaction; close it and create a new one`)
+      throw new LogError(
+        'INVALID_TXN_STATE',
+        `producer ${this.describe()} failed while ending a transaction; close it and create a new one`,
+      )
     }
-    if (!LEGAL_STATES[call].includes(this.current)) throw new LogError('INVALID_TXN_STATE', `${call} is not legal in state ${this.current} (${this.describe()})`)
+    if (!LEGAL_STATES[call].includes(this.current))
+      throw new LogError('INVALID_TXN_STATE', `${call} is not legal in state ${this.current} (${this.describe()})`)
   }
 
   /** For calls outside transactions (a non-transactional send): only a fenced or closed producer refuses. */
   requireOpen(): void {
-    if (this.current === 'FENCED') throw new LogError('PRODUCER_FENCED', `producer ${this.describe()} was fenced by a newer epoch; close it and create a new one`)
+    if (this.current === 'FENCED')
+      throw new LogError(
+        'PRODUCER_FENCED',
+        `producer ${this.describe()} was fenced by a newer epoch; close it and create a new one`,
+      )
     if (this.current === 'CLOSED') throw new LogError('INVALID_REQUEST', `producer ${this.describe()} is closed`)
   }
 
   transitionTo(next: ProducerState): void {
     if (!VALID_STATE_TRANSITIONS[this.current].includes(next)) {
-      throw new LogError('INVALID_TXN_STATE', `producer ${this.describe()}: invalid transition from ${this.current} to ${next}`)
+      throw new LogError(
+        'INVALID_TXN_STATE',
+        `producer ${this.describe()}: invalid transition from ${this.current} to ${next}`,
+      )
     }
     this.current = next
   }
@@ -126,7 +155,11 @@ export class ProducerStateMachine {
    * commitTransaction or abortTransaction: the guard, then COMMITTING or ABORTING while `end`
    * runs (EndTxn), then READY; a failure of `end`, as `mapError` names it, moves to its state.
    */
-  async endTransaction(result: ControlType, end: () => Promise<void>, mapError: (e: unknown) => unknown = (e) => e): Promise<void> {
+  async endTransaction(
+    result: ControlType,
+    end: () => Promise<void>,
+    mapError: (e: unknown) => unknown = (e) => e,
+  ): Promise<void> {
     const call = result === 'COMMIT' ? 'commit' : 'abort'
     this.require(call)
     this.transitionTo(result === 'COMMIT' ? 'COMMITTING' : 'ABORTING')

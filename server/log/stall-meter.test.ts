@@ -7,7 +7,10 @@ import { GroupCoordinator, type OffsetsLogWriter } from './embedded/group-coordi
 import { STALL_MS, StallMeter, TICK_MS } from './stall-meter.ts'
 import { SystemTime } from './time.ts'
 
-const NO_LOG: OffsetsLogWriter = { appendOffsets: () => {}, offsetsPartition: () => ({ topic: '__consumer_offsets', partition: 0 }) }
+const NO_LOG: OffsetsLogWriter = {
+  appendOffsets: () => {},
+  offsetsPartition: () => ({ topic: '__consumer_offsets', partition: 0 }),
+}
 
 describe('StallMeter', () => {
   it('counts a gap between observations longer than STALL_MS, less one tick, and nothing shorter', () => {
@@ -44,7 +47,8 @@ describe('GroupCoordinator and stalls of the process', () => {
   it('expels a member silent for longer than its session, but not for a stall of the whole process', () => {
     let now = 0
     let frozen: { from: number; to: number } | null = null
-    const frozenSince = (fromMs: number) => (frozen && frozen.to > Math.max(frozen.from, fromMs) ? frozen.to - Math.max(frozen.from, fromMs) : 0)
+    const frozenSince = (fromMs: number) =>
+      frozen && frozen.to > Math.max(frozen.from, fromMs) ? frozen.to - Math.max(frozen.from, fromMs) : 0
     const events: string[] = []
     const g = new GroupCoordinator('g', NO_LOG, () => now, frozenSince)
     g.onEvent((e) => events.push(e.type === 'member-expired' ? `expired ${e.memberId}` : e.type))

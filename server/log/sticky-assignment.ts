@@ -8,7 +8,11 @@
  * Sticky balanced assignment, pure and deterministic: members keep what they hold up to their
  * quota; the rest goes to members below quota in member-id order.
  */
-export function computeAssignment(partitions: readonly string[], memberIds: readonly string[], current: ReadonlyMap<string, string>): Map<string, string[]> {
+export function computeAssignment(
+  partitions: readonly string[],
+  memberIds: readonly string[],
+  current: ReadonlyMap<string, string>,
+): Map<string, string[]> {
   const members = [...memberIds].sort()
   const result = new Map<string, string[]>(members.map((m) => [m, []]))
   if (members.length === 0) return result
@@ -26,7 +30,8 @@ export function computeAssignment(partitions: readonly string[], memberIds: read
   const unassigned: string[] = []
   for (const p of sorted) {
     const owner = current.get(p)
-    if (owner !== undefined && result.has(owner) && result.get(owner)!.length < quota.get(owner)!) result.get(owner)!.push(p)
+    if (owner !== undefined && result.has(owner) && result.get(owner)!.length < quota.get(owner)!)
+      result.get(owner)!.push(p)
     else unassigned.push(p)
   }
   for (const p of unassigned) {

@@ -3,7 +3,12 @@
 // start time of a transaction after it completed; the log's port says -1 for "none open".
 
 /** States in which the coordinator holds a transaction open. */
-export const OPEN_TRANSACTION_STATES: ReadonlySet<string> = new Set(['Ongoing', 'PrepareCommit', 'PrepareAbort', 'PrepareEpochFence'])
+export const OPEN_TRANSACTION_STATES: ReadonlySet<string> = new Set([
+  'Ongoing',
+  'PrepareCommit',
+  'PrepareAbort',
+  'PrepareEpochFence',
+])
 
 export function isTransactionOpen(state: string): boolean {
   return OPEN_TRANSACTION_STATES.has(state)

@@ -158,7 +158,12 @@ export interface LogConsumer {
 export interface LogReader {
   offsets(tp: TopicPartition): Promise<PartitionOffsets>
   /** Reads from `from`; read_committed stops at the last stable offset and skips aborted records. */
-  read(tp: TopicPartition, from: number, maxRecords: number, isolation: IsolationLevel): Promise<{ records: ConsumedRecord[]; nextOffset: number }>
+  read(
+    tp: TopicPartition,
+    from: number,
+    maxRecords: number,
+    isolation: IsolationLevel,
+  ): Promise<{ records: ConsumedRecord[]; nextOffset: number }>
 }
 
 /** Raw access for audits: every stored record with its producer fields, control markers included. */
@@ -225,7 +230,10 @@ export interface TransactionsRead {
   producers: PartitionProducer[]
 }
 
-export type ProducerToAbort = Pick<PartitionProducer, 'topic' | 'partition' | 'producerId' | 'epoch' | 'coordinatorEpoch'>
+export type ProducerToAbort = Pick<
+  PartitionProducer,
+  'topic' | 'partition' | 'producerId' | 'epoch' | 'coordinatorEpoch'
+>
 
 export interface TopicSpec {
   topic: string

@@ -11,13 +11,43 @@ import { encodeGroupMetadataKey, encodeGroupMetadataValue } from './__fixtures__
 import { offsetsPartitionOf } from './group-metadata-record.ts'
 
 const APP = 'app'
-const member = { memberId: 'worker-1-abc', groupInstanceId: null, clientId: 'worker-1', clientHost: '/127.0.0.1', rebalanceTimeoutMs: 30_000, sessionTimeoutMs: 10_000 }
-const generation = (n: number) => ({ offset: 0, timestamp: 1_000 * n, key: encodeGroupMetadataKey(APP), value: encodeGroupMetadataValue({ version: 3, protocolType: 'consumer', generation: n, protocol: 'RoundRobinAssigner', leader: member.memberId, currentStateTimestamp: 1_000 * n, members: [member] }) })
+const member = {
+  memberId: 'worker-1-abc',
+  groupInstanceId: null,
+  clientId: 'worker-1',
+  clientHost: '/127.0.0.1',
+  rebalanceTimeoutMs: 30_000,
+  sessionTimeoutMs: 10_000,
+}
+const generation = (n: number) => ({
+  offset: 0,
+  timestamp: 1_000 * n,
+  key: encodeGroupMetadataKey(APP),
+  value: encodeGroupMetadataValue({
+    version: 3,
+    protocolType: 'consumer',
+    generation: n,
+    protocol: 'RoundRobinAssigner',
+    leader: member.memberId,
+    currentStateTimestamp: 1_000 * n,
+    members: [member],
+  }),
+})
 
 /** A __consumer_offsets partition as pages: each read returns one page from the reader's offset. */
-function sourceWith(pages: OffsetsTopicRecordPage[], highWatermark: number): { source: ObserveSource; reads: number[] } {
+function sourceWith(
+  pages: OffsetsTopicRecordPage[],
+  highWatermark: number,
+): { source: ObserveSource; reads: number[] } {
   const reads: number[] = []
-  const group: GroupDescription = { groupId: APP, state: 'Stable', generationId: null, protocolType: 'consumer', protocol: 'RoundRobinAssigner', members: [] }
+  const group: GroupDescription = {
+    groupId: APP,
+    state: 'Stable',
+    generationId: null,
+    protocolType: 'consumer',
+    protocol: 'RoundRobinAssigner',
+    members: [],
+  }
   const source: ObserveSource = {
     inspector: {
       topics: async () => [{ topic: '__consumer_offsets', partitions: 50 }],
@@ -30,7 +60,13 @@ function sourceWith(pages: OffsetsTopicRecordPage[], highWatermark: number): { s
     readOffsetsTopic: async (partition, from) => {
       expect(partition).toBe(offsetsPartitionOf(APP, 50))
       reads.push(from)
-      return pages.find((p) => p.nextOffset > from && (p.records[0]?.offset ?? from) >= from) ?? { records: [], nextOffset: from, highWatermark }
+      return (
+        pages.find((p) => p.nextOffset > from && (p.records[0]?.offset ?? from) >= from) ?? {
+          records: [],
+          nextOffset: from,
+          highWatermark,
+        }
+      )
     },
   }
   return { source, reads }
@@ -54,11 +90,18 @@ describe("ApplicationObserver: generations from the group's __consumer_offsets p
 
   it('says so when a read gives nothing and does not move, and goes on from there at the next sample', async () => {
     const hw = 12
-    const { source, reads } = sourceWith([{ records: [{ ...generation(2), offset: 3 }], nextOffset: 4, highWatermark: hw }], hw)
+    const { source, reads } = sourceWith(
+      [{ records: [{ ...generation(2), offset: 3 }], nextOffset: 4, highWatermark: hw }],
+      hw,
+    )
     const observer = new ApplicationObserver(source, { applicationId: APP, input: [], output: [] })
     const s = await observer.sample()
     expect(s.group.generation).toBe(2)
-    expect(s.notes).toContain('__consumer_offsets-' + offsetsPartitionOf(APP, 50) + ' gave nothing from offset 4 (high watermark 12): generations continue in the next sample')
+    expect(s.notes).toContain(
+      '__consumer_offsets-' +
+        offsetsPartitionOf(APP, 50) +
+        ' gave nothing from offset 4 (high watermark 12): generations continue in the next sample',
+    )
     await observer.sample()
     expect(reads).toEqual([0, 4, 4])
   })

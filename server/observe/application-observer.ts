@@ -18,7 +18,12 @@ import type { GroupDescription } from '../log/group-description.ts'
 import type { OpenTransaction } from '../log/hanging-transactions.ts'
 import type { CoordinatorTransaction, LogInspector, PartitionOffsets, TopicPartition } from '../log/types.ts'
 import { openSinceMs } from '../log/transaction-states.ts'
-import { GenerationHistory, type GroupDeleted, type ObservedGeneration, type OffsetsTopicRecord } from './generation-history.ts'
+import {
+  GenerationHistory,
+  type GroupDeleted,
+  type ObservedGeneration,
+  type OffsetsTopicRecord,
+} from './generation-history.ts'
 import { offsetsPartitionOf } from './group-metadata-record.ts'
 import { type ObservedValidation, ObserveValidation, type ValidationTarget } from './observe-validation.ts'
 import type { Guarantee } from '../validator/report.ts'
@@ -122,9 +127,14 @@ export class ApplicationObserver {
     readonly target: ObserveTarget,
     private readonly now: () => number = Date.now,
   ) {
-    if (!/^[A-Za-z0-9._-]+$/.test(target.applicationId)) throw new RangeError(`application id ${JSON.stringify(target.applicationId)} is not a Kafka group id eoscope can observe (letters, digits, . _ -)`)
+    if (!/^[A-Za-z0-9._-]+$/.test(target.applicationId))
+      throw new RangeError(
+        `application id ${JSON.stringify(target.applicationId)} is not a Kafka group id eoscope can observe (letters, digits, . _ -)`,
+      )
     this.history = new GenerationHistory(target.applicationId)
-    this.validation = target.validation ? new ObserveValidation(source.inspector, target.applicationId, target.validation) : null
+    this.validation = target.validation
+      ? new ObserveValidation(source.inspector, target.applicationId, target.validation)
+      : null
   }
 
   async sample(): Promise<ApplicationSample> {
@@ -140,11 +150,19 @@ export class ApplicationObserver {
     for (const t of [...assigned, ...this.target.input]) if (!roles.has(t)) roles.set(t, 'input')
     for (const t of this.target.output) roles.set(t, 'output')
     for (const [t] of roles) if (!counts.has(t)) notes.push(`topic ${t} does not exist`)
-    const partitions: TopicPartition[] = [...roles.keys()].filter((t) => counts.has(t)).sort().flatMap((topic) => Array.from({ length: counts.get(topic)! }, (_, partition) => ({ topic, partition })))
+    const partitions: TopicPartition[] = [...roles.keys()]
+      .filter((t) => counts.has(t))
+      .sort()
+      .flatMap((topic) => Array.from({ length: counts.get(topic)! }, (_, partition) => ({ topic, partition })))
     const committedList = await this.source.inspector.committedOffsets(applicationId)
     const committed = new Map(committedList.map((o) => [`${o.topic}-${o.partition}`, o.offset]))
     const atMs = this.now()
-    const report = await describeTransactions(this.source.transactions, partitions, { transactionalIdPrefix: `${applicationId}-` }, atMs)
+    const report = await describeTransactions(
+      this.source.transactions,
+      partitions,
+      { transactionalIdPrefix: `${applicationId}-` },
+      atMs,
+    )
     const observed: ObservedPartition[] = []
     for (const tp of partitions) {
       const key = `${tp.topic}-${tp.partition}`
@@ -152,22 +170,42 @@ export class ApplicationObserver {
       const scan = await this.scanMarkers(tp, offsets)
       const role = roles.get(tp.topic)!
       const c = role === 'input' ? (committed.get(key) ?? null) : null
-      observed.push({ ...tp, ...offsets, role, committed: c, lag: c === null ? null : Math.max(0, offsets.highWatermark - c), commitMarkers: scan.commits, abortMarkers: scan.aborts })
+      observed.push({
+        ...tp,
+        ...offsets,
+        role,
+        committed: c,
+        lag: c === null ? null : Math.max(0, offsets.highWatermark - c),
+        commitMarkers: scan.commits,
+        abortMarkers: scan.aborts,
+      })
     }
     if (!this.first) this.first = { atMs, committed }
     let committedInput = 0
-    for (const [key, offset] of committed) if (roles.get(key.slice(0, key.lastIndexOf('-'))) === 'input') committedInput += offset - (this.first.committed.get(key) ?? 0)
+    for (const [key, offset] of committed)
+      if (roles.get(key.slice(0, key.lastIndexOf('-'))) === 'input')
+        committedInput += offset - (this.first.committed.get(key) ?? 0)
     const elapsedMs = atMs - this.first.atMs
     const transactions = report.coordinators
       .filter((t) => t.transactionalId.startsWith(`${applicationId}-`))
-      .map((t) => ({ ...t, openForMs: openSinceMs(t.state, t.startTimeMs) >= 0 ? Math.max(0, atMs - t.startTimeMs) : null }))
+      .map((t) => ({
+        ...t,
+        openForMs: openSinceMs(t.state, t.startTimeMs) >= 0 ? Math.max(0, atMs - t.startTimeMs) : null,
+      }))
       .sort((a, b) => a.transactionalId.localeCompare(b.transactionalId))
-    if (group.members.length === 0) notes.push(`group ${applicationId} has no members (${group.state}): the application is not running`)
+    if (group.members.length === 0)
+      notes.push(`group ${applicationId} has no members (${group.state}): the application is not running`)
     const validation = await this.validate(transactions.length > 0 ? 'exactly-once' : 'at-least-once', notes)
     return {
       atMs,
       applicationId,
-      group: { state: group.state, protocol: group.protocol, members: group.members, generation: this.history.current()?.generation ?? null, generations: [...this.history.history()] },
+      group: {
+        state: group.state,
+        protocol: group.protocol,
+        members: group.members,
+        generation: this.history.current()?.generation ?? null,
+        generations: [...this.history.history()],
+      },
       transactions,
       open: report.open,
       hanging: report.open.filter((t) => t.verdict === 'hanging'),
@@ -198,7 +236,9 @@ export class ApplicationObserver {
   /** The group's __consumer_offsets partition, read from where the last sample stopped to its high watermark. */
   private async readGenerations(offsetsPartitions: number, notes: string[]): Promise<void> {
     if (offsetsPartitions === 0) {
-      notes.push(`${OFFSETS_TOPIC} is not visible (no group has committed yet, or this client may not describe it): no generations`)
+      notes.push(
+        `${OFFSETS_TOPIC} is not visible (no group has committed yet, or this client may not describe it): no generations`,
+      )
       return
     }
     this.offsetsPartition ??= offsetsPartitionOf(this.target.applicationId, offsetsPartitions)
@@ -209,15 +249,22 @@ export class ApplicationObserver {
       this.history.passTo(nextOffset)
       if (this.history.nextOffset() >= highWatermark) return
       if (this.history.nextOffset() === from) {
-        notes.push(`${OFFSETS_TOPIC}-${this.offsetsPartition} gave nothing from offset ${from} (high watermark ${highWatermark}): generations continue in the next sample`)
+        notes.push(
+          `${OFFSETS_TOPIC}-${this.offsetsPartition} gave nothing from offset ${from} (high watermark ${highWatermark}): generations continue in the next sample`,
+        )
         return
       }
     }
-    notes.push(`${OFFSETS_TOPIC}-${this.offsetsPartition} not read to its end in this sample: generations continue in the next`)
+    notes.push(
+      `${OFFSETS_TOPIC}-${this.offsetsPartition} not read to its end in this sample: generations continue in the next`,
+    )
   }
 
   /** Counts the control records written since the first sample (the scan starts at that sample's high watermark). */
-  private async scanMarkers(tp: TopicPartition, offsets: PartitionOffsets): Promise<{ commits: number; aborts: number }> {
+  private async scanMarkers(
+    tp: TopicPartition,
+    offsets: PartitionOffsets,
+  ): Promise<{ commits: number; aborts: number }> {
     const key = `${tp.topic}-${tp.partition}`
     let scan = this.scans.get(key)
     if (!scan) {

@@ -56,8 +56,21 @@ export class GenerationHistory {
         const last = this.latestEntry()
         // The coordinator writes the group again without a new generation (a member's static id, an
         // empty group expiring offsets): the same generation with the same members is one entry.
-        const same = last && 'generation' in last && last.generation === value.generation && sameMembers(last.members, value.members)
-        if (!same) this.push({ generation: value.generation, protocolType: value.protocolType, protocol: value.protocol, leader: value.leader, members: value.members, writtenAtMs: r.timestamp, offset: r.offset })
+        const same =
+          last &&
+          'generation' in last &&
+          last.generation === value.generation &&
+          sameMembers(last.members, value.members)
+        if (!same)
+          this.push({
+            generation: value.generation,
+            protocolType: value.protocolType,
+            protocol: value.protocol,
+            leader: value.leader,
+            members: value.members,
+            writtenAtMs: r.timestamp,
+            offset: r.offset,
+          })
       }
     }
   }

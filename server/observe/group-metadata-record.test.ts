@@ -1,7 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { encodeGroupMetadataKey, encodeGroupMetadataValue } from './__fixtures__/group-metadata-encoder.ts'
-import { decodeGroupMetadataKey, decodeGroupMetadataValue, GroupMetadataDecodeError, offsetsPartitionOf, type StoredGroupMetadata } from './group-metadata-record.ts'
+import {
+  decodeGroupMetadataKey,
+  decodeGroupMetadataValue,
+  GroupMetadataDecodeError,
+  offsetsPartitionOf,
+  type StoredGroupMetadata,
+} from './group-metadata-record.ts'
 
 function metadata(version: number, generation = 3): StoredGroupMetadata {
   return {
@@ -12,13 +18,27 @@ function metadata(version: number, generation = 3): StoredGroupMetadata {
     leader: 'app-1-StreamThread-1-consumer-abc',
     currentStateTimestamp: version >= 2 ? 1_796_000_000_123 : null,
     members: [
-      { memberId: 'app-1-StreamThread-1-consumer-abc', groupInstanceId: version >= 3 ? 'static-1' : null, clientId: 'app-1-StreamThread-1-consumer', clientHost: '/127.0.0.1', rebalanceTimeoutMs: version >= 1 ? 300_000 : null, sessionTimeoutMs: 45_000 },
-      { memberId: 'app-1-StreamThread-2-consumer-def', groupInstanceId: null, clientId: 'app-1-StreamThread-2-consumer', clientHost: '/127.0.0.1', rebalanceTimeoutMs: version >= 1 ? 300_000 : null, sessionTimeoutMs: 45_000 },
+      {
+        memberId: 'app-1-StreamThread-1-consumer-abc',
+        groupInstanceId: version >= 3 ? 'static-1' : null,
+        clientId: 'app-1-StreamThread-1-consumer',
+        clientHost: '/127.0.0.1',
+        rebalanceTimeoutMs: version >= 1 ? 300_000 : null,
+        sessionTimeoutMs: 45_000,
+      },
+      {
+        memberId: 'app-1-StreamThread-2-consumer-def',
+        groupInstanceId: null,
+        clientId: 'app-1-StreamThread-2-consumer',
+        clientHost: '/127.0.0.1',
+        rebalanceTimeoutMs: version >= 1 ? 300_000 : null,
+        sessionTimeoutMs: 45_000,
+      },
     ],
   }
 }
 
-describe('the group coordinator\'s GroupMetadata records', () => {
+describe("the group coordinator's GroupMetadata records", () => {
   it.each([0, 1, 2, 3, 4])('decodes GroupMetadataValue version %i as encoded', (version) => {
     const m = metadata(version)
     expect(decodeGroupMetadataValue(encodeGroupMetadataValue(m))).toEqual(m)
@@ -69,8 +89,11 @@ describe('the group coordinator\'s GroupMetadata records', () => {
         members: fc.array(member(version), { maxLength: 5 }),
       }),
     )
-    fc.assert(fc.property(value, (m) => {
+    fc.assert(
+      fc.property(value, (m) => {
         expect(decodeGroupMetadataValue(encodeGroupMetadataValue(m))).toEqual(m)
-      }), { seed: 17, numRuns: 300 })
+      }),
+      { seed: 17, numRuns: 300 },
+    )
   })
 })

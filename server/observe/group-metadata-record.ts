@@ -43,7 +43,8 @@ class Reader {
   ) {}
 
   private need(n: number): void {
-    if (n < 0 || this.at + n > this.buf.length) throw new GroupMetadataDecodeError(`record truncated: ${n} byte(s) wanted at ${this.at} of ${this.buf.length}`)
+    if (n < 0 || this.at + n > this.buf.length)
+      throw new GroupMetadataDecodeError(`record truncated: ${n} byte(s) wanted at ${this.at} of ${this.buf.length}`)
   }
   int16(): number {
     this.need(2)
@@ -126,7 +127,8 @@ export function decodeGroupMetadataValue(value: Buffer | null): StoredGroupMetad
   if (value === null) return null
   if (value.length < 2) throw new GroupMetadataDecodeError(`value of ${value.length} byte(s)`)
   const version = value.readInt16BE(0)
-  if (version < 0 || version > 4) throw new GroupMetadataDecodeError(`GroupMetadataValue version ${version} is not one of 0-4`)
+  if (version < 0 || version > 4)
+    throw new GroupMetadataDecodeError(`GroupMetadataValue version ${version} is not one of 0-4`)
   const r = new Reader(value.subarray(2), version >= 4)
   const protocolType = r.string('protocolType')
   const generation = r.int32()
@@ -148,7 +150,15 @@ export function decodeGroupMetadataValue(value: Buffer | null): StoredGroupMetad
     members.push({ memberId, groupInstanceId, clientId, clientHost, rebalanceTimeoutMs, sessionTimeoutMs })
   }
   r.taggedFields()
-  return { version, protocolType, generation, protocol, leader, currentStateTimestamp: timestamp >= 0 ? timestamp : null, members }
+  return {
+    version,
+    protocolType,
+    generation,
+    protocol,
+    leader,
+    currentStateTimestamp: timestamp >= 0 ? timestamp : null,
+    members,
+  }
 }
 
 /** The __consumer_offsets partition that holds a group (Utils.abs(groupId.hashCode()) % partitions). */

@@ -16,7 +16,8 @@ export function kafkaObserveSource(config: KafkaClientConfig): KafkaObserveSourc
   const inspector = conn.inspector()
   const transactions = transactionsSource(inspector)
   const { describeGroup } = inspector
-  if (!transactions || !describeGroup) throw new Error('this Kafka connection offers no transactions or group description: observe needs both')
+  if (!transactions || !describeGroup)
+    throw new Error('this Kafka connection offers no transactions or group description: observe needs both')
   const fetcher = new PartitionFetcher(createKafka(config, `${config.clientId}-offsets-reader`))
   return {
     inspector: {
@@ -29,10 +30,16 @@ export function kafkaObserveSource(config: KafkaClientConfig): KafkaObserveSourc
     transactions,
     async readOffsetsTopic(partition, from) {
       const fetched = await fetcher.fetch({ topic: OFFSETS_TOPIC, partition }, from, 'read_uncommitted')
-      const records = fetched.records.filter((r) => !r.isControlRecord).map((r) => ({ offset: Number(r.offset), timestamp: Number(r.timestamp), key: r.key, value: r.value }))
+      const records = fetched.records
+        .filter((r) => !r.isControlRecord)
+        .map((r) => ({ offset: Number(r.offset), timestamp: Number(r.timestamp), key: r.key, value: r.value }))
       // Past every record read, control markers included: a read of markers alone still moves on.
       const last = fetched.records.at(-1)
-      return { records, nextOffset: last ? Number(last.offset) + 1 : from, highWatermark: fetched.offsets.highWatermark }
+      return {
+        records,
+        nextOffset: last ? Number(last.offset) + 1 : from,
+        highWatermark: fetched.offsets.highWatermark,
+      }
     },
     async close() {
       await fetcher.close?.()

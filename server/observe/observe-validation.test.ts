@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest'
 import { CHANGELOG_TOPIC, GROUP_ID, INPUT_TOPIC, OUTPUT_TOPIC, RunBuilder } from '../validator/fixtures/run-builder.ts'
 import { ObserveValidation, parseRecordFormat } from './observe-validation.ts'
 
-const TARGET = { format: 'eoscope', input: INPUT_TOPIC, output: OUTPUT_TOPIC, changelog: CHANGELOG_TOPIC, deadLetter: null } as const
+const TARGET = {
+  format: 'eoscope',
+  input: INPUT_TOPIC,
+  output: OUTPUT_TOPIC,
+  changelog: CHANGELOG_TOPIC,
+  deadLetter: null,
+} as const
 
 function run(records = 24): RunBuilder {
   const r = new RunBuilder(2)
@@ -15,7 +21,16 @@ describe('ObserveValidation: the validator on an observed application', () => {
     const r = run()
     r.drain()
     const v = await new ObserveValidation(r.inspector(), GROUP_ID, TARGET).check('exactly-once')
-    expect(v).toMatchObject({ judgedAs: 'exactly-once', inputRecords: 24, outputRecords: 24, duplicates: 0, lost: 0, abortedReads: 0, stateMismatches: 0, violations: [] })
+    expect(v).toMatchObject({
+      judgedAs: 'exactly-once',
+      inputRecords: 24,
+      outputRecords: 24,
+      duplicates: 0,
+      lost: 0,
+      abortedReads: 0,
+      stateMismatches: 0,
+      violations: [],
+    })
     expect(v.because).toContain('transactional ids')
   })
 
@@ -67,7 +82,14 @@ describe('ObserveValidation: the validator on an observed application', () => {
     const r = run()
     r.drain()
     const v = await new ObserveValidation(r.inspector(), GROUP_ID, { ...TARGET, changelog: null }).check('exactly-once')
-    expect(v).toMatchObject({ changelog: null, inputRecords: 24, duplicates: 0, lost: 0, stateMismatches: 0, violations: [] })
+    expect(v).toMatchObject({
+      changelog: null,
+      inputRecords: 24,
+      duplicates: 0,
+      lost: 0,
+      stateMismatches: 0,
+      violations: [],
+    })
     expect(v.notes).toEqual(['no changelog given: state is checked on the output records only'])
   })
 

@@ -50,7 +50,10 @@ export interface ObservedValidation extends Omit<ObservedValidationView, 'format
 
 export function parseRecordFormat(s: string): RecordFormat {
   const f = RECORD_FORMATS.find((x) => x === s)
-  if (!f) throw new RangeError(`record format ${JSON.stringify(s)} is not one eoscope can validate; known: ${RECORD_FORMATS.join(', ')}`)
+  if (!f)
+    throw new RangeError(
+      `record format ${JSON.stringify(s)} is not one eoscope can validate; known: ${RECORD_FORMATS.join(', ')}`,
+    )
   return f
 }
 
@@ -76,9 +79,10 @@ export class ObserveValidation {
   /** Reads what is new and judges it: exactly-once when the application's producers have transactional ids named after it. */
   async check(judgedAs: Guarantee): Promise<ObservedValidation> {
     const r = await this.validator.check()
-    const because = judgedAs === 'exactly-once'
-      ? `its producers have transactional ids named after ${this.applicationId} (processing.guarantee exactly_once or exactly_once_v2)`
-      : `no transactional id is named after ${this.applicationId} (processing.guarantee at_least_once): only lost records break it`
+    const because =
+      judgedAs === 'exactly-once'
+        ? `its producers have transactional ids named after ${this.applicationId} (processing.guarantee exactly_once or exactly_once_v2)`
+        : `no transactional id is named after ${this.applicationId} (processing.guarantee at_least_once): only lost records break it`
     return {
       ...this.target,
       judgedAs,
@@ -89,10 +93,14 @@ export class ObserveValidation {
       lost: r.lost,
       abortedReads: r.abortedReads,
       stateMismatches: r.stateMismatches,
-      violations: violations(r, judgedAs)
-        .filter((v): v is { row: ValidationRow; value: number } => JUDGED_ROWS.includes(v.row) && v.value !== null && v.value > 0),
+      violations: violations(r, judgedAs).filter(
+        (v): v is { row: ValidationRow; value: number } =>
+          JUDGED_ROWS.includes(v.row) && v.value !== null && v.value > 0,
+      ),
       unavailable: r.unavailable,
-      notes: r.notes.map((n) => (n.includes(NO_CHANGELOG) ? 'no changelog given: state is checked on the output records only' : n)),
+      notes: r.notes.map((n) =>
+        n.includes(NO_CHANGELOG) ? 'no changelog given: state is checked on the output records only' : n,
+      ),
     }
   }
 }

@@ -6,7 +6,12 @@
 // cost the cluster one sample a second. At most maxObservers targets are kept; the least recently
 // asked-for one is dropped first.
 
-import { ApplicationObserver, type ApplicationSample, type ObserveSource, type ObserveTarget } from './application-observer.ts'
+import {
+  ApplicationObserver,
+  type ApplicationSample,
+  type ObserveSource,
+  type ObserveTarget,
+} from './application-observer.ts'
 
 export interface ObserverRegistryOptions {
   maxObservers?: number
@@ -38,10 +43,21 @@ export class ObserverRegistry {
 
   /** The target's latest sample: a new one when the last is older than minIntervalMs. */
   sample(target: ObserveTarget): Promise<ApplicationSample> {
-    const key = JSON.stringify([target.applicationId, [...target.input].sort(), [...target.output].sort(), target.validation ?? null])
+    const key = JSON.stringify([
+      target.applicationId,
+      [...target.input].sort(),
+      [...target.output].sort(),
+      target.validation ?? null,
+    ])
     let entry = this.entries.get(key)
     if (entry) this.entries.delete(key)
-    else entry = { observer: new ApplicationObserver(this.source, target, this.now), last: null, lastAtMs: 0, pending: null }
+    else
+      entry = {
+        observer: new ApplicationObserver(this.source, target, this.now),
+        last: null,
+        lastAtMs: 0,
+        pending: null,
+      }
     this.entries.set(key, entry)
     while (this.entries.size > this.maxObservers) this.entries.delete(this.entries.keys().next().value!)
     if (entry.pending) return entry.pending

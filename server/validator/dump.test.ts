@@ -54,9 +54,35 @@ describe('dumpRun and validateDump', () => {
     const dir = await tempDir()
     await dumpRun(run.inspector(), dir, GROUP_ID)
     const names = await readdir(dir)
-    expect(names).toEqual(expect.arrayContaining(['README.txt', 'committed-offsets.json', 'topics.json', 'input-0.jsonl', 'input-1.jsonl', 'output-0.jsonl', 'input-dlq-0.jsonl', '__consumer_offsets-0.jsonl']))
-    const lines = (await readFile(join(dir, 'output-0.jsonl'), 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l))
-    expect(Object.keys(lines[0])).toEqual(['offset', 'key', 'value', 'headers', 'timestamp', 'producerId', 'producerEpoch', 'sequence', 'transactional', 'control', 'txnOutcome'])
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'README.txt',
+        'committed-offsets.json',
+        'topics.json',
+        'input-0.jsonl',
+        'input-1.jsonl',
+        'output-0.jsonl',
+        'input-dlq-0.jsonl',
+        '__consumer_offsets-0.jsonl',
+      ]),
+    )
+    const lines = (await readFile(join(dir, 'output-0.jsonl'), 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    expect(Object.keys(lines[0])).toEqual([
+      'offset',
+      'key',
+      'value',
+      'headers',
+      'timestamp',
+      'producerId',
+      'producerEpoch',
+      'sequence',
+      'transactional',
+      'control',
+      'txnOutcome',
+    ])
     expect(lines.map((l) => l.offset)).toEqual(lines.map((_, i) => i))
     expect(lines.some((l) => l.control === 'COMMIT') && lines.some((l) => l.control === 'ABORT')).toBe(true)
     const committed = JSON.parse(await readFile(join(dir, 'committed-offsets.json'), 'utf8'))
@@ -74,7 +100,12 @@ describe('dumpRun and validateDump', () => {
     const tp = { topic: 'output', partition: 0 }
     try {
       expect(await dump.offsets(tp)).toEqual(await live.offsets(tp))
-      for (const [from, to, max] of [[0, 100, 3], [3, 6, 10], [1, 100, 100], [0, 2, 5]] as const) {
+      for (const [from, to, max] of [
+        [0, 100, 3],
+        [3, 6, 10],
+        [1, 100, 100],
+        [0, 2, 5],
+      ] as const) {
         expect(await dump.readRaw(tp, from, to, max)).toEqual(await live.readRaw(tp, from, to, max))
       }
       expect(await dump.committedOffsets('another-group')).toEqual([])

@@ -12,7 +12,16 @@ import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import { once } from 'node:events'
 import { join } from 'node:path'
 import { createInterface, type Interface } from 'node:readline'
-import type { ControlType, Headers, LogInspector, OffsetToCommit, PartitionOffsets, StoredRecordView, TopicPartition, TxnOutcome } from '../log/types.ts'
+import type {
+  ControlType,
+  Headers,
+  LogInspector,
+  OffsetToCommit,
+  PartitionOffsets,
+  StoredRecordView,
+  TopicPartition,
+  TxnOutcome,
+} from '../log/types.ts'
 import { tpKey } from '../log/types.ts'
 import { DEFAULT_INPUT_TOPIC, DEFAULT_OUTPUT_TOPIC, changelogTopic } from '../../lib/records.ts'
 import { type ValidateOptions, validateRun } from './validator.ts'
@@ -88,7 +97,12 @@ export function partitionFileName(topic: string, partition: number): string {
   return `${tpKey(topic, partition)}.jsonl`
 }
 
-async function dumpPartition(inspector: LogInspector, tp: TopicPartition, offsets: PartitionOffsets, file: string): Promise<void> {
+async function dumpPartition(
+  inspector: LogInspector,
+  tp: TopicPartition,
+  offsets: PartitionOffsets,
+  file: string,
+): Promise<void> {
   const out = createWriteStream(file, { encoding: 'utf8' })
   await forEachPage(inspector, tp, offsets.logStartOffset, offsets.highWatermark, DEFAULT_PAGE_SIZE, async (page) => {
     if (!out.write(page.map((r) => JSON.stringify(toDumpLine(r)) + '\n').join(''))) await once(out, 'drain')
@@ -131,7 +145,10 @@ function isTextOrNull(v: unknown): v is string | null {
 }
 
 function isHeaders(v: unknown): v is Headers | null {
-  return v === null || (typeof v === 'object' && !Array.isArray(v) && Object.values(v as object).every((h) => typeof h === 'string'))
+  return (
+    v === null ||
+    (typeof v === 'object' && !Array.isArray(v) && Object.values(v as object).every((h) => typeof h === 'string'))
+  )
 }
 
 /** Parses one line of a partition file; `where` names the file and line in the error when it is not one. */
@@ -194,7 +211,11 @@ export class OffsetsFromRecords {
 
   result(): PartitionOffsets {
     const highWatermark = this.last + 1
-    return { logStartOffset: this.first ?? 0, lastStableOffset: Math.min(highWatermark, ...this.openTxnStart.values()), highWatermark }
+    return {
+      logStartOffset: this.first ?? 0,
+      lastStableOffset: Math.min(highWatermark, ...this.openTxnStart.values()),
+      highWatermark,
+    }
   }
 }
 
@@ -270,7 +291,18 @@ export class DumpInspector implements LogInspector {
   private async readTopicsFile(): Promise<Map<string, PartitionOffsets[]> | null> {
     const file = await readJson<TopicsFile>(join(this.dir, TOPICS_FILE))
     if (!file) return null
-    return new Map(file.topics.map((t) => [t.topic, [...t.partitions].sort((a, b) => a.partition - b.partition).map(({ logStartOffset, lastStableOffset, highWatermark }) => ({ logStartOffset, lastStableOffset, highWatermark }))]))
+    return new Map(
+      file.topics.map((t) => [
+        t.topic,
+        [...t.partitions]
+          .sort((a, b) => a.partition - b.partition)
+          .map(({ logStartOffset, lastStableOffset, highWatermark }) => ({
+            logStartOffset,
+            lastStableOffset,
+            highWatermark,
+          })),
+      ]),
+    )
   }
 
   private async deriveFromRecords(): Promise<Map<string, PartitionOffsets[]>> {
@@ -283,7 +315,8 @@ export class DumpInspector implements LogInspector {
     const out = new Map<string, PartitionOffsets[]>()
     for (const [topic, n] of counts) {
       const offsets: PartitionOffsets[] = []
-      for (let partition = 0; partition < n; partition++) offsets.push(await this.scanOffsets({ topic, partition }, names))
+      for (let partition = 0; partition < n; partition++)
+        offsets.push(await this.scanOffsets({ topic, partition }, names))
       out.set(topic, offsets)
     }
     return out
@@ -362,7 +395,8 @@ export async function validateDump(dir: string, opts: Partial<ValidateOptions> =
   const inspector = new DumpInspector(dir)
   try {
     const groupId = opts.groupId ?? (await inspector.groupId())
-    if (groupId === null) throw new DumpFormatError(`${join(dir, COMMITTED_OFFSETS_FILE)} is missing: name the group to validate`)
+    if (groupId === null)
+      throw new DumpFormatError(`${join(dir, COMMITTED_OFFSETS_FILE)} is missing: name the group to validate`)
     return await validateRun(inspector, {
       inputTopic: DEFAULT_INPUT_TOPIC,
       outputTopic: DEFAULT_OUTPUT_TOPIC,

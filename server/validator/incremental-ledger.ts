@@ -48,7 +48,11 @@ interface OutputSeen {
   first: { key: string; agg: Aggregate; at: OutputPosition } | null
 }
 
-type Exception = { kind: 'lost-value'; keyId: number; expected: Aggregate } | { kind: 'lost-poison' } | { kind: 'poison' } | { kind: 'not-input' }
+type Exception =
+  | { kind: 'lost-value'; keyId: number; expected: Aggregate }
+  | { kind: 'lost-poison' }
+  | { kind: 'poison' }
+  | { kind: 'not-input' }
 
 function isLost(ex: Exception): boolean {
   return ex.kind === 'lost-value' || ex.kind === 'lost-poison'
@@ -169,12 +173,28 @@ export class ValidationLedger {
   }
 
   /** The first copy of an output against its input record: an orphan, or a state mismatch, or fine. */
-  private compareFirstOutput(partition: number, offset: number, kind: number, keyId: number, expected: Aggregate | null, key: string, actual: Aggregate, at: OutputPosition): void {
+  private compareFirstOutput(
+    partition: number,
+    offset: number,
+    kind: number,
+    keyId: number,
+    expected: Aggregate | null,
+    key: string,
+    actual: Aggregate,
+    at: OutputPosition,
+  ): void {
     if (kind !== VALUE) {
       this.tally.orphanOutputs++
       return
     }
-    if (this.tally.drift.noteOutput(key, this.keys.idOf(key) === keyId ? 'input-key' : 'other-key', expected!, actual)) this.mismatchExamples.add(at, { key, source: { partition, offset }, expected: expected!, actual, where: 'output' })
+    if (this.tally.drift.noteOutput(key, this.keys.idOf(key) === keyId ? 'input-key' : 'other-key', expected!, actual))
+      this.mismatchExamples.add(at, {
+        key,
+        source: { partition, offset },
+        expected: expected!,
+        actual,
+        where: 'output',
+      })
   }
 
   // ---- output, dead letters, changelog ---------------------------------------------------------
@@ -199,7 +219,13 @@ export class ValidationLedger {
     else this.addDecidedOutput(s, offset, v.key, agg, at)
   }
 
-  private addUndecidedOutput(s: InputPartitionState, offset: number, key: string, agg: Aggregate, at: OutputPosition): void {
+  private addUndecidedOutput(
+    s: InputPartitionState,
+    offset: number,
+    key: string,
+    agg: Aggregate,
+    at: OutputPosition,
+  ): void {
     const seen = s.outputs.get(offset)
     if (seen) {
       this.addDuplicate(key, s.partition, offset, ++seen.copies, at)
@@ -212,16 +238,32 @@ export class ValidationLedger {
       return
     }
     s.outputs.set(offset, { copies: 1, first: null })
-    this.compareFirstOutput(s.partition, offset, w.kindAt(i), w.keyIdAt(i), w.kindAt(i) === VALUE ? w.expectedAt(i) : null, key, agg, at)
+    this.compareFirstOutput(
+      s.partition,
+      offset,
+      w.kindAt(i),
+      w.keyIdAt(i),
+      w.kindAt(i) === VALUE ? w.expectedAt(i) : null,
+      key,
+      agg,
+      at,
+    )
   }
 
-  private addDecidedOutput(s: InputPartitionState, offset: number, key: string, agg: Aggregate, at: OutputPosition): void {
+  private addDecidedOutput(
+    s: InputPartitionState,
+    offset: number,
+    key: string,
+    agg: Aggregate,
+    at: OutputPosition,
+  ): void {
     const partition = s.partition
     const ex = s.exceptions.get(offset)
     if (ex) {
       s.exceptions.delete(offset)
       if (isLost(ex)) this.tally.lost--
-      if (ex.kind === 'lost-value') this.compareFirstOutput(partition, offset, VALUE, ex.keyId, ex.expected, key, agg, at)
+      if (ex.kind === 'lost-value')
+        this.compareFirstOutput(partition, offset, VALUE, ex.keyId, ex.expected, key, agg, at)
       else this.tally.orphanOutputs++
       return
     }
@@ -251,7 +293,13 @@ export class ValidationLedger {
     this.tally.dlqRecords++
     const source = dlqProvenance(r, this.inputTopic)
     const s = source ? this.inputs.get(source.partition) : undefined
-    if (!source || !s || s.readFrom === null || source.offset < s.readFrom || source.offset >= s.offsets.highWatermark) {
+    if (
+      !source ||
+      !s ||
+      s.readFrom === null ||
+      source.offset < s.readFrom ||
+      source.offset >= s.offsets.highWatermark
+    ) {
       this.tally.malformed.dlq++
       return
     }

@@ -9,7 +9,11 @@ import { PLAIN_BATCH } from '../log/embedded/partition-log.ts'
 const KEYS = ['a', 'b', 'c', 'd']
 
 function values(n: number, from = 0, poisonEvery = 0) {
-  return Array.from({ length: n }, (_, i) => ({ key: KEYS[(from + i) % KEYS.length]!, value: poisonEvery > 0 && (from + i) % poisonEvery === poisonEvery - 1 ? 'oops' : String(((from + i) * 7) % 23 - 5) }))
+  return Array.from({ length: n }, (_, i) => ({
+    key: KEYS[(from + i) % KEYS.length]!,
+    value:
+      poisonEvery > 0 && (from + i) % poisonEvery === poisonEvery - 1 ? 'oops' : String((((from + i) * 7) % 23) - 5),
+  }))
 }
 
 /** Checks incrementally and validates in full, and expects the same report. */
@@ -35,7 +39,16 @@ describe('IncrementalValidator against validateRun, check after check', () => {
     run.appendKeyed(values(10, 10, 4))
     run.drain(3)
     const last = await expectSame(run, v)
-    expect(last).toMatchObject({ duplicates: 0, lost: 0, abortedReads: 0, stateMismatches: 0, openTransactions: 0, inputRecords: 20, poison: 5, dlqRecords: 5 })
+    expect(last).toMatchObject({
+      duplicates: 0,
+      lost: 0,
+      abortedReads: 0,
+      stateMismatches: 0,
+      openTransactions: 0,
+      inputRecords: 20,
+      poison: 5,
+      dlqRecords: 5,
+    })
     expect(last.abortedReadsUncommitted).toBe(run.abortedRecords)
   })
 
@@ -70,14 +83,20 @@ describe('IncrementalValidator against validateRun, check after check', () => {
   it('a lost record, and a poison record without its dead letter', async () => {
     const run = new RunBuilder(1, { dlq: true })
     const v = new IncrementalValidator(run.inspector(), run.options())
-    run.appendInput(0, [1, 2, 3, 4, 5].map((x) => ({ key: 'a', value: String(x) })))
+    run.appendInput(
+      0,
+      [1, 2, 3, 4, 5].map((x) => ({ key: 'a', value: String(x) })),
+    )
     run.step(0, 2, 'commit')
     await expectSame(run, v)
     run.step(0, 3, 'commit', { dropOutputAt: 1 })
     const r = await expectSame(run, v)
     expect(r.lost).toBe(1)
     expect(r.examples.lost).toEqual([{ partition: 0, offset: 3 }])
-    run.appendInput(0, [{ key: 'a', value: 'x' }, { key: 'a', value: '9' }])
+    run.appendInput(0, [
+      { key: 'a', value: 'x' },
+      { key: 'a', value: '9' },
+    ])
     run.step(0, 2, 'commit', { dropOutputAt: 0 })
     expect((await expectSame(run, v)).lost).toBe(2)
   })
@@ -90,7 +109,10 @@ describe('IncrementalValidator against validateRun, check after check', () => {
       topics: () => broken.topics(),
       offsets: broken.offsets.bind(broken),
       committedOffsets: broken.committedOffsets.bind(broken),
-      readRaw: async (...a: Parameters<typeof broken.readRaw>) => (await broken.readRaw(...a)).map((r) => (r.control === null && r.txnOutcome === 'aborted' ? { ...r, txnOutcome: 'pending' as const } : r)),
+      readRaw: async (...a: Parameters<typeof broken.readRaw>) =>
+        (await broken.readRaw(...a)).map((r) =>
+          r.control === null && r.txnOutcome === 'aborted' ? { ...r, txnOutcome: 'pending' as const } : r,
+        ),
     }
     const v = new IncrementalValidator(inspector, run.options())
     run.appendKeyed(values(12))
@@ -106,7 +128,10 @@ describe('IncrementalValidator against validateRun, check after check', () => {
   it('an update applied twice after an abort: output, changelog and final state', async () => {
     const run = new RunBuilder(1)
     const v = new IncrementalValidator(run.inspector(), run.options())
-    run.appendInput(0, [1, 2, 3, 4, 5].map((x) => ({ key: 'a', value: String(x) })))
+    run.appendInput(
+      0,
+      [1, 2, 3, 4, 5].map((x) => ({ key: 'a', value: String(x) })),
+    )
     run.step(0, 3, 'commit')
     await expectSame(run, v)
     run.step(0, 2, 'abort', { keepStateOnAbort: true })
@@ -117,18 +142,30 @@ describe('IncrementalValidator against validateRun, check after check', () => {
     expect(r).toMatchObject({ stateMismatches: 1, doubleAppliedUpdates: 2 })
     // Later outputs of the inflated key, check after check, with no new fault: neither figure moves.
     for (let round = 0; round < 3; round++) {
-      run.appendInput(0, [6, 7, 8].map((x) => ({ key: 'a', value: String(x) })))
+      run.appendInput(
+        0,
+        [6, 7, 8].map((x) => ({ key: 'a', value: String(x) })),
+      )
       run.step(0, 3, 'commit')
-      expect(await expectSame(run, v)).toMatchObject({ stateMismatches: 1, doubleAppliedUpdates: 2, stateMismatchesBy: { output: 1 } })
+      expect(await expectSame(run, v)).toMatchObject({
+        stateMismatches: 1,
+        doubleAppliedUpdates: 2,
+        stateMismatchesBy: { output: 1 },
+      })
     }
     const withState = new IncrementalValidator(run.inspector(), run.options({ finalState: run.finalState() }))
-    expect(comparable(await withState.check())).toEqual(comparable(await validateRun(run.inspector(), run.options({ finalState: run.finalState() }))))
+    expect(comparable(await withState.check())).toEqual(
+      comparable(await validateRun(run.inspector(), run.options({ finalState: run.finalState() }))),
+    )
   })
 
   it('an open transaction: read past its last stable offset later, decisions wait for it', async () => {
     const run = new RunBuilder(1)
     const v = new IncrementalValidator(run.inspector(), run.options())
-    run.appendInput(0, [1, 2, 3, 4].map((x) => ({ key: 'a', value: String(x) })))
+    run.appendInput(
+      0,
+      [1, 2, 3, 4].map((x) => ({ key: 'a', value: String(x) })),
+    )
     run.step(0, 2, 'commit')
     await expectSame(run, v)
     run.step(0, 2, 'open')
@@ -147,8 +184,16 @@ describe('IncrementalValidator against validateRun, check after check', () => {
     // Another producer opens a transaction on the output partition first: the LSO stays below everything after it.
     const other = run.cluster.initProducerId('zombie', 60_000)
     run.cluster.addPartitionsToTxn('zombie', other.producerId, other.epoch, [{ topic: OUTPUT_TOPIC, partition: 0 }])
-    run.cluster.produce({ producerId: other.producerId, epoch: other.epoch, transactionalId: 'zombie', batches: [{ topic: OUTPUT_TOPIC, partition: 0, baseSequence: 0, records: [{ key: 'z', value: 'zombie' }] }] })
-    run.appendInput(0, [1, 2, 3].map((x) => ({ key: 'a', value: String(x) })))
+    run.cluster.produce({
+      producerId: other.producerId,
+      epoch: other.epoch,
+      transactionalId: 'zombie',
+      batches: [{ topic: OUTPUT_TOPIC, partition: 0, baseSequence: 0, records: [{ key: 'z', value: 'zombie' }] }],
+    })
+    run.appendInput(
+      0,
+      [1, 2, 3].map((x) => ({ key: 'a', value: String(x) })),
+    )
     run.step(0, 3, 'commit', { dropOutputAt: 1 })
     const waiting = await v.check()
     // validateRun sees the committed outputs past the LSO at once; the incremental validator waits.
@@ -200,7 +245,16 @@ describe('IncrementalValidator against validateRun, check after check', () => {
     run.drain(2)
     const log = run.cluster.partitionLog({ topic: OUTPUT_TOPIC, partition: 0 })
     log.append(PLAIN_BATCH, [{ key: 'a', value: 'not json' }], 0)
-    log.append(PLAIN_BATCH, [{ key: 'a', value: JSON.stringify({ key: 'a', count: 1, sum: 1, min: 1, max: 1, source: { partition: 7, offset: 0 } }) }], 0)
+    log.append(
+      PLAIN_BATCH,
+      [
+        {
+          key: 'a',
+          value: JSON.stringify({ key: 'a', count: 1, sum: 1, min: 1, max: 1, source: { partition: 7, offset: 0 } }),
+        },
+      ],
+      0,
+    )
     const r = await expectSame(run, v)
     expect(r.malformed.output).toBe(1)
     expect(r.orphanOutputs).toBe(1)
@@ -208,13 +262,25 @@ describe('IncrementalValidator against validateRun, check after check', () => {
   it('late records for decided offsets: an output for a lost record, outputs and a dead letter for poison', async () => {
     const run = new RunBuilder(1, { dlq: true })
     const v = new IncrementalValidator(run.inspector(), run.options())
-    run.appendInput(0, [{ key: 'a', value: '1' }, { key: 'a', value: '2' }, { key: 'a', value: 'x' }, { key: 'a', value: 'y' }])
+    run.appendInput(0, [
+      { key: 'a', value: '1' },
+      { key: 'a', value: '2' },
+      { key: 'a', value: 'x' },
+      { key: 'a', value: 'y' },
+    ])
     run.step(0, 4, 'commit', { dropOutputAt: 1 })
     const r = await expectSame(run, v)
     expect(r.lost).toBe(1)
     const out = run.cluster.partitionLog({ topic: OUTPUT_TOPIC, partition: 0 })
     const value = (agg: { count: number; sum: number }, offset: number) =>
-      JSON.stringify({ key: 'a', count: agg.count, sum: agg.sum, min: 1, max: agg.sum - 1 || 1, source: { partition: 0, offset } })
+      JSON.stringify({
+        key: 'a',
+        count: agg.count,
+        sum: agg.sum,
+        min: 1,
+        max: agg.sum - 1 || 1,
+        source: { partition: 0, offset },
+      })
     // The late output of offset 1, with the right aggregate: no longer lost, no mismatch.
     out.append(PLAIN_BATCH, [{ key: 'a', value: value({ count: 2, sum: 3 }, 1) }], 0)
     expect(comparable(await expectSame(run, v)).rows).toMatchObject({ lost: 0, duplicates: 0, stateMismatches: 0 })
@@ -228,11 +294,18 @@ describe('IncrementalValidator against validateRun, check after check', () => {
   it('a poison record whose dead letter comes only after it was decided lost', async () => {
     const run = new RunBuilder(1, { dlq: true })
     const v = new IncrementalValidator(run.inspector(), run.options())
-    run.appendInput(0, [{ key: 'a', value: '1' }, { key: 'a', value: 'x' }])
+    run.appendInput(0, [
+      { key: 'a', value: '1' },
+      { key: 'a', value: 'x' },
+    ])
     run.step(0, 2, 'commit', { dropOutputAt: 1 })
     expect((await expectSame(run, v)).lost).toBe(1)
     const dlq = run.cluster.partitionLog({ topic: 'input-dlq', partition: 0 })
-    const headers = { '__streams.errors.topic': 'input', '__streams.errors.partition': '0', '__streams.errors.offset': '1' }
+    const headers = {
+      '__streams.errors.topic': 'input',
+      '__streams.errors.partition': '0',
+      '__streams.errors.offset': '1',
+    }
     dlq.append(PLAIN_BATCH, [{ key: 'a', value: 'x', headers }], 0)
     const r = await expectSame(run, v)
     expect(r).toMatchObject({ lost: 0, dlqRecords: 1 })
@@ -241,16 +314,23 @@ describe('IncrementalValidator against validateRun, check after check', () => {
     run.step(0, 1, 'commit', { dropOutputAt: 0 })
     expect((await expectSame(run, v)).lost).toBe(1)
     const forged = JSON.stringify({ key: 'a', count: 1, sum: 1, min: 1, max: 1, source: { partition: 0, offset: 2 } })
-    run.cluster.partitionLog({ topic: OUTPUT_TOPIC, partition: 0 }).append(PLAIN_BATCH, [{ key: 'a', value: forged }], 0)
+    run.cluster
+      .partitionLog({ topic: OUTPUT_TOPIC, partition: 0 })
+      .append(PLAIN_BATCH, [{ key: 'a', value: forged }], 0)
     expect(await expectSame(run, v)).toMatchObject({ lost: 0, orphanOutputs: 1 })
   })
 
   it('an output seen before its input, which turns out poison, is beyond committed, then an orphan', async () => {
     const run = new RunBuilder(1)
     const v = new IncrementalValidator(run.inspector(), run.options())
-    run.appendInput(0, [{ key: 'a', value: '1' }, { key: 'a', value: 'x' }])
+    run.appendInput(0, [
+      { key: 'a', value: '1' },
+      { key: 'a', value: 'x' },
+    ])
     const forged = JSON.stringify({ key: 'a', count: 1, sum: 1, min: 1, max: 1, source: { partition: 0, offset: 1 } })
-    run.cluster.partitionLog({ topic: OUTPUT_TOPIC, partition: 0 }).append(PLAIN_BATCH, [{ key: 'a', value: forged }], 0)
+    run.cluster
+      .partitionLog({ topic: OUTPUT_TOPIC, partition: 0 })
+      .append(PLAIN_BATCH, [{ key: 'a', value: forged }], 0)
     expect(await expectSame(run, v)).toMatchObject({ orphanOutputs: 0, outputsBeyondCommitted: 1 })
     run.step(0, 2, 'commit')
     expect(await expectSame(run, v)).toMatchObject({ orphanOutputs: 1, outputsBeyondCommitted: 0, lost: 0 })
@@ -290,7 +370,14 @@ describe('IncrementalValidator reads only what is new', () => {
       expect(v.stats()).toMatchObject({ undecidedInputs: 0, outputsAhead: 0, dlqAhead: 0, pendingBoundaries: 0 })
     }
     const r = await v.check()
-    expect(r).toMatchObject({ duplicates: 0, lost: 0, stateMismatches: 0, abortedReads: 0, inputRecords: 100_000, poison: 100 })
+    expect(r).toMatchObject({
+      duplicates: 0,
+      lost: 0,
+      stateMismatches: 0,
+      abortedReads: 0,
+      inputRecords: 100_000,
+      poison: 100,
+    })
     const s = v.stats()
     expect(s.keys).toBe(KEYS.length)
     expect(s.changelogKeys).toBe(KEYS.length)
@@ -367,7 +454,10 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       records: fc.array(
         fc.record({
           key: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
-          value: fc.oneof({ arbitrary: fc.integer({ min: -100, max: 100 }).map(String), weight: 4 }, { arbitrary: fc.constantFrom('x', '1.5'), weight: 1 }),
+          value: fc.oneof(
+            { arbitrary: fc.integer({ min: -100, max: 100 }).map(String), weight: 4 },
+            { arbitrary: fc.constantFrom('x', '1.5'), weight: 1 },
+          ),
         }),
         { minLength: 1, maxLength: 10 },
       ),
@@ -392,19 +482,29 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 describe('IncrementalValidator on random incremental schedules', () => {
   it('equals validateRun at every check and at the end', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 3 }), fc.boolean(), fc.integer({ min: 1, max: 6 }), fc.array(opArb, { minLength: 10, maxLength: 40 }), async (partitions, dlq, pageSize, ops) => {
-        const run = new RunBuilder(partitions, { dlq })
-        const v = new IncrementalValidator(run.inspector(), run.options({ pageSize }))
-        for (const o of ops) {
-          if (o.op === 'append') run.appendKeyed(o.records)
-          else if (o.op === 'step') run.step(o.partition % partitions, o.n, o.end, { dropOutputAt: o.drop ?? undefined, keepStateOnAbort: o.keepState })
-          else if (o.op === 'duplicate') {
-            const outputs = run.committedOutputOffsets(o.partition % partitions)
-            if (outputs.length > 0) run.duplicateOutput(o.partition % partitions, outputs[o.pick % outputs.length]!)
-          } else await expectSame(run, v)
-        }
-        await expectSame(run, v, run.options())
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 3 }),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(opArb, { minLength: 10, maxLength: 40 }),
+        async (partitions, dlq, pageSize, ops) => {
+          const run = new RunBuilder(partitions, { dlq })
+          const v = new IncrementalValidator(run.inspector(), run.options({ pageSize }))
+          for (const o of ops) {
+            if (o.op === 'append') run.appendKeyed(o.records)
+            else if (o.op === 'step')
+              run.step(o.partition % partitions, o.n, o.end, {
+                dropOutputAt: o.drop ?? undefined,
+                keepStateOnAbort: o.keepState,
+              })
+            else if (o.op === 'duplicate') {
+              const outputs = run.committedOutputOffsets(o.partition % partitions)
+              if (outputs.length > 0) run.duplicateOutput(o.partition % partitions, outputs[o.pick % outputs.length]!)
+            } else await expectSame(run, v)
+          }
+          await expectSame(run, v, run.options())
+        },
+      ),
       { numRuns: 100 },
     )
   }, 240_000)

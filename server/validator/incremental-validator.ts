@@ -132,7 +132,11 @@ export class IncrementalValidator {
     this.pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE
     this.maxBoundaries = Math.max(1, opts.maxPendingBoundaries ?? 32)
     this.dlqName = opts.dlqTopic === undefined ? DEFAULT_DLQ_TOPIC : opts.dlqTopic
-    this.ledger = new ValidationLedger(opts.inputTopic, opts.maxExceptionsPerPartition ?? 20_000, opts.maxDuplicateKeys ?? 10_000)
+    this.ledger = new ValidationLedger(
+      opts.inputTopic,
+      opts.maxExceptionsPerPartition ?? 20_000,
+      opts.maxDuplicateKeys ?? 10_000,
+    )
   }
 
   /** Reads what is new and returns the report as of now. Calls are serialized. */
@@ -163,7 +167,16 @@ export class IncrementalValidator {
       exceptions += s.exceptions.size
     }
     const { keys, changelog } = this.ledger
-    return { undecidedInputs, outputsAhead, dlqAhead, exceptions, keys: keys.size, changelogKeys: changelog.size, pendingBoundaries: this.boundaries.length, recordsRead: this.recordsRead }
+    return {
+      undecidedInputs,
+      outputsAhead,
+      dlqAhead,
+      exceptions,
+      keys: keys.size,
+      changelogKeys: changelog.size,
+      pendingBoundaries: this.boundaries.length,
+      recordsRead: this.recordsRead,
+    }
   }
 
   // ---- one check -----------------------------------------------------------------------------
@@ -177,14 +190,23 @@ export class IncrementalValidator {
     const dlqTopic = this.dlqName !== null && topics.has(this.dlqName) ? this.dlqName : null
     const inputs = [...this.ledger.inputs.values()]
     if (dlqTopic !== null && !this.hadDlqTopic && inputs.some((s) => s.decided > 0)) {
-      this.note(`dead-letter topic ${dlqTopic} appeared during the run: poison records decided before it were not checked against it`)
+      this.note(
+        `dead-letter topic ${dlqTopic} appeared during the run: poison records decided before it were not checked against it`,
+      )
     }
     this.hadDlqTopic = dlqTopic !== null
-    const context: CheckContext = { topics, dlqTopic, hasChangelog: topics.has(o.changelogTopic), committedOffsets: [], notes: [] }
+    const context: CheckContext = {
+      topics,
+      dlqTopic,
+      hasChangelog: topics.has(o.changelogTopic),
+      committedOffsets: [],
+      notes: [],
+    }
 
     // 1. Committed offsets first.
     const committed = new Map<number, number>()
-    for (const c of await this.inspector.committedOffsets(o.groupId)) if (c.topic === o.inputTopic) committed.set(c.partition, c.offset)
+    for (const c of await this.inspector.committedOffsets(o.groupId))
+      if (c.topic === o.inputTopic) committed.set(c.partition, c.offset)
 
     // 2. Where every partition an output may land in stands now.
     const watched = new Map<string, { tp: TopicPartition; offsets: PartitionOffsets }>()
@@ -208,8 +230,10 @@ export class IncrementalValidator {
     // 4. Output, dead letters, changelog up to their last stable offsets.
     const ledger = this.ledger
     for (const [, { tp, offsets }] of watched) {
-      if (tp.topic === o.outputTopic) await this.readWatched(tp, offsets, OUTPUT_ROWS, 'output records', (r) => ledger.addOutput(r))
-      else if (tp.topic === dlqTopic) await this.readWatched(tp, offsets, ['lost'], 'dead letters', (r) => ledger.addDlq(r))
+      if (tp.topic === o.outputTopic)
+        await this.readWatched(tp, offsets, OUTPUT_ROWS, 'output records', (r) => ledger.addOutput(r))
+      else if (tp.topic === dlqTopic)
+        await this.readWatched(tp, offsets, ['lost'], 'dead letters', (r) => ledger.addDlq(r))
       else await this.readWatched(tp, offsets, ['stateMismatches'], 'changelog records', (r) => ledger.addChangelog(r))
     }
 
@@ -221,16 +245,30 @@ export class IncrementalValidator {
   }
 
   /** Reads an input partition's offsets and the group's committed offset for it. */
-  private async advanceCommitted(partition: number, c: number | null, context: CheckContext): Promise<InputPartitionState> {
+  private async advanceCommitted(
+    partition: number,
+    c: number | null,
+    context: CheckContext,
+  ): Promise<InputPartitionState> {
     const topic = this.opts.inputTopic
     const s = this.ledger.inputState(partition)
     s.offsets = await this.inspector.offsets({ topic, partition })
-    context.committedOffsets.push({ partition, committedOffset: c, logStartOffset: s.offsets.logStartOffset, highWatermark: s.offsets.highWatermark })
+    context.committedOffsets.push({
+      partition,
+      committedOffset: c,
+      logStartOffset: s.offsets.logStartOffset,
+      highWatermark: s.offsets.highWatermark,
+    })
     if (c !== null && s.lastCommitted !== null && c < s.lastCommitted) {
-      this.note(`${tpKey(topic, partition)}: the committed offset went back from ${s.lastCommitted} to ${c}; offsets below ${s.lastCommitted} stay decided`)
+      this.note(
+        `${tpKey(topic, partition)}: the committed offset went back from ${s.lastCommitted} to ${c}; offsets below ${s.lastCommitted} stay decided`,
+      )
     }
     if (c !== null) s.lastCommitted = c
-    if (c !== null && c > s.offsets.highWatermark) context.notes.push(`${tpKey(topic, partition)}: committed offset ${c} is past the high watermark ${s.offsets.highWatermark}`)
+    if (c !== null && c > s.offsets.highWatermark)
+      context.notes.push(
+        `${tpKey(topic, partition)}: committed offset ${c} is past the high watermark ${s.offsets.highWatermark}`,
+      )
     s.committed = Math.max(s.committed ?? 0, c ?? 0)
     return s
   }
@@ -243,7 +281,13 @@ export class IncrementalValidator {
     this.ledger.unavailable.mark(rows, reason)
   }
 
-  private async read(tp: TopicPartition, from: number, to: number, audit: AbortedReadAudit, visit: (r: StoredRecordView) => void): Promise<void> {
+  private async read(
+    tp: TopicPartition,
+    from: number,
+    to: number,
+    audit: AbortedReadAudit,
+    visit: (r: StoredRecordView) => void,
+  ): Promise<void> {
     const between = this.opts.betweenPages
     await forEachPage(this.inspector, tp, from, to, this.pageSize, async (page) => {
       for (const r of page) {
@@ -263,11 +307,17 @@ export class IncrementalValidator {
     if (s.readFrom === null) {
       this.ledger.startInput(s, logStartOffset)
       if (logStartOffset > 0 && (s.committed ?? 0) > 0) {
-        this.markUnavailable(OUTPUT_ROWS, `${tpKey(tp.topic, tp.partition)} starts at offset ${logStartOffset}: earlier input records are no longer stored`)
+        this.markUnavailable(
+          OUTPUT_ROWS,
+          `${tpKey(tp.topic, tp.partition)} starts at offset ${logStartOffset}: earlier input records are no longer stored`,
+        )
       }
     }
     if (logStartOffset > s.next) {
-      this.markUnavailable(OUTPUT_ROWS, `${tpKey(tp.topic, tp.partition)}: input records ${s.next}–${logStartOffset - 1} were deleted before they were validated`)
+      this.markUnavailable(
+        OUTPUT_ROWS,
+        `${tpKey(tp.topic, tp.partition)}: input records ${s.next}–${logStartOffset - 1} were deleted before they were validated`,
+      )
       this.ledger.restartInput(s, logStartOffset)
     }
     const to = Math.min(Math.max(s.committed ?? 0, logStartOffset), lastStableOffset, highWatermark)
@@ -278,12 +328,21 @@ export class IncrementalValidator {
     this.ledger.fillTo(s, to)
   }
 
-  private async readWatched(tp: TopicPartition, off: PartitionOffsets, rowsOnGap: readonly ValidationRow[], what: string, visit: (r: StoredRecordView) => void): Promise<void> {
+  private async readWatched(
+    tp: TopicPartition,
+    off: PartitionOffsets,
+    rowsOnGap: readonly ValidationRow[],
+    what: string,
+    visit: (r: StoredRecordView) => void,
+  ): Promise<void> {
     const k = tpKey(tp.topic, tp.partition)
     let pos = this.positions.get(k)
     if (!pos) this.positions.set(k, (pos = { next: 0, audit: new AbortedReadAudit(UNBOUNDED) }))
     if (off.logStartOffset > pos.next) {
-      this.markUnavailable(rowsOnGap, `${k}: ${what} ${pos.next}–${off.logStartOffset - 1} were deleted before they were validated`)
+      this.markUnavailable(
+        rowsOnGap,
+        `${k}: ${what} ${pos.next}–${off.logStartOffset - 1} were deleted before they were validated`,
+      )
       pos.next = off.logStartOffset
     }
     const to = off.lastStableOffset
@@ -333,22 +392,52 @@ export class IncrementalValidator {
     const examples = ledger.mismatchExamples.list()
     const final: ReadonlyMap<string, Aggregate> = ledger.recomputation.final()
     const finalMismatchKeys = new Set<string>()
-    const changelogMismatches = context.hasChangelog ? finalMismatches(ledger.changelogMismatchKeys(), final, (key) => ledger.changelog.get(key)?.agg, 'changelog', examples, finalMismatchKeys) : null
+    const changelogMismatches = context.hasChangelog
+      ? finalMismatches(
+          ledger.changelogMismatchKeys(),
+          final,
+          (key) => ledger.changelog.get(key)?.agg,
+          'changelog',
+          examples,
+          finalMismatchKeys,
+        )
+      : null
     const finalState = o.finalState
-    const finalStateMismatches = finalState ? finalMismatches(differingKeys(final, finalState), final, (key) => finalState.get(key), 'finalState', examples, finalMismatchKeys) : null
+    const finalStateMismatches = finalState
+      ? finalMismatches(
+          differingKeys(final, finalState),
+          final,
+          (key) => finalState.get(key),
+          'finalState',
+          examples,
+          finalMismatchKeys,
+        )
+      : null
     const waiting = ledger.waitingOutputs()
-    return assembleReport(o, ledger.tally, {
-      dlqTopic: context.dlqTopic,
-      abortedReads: sumAbortedReads([...this.inputAudits.values(), ...[...this.positions.values()].map((p) => p.audit)]),
-      pendingOrphans: waiting.orphans,
-      outputsBeyondCommitted: waiting.beyondCommitted,
-      changelogMismatches,
-      finalStateMismatches,
-      finalMismatchKeys,
-      openTransactionPartitions: await openTransactionPartitions(this.inspector, context.topics, o, context.dlqTopic),
-      committedOffsets: context.committedOffsets,
-      notes,
-      examples: { duplicates: ledger.duplicateExamples.list().map((e) => ({ ...e })), lost: ledger.lostExamples(), stateMismatches: examples },
-    }, ledger.unavailable)
+    return assembleReport(
+      o,
+      ledger.tally,
+      {
+        dlqTopic: context.dlqTopic,
+        abortedReads: sumAbortedReads([
+          ...this.inputAudits.values(),
+          ...[...this.positions.values()].map((p) => p.audit),
+        ]),
+        pendingOrphans: waiting.orphans,
+        outputsBeyondCommitted: waiting.beyondCommitted,
+        changelogMismatches,
+        finalStateMismatches,
+        finalMismatchKeys,
+        openTransactionPartitions: await openTransactionPartitions(this.inspector, context.topics, o, context.dlqTopic),
+        committedOffsets: context.committedOffsets,
+        notes,
+        examples: {
+          duplicates: ledger.duplicateExamples.list().map((e) => ({ ...e })),
+          lost: ledger.lostExamples(),
+          stateMismatches: examples,
+        },
+      },
+      ledger.unavailable,
+    )
   }
 }

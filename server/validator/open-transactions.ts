@@ -6,7 +6,12 @@
 import { type LogInspector, tpKey } from '../log/types.ts'
 import type { ValidateOptions } from './validator.ts'
 
-export async function openTransactionPartitions(inspector: LogInspector, topics: ReadonlyMap<string, number>, opts: ValidateOptions, dlqTopic: string | null): Promise<string[]> {
+export async function openTransactionPartitions(
+  inspector: LogInspector,
+  topics: ReadonlyMap<string, number>,
+  opts: ValidateOptions,
+  dlqTopic: string | null,
+): Promise<string[]> {
   const own = new Set([opts.inputTopic, opts.outputTopic, opts.changelogTopic, ...(dlqTopic ? [dlqTopic] : [])])
   const open: string[] = []
   for (const [topic, partitions] of topics) {

@@ -29,7 +29,8 @@ function provenanceFromValue(value: string | null): Provenance | null {
   if (value === null) return null
   try {
     const source = (JSON.parse(value) as { source?: Partial<Provenance> } | null)?.source
-    if (Number.isInteger(source?.partition) && Number.isInteger(source?.offset)) return { partition: source!.partition!, offset: source!.offset! }
+    if (Number.isInteger(source?.partition) && Number.isInteger(source?.offset))
+      return { partition: source!.partition!, offset: source!.offset! }
   } catch {
     // not JSON: no provenance
   }
@@ -37,6 +38,9 @@ function provenanceFromValue(value: string | null): Provenance | null {
 }
 
 /** The input record a dead-letter record stands for; null when it names none. */
-export function dlqProvenance(r: { headers: Headers | undefined; value: string | null }, inputTopic: string): Provenance | null {
+export function dlqProvenance(
+  r: { headers: Headers | undefined; value: string | null },
+  inputTopic: string,
+): Provenance | null {
   return provenanceFromHeaders(r.headers, inputTopic) ?? provenanceFromValue(r.value)
 }

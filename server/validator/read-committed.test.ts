@@ -38,25 +38,44 @@ describe('auditAbortedReads', () => {
 
   it('counts the records of an aborted transaction that a broken log delivers to read_committed', () => {
     expect(readCommitted(ABORT_NOT_FLAGGED, INTERLEAVED_OFFSETS.lastStableOffset).map((r) => r.offset)).toContain(2)
-    expect(auditAbortedReads(ABORT_NOT_FLAGGED, INTERLEAVED_OFFSETS)).toEqual({ abortedReads: 2, abortedReadsUncommitted: 2 })
+    expect(auditAbortedReads(ABORT_NOT_FLAGGED, INTERLEAVED_OFFSETS)).toEqual({
+      abortedReads: 2,
+      abortedReadsUncommitted: 2,
+    })
   })
 
   it('counts a broken log whose last stable offset lets through an aborted record it flagged pending', () => {
     const records = [txnRecord(0, 5, 'pending'), txnRecord(1, 5, 'pending'), marker(2, 5, 'ABORT')]
-    expect(auditAbortedReads(records, { lastStableOffset: 3, highWatermark: 3 })).toEqual({ abortedReads: 2, abortedReadsUncommitted: 2 })
+    expect(auditAbortedReads(records, { lastStableOffset: 3, highWatermark: 3 })).toEqual({
+      abortedReads: 2,
+      abortedReadsUncommitted: 2,
+    })
   })
 
   it('does not count a transaction that is still open: it is not aborted yet', () => {
     const records = [txnRecord(0, 5, 'pending'), txnRecord(1, 5, 'pending')]
-    expect(auditAbortedReads(records, { lastStableOffset: 2, highWatermark: 2 })).toEqual({ abortedReads: 0, abortedReadsUncommitted: 0 })
+    expect(auditAbortedReads(records, { lastStableOffset: 2, highWatermark: 2 })).toEqual({
+      abortedReads: 0,
+      abortedReadsUncommitted: 0,
+    })
   })
 
   it('keeps a producer’s transactions apart: an abort covers only the records since its previous marker', () => {
-    const records = [txnRecord(0, 5, 'committed'), marker(1, 5, 'COMMIT'), txnRecord(2, 5, 'aborted'), marker(3, 5, 'ABORT')]
-    expect(auditAbortedReads(records, { lastStableOffset: 4, highWatermark: 4 })).toEqual({ abortedReads: 0, abortedReadsUncommitted: 1 })
+    const records = [
+      txnRecord(0, 5, 'committed'),
+      marker(1, 5, 'COMMIT'),
+      txnRecord(2, 5, 'aborted'),
+      marker(3, 5, 'ABORT'),
+    ]
+    expect(auditAbortedReads(records, { lastStableOffset: 4, highWatermark: 4 })).toEqual({
+      abortedReads: 0,
+      abortedReadsUncommitted: 1,
+    })
   })
 
   it('rejects records out of offset order', () => {
-    expect(() => auditAbortedReads([plain(1), plain(0)], { lastStableOffset: 2, highWatermark: 2 })).toThrow(/offset order/)
+    expect(() => auditAbortedReads([plain(1), plain(0)], { lastStableOffset: 2, highWatermark: 2 })).toThrow(
+      /offset order/,
+    )
   })
 })

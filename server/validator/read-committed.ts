@@ -28,12 +28,18 @@ export function isDeliveredReadUncommitted(r: RecordFlags & { offset: number }, 
 }
 
 /** The records a read_committed consumer receives from these raw records (pure). */
-export function readCommitted<R extends RecordFlags & { offset: number }>(records: readonly R[], lastStableOffset: number): R[] {
+export function readCommitted<R extends RecordFlags & { offset: number }>(
+  records: readonly R[],
+  lastStableOffset: number,
+): R[] {
   return records.filter((r) => isDeliveredReadCommitted(r, lastStableOffset))
 }
 
 /** The records a read_uncommitted consumer receives from these raw records (pure). */
-export function readUncommitted<R extends RecordFlags & { offset: number }>(records: readonly R[], highWatermark: number): R[] {
+export function readUncommitted<R extends RecordFlags & { offset: number }>(
+  records: readonly R[],
+  highWatermark: number,
+): R[] {
   return records.filter((r) => isDeliveredReadUncommitted(r, highWatermark))
 }
 
@@ -63,7 +69,8 @@ export class AbortedReadAudit {
   constructor(private readonly offsets: Pick<PartitionOffsets, 'lastStableOffset' | 'highWatermark'>) {}
 
   add(r: AuditedRecord): void {
-    if (r.offset <= this.lastOffset) throw new Error(`records must come in offset order: ${r.offset} after ${this.lastOffset}`)
+    if (r.offset <= this.lastOffset)
+      throw new Error(`records must come in offset order: ${r.offset} after ${this.lastOffset}`)
     this.lastOffset = r.offset
     if (r.control !== null) {
       this.closeTxn(r.producerId, r.control)
@@ -91,7 +98,10 @@ export class AbortedReadAudit {
 }
 
 /** The audit over a whole partition's raw records (pure). */
-export function auditAbortedReads(records: readonly AuditedRecord[], offsets: Pick<PartitionOffsets, 'lastStableOffset' | 'highWatermark'>): AbortedReadCounts {
+export function auditAbortedReads(
+  records: readonly AuditedRecord[],
+  offsets: Pick<PartitionOffsets, 'lastStableOffset' | 'highWatermark'>,
+): AbortedReadCounts {
   const audit = new AbortedReadAudit(offsets)
   for (const r of records) audit.add(r)
   return audit.result()

@@ -37,7 +37,10 @@ describe('recomputeAggregates', () => {
 
   it('shows a double-applied update as an inflated count', () => {
     const once = recomputeAggregates([{ key: 'a', value: '4' }]).final.get('a')
-    const twice = recomputeAggregates([{ key: 'a', value: '4' }, { key: 'a', value: '4' }]).final.get('a')
+    const twice = recomputeAggregates([
+      { key: 'a', value: '4' },
+      { key: 'a', value: '4' },
+    ]).final.get('a')
     expect(differingKeys(new Map([['a', once!]]), new Map([['a', twice!]]))).toEqual(['a'])
   })
 })
@@ -45,8 +48,16 @@ describe('recomputeAggregates', () => {
 describe('differingKeys', () => {
   const agg = (count: number) => ({ count, sum: count, min: 1, max: 1 })
   it('lists keys that differ, are missing, or are extra, sorted', () => {
-    const expected = new Map([['a', agg(1)], ['b', agg(2)], ['c', agg(3)]])
-    const actual = new Map([['a', agg(1)], ['b', agg(5)], ['d', agg(1)]])
+    const expected = new Map([
+      ['a', agg(1)],
+      ['b', agg(2)],
+      ['c', agg(3)],
+    ])
+    const actual = new Map([
+      ['a', agg(1)],
+      ['b', agg(5)],
+      ['d', agg(1)],
+    ])
     expect(differingKeys(expected, actual)).toEqual(['b', 'c', 'd'])
   })
   it('is empty for equal maps', () => {

@@ -50,7 +50,10 @@ export function recomputeAggregates(records: readonly InputRecord[]): Recomputed
 }
 
 /** Keys whose aggregate differs between the two maps, a key present in only one of them included (pure). */
-export function differingKeys(expected: ReadonlyMap<string, Aggregate>, actual: ReadonlyMap<string, Aggregate>): string[] {
+export function differingKeys(
+  expected: ReadonlyMap<string, Aggregate>,
+  actual: ReadonlyMap<string, Aggregate>,
+): string[] {
   const out: string[] = []
   for (const [key, agg] of expected) if (!aggregatesEqual(agg, actual.get(key))) out.push(key)
   for (const key of actual.keys()) if (!expected.has(key)) out.push(key)

@@ -59,7 +59,9 @@ export function countDuplicate(tally: Tally, key: string, maxKeys = Number.POSIT
 }
 
 function countsByKey(counts: ReadonlyMap<string, number>): KeyCount[] {
-  return [...counts].map(([key, count]) => ({ key, count })).sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : 1))
+  return [...counts]
+    .map(([key, count]) => ({ key, count }))
+    .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : 1))
 }
 
 /** Rows that cannot be computed exactly, each with the first reason found. */
@@ -128,8 +130,17 @@ export interface ReportTopics {
 }
 
 /** The report: the tally's rows, the mismatches summed, and the unavailable rows nulled with their reasons. */
-export function assembleReport(topics: ReportTopics, tally: Tally, end: ValidationEnd, unavailable: UnavailableRows): ValidationReport {
-  const by = { output: tally.drift.mismatchedKeys, changelog: end.changelogMismatches, finalState: end.finalStateMismatches }
+export function assembleReport(
+  topics: ReportTopics,
+  tally: Tally,
+  end: ValidationEnd,
+  unavailable: UnavailableRows,
+): ValidationReport {
+  const by = {
+    output: tally.drift.mismatchedKeys,
+    changelog: end.changelogMismatches,
+    finalState: end.finalStateMismatches,
+  }
   const report: ValidationReport = {
     groupId: topics.groupId,
     inputTopic: topics.inputTopic,

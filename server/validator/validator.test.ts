@@ -8,7 +8,13 @@ import { PLAIN_BATCH } from '../log/embedded/partition-log.ts'
 const ROWS_ZERO = { duplicates: 0, lost: 0, abortedReads: 0, stateMismatches: 0, openTransactions: 0 }
 
 function rows(r: ValidationReport) {
-  return { duplicates: r.duplicates, lost: r.lost, abortedReads: r.abortedReads, stateMismatches: r.stateMismatches, openTransactions: r.openTransactions }
+  return {
+    duplicates: r.duplicates,
+    lost: r.lost,
+    abortedReads: r.abortedReads,
+    stateMismatches: r.stateMismatches,
+    openTransactions: r.openTransactions,
+  }
 }
 
 const KEYS = ['a', 'b', 'c']
@@ -30,7 +36,10 @@ function abortFlagsLost(inner: LogInspector): LogInspector {
     topics: () => inner.topics(),
     offsets: (tp) => inner.offsets(tp),
     committedOffsets: (g) => inner.committedOffsets(g),
-    readRaw: async (tp, from, to, max) => (await inner.readRaw(tp, from, to, max)).map((r) => (r.control === null && r.txnOutcome === 'aborted' ? { ...r, txnOutcome: 'pending' } : r)),
+    readRaw: async (tp, from, to, max) =>
+      (await inner.readRaw(tp, from, to, max)).map((r) =>
+        r.control === null && r.txnOutcome === 'aborted' ? { ...r, txnOutcome: 'pending' } : r,
+      ),
   }
 }
 
@@ -39,7 +48,14 @@ describe('validateRun', () => {
     const run = cleanRun()
     const report = await validateRun(run.inspector(), run.options({ finalState: run.finalState() }))
     expect(rows(report)).toEqual(ROWS_ZERO)
-    expect(report).toMatchObject({ inputRecords: 20, outputRecords: 20, poison: 0, orphanOutputs: 0, outputsBeyondCommitted: 0, unavailable: [] })
+    expect(report).toMatchObject({
+      inputRecords: 20,
+      outputRecords: 20,
+      poison: 0,
+      orphanOutputs: 0,
+      outputsBeyondCommitted: 0,
+      unavailable: [],
+    })
     expect(report.stateMismatchesBy).toEqual({ output: 0, changelog: 0, finalState: 0 })
     expect(report.abortedReadsUncommitted).toBe(run.abortedRecords)
     expect(report.abortedReadsUncommitted).toBe(6)
@@ -66,7 +82,10 @@ describe('validateRun', () => {
 
   it('(b) counts an input record below the committed offset without output as lost', async () => {
     const run = new RunBuilder(1)
-    run.appendInput(0, [1, 2, 3, 4, 5].map((v) => ({ key: 'a', value: String(v) })))
+    run.appendInput(
+      0,
+      [1, 2, 3, 4, 5].map((v) => ({ key: 'a', value: String(v) })),
+    )
     run.step(0, 2, 'commit')
     run.step(0, 3, 'commit', { dropOutputAt: 1 })
     const report = await validateRun(run.inspector(), run.options({ finalState: run.finalState() }))
@@ -87,7 +106,10 @@ describe('validateRun', () => {
 
   it('(d) shows two updates applied twice after an abort as one state mismatch (key a) holding 2 double-applied updates', async () => {
     const run = new RunBuilder(1)
-    run.appendInput(0, [1, 2, 3, 4, 5].map((v) => ({ key: 'a', value: String(v) })))
+    run.appendInput(
+      0,
+      [1, 2, 3, 4, 5].map((v) => ({ key: 'a', value: String(v) })),
+    )
     run.step(0, 3, 'commit')
     run.step(0, 2, 'abort', { keepStateOnAbort: true })
     run.step(0, 2, 'commit')
@@ -111,28 +133,43 @@ describe('validateRun', () => {
 
   it('(d2) later outputs of an inflated key add no state mismatch and no double-applied update; a clean key adds none', async () => {
     const run = new RunBuilder(1)
-    run.appendInput(0, [1, 2, 3, 4, 5].map((v) => ({ key: 'a', value: String(v) })))
+    run.appendInput(
+      0,
+      [1, 2, 3, 4, 5].map((v) => ({ key: 'a', value: String(v) })),
+    )
     run.step(0, 3, 'commit')
     run.step(0, 1, 'abort', { keepStateOnAbort: true })
     run.step(0, 2, 'commit')
     const once = await validateRun(run.inspector(), run.options())
     expect(once).toMatchObject({ stateMismatches: 1, doubleAppliedUpdates: 1, duplicates: 0 })
     // Twenty more inputs for a (every output inflated by one) and ten for b (clean), no new fault.
-    run.appendInput(0, Array.from({ length: 30 }, (_, i) => ({ key: i < 20 ? 'a' : 'b', value: String(i) })))
+    run.appendInput(
+      0,
+      Array.from({ length: 30 }, (_, i) => ({ key: i < 20 ? 'a' : 'b', value: String(i) })),
+    )
     run.step(0, 30, 'commit')
     const later = await validateRun(run.inspector(), run.options())
     expect(later).toMatchObject({ stateMismatches: 1, doubleAppliedUpdates: 1, duplicates: 0, lost: 0 })
     expect(later.stateMismatchesBy.output).toBe(1)
     // A second fault on a: one more update applied twice, still one key.
-    run.appendInput(0, [6, 7].map((v) => ({ key: 'a', value: String(v) })))
+    run.appendInput(
+      0,
+      [6, 7].map((v) => ({ key: 'a', value: String(v) })),
+    )
     run.step(0, 1, 'abort', { keepStateOnAbort: true })
     run.step(0, 2, 'commit')
-    expect(await validateRun(run.inspector(), run.options())).toMatchObject({ stateMismatches: 1, doubleAppliedUpdates: 2 })
+    expect(await validateRun(run.inspector(), run.options())).toMatchObject({
+      stateMismatches: 1,
+      doubleAppliedUpdates: 2,
+    })
   })
 
   it('(e) lists every partition a transaction left open, the offsets partition included', async () => {
     const run = new RunBuilder(1)
-    run.appendInput(0, [1, 2, 3, 4].map((v) => ({ key: 'a', value: String(v) })))
+    run.appendInput(
+      0,
+      [1, 2, 3, 4].map((v) => ({ key: 'a', value: String(v) })),
+    )
     run.step(0, 2, 'commit')
     run.step(0, 2, 'open')
     const report = await validateRun(run.inspector(), run.options())
@@ -143,7 +180,10 @@ describe('validateRun', () => {
 
   it("on a shared cluster counts only the application's own topics: another group's open transaction in __consumer_offsets is not this run's", async () => {
     const run = new RunBuilder(1)
-    run.appendInput(0, [1, 2, 3, 4].map((v) => ({ key: 'a', value: String(v) })))
+    run.appendInput(
+      0,
+      [1, 2, 3, 4].map((v) => ({ key: 'a', value: String(v) })),
+    )
     run.step(0, 2, 'commit')
     run.step(0, 2, 'open')
     const shared: LogInspector = Object.create(run.inspector(), { sharedCluster: { value: true } })
@@ -154,21 +194,44 @@ describe('validateRun', () => {
   it('counts poison records apart, and as lost only when the dead-letter topic lacks them', async () => {
     const poisoned = (dlq: boolean, dropOutputAt?: number) => {
       const run = new RunBuilder(1, { dlq })
-      run.appendInput(0, [{ key: 'a', value: '1' }, { key: 'a', value: 'oops' }, { key: null, value: '2' }, { key: 'a', value: '3' }])
+      run.appendInput(0, [
+        { key: 'a', value: '1' },
+        { key: 'a', value: 'oops' },
+        { key: null, value: '2' },
+        { key: 'a', value: '3' },
+      ])
       run.step(0, 4, 'commit', { dropOutputAt })
       return run
     }
     const withoutDlq = poisoned(false)
-    expect(await validateRun(withoutDlq.inspector(), withoutDlq.options())).toMatchObject({ ...ROWS_ZERO, poison: 2, inputRecords: 4, outputRecords: 2, dlqTopic: null })
+    expect(await validateRun(withoutDlq.inspector(), withoutDlq.options())).toMatchObject({
+      ...ROWS_ZERO,
+      poison: 2,
+      inputRecords: 4,
+      outputRecords: 2,
+      dlqTopic: null,
+    })
     const routed = poisoned(true)
-    expect(await validateRun(routed.inspector(), routed.options())).toMatchObject({ ...ROWS_ZERO, poison: 2, dlqRecords: 2, dlqTopic: 'input-dlq' })
+    expect(await validateRun(routed.inspector(), routed.options())).toMatchObject({
+      ...ROWS_ZERO,
+      poison: 2,
+      dlqRecords: 2,
+      dlqTopic: 'input-dlq',
+    })
     const dropped = poisoned(true, 1)
-    expect(await validateRun(dropped.inspector(), dropped.options())).toMatchObject({ ...ROWS_ZERO, lost: 1, poison: 2, dlqRecords: 1 })
+    expect(await validateRun(dropped.inspector(), dropped.options())).toMatchObject({
+      ...ROWS_ZERO,
+      lost: 1,
+      poison: 2,
+      dlqRecords: 1,
+    })
   })
 
   it('reports an output value that does not decode as malformed', async () => {
     const run = cleanRun()
-    run.cluster.partitionLog({ topic: 'output', partition: 0 }).append(PLAIN_BATCH, [{ key: 'a', value: 'not json' }], 0)
+    run.cluster
+      .partitionLog({ topic: 'output', partition: 0 })
+      .append(PLAIN_BATCH, [{ key: 'a', value: 'not json' }], 0)
     const report = await validateRun(run.inspector(), run.options())
     expect(report.malformed).toEqual({ output: 1, changelog: 0, dlq: 0 })
     expect(rows(report)).toEqual(ROWS_ZERO)
@@ -209,11 +272,21 @@ const randomRun: fc.Arbitrary<RandomRun> = fc.record({
   inputs: fc.array(
     fc.record({
       key: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
-      value: fc.oneof({ arbitrary: fc.integer({ min: -1_000, max: 1_000 }).map(String), weight: 9 }, { arbitrary: fc.constantFrom('x', '1.5', ''), weight: 1 }),
+      value: fc.oneof(
+        { arbitrary: fc.integer({ min: -1_000, max: 1_000 }).map(String), weight: 9 },
+        { arbitrary: fc.constantFrom('x', '1.5', ''), weight: 1 },
+      ),
     }),
     { maxLength: 40 },
   ),
-  steps: fc.array(fc.record({ partition: fc.nat(2), n: fc.integer({ min: 1, max: 6 }), end: fc.constantFrom('commit' as const, 'abort' as const) }), { maxLength: 15 }),
+  steps: fc.array(
+    fc.record({
+      partition: fc.nat(2),
+      n: fc.integer({ min: 1, max: 6 }),
+      end: fc.constantFrom('commit' as const, 'abort' as const),
+    }),
+    { maxLength: 15 },
+  ),
   drain: fc.boolean(),
 })
 

@@ -24,7 +24,18 @@ import { dlqProvenance } from './provenance.ts'
 import type { StateMismatchExample, ValidationReport } from './report.ts'
 import { DEFAULT_PAGE_SIZE, forEachRecord } from './log-pages.ts'
 import { InputPartitionModel, KeyTable, POISON, UNCOMMITTED, VALUE } from './input-model.ts'
-import { MAX_EXAMPLES, OUTPUT_ROWS, UnavailableRows, type ValidationEnd, assembleReport, countDuplicate, finalMismatches, newTally, splitKeysNote, toAggregate } from './tally.ts'
+import {
+  MAX_EXAMPLES,
+  OUTPUT_ROWS,
+  UnavailableRows,
+  type ValidationEnd,
+  assembleReport,
+  countDuplicate,
+  finalMismatches,
+  newTally,
+  splitKeysNote,
+  toAggregate,
+} from './tally.ts'
 
 export { violations, VALIDATION_ROWS } from './report.ts'
 export type { Guarantee, PartitionCommit, ValidationReport, ValidationRow, Violation } from './report.ts'
@@ -79,7 +90,10 @@ class RunValidation {
   }
 
   /** Reads one partition from its log start to its high watermark, auditing aborted reads on the way. */
-  private async scan(tp: TopicPartition, visit: (offsets: PartitionOffsets) => (r: StoredRecordView) => void): Promise<PartitionOffsets> {
+  private async scan(
+    tp: TopicPartition,
+    visit: (offsets: PartitionOffsets) => (r: StoredRecordView) => void,
+  ): Promise<PartitionOffsets> {
     const offsets = await this.inspector.offsets(tp)
     const audit = new AbortedReadAudit(offsets)
     const onRecord = visit(offsets)
@@ -93,7 +107,10 @@ class RunValidation {
     return offsets
   }
 
-  private async scanTopic(topic: string, visit: (offsets: PartitionOffsets, partition: number) => (r: StoredRecordView) => void): Promise<PartitionOffsets[]> {
+  private async scanTopic(
+    topic: string,
+    visit: (offsets: PartitionOffsets, partition: number) => (r: StoredRecordView) => void,
+  ): Promise<PartitionOffsets[]> {
     const out: PartitionOffsets[] = []
     for (let partition = 0; partition < (this.topics.get(topic) ?? 0); partition++) {
       out.push(await this.scan({ topic, partition }, (offsets) => visit(offsets, partition)))
@@ -105,12 +122,22 @@ class RunValidation {
     await this.scanTopic(this.opts.inputTopic, (offsets, partition) => {
       const model = new InputPartitionModel(partition, offsets, committed.get(partition) ?? null)
       this.inputs.set(partition, model)
-      this.end.committedOffsets.push({ partition, committedOffset: model.committedOffset, logStartOffset: offsets.logStartOffset, highWatermark: offsets.highWatermark })
+      this.end.committedOffsets.push({
+        partition,
+        committedOffset: model.committedOffset,
+        logStartOffset: offsets.logStartOffset,
+        highWatermark: offsets.highWatermark,
+      })
       if (offsets.logStartOffset > 0 && model.committedEnd > 0) {
-        this.unavailable.mark(['lost', 'stateMismatches'], `${tpKey(this.opts.inputTopic, partition)} starts at offset ${offsets.logStartOffset}: earlier input records are no longer stored`)
+        this.unavailable.mark(
+          ['lost', 'stateMismatches'],
+          `${tpKey(this.opts.inputTopic, partition)} starts at offset ${offsets.logStartOffset}: earlier input records are no longer stored`,
+        )
       }
       if (model.committedOffset !== null && model.committedOffset > offsets.highWatermark) {
-        this.end.notes.push(`${tpKey(this.opts.inputTopic, partition)}: committed offset ${model.committedOffset} is past the high watermark ${offsets.highWatermark}`)
+        this.end.notes.push(
+          `${tpKey(this.opts.inputTopic, partition)}: committed offset ${model.committedOffset} is past the high watermark ${offsets.highWatermark}`,
+        )
       }
       return (r) => this.addInputRecord(model, r)
     })
@@ -144,7 +171,10 @@ class RunValidation {
   async readOutput(): Promise<void> {
     await this.scanTopic(this.opts.outputTopic, (offsets, partition) => {
       if (offsets.logStartOffset > 0) {
-        this.unavailable.mark(OUTPUT_ROWS, `${tpKey(this.opts.outputTopic, partition)} starts at offset ${offsets.logStartOffset}: earlier output records are no longer stored`)
+        this.unavailable.mark(
+          OUTPUT_ROWS,
+          `${tpKey(this.opts.outputTopic, partition)} starts at offset ${offsets.logStartOffset}: earlier output records are no longer stored`,
+        )
       }
       return (r) => {
         if (isCommittedRecord(r)) this.addOutputRecord(r)
@@ -185,13 +215,28 @@ class RunValidation {
     const examples = this.end.examples.duplicates
     const seen = examples.find((e) => e.partition === source.partition && e.offset === source.offset)
     if (seen) seen.copies = copies
-    else if (examples.length < MAX_EXAMPLES) examples.push({ partition: source.partition, offset: source.offset, key, copies })
+    else if (examples.length < MAX_EXAMPLES)
+      examples.push({ partition: source.partition, offset: source.offset, key, copies })
   }
 
   /** The first copy of each provenance against the recomputed aggregate right after its input record. */
-  private checkOutputValue(model: InputPartitionModel, i: number, key: string, source: Provenance, actual: Aggregate): void {
+  private checkOutputValue(
+    model: InputPartitionModel,
+    i: number,
+    key: string,
+    source: Provenance,
+    actual: Aggregate,
+  ): void {
     const expected = model.expectedAt(i)
-    if (this.tally.drift.noteOutput(key, this.keys.idOf(key) === model.keyId[i] ? 'input-key' : 'other-key', expected, actual)) this.addMismatchExample({ key, source, expected, actual, where: 'output' })
+    if (
+      this.tally.drift.noteOutput(
+        key,
+        this.keys.idOf(key) === model.keyId[i] ? 'input-key' : 'other-key',
+        expected,
+        actual,
+      )
+    )
+      this.addMismatchExample({ key, source, expected, actual, where: 'output' })
   }
 
   private addMismatchExample(e: StateMismatchExample): void {
@@ -203,7 +248,11 @@ class RunValidation {
     const dlqTopic = this.dlqTopic
     if (dlqTopic === null) return
     await this.scanTopic(dlqTopic, (offsets, partition) => {
-      if (offsets.logStartOffset > 0) this.unavailable.mark(['lost'], `${tpKey(dlqTopic, partition)} starts at offset ${offsets.logStartOffset}: earlier dead letters are no longer stored`)
+      if (offsets.logStartOffset > 0)
+        this.unavailable.mark(
+          ['lost'],
+          `${tpKey(dlqTopic, partition)} starts at offset ${offsets.logStartOffset}: earlier dead letters are no longer stored`,
+        )
       return (r) => {
         if (!isCommittedRecord(r)) return
         this.tally.dlqRecords++
@@ -225,7 +274,11 @@ class RunValidation {
     }
     const latest = new Map<string, Aggregate>()
     await this.scanTopic(topic, (offsets, partition) => {
-      if (offsets.logStartOffset > 0) this.unavailable.mark(['stateMismatches'], `${tpKey(topic, partition)} starts at offset ${offsets.logStartOffset}: a key's latest value may no longer be stored`)
+      if (offsets.logStartOffset > 0)
+        this.unavailable.mark(
+          ['stateMismatches'],
+          `${tpKey(topic, partition)} starts at offset ${offsets.logStartOffset}: a key's latest value may no longer be stored`,
+        )
       return (r) => {
         if (!isCommittedRecord(r)) return
         if (r.value === null) {
@@ -246,7 +299,14 @@ class RunValidation {
 
   private compareFinal(actual: ReadonlyMap<string, Aggregate>, where: 'changelog' | 'finalState'): number {
     const expected = this.recomputation.final()
-    return finalMismatches(differingKeys(expected, actual), expected, (key) => actual.get(key), where, this.end.examples.stateMismatches, this.end.finalMismatchKeys)
+    return finalMismatches(
+      differingKeys(expected, actual),
+      expected,
+      (key) => actual.get(key),
+      where,
+      this.end.examples.stateMismatches,
+      this.end.finalMismatchKeys,
+    )
   }
 
   /** Committed input records with no committed output record (or, for poison with a DLQ topic, no dead letter either). */
@@ -260,14 +320,20 @@ class RunValidation {
         if (!lost) continue
         this.tally.lost++
         const examples = this.end.examples.lost
-        if (examples.length < MAX_EXAMPLES) examples.push({ partition: model.partition, offset: model.offsets.logStartOffset + i })
+        if (examples.length < MAX_EXAMPLES)
+          examples.push({ partition: model.partition, offset: model.offsets.logStartOffset + i })
       }
     }
   }
 
   /** Partitions with a transaction still open (see open-transactions.ts for which topics count). */
   async findOpenTransactions(): Promise<void> {
-    this.end.openTransactionPartitions = await openTransactionPartitions(this.inspector, this.topics, this.opts, this.dlqTopic)
+    this.end.openTransactionPartitions = await openTransactionPartitions(
+      this.inspector,
+      this.topics,
+      this.opts,
+      this.dlqTopic,
+    )
   }
 
   finish(): ValidationReport {
@@ -293,4 +359,3 @@ export async function validateRun(inspector: LogInspector, opts: ValidateOptions
   await run.findOpenTransactions()
   return run.finish()
 }
-

@@ -1,7 +1,13 @@
 // Stored experiments with known figures, for the reading guide's tests and the page's browser test:
 // six runs per cell (the fewest with a 95% interval), each cell's runs spread evenly around its centre.
 
-import { cellOf, type CellResult, type ExperimentRecord, type RepetitionResult, type SweepSettings } from '../../../lib/experiment-protocol.ts'
+import {
+  cellOf,
+  type CellResult,
+  type ExperimentRecord,
+  type RepetitionResult,
+  type SweepSettings,
+} from '../../../lib/experiment-protocol.ts'
 import type { ProcessingGuarantee } from '../../../lib/streams-config.ts'
 
 export const FIXTURE_SETTINGS: SweepSettings = {
@@ -50,7 +56,13 @@ function run(c: CellSpec, i: number): RepetitionResult {
     killedWorker: 'worker-1',
     killDelayMs: c.ms / 2,
     recoveryMs: recovery,
-    phases: { detection: 950, rebalance: 20, fence: c.guarantee === 'at_least_once' ? 0 : 5, restore: 10, catchUp: recovery - 980 - (c.guarantee === 'at_least_once' ? 0 : 5) },
+    phases: {
+      detection: 950,
+      rebalance: 20,
+      fence: c.guarantee === 'at_least_once' ? 0 : 5,
+      restore: 10,
+      catchUp: recovery - 980 - (c.guarantee === 'at_least_once' ? 0 : 5),
+    },
     redone: dup,
     duplicates: dup,
     lost: 0,
@@ -59,10 +71,21 @@ function run(c: CellSpec, i: number): RepetitionResult {
 }
 
 export function fixtureCells(specs: readonly CellSpec[]): CellResult[] {
-  return specs.map((c) => cellOf(c.guarantee, c.ms, Array.from({ length: c.runs ?? 6 }, (_, i) => run(c, i))))
+  return specs.map((c) =>
+    cellOf(
+      c.guarantee,
+      c.ms,
+      Array.from({ length: c.runs ?? 6 }, (_, i) => run(c, i)),
+    ),
+  )
 }
 
-export function fixtureRecord(id: string, label: string, startedAt: string, specs: readonly CellSpec[]): ExperimentRecord {
+export function fixtureRecord(
+  id: string,
+  label: string,
+  startedAt: string,
+  specs: readonly CellSpec[],
+): ExperimentRecord {
   const cells = fixtureCells(specs)
   const intervals = [...new Set(specs.map((c) => c.ms))].sort((a, b) => a - b)
   const guarantees = [...new Set(specs.map((c) => c.guarantee))]

@@ -5,7 +5,10 @@ import { defaultStreamsConfig, type ProcessingGuarantee } from '../../../lib/str
 import { MockTime } from '../../log/time.ts'
 import { InProcessRuntime, type InProcessRuntimeOptions } from '../../lab/in-process-runtime.ts'
 
-export function smallLab(guarantee: ProcessingGuarantee, overrides: Partial<InProcessRuntimeOptions> = {}): { lab: InProcessRuntime; time: MockTime } {
+export function smallLab(
+  guarantee: ProcessingGuarantee,
+  overrides: Partial<InProcessRuntimeOptions> = {},
+): { lab: InProcessRuntime; time: MockTime } {
   const time = new MockTime()
   const lab = new InProcessRuntime(time, {
     config: defaultStreamsConfig(guarantee),

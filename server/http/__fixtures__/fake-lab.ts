@@ -18,7 +18,9 @@ function shiftTimes<T>(value: T, by: number, isTime = false): T {
   if (typeof value === 'number') return (isTime ? value + by : value) as T
   if (Array.isArray(value)) return value.map((v) => shiftTimes(v, by)) as T
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shiftTimes(v, by, TIME_FIELDS.has(k) || k === 'phaseEnds' || isTime)])) as T
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, shiftTimes(v, by, TIME_FIELDS.has(k) || k === 'phaseEnds' || isTime)]),
+    ) as T
   }
   return value
 }
@@ -37,10 +39,30 @@ export function createFakeLab({ intervalMs = 0 }: { intervalMs?: number } = {}):
       ...current,
       seq,
       atMs: now,
-      series: newPoint ? [...current.series.slice(-59), { ...last, t: now, processedPerSec: 900 + (seq % 13) * 15 }] : current.series,
-      tasks: current.tasks.map((t) => ({ ...t, steps: { consumed: t.steps.consumed + 10, processed: t.steps.processed + 10, produced: t.steps.produced + 10, acked: t.steps.acked + 10, committed: t.steps.committed + (seq % 2 ? 20 : 0) }, position: t.position + 10 })),
-      transactions: current.transactions.map((x) => (x.outcome === 'open' ? x : { ...x, beginMs: x.beginMs + 100, endMs: (x.endMs ?? 0) + 100 })),
-      traces: current.traces.map((r) => ({ ...r, steps: r.outcome === 'in-flight' ? [...r.steps.slice(0, 4), { step: ((r.steps.length % 5) + 1) as 1, atMs: now }] : r.steps })),
+      series: newPoint
+        ? [...current.series.slice(-59), { ...last, t: now, processedPerSec: 900 + (seq % 13) * 15 }]
+        : current.series,
+      tasks: current.tasks.map((t) => ({
+        ...t,
+        steps: {
+          consumed: t.steps.consumed + 10,
+          processed: t.steps.processed + 10,
+          produced: t.steps.produced + 10,
+          acked: t.steps.acked + 10,
+          committed: t.steps.committed + (seq % 2 ? 20 : 0),
+        },
+        position: t.position + 10,
+      })),
+      transactions: current.transactions.map((x) =>
+        x.outcome === 'open' ? x : { ...x, beginMs: x.beginMs + 100, endMs: (x.endMs ?? 0) + 100 },
+      ),
+      traces: current.traces.map((r) => ({
+        ...r,
+        steps:
+          r.outcome === 'in-flight'
+            ? [...r.steps.slice(0, 4), { step: ((r.steps.length % 5) + 1) as 1, atMs: now }]
+            : r.steps,
+      })),
       totals: { ...current.totals, inputRecords: current.totals.inputRecords + 60 },
     }
     for (const l of listeners) l(current)
@@ -59,11 +81,15 @@ export function createFakeLab({ intervalMs = 0 }: { intervalMs?: number } = {}):
     async execute(name, payload): Promise<CommandResult> {
       const parsed = parseCommand(name, payload)
       if (!parsed.ok) return parsed
-      if ((parsed.name === 'killWorker' || parsed.name === 'pauseWorker' || parsed.name === 'resumeWorker') && !current.workers.some((w) => w.id === (parsed.payload as { workerId: string }).workerId)) {
+      if (
+        (parsed.name === 'killWorker' || parsed.name === 'pauseWorker' || parsed.name === 'resumeWorker') &&
+        !current.workers.some((w) => w.id === (parsed.payload as { workerId: string }).workerId)
+      ) {
         return { ok: false, error: `no such worker: ${(parsed.payload as { workerId: string }).workerId}` }
       }
       executed.push({ name: parsed.name, payload: parsed.payload })
-      if (parsed.name === 'setConfig') current = { ...current, config: { ...current.config, ...(parsed.payload as object) } }
+      if (parsed.name === 'setConfig')
+        current = { ...current, config: { ...current.config, ...(parsed.payload as object) } }
       return { ok: true }
     },
     async close() {

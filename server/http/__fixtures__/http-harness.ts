@@ -27,10 +27,20 @@ export interface HttpHarness {
   close(): Promise<void>
 }
 
-export async function startHttp(policy: Partial<AccessPolicy>, options: { lab?: FakeLab } & Pick<EoscopeHttpOptions, 'now' | 'fallback'> = {}): Promise<HttpHarness> {
+export async function startHttp(
+  policy: Partial<AccessPolicy>,
+  options: { lab?: FakeLab } & Pick<EoscopeHttpOptions, 'now' | 'fallback'> = {},
+): Promise<HttpHarness> {
   const lab = options.lab ?? createFakeLab()
   const server = createServer()
-  const http = attachEoscopeHttp(server, { lab, policy: { token: null, lockReads: false, controlRate: WIDE_OPEN, ...policy }, minIntervalMs: 20, defaultMetrics: false, now: options.now, fallback: options.fallback })
+  const http = attachEoscopeHttp(server, {
+    lab,
+    policy: { token: null, lockReads: false, controlRate: WIDE_OPEN, ...policy },
+    minIntervalMs: 20,
+    defaultMetrics: false,
+    now: options.now,
+    fallback: options.fallback,
+  })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   const port = (server.address() as AddressInfo).port
   const url = `http://127.0.0.1:${port}`
@@ -42,7 +52,13 @@ export async function startHttp(policy: Partial<AccessPolicy>, options: { lab?: 
     port,
     url,
     open(o = {}) {
-      const c = connect(url, { transports: ['websocket'], auth: o.auth, extraHeaders: o.headers, reconnection: false, forceNew: true })
+      const c = connect(url, {
+        transports: ['websocket'],
+        auth: o.auth,
+        extraHeaders: o.headers,
+        reconnection: false,
+        forceNew: true,
+      })
       clients.push(c)
       return c
     },

@@ -30,7 +30,10 @@ describe('FrameStore', () => {
     expect(s.frames).toBeLessThan(600 + 120 + 32)
     expect(s.fromMs).toBeGreaterThanOrEqual(t0 + 60_000)
     // At or just after t: within the last 10 minutes, the frame of that very second.
-    expect(store.frameAt(now - 65_500, FRAME_BOUNDS.sparseEveryMs)).toEqual({ frameAtMs: now - 65_000, snapshot: { atMs: now - 65_000 } })
+    expect(store.frameAt(now - 65_500, FRAME_BOUNDS.sparseEveryMs)).toEqual({
+      frameAtMs: now - 65_000,
+      snapshot: { atMs: now - 65_000 },
+    })
     // Older: the next frame kept (one per 10 s).
     const mid = store.frameAt(now - 20 * 60_000 + 1, 60_000)!
     expect(mid.frameAtMs).toBeGreaterThan(now - 20 * 60_000)
@@ -46,7 +49,16 @@ describe('FrameStore', () => {
     expect(store.offer(0, { fill: 'x' }, 0)).toBe(true)
     expect(store.offer(500, { fill: 'x' }, 0)).toBe(false)
     // Incompressible frames of about 1 KB each.
-    for (let t = 1_000; t <= 100_000; t += 1_000) store.offer(t, { fill: Math.random().toString(36).repeat(1).padEnd(8, '0') + [...Array(120)].map(() => Math.random().toString(36).slice(2, 10)).join('') }, 0)
+    for (let t = 1_000; t <= 100_000; t += 1_000)
+      store.offer(
+        t,
+        {
+          fill:
+            Math.random().toString(36).repeat(1).padEnd(8, '0') +
+            [...Array(120)].map(() => Math.random().toString(36).slice(2, 10)).join(''),
+        },
+        0,
+      )
     const s = store.stats()
     expect(s.bytes).toBeLessThanOrEqual(20_000)
     expect(s.toMs).toBe(100_000)
@@ -55,7 +67,11 @@ describe('FrameStore', () => {
 
   it("holds a real lab's frames at a few KB each", async () => {
     const time = new MockTime()
-    const lab = new Lab(inProcessRuntimes({ time, workers: 3, partitions: 6, seed: 5 }), { ratePerSec: 500, snapshotIntervalMs: 100, validateIntervalMs: 500 })
+    const lab = new Lab(inProcessRuntimes({ time, workers: 3, partitions: 6, seed: 5 }), {
+      ratePerSec: 500,
+      snapshotIntervalMs: 100,
+      validateIntervalMs: 500,
+    })
     await time.runUntilSettled(lab.start())
     await time.runFor(15_000)
     const s = lab.snapshot()

@@ -29,7 +29,14 @@ export interface FrameBounds {
   maxBytes: number
 }
 
-export const FRAME_BOUNDS: FrameBounds = { everyMs: 1_000, fullMs: 10 * 60_000, mediumMs: 30 * 60_000, mediumEveryMs: 10_000, sparseEveryMs: 60_000, maxBytes: 24 * 1024 * 1024 }
+export const FRAME_BOUNDS: FrameBounds = {
+  everyMs: 1_000,
+  fullMs: 10 * 60_000,
+  mediumMs: 30 * 60_000,
+  mediumEveryMs: 10_000,
+  sparseEveryMs: 60_000,
+  maxBytes: 24 * 1024 * 1024,
+}
 
 interface Frame {
   atMs: number
@@ -92,12 +99,25 @@ export class FrameStore<S> {
     }
     const after = this.frames[lo]
     const before = this.frames[lo - 1]
-    const f = after !== undefined && after.atMs - t <= maxGapMs ? after : before !== undefined && t - before.atMs <= maxGapMs ? before : null
+    const f =
+      after !== undefined && after.atMs - t <= maxGapMs
+        ? after
+        : before !== undefined && t - before.atMs <= maxGapMs
+          ? before
+          : null
     if (f === null) return null
-    return { frameAtMs: f.atMs, snapshot: JSON.parse(inflateRawSync(Buffer.from(f.bytes, 'latin1')).toString('utf8')) as S }
+    return {
+      frameAtMs: f.atMs,
+      snapshot: JSON.parse(inflateRawSync(Buffer.from(f.bytes, 'latin1')).toString('utf8')) as S,
+    }
   }
 
   stats(): { frames: number; bytes: number; fromMs: number | null; toMs: number | null } {
-    return { frames: this.frames.length, bytes: this.bytes, fromMs: this.frames[0]?.atMs ?? null, toMs: this.frames.at(-1)?.atMs ?? null }
+    return {
+      frames: this.frames.length,
+      bytes: this.bytes,
+      fromMs: this.frames[0]?.atMs ?? null,
+      toMs: this.frames.at(-1)?.atMs ?? null,
+    }
   }
 }

@@ -44,7 +44,11 @@ type Fold = (e: HeldEntry) => boolean
 const minuteOf = (e: HeldEntry): number => Math.floor(e.atMs / BUCKET_MS)
 
 /** Folds the entries `fold` selects into one compacted entry per bucket (a minute); the others stay as they are. */
-function foldBuckets(entries: readonly HeldEntry[], fold: Fold, bucketOf: (e: HeldEntry) => number = minuteOf): HeldEntry[] {
+function foldBuckets(
+  entries: readonly HeldEntry[],
+  fold: Fold,
+  bucketOf: (e: HeldEntry) => number = minuteOf,
+): HeldEntry[] {
   const out: HeldEntry[] = []
   const open = new Map<number, HeldEntry & { fact: Extract<JournalFact, { kind: 'compacted' }> }>()
   for (const e of entries) {
@@ -89,7 +93,8 @@ function mergeInto(c: HeldEntry & { fact: Extract<JournalFact, { kind: 'compacte
 export function compact(entries: readonly HeldEntry[], nowMs: number, bounds: CompactionBounds): HeldEntry[] {
   const cutoff = Math.floor((nowMs - bounds.keepMs) / BUCKET_MS) * BUCKET_MS
   const commitCutoff = Math.floor((nowMs - (bounds.keepCommitsMs ?? bounds.keepMs)) / BUCKET_MS) * BUCKET_MS
-  const outside: Fold = (e) => e.fact.kind === 'txn' && (e.atMs < cutoff || (e.fact.outcome === 'committed' && e.atMs < commitCutoff))
+  const outside: Fold = (e) =>
+    e.fact.kind === 'txn' && (e.atMs < cutoff || (e.fact.outcome === 'committed' && e.atMs < commitCutoff))
   if (entries.length <= bounds.maxEntries && !entries.some(outside)) return [...entries]
   let out = foldBuckets(entries, outside)
   if (out.length > bounds.maxEntries) out = foldOldest(out, bounds.maxEntries, (e) => e.fact.kind === 'txn')
@@ -108,7 +113,11 @@ function foldOldest(entries: HeldEntry[], max: number, which: Fold): HeldEntry[]
     untilBucket = minuteOf(e)
     if (seen > excess + 1) break
   }
-  return foldBuckets(entries, (e) => which(e) && minuteOf(e) <= untilBucket, () => untilBucket)
+  return foldBuckets(
+    entries,
+    (e) => which(e) && minuteOf(e) <= untilBucket,
+    () => untilBucket,
+  )
 }
 
 function mergeCompacted(entries: HeldEntry[], maxCompacted: number): HeldEntry[] {
@@ -126,7 +135,13 @@ function mergeCompacted(entries: HeldEntry[], maxCompacted: number): HeldEntry[]
       continue
     }
     // The newer one absorbs the older (its id stays the newest of what it stands for).
-    const merged = { ...e, fact: { ...(e.fact as Extract<JournalFact, { kind: 'compacted' }>), counts: { ...(e.fact as Extract<JournalFact, { kind: 'compacted' }>).counts } } }
+    const merged = {
+      ...e,
+      fact: {
+        ...(e.fact as Extract<JournalFact, { kind: 'compacted' }>),
+        counts: { ...(e.fact as Extract<JournalFact, { kind: 'compacted' }>).counts },
+      },
+    }
     mergeInto(merged as HeldEntry & { fact: Extract<JournalFact, { kind: 'compacted' }> }, carry)
     out.push(merged)
     carry = null

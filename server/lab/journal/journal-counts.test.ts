@@ -12,11 +12,14 @@ import { inProcessRuntimes } from '../runtime-factory.ts'
 
 type Txn = Extract<JournalFact, { kind: 'txn' }>
 
-
 describe("the lab's journal", () => {
   it('is the one source of txnTotals, kills and markers, and aborted transactions list what they held', async () => {
     const time = new MockTime()
-    const lab = new Lab(inProcessRuntimes({ time, workers: 3, partitions: 6, seed: 7 }), { ratePerSec: 500, snapshotIntervalMs: 100, validateIntervalMs: 500 })
+    const lab = new Lab(inProcessRuntimes({ time, workers: 3, partitions: 6, seed: 7 }), {
+      ratePerSec: 500,
+      snapshotIntervalMs: 100,
+      validateIntervalMs: 500,
+    })
     await time.runUntilSettled(lab.start())
     await time.runFor(3_000)
     const victim = lab.snapshot().workers.find((w) => w.taskIds.length > 0)!.id
@@ -36,7 +39,9 @@ describe("the lab's journal", () => {
     expect(s.txnTotals.aborted).toBe(txns.filter((t) => t.outcome === 'aborted' && t.cause !== 'teardown').length)
     expect(s.txnTotals.committed).toBeGreaterThan(50)
     // The timeline's markers are the journal's: the kill is one of them, at its instant.
-    expect(s.markers.filter((m) => m.kind === 'kill')).toEqual([{ t: kills[0]!.atMs, kind: 'kill', label: `${victim} killed at step 4` }])
+    expect(s.markers.filter((m) => m.kind === 'kill')).toEqual([
+      { t: kills[0]!.atMs, kind: 'kill', label: `${victim} killed at step 4` },
+    ])
     expect(all.some((e) => e.fact.kind === 'recovered')).toBe(true)
     expect(all.some((e) => e.fact.kind === 'generation')).toBe(true)
 
@@ -65,7 +70,9 @@ describe("the lab's journal", () => {
     expect(lab.snapshot().correctness).toBeNull()
     await time.runFor(3_000)
     const after = entries(lab).filter((e) => e.id > all.at(-1)!.id)
-    expect(after.filter((e) => e.category === 'faults' || (e.fact.kind === 'txn' && e.fact.cause === 'timeout'))).toEqual([])
+    expect(
+      after.filter((e) => e.category === 'faults' || (e.fact.kind === 'txn' && e.fact.cause === 'timeout')),
+    ).toEqual([])
     const r = lab.snapshot()
     expect(r.txnTotals.aborted).toBe(0)
     expect(r.totals.kills).toBe(0)

@@ -12,7 +12,11 @@ const KNOWN = new Set(['after', 'limit', 'category'])
 
 function integer(raw: string | null, name: string, min: number, max: number): Parsed<number | null> {
   if (raw === null) return { ok: true, value: null }
-  if (!/^\d{1,16}$/.test(raw)) return { ok: false, error: `${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(raw.slice(0, 40))}` }
+  if (!/^\d{1,16}$/.test(raw))
+    return {
+      ok: false,
+      error: `${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(raw.slice(0, 40))}`,
+    }
   const n = Number(raw)
   if (n < min || n > max) return { ok: false, error: `${name} must be from ${min} to ${max}, not ${n}` }
   return { ok: true, value: n }
@@ -20,7 +24,9 @@ function integer(raw: string | null, name: string, min: number, max: number): Pa
 
 /** ?after=ID&limit=N&category=a,b (limit 500 by default, at most 2000; categories of JOURNAL_CATEGORIES). */
 export function parseJournalQuery(params: URLSearchParams): Parsed<JournalQuery> {
-  for (const k of params.keys()) if (!KNOWN.has(k)) return { ok: false, error: `unknown parameter ${JSON.stringify(k.slice(0, 40))}: use after, limit and category` }
+  for (const k of params.keys())
+    if (!KNOWN.has(k))
+      return { ok: false, error: `unknown parameter ${JSON.stringify(k.slice(0, 40))}: use after, limit and category` }
   const after = integer(params.get('after'), 'after', 0, Number.MAX_SAFE_INTEGER)
   if (!after.ok) return after
   const limit = integer(params.get('limit'), 'limit', 1, MAX_PAGE)
@@ -30,7 +36,11 @@ export function parseJournalQuery(params: URLSearchParams): Parsed<JournalQuery>
   if (raw !== null) {
     const names = raw.split(',')
     const bad = names.find((c) => !(JOURNAL_CATEGORIES as readonly string[]).includes(c))
-    if (bad !== undefined) return { ok: false, error: `unknown category ${JSON.stringify(bad.slice(0, 40))}: use ${JOURNAL_CATEGORIES.join(', ')}` }
+    if (bad !== undefined)
+      return {
+        ok: false,
+        error: `unknown category ${JSON.stringify(bad.slice(0, 40))}: use ${JOURNAL_CATEGORIES.join(', ')}`,
+      }
     categories = names as JournalCategory[]
   }
   return { ok: true, value: { after: after.value ?? 0, limit: limit.value ?? DEFAULT_PAGE, categories } }
@@ -38,9 +48,11 @@ export function parseJournalQuery(params: URLSearchParams): Parsed<JournalQuery>
 
 /** ?t=MS: an instant in milliseconds since the epoch. */
 export function parseFrameQuery(params: URLSearchParams): Parsed<number> {
-  for (const k of params.keys()) if (k !== 't') return { ok: false, error: `unknown parameter ${JSON.stringify(k.slice(0, 40))}: use t` }
+  for (const k of params.keys())
+    if (k !== 't') return { ok: false, error: `unknown parameter ${JSON.stringify(k.slice(0, 40))}: use t` }
   const t = integer(params.get('t'), 't', 0, Number.MAX_SAFE_INTEGER)
   if (!t.ok) return t
-  if (t.value === null) return { ok: false, error: 't is required: an instant in milliseconds since the epoch, e.g. t=1700000000000' }
+  if (t.value === null)
+    return { ok: false, error: 't is required: an instant in milliseconds since the epoch, e.g. t=1700000000000' }
   return { ok: true, value: t.value }
 }

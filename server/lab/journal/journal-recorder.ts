@@ -53,19 +53,38 @@ export class JournalRecorder {
     const j = this.journal
     switch (e.type) {
       case 'worker-killed':
-        j.append({ kind: 'kill', workerId: e.workerId, step: e.step }, `${e.workerId} killed${words.killed}${e.step ? ` at step ${e.step}` : ''}`, { atMs: e.atMs })
+        j.append(
+          { kind: 'kill', workerId: e.workerId, step: e.step },
+          `${e.workerId} killed${words.killed}${e.step ? ` at step ${e.step}` : ''}`,
+          { atMs: e.atMs },
+        )
         break
       case 'worker-paused':
         j.append({ kind: 'pause', workerId: e.workerId }, `${e.workerId} paused${words.paused}`, { atMs: e.atMs })
         break
       case 'ack-dropped': {
-        const links = e.batches.map((b) => this.link(b.topic, b.partition, b.baseOffset, b.baseOffset + b.count)).filter((l): l is JournalLink => l !== null)
+        const links = e.batches
+          .map((b) => this.link(b.topic, b.partition, b.baseOffset, b.baseOffset + b.count))
+          .filter((l): l is JournalLink => l !== null)
         const label = `ack lost: producer ${e.producerId} epoch ${e.epoch}, sequences ${e.batches.map((b) => b.baseSequence).join(',')}`
-        j.append({ kind: 'ack-dropped', producerId: e.producerId, epoch: e.epoch, sequences: e.batches.map((b) => b.baseSequence) }, label, { atMs: e.atMs, links })
+        j.append(
+          {
+            kind: 'ack-dropped',
+            producerId: e.producerId,
+            epoch: e.epoch,
+            sequences: e.batches.map((b) => b.baseSequence),
+          },
+          label,
+          { atMs: e.atMs, links },
+        )
         break
       }
       case 'worker-failed':
-        j.append({ kind: 'worker-stopped', workerId: e.workerId, reason: 'error', error: e.error }, failureLabel(e.workerId, e.error), { atMs: e.atMs })
+        j.append(
+          { kind: 'worker-stopped', workerId: e.workerId, reason: 'error', error: e.error },
+          failureLabel(e.workerId, e.error),
+          { atMs: e.atMs },
+        )
         break
       case 'task-migrated':
         j.append(fencedBy(e.workerId, e.reason), `${e.workerId}: ${e.reason.slice(0, 80)}`, { atMs: e.atMs })
@@ -91,8 +110,19 @@ export class JournalRecorder {
     const r = { fromOffset: e.fromOffset ?? started.fromOffset, toOffset: e.toOffset ?? started.toOffset }
     const p = partitionOfTask(taskId)
     const link = this.link(this.ctx().topics.changelog, p, r.fromOffset, Math.max(r.fromOffset, r.toOffset - 1))
-    const fact: JournalFact = { kind: 'restore', taskId, workerId, fromOffset: r.fromOffset, toOffset: r.toOffset, records }
-    this.journal.append(fact, `${workerId} restored ${taskId}: ${records} changelog records, offsets ${r.fromOffset} to ${r.toOffset}`, { atMs, links: link ? [link] : [] })
+    const fact: JournalFact = {
+      kind: 'restore',
+      taskId,
+      workerId,
+      fromOffset: r.fromOffset,
+      toOffset: r.toOffset,
+      records,
+    }
+    this.journal.append(
+      fact,
+      `${workerId} restored ${taskId}: ${records} changelog records, offsets ${r.fromOffset} to ${r.toOffset}`,
+      { atMs, links: link ? [link] : [] },
+    )
   }
 
   /** The embedded broker's group events: a member expired, and each generation's assignment (written once complete). */
@@ -117,7 +147,9 @@ export class JournalRecorder {
     this.generation = null
     const members = Object.keys(g.assignment).sort()
     const label = `generation ${g.generation}, assigned: ${members.map((m) => `${m} ${g.assignment[m]!.map((p) => p.replace(/^.*-/, 'p')).join(',') || '-'}`).join('; ')}`
-    this.journal.append({ kind: 'generation', generation: g.generation, members, assignment: g.assignment }, label, { atMs: g.atMs })
+    this.journal.append({ kind: 'generation', generation: g.generation, members, assignment: g.assignment }, label, {
+      atMs: g.atMs,
+    })
   }
 
   /** Recoveries that completed since the last look. */
@@ -125,7 +157,11 @@ export class JournalRecorder {
     for (const r of recoveries) {
       if (r.t1 === null || this.recovered.has(r.id)) continue
       this.recovered.add(r.id)
-      this.journal.append({ kind: 'recovered', workerId: r.workerId, recoveryMs: r.t1 - r.t0 }, `recovered from the kill of ${r.workerId} in ${((r.t1 - r.t0) / 1000).toFixed(1)} s`, { atMs: r.t1 })
+      this.journal.append(
+        { kind: 'recovered', workerId: r.workerId, recoveryMs: r.t1 - r.t0 },
+        `recovered from the kill of ${r.workerId} in ${((r.t1 - r.t0) / 1000).toFixed(1)} s`,
+        { atMs: r.t1 },
+      )
     }
   }
 
@@ -143,7 +179,12 @@ export class JournalRecorder {
   private txnEnded(t: TxnView, workerId: string | undefined, held: readonly TxnHeld[] | null): void {
     if (t.outcome === 'open') return
     // A transaction begun but empty when the lab tore its runtime down never reached the broker: not an entry.
-    if (t.abortReason === 'teardown' && t.partitions.length === 0 && t.outputRecords + t.changelogRecords + t.offsetsCommitted === 0) return
+    if (
+      t.abortReason === 'teardown' &&
+      t.partitions.length === 0 &&
+      t.outputRecords + t.changelogRecords + t.offsetsCommitted === 0
+    )
+      return
     const cause = t.outcome === 'aborted' ? (t.abortReason ?? 'error') : null
     const fact: JournalFact = {
       kind: 'txn',
@@ -160,7 +201,12 @@ export class JournalRecorder {
       ...(workerId !== undefined ? { workerId } : {}),
     }
     // Offsets are kept for aborts, the evidence a reader looks for; a commit links its partitions (made when read).
-    const links = t.outcome === 'aborted' ? (held ?? []).map((h) => this.link(h.topic, h.partition, h.firstOffset, h.lastOffset + 1)).filter((l): l is JournalLink => l !== null) : []
+    const links =
+      t.outcome === 'aborted'
+        ? (held ?? [])
+            .map((h) => this.link(h.topic, h.partition, h.firstOffset, h.lastOffset + 1))
+            .filter((l): l is JournalLink => l !== null)
+        : []
     this.journal.append(fact, null, { atMs: t.endMs ?? undefined, links })
   }
 
@@ -176,7 +222,8 @@ export class JournalRecorder {
 
   private link(topic: string, partition: number, fromOffset: number, toOffset: number): JournalLink | null {
     const t = this.ctx().topics
-    const name = topic === t.input ? 'input' : topic === t.output ? 'output' : topic === t.changelog ? 'changelog' : null
+    const name =
+      topic === t.input ? 'input' : topic === t.output ? 'output' : topic === t.changelog ? 'changelog' : null
     return name === null ? null : { topic: name, partition, fromOffset, toOffset }
   }
 }
@@ -185,5 +232,11 @@ export class JournalRecorder {
 export function fencedBy(workerId: string, reason: string): JournalFact {
   const txnId = /(?:for|of) (\S+?):? /.exec(reason)?.[1]
   const by = /generation|member/i.test(reason) ? 'generation' : 'epoch'
-  return { kind: 'fenced', workerId, by, ...(txnId !== undefined && by === 'epoch' ? { transactionalId: txnId } : {}), detail: reason }
+  return {
+    kind: 'fenced',
+    workerId,
+    by,
+    ...(txnId !== undefined && by === 'epoch' ? { transactionalId: txnId } : {}),
+    detail: reason,
+  }
 }

@@ -41,11 +41,19 @@ describe('LabJournal', () => {
     const all = j.page({ after: 0, limit: 10, categories: null })
     expect(all.entries.map((e) => e.id)).toEqual([1, 2, 3, 4])
     expect(all.entries.map((e) => e.category)).toEqual(['kills', 'transactions', 'transactions', 'config'])
-    expect(all.entries[1]!.label).toMatch(/^transaction committed: eoscope-0_1 epoch 1 on output-1, eoscope-counts-changelog-1; 3 output, 2 changelog, 1 offsets$/)
-    expect(all.entries[1]!.links).toEqual([{ topic: 'output', partition: 1 }, { topic: 'changelog', partition: 1 }])
+    expect(all.entries[1]!.label).toMatch(
+      /^transaction committed: eoscope-0_1 epoch 1 on output-1, eoscope-counts-changelog-1; 3 output, 2 changelog, 1 offsets$/,
+    )
+    expect(all.entries[1]!.links).toEqual([
+      { topic: 'output', partition: 1 },
+      { topic: 'changelog', partition: 1 },
+    ])
     expect(all.entries[2]!.links).toEqual([{ topic: 'output', partition: 1, fromOffset: 10, toOffset: 12 }])
     expect(all.span).toMatchObject({ lastId: 4, size: 4, fromMs: 1_000_000 })
-    expect(j.page({ after: 1, limit: 1, categories: ['transactions'] })).toMatchObject({ entries: [{ id: 2 }], more: true })
+    expect(j.page({ after: 1, limit: 1, categories: ['transactions'] })).toMatchObject({
+      entries: [{ id: 2 }],
+      more: true,
+    })
     expect(j.page({ after: 2, limit: 5, categories: ['kills', 'config'] }).entries.map((e) => e.id)).toEqual([4])
     expect(j.shownMarkers().map((m) => m.kind)).toEqual(['kill', 'config'])
     expect(j.txnCounts()).toEqual({ committed: 1, aborted: 1 })
@@ -59,11 +67,21 @@ describe('LabJournal', () => {
 
   it('marks a scenario step on the timeline through LabRecord', () => {
     const time = new MockTime()
-    const record = new LabRecord(time, () => {
-      throw new Error('no runtime needed')
-    }, () => true)
+    const record = new LabRecord(
+      time,
+      () => {
+        throw new Error('no runtime needed')
+      },
+      () => true,
+    )
     record.scenario('zombie', 'started', 'scenario zombie: exactly_once')
-    expect(record.journal.all()).toMatchObject([{ category: 'scenario', label: 'scenario zombie: exactly_once', fact: { kind: 'scenario', name: 'zombie', phase: 'started' } }])
+    expect(record.journal.all()).toMatchObject([
+      {
+        category: 'scenario',
+        label: 'scenario zombie: exactly_once',
+        fact: { kind: 'scenario', name: 'zombie', phase: 'started' },
+      },
+    ])
     expect(record.parts().markers).toMatchObject([{ kind: 'config', label: 'scenario zombie: exactly_once' }])
     record.mark('outage', 'cluster unreachable: ECONNREFUSED')
     expect(record.journal.all().at(-1)!.fact).toEqual({ kind: 'outage', phase: 'ended' })
@@ -103,7 +121,11 @@ describe('LabJournal', () => {
     expect(all.filter((e) => e.fact.kind === 'compacted').length).toBeLessThanOrEqual(116)
     expect(all.filter((e) => e.fact.kind === 'kill').length).toBe(kills)
     expect(all.filter((e) => e.fact.kind === 'config').length).toBe(kills)
-    const folded = all.reduce((n, e) => n + (e.fact.kind === 'compacted' ? (e.fact.counts['txn:committed'] ?? 0) : e.fact.kind === 'txn' ? 1 : 0), 0)
+    const folded = all.reduce(
+      (n, e) =>
+        n + (e.fact.kind === 'compacted' ? (e.fact.counts['txn:committed'] ?? 0) : e.fact.kind === 'txn' ? 1 : 0),
+      0,
+    )
     expect(folded).toBe(Math.ceil((2 * 3_600_000) / 17))
     expect(all.every((e, i) => i === 0 || e.id > all[i - 1]!.id)).toBe(true)
   })
@@ -117,12 +139,22 @@ describe('LabJournal', () => {
     expect(at10.find((e) => e.fact.kind === 'txn' && e.fact.outcome === 'aborted')?.id).toBe(2)
     const at31 = compact(at10, 31 * BUCKET_MS, bounds)
     expect(at31.filter((e) => e.fact.kind === 'txn' && e.fact.outcome === 'aborted')).toEqual([])
-    expect(at31.reduce((n, e) => n + (e.fact.kind === 'compacted' ? (e.fact.counts['txn:aborted'] ?? 0) + (e.fact.counts['txn:committed'] ?? 0) : 0), 0)).toBe(3)
+    expect(
+      at31.reduce(
+        (n, e) =>
+          n +
+          (e.fact.kind === 'compacted'
+            ? (e.fact.counts['txn:aborted'] ?? 0) + (e.fact.counts['txn:committed'] ?? 0)
+            : 0),
+        0,
+      ),
+    ).toBe(3)
   })
 
   it('folds faults too, oldest first, only past the hard bound once no transaction is left to fold', () => {
     const entries: HeldEntry[] = []
-    for (let i = 0; i < 50; i++) entries.push({ id: i + 1, atMs: i * BUCKET_MS, fact: { kind: 'kill', workerId: 'w', step: null } })
+    for (let i = 0; i < 50; i++)
+      entries.push({ id: i + 1, atMs: i * BUCKET_MS, fact: { kind: 'kill', workerId: 'w', step: null } })
     const out = compact(entries, 50 * BUCKET_MS, { keepMs: 60 * BUCKET_MS, maxEntries: 20, maxCompacted: 100 })
     expect(out.length).toBeLessThanOrEqual(20)
     expect(out.at(-1)).toMatchObject({ id: 50, fact: { kind: 'kill' } })
@@ -139,24 +171,30 @@ describe('LabJournal', () => {
       { kind: 'outage', phase: 'began' },
     ]
     fc.assert(
-      fc.property(fc.array(fc.record({ gapMs: fc.integer({ min: 0, max: 5_000 }), kind: fc.integer({ min: 0, max: 12 }) }), { minLength: 1, maxLength: 3_000 }), (steps) => {
-        const time = new MockTime(0)
-        const j = new LabJournal(time, { keepMs: 30 * 60_000, maxEntries: 2_000, maxCompacted: 50 })
-        const kept: number[] = []
-        for (const s of steps) {
-          advance(time, s.gapMs)
-          const fact = s.kind < kinds.length ? kinds[s.kind]! : txn(s.kind)
-          const id = j.append(fact, fact.kind)
-          if (fact.kind !== 'txn') kept.push(id)
-        }
-        j.compact()
-        const all = j.all()
-        for (let i = 1; i < all.length; i++) if (all[i]!.id <= all[i - 1]!.id) return false
-        // Fewer non-transactions than the hard bound: none is folded, within 30 minutes or older;
-        // transactions go instead, even within the window, when the bound is reached.
-        const ids = new Set(all.map((e) => e.id))
-        return all.length <= 2_000 && kept.every((id) => ids.has(id))
-      }),
+      fc.property(
+        fc.array(fc.record({ gapMs: fc.integer({ min: 0, max: 5_000 }), kind: fc.integer({ min: 0, max: 12 }) }), {
+          minLength: 1,
+          maxLength: 3_000,
+        }),
+        (steps) => {
+          const time = new MockTime(0)
+          const j = new LabJournal(time, { keepMs: 30 * 60_000, maxEntries: 2_000, maxCompacted: 50 })
+          const kept: number[] = []
+          for (const s of steps) {
+            advance(time, s.gapMs)
+            const fact = s.kind < kinds.length ? kinds[s.kind]! : txn(s.kind)
+            const id = j.append(fact, fact.kind)
+            if (fact.kind !== 'txn') kept.push(id)
+          }
+          j.compact()
+          const all = j.all()
+          for (let i = 1; i < all.length; i++) if (all[i]!.id <= all[i - 1]!.id) return false
+          // Fewer non-transactions than the hard bound: none is folded, within 30 minutes or older;
+          // transactions go instead, even within the window, when the bound is reached.
+          const ids = new Set(all.map((e) => e.id))
+          return all.length <= 2_000 && kept.every((id) => ids.has(id))
+        },
+      ),
       { numRuns: 60 },
     )
   })

@@ -14,12 +14,26 @@
 // window, an hour adds 60 compacted entries. A 34-minute run of that lab (virtual time, a kill every
 // 5 minutes) held 107,500 entries from minute 31 on, its heap flat at about 134 MB with the frames.
 
-import { JOURNAL_CATEGORY_OF, type JournalCategory, type JournalEntry, type JournalFact, type JournalKind, type JournalLink, type JournalPage, type JournalSpan } from '../../../lib/journal.ts'
+import {
+  JOURNAL_CATEGORY_OF,
+  type JournalCategory,
+  type JournalEntry,
+  type JournalFact,
+  type JournalKind,
+  type JournalLink,
+  type JournalPage,
+  type JournalSpan,
+} from '../../../lib/journal.ts'
 import type { MarkerKind, TimelineMarker } from '../../../lib/lab-protocol.ts'
 import type { Time } from '../../log/time.ts'
 import { compact, countKey, type CompactionBounds, type HeldEntry } from './journal-compaction.ts'
 
-export const JOURNAL_BOUNDS: CompactionBounds = { keepMs: 30 * 60_000, keepCommitsMs: 5 * 60_000, maxEntries: 40_000, maxCompacted: 2_000 }
+export const JOURNAL_BOUNDS: CompactionBounds = {
+  keepMs: 30 * 60_000,
+  keepCommitsMs: 5 * 60_000,
+  maxEntries: 40_000,
+  maxCompacted: 2_000,
+}
 /** Compaction runs every this many appends (a pass over the journal, about 2 ms at its bound). */
 const COMPACT_EVERY = 1_000
 export const MAX_PAGE = 2_000
@@ -128,7 +142,13 @@ export class LabJournal {
   span(): JournalSpan {
     const first = this.entries[0]
     const last = this.entries.at(-1)
-    return { sinceMs: this.startedAtMs, fromMs: first ? Math.min(first.atMs, this.startedAtMs) : this.startedAtMs, toMs: this.time.now(), lastId: last?.id ?? 0, size: this.entries.length }
+    return {
+      sinceMs: this.startedAtMs,
+      fromMs: first ? Math.min(first.atMs, this.startedAtMs) : this.startedAtMs,
+      toMs: this.time.now(),
+      lastId: last?.id ?? 0,
+      size: this.entries.length,
+    }
   }
 
   /** Entries with ids above `after`, oldest first, of the categories asked for. */
@@ -175,7 +195,8 @@ function labelOf(e: HeldEntry): string {
   if (e.label !== undefined) return e.label
   const f = e.fact
   if (f.kind === 'txn') return txnLabel(f)
-  if (f.kind === 'compacted') return `${Object.values(f.counts).reduce<number>((a, n) => a + (n ?? 0), 0)} older entries compacted (${f.records} records)`
+  if (f.kind === 'compacted')
+    return `${Object.values(f.counts).reduce<number>((a, n) => a + (n ?? 0), 0)} older entries compacted (${f.records} records)`
   return f.kind
 }
 

@@ -54,11 +54,21 @@ export class LabRecord {
 
   /** A timeline mark goes to the journal, as a typed fact where the kind tells. */
   mark(kind: MarkerKind, label: string, atMs?: number, fact?: JournalFact): void {
-    this.recorder.mark(kind, label, atMs, fact ?? (kind === 'outage' ? { kind: 'outage', phase: this.reachable() ? 'ended' : 'began' } : undefined))
+    this.recorder.mark(
+      kind,
+      label,
+      atMs,
+      fact ?? (kind === 'outage' ? { kind: 'outage', phase: this.reachable() ? 'ended' : 'began' } : undefined),
+    )
   }
 
   /** A guided scenario's start, step or end (marked on the timeline as a config change is). */
-  scenario(name: string, phase: 'started' | 'step' | 'ended', label: string, verdict?: 'passed' | 'failed' | 'error'): void {
+  scenario(
+    name: string,
+    phase: 'started' | 'step' | 'ended',
+    label: string,
+    verdict?: 'passed' | 'failed' | 'error',
+  ): void {
     this.mark('config', label, undefined, { kind: 'scenario', name, phase, ...(verdict ? { verdict } : {}) })
   }
 

@@ -7,7 +7,12 @@ import type { Time } from '../../log/time.ts'
 import type { LabEvent } from '../lab-runtime.ts'
 
 /** Starts the proxy in front of the brokers; only produce requests to the output topic lose their ack. */
-export async function startAckDropProxy(brokers: string[], outputTopic: string, time: Time, onDropped: (e: Extract<LabEvent, { type: 'ack-dropped' }>) => void): Promise<AckDropProxy> {
+export async function startAckDropProxy(
+  brokers: string[],
+  outputTopic: string,
+  time: Time,
+  onDropped: (e: Extract<LabEvent, { type: 'ack-dropped' }>) => void,
+): Promise<AckDropProxy> {
   const proxy = await AckDropProxy.start({ brokers, topics: (t) => t === outputTopic, now: () => time.now() })
   proxy.onDropped((d) => {
     const first = d.batches[0]!
@@ -17,7 +22,13 @@ export async function startAckDropProxy(brokers: string[], outputTopic: string, 
       producerId: first.producerId,
       epoch: first.epoch,
       idempotent: first.producerId >= 0,
-      batches: d.batches.map((b) => ({ topic: b.topic, partition: b.partition, baseSequence: b.baseSequence, baseOffset: b.baseOffset, count: b.count })),
+      batches: d.batches.map((b) => ({
+        topic: b.topic,
+        partition: b.partition,
+        baseSequence: b.baseSequence,
+        baseOffset: b.baseOffset,
+        count: b.count,
+      })),
       atMs: d.atMs,
     })
   })

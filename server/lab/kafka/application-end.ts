@@ -15,14 +15,20 @@ const FOLLOWERS_LEAVE_MS = 5_000
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-export async function deleteApplicationTopics(client: KafkaClientConfig, groupId: string, t: KafkaAppTopics, log: Logger): Promise<void> {
+export async function deleteApplicationTopics(
+  client: KafkaClientConfig,
+  groupId: string,
+  t: KafkaAppTopics,
+  log: Logger,
+): Promise<void> {
   for (let attempt = 1; attempt <= DELETE_ATTEMPTS; attempt++) {
     const conn = new KafkaConnection({ ...client, clientId: `${client.clientId}-cleanup` })
     try {
       await conn.admin().deleteTopics(appTopicNames(t))
       return
     } catch (e) {
-      if (attempt === DELETE_ATTEMPTS) log.warn({ err: e }, `the topics of ${groupId} were not deleted: ${(e as Error).message}`)
+      if (attempt === DELETE_ATTEMPTS)
+        log.warn({ err: e }, `the topics of ${groupId} were not deleted: ${(e as Error).message}`)
       else await sleep(2_000 * attempt)
     } finally {
       await conn.close().catch(() => {})
@@ -46,7 +52,14 @@ export async function announceClosed(client: KafkaClientConfig, groupId: string,
  * After a runtime's close: replaced by a fresh application (a reset), the topics go once followers
  * have had time to move over; ended for good, followers are told first and the topics go at once.
  */
-export async function retireApplication(how: Retirement, o: { client: KafkaClientConfig; labDirectory?: 'publish'; keepTopics?: boolean }, groupId: string, topics: KafkaAppTopics, log: Logger, nowMs: number): Promise<void> {
+export async function retireApplication(
+  how: Retirement,
+  o: { client: KafkaClientConfig; labDirectory?: 'publish'; keepTopics?: boolean },
+  groupId: string,
+  topics: KafkaAppTopics,
+  log: Logger,
+  nowMs: number,
+): Promise<void> {
   if (how === 'replaced') await sleep(FOLLOWERS_LEAVE_MS)
   else if (o.labDirectory === 'publish') await announceClosed(o.client, groupId, nowMs)
   if (!o.keepTopics) await deleteApplicationTopics(o.client, groupId, topics, log)

@@ -3,7 +3,10 @@ import { FailureStreak } from './failure-streak.ts'
 
 function recorder() {
   const lines: string[] = []
-  return { lines, log: { warn: (_o: object, m: string) => lines.push(`warn ${m}`), info: (m: string) => lines.push(`info ${m}`) } }
+  return {
+    lines,
+    log: { warn: (_o: object, m: string) => lines.push(`warn ${m}`), info: (m: string) => lines.push(`info ${m}`) },
+  }
 }
 
 describe('FailureStreak', () => {

@@ -22,20 +22,27 @@ export class FailureStreak {
 
   /** Records a failed try and returns how long the loop waits before the next one. */
   failed(e: unknown): number {
-    if (this.failures === 0) this.log.warn({ err: e }, `${this.what}: ${e instanceof Error ? e.message : String(e)} (retrying, backing off to ${this.maxBackoffMs} ms)`)
+    if (this.failures === 0)
+      this.log.warn(
+        { err: e },
+        `${this.what}: ${e instanceof Error ? e.message : String(e)} (retrying, backing off to ${this.maxBackoffMs} ms)`,
+      )
     this.failures++
     return this.pauseMs()
   }
 
   /** Records a try that worked and returns the loop's normal pause. */
   succeeded(): number {
-    if (this.failures > 0) this.log.info(`${this.what}: working again after ${this.failures} failed tr${this.failures === 1 ? 'y' : 'ies'}`)
+    if (this.failures > 0)
+      this.log.info(`${this.what}: working again after ${this.failures} failed tr${this.failures === 1 ? 'y' : 'ies'}`)
     this.failures = 0
     return this.everyMs
   }
 
   /** The wait after the current streak: everyMs while all is well. */
   pauseMs(): number {
-    return this.failures === 0 ? this.everyMs : Math.min(this.maxBackoffMs, this.everyMs * 2 ** Math.min(this.failures, 20))
+    return this.failures === 0
+      ? this.everyMs
+      : Math.min(this.maxBackoffMs, this.everyMs * 2 ** Math.min(this.failures, 20))
   }
 }

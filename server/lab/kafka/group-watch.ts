@@ -68,7 +68,8 @@ export class GroupWatch {
   /** A commit a worker reported (offsets only grow). */
   noteCommitted(partition: number, offset: number): void {
     const c = this.committed[partition]
-    if (partition < this.committed.length && (c === null || c === undefined || offset > c)) this.committed[partition] = offset
+    if (partition < this.committed.length && (c === null || c === undefined || offset > c))
+      this.committed[partition] = offset
   }
 
   async groupLoop(stopped: () => boolean): Promise<void> {
@@ -101,7 +102,11 @@ export class GroupWatch {
       // partitions' leaders) is reachable: only a cluster that does not answer is an outage.
       if (!noBrokerAnswered(e)) return this.markReachable()
       this.reachable = false
-      this.t.emit({ type: 'cluster-unreachable', error: e instanceof Error ? e.message : String(e), atMs: this.t.time.now() })
+      this.t.emit({
+        type: 'cluster-unreachable',
+        error: e instanceof Error ? e.message : String(e),
+        atMs: this.t.time.now(),
+      })
     }
   }
 
@@ -127,7 +132,8 @@ export class GroupWatch {
     if (g) {
       const members = new Set(g.members.map((m) => m.memberId))
       const gone = new Set<string>()
-      for (const r of tracker.recoveries) if (r.t1 === null && r.detectedAt === null && r.memberId && !members.has(r.memberId)) gone.add(r.memberId)
+      for (const r of tracker.recoveries)
+        if (r.t1 === null && r.detectedAt === null && r.memberId && !members.has(r.memberId)) gone.add(r.memberId)
       for (const memberId of gone) this.t.emit({ type: 'member-gone', memberId, atMs: now })
       if (g.state === 'Stable') {
         for (const m of g.members) {
@@ -135,7 +141,8 @@ export class GroupWatch {
           const decoded = AssignerProtocol.MemberAssignment.decode(m.memberAssignment)
           const changed = (decoded?.assignment[this.t.inputTopic] ?? []).filter((p) => this.owner.get(p) !== m.memberId)
           for (const p of changed) this.owner.set(p, m.memberId)
-          if (changed.length > 0) this.t.emit({ type: 'partitions-assigned', memberId: m.memberId, partitions: changed, atMs: now })
+          if (changed.length > 0)
+            this.t.emit({ type: 'partitions-assigned', memberId: m.memberId, partitions: changed, atMs: now })
         }
       }
     }
@@ -153,7 +160,8 @@ export class GroupWatch {
         this.t.tracker.onCommitted(p.partition, o, now)
       }
     }
-    if (this.t.loadFinished() && this.finalEnds === null) this.finalEnds = await retrying(() => this.fetchInputEnds(), 10_000)
+    if (this.t.loadFinished() && this.finalEnds === null)
+      this.finalEnds = await retrying(() => this.fetchInputEnds(), 10_000)
   }
 
   /** The new owner has the partition: the rebalance is over for it, whatever describeGroups said so far. */

@@ -73,5 +73,11 @@ export function isWorkerCommand(v: unknown): v is WorkerCommand {
   const c = v as Record<string, unknown>
   if (typeof c.target !== 'string') return false
   if (c.command === 'kill' || c.command === 'stop') return true
-  return (c.command === 'kill-at-step' || c.command === 'pause-at-step') && typeof c.step === 'number' && Number.isInteger(c.step) && c.step >= 1 && c.step <= 5
+  return (
+    (c.command === 'kill-at-step' || c.command === 'pause-at-step') &&
+    typeof c.step === 'number' &&
+    Number.isInteger(c.step) &&
+    c.step >= 1 &&
+    c.step <= 5
+  )
 }

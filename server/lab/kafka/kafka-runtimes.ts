@@ -45,7 +45,16 @@ export function workerProcessRuntimes(o: KafkaLabOptions): RuntimeFactory {
     workerThreads: 'process-per-worker',
     create: ({ guarantee, ratePerSec }) =>
       new WorkerProcessRuntime(time, {
-        ...labRuntimeSettings(withKafkaGroupTimeouts(streamsConfigFor(guarantee, { applicationId: `${o.applicationIdPrefix ?? 'eoscope-lab'}-${Date.now().toString(36)}` }), KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs), ratePerSec, o),
+        ...labRuntimeSettings(
+          withKafkaGroupTimeouts(
+            streamsConfigFor(guarantee, {
+              applicationId: `${o.applicationIdPrefix ?? 'eoscope-lab'}-${Date.now().toString(36)}`,
+            }),
+            KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs,
+          ),
+          ratePerSec,
+          o,
+        ),
         client: o.client,
         restartFailed: true,
         workerLogs: o.workerLogs,
@@ -59,7 +68,12 @@ export function workerProcessRuntimes(o: KafkaLabOptions): RuntimeFactory {
     // A scenario's lab is not published to the lab directory: a worker following the lab sits the script out.
     forScenario: (setup) =>
       new WorkerProcessRuntime(time, {
-        ...scenarioRuntimeOptions(setup, `${o.applicationIdPrefix ?? 'eoscope-lab'}-${Date.now().toString(36)}-scenario`, seed, o.client),
+        ...scenarioRuntimeOptions(
+          setup,
+          `${o.applicationIdPrefix ?? 'eoscope-lab'}-${Date.now().toString(36)}-scenario`,
+          seed,
+          o.client,
+        ),
         restartFailed: true,
         workerLogs: o.workerLogs,
         wrapLoadProducer: (make) => new RetryingLoadProducer(make, LOAD_SEND_DEADLINE_MS),

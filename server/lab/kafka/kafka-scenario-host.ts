@@ -34,7 +34,13 @@ export class KafkaScenarioHost implements ScenarioHost {
 
   async start(setup: ScenarioSetup): Promise<WorkerProcessRuntime> {
     const applicationId = `${this.o.applicationIdPrefix ?? 'eoscope-scenario'}-${Date.now().toString(36)}-${this.runtimes.length + 1}`
-    const r = new WorkerProcessRuntime(this.time, { ...scenarioRuntimeOptions(setup, applicationId, this.seed, { ...this.o.client, clientId: this.o.client.clientId ?? 'eoscope-scenario' }), workerLogs: this.o.workerLogs })
+    const r = new WorkerProcessRuntime(this.time, {
+      ...scenarioRuntimeOptions(setup, applicationId, this.seed, {
+        ...this.o.client,
+        clientId: this.o.client.clientId ?? 'eoscope-scenario',
+      }),
+      workerLogs: this.o.workerLogs,
+    })
     this.runtimes.push(r)
     await r.start()
     return r
@@ -50,7 +56,12 @@ export class KafkaScenarioHost implements ScenarioHost {
 }
 
 /** A scenario's lab on Kafka, headless or on the dashboard: its setup, the group's timeouts Kafka's, its workers behind the ack-drop proxy. */
-export function scenarioRuntimeOptions(setup: ScenarioSetup, applicationId: string, seed: number, client: KafkaClientConfig): WorkerProcessRuntimeOptions {
+export function scenarioRuntimeOptions(
+  setup: ScenarioSetup,
+  applicationId: string,
+  seed: number,
+  client: KafkaClientConfig,
+): WorkerProcessRuntimeOptions {
   const config = streamsConfigFor(setup.guarantee, {
     applicationId,
     commitIntervalMs: setup.commitIntervalMs,
@@ -58,7 +69,10 @@ export function scenarioRuntimeOptions(setup: ScenarioSetup, applicationId: stri
     idempotence: setup.idempotence,
   })
   return {
-    config: withKafkaGroupTimeouts(config, Math.max(setup.sessionTimeoutMs ?? 0, KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs)),
+    config: withKafkaGroupTimeouts(
+      config,
+      Math.max(setup.sessionTimeoutMs ?? 0, KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs),
+    ),
     workers: setup.workers ?? 3,
     partitions: setup.partitions ?? 6,
     ratePerSec: setup.ratePerSec,

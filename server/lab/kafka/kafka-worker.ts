@@ -17,7 +17,13 @@ import type { LogProducer } from '../../log/types.ts'
 import { requireGuarantee } from '../../log/capabilities.ts'
 import type { Logger } from '../../logging.ts'
 import { workerStatusOf } from '../runtime-common.ts'
-import { isWorkerCommand, kafkaAppTopics, kafkaAppTopicSpecs, type TelemetryEnvelope, type WorkerCommand } from './kafka-app.ts'
+import {
+  isWorkerCommand,
+  kafkaAppTopics,
+  kafkaAppTopicSpecs,
+  type TelemetryEnvelope,
+  type WorkerCommand,
+} from './kafka-app.ts'
 import { componentLogger } from './kafka-log.ts'
 import { FailureStreak } from './failure-streak.ts'
 
@@ -72,9 +78,13 @@ export class KafkaWorkerProcess {
   }
 
   async run(): Promise<number> {
-    if (this.o.createTopics !== false) await this.conn.admin().createTopics(kafkaAppTopicSpecs(this.topics, this.o.partitions))
+    if (this.o.createTopics !== false)
+      await this.conn.admin().createTopics(kafkaAppTopicSpecs(this.topics, this.o.partitions))
     this.telemetryProducer = this.conn.producer({ clientId: `${this.o.workerId}-telemetry`, idempotent: false })
-    const commandsFrom = await retrying(() => this.conn.reader().offsets({ topic: this.topics.commands, partition: 0 }), 10_000).then((o) => o.highWatermark)
+    const commandsFrom = await retrying(
+      () => this.conn.reader().offsets({ topic: this.topics.commands, partition: 0 }),
+      10_000,
+    ).then((o) => o.highWatermark)
     const worker = new StreamWorker(
       this.o.workerId,
       this.conn,
@@ -120,8 +130,19 @@ export class KafkaWorkerProcess {
     const next = this.flushing.then(async () => {
       const events = this.pending
       this.pending = []
-      const envelope: TelemetryEnvelope = { workerId: this.o.workerId, slotId: this.o.slotId, pid: process.pid, host: hostname(), atMs: this.time.now(), events, status: workerStatusOf(this.worker!), ...extra }
-      await this.telemetryProducer!.send([{ topic: this.topics.telemetry, partition: 0, key: this.o.workerId, value: JSON.stringify(envelope) }])
+      const envelope: TelemetryEnvelope = {
+        workerId: this.o.workerId,
+        slotId: this.o.slotId,
+        pid: process.pid,
+        host: hostname(),
+        atMs: this.time.now(),
+        events,
+        status: workerStatusOf(this.worker!),
+        ...extra,
+      }
+      await this.telemetryProducer!.send([
+        { topic: this.topics.telemetry, partition: 0, key: this.o.workerId, value: JSON.stringify(envelope) },
+      ])
     })
     this.flushing = next.catch(() => {})
     return next
@@ -155,7 +176,11 @@ export class KafkaWorkerProcess {
           } catch {
             continue
           }
-          if (isWorkerCommand(cmd) && (cmd.target === '*' || cmd.target === this.o.workerId || cmd.target === this.o.slotId)) await this.obey(cmd)
+          if (
+            isWorkerCommand(cmd) &&
+            (cmd.target === '*' || cmd.target === this.o.workerId || cmd.target === this.o.slotId)
+          )
+            await this.obey(cmd)
         }
         pause = streak.succeeded()
       } catch (e) {

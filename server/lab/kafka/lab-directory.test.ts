@@ -4,25 +4,54 @@ import { EmbeddedCluster } from '../../log/embedded/embedded-cluster.ts'
 import { ClientFaults, EmbeddedConnection } from '../../log/embedded/embedded-connection.ts'
 import { ProcessHandle } from '../../log/embedded/process-handle.ts'
 import { MockTime } from '../../log/time.ts'
-import { configOf, descriptorOf, LAB_DIRECTORY_TOPIC, latestLab, nextLab, parseDescriptor, parseEntry, publishClosed, publishLab, sameLab } from './lab-directory.ts'
+import {
+  configOf,
+  descriptorOf,
+  LAB_DIRECTORY_TOPIC,
+  latestLab,
+  nextLab,
+  parseDescriptor,
+  parseEntry,
+  publishClosed,
+  publishLab,
+  sameLab,
+} from './lab-directory.ts'
 
 function connection() {
   const cluster = new EmbeddedCluster(new MockTime(0))
   return new EmbeddedConnection(cluster, new ProcessHandle('test'), new ClientFaults())
 }
 
-const eos = descriptorOf(streamsConfigFor('exactly_once', { applicationId: 'eoscope-lab-a', commitIntervalMs: 200 }), 6, 1)
+const eos = descriptorOf(
+  streamsConfigFor('exactly_once', { applicationId: 'eoscope-lab-a', commitIntervalMs: 200 }),
+  6,
+  1,
+)
 
 describe('the lab directory', () => {
   it('round-trips a descriptor into the config a follower runs with', () => {
     const d = parseDescriptor(JSON.stringify(eos))!
     expect(d).toEqual(eos)
     const c = configOf(d)
-    expect(c).toMatchObject({ 'application.id': 'eoscope-lab-a', 'processing.guarantee': 'exactly_once', 'commit.interval.ms': 200 })
+    expect(c).toMatchObject({
+      'application.id': 'eoscope-lab-a',
+      'processing.guarantee': 'exactly_once',
+      'commit.interval.ms': 200,
+    })
   })
 
   it('refuses malformed descriptors instead of guessing', () => {
-    for (const bad of ['', 'null', '[]', '{}', JSON.stringify({ ...eos, applicationId: 'a b' }), JSON.stringify({ ...eos, partitions: 0 }), JSON.stringify({ ...eos, 'processing.guarantee': 'exactly_twice' }), JSON.stringify({ ...eos, 'enable.idempotence': 'yes' }), JSON.stringify({ ...eos, 'commit.interval.ms': 1.5 })]) {
+    for (const bad of [
+      '',
+      'null',
+      '[]',
+      '{}',
+      JSON.stringify({ ...eos, applicationId: 'a b' }),
+      JSON.stringify({ ...eos, partitions: 0 }),
+      JSON.stringify({ ...eos, 'processing.guarantee': 'exactly_twice' }),
+      JSON.stringify({ ...eos, 'enable.idempotence': 'yes' }),
+      JSON.stringify({ ...eos, 'commit.interval.ms': 1.5 }),
+    ]) {
       expect(parseDescriptor(bad), bad).toBeNull()
     }
   })

@@ -4,7 +4,13 @@
 // --follow-lab` reads the latest, joins that application, and starts again with the next one
 // whenever the lab moves on, so a worker started once keeps following a lab that resets.
 
-import { PROCESSING_GUARANTEES, type ProcessingGuarantee, type StreamsConfig, streamsConfigFor, validateStreamsConfig } from '../../../lib/streams-config.ts'
+import {
+  PROCESSING_GUARANTEES,
+  type ProcessingGuarantee,
+  type StreamsConfig,
+  streamsConfigFor,
+  validateStreamsConfig,
+} from '../../../lib/streams-config.ts'
 import { withKafkaGroupTimeouts } from '../../log/kafka/capabilities.ts'
 import type { LogConnection } from '../../log/types.ts'
 import type { LabEvent } from '../lab-runtime.ts'
@@ -57,7 +63,10 @@ function jsonObject(value: string | null): Record<string, unknown> | null {
 /** A directory record, checked: anything malformed is refused (null), never guessed at. */
 export function parseEntry(value: string | null): DirectoryEntry | null {
   const c = jsonObject(value)
-  if (c?.closed === true) return typeof c.applicationId === 'string' && APPLICATION_ID.test(c.applicationId) ? { kind: 'closed', applicationId: c.applicationId } : null
+  if (c?.closed === true)
+    return typeof c.applicationId === 'string' && APPLICATION_ID.test(c.applicationId)
+      ? { kind: 'closed', applicationId: c.applicationId }
+      : null
   const d = c && descriptorFrom(c)
   return d ? { kind: 'lab', descriptor: d } : null
 }
@@ -71,8 +80,20 @@ export function parseDescriptor(value: string | null): LabDescriptor | null {
 function descriptorFrom(d: Record<string, unknown>): LabDescriptor | null {
   const int = (x: unknown, min: number) => typeof x === 'number' && Number.isInteger(x) && x >= min
   if (typeof d.applicationId !== 'string' || !APPLICATION_ID.test(d.applicationId)) return null
-  if (!int(d.partitions, 1) || !int(d['commit.interval.ms'], 1) || !int(d['session.timeout.ms'], 1) || !int(d['transaction.timeout.ms'], 1) || !int(d['max.poll.records'], 1)) return null
-  if (!PROCESSING_GUARANTEES.includes(d['processing.guarantee'] as ProcessingGuarantee) || typeof d['enable.idempotence'] !== 'boolean' || typeof d.publishedAtMs !== 'number') return null
+  if (
+    !int(d.partitions, 1) ||
+    !int(d['commit.interval.ms'], 1) ||
+    !int(d['session.timeout.ms'], 1) ||
+    !int(d['transaction.timeout.ms'], 1) ||
+    !int(d['max.poll.records'], 1)
+  )
+    return null
+  if (
+    !PROCESSING_GUARANTEES.includes(d['processing.guarantee'] as ProcessingGuarantee) ||
+    typeof d['enable.idempotence'] !== 'boolean' ||
+    typeof d.publishedAtMs !== 'number'
+  )
+    return null
   return d as unknown as LabDescriptor
 }
 
@@ -106,7 +127,10 @@ async function publish(conn: LogConnection, value: object): Promise<void> {
   await conn.admin().createTopics(DIRECTORY_SPEC)
   const producer = conn.producer({ clientId: 'eoscope-lab-directory', idempotent: true })
   try {
-    await retrying(() => producer.send([{ topic: LAB_DIRECTORY_TOPIC, partition: 0, key: 'lab', value: JSON.stringify(value) }]), 10_000)
+    await retrying(
+      () => producer.send([{ topic: LAB_DIRECTORY_TOPIC, partition: 0, key: 'lab', value: JSON.stringify(value) }]),
+      10_000,
+    )
   } finally {
     await producer.close().catch(() => {})
   }
@@ -125,7 +149,9 @@ export function publishClosed(conn: LogConnection, applicationId: string, nowMs:
  * The lab to join now (null when none has published, or the latest has shut down), and the
  * offset after the directory's latest entry.
  */
-export async function latestLab(conn: LogConnection): Promise<{ descriptor: LabDescriptor | null; nextOffset: number }> {
+export async function latestLab(
+  conn: LogConnection,
+): Promise<{ descriptor: LabDescriptor | null; nextOffset: number }> {
   await conn.admin().createTopics(DIRECTORY_SPEC)
   const tp = { topic: LAB_DIRECTORY_TOPIC, partition: 0 }
   const reader = conn.reader()
@@ -141,7 +167,11 @@ export async function latestLab(conn: LogConnection): Promise<{ descriptor: LabD
       if (r.nextOffset <= offset) break
       offset = r.nextOffset
     }
-    if (latest || from === o.logStartOffset) return { descriptor: latest?.kind === 'lab' ? latest.descriptor : null, nextOffset: Math.max(offset, o.highWatermark) }
+    if (latest || from === o.logStartOffset)
+      return {
+        descriptor: latest?.kind === 'lab' ? latest.descriptor : null,
+        nextOffset: Math.max(offset, o.highWatermark),
+      }
   }
 }
 
@@ -150,7 +180,12 @@ export async function latestLab(conn: LogConnection): Promise<{ descriptor: LabD
  * than `current`, or (current non-null) that current has shut down (descriptor null). Resolves
  * with the newest such entry; null once `stopped()` holds.
  */
-export async function nextLab(conn: LogConnection, current: LabDescriptor | null, fromOffset: number, stopped: () => boolean): Promise<{ descriptor: LabDescriptor | null; nextOffset: number } | null> {
+export async function nextLab(
+  conn: LogConnection,
+  current: LabDescriptor | null,
+  fromOffset: number,
+  stopped: () => boolean,
+): Promise<{ descriptor: LabDescriptor | null; nextOffset: number } | null> {
   const tp = { topic: LAB_DIRECTORY_TOPIC, partition: 0 }
   const reader = conn.reader()
   let offset = fromOffset
@@ -161,8 +196,10 @@ export async function nextLab(conn: LogConnection, current: LabDescriptor | null
       for (const rec of r.records) newest = parseEntry(rec.value) ?? newest
       offset = Math.max(offset, r.nextOffset)
       // The newest of what arrived: a lab reset twice in a row is followed once.
-      if (newest?.kind === 'lab' && (current === null || !sameLab(newest.descriptor, current))) return { descriptor: newest.descriptor, nextOffset: offset }
-      if (newest?.kind === 'closed' && current !== null && newest.applicationId === current.applicationId) return { descriptor: null, nextOffset: offset }
+      if (newest?.kind === 'lab' && (current === null || !sameLab(newest.descriptor, current)))
+        return { descriptor: newest.descriptor, nextOffset: offset }
+      if (newest?.kind === 'closed' && current !== null && newest.applicationId === current.applicationId)
+        return { descriptor: null, nextOffset: offset }
     } catch {
       // an outage: try again
     }
@@ -175,15 +212,30 @@ export async function nextLab(conn: LogConnection, current: LabDescriptor | null
  * Tells workers started elsewhere with --follow-lab which application to join, with which
  * settings. A failure is shown (a notice), not fatal: the lab runs on, only followers do not learn of it.
  */
-export async function publishOrNotice(conn: LogConnection, descriptor: LabDescriptor, notify: (e: LabEvent) => void): Promise<void> {
+export async function publishOrNotice(
+  conn: LogConnection,
+  descriptor: LabDescriptor,
+  notify: (e: LabEvent) => void,
+): Promise<void> {
   try {
     await publishLab(conn, descriptor)
   } catch (e) {
-    notify({ type: 'runtime-notice', marker: 'outage', label: `lab directory (${LAB_DIRECTORY_TOPIC}) not updated: ${(e instanceof Error ? e.message : String(e)).slice(0, 80)}`, atMs: descriptor.publishedAtMs })
+    notify({
+      type: 'runtime-notice',
+      marker: 'outage',
+      label: `lab directory (${LAB_DIRECTORY_TOPIC}) not updated: ${(e instanceof Error ? e.message : String(e)).slice(0, 80)}`,
+      atMs: descriptor.publishedAtMs,
+    })
   }
 }
 
 /** Tells workers started elsewhere with --follow-lab which application to join, with which settings: only the dashboard's lab publishes (labDirectory 'publish'). */
-export async function publishIfDashboardLab(o: { labDirectory?: 'publish'; partitions: number }, conn: LogConnection, config: StreamsConfig, nowMs: number, notify: (e: LabEvent) => void): Promise<void> {
+export async function publishIfDashboardLab(
+  o: { labDirectory?: 'publish'; partitions: number },
+  conn: LogConnection,
+  config: StreamsConfig,
+  nowMs: number,
+  notify: (e: LabEvent) => void,
+): Promise<void> {
   if (o.labDirectory === 'publish') await publishOrNotice(conn, descriptorOf(config, o.partitions, nowMs), notify)
 }

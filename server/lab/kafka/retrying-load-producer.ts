@@ -1,7 +1,14 @@
 // The load generator's producer across broker outages (soaks, the dashboard on Kafka).
 
 import { isLogError } from '../../log/errors.ts'
-import type { ConsumerGroupMetadata, LogProducer, OffsetToCommit, ProduceRecord, ProducerIdentity, PartitionAck } from '../../log/types.ts'
+import type {
+  ConsumerGroupMetadata,
+  LogProducer,
+  OffsetToCommit,
+  ProduceRecord,
+  ProducerIdentity,
+  PartitionAck,
+} from '../../log/types.ts'
 
 const SEND_DEADLINE_MS = 180_000
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
@@ -42,7 +49,10 @@ export class RetryingLoadProducer implements LogProducer {
         if (Date.now() > deadline) {
           this.failedSends++
           this.failedRecords += records.length
-          throw new Error(`input send of ${records.length} records failed for good after ${attempt} attempts: ${(e as Error).message}`, { cause: e })
+          throw new Error(
+            `input send of ${records.length} records failed for good after ${attempt} attempts: ${(e as Error).message}`,
+            { cause: e },
+          )
         }
         if (!isLogError(e) || !e.retriable) {
           await this.producer.close().catch(() => {})

@@ -26,6 +26,11 @@ export class WorkerCommands {
 
   /** Sends in the background; a command the cluster did not take is logged. */
   post(cmd: WorkerCommand): void {
-    this.send(cmd).catch((e: unknown) => this.log.warn({ err: e, workerId: cmd.target }, `${cmd.command} command for ${cmd.target} not sent: ${(e as Error).message}`))
+    this.send(cmd).catch((e: unknown) =>
+      this.log.warn(
+        { err: e, workerId: cmd.target },
+        `${cmd.command} command for ${cmd.target} not sent: ${(e as Error).message}`,
+      ),
+    )
   }
 }

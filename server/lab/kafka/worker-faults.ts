@@ -23,9 +23,14 @@ export function killWorker(t: FaultTarget, workerId: string, step: Step | null):
   const now = t.time.now()
   if (!slot || !slot.child || (slot.process.state !== 'running' && slot.process.state !== 'paused')) {
     if (!t.isRemote(workerId)) return false
-    return t.commands.send(step === null ? { target: workerId, command: 'kill', issuedAtMs: now } : { target: workerId, command: 'kill-at-step', step, issuedAtMs: now })
+    return t.commands.send(
+      step === null
+        ? { target: workerId, command: 'kill', issuedAtMs: now }
+        : { target: workerId, command: 'kill-at-step', step, issuedAtMs: now },
+    )
   }
-  if (step !== null && slot.process.state === 'running') return t.commands.send({ target: workerId, command: 'kill-at-step', step, issuedAtMs: now })
+  if (step !== null && slot.process.state === 'running')
+    return t.commands.send({ target: workerId, command: 'kill-at-step', step, issuedAtMs: now })
   slot.process.state = 'killed'
   slot.child.kill('SIGKILL')
   t.killedHere(slot, now)

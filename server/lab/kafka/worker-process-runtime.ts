@@ -19,7 +19,14 @@ import { createKafka } from '../../log/kafka/kafka-client.ts'
 import { KafkaConnection } from '../../log/kafka/kafka-connection.ts'
 import { SeededRandom, type Time } from '../../log/time.ts'
 import type { LogProducer } from '../../log/types.ts'
-import { EventHub, type LabEvent, type LabRuntime, type RevivalSettings, type Retirement, type TaskStatus } from '../lab-runtime.ts'
+import {
+  EventHub,
+  type LabEvent,
+  type LabRuntime,
+  type RevivalSettings,
+  type Retirement,
+  type TaskStatus,
+} from '../lab-runtime.ts'
 import { LoadGenerator } from '../load-generator.ts'
 import { RecoveryTracker } from '../recovery-tracker.ts'
 import { poisonRecords, trackKill, trackRecovery } from '../runtime-common.ts'
@@ -30,9 +37,23 @@ import { WorkerCommands } from './worker-commands.ts'
 import { componentLogger } from './kafka-log.ts'
 import { publishIfDashboardLab } from './lab-directory.ts'
 import { loadFailureOf } from './retrying-load-producer.ts'
-import { KAFKA_LAB_NOTES, KAFKA_RUN_NOTES, KAFKA_VISIBILITY_POLL_MS, KAFKA_WORDING, untilStable } from './worker-process-notes.ts'
+import {
+  KAFKA_LAB_NOTES,
+  KAFKA_RUN_NOTES,
+  KAFKA_VISIBILITY_POLL_MS,
+  KAFKA_WORDING,
+  untilStable,
+} from './worker-process-notes.ts'
 import { killWorker, pauseWorker, type FaultTarget } from './worker-faults.ts'
-import { everyPartitionOwned, signalSlot, spawnWorker, stopProcesses, workerArgs, type KafkaSlot, type WorkerLogs } from './worker-spawn.ts'
+import {
+  everyPartitionOwned,
+  signalSlot,
+  spawnWorker,
+  stopProcesses,
+  workerArgs,
+  type KafkaSlot,
+  type WorkerLogs,
+} from './worker-spawn.ts'
 import type { WorkerProcessRuntimeOptions } from './worker-process-options.ts'
 import { WorkerTelemetry, type KafkaWorkerView } from './worker-telemetry.ts'
 
@@ -93,22 +114,57 @@ export class WorkerProcessRuntime implements LabRuntime {
     this.clusterAddress = options.client.brokers.join(',')
     this.log = componentLogger('worker-process-runtime', options.logger).child({ applicationId: this.groupId })
     this.commands = new WorkerCommands(this.topics.commands, this.log)
-    this.connection = new KafkaConnection({ ...options.client, clientId: `${options.client.clientId}-lab` }, {}, ackRouteFor(options.client, options.ackRoute ?? 'direct'), options.localBrokersDir ?? null)
+    this.connection = new KafkaConnection(
+      { ...options.client, clientId: `${options.client.clientId}-lab` },
+      {},
+      ackRouteFor(options.client, options.ackRoute ?? 'direct'),
+      options.localBrokersDir ?? null,
+    )
     requireGuarantee(this.connection.capabilities, this.config['processing.guarantee'])
     this.admin = createKafka(options.client, `${options.client.clientId}-lab-groups`).admin()
-    const makeLoadProducer = () => this.connection.producer({ clientId: `${this.config['application.id']}-load-generator`, idempotent: true })
+    const makeLoadProducer = () =>
+      this.connection.producer({ clientId: `${this.config['application.id']}-load-generator`, idempotent: true })
     this.loadProducer = options.wrapLoadProducer ? options.wrapLoadProducer(makeLoadProducer) : makeLoadProducer()
     const { partitions, ratePerSec, maxRecords, keys, maxBacklog } = options
-    const backlog = () => this.group.backlog(this.generator.sent, this.liveSlots().flatMap((s) => [...(s.worker?.tasks.values() ?? [])]))
-    this.generator = new LoadGenerator(this.loadProducer, { topic: this.topics.input, partitions, ratePerSec, maxRecords, keys, seed: options.seed ^ 0x5eed, maxBacklog, backlog }, time)
+    const backlog = () =>
+      this.group.backlog(
+        this.generator.sent,
+        this.liveSlots().flatMap((s) => [...(s.worker?.tasks.values() ?? [])]),
+      )
+    this.generator = new LoadGenerator(
+      this.loadProducer,
+      {
+        topic: this.topics.input,
+        partitions,
+        ratePerSec,
+        maxRecords,
+        keys,
+        seed: options.seed ^ 0x5eed,
+        maxBacklog,
+        backlog,
+      },
+      time,
+    )
     this.startedAtMs = time.now()
     const emit = (e: LabEvent) => this.emit(e)
-    this.group = new GroupWatch({ admin: this.admin, groupId: this.groupId, inputTopic: this.topics.input, partitions, tracker: this.tracker, time, log: this.log, emit, loadFinished: () => this.generator.finished })
+    this.group = new GroupWatch({
+      admin: this.admin,
+      groupId: this.groupId,
+      inputTopic: this.topics.input,
+      partitions,
+      tracker: this.tracker,
+      time,
+      log: this.log,
+      emit,
+      loadFinished: () => this.generator.finished,
+    })
     this.telemetry = new WorkerTelemetry({
       time,
       log: this.log,
       emit,
-      endedOwnWorker: (id) => this.telemetry.ownWorkers.has(id) && !['starting', 'running', 'paused'].includes(this.slotOf(id)?.process.state ?? 'exited'),
+      endedOwnWorker: (id) =>
+        this.telemetry.ownWorkers.has(id) &&
+        !['starting', 'running', 'paused'].includes(this.slotOf(id)?.process.state ?? 'exited'),
       onSelfKill: (view, atMs, step, tasks, memberId) => {
         this.recordKill(view, atMs, step, tasks, memberId)
         const slot = this.slotOf(view.id)
@@ -154,7 +210,10 @@ export class WorkerProcessRuntime implements LabRuntime {
     await this.connection.admin().createTopics(kafkaAppTopicSpecs(this.topics, this.options.partitions))
     await this.admin.connect()
     this.adminConnected = true
-    if (refusal(this.connection.capabilities, 'drop-acks') === null) this.ackProxy = await startAckDropProxy(this.options.client.brokers, this.topics.output, this.time, (e) => this.emit(e))
+    if (refusal(this.connection.capabilities, 'drop-acks') === null)
+      this.ackProxy = await startAckDropProxy(this.options.client.brokers, this.topics.output, this.time, (e) =>
+        this.emit(e),
+      )
     this.commands.open(this.connection, `${this.groupId}-commands`)
     if (this.options.prefill) {
       if (!Number.isFinite(this.options.maxRecords)) throw new Error('prefill needs a finite maxRecords')
@@ -168,7 +227,11 @@ export class WorkerProcessRuntime implements LabRuntime {
 
   private startLoops(): void {
     const stopped = () => this.stopped
-    this.loops = [this.telemetry.loop(this.connection.reader(), this.topics.telemetry, stopped, this.startedAtMs), this.group.groupLoop(stopped), this.group.healthLoop(stopped)]
+    this.loops = [
+      this.telemetry.loop(this.connection.reader(), this.topics.telemetry, stopped, this.startedAtMs),
+      this.group.groupLoop(stopped),
+      this.group.healthLoop(stopped),
+    ]
   }
 
   /** Runs on after stop(): the telemetry, group and health loops again, from where they were. */
@@ -194,7 +257,16 @@ export class WorkerProcessRuntime implements LabRuntime {
   }
 
   addWorker(): KafkaSlot {
-    const slot: KafkaSlot = { slotId: `worker-${++this.slotSeq}`, incarnation: 0, process: { state: 'starting' }, worker: null, child: null, startedAtMs: this.time.now(), exited: Promise.resolve(), stderr: [] }
+    const slot: KafkaSlot = {
+      slotId: `worker-${++this.slotSeq}`,
+      incarnation: 0,
+      process: { state: 'starting' },
+      worker: null,
+      child: null,
+      startedAtMs: this.time.now(),
+      exited: Promise.resolve(),
+      stderr: [],
+    }
     this.slots.push(slot)
     this.startInSlot(slot)
     return slot
@@ -207,9 +279,28 @@ export class WorkerProcessRuntime implements LabRuntime {
     const process$ = (slot.process = { state: 'running' })
     slot.startedAtMs = this.time.now()
     const logs: WorkerLogs = this.options.workerLogs ? 'forward' : 'keep'
-    const args = workerArgs(this.ackProxy?.bootstrap ?? this.options.client.brokers, this.config, this.options.partitions, slot.slotId, id)
-    const child = spawnWorker(slot, args, logs, this.log.child({ workerId: id }), (code, signal) => this.onExit(slot, child, id, process$, code, signal))
-    slot.worker = { id, slotId: slot.slotId, tasks: new Map(), memberId: null, state: 'starting', producers: [], pid: child.pid ?? null, host: null, lastSeenMs: slot.startedAtMs, firstSeenMs: slot.startedAtMs }
+    const args = workerArgs(
+      this.ackProxy?.bootstrap ?? this.options.client.brokers,
+      this.config,
+      this.options.partitions,
+      slot.slotId,
+      id,
+    )
+    const child = spawnWorker(slot, args, logs, this.log.child({ workerId: id }), (code, signal) =>
+      this.onExit(slot, child, id, process$, code, signal),
+    )
+    slot.worker = {
+      id,
+      slotId: slot.slotId,
+      tasks: new Map(),
+      memberId: null,
+      state: 'starting',
+      producers: [],
+      pid: child.pid ?? null,
+      host: null,
+      lastSeenMs: slot.startedAtMs,
+      firstSeenMs: slot.startedAtMs,
+    }
     this.telemetry.ownWorkers.set(id, slot.worker)
     this.processStatus(slot, id, 'starting', null)
   }
@@ -217,20 +308,43 @@ export class WorkerProcessRuntime implements LabRuntime {
   /** What the supervisor knows of its own process before its first telemetry, or after its exit. */
   private processStatus(slot: KafkaSlot, workerId: string, state: string, error: string | null): void {
     const status = { state, memberId: null, tasks: [], producers: [], error }
-    this.emit({ type: 'worker-status', workerId, slotId: slot.slotId, origin: 'own', pid: slot.child?.pid ?? null, host: null, status, atMs: this.time.now() })
+    this.emit({
+      type: 'worker-status',
+      workerId,
+      slotId: slot.slotId,
+      origin: 'own',
+      pid: slot.child?.pid ?? null,
+      host: null,
+      status,
+      atMs: this.time.now(),
+    })
   }
 
-  private onExit(slot: KafkaSlot, child: KafkaSlot['child'], id: string, process$: KafkaSlot['process'], code: number | null, signal: NodeJS.Signals | null): void {
+  private onExit(
+    slot: KafkaSlot,
+    child: KafkaSlot['child'],
+    id: string,
+    process$: KafkaSlot['process'],
+    code: number | null,
+    signal: NodeJS.Signals | null,
+  ): void {
     const failed = process$.state !== 'killed' && signal === null && code !== 0
     if (process$.state !== 'killed') process$.state = signal === 'SIGKILL' ? 'killed' : 'exited'
-    if (failed && !this.stopped && !this.options.workerLogs) this.log.warn({ workerId: id, code, stderr: slot.stderr }, `worker ${id} exited with code ${code}`)
+    if (failed && !this.stopped && !this.options.workerLogs)
+      this.log.warn({ workerId: id, code, stderr: slot.stderr }, `worker ${id} exited with code ${code}`)
     if (slot.worker?.id === id && process$.state === 'killed') slot.worker.state = 'dead'
-    if (process$.state === 'exited' && slot.stderr.length > 0) this.processStatus(slot, id, 'stopped', slot.stderr.at(-1)!.slice(0, 200))
+    if (process$.state === 'exited' && slot.stderr.length > 0)
+      this.processStatus(slot, id, 'stopped', slot.stderr.at(-1)!.slice(0, 200))
     if (failed) this.failedExits++
-    if ((process$.state === 'killed' || (failed && this.options.restartFailed)) && this.options.restartAfterMs !== null && !this.stopped) {
+    if (
+      (process$.state === 'killed' || (failed && this.options.restartFailed)) &&
+      this.options.restartAfterMs !== null &&
+      !this.stopped
+    ) {
       setTimeout(() => {
         // Not while the workers restart with new settings, nor for a slot removed meanwhile.
-        if (!this.stopped && !this.reconfiguring && slot.child === child && this.slots.includes(slot)) this.startInSlot(slot)
+        if (!this.stopped && !this.reconfiguring && slot.child === child && this.slots.includes(slot))
+          this.startInSlot(slot)
       }, this.options.restartAfterMs)
     }
   }
@@ -249,7 +363,10 @@ export class WorkerProcessRuntime implements LabRuntime {
   kill(workerId: string, step: Step | null = null): boolean {
     const sent = killWorker(this.faultTarget, workerId, step)
     if (sent === false) return false
-    if (sent !== true) sent.catch((e: unknown) => this.log.warn({ err: e, workerId }, `kill command for ${workerId} not sent: ${(e as Error).message}`))
+    if (sent !== true)
+      sent.catch((e: unknown) =>
+        this.log.warn({ err: e, workerId }, `kill command for ${workerId} not sent: ${(e as Error).message}`),
+      )
     return true
   }
 
@@ -270,9 +387,16 @@ export class WorkerProcessRuntime implements LabRuntime {
   }
 
   /** Worker processes take no deserialization handler: poison records go to the dead-letter topic. */
-  async reconfigure(config: StreamsConfig, deserializationPolicy: DeserializationPolicy = this.deserializationPolicy): Promise<void> {
+  async reconfigure(
+    config: StreamsConfig,
+    deserializationPolicy: DeserializationPolicy = this.deserializationPolicy,
+  ): Promise<void> {
     if (deserializationPolicy !== this.deserializationPolicy) {
-      throw new ConfigException('default.deserialization.exception.handler', deserializationPolicy, "the Kafka backend's workers use log-and-continue (poison records go to the dead-letter topic); the fail policy is shown on the embedded backend")
+      throw new ConfigException(
+        'default.deserialization.exception.handler',
+        deserializationPolicy,
+        "the Kafka backend's workers use log-and-continue (poison records go to the dead-letter topic); the fail policy is shown on the embedded backend",
+      )
     }
     const next = validateStreamsConfig({ ...config, 'application.id': this.groupId })
     requireGuarantee(this.connection.capabilities, next['processing.guarantee'])
@@ -307,7 +431,9 @@ export class WorkerProcessRuntime implements LabRuntime {
   /** Appends input records whose values do not parse (the workers' deserialization handler decides). */
   async injectPoison(count: number): Promise<void> {
     this.poisonProducer ??= this.connection.producer({ clientId: `${this.groupId}-poison-injector`, idempotent: false })
-    await this.poisonProducer.send(poisonRecords(this.random, count, this.options.keys, this.topics.input, this.options.partitions))
+    await this.poisonProducer.send(
+      poisonRecords(this.random, count, this.options.keys, this.topics.input, this.options.partitions),
+    )
   }
 
   /** The next n produce acks to the output topic are lost by the ack-drop proxy (capabilities refuse it without one). */
@@ -315,12 +441,29 @@ export class WorkerProcessRuntime implements LabRuntime {
     this.ackProxy?.dropNextAcks(n)
   }
 
-  private recordKill(worker: KafkaWorkerView, t0: number, step: Step | null, status?: TaskStatus[], memberId?: string | null): void {
+  private recordKill(
+    worker: KafkaWorkerView,
+    t0: number,
+    step: Step | null,
+    status?: TaskStatus[],
+    memberId?: string | null,
+  ): void {
     const tasks = status ?? [...worker.tasks.values()]
     const member = memberId ?? worker.memberId
     if (member) this.group.memberDied(member)
-    const partitions = tasks.map((t) => ({ partition: t.partition, positionAtKill: t.consumedOffset, committedAtKill: t.committedOffset }))
-    trackKill(this.tracker, this.config, { workerId: worker.id, slotId: worker.slotId, memberId: member, t0, partitions, hadOpenTxn: tasks.some((t) => t.inTransaction) })
+    const partitions = tasks.map((t) => ({
+      partition: t.partition,
+      positionAtKill: t.consumedOffset,
+      committedAtKill: t.committedOffset,
+    }))
+    trackKill(this.tracker, this.config, {
+      workerId: worker.id,
+      slotId: worker.slotId,
+      memberId: member,
+      t0,
+      partitions,
+      hadOpenTxn: tasks.some((t) => t.inTransaction),
+    })
     this.kills++
     this.emit({ type: 'worker-killed', workerId: worker.id, step, atMs: t0 })
   }
@@ -377,7 +520,8 @@ export class WorkerProcessRuntime implements LabRuntime {
   async close(): Promise<void> {
     this.stopped = this.closed = true
     this.generator.stop()
-    for (const s of this.slots) if (s.child && s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL')
+    for (const s of this.slots)
+      if (s.child && s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL')
     await Promise.allSettled(this.slots.map((s) => s.exited))
     await Promise.allSettled(this.loops)
     await this.ackProxy?.close()

@@ -28,20 +28,37 @@ export interface KafkaSlot {
   stderr: string[]
 }
 
-export function workerArgs(brokers: readonly string[], c: StreamsConfig, partitions: number, slotId: string, workerId: string): string[] {
+export function workerArgs(
+  brokers: readonly string[],
+  c: StreamsConfig,
+  partitions: number,
+  slotId: string,
+  workerId: string,
+): string[] {
   return [
     'worker',
-    '--brokers', brokers.join(','),
-    '--application-id', c['application.id'],
-    '--slot-id', slotId,
-    '--worker-id', workerId,
-    '--guarantee', c['processing.guarantee'],
-    '--commit-interval-ms', String(c['commit.interval.ms']),
-    '--session-timeout-ms', String(c['session.timeout.ms']),
-    '--transaction-timeout-ms', String(c['transaction.timeout.ms']),
-    '--idempotence', c['enable.idempotence'] ? 'on' : 'off',
-    '--partitions', String(partitions),
-    '--max-poll-records', String(c['max.poll.records']),
+    '--brokers',
+    brokers.join(','),
+    '--application-id',
+    c['application.id'],
+    '--slot-id',
+    slotId,
+    '--worker-id',
+    workerId,
+    '--guarantee',
+    c['processing.guarantee'],
+    '--commit-interval-ms',
+    String(c['commit.interval.ms']),
+    '--session-timeout-ms',
+    String(c['session.timeout.ms']),
+    '--transaction-timeout-ms',
+    String(c['transaction.timeout.ms']),
+    '--idempotence',
+    c['enable.idempotence'] ? 'on' : 'off',
+    '--partitions',
+    String(partitions),
+    '--max-poll-records',
+    String(c['max.poll.records']),
   ]
 }
 
@@ -49,7 +66,13 @@ export function workerArgs(brokers: readonly string[], c: StreamsConfig, partiti
 export type WorkerLogs = 'forward' | 'keep'
 
 /** Starts the process of a slot's new incarnation; `onExit` runs once it has exited. */
-export function spawnWorker(slot: KafkaSlot, args: string[], logs: WorkerLogs, log: Logger, onExit: (code: number | null, signal: NodeJS.Signals | null) => void): ChildProcess {
+export function spawnWorker(
+  slot: KafkaSlot,
+  args: string[],
+  logs: WorkerLogs,
+  log: Logger,
+  onExit: (code: number | null, signal: NodeJS.Signals | null) => void,
+): ChildProcess {
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
   slot.child = child
   slot.stderr = []
@@ -90,12 +113,16 @@ export async function stopProcesses(slots: readonly KafkaSlot[]): Promise<void> 
 /** Every partition owned by a running task, and every one of these slots' workers owning at least one. */
 export function everyPartitionOwned(live: readonly KafkaSlot[], partitions: number): boolean {
   const owned = new Set<number>()
-  for (const s of live) for (const t of s.worker?.tasks.values() ?? []) if (t.state === 'running') owned.add(t.partition)
+  for (const s of live)
+    for (const t of s.worker?.tasks.values() ?? []) if (t.state === 'running') owned.add(t.partition)
   return owned.size === partitions && live.every((s) => (s.worker?.tasks.size ?? 0) > 0)
 }
 
 /** Signals an own worker's process in state `from` (SIGSTOP, SIGCONT) and moves it to `to`; false when there is none in that state. */
-export function signalSlot(slot: KafkaSlot | undefined, m: { from: KafkaProcessState; signal: NodeJS.Signals; to: KafkaProcessState }): boolean {
+export function signalSlot(
+  slot: KafkaSlot | undefined,
+  m: { from: KafkaProcessState; signal: NodeJS.Signals; to: KafkaProcessState },
+): boolean {
   if (!slot?.child || slot.process.state !== m.from) return false
   slot.child.kill(m.signal)
   slot.process.state = m.to

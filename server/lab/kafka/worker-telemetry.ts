@@ -65,7 +65,8 @@ export class WorkerTelemetry {
         }
       } catch (e) {
         // A just-created topic answers "not the leader" for a moment: only later failures are news.
-        if (!stopped() && this.t.time.now() - startedAtMs > 10_000) this.t.log.warn({ err: e }, `telemetry not read: ${(e as Error).message}`)
+        if (!stopped() && this.t.time.now() - startedAtMs > 10_000)
+          this.t.log.warn({ err: e }, `telemetry not read: ${(e as Error).message}`)
       }
       await this.t.time.sleep(TELEMETRY_POLL_MS)
     }
@@ -83,18 +84,51 @@ export class WorkerTelemetry {
     const own = this.ownWorkers.get(env.workerId)
     if (own) return own
     let v = this.remoteWorkers.get(env.workerId)
-    if (!v) this.remoteWorkers.set(env.workerId, (v = { id: env.workerId, slotId: env.slotId, tasks: new Map(), memberId: null, state: 'running', producers: [], pid: env.pid, host: env.host, lastSeenMs: env.atMs, firstSeenMs: env.atMs }))
+    if (!v)
+      this.remoteWorkers.set(
+        env.workerId,
+        (v = {
+          id: env.workerId,
+          slotId: env.slotId,
+          tasks: new Map(),
+          memberId: null,
+          state: 'running',
+          producers: [],
+          pid: env.pid,
+          host: env.host,
+          lastSeenMs: env.atMs,
+          firstSeenMs: env.atMs,
+        }),
+      )
     return v
   }
 
   private onEnvelope(env: TelemetryEnvelope | null): void {
-    if (!env || typeof env.workerId !== 'string' || !Array.isArray(env.events) || !Array.isArray(env.status?.tasks)) return
+    if (!env || typeof env.workerId !== 'string' || !Array.isArray(env.events) || !Array.isArray(env.status?.tasks))
+      return
     const view = this.viewOf(env)
     const origin = this.ownWorkers.has(env.workerId) ? 'own' : 'remote'
     // A killed process's last words must not bring its view back to life.
     if (!this.t.endedOwnWorker(env.workerId)) {
-      Object.assign(view, { tasks: new Map(env.status.tasks.map((t) => [t.partition, t])), memberId: env.status.memberId, state: env.status.state, producers: env.status.producers, pid: env.pid, host: env.host, lastSeenMs: env.atMs })
-      this.t.emit({ type: 'worker-status', workerId: env.workerId, slotId: env.slotId, origin, pid: env.pid, host: env.host, status: env.status, atMs: env.atMs })
+      Object.assign(view, {
+        tasks: new Map(env.status.tasks.map((t) => [t.partition, t])),
+        memberId: env.status.memberId,
+        state: env.status.state,
+        producers: env.status.producers,
+        pid: env.pid,
+        host: env.host,
+        lastSeenMs: env.atMs,
+      })
+      this.t.emit({
+        type: 'worker-status',
+        workerId: env.workerId,
+        slotId: env.slotId,
+        origin,
+        pid: env.pid,
+        host: env.host,
+        status: env.status,
+        atMs: env.atMs,
+      })
     }
     for (const e of env.events) this.t.onEngineEvent(e, env.status.memberId)
     if (env.killed && !this.killReported.has(env.workerId)) {

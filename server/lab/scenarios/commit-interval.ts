@@ -8,7 +8,15 @@ import type { LabRuntime } from '../lab-runtime.ts'
 import { commitWindowRate, type CommitWindowRate, type PartitionCommit } from './commit-window.ts'
 import { linkOf } from './evidence-links.ts'
 import { phaseDurations } from '../recovery-tracker.ts'
-import { groupFormed, pickWorkerWithTasks, type Scenario, type ScenarioContext, stallBoundMs, waitUntil, waitWhileProgressing } from './scenario.ts'
+import {
+  groupFormed,
+  pickWorkerWithTasks,
+  type Scenario,
+  type ScenarioContext,
+  stallBoundMs,
+  waitUntil,
+  waitWhileProgressing,
+} from './scenario.ts'
 
 /** The commit interval of the scenario's last run: the lab it ends on, whose replay windows its links show. */
 const LAST_RUN_MS = 5_000
@@ -19,8 +27,17 @@ const KILL_AFTER_MS = 8_000
 /** Each partition's throughput window, from one of its commits to one at least this much later. */
 const WINDOW_MS = 5_000
 
-interface Throughput { commitIntervalMs: number; throughputPerSec: number; windowMs: number }
-interface Recovery { commitIntervalMs: number; redone: number; recoveryMs: number; catchUpMs: number | null }
+interface Throughput {
+  commitIntervalMs: number
+  throughputPerSec: number
+  windowMs: number
+}
+interface Recovery {
+  commitIntervalMs: number
+  redone: number
+  recoveryMs: number
+  catchUpMs: number | null
+}
 /** One interval's figures: its kill run's, and the median of its throughput runs. */
 type IntervalFigures = Recovery & { throughputRuns: number[]; throughputPerSec: number }
 
@@ -29,17 +46,34 @@ async function startLab(ctx: ScenarioContext, commitIntervalMs: number, workers:
   // 12 partitions: 12 tasks, so 12 transactions per commit (exactly_once runs one transactional
   // producer per task), which is where a short commit interval costs. The load is as fast as the
   // workers take it, bounded to 50,000 records waiting.
-  const lab = await ctx.host.start({ guarantee: 'exactly_once', workers, partitions: 12, commitIntervalMs, ratePerSec: Number.POSITIVE_INFINITY, records: Number.POSITIVE_INFINITY, restartAfterMs: 500, maxBacklog: 50_000, sessionTimeoutMs: 2_000, role })
+  const lab = await ctx.host.start({
+    guarantee: 'exactly_once',
+    workers,
+    partitions: 12,
+    commitIntervalMs,
+    ratePerSec: Number.POSITIVE_INFINITY,
+    records: Number.POSITIVE_INFINITY,
+    restartAfterMs: 500,
+    maxBacklog: 50_000,
+    sessionTimeoutMs: 2_000,
+    role,
+  })
   // Each partition's commits as the workers report them (the same on both backends).
   const commits: PartitionCommit[][] = Array.from({ length: lab.partitions }, () => [])
   const seen = { reported: 0 }
   lab.onEvent((e) => {
     if (e.type !== 'offsets-committed') return
     seen.reported++
-    for (const o of e.offsets) if (o.partition < commits.length) commits[o.partition]!.push({ t: e.atMs, offset: o.offset })
+    for (const o of e.offsets)
+      if (o.partition < commits.length) commits[o.partition]!.push({ t: e.atMs, offset: o.offset })
   })
   // On Kafka the group takes seconds to form.
-  await waitUntil(ctx.time, () => groupFormed(lab), stallBoundMs(lab) * 6, 'the group to form (every partition owned, every worker owning one)')
+  await waitUntil(
+    ctx.time,
+    () => groupFormed(lab),
+    stallBoundMs(lab) * 6,
+    'the group to form (every partition owned, every worker owning one)',
+  )
   return { lab, commits, reported: () => seen.reported }
 }
 
@@ -54,7 +88,11 @@ async function measureThroughput(ctx: ScenarioContext, commitIntervalMs: number)
   const { lab, commits, reported } = await startLab(ctx, commitIntervalMs, throughputWorkers(ctx), 'measure')
   const from = ctx.time.now() + WARM_UP_MS
   let rate: CommitWindowRate | null = null
-  await waitWhileProgressing(ctx.time, () => (rate = commitWindowRate(commits, from, WINDOW_MS)) !== null, reported, { stallMs: stallBoundMs(lab) + commitIntervalMs, maxMs: 300_000, what: 'a whole throughput window on every partition' })
+  await waitWhileProgressing(ctx.time, () => (rate = commitWindowRate(commits, from, WINDOW_MS)) !== null, reported, {
+    stallMs: stallBoundMs(lab) + commitIntervalMs,
+    maxMs: 300_000,
+    what: 'a whole throughput window on every partition',
+  })
   await lab.close()
   return { commitIntervalMs, throughputPerSec: rate!.perSec, windowMs: rate!.shortestMs }
 }
@@ -82,47 +120,77 @@ async function measureRecovery(ctx: ScenarioContext, commitIntervalMs: number): 
 }
 
 /** The same kill in both runs: the worker dies at step 5, just before it would commit, so the work lost is one commit interval's worth. */
-async function killAndRecover(ctx: ScenarioContext, lab: LabRuntime, commitIntervalMs: number, commits: readonly PartitionCommit[][], reported: () => number): Promise<Recovery> {
+async function killAndRecover(
+  ctx: ScenarioContext,
+  lab: LabRuntime,
+  commitIntervalMs: number,
+  commits: readonly PartitionCommit[][],
+  reported: () => number,
+): Promise<Recovery> {
   await lab.killConfirmed(pickWorkerWithTasks(lab), 5)
   const k = () => lab.tracker.recoveries[0]
   // Recovery ends when the group's committed offset of every partition the kill hit passes where the
   // dead worker stood. Seen from the commits themselves as well as through the tracker's phases, so
   // an event of those phases arriving out of order under load cannot leave the wait open.
-  const caughtUpAt = (p: { partition: number; positionAtKill: number }) => commits[p.partition]?.find((c) => c.t >= k()!.t0 && c.offset >= p.positionAtKill)?.t
+  const caughtUpAt = (p: { partition: number; positionAtKill: number }) =>
+    commits[p.partition]?.find((c) => c.t >= k()!.t0 && c.offset >= p.positionAtKill)?.t
   const recovered = () => {
     const r = k()
-    return r !== undefined && (r.t1 != null || (r.partitions.length > 0 && r.partitions.every((p) => caughtUpAt(p) !== undefined)))
+    return (
+      r !== undefined &&
+      (r.t1 != null || (r.partitions.length > 0 && r.partitions.every((p) => caughtUpAt(p) !== undefined)))
+    )
   }
   // Recovery takes seconds (on Kafka a session timeout first); on a busy machine longer: the wait
   // fails only once the group stops committing for longer than a recovery could explain.
-  await waitWhileProgressing(ctx.time, recovered, reported, { stallMs: stallBoundMs(lab) + commitIntervalMs, maxMs: 300_000, what: 'recovery' })
+  await waitWhileProgressing(ctx.time, recovered, reported, {
+    stallMs: stallBoundMs(lab) + commitIntervalMs,
+    maxMs: 300_000,
+    what: 'recovery',
+  })
   const r = k()!
   if (r.t1 == null) r.t1 = Math.max(...r.partitions.map((p) => caughtUpAt(p)!))
   const redone = r.partitions.reduce((n, p) => n + (p.positionAtKill - (p.committedAtKill ?? 0)), 0)
   // A clean stop (commit, leave the group): on the dashboard the last lab runs on after the scenario, at once.
   await lab.stop()
   // The redone records: each killed task's input from its last commit to its position at the kill.
-  for (const p of r.partitions) if (p.positionAtKill > (p.committedAtKill ?? 0)) {
-    const window = { partition: p.partition, from: p.committedAtKill ?? 0, to: p.positionAtKill }
-    if (commitIntervalMs === LAST_RUN_MS) ctx.link(linkOf(`redone at commit.interval.ms=${commitIntervalMs}: input-${p.partition} [${window.from}, ${window.to})`, 'input', window, r.t0))
-  }
+  for (const p of r.partitions)
+    if (p.positionAtKill > (p.committedAtKill ?? 0)) {
+      const window = { partition: p.partition, from: p.committedAtKill ?? 0, to: p.positionAtKill }
+      if (commitIntervalMs === LAST_RUN_MS)
+        ctx.link(
+          linkOf(
+            `redone at commit.interval.ms=${commitIntervalMs}: input-${p.partition} [${window.from}, ${window.to})`,
+            'input',
+            window,
+            r.t0,
+          ),
+        )
+    }
   // Catch-up, the phase the commit interval drives: from the restored state until the committed
   // offsets pass where the dead worker stood (the redone records, then the next commit). Detection
   // (a session timeout, 10 s on Kafka, give or take a heartbeat) does not depend on it.
   const catchUp = phaseDurations(r).catchUp
-  return { commitIntervalMs, redone, recoveryMs: Math.round(r.t1! - r.t0), catchUpMs: catchUp === null ? null : Math.round(catchUp) }
+  return {
+    commitIntervalMs,
+    redone,
+    recoveryMs: Math.round(r.t1! - r.t0),
+    catchUpMs: catchUp === null ? null : Math.round(catchUp),
+  }
 }
 
 export const commitIntervalScenario: Scenario = {
   name: 'commit-interval',
   title: 'commit.interval.ms: throughput against recovery',
-  summary: 'A longer commit interval puts more records in each transaction, so throughput rises; but a crash then throws away more uncommitted work, so more records are redone and recovery takes longer: its catch-up, from the restored state until the offsets are committed past where the dead worker stood.',
+  summary:
+    'A longer commit interval puts more records in each transaction, so throughput rises; but a crash then throws away more uncommitted work, so more records are redone and recovery takes longer: its catch-up, from the restored state until the offsets are committed past where the dead worker stood.',
   async run(ctx) {
     // Throughput several times per interval, interleaved, the median kept (MEASURES.md): a shared
     // machine's load moves between runs, and interleaving spreads it over both intervals.
     const throughputs: Throughput[] = []
     const runs = throughputRunsOf(ctx.host.backend)
-    for (let i = 0; i < runs; i++) for (const ms of [100, LAST_RUN_MS]) throughputs.push(await measureThroughput(ctx, ms))
+    for (let i = 0; i < runs; i++)
+      for (const ms of [100, LAST_RUN_MS]) throughputs.push(await measureThroughput(ctx, ms))
     // Then the same kill at each interval, the last run at 5000 (the lab the scenario ends on).
     const recoveries = [await measureRecovery(ctx, 100), await measureRecovery(ctx, LAST_RUN_MS)]
     const [a, b] = recoveries.map((r): IntervalFigures => {
@@ -130,12 +198,27 @@ export const commitIntervalScenario: Scenario = {
       return { ...r, throughputRuns: runs, throughputPerSec: median([...runs].sort((x, y) => x - y)) }
     }) as [IntervalFigures, IntervalFigures]
     const workers = throughputWorkers(ctx) === 1 ? 'one worker' : `${throughputWorkers(ctx)} workers`
-    const f = (run: IntervalFigures, name: 'throughputPerSec' | 'redone' | 'recoveryMs' | 'catchUpMs') => ctx.figure(`${run.commitIntervalMs}.${name}`, run[name])
-    for (const run of [a, b]) ctx.say(`commit.interval.ms=${run.commitIntervalMs}: ${workers} processed ${f(run, 'throughputPerSec')} records/s (median of ${run.throughputRuns.join(', ')}); with three, the kill redid ${f(run, 'redone')} records; recovered in ${f(run, 'recoveryMs')} ms, ${f(run, 'catchUpMs')} ms of it catching up`)
-    Object.assign(ctx.evidence, { runs: [a, b], throughputRuns: { 100: a.throughputRuns, [LAST_RUN_MS]: b.throughputRuns }, throughputWindowMs: WINDOW_MS, throughputWindows: throughputs })
+    const f = (run: IntervalFigures, name: 'throughputPerSec' | 'redone' | 'recoveryMs' | 'catchUpMs') =>
+      ctx.figure(`${run.commitIntervalMs}.${name}`, run[name])
+    for (const run of [a, b])
+      ctx.say(
+        `commit.interval.ms=${run.commitIntervalMs}: ${workers} processed ${f(run, 'throughputPerSec')} records/s (median of ${run.throughputRuns.join(', ')}); with three, the kill redid ${f(run, 'redone')} records; recovered in ${f(run, 'recoveryMs')} ms, ${f(run, 'catchUpMs')} ms of it catching up`,
+      )
+    Object.assign(ctx.evidence, {
+      runs: [a, b],
+      throughputRuns: { 100: a.throughputRuns, [LAST_RUN_MS]: b.throughputRuns },
+      throughputWindowMs: WINDOW_MS,
+      throughputWindows: throughputs,
+    })
     ctx.expect('more records redone at 5000', b.redone > a.redone)
-    ctx.expect('a longer catch-up at 5000 (the redone records, then the next commit)', a.catchUpMs !== null && b.catchUpMs !== null && b.catchUpMs > a.catchUpMs)
-    ctx.expect(`higher throughput at 5000 (median of ${runs === 3 ? 'three' : 'five'} runs each)`, b.throughputPerSec > a.throughputPerSec)
+    ctx.expect(
+      'a longer catch-up at 5000 (the redone records, then the next commit)',
+      a.catchUpMs !== null && b.catchUpMs !== null && b.catchUpMs > a.catchUpMs,
+    )
+    ctx.expect(
+      `higher throughput at 5000 (median of ${runs === 3 ? 'three' : 'five'} runs each)`,
+      b.throughputPerSec > a.throughputPerSec,
+    )
     return `At 5000 ms the kill redid ${b.redone} records against ${a.redone} and recovery took ${b.recoveryMs} ms against ${a.recoveryMs} ms (catching up ${b.catchUpMs} ms against ${a.catchUpMs} ms), for ${b.throughputPerSec} against ${a.throughputPerSec} records/s.`
   },
 }

@@ -13,7 +13,7 @@ function steady(perSec: number, everyMs: number, phaseMs: number, untilMs: numbe
 }
 
 describe('commitWindowRate', () => {
-  it('gives the same rate at 100 ms and at 5000 ms for the same work, whatever the commits\' phase', () => {
+  it("gives the same rate at 100 ms and at 5000 ms for the same work, whatever the commits' phase", () => {
     const at100 = [steady(1000, 100, 30, 20_000), steady(2000, 100, 70, 20_000)]
     const at5000 = [steady(1000, 5000, 1200, 20_000), steady(2000, 5000, 4100, 20_000)]
     expect(commitWindowRate(at100, 2000, 5000)).toEqual({ perSec: 3000, partitions: 2, shortestMs: 5000 })
@@ -29,7 +29,12 @@ describe('commitWindowRate', () => {
 
   it('counts only what was committed inside each window: work before the first commit is left out', () => {
     // 10,000 records committed at t=2000 (done before the window), then 100/s.
-    const commits = [[{ t: 2000, offset: 10_000 }, { t: 7000, offset: 10_500 }]]
+    const commits = [
+      [
+        { t: 2000, offset: 10_000 },
+        { t: 7000, offset: 10_500 },
+      ],
+    ]
     expect(commitWindowRate(commits, 1000, 5000)!.perSec).toBe(100)
   })
 

@@ -24,7 +24,11 @@ export interface CommitWindowRate {
  * `spanMs` after that one. Null until every partition that has committed at or after `from` has a
  * complete window (the wait goes on), or when none has.
  */
-export function commitWindowRate(commits: readonly (readonly PartitionCommit[])[], from: number, spanMs: number): CommitWindowRate | null {
+export function commitWindowRate(
+  commits: readonly (readonly PartitionCommit[])[],
+  from: number,
+  spanMs: number,
+): CommitWindowRate | null {
   let perSec = 0
   let partitions = 0
   let shortestMs = Number.POSITIVE_INFINITY

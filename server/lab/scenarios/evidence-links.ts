@@ -20,7 +20,11 @@ export interface OffsetRun {
  * marker that follows (ABORT markers included, so the link shows the abort too), cut at the first
  * committed or still open record.
  */
-export async function abortedRuns(rt: LabRuntime, topic: string, partitions: readonly number[] = allPartitions(rt)): Promise<OffsetRun[]> {
+export async function abortedRuns(
+  rt: LabRuntime,
+  topic: string,
+  partitions: readonly number[] = allPartitions(rt),
+): Promise<OffsetRun[]> {
   const inspector = rt.connection.inspector()
   const runs: OffsetRun[] = []
   for (const partition of partitions) {
@@ -70,7 +74,12 @@ export function spans(points: readonly { partition: number; offset: number }[]):
 }
 
 /** A link over a run. */
-export function linkOf(label: string, topic: EvidenceLink['topic'], run: { partition: number; from: number; to: number }, atMs: number): EvidenceLink {
+export function linkOf(
+  label: string,
+  topic: EvidenceLink['topic'],
+  run: { partition: number; from: number; to: number },
+  atMs: number,
+): EvidenceLink {
   return { label, topic, partition: run.partition, fromOffset: run.from, toOffset: run.to, atMs }
 }
 

@@ -13,7 +13,12 @@ function lab(partitions: number, workers: Reported[]): LabRuntime {
   const slots = workers.map((w, i) => ({
     slotId: `worker-${i + 1}`,
     process: { state: w.state ?? 'running' },
-    worker: { id: `worker-${i + 1}`, memberId: `m${i + 1}`, state: 'running', tasks: new Map(w.tasks.map((p) => [p, { partition: p, state: 'RUNNING', consumedOffset: 0 }])) },
+    worker: {
+      id: `worker-${i + 1}`,
+      memberId: `m${i + 1}`,
+      state: 'running',
+      tasks: new Map(w.tasks.map((p) => [p, { partition: p, state: 'RUNNING', consumedOffset: 0 }])),
+    },
     startedAtMs: 0,
   }))
   const random = { pick: <T>(xs: readonly T[]) => xs[0]! }
@@ -40,7 +45,9 @@ describe('groupFormed', () => {
   })
 
   it("counts only running workers: a paused one's tasks are the group's to move", () => {
-    expect(groupFormed(lab(6, [{ tasks: [0, 1], state: 'paused' }, { tasks: [0, 1, 2, 3] }, { tasks: [4, 5] }]))).toBe(true)
+    expect(groupFormed(lab(6, [{ tasks: [0, 1], state: 'paused' }, { tasks: [0, 1, 2, 3] }, { tasks: [4, 5] }]))).toBe(
+      true,
+    )
   })
 
   it('with more workers than partitions, holds once every partition is owned', () => {
@@ -54,6 +61,8 @@ describe('pickWorkerWithTasks', () => {
   })
 
   it('fails when no running worker owns a task', () => {
-    expect(() => pickWorkerWithTasks(lab(6, [{ tasks: [0], state: 'paused' }, { tasks: [] }]))).toThrow(/no live worker owns a task yet/)
+    expect(() => pickWorkerWithTasks(lab(6, [{ tasks: [0], state: 'paused' }, { tasks: [] }]))).toThrow(
+      /no live worker owns a task yet/,
+    )
   })
 })

@@ -11,7 +11,9 @@ describe('pollUntil', () => {
     const asked: number[] = []
     let n = 0
     const read = async () => (asked.push(time.now()), ++n)
-    const v = await time.runUntilSettled(pollUntil(time, read, (x) => x >= 3, { everyMs: 100, boundMs: 10_000, what: 'three' }))
+    const v = await time.runUntilSettled(
+      pollUntil(time, read, (x) => x >= 3, { everyMs: 100, boundMs: 10_000, what: 'three' }),
+    )
     expect(v).toBe(3)
     expect(asked.map((t) => t - asked[0]!)).toEqual([0, 100, 200])
   })
@@ -23,12 +25,21 @@ describe('pollUntil', () => {
       if (++n < 3) throw new Error('not the leader')
       return n
     }
-    expect(await time.runUntilSettled(pollUntil(time, read, () => true, { everyMs: 10, boundMs: 1_000, what: 'an answer' }))).toBe(3)
+    expect(
+      await time.runUntilSettled(pollUntil(time, read, () => true, { everyMs: 10, boundMs: 1_000, what: 'an answer' })),
+    ).toBe(3)
   })
 
   it('fails past its bound, naming what it waited for', async () => {
     const time = new MockTime()
-    const waited = pollUntil(time, async () => 0, (x) => x > 0, { everyMs: 50, boundMs: 500, what: 'the last stable offset to move' })
-    await expect(time.runUntilSettled(waited)).rejects.toThrow(/gave up waiting for the last stable offset to move after \d+ ms/)
+    const waited = pollUntil(
+      time,
+      async () => 0,
+      (x) => x > 0,
+      { everyMs: 50, boundMs: 500, what: 'the last stable offset to move' },
+    )
+    await expect(time.runUntilSettled(waited)).rejects.toThrow(
+      /gave up waiting for the last stable offset to move after \d+ ms/,
+    )
   })
 })

@@ -129,7 +129,8 @@ export class HeadlessHost implements ScenarioHost {
     const options = runtimeOptions(setup, this.seed)
     // A record's cost in the model holds its worker's thread: a poll of 1,000 records would hold it
     // for a second, past a short commit interval. The model polls what the model sweep polls.
-    if (this.costs?.recordMs) options.config['max.poll.records'] = Math.min(options.config['max.poll.records'], MODEL_MAX_POLL_RECORDS)
+    if (this.costs?.recordMs)
+      options.config['max.poll.records'] = Math.min(options.config['max.poll.records'], MODEL_MAX_POLL_RECORDS)
     const r = new InProcessRuntime(this.time, options)
     if (this.costs !== null && r.options.latency !== 'off') r.cluster.latency = { ...this.costs }
     this.runtimes.push(r)
@@ -153,7 +154,12 @@ export async function waitUntil(time: Time, predicate: () => boolean, maxMs: num
  * Waits until `predicate` holds while `progress` keeps moving: fails when it has not changed for
  * `stallMs` (stuck), or past `maxMs` (a bound far beyond a slow machine's pace).
  */
-export async function waitWhileProgressing(time: Time, predicate: () => boolean, progress: () => number, o: { stallMs: number; maxMs: number; what: string }): Promise<void> {
+export async function waitWhileProgressing(
+  time: Time,
+  predicate: () => boolean,
+  progress: () => number,
+  o: { stallMs: number; maxMs: number; what: string },
+): Promise<void> {
   const start = time.now()
   let last = progress()
   let movedAt = start
@@ -161,7 +167,8 @@ export async function waitWhileProgressing(time: Time, predicate: () => boolean,
     const now = time.now()
     const seen = progress()
     if (seen !== last) [last, movedAt] = [seen, now]
-    if (now - movedAt > o.stallMs) throw new Error(`scenario gave up waiting for ${o.what}: no progress for ${o.stallMs} ms`)
+    if (now - movedAt > o.stallMs)
+      throw new Error(`scenario gave up waiting for ${o.what}: no progress for ${o.stallMs} ms`)
     if (now - start > o.maxMs) throw new Error(`scenario gave up waiting for ${o.what} after ${o.maxMs} ms`)
     await time.sleep(10)
   }
@@ -171,12 +178,21 @@ export async function waitWhileProgressing(time: Time, predicate: () => boolean,
  * Reads the log every `everyMs` until what it read satisfies `done`, and answers that reading. A
  * read that fails counts as not yet (a cluster may not answer for a moment); past `boundMs` it fails.
  */
-export async function pollUntil<T>(time: Time, read: () => Promise<T>, done: (v: T) => boolean, o: { everyMs: number; boundMs: number; what: string }): Promise<T> {
+export async function pollUntil<T>(
+  time: Time,
+  read: () => Promise<T>,
+  done: (v: T) => boolean,
+  o: { everyMs: number; boundMs: number; what: string },
+): Promise<T> {
   const start = time.now()
   for (;;) {
-    const v = await read().then((x) => ({ x }), () => null)
+    const v = await read().then(
+      (x) => ({ x }),
+      () => null,
+    )
     if (v !== null && done(v.x)) return v.x
-    if (time.now() - start > o.boundMs) throw new Error(`scenario gave up waiting for ${o.what} after ${Math.round(time.now() - start)} ms`)
+    if (time.now() - start > o.boundMs)
+      throw new Error(`scenario gave up waiting for ${o.what} after ${Math.round(time.now() - start)} ms`)
     await time.sleep(o.everyMs)
   }
 }
@@ -186,8 +202,16 @@ export async function pollUntil<T>(time: Time, read: () => Promise<T>, done: (v:
  * The wait lasts while the group's committed offsets move (a recovery on Kafka waits a session
  * timeout); it fails once they stood still for `stallMs`, or past `maxMs`.
  */
-export async function finishAndValidate(runtime: LabRuntime, o: { stallMs?: number; maxMs?: number } = {}): Promise<ValidationReport> {
-  await waitWhileProgressing(runtime.time, () => runtime.caughtUp(), () => runtime.committedTotal(), { stallMs: o.stallMs ?? 60_000, maxMs: o.maxMs ?? 600_000, what: 'all input to be processed and committed' })
+export async function finishAndValidate(
+  runtime: LabRuntime,
+  o: { stallMs?: number; maxMs?: number } = {},
+): Promise<ValidationReport> {
+  await waitWhileProgressing(
+    runtime.time,
+    () => runtime.caughtUp(),
+    () => runtime.committedTotal(),
+    { stallMs: o.stallMs ?? 60_000, maxMs: o.maxMs ?? 600_000, what: 'all input to be processed and committed' },
+  )
   await runtime.stop()
   await runtime.settle()
   return validateRun(runtime.connection.inspector(), validationTarget(runtime))
@@ -223,9 +247,13 @@ export function groupFormed(runtime: LabRuntime): boolean {
   const running = runtime.liveSlots().filter((s) => s.process.state === 'running')
   const owned = new Set<number>()
   let claims = 0
-  for (const s of running) for (const p of s.worker?.tasks.keys() ?? []) (owned.add(p), claims++)
+  for (const s of running) for (const p of s.worker?.tasks.keys() ?? []) owned.add(p), claims++
   const owning = running.filter((s) => (s.worker?.tasks.size ?? 0) > 0).length
-  return owned.size === runtime.partitions && claims === owned.size && owning === Math.min(running.length, runtime.partitions)
+  return (
+    owned.size === runtime.partitions &&
+    claims === owned.size &&
+    owning === Math.min(running.length, runtime.partitions)
+  )
 }
 
 /** Waits until some running worker owns a task, whether or not the group has formed. */
@@ -239,7 +267,12 @@ export async function aWorkerProcessing(runtime: LabRuntime, boundMs = 180_000):
  * worker that owns a task: a fault placed before would land in the group's first rebalances.
  */
 export async function aWorkerWithTasks(runtime: LabRuntime, boundMs = 180_000): Promise<string> {
-  await waitUntil(runtime.time, () => groupFormed(runtime), boundMs, 'the group to form (every partition owned, every worker owning one)')
+  await waitUntil(
+    runtime.time,
+    () => groupFormed(runtime),
+    boundMs,
+    'the group to form (every partition owned, every worker owning one)',
+  )
   return pickWorkerWithTasks(runtime)
 }
 
@@ -276,13 +309,24 @@ export async function outputProvenance(runtime: LabRuntime): Promise<Map<string,
       if (e) {
         e.copies++
         e.outputs.push({ partition: p, offset: r.offset })
-      } else out.set(k, { key: v.key, copies: 1, partition: v.source.partition, offset: v.source.offset, outputs: [{ partition: p, offset: r.offset }] })
+      } else
+        out.set(k, {
+          key: v.key,
+          copies: 1,
+          partition: v.source.partition,
+          offset: v.source.offset,
+          outputs: [{ partition: p, offset: r.offset }],
+        })
     }
   }
   return out
 }
 
-export async function runScenario(scenario: Scenario, host: ScenarioHost, onSay?: (line: { atMs: number; text: string }) => void): Promise<ScenarioResult> {
+export async function runScenario(
+  scenario: Scenario,
+  host: ScenarioHost,
+  onSay?: (line: { atMs: number; text: string }) => void,
+): Promise<ScenarioResult> {
   const narrative: { atMs: number; text: string }[] = []
   const expectations: Expectation[] = []
   const figures: Record<string, number> = {}

@@ -8,13 +8,17 @@ import { describe, expect, it } from 'vitest'
 import { runScenarioInVirtualTime, SCENARIOS } from './index.ts'
 
 describe('guided scenarios', () => {
-  it.each(SCENARIOS.map((s) => [s.name, s] as const))('%s shows what it claims', async (_name, scenario) => {
-    const result = await runScenarioInVirtualTime(scenario, 1)
-    expect(result.expectations.length).toBeGreaterThan(0)
-    for (const e of result.expectations) expect.soft(e.holds, e.claim).toBe(true)
-    expect(result.passed).toBe(true)
-    expect(result.conclusion.length).toBeGreaterThan(20)
-  }, 120_000)
+  it.each(SCENARIOS.map((s) => [s.name, s] as const))(
+    '%s shows what it claims',
+    async (_name, scenario) => {
+      const result = await runScenarioInVirtualTime(scenario, 1)
+      expect(result.expectations.length).toBeGreaterThan(0)
+      for (const e of result.expectations) expect.soft(e.holds, e.claim).toBe(true)
+      expect(result.passed).toBe(true)
+      expect(result.conclusion.length).toBeGreaterThan(20)
+    },
+    120_000,
+  )
 
   it('crash-before-commit reports duplicates and crash-before-commit-eos reports none, with an aborted transaction', async () => {
     const alos = await runScenarioInVirtualTime(SCENARIOS.find((s) => s.name === 'crash-before-commit')!, 7)

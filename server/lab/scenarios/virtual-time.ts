@@ -14,7 +14,11 @@ const MAX_VIRTUAL_MS = 3_600_000
  * Runs one scenario headless on a fresh virtual clock, and closes its labs. `inspect`: reads the
  * labs it ran (the last one holds the records its links point at) before they are closed.
  */
-export async function runScenarioInVirtualTime(scenario: Scenario, seed: number, inspect?: (result: ScenarioResult, host: HeadlessHost) => Promise<void>): Promise<ScenarioResult> {
+export async function runScenarioInVirtualTime(
+  scenario: Scenario,
+  seed: number,
+  inspect?: (result: ScenarioResult, host: HeadlessHost) => Promise<void>,
+): Promise<ScenarioResult> {
   const time = new MockTime()
   const host = new HeadlessHost(time, seed, MODEL_COSTS)
   try {

@@ -4,7 +4,17 @@ import { MockTime, SeededRandom } from '../../log/time.ts'
 import { type BrokerKill, brokerKillFault, brokerKillVictim } from './broker-kill.ts'
 import type { FaultContext } from './faults.ts'
 
-const b = (id: number, o: Partial<BrokerView> = {}): BrokerView => ({ id, address: `127.0.0.1:${26191 + id}`, up: true, pid: 100 + id, controllerLeader: id === 1, leaderOf: [], groupCoordinator: false, transactionCoordinatorOf: [], ...o })
+const b = (id: number, o: Partial<BrokerView> = {}): BrokerView => ({
+  id,
+  address: `127.0.0.1:${26191 + id}`,
+  up: true,
+  pid: 100 + id,
+  controllerLeader: id === 1,
+  leaderOf: [],
+  groupCoordinator: false,
+  transactionCoordinatorOf: [],
+  ...o,
+})
 const first = <T>(xs: readonly T[]): T => xs[0]!
 const last = <T>(xs: readonly T[]): T => xs[xs.length - 1]!
 
@@ -25,12 +35,23 @@ describe('brokerKillVictim', () => {
     expect(brokerKillVictim(CLUSTER, 'input-leader', 'app-input', last)?.id).toBe(3)
   })
 
-  it('kills nothing while a broker is down or not one of eoscope\'s own, or when no broker has the role', () => {
-    expect(brokerKillVictim([CLUSTER[0]!, { ...CLUSTER[1]!, up: false }, CLUSTER[2]!], 'input-leader', 'app-input', first)).toBeNull()
-    expect(brokerKillVictim([CLUSTER[0]!, CLUSTER[1]!, { ...CLUSTER[2]!, pid: null }], 'input-leader', 'app-input', first)).toBeNull()
+  it("kills nothing while a broker is down or not one of eoscope's own, or when no broker has the role", () => {
+    expect(
+      brokerKillVictim([CLUSTER[0]!, { ...CLUSTER[1]!, up: false }, CLUSTER[2]!], 'input-leader', 'app-input', first),
+    ).toBeNull()
+    expect(
+      brokerKillVictim([CLUSTER[0]!, CLUSTER[1]!, { ...CLUSTER[2]!, pid: null }], 'input-leader', 'app-input', first),
+    ).toBeNull()
     expect(brokerKillVictim(CLUSTER.slice(0, 2), 'input-leader', 'app-input', first)).toBeNull()
     expect(brokerKillVictim([CLUSTER[1]!, CLUSTER[3]!, b(5)], 'input-leader', 'app-input', first)).toBeNull()
-    expect(brokerKillVictim(CLUSTER.map((x) => ({ ...x, transactionCoordinatorOf: [] })), 'transaction-coordinator', 'app-input', first)).toBeNull()
+    expect(
+      brokerKillVictim(
+        CLUSTER.map((x) => ({ ...x, transactionCoordinatorOf: [] })),
+        'transaction-coordinator',
+        'app-input',
+        first,
+      ),
+    ).toBeNull()
   })
 })
 
@@ -41,7 +62,15 @@ describe('brokerKillFault', () => {
     const restarts: number[] = []
     let failNextRestart = true
     const control = {
-      describe: async () => [1, 2, 3].map((id) => b(id, { up: up.get(id)!, pid: up.get(id) ? 100 + id : null, leaderOf: [`app-input-${id}`], transactionCoordinatorOf: id === 2 ? ['app-w'] : [] })),
+      describe: async () =>
+        [1, 2, 3].map((id) =>
+          b(id, {
+            up: up.get(id)!,
+            pid: up.get(id) ? 100 + id : null,
+            leaderOf: [`app-input-${id}`],
+            transactionCoordinatorOf: id === 2 ? ['app-w'] : [],
+          }),
+        ),
       kill: async (id: number) => (up.set(id, false), 100 + id),
       restart: async (id: number) => {
         restarts.push(id)
@@ -54,7 +83,11 @@ describe('brokerKillFault', () => {
     }
     const recorded: string[] = []
     const ctx = {
-      lab: { connection: { capabilities: { backend: 'kafka', unavailable: {} }, brokers: () => control }, topics: { input: 'app-input' }, groupId: 'app' },
+      lab: {
+        connection: { capabilities: { backend: 'kafka', unavailable: {} }, brokers: () => control },
+        topics: { input: 'app-input' },
+        groupId: 'app',
+      },
       time,
       rng: new SeededRandom(1),
       elapsedMs: () => time.now() - 1_700_000_000_000,

@@ -27,7 +27,12 @@ export interface BrokerKill {
 }
 
 /** The victim for a target among brokers all up, or null when none fits. Pure: tested from fixtures. */
-export function brokerKillVictim(brokers: readonly BrokerView[], target: BrokerKillTarget, inputTopic: string, pick: <T>(xs: readonly T[]) => T): BrokerView | null {
+export function brokerKillVictim(
+  brokers: readonly BrokerView[],
+  target: BrokerKillTarget,
+  inputTopic: string,
+  pick: <T>(xs: readonly T[]) => T,
+): BrokerView | null {
   if (brokers.length < 3 || brokers.some((b) => !b.up || b.pid === null)) return null
   if (target === 'transaction-coordinator') {
     const most = Math.max(...brokers.map((b) => b.transactionCoordinatorOf.length))
@@ -76,14 +81,27 @@ export function brokerKillFault(kills: BrokerKill[], share = 0.15): Fault & { se
       const control = conn.brokers?.()
       if (restarting !== null || !control || refusal(conn.capabilities, 'broker-faults') !== null) return
       if (down !== null) return restart(control, down, () => ctx.time.now())
-      const views = await control.describe({ topics: Object.values(ctx.lab.topics), groupId: ctx.lab.groupId, transactionalIdPrefix: `${ctx.lab.groupId}-` }).catch(() => null)
+      const views = await control
+        .describe({
+          topics: Object.values(ctx.lab.topics),
+          groupId: ctx.lab.groupId,
+          transactionalIdPrefix: `${ctx.lab.groupId}-`,
+        })
+        .catch(() => null)
       if (views === null) return
       const target: BrokerKillTarget = ctx.rng.next() < 0.5 ? 'transaction-coordinator' : 'input-leader'
       const victim = brokerKillVictim(views, target, ctx.lab.topics.input, (xs) => ctx.rng.pick(xs))
       if (victim === null) return
       const pid = await control.kill(victim.id).catch(() => null)
       if (pid === null) return
-      const kill: BrokerKill = { atMs: Math.round(ctx.elapsedMs()), brokerId: victim.id, target, roles: brokerRoles(victim), downMs: null, restartAttempts: 0 }
+      const kill: BrokerKill = {
+        atMs: Math.round(ctx.elapsedMs()),
+        brokerId: victim.id,
+        target,
+        roles: brokerRoles(victim),
+        downMs: null,
+        restartAttempts: 0,
+      }
       killedAt.set(kill, ctx.time.now())
       kills.push(kill)
       ctx.record('brokerKill', `broker ${victim.id} (pid ${pid}), ${target}: ${kill.roles.join('; ')}`)

@@ -36,7 +36,9 @@ export function scriptBrokerRestart(hostPort: string): () => Promise<void> {
   return async () => {
     await run('stop')
     if (await portOpen(host || '127.0.0.1', Number(portText))) {
-      throw new Error(`the broker on ${hostPort} is still up after scripts/kafka-broker.sh stop: a broker restart needs the local broker started by that script (unset KAFKA_BROKERS)`)
+      throw new Error(
+        `the broker on ${hostPort} is still up after scripts/kafka-broker.sh stop: a broker restart needs the local broker started by that script (unset KAFKA_BROKERS)`,
+      )
     }
     await run('start')
   }
@@ -63,7 +65,12 @@ export interface BrokerOutage {
  * The planned fault: resumes any paused worker, restarts the broker, records the outage in
  * `outages` and waits (up to 60 s) for the group to settle again.
  */
-export function brokerRestartFault(restart: () => Promise<void>, faults: number, rng: SeededRandom, outages: BrokerOutage[]): Fault {
+export function brokerRestartFault(
+  restart: () => Promise<void>,
+  faults: number,
+  rng: SeededRandom,
+  outages: BrokerOutage[],
+): Fault {
   const plan = brokerRestartPlan(faults, (lo, hi) => rng.int(lo, hi))
   let dueAt = -1
   return {

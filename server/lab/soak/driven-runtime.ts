@@ -16,7 +16,8 @@ export function busyWorkers(lab: LabRuntime): RuntimeSlot[] {
 export function groupSettled(lab: LabRuntime): boolean {
   const live = lab.liveSlots()
   const owned = new Set<number>()
-  for (const s of live) for (const t of s.worker?.tasks.values() ?? []) if (t.state === 'running') owned.add(t.partition)
+  for (const s of live)
+    for (const t of s.worker?.tasks.values() ?? []) if (t.state === 'running') owned.add(t.partition)
   return owned.size === lab.partitions && live.every((s) => (s.worker?.tasks.size ?? 0) > 0)
 }
 
@@ -28,7 +29,13 @@ export function committedUpTo(lab: LabRuntime, ends: readonly number[]): boolean
 
 /** What the validator reads for this runtime's application. */
 export function validationTopics(lab: LabRuntime): ValidateOptions {
-  return { groupId: lab.groupId, inputTopic: lab.topics.input, outputTopic: lab.topics.output, changelogTopic: lab.topics.changelog, dlqTopic: lab.topics.deadLetter }
+  return {
+    groupId: lab.groupId,
+    inputTopic: lab.topics.input,
+    outputTopic: lab.topics.output,
+    changelogTopic: lab.topics.changelog,
+    dlqTopic: lab.topics.deadLetter,
+  }
 }
 
 export function validateRuntime(lab: LabRuntime): Promise<ValidationReport> {

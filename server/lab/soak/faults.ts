@@ -10,7 +10,16 @@ import type { SeededRandom, Time } from '../../log/time.ts'
 import { busyWorkers } from './driven-runtime.ts'
 import type { LabRuntime } from '../lab-runtime.ts'
 
-export const FAULT_KINDS = ['kill', 'killAtStep', 'pause', 'droppedAck', 'guaranteeChange', 'commitIntervalChange', 'brokerRestart', 'brokerKill'] as const
+export const FAULT_KINDS = [
+  'kill',
+  'killAtStep',
+  'pause',
+  'droppedAck',
+  'guaranteeChange',
+  'commitIntervalChange',
+  'brokerRestart',
+  'brokerKill',
+] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
 
 export const COMMIT_INTERVALS = [50, 100, 250, 500, 1_000]
@@ -112,11 +121,22 @@ const commitIntervalChange: Fault = {
  */
 export function offeredFaults(caps: LogCapabilities, guarantees: readonly ProcessingGuarantee[]): Fault[] {
   const offered = (f: Fault, capability: Capability) => (refusal(caps, capability) === null ? [f] : [])
-  return [kill, ...offered(pause, 'pause'), ...offered(droppedAck, 'drop-acks'), ...(guarantees.length > 1 ? [guaranteeChange] : []), commitIntervalChange]
+  return [
+    kill,
+    ...offered(pause, 'pause'),
+    ...offered(droppedAck, 'drop-acks'),
+    ...(guarantees.length > 1 ? [guaranteeChange] : []),
+    commitIntervalChange,
+  ]
 }
 
 /** One round of the schedule: a planned fault when one is due, else the fault the draw (`roll`, in [0, 1)) lands on. */
-export async function applyNextFault(ctx: FaultContext, faults: readonly Fault[], faultsSoFar: number, roll: number): Promise<void> {
+export async function applyNextFault(
+  ctx: FaultContext,
+  faults: readonly Fault[],
+  faultsSoFar: number,
+  roll: number,
+): Promise<void> {
   const planned = faults.find((f) => f.due?.(faultsSoFar, roll))
   if (planned) {
     await planned.apply(ctx)

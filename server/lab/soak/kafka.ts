@@ -42,7 +42,13 @@ export interface KafkaSoakFigures {
   brokerKills?: BrokerKill[]
   /** Worker processes that exited with an error (mostly during broker outages) and were replaced. */
   workerFailures: number
-  input: { sentRecords: number; retriedSends: number; replacedProducers: number; failedSends: number; failedRecords: number }
+  input: {
+    sentRecords: number
+    retriedSends: number
+    replacedProducers: number
+    failedSends: number
+    failedRecords: number
+  }
 }
 
 const KAFKA_FAULT_NOTES = [
@@ -54,7 +60,7 @@ const KAFKA_FAULT_NOTES = [
 export const KAFKA_SOAK_NOTES: readonly string[] = soakNotes(KAFKA_CAPABILITIES, KAFKA_FAULT_NOTES)
 
 const CLUSTER_FAULT_NOTES = [
-  'brokerKill SIGKILLs a broker of the local three-broker cluster (scripts/kafka-cluster.sh: replication factor 3, min.insync.replicas 2, transaction state log replicated 3 with min ISR 2) with the load and the workers running and transactions open, no controlled shutdown: half of the kills aim at the broker coordinating the most of the run\'s transactional ids, half at a leader of an input partition. The broker is started again in the background; one broker is down at a time. brokerRestart (a single broker\'s SIGTERM) is not used on the cluster.',
+  "brokerKill SIGKILLs a broker of the local three-broker cluster (scripts/kafka-cluster.sh: replication factor 3, min.insync.replicas 2, transaction state log replicated 3 with min ISR 2) with the load and the workers running and transactions open, no controlled shutdown: half of the kills aim at the broker coordinating the most of the run's transactional ids, half at a leader of an input partition. The broker is started again in the background; one broker is down at a time. brokerRestart (a single broker's SIGTERM) is not used on the cluster.",
   ...KAFKA_FAULT_NOTES.slice(1),
 ]
 
@@ -78,7 +84,10 @@ function openKafka(time: SystemTime, o: KafkaSoakOptions, spec: SoakSpec): SoakS
   let loadProducer: RetryingLoadProducer | null = null
   const lab = new WorkerProcessRuntime(time, {
     client: { brokers: o.brokers, clientId: applicationId },
-    config: withKafkaGroupTimeouts(defaultStreamsConfig(spec.guarantee, applicationId), o.sessionTimeoutMs ?? KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs),
+    config: withKafkaGroupTimeouts(
+      defaultStreamsConfig(spec.guarantee, applicationId),
+      o.sessionTimeoutMs ?? KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs,
+    ),
     workers: o.workers ?? 3,
     partitions: o.partitions ?? 6,
     ratePerSec: spec.ratePerSec,
@@ -94,7 +103,9 @@ function openKafka(time: SystemTime, o: KafkaSoakOptions, spec: SoakSpec): SoakS
   const outages: BrokerOutage[] = []
   const brokerKills: BrokerKill[] = []
   const killFault = o.localBrokersDir ? brokerKillFault(brokerKills) : null
-  const brokerFault = killFault ?? brokerRestartFault(o.restartBroker ?? scriptBrokerRestart(o.brokers[0]!), spec.faults, lab.random, outages)
+  const brokerFault =
+    killFault ??
+    brokerRestartFault(o.restartBroker ?? scriptBrokerRestart(o.brokers[0]!), spec.faults, lab.random, outages)
   // The lab's background sends (a kill command, say) must not end the process during an outage.
   const clientErrors: string[] = []
   const onUnhandled = (e: unknown) => {
@@ -109,7 +120,9 @@ function openKafka(time: SystemTime, o: KafkaSoakOptions, spec: SoakSpec): SoakS
     inputEnds: () => inputHighWatermarks(lab),
     violations: () => {
       const lp = sends()
-      return lp && lp.failedSends > 0 ? [`${lp.failedSends} input sends (${lp.failedRecords} records) failed for good`] : []
+      return lp && lp.failedSends > 0
+        ? [`${lp.failedSends} input sends (${lp.failedRecords} records) failed for good`]
+        : []
     },
     figures: () => {
       const lp = sends()
@@ -118,10 +131,17 @@ function openKafka(time: SystemTime, o: KafkaSoakOptions, spec: SoakSpec): SoakS
         brokerRestarts: outages,
         ...(o.localBrokersDir ? { brokerKills } : {}),
         workerFailures: lab.failedExits,
-        input: { sentRecords: lp?.sentRecords ?? 0, retriedSends: lp?.retriedSends ?? 0, replacedProducers: lp?.replacedProducers ?? 0, failedSends: lp?.failedSends ?? 0, failedRecords: lp?.failedRecords ?? 0 },
+        input: {
+          sentRecords: lp?.sentRecords ?? 0,
+          retriedSends: lp?.retriedSends ?? 0,
+          replacedProducers: lp?.replacedProducers ?? 0,
+          failedSends: lp?.failedSends ?? 0,
+          failedRecords: lp?.failedRecords ?? 0,
+        },
       }
     },
-    notes: () => (clientErrors.length ? [`background client errors during the run (retried): ${clientErrors.join(' | ')}`] : []),
+    notes: () =>
+      clientErrors.length ? [`background client errors during the run (retried): ${clientErrors.join(' | ')}`] : [],
     async close(outcome) {
       try {
         // A killed broker being started again comes back before the run's clients go.
@@ -138,6 +158,8 @@ function openKafka(time: SystemTime, o: KafkaSoakOptions, spec: SoakSpec): SoakS
 /** The input topic's high watermarks, asked of the cluster (throws while it is unreachable). */
 async function inputHighWatermarks(lab: WorkerProcessRuntime): Promise<number[]> {
   const inspector = lab.connection.inspector()
-  const offsets = await Promise.all(Array.from({ length: lab.partitions }, (_, partition) => inspector.offsets({ topic: lab.topics.input, partition })))
+  const offsets = await Promise.all(
+    Array.from({ length: lab.partitions }, (_, partition) => inspector.offsets({ topic: lab.topics.input, partition })),
+  )
   return offsets.map((o) => o.highWatermark)
 }

@@ -52,7 +52,12 @@ export function correctnessRow(report: ValidationReport, atMs: number, guarantee
 }
 
 export function finalRow(report: ValidationReport, atMs: number, guarantee: ProcessingGuarantee): FinalRow {
-  return { ...correctnessRow(report, atMs, guarantee), outputRecords: report.outputRecords, abortedReadsUncommitted: report.abortedReadsUncommitted, poison: report.poison }
+  return {
+    ...correctnessRow(report, atMs, guarantee),
+    outputRecords: report.outputRecords,
+    abortedReadsUncommitted: report.abortedReadsUncommitted,
+    poison: report.poison,
+  }
 }
 
 /** Whether a check is taken during the run or at its end (open transactions count at the end only). */

@@ -12,7 +12,14 @@ import { guaranteeRefusal, refusal, type Capability, type LogCapabilities } from
 import type { Time } from '../../log/time.ts'
 import { committedUpTo, groupSettled, untilAnswered, validateRuntime, waitUntil } from './driven-runtime.ts'
 import { applyNextFault, FAULT_KINDS, offeredFaults, type Fault, type FaultContext, type FaultKind } from './faults.ts'
-import { correctnessRow, finalRow, soakViolations, type CorrectnessRow, type SoakMode, type SoakResult } from './report.ts'
+import {
+  correctnessRow,
+  finalRow,
+  soakViolations,
+  type CorrectnessRow,
+  type SoakMode,
+  type SoakResult,
+} from './report.ts'
 import type { LabRuntime } from '../lab-runtime.ts'
 
 export interface SoakOptions {
@@ -92,7 +99,12 @@ export interface SoakBackend<X extends object> {
   open(spec: SoakSpec): SoakSession<X>
 }
 
-const FAULT_OF_CAPABILITY: Partial<Record<Capability, FaultKind>> = { 'drop-acks': 'droppedAck', exactly_once_v2: 'guaranteeChange', pause: 'pause', 'kill-at-step': 'killAtStep' }
+const FAULT_OF_CAPABILITY: Partial<Record<Capability, FaultKind>> = {
+  'drop-acks': 'droppedAck',
+  exactly_once_v2: 'guaranteeChange',
+  pause: 'pause',
+  'kill-at-step': 'killAtStep',
+}
 
 /** The soak's notes for a backend: every fault its capabilities rule out, with the reason, then its own notes. */
 export function soakNotes(caps: LogCapabilities, own: readonly string[]): string[] {
@@ -137,7 +149,8 @@ class SoakRun<X extends object> {
     this.lab = session.runtime
     this.time = backend.time
     const first = this.lab.config['processing.guarantee']
-    const candidates: ProcessingGuarantee[] = o.mode === 'exactly-once' ? ['exactly_once', 'exactly_once_v2'] : ['at_least_once']
+    const candidates: ProcessingGuarantee[] =
+      o.mode === 'exactly-once' ? ['exactly_once', 'exactly_once_v2'] : ['at_least_once']
     this.guarantees = candidates.filter((g) => guaranteeRefusal(this.lab.connection.capabilities, g) === null)
     this.visitedG = new Set([first])
     this.visitedI = new Set([this.lab.config['commit.interval.ms']])
@@ -206,9 +219,14 @@ class SoakRun<X extends object> {
     const rate = this.lab.generator.rate
     if (quiet) this.lab.generator.setRate(0)
     const caughtUp = quiet ? await this.caughtUp(60_000) : true
-    const r = correctnessRow(await untilAnswered(this.time, () => validateRuntime(this.lab), 60_000), this.elapsed(), this.lab.config['processing.guarantee'])
+    const r = correctnessRow(
+      await untilAnswered(this.time, () => validateRuntime(this.lab), 60_000),
+      this.elapsed(),
+      this.lab.config['processing.guarantee'],
+    )
     if (quiet) this.lab.generator.setRate(rate)
-    if (!caughtUp) this.violations.push(`at ${r.atMs} ms: the group did not commit its input within 60 s of the load pausing`)
+    if (!caughtUp)
+      this.violations.push(`at ${r.atMs} ms: the group did not commit its input within 60 s of the load pausing`)
     this.checks.push(r)
     for (const v of soakViolations(this.o.mode, r, 'periodic')) this.violations.push(`at ${r.atMs} ms: ${v}`)
     this.o.onProgress?.({ elapsedMs: this.elapsed(), faults: { ...this.counts }, lastCheck: r })
@@ -230,7 +248,9 @@ class SoakRun<X extends object> {
     for (const s of this.lab.liveSlots()) if (s.process.state === 'paused' && s.worker) this.lab.resume(s.worker.id)
     const ms = this.backend.pace.drainTimeoutMs
     if (!(await this.caughtUp(ms))) {
-      this.violations.push(`the group did not commit all input within ${Math.round(ms / 1000)} s after the faults stopped (committed ${JSON.stringify(this.lab.committedOffsets())})`)
+      this.violations.push(
+        `the group did not commit all input within ${Math.round(ms / 1000)} s after the faults stopped (committed ${JSON.stringify(this.lab.committedOffsets())})`,
+      )
     }
     await this.lab.stop()
   }

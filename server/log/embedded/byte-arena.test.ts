@@ -19,32 +19,44 @@ describe('ByteArena', () => {
 
   it('stores a batch of ASCII strings back to back, and nothing when one is not ASCII', () => {
     fc.assert(
-      fc.property(fc.array(fc.array(fc.oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 200 }), fc.string({ unit: 'grapheme', maxLength: 50 })), { maxLength: 300 }), { maxLength: 20 }), (batches) => {
-        const arena = new ByteArena()
-        const stored: { v: string; at: number; len: number }[] = []
-        for (const batch of batches) {
-          const end = arena.end
-          const first = arena.writeAscii(batch)
-          const ascii = batch.every((v) => /^[\x00-\x7f]*$/.test(v))
-          expect(first >= 0).toBe(ascii)
-          if (first < 0) {
-            // Nothing stored: the arena ends where it did (or a fresh chunk starts empty).
-            expect(arena.end === end || arena.end % (1 << 22) === 0).toBe(true)
-            for (const v of batch) {
-              const at = arena.write(v)
-              stored.push({ v, at, len: arena.end - at })
+      fc.property(
+        fc.array(
+          fc.array(
+            fc.oneof(
+              fc.string({ unit: 'grapheme-ascii', maxLength: 200 }),
+              fc.string({ unit: 'grapheme', maxLength: 50 }),
+            ),
+            { maxLength: 300 },
+          ),
+          { maxLength: 20 },
+        ),
+        (batches) => {
+          const arena = new ByteArena()
+          const stored: { v: string; at: number; len: number }[] = []
+          for (const batch of batches) {
+            const end = arena.end
+            const first = arena.writeAscii(batch)
+            const ascii = batch.every((v) => /^[\x00-\x7f]*$/.test(v))
+            expect(first >= 0).toBe(ascii)
+            if (first < 0) {
+              // Nothing stored: the arena ends where it did (or a fresh chunk starts empty).
+              expect(arena.end === end || arena.end % (1 << 22) === 0).toBe(true)
+              for (const v of batch) {
+                const at = arena.write(v)
+                stored.push({ v, at, len: arena.end - at })
+              }
+            } else {
+              let at = first
+              for (const v of batch) {
+                stored.push({ v, at, len: v.length })
+                at += v.length
+              }
+              expect(arena.end).toBe(at)
             }
-          } else {
-            let at = first
-            for (const v of batch) {
-              stored.push({ v, at, len: v.length })
-              at += v.length
-            }
-            expect(arena.end).toBe(at)
           }
-        }
-        for (const s of stored) expect(arena.read(s.at, s.len)).toBe(s.v)
-      }),
+          for (const s of stored) expect(arena.read(s.at, s.len)).toBe(s.v)
+        },
+      ),
       { numRuns: 200 },
     )
   })

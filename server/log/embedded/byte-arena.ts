@@ -34,7 +34,8 @@ export class ByteArena {
   write(s: string): number {
     // UTF-8 takes at most 3 bytes per UTF-16 code unit.
     const worst = s.length * 3
-    if (worst > MAX_VALUE_BYTES) throw new RangeError(`a value of up to ${worst} bytes does not fit the log's ${MAX_VALUE_BYTES}-byte limit`)
+    if (worst > MAX_VALUE_BYTES)
+      throw new RangeError(`a value of up to ${worst} bytes does not fit the log's ${MAX_VALUE_BYTES}-byte limit`)
     const chunk = this.room(worst)
     const location = (this.chunks.length - 1) * CHUNK_SIZE + this.position
     this.position += utf8Write(chunk, s, this.position)

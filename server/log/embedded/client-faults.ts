@@ -8,7 +8,8 @@ export class FaultBudget {
 
   /** The next n times this point is reached, the fault happens. */
   arm(n: number): void {
-    if (!Number.isInteger(n) || n < 0) throw new RangeError(`a fault budget is armed with a non-negative integer, got ${n}`)
+    if (!Number.isInteger(n) || n < 0)
+      throw new RangeError(`a fault budget is armed with a non-negative integer, got ${n}`)
     this.left += n
   }
   /** Forgets what is armed and not yet spent. */

@@ -41,7 +41,11 @@ describe('compaction (cleanup.policy=compact)', () => {
     fill(log, 10_000, 2)
     log.append({ producerId: 7, producerEpoch: 0, baseSequence: 0, transactional: true }, [rec('k0', 'in-txn')], 0)
     log.writeMarker(7, 1, 'COMMIT', 0)
-    log.append({ producerId: 7, producerEpoch: 1, baseSequence: 0, transactional: true }, [rec('k9', 'later-aborted')], 0)
+    log.append(
+      { producerId: 7, producerEpoch: 1, baseSequence: 0, transactional: true },
+      [rec('k9', 'later-aborted')],
+      0,
+    )
     log.writeMarker(7, 2, 'ABORT', 0)
     log.maybeCompact()
     const stored = log.readRaw(0, log.highWatermark, 100)
@@ -53,7 +57,11 @@ describe('compaction (cleanup.policy=compact)', () => {
     fill(log, 10_000, 2)
     log.append({ producerId: 7, producerEpoch: 0, baseSequence: 0, transactional: true }, [rec('k0', 'aborted')], 0)
     log.writeMarker(7, 1, 'ABORT', 0)
-    log.append({ producerId: 8, producerEpoch: 0, baseSequence: 0, transactional: true }, [rec('k1', 'pending-a'), rec('k1', 'pending-b')], 0)
+    log.append(
+      { producerId: 8, producerEpoch: 0, baseSequence: 0, transactional: true },
+      [rec('k1', 'pending-a'), rec('k1', 'pending-b')],
+      0,
+    )
     const lso = log.lastStableOffset
     log.maybeCompact()
     const stored = log.readRaw(0, log.highWatermark, 100)

@@ -8,4 +8,8 @@ let n = 0
 const cluster = new EmbeddedCluster(new SystemTime())
 const conn = new EmbeddedConnection(cluster, new ProcessHandle('contract'), new ClientFaults())
 
-describeConsumerPositionContract('embedded', { connection: () => conn, name: (what) => `${what}-${++n}`, timeoutMs: 5_000 })
+describeConsumerPositionContract('embedded', {
+  connection: () => conn,
+  name: (what) => `${what}-${++n}`,
+  timeoutMs: 5_000,
+})

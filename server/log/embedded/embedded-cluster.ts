@@ -37,7 +37,17 @@ export interface ProduceResult {
 export type BrokerEvent =
   | ({ type: 'txn-ended' } & TxnEnded)
   | ({ type: 'group' } & { groupId: string; event: GroupEvent })
-  | { type: 'retry-deduplicated'; producerId: number; epoch: number; topic: string; partition: number; baseSequence: number; count: number; baseOffset: number; atMs: number }
+  | {
+      type: 'retry-deduplicated'
+      producerId: number
+      epoch: number
+      topic: string
+      partition: number
+      baseSequence: number
+      count: number
+      baseOffset: number
+      atMs: number
+    }
 
 export interface RetentionPolicy {
   maxRecords?: number
@@ -122,19 +132,49 @@ export class EmbeddedCluster {
     const results: ProduceResult[] = []
     for (const b of req.batches) {
       const log = this.partitionLog(b)
-      if (req.transactionalId !== null && !this.txnCoordinator.isPartitionInTxn(req.transactionalId, req.producerId, req.epoch, b)) {
-        throw new LogError('INVALID_TXN_STATE', `${b.topic}-${b.partition} was not added to the transaction of ${req.transactionalId}`)
+      if (
+        req.transactionalId !== null &&
+        !this.txnCoordinator.isPartitionInTxn(req.transactionalId, req.producerId, req.epoch, b)
+      ) {
+        throw new LogError(
+          'INVALID_TXN_STATE',
+          `${b.topic}-${b.partition} was not added to the transaction of ${req.transactionalId}`,
+        )
       }
-      const r = log.append({ producerId: req.producerId, producerEpoch: req.epoch, baseSequence: b.baseSequence, transactional: req.transactionalId !== null }, b.records, now)
+      const r = log.append(
+        {
+          producerId: req.producerId,
+          producerEpoch: req.epoch,
+          baseSequence: b.baseSequence,
+          transactional: req.transactionalId !== null,
+        },
+        b.records,
+        now,
+      )
       if (r.duplicate) {
-        this.emit({ type: 'retry-deduplicated', producerId: req.producerId, epoch: req.epoch, topic: b.topic, partition: b.partition, baseSequence: b.baseSequence, count: b.records.length, baseOffset: r.baseOffset, atMs: now })
+        this.emit({
+          type: 'retry-deduplicated',
+          producerId: req.producerId,
+          epoch: req.epoch,
+          topic: b.topic,
+          partition: b.partition,
+          baseSequence: b.baseSequence,
+          count: b.records.length,
+          baseOffset: r.baseOffset,
+          atMs: now,
+        })
       }
       results.push({ topic: b.topic, partition: b.partition, baseOffset: r.baseOffset, duplicate: r.duplicate })
     }
     return results
   }
 
-  fetch(tp: TopicPartition, from: number, maxRecords: number, isolation: IsolationLevel): { records: ConsumedRecord[]; nextOffset: number } {
+  fetch(
+    tp: TopicPartition,
+    from: number,
+    maxRecords: number,
+    isolation: IsolationLevel,
+  ): { records: ConsumedRecord[]; nextOffset: number } {
     return this.partitionLog(tp).read(from, maxRecords, isolation)
   }
 
@@ -145,7 +185,12 @@ export class EmbeddedCluster {
     return this.txnCoordinator.initProducerId(transactionalId, transactionTimeoutMs)
   }
 
-  addPartitionsToTxn(transactionalId: string, producerId: number, epoch: number, partitions: readonly TopicPartition[]): void {
+  addPartitionsToTxn(
+    transactionalId: string,
+    producerId: number,
+    epoch: number,
+    partitions: readonly TopicPartition[],
+  ): void {
     for (const tp of partitions) this.partitionLog(tp)
     this.txnCoordinator.addPartitions(transactionalId, producerId, epoch, partitions)
   }
@@ -163,20 +208,26 @@ export class EmbeddedCluster {
     member: { memberId: string; generationId: number } | null,
   ): void {
     if (!this.txnCoordinator.isGroupInTxn(transactionalId, producerId, epoch, groupId)) {
-      throw new LogError('INVALID_TXN_STATE', `group ${groupId} was not added to the transaction of ${transactionalId} (AddOffsetsToTxn first)`)
+      throw new LogError(
+        'INVALID_TXN_STATE',
+        `group ${groupId} was not added to the transaction of ${transactionalId} (AddOffsetsToTxn first)`,
+      )
     }
     this.group(groupId).txnOffsetCommit(producerId, epoch, offsets, member)
   }
 
   /** Ends the transaction; returns the new epoch and how many markers were written. */
-  endTxn(transactionalId: string, producerId: number, epoch: number, result: ControlType): { epoch: number; markers: number } {
+  endTxn(
+    transactionalId: string,
+    producerId: number,
+    epoch: number,
+    result: ControlType,
+  ): { epoch: number; markers: number } {
     const meta = this.txnCoordinator.metadata(transactionalId)
     const markers = meta?.state === 'Ongoing' ? meta.partitions.size : 0
     const r = this.txnCoordinator.endTxn(transactionalId, producerId, epoch, result)
     return { epoch: r.epoch, markers }
   }
-
-
 
   // ---- groups -------------------------------------------------------------------------------
 
@@ -188,7 +239,16 @@ export class EmbeddedCluster {
         {
           appendOffsets: (gid, offsets, txn) => {
             const records = offsets.map((o) => ({ key: `${gid}:${o.topic}:${o.partition}`, value: String(o.offset) }))
-            this.partitionLog({ topic: OFFSETS_TOPIC, partition: 0 }).append({ producerId: txn?.producerId ?? NO_PRODUCER_ID, producerEpoch: txn?.epoch ?? 0, baseSequence: NO_SEQUENCE, transactional: txn !== null }, records, this.time.now())
+            this.partitionLog({ topic: OFFSETS_TOPIC, partition: 0 }).append(
+              {
+                producerId: txn?.producerId ?? NO_PRODUCER_ID,
+                producerEpoch: txn?.epoch ?? 0,
+                baseSequence: NO_SEQUENCE,
+                transactional: txn !== null,
+              },
+              records,
+              this.time.now(),
+            )
           },
           offsetsPartition: () => ({ topic: OFFSETS_TOPIC, partition: 0 }),
         },

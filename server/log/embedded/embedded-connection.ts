@@ -4,7 +4,24 @@
 
 import { LogError } from '../errors.ts'
 import type { GroupDescription } from '../group-description.ts'
-import type { ConsumerOptions, LogAdmin, LogConnection, LogConsumer, LogInspector, LogProducer, LogReader, OffsetToCommit, PartitionOffsets, ProducerOptions, ProducerToAbort, StoredRecordView, TopicPartition, TopicSpec, TransactionsFilter, TransactionsRead } from '../types.ts'
+import type {
+  ConsumerOptions,
+  LogAdmin,
+  LogConnection,
+  LogConsumer,
+  LogInspector,
+  LogProducer,
+  LogReader,
+  OffsetToCommit,
+  PartitionOffsets,
+  ProducerOptions,
+  ProducerToAbort,
+  StoredRecordView,
+  TopicPartition,
+  TopicSpec,
+  TransactionsFilter,
+  TransactionsRead,
+} from '../types.ts'
 import type { IsolationLevel } from '../../../lib/streams-config.ts'
 import type { EmbeddedCluster } from './embedded-cluster.ts'
 import type { ProcessHandle } from './process-handle.ts'
@@ -49,7 +66,9 @@ export class EmbeddedConnection implements LogConnection {
   inspector(): LogInspector {
     return new EmbeddedInspector(this.cluster)
   }
-  async injectHangingTransaction(tp: TopicPartition): Promise<{ producerId: number; epoch: number; firstOffset: number }> {
+  async injectHangingTransaction(
+    tp: TopicPartition,
+  ): Promise<{ producerId: number; epoch: number; firstOffset: number }> {
     return writeHangingTransaction(this.cluster, tp)
   }
 }
@@ -61,7 +80,10 @@ class EmbeddedAdmin implements LogAdmin {
       for (const t of topics) {
         if (this.conn.cluster.hasTopic(t.topic)) {
           if (this.conn.cluster.partitionCount(t.topic) !== t.partitions) {
-            throw new LogError('TOPIC_ALREADY_EXISTS', `topic ${t.topic} exists with ${this.conn.cluster.partitionCount(t.topic)} partitions, not ${t.partitions}`)
+            throw new LogError(
+              'TOPIC_ALREADY_EXISTS',
+              `topic ${t.topic} exists with ${this.conn.cluster.partitionCount(t.topic)} partitions, not ${t.partitions}`,
+            )
           }
           continue
         }
@@ -70,7 +92,9 @@ class EmbeddedAdmin implements LogAdmin {
     })
   }
   async deleteTopics(topics: string[]): Promise<void> {
-    await this.conn.request(this.conn.cluster.latency.requestMs, () => topics.forEach((t) => this.conn.cluster.deleteTopic(t)))
+    await this.conn.request(this.conn.cluster.latency.requestMs, () =>
+      topics.forEach((t) => this.conn.cluster.deleteTopic(t)),
+    )
   }
 }
 
@@ -81,7 +105,11 @@ class EmbeddedReader implements LogReader {
   async offsets(tp: TopicPartition): Promise<PartitionOffsets> {
     const c = this.conn.cluster
     return this.conn.request(c.latency.requestMs, () => {
-      if (this.conn.faults.offsetReadFailures.take()) throw new LogError('BROKER_NOT_AVAILABLE', `offsets of ${tp.topic}-${tp.partition}: this server is not the leader for that topic-partition (fault point)`)
+      if (this.conn.faults.offsetReadFailures.take())
+        throw new LogError(
+          'BROKER_NOT_AVAILABLE',
+          `offsets of ${tp.topic}-${tp.partition}: this server is not the leader for that topic-partition (fault point)`,
+        )
       c.txnCoordinator.expireTimedOut()
       return c.partitionLog(tp).offsets()
     })
@@ -114,7 +142,8 @@ class EmbeddedInspector implements LogInspector {
   }
   async describeGroup(groupId: string): Promise<GroupDescription> {
     // Kafka's coordinator answers Dead, with no member, for a group it does not know.
-    if (!this.cluster.groupIds().includes(groupId)) return { groupId, state: 'Dead', generationId: null, protocolType: '', protocol: '', members: [] }
+    if (!this.cluster.groupIds().includes(groupId))
+      return { groupId, state: 'Dead', generationId: null, protocolType: '', protocol: '', members: [] }
     return this.cluster.group(groupId).describe()
   }
 }

@@ -5,7 +5,15 @@
 // records) and what compaction removed: the position guarantee of the log seam by construction.
 
 import { LogError, isLogError } from '../errors.ts'
-import type { ConsumedRecord, ConsumerGroupMetadata, ConsumerOptions, LogConsumer, OffsetToCommit, RebalanceListener, TopicPartition } from '../types.ts'
+import type {
+  ConsumedRecord,
+  ConsumerGroupMetadata,
+  ConsumerOptions,
+  LogConsumer,
+  OffsetToCommit,
+  RebalanceListener,
+  TopicPartition,
+} from '../types.ts'
 import { tpKey } from '../types.ts'
 import type { EmbeddedConnection } from './embedded-connection.ts'
 import { recordsCostMs } from './latency-model.ts'
@@ -118,11 +126,14 @@ export class EmbeddedConsumer implements LogConsumer {
     const c = this.conn.cluster
     await this.conn.process.gate()
     // The heartbeat thread of a Kafka consumer; it stops when the process is killed or paused.
-    if (c.time.now() - this.lastHeartbeatMs >= this.options.heartbeatIntervalMs || this.assigned.size === 0) await this.heartbeatAndRebalance()
+    if (c.time.now() - this.lastHeartbeatMs >= this.options.heartbeatIntervalMs || this.assigned.size === 0)
+      await this.heartbeatAndRebalance()
     const parts = [...this.assigned.entries()].filter(([k]) => this.positions.has(k))
-    const out = parts.length > 0 ? await this.conn.request(c.latency.requestMs, () => this.fetchOnce(parts, maxRecords)) : []
+    const out =
+      parts.length > 0 ? await this.conn.request(c.latency.requestMs, () => this.fetchOnce(parts, maxRecords)) : []
     if (out.length > 0 && this.conn.faults.positionRewinds.take()) this.rewindTo(out)
-    if (out.length === 0) await c.time.sleep(Math.max(c.latency.emptyFetchWaitMs ?? EMPTY_FETCH_WAIT_MS, c.latency.requestMs))
+    if (out.length === 0)
+      await c.time.sleep(Math.max(c.latency.emptyFetchWaitMs ?? EMPTY_FETCH_WAIT_MS, c.latency.requestMs))
     else if (recordsCostMs(c.latency, out.length) > 0) await c.time.sleep(recordsCostMs(c.latency, out.length))
     else await c.time.yield()
     await this.conn.process.gate()
@@ -132,7 +143,8 @@ export class EmbeddedConsumer implements LogConsumer {
   /** The positionRewinds fault point: each partition's position goes back to the first record it just handed out. */
   private rewindTo(records: readonly ConsumedRecord[]): void {
     const first = new Map<string, number>()
-    for (const r of records) if (!first.has(tpKey(r.topic, r.partition))) first.set(tpKey(r.topic, r.partition), r.offset)
+    for (const r of records)
+      if (!first.has(tpKey(r.topic, r.partition))) first.set(tpKey(r.topic, r.partition), r.offset)
     for (const [k, offset] of first) if (this.positions.has(k)) this.positions.set(k, offset)
   }
 
@@ -181,7 +193,9 @@ export class EmbeddedConsumer implements LogConsumer {
   async commitOffsets(offsets: OffsetToCommit[]): Promise<void> {
     if (offsets.length === 0) return
     const c = this.conn.cluster
-    await this.conn.request(c.latency.requestMs, () => this.group.commitOffsets(this.memberId!, this.generationId, offsets))
+    await this.conn.request(c.latency.requestMs, () =>
+      this.group.commitOffsets(this.memberId!, this.generationId, offsets),
+    )
   }
 
   enforceRebalance(): void {

@@ -4,7 +4,16 @@
 
 import { LogError } from '../errors.ts'
 import { ProducerStateMachine, transactionalIdOf } from '../producer-state.ts'
-import type { ConsumerGroupMetadata, ControlType, LogProducer, OffsetToCommit, ProduceRecord, ProducerIdentity, ProducerOptions, PartitionAck } from '../types.ts'
+import type {
+  ConsumerGroupMetadata,
+  ControlType,
+  LogProducer,
+  OffsetToCommit,
+  ProduceRecord,
+  ProducerIdentity,
+  ProducerOptions,
+  PartitionAck,
+} from '../types.ts'
 import { tpKey } from '../types.ts'
 import { acksOf, groupByPartition, type PartitionGroup } from '../partition-groups.ts'
 import type { ProduceBatch, ProduceRequest, ProduceResult } from './embedded-cluster.ts'
@@ -14,7 +23,6 @@ import { NO_PRODUCER_ID, NO_SEQUENCE } from './partition-log.ts'
 
 /** How long a producer waits for a response it will never get before it retries (request.timeout.ms, shortened). */
 const ACK_TIMEOUT_MS = 20
-
 
 export class EmbeddedProducer implements LogProducer {
   private readonly machine: ProducerStateMachine
@@ -30,19 +38,26 @@ export class EmbeddedProducer implements LogProducer {
     private readonly options: ProducerOptions,
   ) {
     this.transactionalId = transactionalIdOf(options)
-    this.machine = new ProducerStateMachine(() => `${this.producerId} (${this.transactionalId ?? this.options.clientId})`)
+    this.machine = new ProducerStateMachine(
+      () => `${this.producerId} (${this.transactionalId ?? this.options.clientId})`,
+    )
   }
 
   identity(): ProducerIdentity | null {
-    return this.producerId === NO_PRODUCER_ID ? null : { transactionalId: this.transactionalId, producerId: this.producerId, epoch: this.epoch }
+    return this.producerId === NO_PRODUCER_ID
+      ? null
+      : { transactionalId: this.transactionalId, producerId: this.producerId, epoch: this.epoch }
   }
 
   async initTransactions(): Promise<ProducerIdentity> {
-    if (this.transactionalId === null) throw new LogError('INVALID_REQUEST', 'initTransactions needs a transactional.id')
+    if (this.transactionalId === null)
+      throw new LogError('INVALID_REQUEST', 'initTransactions needs a transactional.id')
     this.machine.require('initTransactions')
     const c = this.conn.cluster
     const tid = this.transactionalId
-    const r = await this.conn.request(c.latency.requestMs, () => c.initProducerId(tid, this.options.transactionTimeoutMs ?? 60_000))
+    const r = await this.conn.request(c.latency.requestMs, () =>
+      c.initProducerId(tid, this.options.transactionTimeoutMs ?? 60_000),
+    )
     this.producerId = r.producerId
     this.setEpoch(r.epoch)
     this.machine.transitionTo('READY')
@@ -101,14 +116,24 @@ export class EmbeddedProducer implements LogProducer {
       }
       batches.push({ topic: g.topic, partition: g.partition, baseSequence, records: g.records })
     }
-    const request = { producerId: this.options.idempotent ? this.producerId : NO_PRODUCER_ID, epoch: this.epoch, transactionalId: this.transactionalId, batches }
+    const request = {
+      producerId: this.options.idempotent ? this.producerId : NO_PRODUCER_ID,
+      epoch: this.epoch,
+      transactionalId: this.transactionalId,
+      batches,
+    }
     const results = await this.produceUntilAcked(request)
     if (c.latency.requestMs > 0) await this.conn.request(c.latency.requestMs, () => undefined)
-    return acksOf(groups, results.map((r) => r.baseOffset))
+    return acksOf(
+      groups,
+      results.map((r) => r.baseOffset),
+    )
   }
 
   private async addPartitionsToTxn(tid: string, groups: readonly PartitionGroup<ProduceRecord>[]): Promise<void> {
-    const added = groups.filter((g) => !this.txnPartitions.has(g.key)).map((g) => ({ topic: g.topic, partition: g.partition }))
+    const added = groups
+      .filter((g) => !this.txnPartitions.has(g.key))
+      .map((g) => ({ topic: g.topic, partition: g.partition }))
     if (added.length === 0) return
     const c = this.conn.cluster
     await this.conn.request(c.latency.requestMs, () => c.addPartitionsToTxn(tid, this.producerId, this.epoch, added))
@@ -119,14 +144,24 @@ export class EmbeddedProducer implements LogProducer {
   private async produceUntilAcked(request: ProduceRequest): Promise<ProduceResult[]> {
     const c = this.conn.cluster
     let results = await this.conn.request(0, () => c.produce(request))
-    if (this.conn.faults.sendFailures.take()) throw new LogError('BROKER_NOT_AVAILABLE', `${this.options.clientId}: the connection was lost after the broker appended the batch (fault point)`)
+    if (this.conn.faults.sendFailures.take())
+      throw new LogError(
+        'BROKER_NOT_AVAILABLE',
+        `${this.options.clientId}: the connection was lost after the broker appended the batch (fault point)`,
+      )
     while (this.conn.faults.ackDrops.take()) {
       this.conn.faults.notify({
         clientId: this.options.clientId,
         producerId: request.producerId,
         epoch: this.epoch,
         idempotent: this.options.idempotent,
-        batches: request.batches.map((b, i) => ({ topic: b.topic, partition: b.partition, baseSequence: b.baseSequence, baseOffset: results[i]!.baseOffset, count: b.records.length })),
+        batches: request.batches.map((b, i) => ({
+          topic: b.topic,
+          partition: b.partition,
+          baseSequence: b.baseSequence,
+          baseOffset: results[i]!.baseOffset,
+          count: b.records.length,
+        })),
         atMs: c.time.now(),
       })
       await c.time.sleep(ACK_TIMEOUT_MS)
@@ -140,9 +175,13 @@ export class EmbeddedProducer implements LogProducer {
     const c = this.conn.cluster
     const tid = this.transactionalId!
     try {
-      await this.conn.request(c.latency.requestMs, () => c.addOffsetsToTxn(tid, this.producerId, this.epoch, group.groupId))
+      await this.conn.request(c.latency.requestMs, () =>
+        c.addOffsetsToTxn(tid, this.producerId, this.epoch, group.groupId),
+      )
       const member = group.generationId >= 0 ? { memberId: group.memberId, generationId: group.generationId } : null
-      await this.conn.request(c.latency.requestMs, () => c.txnOffsetCommit(tid, this.producerId, this.epoch, group.groupId, offsets, member))
+      await this.conn.request(c.latency.requestMs, () =>
+        c.txnOffsetCommit(tid, this.producerId, this.epoch, group.groupId, offsets, member),
+      )
     } catch (e) {
       this.machine.fail('sendOffsets', e)
     }
@@ -160,7 +199,9 @@ export class EmbeddedProducer implements LogProducer {
     const c = this.conn.cluster
     const tid = this.transactionalId!
     const markers = this.txnPartitions.size + 1
-    const r = await this.conn.request(endTxnCostMs(c.latency, markers), () => c.endTxn(tid, this.producerId, this.epoch, result))
+    const r = await this.conn.request(endTxnCostMs(c.latency, markers), () =>
+      c.endTxn(tid, this.producerId, this.epoch, result),
+    )
     this.setEpoch(r.epoch)
     this.txnPartitions.clear()
   }

@@ -2,7 +2,12 @@
 // classified by find-hanging's rule; and the abort of a hanging transaction made by the fault point.
 
 import { describe, expect, it } from 'vitest'
-import { abortHangingTransaction, describeTransactions, transactionsSource, type TransactionsSource } from '../find-hanging.ts'
+import {
+  abortHangingTransaction,
+  describeTransactions,
+  transactionsSource,
+  type TransactionsSource,
+} from '../find-hanging.ts'
 import { MockTime } from '../time.ts'
 import type { TopicPartition } from '../types.ts'
 import { ClientFaults, EmbeddedConnection } from './embedded-connection.ts'
@@ -25,7 +30,14 @@ function setup() {
   /** An open transaction of TID with `n` records on OUT0. */
   const openTxn = (n: number) => {
     cluster.addPartitionsToTxn(TID, p.producerId, p.epoch, [OUT0])
-    cluster.produce({ producerId: p.producerId, epoch: p.epoch, transactionalId: TID, batches: [{ ...OUT0, baseSequence: 0, records: Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: 'v' })) }] })
+    cluster.produce({
+      producerId: p.producerId,
+      epoch: p.epoch,
+      transactionalId: TID,
+      batches: [
+        { ...OUT0, baseSequence: 0, records: Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: 'v' })) },
+      ],
+    })
   }
   return { time, cluster, conn, source, p, openTxn }
 }
@@ -38,8 +50,29 @@ describe('the embedded inspector: transactions as the coordinator and the partit
     const startedAt = s.time.now()
     await s.time.runFor(40)
     const r = await describeTransactions(s.source, [OUT0, OUT1], FILTER, s.time.now())
-    expect(r.coordinators).toEqual([{ transactionalId: TID, producerId: s.p.producerId, epoch: s.p.epoch, state: 'Ongoing', timeoutMs: TIMEOUT_MS, startTimeMs: startedAt, lastUpdateMs: startedAt, partitions: [OUT0] }])
-    expect(r.producers).toEqual([{ ...OUT0, producerId: s.p.producerId, epoch: s.p.epoch, lastSequence: 2, lastTimestampMs: -1, coordinatorEpoch: 0, currentTxnStartOffset: 0 }])
+    expect(r.coordinators).toEqual([
+      {
+        transactionalId: TID,
+        producerId: s.p.producerId,
+        epoch: s.p.epoch,
+        state: 'Ongoing',
+        timeoutMs: TIMEOUT_MS,
+        startTimeMs: startedAt,
+        lastUpdateMs: startedAt,
+        partitions: [OUT0],
+      },
+    ])
+    expect(r.producers).toEqual([
+      {
+        ...OUT0,
+        producerId: s.p.producerId,
+        epoch: s.p.epoch,
+        lastSequence: 2,
+        lastTimestampMs: -1,
+        coordinatorEpoch: 0,
+        currentTxnStartOffset: 0,
+      },
+    ])
     expect(r.open.map((t) => [t.transactionalId, t.verdict])).toEqual([[TID, 'ongoing']])
   })
 
@@ -49,7 +82,12 @@ describe('the embedded inspector: transactions as the coordinator and the partit
     await s.time.runFor(10)
     s.cluster.endTxn(TID, s.p.producerId, s.p.epoch, 'COMMIT')
     const r = await describeTransactions(s.source, [OUT0], FILTER, s.time.now())
-    expect(r.coordinators[0]).toMatchObject({ state: 'CompleteCommit', startTimeMs: -1, partitions: [], lastUpdateMs: s.time.now() })
+    expect(r.coordinators[0]).toMatchObject({
+      state: 'CompleteCommit',
+      startTimeMs: -1,
+      partitions: [],
+      lastUpdateMs: s.time.now(),
+    })
     expect(r.producers.map((p) => p.currentTxnStartOffset)).toEqual([-1])
     expect(r.open).toEqual([])
   })
@@ -68,7 +106,12 @@ describe('the embedded inspector: transactions as the coordinator and the partit
     s.cluster.initProducerId('other-app-0', TIMEOUT_MS)
     const holder = s.cluster.initProducerId('other-app-1', TIMEOUT_MS)
     s.cluster.addPartitionsToTxn('other-app-1', holder.producerId, holder.epoch, [OUT1])
-    s.cluster.produce({ producerId: holder.producerId, epoch: holder.epoch, transactionalId: 'other-app-1', batches: [{ ...OUT1, baseSequence: 0, records: [{ key: 'k', value: 'v' }] }] })
+    s.cluster.produce({
+      producerId: holder.producerId,
+      epoch: holder.epoch,
+      transactionalId: 'other-app-1',
+      batches: [{ ...OUT1, baseSequence: 0, records: [{ key: 'k', value: 'v' }] }],
+    })
     const r = await describeTransactions(s.source, [OUT0, OUT1], FILTER, s.time.now())
     expect(r.coordinators.map((c) => c.transactionalId)).toEqual([TID, 'other-app-1'])
     expect((await describeTransactions(s.source, [OUT0, OUT1], {}, s.time.now())).coordinators).toHaveLength(3)
@@ -80,13 +123,26 @@ describe('the embedded inspector: transactions as the coordinator and the partit
     const log = s.cluster.partitionLog(OUT1)
     expect(log.offsets()).toMatchObject({ lastStableOffset: 0, highWatermark: 1 })
     const before = await describeTransactions(s.source, [OUT0, OUT1], FILTER, s.time.now())
-    expect(before.open).toEqual([expect.objectContaining({ ...OUT1, producerId: hung.producerId, transactionalId: null, verdict: 'hanging', currentTxnStartOffset: 0 })])
+    expect(before.open).toEqual([
+      expect.objectContaining({
+        ...OUT1,
+        producerId: hung.producerId,
+        transactionalId: null,
+        verdict: 'hanging',
+        currentTxnStartOffset: 0,
+      }),
+    ])
     expect(before.open[0]!.reason).toMatch(/no coordinator has a transactional id with that producer id/)
 
-    const r = await abortHangingTransaction(s.source, { ...OUT1, producerId: hung.producerId }, FILTER, () => s.time.now())
+    const r = await abortHangingTransaction(s.source, { ...OUT1, producerId: hung.producerId }, FILTER, () =>
+      s.time.now(),
+    )
     expect(r).toMatchObject({ ok: true, aborted: { producerId: hung.producerId, currentTxnStartOffset: 0 } })
     expect(log.offsets()).toEqual({ logStartOffset: 0, lastStableOffset: 2, highWatermark: 2 })
-    expect(log.readRaw(0, 2, 10).map((x) => [x.control, x.txnOutcome])).toEqual([[null, 'aborted'], ['ABORT', 'aborted']])
+    expect(log.readRaw(0, 2, 10).map((x) => [x.control, x.txnOutcome])).toEqual([
+      [null, 'aborted'],
+      ['ABORT', 'aborted'],
+    ])
     expect(log.read(0, 10, 'read_committed').records).toEqual([])
     const after = await describeTransactions(s.source, [OUT1], FILTER, s.time.now())
     expect(after.open).toEqual([])
@@ -97,10 +153,22 @@ describe('the embedded inspector: transactions as the coordinator and the partit
     s.openTxn(2)
     const log = s.cluster.partitionLog(OUT0)
     const offsets = log.offsets()
-    const ongoing = await abortHangingTransaction(s.source, { ...OUT0, producerId: s.p.producerId }, FILTER, () => s.time.now())
-    expect(ongoing).toMatchObject({ ok: false, conflict: true, error: expect.stringMatching(/is ongoing, not hanging/) })
-    const none = await abortHangingTransaction(s.source, { ...OUT1, producerId: s.p.producerId }, FILTER, () => s.time.now())
-    expect(none).toMatchObject({ ok: false, conflict: true, error: expect.stringMatching(/holds no open transaction on out-1/) })
+    const ongoing = await abortHangingTransaction(s.source, { ...OUT0, producerId: s.p.producerId }, FILTER, () =>
+      s.time.now(),
+    )
+    expect(ongoing).toMatchObject({
+      ok: false,
+      conflict: true,
+      error: expect.stringMatching(/is ongoing, not hanging/),
+    })
+    const none = await abortHangingTransaction(s.source, { ...OUT1, producerId: s.p.producerId }, FILTER, () =>
+      s.time.now(),
+    )
+    expect(none).toMatchObject({
+      ok: false,
+      conflict: true,
+      error: expect.stringMatching(/holds no open transaction on out-1/),
+    })
     expect(log.offsets()).toEqual(offsets)
     expect(s.cluster.partitionLog(OUT1).highWatermark).toBe(0)
     expect(s.cluster.txnCoordinator.metadata(TID)!.state).toBe('Ongoing')

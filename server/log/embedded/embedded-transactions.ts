@@ -5,11 +5,17 @@
 // broker takes it when its partition verification (KIP-890) is off.
 
 import { LogError } from '../errors.ts'
-import type { CoordinatorTransaction, PartitionProducer, ProducerToAbort, TopicPartition, TransactionsFilter, TransactionsRead } from '../types.ts'
+import type {
+  CoordinatorTransaction,
+  PartitionProducer,
+  ProducerToAbort,
+  TopicPartition,
+  TransactionsFilter,
+  TransactionsRead,
+} from '../types.ts'
 import type { EmbeddedCluster } from './embedded-cluster.ts'
 import type { TxnMetadata } from './transaction-coordinator.ts'
 import { isTransactionOpen } from '../transaction-states.ts'
-
 
 function coordinatorView(m: Readonly<TxnMetadata>): CoordinatorTransaction {
   const open = isTransactionOpen(m.state)
@@ -26,7 +32,11 @@ function coordinatorView(m: Readonly<TxnMetadata>): CoordinatorTransaction {
 }
 
 /** The coordinator's transactional ids the filter keeps (and any holding a producer of the partitions), and the partitions' producers. */
-export function readEmbeddedTransactions(cluster: EmbeddedCluster, partitions: readonly TopicPartition[], filter: TransactionsFilter = {}): TransactionsRead {
+export function readEmbeddedTransactions(
+  cluster: EmbeddedCluster,
+  partitions: readonly TopicPartition[],
+  filter: TransactionsFilter = {},
+): TransactionsRead {
   const producers: PartitionProducer[] = partitions.flatMap((tp) =>
     cluster
       .partitionLog(tp)
@@ -46,7 +56,11 @@ export function readEmbeddedTransactions(cluster: EmbeddedCluster, partitions: r
 /** WriteTxnMarkers ABORT at the partition's leader: the producer's open transaction there ends aborted. */
 export function abortEmbeddedTransaction(cluster: EmbeddedCluster, p: ProducerToAbort): void {
   const log = cluster.partitionLog(p)
-  if (!log.hasOngoingTxn(p.producerId)) throw new LogError('INVALID_TXN_STATE', `producer ${p.producerId} holds no open transaction on ${p.topic}-${p.partition}`)
+  if (!log.hasOngoingTxn(p.producerId))
+    throw new LogError(
+      'INVALID_TXN_STATE',
+      `producer ${p.producerId} holds no open transaction on ${p.topic}-${p.partition}`,
+    )
   log.writeMarker(p.producerId, p.epoch, 'ABORT', cluster.time.now())
 }
 
@@ -54,10 +68,17 @@ export function abortEmbeddedTransaction(cluster: EmbeddedCluster, p: ProducerTo
  * Fault injection: one transactional record of a fresh producer id, appended to the partition
  * without its coordinator (no AddPartitionsToTxn): nothing will ever write its marker.
  */
-export function writeHangingTransaction(cluster: EmbeddedCluster, tp: TopicPartition): { producerId: number; epoch: number; firstOffset: number } {
+export function writeHangingTransaction(
+  cluster: EmbeddedCluster,
+  tp: TopicPartition,
+): { producerId: number; epoch: number; firstOffset: number } {
   const log = cluster.partitionLog(tp)
   const producerId = cluster.txnCoordinator.allocateProducerId()
   const now = cluster.time.now()
-  const { baseOffset } = log.append({ producerId, producerEpoch: 0, baseSequence: 0, transactional: true }, [{ key: 'hanging', value: null, timestamp: now }], now)
+  const { baseOffset } = log.append(
+    { producerId, producerEpoch: 0, baseSequence: 0, transactional: true },
+    [{ key: 'hanging', value: null, timestamp: now }],
+    now,
+  )
   return { producerId, epoch: 0, firstOffset: baseOffset }
 }

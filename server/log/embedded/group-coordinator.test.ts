@@ -11,17 +11,26 @@ const owners = (spec: string) => new Map(spec.split(' ').map((pair) => pair.spli
 
 describe('computeAssignment', () => {
   it('spreads partitions evenly over members in member-id order when nothing is owned', () => {
-    expect(asObject(computeAssignment(parts(5), ['b', 'a'], new Map()))).toEqual({ a: ['t-0', 't-1', 't-2'], b: ['t-3', 't-4'] })
+    expect(asObject(computeAssignment(parts(5), ['b', 'a'], new Map()))).toEqual({
+      a: ['t-0', 't-1', 't-2'],
+      b: ['t-3', 't-4'],
+    })
   })
 
   it('orders partitions by topic, then numerically', () => {
-    expect(asObject(computeAssignment(['t-10', 't-2', 's-1', 't-1'], ['m'], new Map()))).toEqual({ m: ['s-1', 't-1', 't-2', 't-10'] })
+    expect(asObject(computeAssignment(['t-10', 't-2', 's-1', 't-1'], ['m'], new Map()))).toEqual({
+      m: ['s-1', 't-1', 't-2', 't-10'],
+    })
   })
 
   it('keeps partitions with their owners up to the quota and moves only the surplus (sticky)', () => {
     const current = owners('t-0:b t-1:b t-2:b t-3:a')
     // Five partitions over three members: quotas 2, 2, 1; b holds most and keeps two of its three.
-    expect(asObject(computeAssignment(parts(5), ['a', 'b', 'c'], current))).toEqual({ a: ['t-3', 't-2'], b: ['t-0', 't-1'], c: ['t-4'] })
+    expect(asObject(computeAssignment(parts(5), ['a', 'b', 'c'], current))).toEqual({
+      a: ['t-3', 't-2'],
+      b: ['t-0', 't-1'],
+      c: ['t-4'],
+    })
   })
 
   it('hands a removed member’s partitions to the survivors and leaves theirs in place', () => {
@@ -59,8 +68,16 @@ describe('computeAssignment', () => {
             expect(kept).toBeGreaterThanOrEqual(Math.min(held, share))
           }
           // The same inputs in another order give the same assignment.
-          const shuffled = <T>(xs: T[]) => xs.map((x, i) => ({ x, k: (i * 7919 + seed) % 101 })).sort((a, b) => a.k - b.k).map((e) => e.x)
-          const again = computeAssignment(shuffled(partitions), shuffled(members), new Map(shuffled([...current.entries()])))
+          const shuffled = <T>(xs: T[]) =>
+            xs
+              .map((x, i) => ({ x, k: (i * 7919 + seed) % 101 }))
+              .sort((a, b) => a.k - b.k)
+              .map((e) => e.x)
+          const again = computeAssignment(
+            shuffled(partitions),
+            shuffled(members),
+            new Map(shuffled([...current.entries()])),
+          )
           expect(asObject(again)).toEqual(asObject(result))
         },
       ),
@@ -94,7 +111,12 @@ function twoMembers() {
   const b = s.group.join('b', SESSION_MS)
   const ha = s.group.heartbeat(a.memberId)
   const hb = s.group.heartbeat(b.memberId)
-  return { ...s, a: { ...a, generationId: ha.generationId }, b: { ...b, generationId: hb.generationId }, owned: { a: ha.assign, b: hb.assign } }
+  return {
+    ...s,
+    a: { ...a, generationId: ha.generationId },
+    b: { ...b, generationId: hb.generationId },
+    owned: { a: ha.assign, b: hb.assign },
+  }
 }
 
 describe('GroupCoordinator sessions', () => {
@@ -114,7 +136,9 @@ describe('GroupCoordinator sessions', () => {
     s.clock.now = SESSION_MS + 1
     s.group.expireMembers()
     expect(s.group.hasMember(s.a.memberId)).toBe(false)
-    expect(s.events.filter((e) => e.type === 'member-expired')).toMatchObject([{ memberId: s.a.memberId, lastHeartbeatMs: 0 }])
+    expect(s.events.filter((e) => e.type === 'member-expired')).toMatchObject([
+      { memberId: s.a.memberId, lastHeartbeatMs: 0 },
+    ])
     expect(s.group.ownerOf(s.owned.a[0]!)).toBeUndefined()
     const hb = s.group.heartbeat(s.b.memberId)
     expect(hb.assign).toEqual(s.owned.a)
@@ -145,18 +169,33 @@ describe('GroupCoordinator fencing of a zombie member', () => {
     expect(s.group.hasMember(s.a.memberId)).toBe(false)
     const offsets = [{ ...s.owned.a[0]!, offset: 10 }]
     expect(errorCode(() => s.group.commitOffsets(s.a.memberId, s.a.generationId, offsets))).toBe('UNKNOWN_MEMBER_ID')
-    expect(errorCode(() => s.group.txnOffsetCommit(5, 0, offsets, { memberId: s.a.memberId, generationId: s.a.generationId }))).toBe('UNKNOWN_MEMBER_ID')
+    expect(
+      errorCode(() =>
+        s.group.txnOffsetCommit(5, 0, offsets, { memberId: s.a.memberId, generationId: s.a.generationId }),
+      ),
+    ).toBe('UNKNOWN_MEMBER_ID')
     expect(s.appended).toEqual([])
-    expect(s.group.fetchCommittedStable([T0, T1])).toEqual(new Map([['in-0', null], ['in-1', null]]))
+    expect(s.group.fetchCommittedStable([T0, T1])).toEqual(
+      new Map([
+        ['in-0', null],
+        ['in-1', null],
+      ]),
+    )
   })
 
   it('refuses a commit for a partition the member no longer owns, or from a generation not yet reached, with ILLEGAL_GENERATION', () => {
     const s = twoMembers()
     const theirs = [{ ...s.owned.b[0]!, offset: 3 }]
     expect(errorCode(() => s.group.commitOffsets(s.a.memberId, s.a.generationId, theirs))).toBe('ILLEGAL_GENERATION')
-    expect(errorCode(() => s.group.txnOffsetCommit(5, 0, theirs, { memberId: s.a.memberId, generationId: s.a.generationId }))).toBe('ILLEGAL_GENERATION')
+    expect(
+      errorCode(() =>
+        s.group.txnOffsetCommit(5, 0, theirs, { memberId: s.a.memberId, generationId: s.a.generationId }),
+      ),
+    ).toBe('ILLEGAL_GENERATION')
     const mine = [{ ...s.owned.a[0]!, offset: 3 }]
-    expect(errorCode(() => s.group.commitOffsets(s.a.memberId, s.group.generationId + 1, mine))).toBe('ILLEGAL_GENERATION')
+    expect(errorCode(() => s.group.commitOffsets(s.a.memberId, s.group.generationId + 1, mine))).toBe(
+      'ILLEGAL_GENERATION',
+    )
     expect(s.appended).toEqual([])
     s.group.commitOffsets(s.a.memberId, s.a.generationId, mine)
     expect(s.group.fetchCommittedStable([s.owned.a[0]!]).get(`in-${s.owned.a[0]!.partition}`)).toBe(3)

@@ -38,7 +38,11 @@ export type GroupEvent =
 
 export interface OffsetsLogWriter {
   /** Appends offset commits to the internal offsets log; transactional when producerId is given. */
-  appendOffsets(groupId: string, offsets: readonly OffsetToCommit[], txn: { producerId: number; epoch: number } | null): void
+  appendOffsets(
+    groupId: string,
+    offsets: readonly OffsetToCommit[],
+    txn: { producerId: number; epoch: number } | null,
+  ): void
   offsetsPartition(groupId: string): TopicPartition
 }
 
@@ -111,7 +115,14 @@ export class GroupCoordinator {
   join(clientId: string, sessionTimeoutMs: number): { memberId: string; generationId: number } {
     this.expireMembers()
     const memberId = `${clientId}-${this.nextMemberSeq++}`
-    this.members.set(memberId, { memberId, clientId, sessionTimeoutMs, lastHeartbeatMs: this.now(), generationSeen: this.generation + 1, joinedGeneration: this.generation + 1 })
+    this.members.set(memberId, {
+      memberId,
+      clientId,
+      sessionTimeoutMs,
+      lastHeartbeatMs: this.now(),
+      generationSeen: this.generation + 1,
+      joinedGeneration: this.generation + 1,
+    })
     this.rebalance()
     this.emit({ type: 'member-joined', memberId, generationId: this.generation, atMs: this.now() })
     return { memberId, generationId: this.generation }
@@ -135,9 +146,18 @@ export class GroupCoordinator {
     const now = this.now()
     for (const m of [...this.members.values()]) {
       // A stall of the whole process (every member and this coordinator frozen) is nobody's silence.
-      if (now - m.lastHeartbeatMs > m.sessionTimeoutMs && now - m.lastHeartbeatMs - this.frozenSince(m.lastHeartbeatMs) > m.sessionTimeoutMs) {
+      if (
+        now - m.lastHeartbeatMs > m.sessionTimeoutMs &&
+        now - m.lastHeartbeatMs - this.frozenSince(m.lastHeartbeatMs) > m.sessionTimeoutMs
+      ) {
         this.removeMember(m.memberId)
-        this.emit({ type: 'member-expired', memberId: m.memberId, generationId: this.generation, atMs: now, lastHeartbeatMs: m.lastHeartbeatMs })
+        this.emit({
+          type: 'member-expired',
+          memberId: m.memberId,
+          generationId: this.generation,
+          atMs: now,
+          lastHeartbeatMs: m.lastHeartbeatMs,
+        })
       }
     }
   }
@@ -145,7 +165,11 @@ export class GroupCoordinator {
   private requireMember(memberId: string): Member {
     this.expireMembers()
     const m = this.members.get(memberId)
-    if (!m) throw new LogError('UNKNOWN_MEMBER_ID', `member ${memberId} is not in group ${this.groupId} (session expired or left)`)
+    if (!m)
+      throw new LogError(
+        'UNKNOWN_MEMBER_ID',
+        `member ${memberId} is not in group ${this.groupId} (session expired or left)`,
+      )
     return m
   }
 
@@ -156,14 +180,22 @@ export class GroupCoordinator {
     m.generationSeen = this.generation
     const revoke: TopicPartition[] = []
     const assign: TopicPartition[] = []
-    for (const [k, owner] of this.owner) if (owner === memberId && this.target.get(k) !== memberId) revoke.push(this.partitions.get(k)!)
+    for (const [k, owner] of this.owner)
+      if (owner === memberId && this.target.get(k) !== memberId) revoke.push(this.partitions.get(k)!)
     for (const [k, t] of this.target) {
       if (t === memberId && !this.owner.has(k)) {
         this.owner.set(k, memberId)
         assign.push(this.partitions.get(k)!)
       }
     }
-    if (assign.length > 0) this.emit({ type: 'partitions-assigned', memberId, partitions: assign, generationId: this.generation, atMs: this.now() })
+    if (assign.length > 0)
+      this.emit({
+        type: 'partitions-assigned',
+        memberId,
+        partitions: assign,
+        generationId: this.generation,
+        atMs: this.now(),
+      })
     return { generationId: this.generation, revoke, assign }
   }
 
@@ -187,7 +219,8 @@ export class GroupCoordinator {
         released.push(tp)
       }
     }
-    if (released.length > 0) this.emit({ type: 'partitions-released', memberId, partitions: released, atMs: this.now() })
+    if (released.length > 0)
+      this.emit({ type: 'partitions-released', memberId, partitions: released, atMs: this.now() })
   }
 
   /**
@@ -199,14 +232,20 @@ export class GroupCoordinator {
   private checkGeneration(memberId: string, generationId: number): void {
     const m = this.requireMember(memberId)
     if (generationId > this.generation || generationId < m.joinedGeneration) {
-      throw new LogError('ILLEGAL_GENERATION', `generation ${generationId} of member ${memberId} is not valid in group ${this.groupId} (current ${this.generation})`)
+      throw new LogError(
+        'ILLEGAL_GENERATION',
+        `generation ${generationId} of member ${memberId} is not valid in group ${this.groupId} (current ${this.generation})`,
+      )
     }
   }
 
   private checkOwnership(memberId: string, offsets: readonly OffsetToCommit[]): void {
     for (const o of offsets) {
       if (this.owner.get(tpKey(o.topic, o.partition)) !== memberId) {
-        throw new LogError('ILLEGAL_GENERATION', `member ${memberId} does not own ${o.topic}-${o.partition} in generation ${this.generation}`)
+        throw new LogError(
+          'ILLEGAL_GENERATION',
+          `member ${memberId} does not own ${o.topic}-${o.partition} in generation ${this.generation}`,
+        )
       }
     }
   }
@@ -216,14 +255,20 @@ export class GroupCoordinator {
     this.checkGeneration(memberId, generationId)
     this.checkOwnership(memberId, offsets)
     this.log.appendOffsets(this.groupId, offsets, null)
-    for (const o of offsets) this.committed.set(tpKey(o.topic, o.partition), { topic: o.topic, partition: o.partition, offset: o.offset })
+    for (const o of offsets)
+      this.committed.set(tpKey(o.topic, o.partition), { topic: o.topic, partition: o.partition, offset: o.offset })
   }
 
   /**
    * TxnOffsetCommit: offsets become visible only when the transaction commits. With a member id
    * and generation (exactly_once_v2, KIP-447) a zombie from an older generation is fenced here.
    */
-  txnOffsetCommit(producerId: number, epoch: number, offsets: readonly OffsetToCommit[], member: { memberId: string; generationId: number } | null): void {
+  txnOffsetCommit(
+    producerId: number,
+    epoch: number,
+    offsets: readonly OffsetToCommit[],
+    member: { memberId: string; generationId: number } | null,
+  ): void {
     if (member) {
       this.checkGeneration(member.memberId, member.generationId)
       this.checkOwnership(member.memberId, offsets)
@@ -240,7 +285,8 @@ export class GroupCoordinator {
     const pending = this.pendingTxnOffsets.get(producerId)
     this.pendingTxnOffsets.delete(producerId)
     if (!pending) return 0
-    if (result === 'COMMIT') for (const [k, o] of pending) this.committed.set(k, { topic: o.topic, partition: o.partition, offset: o.offset })
+    if (result === 'COMMIT')
+      for (const [k, o] of pending) this.committed.set(k, { topic: o.topic, partition: o.partition, offset: o.offset })
     return pending.size
   }
 
@@ -262,7 +308,11 @@ export class GroupCoordinator {
     for (const tp of tps) {
       const k = tpKey(tp.topic, tp.partition)
       for (const pending of this.pendingTxnOffsets.values()) {
-        if (pending.has(k)) throw new LogError('UNSTABLE_OFFSET_COMMIT', `${k} has a pending transactional offset commit in group ${this.groupId}`)
+        if (pending.has(k))
+          throw new LogError(
+            'UNSTABLE_OFFSET_COMMIT',
+            `${k} has a pending transactional offset commit in group ${this.groupId}`,
+          )
       }
     }
     return this.fetchCommitted(tps)
@@ -282,14 +332,22 @@ export class GroupCoordinator {
   describe(): GroupDescription {
     const members = [...this.members.values()].sort((a, b) => (a.memberId < b.memberId ? -1 : 1))
     const assignment = (memberId: string) =>
-      [...this.target].filter(([, m]) => m === memberId).map(([k]) => this.partitions.get(k)!).sort((a, b) => comparePartitionKeys(tpKey(a.topic, a.partition), tpKey(b.topic, b.partition)))
+      [...this.target]
+        .filter(([, m]) => m === memberId)
+        .map(([k]) => this.partitions.get(k)!)
+        .sort((a, b) => comparePartitionKeys(tpKey(a.topic, a.partition), tpKey(b.topic, b.partition)))
     return {
       groupId: this.groupId,
       state: this.describedState(),
       generationId: this.generation,
       protocolType: 'consumer',
       protocol: 'sticky',
-      members: members.map((m) => ({ memberId: m.memberId, clientId: m.clientId, host: null, assignment: assignment(m.memberId) })),
+      members: members.map((m) => ({
+        memberId: m.memberId,
+        clientId: m.clientId,
+        host: null,
+        assignment: assignment(m.memberId),
+      })),
     }
   }
 

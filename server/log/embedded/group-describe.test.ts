@@ -5,16 +5,26 @@ import { EmbeddedCluster } from './embedded-cluster.ts'
 import { GroupCoordinator, type OffsetsLogWriter } from './group-coordinator.ts'
 import { ProcessHandle } from './process-handle.ts'
 
-const log: OffsetsLogWriter = { appendOffsets: () => {}, offsetsPartition: () => ({ topic: '__consumer_offsets', partition: 0 }) }
+const log: OffsetsLogWriter = {
+  appendOffsets: () => {},
+  offsetsPartition: () => ({ topic: '__consumer_offsets', partition: 0 }),
+}
 const tps = (n: number) => Array.from({ length: n }, (_, partition) => ({ topic: 'in', partition }))
 /** Each member's assignment as partition numbers. */
-const assigned = (g: GroupCoordinator) => Object.fromEntries(g.describe().members.map((m) => [m.memberId, m.assignment.map((tp) => tp.partition)]))
+const assigned = (g: GroupCoordinator) =>
+  Object.fromEntries(g.describe().members.map((m) => [m.memberId, m.assignment.map((tp) => tp.partition)]))
 
 describe('the embedded group coordinator described', () => {
   it('walks Empty, CompletingRebalance, Stable, PreparingRebalance as members join, take up and rejoin', () => {
     const g = new GroupCoordinator('app', log, () => 0)
     g.setPartitions(tps(4))
-    expect(g.describe()).toMatchObject({ groupId: 'app', state: 'Empty', generationId: 1, protocolType: 'consumer', members: [] })
+    expect(g.describe()).toMatchObject({
+      groupId: 'app',
+      state: 'Empty',
+      generationId: 1,
+      protocolType: 'consumer',
+      members: [],
+    })
 
     const a = g.join('w1', 10_000).memberId
     expect(g.describe()).toMatchObject({ state: 'CompletingRebalance', generationId: 2 })
@@ -68,7 +78,14 @@ describe('the embedded group coordinator described', () => {
   it('answers Dead with no member for a group the cluster does not know, through the inspector', async () => {
     const cluster = new EmbeddedCluster(new MockTime(0))
     const inspector = new EmbeddedConnection(cluster, new ProcessHandle('p'), new ClientFaults()).inspector()
-    expect(await inspector.describeGroup!('nobody')).toEqual({ groupId: 'nobody', state: 'Dead', generationId: null, protocolType: '', protocol: '', members: [] })
+    expect(await inspector.describeGroup!('nobody')).toEqual({
+      groupId: 'nobody',
+      state: 'Dead',
+      generationId: null,
+      protocolType: '',
+      protocol: '',
+      members: [],
+    })
     cluster.group('app').setPartitions(tps(2))
     expect(await inspector.describeGroup!('app')).toMatchObject({ groupId: 'app', state: 'Empty', generationId: 1 })
   })

@@ -28,7 +28,12 @@ export interface LatencyModel {
 
 export const LATENCY_OFF: LatencyModel = Object.freeze({ name: 'off', requestMs: 0, endTxnMs: 0, markerMs: 0 })
 
-export const LATENCY_DEFAULT: LatencyModel = Object.freeze({ name: 'default', requestMs: 1, endTxnMs: 0.5, markerMs: 0.25 })
+export const LATENCY_DEFAULT: LatencyModel = Object.freeze({
+  name: 'default',
+  requestMs: 1,
+  endTxnMs: 0.5,
+  markerMs: 0.25,
+})
 
 /**
  * The cost model of runs in virtual time: the default request and transaction costs, and 1 ms of
@@ -37,7 +42,13 @@ export const LATENCY_DEFAULT: LatencyModel = Object.freeze({ name: 'default', re
  * thousands of records, computed in a second or two, and that a transaction's cost (a few ms) is
  * the same order as a short commit interval's processing (see LATENCY.md, "The model in virtual time").
  */
-export const MODEL_COSTS: LatencyModel = Object.freeze({ name: 'model', requestMs: 1, endTxnMs: 0.5, markerMs: 0.25, recordMs: 1 })
+export const MODEL_COSTS: LatencyModel = Object.freeze({
+  name: 'model',
+  requestMs: 1,
+  endTxnMs: 0.5,
+  markerMs: 0.25,
+  recordMs: 1,
+})
 
 /**
  * max.poll.records in the model: a poll holds the worker's thread for recordMs per record, so a
@@ -45,7 +56,10 @@ export const MODEL_COSTS: LatencyModel = Object.freeze({ name: 'model', requestM
  */
 export const MODEL_MAX_POLL_RECORDS = 5
 
-export function latencyModel(name: 'default' | 'off', overrides: Partial<Omit<LatencyModel, 'name'>> = {}): LatencyModel {
+export function latencyModel(
+  name: 'default' | 'off',
+  overrides: Partial<Omit<LatencyModel, 'name'>> = {},
+): LatencyModel {
   const base = name === 'off' ? LATENCY_OFF : LATENCY_DEFAULT
   return { ...base, ...overrides }
 }

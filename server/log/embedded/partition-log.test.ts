@@ -21,11 +21,19 @@ function values(records: readonly { value: string | null }[]): (string | null)[]
 function mixedLog(): PartitionLog {
   const log = new PartitionLog('t', 0)
   log.append(PLAIN_BATCH, recs('plain-0'), NOW)
-  log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: true }, recs('aborted-1', 'aborted-2'), NOW)
+  log.append(
+    { producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: true },
+    recs('aborted-1', 'aborted-2'),
+    NOW,
+  )
   log.writeMarker(PID, 1, 'ABORT', NOW)
   log.append({ producerId: PID, producerEpoch: 1, baseSequence: 0, transactional: true }, recs('committed-4'), NOW)
   log.writeMarker(PID, 2, 'COMMIT', NOW)
-  log.append({ producerId: OTHER_PID, producerEpoch: 0, baseSequence: 0, transactional: true }, recs('open-6', 'open-7'), NOW)
+  log.append(
+    { producerId: OTHER_PID, producerEpoch: 0, baseSequence: 0, transactional: true },
+    recs('open-6', 'open-7'),
+    NOW,
+  )
   log.append(PLAIN_BATCH, recs('plain-8'), NOW)
   return log
 }
@@ -33,10 +41,18 @@ function mixedLog(): PartitionLog {
 describe('PartitionLog idempotent append', () => {
   it('acknowledges a retried batch with the same base offset and does not append it again', () => {
     const log = new PartitionLog('t', 0)
-    expect(log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: false }, recs('a', 'b'), NOW)).toEqual({ baseOffset: 0, duplicate: false })
-    expect(log.append({ producerId: PID, producerEpoch: 0, baseSequence: 2, transactional: false }, recs('c'), NOW)).toEqual({ baseOffset: 2, duplicate: false })
-    expect(log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: false }, recs('a', 'b'), NOW)).toEqual({ baseOffset: 0, duplicate: true })
-    expect(log.append({ producerId: PID, producerEpoch: 0, baseSequence: 2, transactional: false }, recs('c'), NOW)).toEqual({ baseOffset: 2, duplicate: true })
+    expect(
+      log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: false }, recs('a', 'b'), NOW),
+    ).toEqual({ baseOffset: 0, duplicate: false })
+    expect(
+      log.append({ producerId: PID, producerEpoch: 0, baseSequence: 2, transactional: false }, recs('c'), NOW),
+    ).toEqual({ baseOffset: 2, duplicate: false })
+    expect(
+      log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: false }, recs('a', 'b'), NOW),
+    ).toEqual({ baseOffset: 0, duplicate: true })
+    expect(
+      log.append({ producerId: PID, producerEpoch: 0, baseSequence: 2, transactional: false }, recs('c'), NOW),
+    ).toEqual({ baseOffset: 2, duplicate: true })
     expect(log.highWatermark).toBe(3)
     expect(log.lastSequence(PID)).toBe(2)
     expect(values(log.read(0, 100, 'read_uncommitted').records)).toEqual(['a', 'b', 'c'])
@@ -44,33 +60,58 @@ describe('PartitionLog idempotent append', () => {
 
   it('recognises a retry among the last five batches of the producer', () => {
     const log = new PartitionLog('t', 0)
-    for (let s = 0; s < 6; s++) log.append({ producerId: PID, producerEpoch: 0, baseSequence: s, transactional: false }, recs(`v${s}`), NOW)
-    expect(log.append({ producerId: PID, producerEpoch: 0, baseSequence: 1, transactional: false }, recs('v1'), NOW)).toEqual({ baseOffset: 1, duplicate: true })
+    for (let s = 0; s < 6; s++)
+      log.append({ producerId: PID, producerEpoch: 0, baseSequence: s, transactional: false }, recs(`v${s}`), NOW)
+    expect(
+      log.append({ producerId: PID, producerEpoch: 0, baseSequence: 1, transactional: false }, recs('v1'), NOW),
+    ).toEqual({ baseOffset: 1, duplicate: true })
     expect(log.highWatermark).toBe(6)
   })
 
   it('rejects a sequence gap with OUT_OF_ORDER_SEQUENCE_NUMBER and appends nothing', () => {
     const log = new PartitionLog('t', 0)
     log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: false }, recs('a'), NOW)
-    expect(errorCode(() => log.append({ producerId: PID, producerEpoch: 0, baseSequence: 2, transactional: false }, recs('c'), NOW))).toBe('OUT_OF_ORDER_SEQUENCE_NUMBER')
+    expect(
+      errorCode(() =>
+        log.append({ producerId: PID, producerEpoch: 0, baseSequence: 2, transactional: false }, recs('c'), NOW),
+      ),
+    ).toBe('OUT_OF_ORDER_SEQUENCE_NUMBER')
     expect(log.highWatermark).toBe(1)
   })
 
   it('requires an unknown producer and a new epoch to start at sequence 0', () => {
     const log = new PartitionLog('t', 0)
-    expect(errorCode(() => log.append({ producerId: PID, producerEpoch: 0, baseSequence: 3, transactional: false }, recs('a'), NOW))).toBe('OUT_OF_ORDER_SEQUENCE_NUMBER')
+    expect(
+      errorCode(() =>
+        log.append({ producerId: PID, producerEpoch: 0, baseSequence: 3, transactional: false }, recs('a'), NOW),
+      ),
+    ).toBe('OUT_OF_ORDER_SEQUENCE_NUMBER')
     log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: false }, recs('a'), NOW)
-    expect(errorCode(() => log.append({ producerId: PID, producerEpoch: 1, baseSequence: 1, transactional: false }, recs('b'), NOW))).toBe('OUT_OF_ORDER_SEQUENCE_NUMBER')
-    expect(log.append({ producerId: PID, producerEpoch: 1, baseSequence: 0, transactional: false }, recs('b'), NOW)).toEqual({ baseOffset: 1, duplicate: false })
+    expect(
+      errorCode(() =>
+        log.append({ producerId: PID, producerEpoch: 1, baseSequence: 1, transactional: false }, recs('b'), NOW),
+      ),
+    ).toBe('OUT_OF_ORDER_SEQUENCE_NUMBER')
+    expect(
+      log.append({ producerId: PID, producerEpoch: 1, baseSequence: 0, transactional: false }, recs('b'), NOW),
+    ).toEqual({ baseOffset: 1, duplicate: false })
   })
 
   it('fences a write from an older epoch with PRODUCER_FENCED', () => {
     const log = new PartitionLog('t', 0)
     log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: false }, recs('a'), NOW)
     log.append({ producerId: PID, producerEpoch: 1, baseSequence: 0, transactional: false }, recs('b'), NOW)
-    expect(errorCode(() => log.append({ producerId: PID, producerEpoch: 0, baseSequence: 1, transactional: false }, recs('c'), NOW))).toBe('PRODUCER_FENCED')
+    expect(
+      errorCode(() =>
+        log.append({ producerId: PID, producerEpoch: 0, baseSequence: 1, transactional: false }, recs('c'), NOW),
+      ),
+    ).toBe('PRODUCER_FENCED')
     // A retry of the old epoch's batch is fenced too, not acknowledged.
-    expect(errorCode(() => log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: false }, recs('a'), NOW))).toBe('PRODUCER_FENCED')
+    expect(
+      errorCode(() =>
+        log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: false }, recs('a'), NOW),
+      ),
+    ).toBe('PRODUCER_FENCED')
     expect(log.highWatermark).toBe(2)
   })
 
@@ -78,7 +119,11 @@ describe('PartitionLog idempotent append', () => {
     const log = new PartitionLog('t', 0)
     log.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: true }, recs('a'), NOW)
     log.writeMarker(PID, 1, 'ABORT', NOW)
-    expect(errorCode(() => log.append({ producerId: PID, producerEpoch: 0, baseSequence: 1, transactional: true }, recs('late'), NOW))).toBe('PRODUCER_FENCED')
+    expect(
+      errorCode(() =>
+        log.append({ producerId: PID, producerEpoch: 0, baseSequence: 1, transactional: true }, recs('late'), NOW),
+      ),
+    ).toBe('PRODUCER_FENCED')
   })
 
   it('appends every copy of a batch without a producer id (idempotence off)', () => {
@@ -94,8 +139,16 @@ describe('PartitionLog batch values', () => {
     const log = new PartitionLog('t', 0)
     const batches: DataRecord[][] = [
       recs('a', '', '{"key":"k","count":1}'),
-      [{ key: 'k', value: 'naïve' }, { key: 'k', value: 'plain' }, { key: 'k', value: '€ 5' }],
-      [{ key: 'k', value: 'before' }, { key: 'k', value: null }, { key: null, value: 'after' }],
+      [
+        { key: 'k', value: 'naïve' },
+        { key: 'k', value: 'plain' },
+        { key: 'k', value: '€ 5' },
+      ],
+      [
+        { key: 'k', value: 'before' },
+        { key: 'k', value: null },
+        { key: null, value: 'after' },
+      ],
       [{ key: 'x', value: '😀' }],
       recs(...Array.from({ length: 3_000 }, (_, i) => `value-${i}`)),
     ]
@@ -126,7 +179,15 @@ describe('PartitionLog last stable offset and isolation', () => {
   it('shows aborted and open records to read_uncommitted, but never markers', () => {
     const log = mixedLog()
     const r = log.read(0, 100, 'read_uncommitted')
-    expect(values(r.records)).toEqual(['plain-0', 'aborted-1', 'aborted-2', 'committed-4', 'open-6', 'open-7', 'plain-8'])
+    expect(values(r.records)).toEqual([
+      'plain-0',
+      'aborted-1',
+      'aborted-2',
+      'committed-4',
+      'open-6',
+      'open-7',
+      'plain-8',
+    ])
     expect(r.nextOffset).toBe(9)
   })
 
@@ -146,7 +207,14 @@ describe('PartitionLog last stable offset and isolation', () => {
   it('stamps the transaction outcome on its batches when the marker is written', () => {
     const log = mixedLog()
     const outcome = (o: number) => log.readRaw(o, o + 1, 1)[0]!
-    expect([1, 2, 3, 4, 5, 6].map((o) => outcome(o).txnOutcome)).toEqual(['aborted', 'aborted', 'aborted', 'committed', 'committed', 'pending'])
+    expect([1, 2, 3, 4, 5, 6].map((o) => outcome(o).txnOutcome)).toEqual([
+      'aborted',
+      'aborted',
+      'aborted',
+      'committed',
+      'committed',
+      'pending',
+    ])
     expect([0, 8].map((o) => outcome(o).txnOutcome)).toEqual([null, null])
     expect(outcome(3).control).toBe('ABORT')
     expect(outcome(5).control).toBe('COMMIT')

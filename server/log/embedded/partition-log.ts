@@ -19,7 +19,12 @@ export interface BatchProducer {
 }
 
 /** A batch from a plain (non-idempotent, non-transactional) producer. */
-export const PLAIN_BATCH: Readonly<BatchProducer> = { producerId: NO_PRODUCER_ID, producerEpoch: 0, baseSequence: NO_SEQUENCE, transactional: false }
+export const PLAIN_BATCH: Readonly<BatchProducer> = {
+  producerId: NO_PRODUCER_ID,
+  producerEpoch: 0,
+  baseSequence: NO_SEQUENCE,
+  transactional: false,
+}
 
 /** A batch as written by one produce request for one partition (or one control marker). */
 export interface Batch {
@@ -99,7 +104,11 @@ export class PartitionLog {
     return lso
   }
   offsets(): PartitionOffsets {
-    return { logStartOffset: this.startOffset, lastStableOffset: this.lastStableOffset, highWatermark: this.highWatermark }
+    return {
+      logStartOffset: this.startOffset,
+      lastStableOffset: this.lastStableOffset,
+      highWatermark: this.highWatermark,
+    }
   }
   hasOngoingTxn(producerId: number): boolean {
     return this.ongoing.has(producerId)
@@ -112,14 +121,20 @@ export class PartitionLog {
     const txn = this.ongoing.get(producerId)
     if (!txn || txn.batches.length === 0) return null
     const last = txn.batches[txn.batches.length - 1]!
-    return { firstOffset: txn.firstOffset, lastOffset: last.baseOffset + last.count - 1, records: txn.batches.reduce((n, b) => n + b.count, 0) }
+    return {
+      firstOffset: txn.firstOffset,
+      lastOffset: last.baseOffset + last.count - 1,
+      records: txn.batches.reduce((n, b) => n + b.count, 0),
+    }
   }
   lastSequence(producerId: number): number | undefined {
     return this.producers.lastSequence(producerId)
   }
   /** Every producer with state here, and the first offset of its open transaction (-1: none), as DescribeProducers answers. */
   producerStates(): { producerId: number; epoch: number; lastSequence: number; currentTxnStartOffset: number }[] {
-    return this.producers.entries().map((p) => ({ ...p, currentTxnStartOffset: this.ongoing.get(p.producerId)?.firstOffset ?? -1 }))
+    return this.producers
+      .entries()
+      .map((p) => ({ ...p, currentTxnStartOffset: this.ongoing.get(p.producerId)?.firstOffset ?? -1 }))
   }
 
   /**
@@ -188,7 +203,10 @@ export class PartitionLog {
   /** A consumer's fetch. Control markers are never returned; read_committed stops at the LSO and skips aborted records. */
   read(from: number, maxRecords: number, isolation: IsolationLevel): { records: ConsumedRecord[]; nextOffset: number } {
     if (from < this.startOffset) {
-      throw new LogError('OFFSET_OUT_OF_RANGE', `offset ${from} is below the log start offset ${this.startOffset} of ${this.topic}-${this.partition}`)
+      throw new LogError(
+        'OFFSET_OUT_OF_RANGE',
+        `offset ${from} is below the log start offset ${this.startOffset} of ${this.topic}-${this.partition}`,
+      )
     }
     const end = isolation === 'read_committed' ? this.lastStableOffset : this.highWatermark
     const records: ConsumedRecord[] = []
@@ -245,14 +263,27 @@ export class PartitionLog {
   private entryAtSlot(i: number, value: string | null = this.columns.value(i)): Entry {
     const cols = this.columns
     const offset = cols.offsetOfSlot(i)
-    return { topic: this.topic, partition: this.partition, offset, key: cols.key(i), value, headers: cols.headers(offset), timestamp: cols.timestamp(i), batch: cols.batch(i) }
+    return {
+      topic: this.topic,
+      partition: this.partition,
+      offset,
+      key: cols.key(i),
+      value,
+      headers: cols.headers(offset),
+      timestamp: cols.timestamp(i),
+      batch: cols.batch(i),
+    }
   }
 
   /**
    * Retention by size or time: drops the oldest records, never at or past the last stable offset
    * and never past `keepFrom` (what a reader still needs). Returns how many were dropped.
    */
-  applyRetention(policy: { maxRecords?: number; maxAgeMs?: number }, now: number, keepFrom = Number.POSITIVE_INFINITY): number {
+  applyRetention(
+    policy: { maxRecords?: number; maxAgeMs?: number },
+    now: number,
+    keepFrom = Number.POSITIVE_INFINITY,
+  ): number {
     const limit = Math.min(this.lastStableOffset, keepFrom)
     const cols = this.columns
     const n = cols.length

@@ -35,21 +35,32 @@ export class ProducerStateTable {
     if (producerId === NO_PRODUCER_ID) return null
     const producer = this.producers.get(producerId)
     if (producer && epoch < producer.epoch) {
-      throw new LogError('PRODUCER_FENCED', `producer ${producerId} epoch ${epoch} is older than ${producer.epoch} on ${this.where}`)
+      throw new LogError(
+        'PRODUCER_FENCED',
+        `producer ${producerId} epoch ${epoch} is older than ${producer.epoch} on ${this.where}`,
+      )
     }
     if (baseSequence === NO_SEQUENCE) return null
     if (!producer) {
-      if (baseSequence !== 0) throw new LogError('OUT_OF_ORDER_SEQUENCE_NUMBER', `producer ${producerId} is unknown here; its first sequence must be 0, got ${baseSequence}`)
+      if (baseSequence !== 0)
+        throw new LogError(
+          'OUT_OF_ORDER_SEQUENCE_NUMBER',
+          `producer ${producerId} is unknown here; its first sequence must be 0, got ${baseSequence}`,
+        )
       return null
     }
     if (epoch !== producer.epoch) {
-      if (baseSequence !== 0) throw new LogError('OUT_OF_ORDER_SEQUENCE_NUMBER', `a new epoch must start at sequence 0, got ${baseSequence}`)
+      if (baseSequence !== 0)
+        throw new LogError('OUT_OF_ORDER_SEQUENCE_NUMBER', `a new epoch must start at sequence 0, got ${baseSequence}`)
       return null
     }
     const retried = producer.recent.find((b) => b.baseSequence === baseSequence && b.count === count)
     if (retried) return retried.baseOffset
     if (baseSequence !== producer.lastSequence + 1) {
-      throw new LogError('OUT_OF_ORDER_SEQUENCE_NUMBER', `expected sequence ${producer.lastSequence + 1} from producer ${producerId}, got ${baseSequence}`)
+      throw new LogError(
+        'OUT_OF_ORDER_SEQUENCE_NUMBER',
+        `expected sequence ${producer.lastSequence + 1} from producer ${producerId}, got ${baseSequence}`,
+      )
     }
     return null
   }

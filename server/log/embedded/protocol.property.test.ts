@@ -100,7 +100,9 @@ class Schedule {
     this.ended = []
     for (const e of out) {
       const tid = TIDS.indexOf(e.transactionalId as (typeof TIDS)[number])
-      const txn = this.txns.find((t) => t.tid === tid && t.producerId === e.producerId && t.epoch === e.epoch && t.outcome === 'open')
+      const txn = this.txns.find(
+        (t) => t.tid === tid && t.producerId === e.producerId && t.epoch === e.epoch && t.outcome === 'open',
+      )
       // Every transaction the broker ends is one the model saw begin with a successful request.
       expect(txn, `unexpected ${e.outcome} of ${e.transactionalId} epoch ${e.epoch}`).toBeDefined()
       txn!.outcome = e.outcome
@@ -168,7 +170,17 @@ class Schedule {
     if (m.current) m.zombies.push(m.current)
     // The new epoch is newer than any epoch this transactional.id handed out before.
     expect(m.epochs.every((e) => e < r.epoch)).toBe(true)
-    m.current = { producerId: r.producerId, epoch: r.epoch, timedOut: false, crashed: false, added: new Set(), offsetsAdded: false, sequences: new Map(), txn: null, lastBatch: null }
+    m.current = {
+      producerId: r.producerId,
+      epoch: r.epoch,
+      timedOut: false,
+      crashed: false,
+      added: new Set(),
+      offsetsAdded: false,
+      sequences: new Map(),
+      txn: null,
+      lastBatch: null,
+    }
     m.epochs.push(r.epoch)
   }
 
@@ -183,7 +195,12 @@ class Schedule {
       }
       const baseSequence = c.sequences.get(partition) ?? 0
       const values = Array.from({ length: n }, () => `${TIDS[tid]}#${this.valueSeq++}`)
-      const request: ProduceRequest = { producerId: c.producerId, epoch: c.epoch, transactionalId: TIDS[tid]!, batches: [{ ...tp, baseSequence, records: values.map((v) => ({ key: v, value: v })) }] }
+      const request: ProduceRequest = {
+        producerId: c.producerId,
+        epoch: c.epoch,
+        transactionalId: TIDS[tid]!,
+        batches: [{ ...tp, baseSequence, records: values.map((v) => ({ key: v, value: v })) }],
+      }
       const [result] = this.cluster.produce(request)
       expect(result).toEqual({ ...tp, baseOffset: hw[partition], duplicate: false })
       c.sequences.set(partition, baseSequence + n)
@@ -245,7 +262,9 @@ class Schedule {
     }
     if (hadTxn) {
       expect(code).toBeNull()
-      expect(ended.map((e) => [e.outcome, e.reason, e.epoch])).toEqual([[commit ? 'committed' : 'aborted', commit ? null : 'client', c.epoch]])
+      expect(ended.map((e) => [e.outcome, e.reason, e.epoch])).toEqual([
+        [commit ? 'committed' : 'aborted', commit ? null : 'client', c.epoch],
+      ])
       expect(r!.epoch).toBe(c.epoch + 1)
       this.tids[tid]!.epochs.push(r!.epoch)
       this.afterEndTxn(c, r!.epoch)
@@ -260,7 +279,9 @@ class Schedule {
     await this.time.runFor(TIMEOUT_MS + 1)
     this.cluster.tick()
     const ended = this.takeEnded()
-    expect(ended.map((e) => [e.transactionalId, e.outcome, e.reason]).sort()).toEqual(open.map((t) => [TIDS[t.tid], 'aborted', 'timeout']).sort())
+    expect(ended.map((e) => [e.transactionalId, e.outcome, e.reason]).sort()).toEqual(
+      open.map((t) => [TIDS[t.tid], 'aborted', 'timeout']).sort(),
+    )
     for (const m of this.tids) {
       const c = m.current
       if (c?.txn && c.txn.outcome === 'aborted') c.timedOut = true
@@ -275,13 +296,23 @@ class Schedule {
     const older = m.epochs.filter((e) => e < meta.epoch)
     if (older.length === 0) return
     const epoch = older[Math.max(0, older.length - back)]!
-    const before = { state: meta.state, epoch: meta.epoch, partitions: [...meta.partitions.keys()], txnSeq: meta.txnSeq }
+    const before = {
+      state: meta.state,
+      epoch: meta.epoch,
+      partitions: [...meta.partitions.keys()],
+      txnSeq: meta.txnSeq,
+    }
     const hw = this.highWatermarks()
     const pending = this.cluster.group(GROUP).pendingPartitions()
     codeOf(() => this.cluster.endTxn(TIDS[tid]!, meta.producerId, epoch, commit ? 'COMMIT' : 'ABORT'))
     expect(this.takeEnded()).toEqual([])
     const after = this.cluster.txnCoordinator.metadata(TIDS[tid]!)!
-    expect({ state: after.state, epoch: after.epoch, partitions: [...after.partitions.keys()], txnSeq: after.txnSeq }).toEqual(before)
+    expect({
+      state: after.state,
+      epoch: after.epoch,
+      partitions: [...after.partitions.keys()],
+      txnSeq: after.txnSeq,
+    }).toEqual(before)
     expect(this.highWatermarks()).toEqual(hw)
     expect(this.cluster.group(GROUP).pendingPartitions()).toEqual(pending)
   }
@@ -303,7 +334,14 @@ class Schedule {
     codes.push(codeOf(() => this.cluster.addPartitionsToTxn(t, z.producerId, z.epoch, [outTp(partition)])))
     codes.push(
       codeOf(() =>
-        this.cluster.produce({ producerId: z.producerId, epoch: z.epoch, transactionalId: t, batches: [{ ...outTp(partition), baseSequence: 0, records: [{ key: 'zombie', value: `zombie#${this.valueSeq++}` }] }] }),
+        this.cluster.produce({
+          producerId: z.producerId,
+          epoch: z.epoch,
+          transactionalId: t,
+          batches: [
+            { ...outTp(partition), baseSequence: 0, records: [{ key: 'zombie', value: `zombie#${this.valueSeq++}` }] },
+          ],
+        }),
       ),
     )
     codes.push(codeOf(() => this.cluster.addOffsetsToTxn(t, z.producerId, z.epoch, GROUP)))
@@ -356,23 +394,35 @@ class Schedule {
       for (const v of txn.values) {
         const r = stored.get(v)!
         ensure(r.outcome === want, `${v} is stamped ${r.outcome}, its transaction is ${want}`)
-        ensure(visible.has(v) === (txn.outcome === 'committed' && r.belowLso), `${v} visible: ${visible.has(v)}, transaction ${txn.outcome}`)
+        ensure(
+          visible.has(v) === (txn.outcome === 'committed' && r.belowLso),
+          `${v} visible: ${visible.has(v)}, transaction ${txn.outcome}`,
+        )
       }
     }
     for (let tid = 0; tid < TIDS.length; tid++) {
-      const committed = this.txns.filter((t) => t.tid === tid && t.outcome === 'committed' && t.offset !== null).map((t) => t.offset!)
+      const committed = this.txns
+        .filter((t) => t.tid === tid && t.outcome === 'committed' && t.offset !== null)
+        .map((t) => t.offset!)
       const tp = inTp(tid)
       const offset = group.fetchCommitted([tp]).get(tpKey(tp.topic, tp.partition))
       const expected = committed.length > 0 ? Math.max(...committed) : null
       ensure(offset === expected, `committed offset of ${IN}-${tid} is ${offset}, expected ${expected}`)
       const pending = this.txns.some((t) => t.tid === tid && t.outcome === 'open' && t.offset !== null)
       const code = codeOf(() => group.fetchCommittedStable([tp]))
-      ensure(code === (pending ? 'UNSTABLE_OFFSET_COMMIT' : null), `stable fetch of ${IN}-${tid} answered ${code}, pending: ${pending}`)
+      ensure(
+        code === (pending ? 'UNSTABLE_OFFSET_COMMIT' : null),
+        `stable fetch of ${IN}-${tid} answered ${code}, pending: ${pending}`,
+      )
     }
   }
 
   finalCheck(): void {
-    for (const d of this.delivered) ensure(this.cluster.partitionLog(outTp(d.partition)).entryAt(d.offset)!.batch.outcome === 'committed', `delivered ${OUT}-${d.partition}@${d.offset} is not committed`)
+    for (const d of this.delivered)
+      ensure(
+        this.cluster.partitionLog(outTp(d.partition)).entryAt(d.offset)!.batch.outcome === 'committed',
+        `delivered ${OUT}-${d.partition}@${d.offset} is not committed`,
+      )
   }
 }
 
@@ -383,21 +433,34 @@ function actions(weights: Partial<Record<Action['t'], number>>): fc.Arbitrary<Ac
   const w = (k: Action['t'], d: number) => weights[k] ?? d
   return fc.oneof(
     { weight: w('init', 2), arbitrary: fc.record({ t: fc.constant('init' as const), tid }) },
-    { weight: w('produce', 8), arbitrary: fc.record({ t: fc.constant('produce' as const), tid, partition, n: fc.integer({ min: 1, max: 3 }) }) },
+    {
+      weight: w('produce', 8),
+      arbitrary: fc.record({ t: fc.constant('produce' as const), tid, partition, n: fc.integer({ min: 1, max: 3 }) }),
+    },
     { weight: w('retry', 3), arbitrary: fc.record({ t: fc.constant('retry' as const), tid }) },
     { weight: w('offsets', 3), arbitrary: fc.record({ t: fc.constant('offsets' as const), tid }) },
     { weight: w('commit', 4), arbitrary: fc.record({ t: fc.constant('commit' as const), tid }) },
     { weight: w('abort', 2), arbitrary: fc.record({ t: fc.constant('abort' as const), tid }) },
     { weight: w('crash', 1), arbitrary: fc.record({ t: fc.constant('crash' as const), tid }) },
     { weight: w('timeout', 1), arbitrary: fc.constant({ t: 'timeout' as const }) },
-    { weight: w('staleEndTxn', 2), arbitrary: fc.record({ t: fc.constant('staleEndTxn' as const), tid, back: fc.integer({ min: 1, max: 3 }), commit: fc.boolean() }) },
+    {
+      weight: w('staleEndTxn', 2),
+      arbitrary: fc.record({
+        t: fc.constant('staleEndTxn' as const),
+        tid,
+        back: fc.integer({ min: 1, max: 3 }),
+        commit: fc.boolean(),
+      }),
+    },
     { weight: w('zombie', 2), arbitrary: fc.record({ t: fc.constant('zombie' as const), tid, partition }) },
   )
 }
 
 /** Both transactional ids start initialised, so a schedule spends its steps on the protocol. */
 function schedules(weights: Partial<Record<Action['t'], number>>, maxLength: number): fc.Arbitrary<Action[]> {
-  return fc.array(actions(weights), { minLength: 1, maxLength }).map((xs) => [{ t: 'init', tid: 0 } as Action, { t: 'init', tid: 1 } as Action, ...xs])
+  return fc
+    .array(actions(weights), { minLength: 1, maxLength })
+    .map((xs) => [{ t: 'init', tid: 0 } as Action, { t: 'init', tid: 1 } as Action, ...xs])
 }
 
 async function runSchedule(schedule: Action[]): Promise<void> {
@@ -418,9 +481,13 @@ const ANY_RUNS = 8_000
 const ZOMBIE_RUNS = 4_000
 
 describe('the embedded broker under random schedules', () => {
-  it('keeps every invariant under any interleaving of produce, retry, commit, abort, crash, fence, timeout, stale EndTxn and zombies', boundFor(ANY_RUNS), async () => {
-    await fc.assert(fc.asyncProperty(schedules({}, 30), runSchedule), { seed: 0x0e05c09e, numRuns: ANY_RUNS })
-  })
+  it(
+    'keeps every invariant under any interleaving of produce, retry, commit, abort, crash, fence, timeout, stale EndTxn and zombies',
+    boundFor(ANY_RUNS),
+    async () => {
+      await fc.assert(fc.asyncProperty(schedules({}, 30), runSchedule), { seed: 0x0e05c09e, numRuns: ANY_RUNS })
+    },
+  )
 
   it('never lets a stale EndTxn or a fenced zombie change a later transaction', boundFor(ZOMBIE_RUNS), async () => {
     const weights = { staleEndTxn: 6, zombie: 6, init: 4, commit: 5, timeout: 1, crash: 1 }

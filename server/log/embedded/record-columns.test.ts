@@ -21,10 +21,19 @@ function expectValuesAgree(cols: RecordColumns<{ id: number }>, seed: number): v
 }
 
 function slotsOf(cols: RecordColumns<{ id: number }>): Slot[] {
-  return Array.from({ length: cols.length }, (_, i) => ({ offset: cols.offsetOfSlot(i), key: cols.key(i), value: cols.value(i), timestamp: cols.timestamp(i), batch: cols.batch(i) }))
+  return Array.from({ length: cols.length }, (_, i) => ({
+    offset: cols.offsetOfSlot(i),
+    key: cols.key(i),
+    value: cols.value(i),
+    timestamp: cols.timestamp(i),
+    batch: cols.batch(i),
+  }))
 }
 
-const value = fc.option(fc.oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 10 })), { freq: 8 })
+const value = fc.option(
+  fc.oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 10 })),
+  { freq: 8 },
+)
 
 /** Pushes the batches, then drops the front and compacts, comparing every slot with a plain model at each step. */
 function checkColumns(batches: [string | null, string | null][][], dropSeed: number, keepSeed: number): void {
@@ -33,8 +42,15 @@ function checkColumns(batches: [string | null, string | null][][], dropSeed: num
   let offset = 0
   batches.forEach((records, id) => {
     const batch = { id }
-    cols.pushAll(offset, records.map(([key, v], j) => ({ key, value: v, timestamp: 1_000 + offset + j })), 0, batch)
-    records.forEach(([key, v], j) => model.push({ offset: offset + j, key, value: v, timestamp: 1_000 + offset + j, batch }))
+    cols.pushAll(
+      offset,
+      records.map(([key, v], j) => ({ key, value: v, timestamp: 1_000 + offset + j })),
+      0,
+      batch,
+    )
+    records.forEach(([key, v], j) =>
+      model.push({ offset: offset + j, key, value: v, timestamp: 1_000 + offset + j, batch }),
+    )
     offset += records.length
   })
   expect(slotsOf(cols)).toEqual(model)
@@ -57,25 +73,52 @@ function checkColumns(batches: [string | null, string | null][][], dropSeed: num
   expect(cols.slotOf(offset + 5)).toBe(cols.length - 1)
 }
 
-const records = (maxLength: number) => fc.array(fc.tuple(fc.option(fc.constantFrom('a', 'b', 'c')), value), { minLength: 1, maxLength })
+const records = (maxLength: number) =>
+  fc.array(fc.tuple(fc.option(fc.constantFrom('a', 'b', 'c')), value), { minLength: 1, maxLength })
 
 describe('RecordColumns', () => {
-  it('keeps every slot\'s offset, key, value, timestamp and batch through growth, retention and compaction', () => {
-    fc.assert(fc.property(fc.array(records(150), { minLength: 1, maxLength: 12 }), fc.nat(), fc.nat(), checkColumns), { numRuns: 150 })
+  it("keeps every slot's offset, key, value, timestamp and batch through growth, retention and compaction", () => {
+    fc.assert(fc.property(fc.array(records(150), { minLength: 1, maxLength: 12 }), fc.nat(), fc.nat(), checkColumns), {
+      numRuns: 150,
+    })
   })
 
   it('decodes a range of values together across arena chunks, with nulls and non-ASCII values among them', () => {
     // 6,000 values of 100 bytes fill the arena's first chunks (64 KiB, then doubling): ranges cross their boundaries.
     const cols = new RecordColumns<{ id: number }>()
-    const values: (string | null)[] = Array.from({ length: 6_000 }, (_, i) => (i % 97 === 0 ? null : `${i}:`.padEnd(100, 'v')))
+    const values: (string | null)[] = Array.from({ length: 6_000 }, (_, i) =>
+      i % 97 === 0 ? null : `${i}:`.padEnd(100, 'v'),
+    )
     values[4_321] = 'caf\u00e9 \u{1f600}'
-    for (let i = 0; i < values.length; i += 500) cols.pushAll(i, values.slice(i, i + 500).map((v) => ({ key: 'k', value: v })), 0, { id: i })
-    for (const [from, to] of [[0, 6_000], [0, 600], [600, 700], [640, 1_400], [4_000, 4_600], [5_999, 6_000], [3, 3]] as const) {
+    for (let i = 0; i < values.length; i += 500)
+      cols.pushAll(
+        i,
+        values.slice(i, i + 500).map((v) => ({ key: 'k', value: v })),
+        0,
+        { id: i },
+      )
+    for (const [from, to] of [
+      [0, 6_000],
+      [0, 600],
+      [600, 700],
+      [640, 1_400],
+      [4_000, 4_600],
+      [5_999, 6_000],
+      [3, 3],
+    ] as const) {
       expect(cols.values(from, to)).toEqual(values.slice(from, to))
     }
   })
 
   it('does so across its 4096-slot chunks, with retention dropping whole chunks or part of one', () => {
-    fc.assert(fc.property(fc.array(records(5_000), { minLength: 1, maxLength: 4 }), fc.oneof(fc.nat(), fc.constantFrom(4096, 8192)), fc.nat(), checkColumns), { numRuns: 15 })
+    fc.assert(
+      fc.property(
+        fc.array(records(5_000), { minLength: 1, maxLength: 4 }),
+        fc.oneof(fc.nat(), fc.constantFrom(4096, 8192)),
+        fc.nat(),
+        checkColumns,
+      ),
+      { numRuns: 15 },
+    )
   })
 })

@@ -44,7 +44,14 @@ export class RecordColumns<B> {
     return this.headersAt.size > 0
   }
 
-  push(offset: number, key: string | null, value: string | null, timestamp: number, batch: B, headers: Headers | undefined): void {
+  push(
+    offset: number,
+    key: string | null,
+    value: string | null,
+    timestamp: number,
+    batch: B,
+    headers: Headers | undefined,
+  ): void {
     if (this.n === 0 && this.offsetAt === null) this.firstOffset = offset
     const i = this.n
     this.keys.set(i, key)

@@ -10,7 +10,10 @@ interface Slots<T> {
 
 /** Appends and front drops against a plain array as the model; sizes cross the 4096-slot chunks, and some drops are whole chunks. */
 function holdsWhatAnArrayWould<T>(make: () => Slots<T>, valueOf: (n: number) => T): void {
-  const op = fc.oneof(fc.record({ append: fc.integer({ min: 1, max: 9_000 }) }), fc.record({ drop: fc.oneof(fc.integer({ min: 0, max: 9_000 }), fc.constantFrom(4096, 8192)) }))
+  const op = fc.oneof(
+    fc.record({ append: fc.integer({ min: 1, max: 9_000 }) }),
+    fc.record({ drop: fc.oneof(fc.integer({ min: 0, max: 9_000 }), fc.constantFrom(4096, 8192)) }),
+  )
   fc.assert(
     fc.property(fc.array(op, { maxLength: 8 }), (ops) => {
       const model: T[] = []
@@ -44,14 +47,20 @@ function dropsWholeChunks(slots: Slots<number>): void {
 
 describe('SlotArray', () => {
   it('holds what a plain array would, across chunk boundaries and front drops of any size', () => {
-    holdsWhatAnArrayWould(() => new SlotArray<string | null>(), (n) => (n % 7 === 0 ? null : `v${n}`))
+    holdsWhatAnArrayWould(
+      () => new SlotArray<string | null>(),
+      (n) => (n % 7 === 0 ? null : `v${n}`),
+    )
   })
   it('drops whole chunks and keeps the order', () => dropsWholeChunks(new SlotArray<number>()))
 })
 
 describe('Float64Slots', () => {
   it('holds what a plain array of numbers would, across chunk boundaries and front drops of any size', () => {
-    holdsWhatAnArrayWould(() => new Float64Slots(), (n) => n * 1.5)
+    holdsWhatAnArrayWould(
+      () => new Float64Slots(),
+      (n) => n * 1.5,
+    )
   })
   it('drops whole chunks and keeps the order', () => dropsWholeChunks(new Float64Slots()))
 })

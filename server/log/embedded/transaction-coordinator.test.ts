@@ -3,7 +3,13 @@ import { errorCode } from '../fixtures/error-code.ts'
 import { MockTime } from '../time.ts'
 import type { TopicPartition } from '../types.ts'
 import { EmbeddedCluster, OFFSETS_TOPIC } from './embedded-cluster.ts'
-import { type MarkerWriter, TransactionCoordinator, type TxnEnded, type TxnState, VALID_PREVIOUS_STATES } from './transaction-coordinator.ts'
+import {
+  type MarkerWriter,
+  TransactionCoordinator,
+  type TxnEnded,
+  type TxnState,
+  VALID_PREVIOUS_STATES,
+} from './transaction-coordinator.ts'
 
 const TID = 'app-0_0'
 const GROUP = 'app'
@@ -27,9 +33,20 @@ function setup() {
 type Setup = ReturnType<typeof setup>
 
 /** One transactional write of `values` to tp with the producer's next sequence there. */
-function write(s: Setup, p: { producerId: number; epoch: number }, tp: TopicPartition, values: string[], sequence = 0): void {
+function write(
+  s: Setup,
+  p: { producerId: number; epoch: number },
+  tp: TopicPartition,
+  values: string[],
+  sequence = 0,
+): void {
   s.cluster.addPartitionsToTxn(TID, p.producerId, p.epoch, [tp])
-  s.cluster.produce({ producerId: p.producerId, epoch: p.epoch, transactionalId: TID, batches: [{ ...tp, baseSequence: sequence, records: values.map((v) => ({ key: v, value: v })) }] })
+  s.cluster.produce({
+    producerId: p.producerId,
+    epoch: p.epoch,
+    transactionalId: TID,
+    batches: [{ ...tp, baseSequence: sequence, records: values.map((v) => ({ key: v, value: v })) }],
+  })
 }
 
 function markers(s: Setup, tp: TopicPartition) {
@@ -48,7 +65,9 @@ describe('TransactionCoordinator InitProducerId', () => {
     expect(first.epoch).toBe(0)
     const second = s.cluster.initProducerId(TID, TIMEOUT_MS)
     expect(second).toEqual({ producerId: first.producerId, epoch: 1 })
-    expect(errorCode(() => s.cluster.addPartitionsToTxn(TID, first.producerId, first.epoch, [OUT0]))).toBe('PRODUCER_FENCED')
+    expect(errorCode(() => s.cluster.addPartitionsToTxn(TID, first.producerId, first.epoch, [OUT0]))).toBe(
+      'PRODUCER_FENCED',
+    )
     expect(errorCode(() => s.cluster.endTxn(TID, first.producerId, first.epoch, 'COMMIT'))).toBe('PRODUCER_FENCED')
     expect(errorCode(() => s.cluster.endTxn(TID, first.producerId, first.epoch, 'ABORT'))).toBe('PRODUCER_FENCED')
     // The current epoch works.
@@ -72,25 +91,35 @@ describe('TransactionCoordinator InitProducerId', () => {
     }
     expect(s.ended).toMatchObject([{ transactionalId: TID, outcome: 'aborted', reason: 'fenced', epoch: old.epoch }])
     // The zombie's late write is fenced at the partition too.
-    expect(errorCode(() => s.cluster.produce({ producerId: old.producerId, epoch: old.epoch, transactionalId: TID, batches: [{ ...OUT0, baseSequence: 2, records: [{ key: 'z', value: 'z' }] }] }))).toBe(
-      'PRODUCER_FENCED',
-    )
+    expect(
+      errorCode(() =>
+        s.cluster.produce({
+          producerId: old.producerId,
+          epoch: old.epoch,
+          transactionalId: TID,
+          batches: [{ ...OUT0, baseSequence: 2, records: [{ key: 'z', value: 'z' }] }],
+        }),
+      ),
+    ).toBe('PRODUCER_FENCED')
     expect(next.epoch).toBeGreaterThan(old.epoch)
   })
   it.each([
     { what: 'with its transaction open (aborted by the fence)', open: true },
     { what: 'after committing its last transaction', open: false },
-  ])('refuses the EndTxn of a producer fenced $what instead of answering it as a retry with the new epoch', ({ open }) => {
-    const s = setup()
-    const zombie = s.cluster.initProducerId(TID, TIMEOUT_MS)
-    write(s, zombie, OUT0, ['a'])
-    let zombieEpoch = zombie.epoch
-    if (!open) zombieEpoch = s.cluster.endTxn(TID, zombie.producerId, zombie.epoch, 'COMMIT').epoch
-    const owner = s.cluster.initProducerId(TID, TIMEOUT_MS)
-    expect(owner.epoch).toBe(zombieEpoch + 1)
-    expect(errorCode(() => s.cluster.endTxn(TID, zombie.producerId, zombieEpoch, 'ABORT'))).toBe('PRODUCER_FENCED')
-    expect(errorCode(() => s.cluster.endTxn(TID, zombie.producerId, zombieEpoch, 'COMMIT'))).toBe('PRODUCER_FENCED')
-  })
+  ])(
+    'refuses the EndTxn of a producer fenced $what instead of answering it as a retry with the new epoch',
+    ({ open }) => {
+      const s = setup()
+      const zombie = s.cluster.initProducerId(TID, TIMEOUT_MS)
+      write(s, zombie, OUT0, ['a'])
+      let zombieEpoch = zombie.epoch
+      if (!open) zombieEpoch = s.cluster.endTxn(TID, zombie.producerId, zombie.epoch, 'COMMIT').epoch
+      const owner = s.cluster.initProducerId(TID, TIMEOUT_MS)
+      expect(owner.epoch).toBe(zombieEpoch + 1)
+      expect(errorCode(() => s.cluster.endTxn(TID, zombie.producerId, zombieEpoch, 'ABORT'))).toBe('PRODUCER_FENCED')
+      expect(errorCode(() => s.cluster.endTxn(TID, zombie.producerId, zombieEpoch, 'COMMIT'))).toBe('PRODUCER_FENCED')
+    },
+  )
 })
 
 describe('TransactionCoordinator timeout', () => {
@@ -110,9 +139,16 @@ describe('TransactionCoordinator timeout', () => {
     expect(s.cluster.group(GROUP).fetchCommittedStable([IN0]).get('in-0')).toBeNull()
     expect(errorCode(() => s.cluster.addPartitionsToTxn(TID, p.producerId, p.epoch, [OUT0]))).toBe('PRODUCER_FENCED')
     expect(errorCode(() => s.cluster.endTxn(TID, p.producerId, p.epoch, 'COMMIT'))).toBe('PRODUCER_FENCED')
-    expect(errorCode(() => s.cluster.produce({ producerId: p.producerId, epoch: p.epoch, transactionalId: TID, batches: [{ ...OUT0, baseSequence: 1, records: [{ key: 'b', value: 'b' }] }] }))).toBe(
-      'PRODUCER_FENCED',
-    )
+    expect(
+      errorCode(() =>
+        s.cluster.produce({
+          producerId: p.producerId,
+          epoch: p.epoch,
+          transactionalId: TID,
+          batches: [{ ...OUT0, baseSequence: 1, records: [{ key: 'b', value: 'b' }] }],
+        }),
+      ),
+    ).toBe('PRODUCER_FENCED')
     expect(committedValues(s, OUT0)).toEqual([])
   })
 })
@@ -146,7 +182,9 @@ describe('TransactionCoordinator offsets in a transaction', () => {
     const s = setup()
     const p = s.cluster.initProducerId(TID, TIMEOUT_MS)
     write(s, p, OUT0, ['a'])
-    expect(errorCode(() => s.cluster.txnOffsetCommit(TID, p.producerId, p.epoch, GROUP, [{ ...IN0, offset: 1 }], null))).toBe('INVALID_TXN_STATE')
+    expect(
+      errorCode(() => s.cluster.txnOffsetCommit(TID, p.producerId, p.epoch, GROUP, [{ ...IN0, offset: 1 }], null)),
+    ).toBe('INVALID_TXN_STATE')
   })
 })
 
@@ -158,10 +196,19 @@ describe('TransactionCoordinator state machine', () => {
     // An abort with nothing written is a no-op.
     expect(s.cluster.endTxn(TID, p.producerId, p.epoch, 'ABORT').epoch).toBe(p.epoch)
     write(s, p, OUT0, ['a'])
-    expect(errorCode(() => s.cluster.produce({ producerId: p.producerId, epoch: p.epoch, transactionalId: TID, batches: [{ ...OUT1, baseSequence: 0, records: [{ key: 'b', value: 'b' }] }] }))).toBe(
+    expect(
+      errorCode(() =>
+        s.cluster.produce({
+          producerId: p.producerId,
+          epoch: p.epoch,
+          transactionalId: TID,
+          batches: [{ ...OUT1, baseSequence: 0, records: [{ key: 'b', value: 'b' }] }],
+        }),
+      ),
+    ).toBe('INVALID_TXN_STATE')
+    expect(errorCode(() => s.cluster.addPartitionsToTxn('unknown', p.producerId, p.epoch, [OUT0]))).toBe(
       'INVALID_TXN_STATE',
     )
-    expect(errorCode(() => s.cluster.addPartitionsToTxn('unknown', p.producerId, p.epoch, [OUT0]))).toBe('INVALID_TXN_STATE')
   })
 
   it('allows exactly the transitions of VALID_PREVIOUS_STATES', () => {
@@ -196,21 +243,24 @@ describe('TransactionCoordinator state machine', () => {
 })
 
 describe('TransactionCoordinator and a delayed EndTxn (KIP-890)', () => {
-  it.each(['COMMIT', 'ABORT'] as const)('a stale EndTxn(%s) arriving after the producer began its next transaction changes nothing', (commit) => {
-    const s = setup()
-    const p = s.cluster.initProducerId(TID, TIMEOUT_MS)
-    write(s, p, OUT0, ['first'])
-    const e1 = s.cluster.endTxn(TID, p.producerId, p.epoch, 'COMMIT').epoch
-    // The next transaction is open with records.
-    write(s, { producerId: p.producerId, epoch: e1 }, OUT0, ['second'])
-    const before = s.cluster.partitionLog(OUT0).highWatermark
-    expect(errorCode(() => s.cluster.endTxn(TID, p.producerId, p.epoch, commit))).toBe('PRODUCER_FENCED')
-    expect(s.cluster.txnCoordinator.metadata(TID)).toMatchObject({ state: 'Ongoing', epoch: e1 })
-    expect(s.cluster.partitionLog(OUT0).highWatermark).toBe(before)
-    expect(s.cluster.partitionLog(OUT0).hasOngoingTxn(p.producerId)).toBe(true)
-    expect(committedValues(s, OUT0)).toEqual(['first'])
-    // The later transaction ends only by its own EndTxn.
-    s.cluster.endTxn(TID, p.producerId, e1, 'COMMIT')
-    expect(committedValues(s, OUT0)).toEqual(['first', 'second'])
-  })
+  it.each(['COMMIT', 'ABORT'] as const)(
+    'a stale EndTxn(%s) arriving after the producer began its next transaction changes nothing',
+    (commit) => {
+      const s = setup()
+      const p = s.cluster.initProducerId(TID, TIMEOUT_MS)
+      write(s, p, OUT0, ['first'])
+      const e1 = s.cluster.endTxn(TID, p.producerId, p.epoch, 'COMMIT').epoch
+      // The next transaction is open with records.
+      write(s, { producerId: p.producerId, epoch: e1 }, OUT0, ['second'])
+      const before = s.cluster.partitionLog(OUT0).highWatermark
+      expect(errorCode(() => s.cluster.endTxn(TID, p.producerId, p.epoch, commit))).toBe('PRODUCER_FENCED')
+      expect(s.cluster.txnCoordinator.metadata(TID)).toMatchObject({ state: 'Ongoing', epoch: e1 })
+      expect(s.cluster.partitionLog(OUT0).highWatermark).toBe(before)
+      expect(s.cluster.partitionLog(OUT0).hasOngoingTxn(p.producerId)).toBe(true)
+      expect(committedValues(s, OUT0)).toEqual(['first'])
+      // The later transaction ends only by its own EndTxn.
+      s.cluster.endTxn(TID, p.producerId, e1, 'COMMIT')
+      expect(committedValues(s, OUT0)).toEqual(['first', 'second'])
+    },
+  )
 })

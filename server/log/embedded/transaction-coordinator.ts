@@ -16,7 +16,14 @@ import { LogError } from '../errors.ts'
 import type { ControlType, TopicPartition } from '../types.ts'
 import { tpKey } from '../types.ts'
 
-export type TxnState = 'Empty' | 'Ongoing' | 'PrepareCommit' | 'PrepareAbort' | 'CompleteCommit' | 'CompleteAbort' | 'PrepareEpochFence'
+export type TxnState =
+  | 'Empty'
+  | 'Ongoing'
+  | 'PrepareCommit'
+  | 'PrepareAbort'
+  | 'CompleteCommit'
+  | 'CompleteAbort'
+  | 'PrepareEpochFence'
 
 /** The state machine as data: each state and the states it may be entered from. */
 export const VALID_PREVIOUS_STATES: Readonly<Record<TxnState, readonly TxnState[]>> = {
@@ -114,7 +121,10 @@ export class TransactionCoordinator {
 
   private transition(meta: TxnMetadata, to: TxnState): void {
     if (!VALID_PREVIOUS_STATES[to].includes(meta.state)) {
-      throw new LogError('INVALID_TXN_STATE', `transactional.id ${meta.transactionalId}: cannot go from ${meta.state} to ${to}`)
+      throw new LogError(
+        'INVALID_TXN_STATE',
+        `transactional.id ${meta.transactionalId}: cannot go from ${meta.state} to ${to}`,
+      )
     }
     meta.state = to
     meta.updatedMs = this.now()
@@ -165,7 +175,12 @@ export class TransactionCoordinator {
     return { producerId: meta.producerId, epoch: meta.epoch }
   }
 
-  private checkProducer(meta: TxnMetadata | undefined, transactionalId: string, producerId: number, epoch: number): TxnMetadata {
+  private checkProducer(
+    meta: TxnMetadata | undefined,
+    transactionalId: string,
+    producerId: number,
+    epoch: number,
+  ): TxnMetadata {
     if (!meta) throw new LogError('INVALID_TXN_STATE', `unknown transactional.id ${transactionalId}`)
     if (producerId !== meta.producerId || epoch < meta.epoch) {
       throw new LogError(
@@ -173,7 +188,8 @@ export class TransactionCoordinator {
         `producer ${producerId} epoch ${epoch} of ${transactionalId} is fenced: the current one is producer ${meta.producerId} epoch ${meta.epoch}`,
       )
     }
-    if (epoch > meta.epoch) throw new LogError('INVALID_REQUEST', `epoch ${epoch} is newer than the coordinator's ${meta.epoch}`)
+    if (epoch > meta.epoch)
+      throw new LogError('INVALID_REQUEST', `epoch ${epoch} is newer than the coordinator's ${meta.epoch}`)
     return meta
   }
 
@@ -187,7 +203,12 @@ export class TransactionCoordinator {
   }
 
   /** AddPartitionsToTxn: partitions join the transaction when first written. */
-  addPartitions(transactionalId: string, producerId: number, epoch: number, partitions: readonly TopicPartition[]): number {
+  addPartitions(
+    transactionalId: string,
+    producerId: number,
+    epoch: number,
+    partitions: readonly TopicPartition[],
+  ): number {
     this.expireTimedOut()
     const meta = this.checkProducer(this.txns.get(transactionalId), transactionalId, producerId, epoch)
     this.ensureOngoing(meta)
@@ -196,7 +217,13 @@ export class TransactionCoordinator {
   }
 
   /** AddOffsetsToTxn: the group's offsets partition joins the transaction. */
-  addOffsets(transactionalId: string, producerId: number, epoch: number, groupId: string, offsetsPartition: TopicPartition): void {
+  addOffsets(
+    transactionalId: string,
+    producerId: number,
+    epoch: number,
+    groupId: string,
+    offsetsPartition: TopicPartition,
+  ): void {
     this.expireTimedOut()
     const meta = this.checkProducer(this.txns.get(transactionalId), transactionalId, producerId, epoch)
     this.ensureOngoing(meta)
@@ -223,7 +250,13 @@ export class TransactionCoordinator {
     this.expireTimedOut()
     const meta = this.txns.get(transactionalId)
     // A retried EndTxn whose first attempt completed: same outcome, answered again (KIP-890).
-    if (meta && producerId === meta.producerId && epoch === meta.epoch - 1 && meta.lastOutcome === want && meta.state !== 'Ongoing') {
+    if (
+      meta &&
+      producerId === meta.producerId &&
+      epoch === meta.epoch - 1 &&
+      meta.lastOutcome === want &&
+      meta.state !== 'Ongoing'
+    ) {
       return { epoch: meta.epoch }
     }
     const m = this.checkProducer(meta, transactionalId, producerId, epoch)
@@ -232,7 +265,10 @@ export class TransactionCoordinator {
         // Aborting with nothing written is a no-op, as in Kafka.
         return { epoch: m.epoch }
       }
-      throw new LogError('INVALID_TXN_STATE', `transactional.id ${transactionalId} has no ongoing transaction (state ${m.state})`)
+      throw new LogError(
+        'INVALID_TXN_STATE',
+        `transactional.id ${transactionalId} has no ongoing transaction (state ${m.state})`,
+      )
     }
     if (want === 'COMMIT') {
       this.transition(m, 'PrepareCommit')

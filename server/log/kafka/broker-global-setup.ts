@@ -40,7 +40,9 @@ export default function setup(project: TestProject): (() => void) | undefined {
   const port = process.env.KAFKA_PORT ?? '19092'
   const wasRunning = broker('status')
   if (!wasRunning && !broker('start')) {
-    throw new Error(`could not start the local Kafka broker on port ${port} (scripts/kafka-broker.sh start failed; it needs java 17+ and mvn, see .kafka/broker.log)`)
+    throw new Error(
+      `could not start the local Kafka broker on port ${port} (scripts/kafka-broker.sh start failed; it needs java 17+ and mvn, see .kafka/broker.log)`,
+    )
   }
   project.provide('kafkaBrokers', `127.0.0.1:${port}`)
   project.provide('kafkaSaslBrokers', `127.0.0.1:${process.env.KAFKA_SASL_PORT ?? Number(port) + 2}`)

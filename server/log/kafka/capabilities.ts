@@ -9,7 +9,7 @@ export const KAFKA_CAPABILITIES: LogCapabilities = {
     // member id (TxnOffsetCommit v3) and a read_committed owner fetches offsets with require_stable
     // (OffsetFetch v7), both sent by kip447/ over kafkajs's connections (KIP-447).
     'drop-acks':
-      'dropping an ack needs the worker processes behind eoscope\'s ack-drop proxy (a lab or `eoscope run --drop-acks N` on a plaintext or SASL_PLAINTEXT cluster); this connection reaches the brokers directly',
+      "dropping an ack needs the worker processes behind eoscope's ack-drop proxy (a lab or `eoscope run --drop-acks N` on a plaintext or SASL_PLAINTEXT cluster); this connection reaches the brokers directly",
     'hanging-transaction':
       'a Kafka broker refuses a transactional write its coordinator does not know (transaction.partition.verification.enable, KIP-890): a hanging transaction is made there only by switching that broker setting off, which eoscope does not do to a cluster',
   },
@@ -24,7 +24,9 @@ export type AckRoute = 'direct' | 'ack-drop-proxy'
 
 /** Why the ack-drop proxy cannot be used for this client, or null. */
 export function ackDropProxyRefusal(client: { ssl?: unknown }): string | null {
-  return client.ssl ? 'dropping an ack is unavailable on a TLS connection: the ack-drop proxy reads Kafka\'s frames and cannot sit inside TLS; use a plaintext or SASL_PLAINTEXT listener for this fault' : null
+  return client.ssl
+    ? "dropping an ack is unavailable on a TLS connection: the ack-drop proxy reads Kafka's frames and cannot sit inside TLS; use a plaintext or SASL_PLAINTEXT listener for this fault"
+    : null
 }
 
 /** The route a client may take: the proxy when asked for and the connection is not TLS. */
@@ -40,11 +42,18 @@ export const LOCAL_BROKERS_UNSET =
  * The Kafka connection's capabilities for a route: the ack-drop proxy offers drop-acks; TLS says
  * why it cannot. Broker faults need the directory of the brokers scripts/kafka-cluster.sh started.
  */
-export function kafkaCapabilities(route: AckRoute, client: { ssl?: unknown } = {}, localBrokersDir: string | null = null): LogCapabilities {
+export function kafkaCapabilities(
+  route: AckRoute,
+  client: { ssl?: unknown } = {},
+  localBrokersDir: string | null = null,
+): LogCapabilities {
   const { 'drop-acks': directRefusal, ...rest } = KAFKA_CAPABILITIES.unavailable
   const unavailable = localBrokersDir === null ? { ...rest, 'broker-faults': LOCAL_BROKERS_UNSET } : rest
   if (route === 'ack-drop-proxy') return { backend: 'kafka', unavailable }
-  return { backend: 'kafka', unavailable: { ...unavailable, 'drop-acks': ackDropProxyRefusal(client) ?? directRefusal! } }
+  return {
+    backend: 'kafka',
+    unavailable: { ...unavailable, 'drop-acks': ackDropProxyRefusal(client) ?? directRefusal! },
+  }
 }
 
 /**
@@ -64,13 +73,22 @@ export const KAFKA_GROUP_TIMEOUTS = { sessionTimeoutMs: 10_000, heartbeatInterva
  * KAFKA_GROUP_TIMEOUTS's; the heartbeat a fifth of the session (200 ms for a 1 s session, as on
  * the embedded log), at most KAFKA_GROUP_TIMEOUTS's.
  */
-export function kafkaGroupTimeouts(sessionTimeoutMs?: number): { sessionTimeoutMs: number; heartbeatIntervalMs: number } {
+export function kafkaGroupTimeouts(sessionTimeoutMs?: number): {
+  sessionTimeoutMs: number
+  heartbeatIntervalMs: number
+} {
   const session = sessionTimeoutMs ?? KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs
-  return { sessionTimeoutMs: session, heartbeatIntervalMs: Math.max(1, Math.min(KAFKA_GROUP_TIMEOUTS.heartbeatIntervalMs, Math.floor(session / 5))) }
+  return {
+    sessionTimeoutMs: session,
+    heartbeatIntervalMs: Math.max(1, Math.min(KAFKA_GROUP_TIMEOUTS.heartbeatIntervalMs, Math.floor(session / 5))),
+  }
 }
 
 /** A config with Kafka's group timeouts: its heartbeat follows its session timeout (kafkaGroupTimeouts). */
-export function withKafkaGroupTimeouts<C extends { 'session.timeout.ms': number; 'heartbeat.interval.ms': number }>(config: C, sessionTimeoutMs: number = config['session.timeout.ms']): C {
+export function withKafkaGroupTimeouts<C extends { 'session.timeout.ms': number; 'heartbeat.interval.ms': number }>(
+  config: C,
+  sessionTimeoutMs: number = config['session.timeout.ms'],
+): C {
   const t = kafkaGroupTimeouts(sessionTimeoutMs)
   return { ...config, 'session.timeout.ms': t.sessionTimeoutMs, 'heartbeat.interval.ms': t.heartbeatIntervalMs }
 }

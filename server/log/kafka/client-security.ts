@@ -94,18 +94,29 @@ function tlsFromEnv(env: Env): ConnectionOptions | boolean | undefined {
   const rejectUnauthorized = bool(env, 'KAFKA_SSL_REJECT_UNAUTHORIZED')
   const files = TLS_FILES.filter(([name]) => value(env, name) !== undefined)
   if (enabled === false) {
-    if (files.length > 0) throw new KafkaSecurityConfigException(`${files[0]![0]} is set but KAFKA_SSL is false: unset one of them`)
-    if (rejectUnauthorized !== undefined) throw new KafkaSecurityConfigException('KAFKA_SSL_REJECT_UNAUTHORIZED is set but KAFKA_SSL is false: unset one of them')
+    if (files.length > 0)
+      throw new KafkaSecurityConfigException(`${files[0]![0]} is set but KAFKA_SSL is false: unset one of them`)
+    if (rejectUnauthorized !== undefined)
+      throw new KafkaSecurityConfigException(
+        'KAFKA_SSL_REJECT_UNAUTHORIZED is set but KAFKA_SSL is false: unset one of them',
+      )
     return undefined
   }
   if (enabled === undefined && files.length === 0) {
-    if (rejectUnauthorized !== undefined) throw new KafkaSecurityConfigException('KAFKA_SSL_REJECT_UNAUTHORIZED applies to TLS only: set KAFKA_SSL=true as well')
+    if (rejectUnauthorized !== undefined)
+      throw new KafkaSecurityConfigException(
+        'KAFKA_SSL_REJECT_UNAUTHORIZED applies to TLS only: set KAFKA_SSL=true as well',
+      )
     return undefined
   }
   const hasCert = value(env, 'KAFKA_SSL_CERT_FILE') !== undefined
   const hasKey = value(env, 'KAFKA_SSL_KEY_FILE') !== undefined
   if (hasCert !== hasKey) {
-    throw new KafkaSecurityConfigException(hasCert ? 'KAFKA_SSL_CERT_FILE needs KAFKA_SSL_KEY_FILE (the client certificate\'s private key)' : 'KAFKA_SSL_KEY_FILE needs KAFKA_SSL_CERT_FILE (the client certificate)')
+    throw new KafkaSecurityConfigException(
+      hasCert
+        ? "KAFKA_SSL_CERT_FILE needs KAFKA_SSL_KEY_FILE (the client certificate's private key)"
+        : 'KAFKA_SSL_KEY_FILE needs KAFKA_SSL_CERT_FILE (the client certificate)',
+    )
   }
   if (files.length === 0 && rejectUnauthorized !== false) return true
   const options: ConnectionOptions = {}
@@ -121,16 +132,22 @@ function saslFromEnv(env: Env): SASLOptions | undefined {
   if (raw === undefined) {
     if (username !== undefined || password !== undefined) {
       const which = username !== undefined ? 'KAFKA_SASL_USERNAME' : 'KAFKA_SASL_PASSWORD'
-      throw new KafkaSecurityConfigException(`${which} is set but KAFKA_SASL_MECHANISM is not (${KAFKA_SASL_MECHANISMS.join(', ')})`)
+      throw new KafkaSecurityConfigException(
+        `${which} is set but KAFKA_SASL_MECHANISM is not (${KAFKA_SASL_MECHANISMS.join(', ')})`,
+      )
     }
     return undefined
   }
   const mechanism = raw.trim().toLowerCase()
   if (!(KAFKA_SASL_MECHANISMS as readonly string[]).includes(mechanism)) {
-    throw new KafkaSecurityConfigException(`KAFKA_SASL_MECHANISM must be one of ${KAFKA_SASL_MECHANISMS.join(', ')}; got ${JSON.stringify(raw)}`)
+    throw new KafkaSecurityConfigException(
+      `KAFKA_SASL_MECHANISM must be one of ${KAFKA_SASL_MECHANISMS.join(', ')}; got ${JSON.stringify(raw)}`,
+    )
   }
-  if (username === undefined) throw new KafkaSecurityConfigException(`KAFKA_SASL_MECHANISM is ${mechanism} but KAFKA_SASL_USERNAME is not set`)
-  if (password === undefined) throw new KafkaSecurityConfigException(`KAFKA_SASL_MECHANISM is ${mechanism} but KAFKA_SASL_PASSWORD is not set`)
+  if (username === undefined)
+    throw new KafkaSecurityConfigException(`KAFKA_SASL_MECHANISM is ${mechanism} but KAFKA_SASL_USERNAME is not set`)
+  if (password === undefined)
+    throw new KafkaSecurityConfigException(`KAFKA_SASL_MECHANISM is ${mechanism} but KAFKA_SASL_PASSWORD is not set`)
   return { mechanism: mechanism as KafkaSaslMechanism, username, password }
 }
 
@@ -150,7 +167,8 @@ export function describeKafkaSecurity(sec: KafkaSecurity): string {
   const tls = sec.ssl !== undefined && sec.ssl !== false
   const protocol = `${sec.sasl ? 'SASL_' : ''}${tls ? 'SSL' : 'PLAINTEXT'}`
   const details: string[] = []
-  if (sec.sasl) details.push('username' in sec.sasl ? `${sec.sasl.mechanism} as ${sec.sasl.username}` : sec.sasl.mechanism)
+  if (sec.sasl)
+    details.push('username' in sec.sasl ? `${sec.sasl.mechanism} as ${sec.sasl.username}` : sec.sasl.mechanism)
   if (tls && typeof sec.ssl === 'object') {
     if (sec.ssl.ca !== undefined) details.push('own CA')
     if (sec.ssl.cert !== undefined) details.push('client certificate')

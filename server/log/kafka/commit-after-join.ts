@@ -17,6 +17,10 @@ export interface Membership {
 }
 
 /** True when a join completed since `before`, kept the member id, and kept every partition of the commit. Pure. */
-export function mayCommitAgainAfterJoin(before: Pick<Membership, 'joins' | 'memberId'>, now: Membership, committed: readonly string[]): boolean {
+export function mayCommitAgainAfterJoin(
+  before: Pick<Membership, 'joins' | 'memberId'>,
+  now: Membership,
+  committed: readonly string[],
+): boolean {
   return now.joins > before.joins && now.memberId === before.memberId && committed.every((key) => now.owned.has(key))
 }

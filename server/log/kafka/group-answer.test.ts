@@ -11,7 +11,14 @@ function setup() {
   const answer = new GroupAnswer()
   let joins = 0
   let stopped = false
-  const wait = () => answer.await(() => joins, { boundMs: 30_000, everyMs: 50, stopped: () => stopped, sleep: (ms) => time.sleep(ms), now: () => time.now() })
+  const wait = () =>
+    answer.await(() => joins, {
+      boundMs: 30_000,
+      everyMs: 50,
+      stopped: () => stopped,
+      sleep: (ms) => time.sleep(ms),
+      now: () => time.now(),
+    })
   return { time, answer, join: () => joins++, stop: () => (stopped = true), wait }
 }
 

@@ -24,7 +24,11 @@ async function waitForLeaders(admin: Admin, topics: TopicSpec[]): Promise<void> 
     } catch (e) {
       if (Date.now() > deadline) throw e
     }
-    if (Date.now() > deadline) throw new LogError('REQUEST_TIMED_OUT', `topics ${topics.map((t) => t.topic).join(', ')} have no leaders after ${LEADER_WAIT_MS} ms`)
+    if (Date.now() > deadline)
+      throw new LogError(
+        'REQUEST_TIMED_OUT',
+        `topics ${topics.map((t) => t.topic).join(', ')} have no leaders after ${LEADER_WAIT_MS} ms`,
+      )
     await new Promise((r) => setTimeout(r, 50))
   }
 }
@@ -36,7 +40,8 @@ export class KafkaLogAdmin implements LogAdmin {
   async createTopics(topics: TopicSpec[]): Promise<void> {
     if (topics.length === 0) return
     for (const t of topics) {
-      if (!Number.isInteger(t.partitions) || t.partitions < 1) throw new LogError('INVALID_REQUEST', `topic ${t.topic}: partitions must be a positive integer`)
+      if (!Number.isInteger(t.partitions) || t.partitions < 1)
+        throw new LogError('INVALID_REQUEST', `topic ${t.topic}: partitions must be a positive integer`)
     }
     const admin = await this.admin()
     await mapErrors('create topics', async () => {
@@ -59,7 +64,10 @@ export class KafkaLogAdmin implements LogAdmin {
       for (const t of present) {
         const m = metadata.find((x) => x.name === t.topic)
         if (m && m.partitions.length !== t.partitions) {
-          throw new LogError('TOPIC_ALREADY_EXISTS', `topic ${t.topic} exists with ${m.partitions.length} partitions, not ${t.partitions}`)
+          throw new LogError(
+            'TOPIC_ALREADY_EXISTS',
+            `topic ${t.topic} exists with ${m.partitions.length} partitions, not ${t.partitions}`,
+          )
         }
       }
     })

@@ -33,7 +33,12 @@ const SILENCED = ['Limiting retries for the idempotent producer', 'KafkaJS v2.0.
  */
 const QUIET_NAMESPACES = new Set(['Connection'])
 
-const LEVEL_LABEL: Record<number, string> = { [logLevel.ERROR]: 'ERROR', [logLevel.WARN]: 'WARN', [logLevel.INFO]: 'INFO', [logLevel.DEBUG]: 'DEBUG' }
+const LEVEL_LABEL: Record<number, string> = {
+  [logLevel.ERROR]: 'ERROR',
+  [logLevel.WARN]: 'WARN',
+  [logLevel.INFO]: 'INFO',
+  [logLevel.DEBUG]: 'DEBUG',
+}
 
 /** Retries for back-to-back transactions: kafkajs's 300 ms initial retry time is far too slow. */
 export const CLIENT_RETRY = { initialRetryTime: 20, maxRetryTime: 1_000, retries: 10 }
@@ -57,7 +62,10 @@ export function createKafka(config: KafkaClientConfig, clientId: string, tap?: L
         const { message, ...extra } = entry.log
         delete (extra as Record<string, unknown>).timestamp
         delete (extra as Record<string, unknown>).logger
-        console.error(`[kafkajs ${LEVEL_LABEL[entry.level] ?? entry.level}] ${entry.namespace} ${clientId}: ${message}`, extra)
+        console.error(
+          `[kafkajs ${LEVEL_LABEL[entry.level] ?? entry.level}] ${entry.namespace} ${clientId}: ${message}`,
+          extra,
+        )
       }
     },
   }

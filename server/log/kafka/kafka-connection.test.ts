@@ -4,7 +4,15 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { LogError, isLogError } from '../errors.ts'
-import type { ConsumedRecord, ConsumerGroupMetadata, ControlType, LogConsumer, ProduceRecord, RebalanceListener, TopicPartition } from '../types.ts'
+import type {
+  ConsumedRecord,
+  ConsumerGroupMetadata,
+  ControlType,
+  LogConsumer,
+  ProduceRecord,
+  RebalanceListener,
+  TopicPartition,
+} from '../types.ts'
 import { tpKey } from '../types.ts'
 import { describeConsumerPositionContract } from '../consumer-contract.ts'
 import { KafkaConnection } from './kafka-connection.ts'
@@ -20,7 +28,11 @@ function records(topic: string, partition: number, values: string[]): ProduceRec
   return values.map((v, i) => ({ topic, partition, key: `k${i}`, value: v }))
 }
 
-async function readAll(conn: KafkaConnection, tp: TopicPartition, isolation: 'read_committed' | 'read_uncommitted'): Promise<ConsumedRecord[]> {
+async function readAll(
+  conn: KafkaConnection,
+  tp: TopicPartition,
+  isolation: 'read_committed' | 'read_uncommitted',
+): Promise<ConsumedRecord[]> {
   const reader = conn.reader()
   const out: ConsumedRecord[] = []
   let offset = 0
@@ -50,11 +62,18 @@ class RecordingListener implements RebalanceListener {
 }
 
 /** Polls the consumers in turn until the condition holds; returns what each one received. */
-async function pollUntil(consumers: LogConsumer[], done: (received: ConsumedRecord[][]) => boolean, timeoutMs = 30_000): Promise<ConsumedRecord[][]> {
+async function pollUntil(
+  consumers: LogConsumer[],
+  done: (received: ConsumedRecord[][]) => boolean,
+  timeoutMs = 30_000,
+): Promise<ConsumedRecord[][]> {
   const received: ConsumedRecord[][] = consumers.map(() => [])
   const deadline = Date.now() + timeoutMs
   while (!done(received)) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; received ${received.map((r) => r.length).join('/')} records`)
+    if (Date.now() > deadline)
+      throw new Error(
+        `condition not met within ${timeoutMs} ms; received ${received.map((r) => r.length).join('/')} records`,
+      )
     for (let i = 0; i < consumers.length; i++) received[i]!.push(...(await consumers[i]!.poll(500)))
   }
   return received
@@ -72,7 +91,8 @@ describe('KafkaConnection against a broker', () => {
   let conn: KafkaConnection
 
   beforeAll(() => {
-    if (!brokers) throw new Error('no Kafka broker: run these tests with npm run test:kafka (vitest.kafka.config.ts starts one)')
+    if (!brokers)
+      throw new Error('no Kafka broker: run these tests with npm run test:kafka (vitest.kafka.config.ts starts one)')
     conn = new KafkaConnection({ brokers: [brokers!], clientId: `eoscope-test-${run}` })
   })
   afterAll(async () => {
@@ -114,7 +134,9 @@ describe('KafkaConnection against a broker', () => {
     const topic = name('admin')
     await conn.admin().createTopics([{ topic, partitions: 3 }])
     await conn.admin().createTopics([{ topic, partitions: 3 }]) // already there: fine
-    await expect(conn.admin().createTopics([{ topic, partitions: 2 }])).rejects.toSatisfy((e) => isLogError(e, 'TOPIC_ALREADY_EXISTS'))
+    await expect(conn.admin().createTopics([{ topic, partitions: 2 }])).rejects.toSatisfy((e) =>
+      isLogError(e, 'TOPIC_ALREADY_EXISTS'),
+    )
     const topics = await conn.inspector().topics()
     expect(topics).toContainEqual({ topic, partitions: 3 })
     await conn.admin().deleteTopics([topic, name('never-created')])
@@ -140,7 +162,11 @@ describe('KafkaConnection against a broker', () => {
     expect(seen.map((r) => r.value)).toEqual(['a', 'b', 'c', 'd'])
     const raw = await conn.inspector().readRaw({ topic, partition: 0 }, 0, 10, 10)
     expect(raw.map((r) => r.sequence)).toEqual([0, 1, 2, 3])
-    expect(raw.every((r) => r.producerId === identity!.producerId && !r.transactional && r.control === null && r.txnOutcome === null)).toBe(true)
+    expect(
+      raw.every(
+        (r) => r.producerId === identity!.producerId && !r.transactional && r.control === null && r.txnOutcome === null,
+      ),
+    ).toBe(true)
     const offsets = await conn.reader().offsets({ topic, partition: 0 })
     expect(offsets).toEqual({ logStartOffset: 0, lastStableOffset: 4, highWatermark: 4 })
     await producer.close()
@@ -150,7 +176,10 @@ describe('KafkaConnection against a broker', () => {
     const output = name('commit-out')
     const input = name('commit-in')
     const groupId = name('commit-group')
-    await conn.admin().createTopics([{ topic: output, partitions: 1 }, { topic: input, partitions: 1 }])
+    await conn.admin().createTopics([
+      { topic: output, partitions: 1 },
+      { topic: input, partitions: 1 },
+    ])
     const producer = conn.producer({ clientId: 'txn-commit', idempotent: true, transactionalId: name('txn-commit') })
     const identity = await producer.initTransactions()
     expect(identity.producerId).toBeGreaterThanOrEqual(0)
@@ -176,7 +205,9 @@ describe('KafkaConnection against a broker', () => {
     expect(closed.lastStableOffset).toBe(4) // three records and the COMMIT marker
     const raw = await conn.inspector().readRaw(tp, 0, 100, 100)
     expect(raw.map((r) => r.control ?? r.value)).toEqual(['o1', 'o2', 'o3', 'COMMIT'])
-    expect(raw.every((r) => r.transactional && r.txnOutcome === 'committed' && r.producerId === identity.producerId)).toBe(true)
+    expect(
+      raw.every((r) => r.transactional && r.txnOutcome === 'committed' && r.producerId === identity.producerId),
+    ).toBe(true)
     await producer.close()
   })
 
@@ -195,11 +226,19 @@ describe('KafkaConnection against a broker', () => {
     await producer.commitTransaction()
 
     const tp = { topic: output, partition: 0 }
-    await eventually(async () => expect((await readAll(conn, tp, 'read_committed')).map((r) => r.value)).toEqual(['kept']))
+    await eventually(async () =>
+      expect((await readAll(conn, tp, 'read_committed')).map((r) => r.value)).toEqual(['kept']),
+    )
     expect((await readAll(conn, tp, 'read_uncommitted')).map((r) => r.value)).toEqual(['gone1', 'gone2', 'kept'])
     expect(await conn.inspector().committedOffsets(groupId)).toEqual([])
     const raw = await conn.inspector().readRaw(tp, 0, 100, 100)
-    expect(raw.map((r) => `${r.control ?? r.value}:${r.txnOutcome}`)).toEqual(['gone1:aborted', 'gone2:aborted', 'ABORT:aborted', 'kept:committed', 'COMMIT:committed'])
+    expect(raw.map((r) => `${r.control ?? r.value}:${r.txnOutcome}`)).toEqual([
+      'gone1:aborted',
+      'gone2:aborted',
+      'ABORT:aborted',
+      'kept:committed',
+      'COMMIT:committed',
+    ])
     // readRaw bounded by `to` still resolves outcomes from markers past it.
     const head = await conn.inspector().readRaw(tp, 0, 1, 100)
     expect(head.map((r) => r.txnOutcome)).toEqual(['aborted'])
@@ -221,7 +260,9 @@ describe('KafkaConnection against a broker', () => {
     await second.send(records(output, 0, ['successor']))
     await second.commitTransaction()
     const tp = { topic: output, partition: 0 }
-    await eventually(async () => expect((await readAll(conn, tp, 'read_committed')).map((r) => r.value)).toEqual(['successor']))
+    await eventually(async () =>
+      expect((await readAll(conn, tp, 'read_committed')).map((r) => r.value)).toEqual(['successor']),
+    )
     const raw = await conn.inspector().readRaw(tp, 0, 100, 100)
     expect(raw.find((r) => r.value === 'zombie-1')?.txnOutcome).toBe('aborted')
     await first.close()
@@ -244,7 +285,9 @@ describe('KafkaConnection against a broker', () => {
     expect(() => producer.beginTransaction()).toThrow(/INVALID_TXN_STATE/)
     await producer.initTransactions()
     await expect(producer.commitTransaction()).rejects.toSatisfy((e) => isLogError(e, 'INVALID_TXN_STATE'))
-    expect(() => conn.producer({ clientId: 'bad', idempotent: false, transactionalId: 'x' })).toThrow(/must be idempotent/)
+    expect(() => conn.producer({ clientId: 'bad', idempotent: false, transactionalId: 'x' })).toThrow(
+      /must be idempotent/,
+    )
     await producer.close()
   })
 
@@ -255,7 +298,13 @@ describe('KafkaConnection against a broker', () => {
       [['a1'], 'ABORT'],
       [['c3'], 'COMMIT'],
     ])
-    const consumer = conn.consumer({ groupId, clientId: 'reader', isolationLevel: 'read_committed', sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500 })
+    const consumer = conn.consumer({
+      groupId,
+      clientId: 'reader',
+      isolationLevel: 'read_committed',
+      sessionTimeoutMs: 6_000,
+      heartbeatIntervalMs: 500,
+    })
     const listener = new RecordingListener()
     await consumer.subscribe([topic], listener)
     const [got] = await pollUntil([consumer], ([r]) => r!.length >= 3)
@@ -282,7 +331,13 @@ describe('KafkaConnection against a broker', () => {
       [['aborted'], 'ABORT'],
       [['committed'], 'COMMIT'],
     ])
-    const consumer = conn.consumer({ groupId: name('uncommitted-group'), clientId: 'dirty', isolationLevel: 'read_uncommitted', sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500 })
+    const consumer = conn.consumer({
+      groupId: name('uncommitted-group'),
+      clientId: 'dirty',
+      isolationLevel: 'read_uncommitted',
+      sessionTimeoutMs: 6_000,
+      heartbeatIntervalMs: 500,
+    })
     await consumer.subscribe([topic], new RecordingListener())
     const [got] = await pollUntil([consumer], ([r]) => r!.length >= 2)
     expect(got!.map((r) => r.value)).toEqual(['aborted', 'committed'])
@@ -294,14 +349,21 @@ describe('KafkaConnection against a broker', () => {
     const topic = name('group')
     const groupId = name('group-group')
     await conn.admin().createTopics([{ topic, partitions: 4 }])
-    const options = { groupId, isolationLevel: 'read_committed' as const, sessionTimeoutMs: 6_000, heartbeatIntervalMs: 200 }
+    const options = {
+      groupId,
+      isolationLevel: 'read_committed' as const,
+      sessionTimeoutMs: 6_000,
+      heartbeatIntervalMs: 200,
+    }
     const a = conn.consumer({ ...options, clientId: 'member-a' })
     const b = conn.consumer({ ...options, clientId: 'member-b' })
     const la = new RecordingListener()
     const lb = new RecordingListener()
     await a.subscribe([topic], la)
     await pollUntil([a], () => a.assignment().length === 4)
-    expect(la.events).toEqual([{ kind: 'assigned', partitions: sorted([0, 1, 2, 3].map((partition) => ({ topic, partition }))) }])
+    expect(la.events).toEqual([
+      { kind: 'assigned', partitions: sorted([0, 1, 2, 3].map((partition) => ({ topic, partition }))) },
+    ])
 
     // b joins while a keeps polling; the group splits the partitions.
     const joined = b.subscribe([topic], lb)
@@ -310,7 +372,12 @@ describe('KafkaConnection against a broker', () => {
     await pollUntil([a, b], () => a.assignment().length === 2 && b.assignment().length === 2 && lb.events.length > 0)
     const all = sorted([...a.assignment(), ...b.assignment()])
     expect(all).toEqual(sorted([0, 1, 2, 3].map((partition) => ({ topic, partition }))))
-    expect(la.events.filter((e) => e.kind === 'revoked').flatMap((e) => e.partitions).sort()).toEqual(sorted(b.assignment()))
+    expect(
+      la.events
+        .filter((e) => e.kind === 'revoked')
+        .flatMap((e) => e.partitions)
+        .sort(),
+    ).toEqual(sorted(b.assignment()))
     expect(lb.events).toEqual([{ kind: 'assigned', partitions: sorted(b.assignment()) }])
 
     // Each member reads the partitions it owns.
@@ -330,7 +397,7 @@ describe('KafkaConnection against a broker', () => {
     await producer.close()
   })
 
-  it('exactly_once_v2 on kafkajs: a transaction cannot commit a revoked partition\'s offsets under the generation that revoked it', async () => {
+  it("exactly_once_v2 on kafkajs: a transaction cannot commit a revoked partition's offsets under the generation that revoked it", async () => {
     // kafkajs rejoins on its own; the revocation reaches the worker in its next poll(). Until then
     // the member's group metadata stays at the old generation, so a commit of a partition that is
     // already someone else's is refused (found as 70 duplicates, both copies committed, in
@@ -338,8 +405,16 @@ describe('KafkaConnection against a broker', () => {
     const input = name('gen-in')
     const output = name('gen-out')
     const groupId = name('gen-group')
-    await conn.admin().createTopics([{ topic: input, partitions: 2 }, { topic: output, partitions: 1 }])
-    const options = { groupId, isolationLevel: 'read_committed' as const, sessionTimeoutMs: 6_000, heartbeatIntervalMs: 200 }
+    await conn.admin().createTopics([
+      { topic: input, partitions: 2 },
+      { topic: output, partitions: 1 },
+    ])
+    const options = {
+      groupId,
+      isolationLevel: 'read_committed' as const,
+      sessionTimeoutMs: 6_000,
+      heartbeatIntervalMs: 200,
+    }
     const a = conn.consumer({ ...options, clientId: 'gen-a' })
     const b = conn.consumer({ ...options, clientId: 'gen-b' })
     const la = new RecordingListener()
@@ -357,11 +432,16 @@ describe('KafkaConnection against a broker', () => {
       await b.subscribe([input], new RecordingListener())
       await pollUntil([b], () => b.assignment().length === 1, 120_000)
       const taken = b.assignment()[0]!
-      const refused = await producer.sendOffsetsToTransaction([{ topic: input, partition: taken.partition, offset: 5 }], a.groupMetadata()).then(
-        () => null,
-        (e: unknown) => e,
-      )
-      expect(isLogError(refused, 'ILLEGAL_GENERATION'), `sendOffsetsToTransaction under generation ${before.generationId}: ${String(refused)}`).toBe(true)
+      const refused = await producer
+        .sendOffsetsToTransaction([{ topic: input, partition: taken.partition, offset: 5 }], a.groupMetadata())
+        .then(
+          () => null,
+          (e: unknown) => e,
+        )
+      expect(
+        isLogError(refused, 'ILLEGAL_GENERATION'),
+        `sendOffsetsToTransaction under generation ${before.generationId}: ${String(refused)}`,
+      ).toBe(true)
       expect(a.groupMetadata()).toEqual(before)
       await producer.abortTransaction().catch(() => {})
       expect(await conn.inspector().committedOffsets(groupId)).toEqual([])
@@ -378,7 +458,11 @@ describe('KafkaConnection against a broker', () => {
         await next.send(records(output, 0, ['processed under the new generation']))
         await next.sendOffsetsToTransaction([{ topic: input, partition: kept.partition, offset: 3 }], a.groupMetadata())
         await next.commitTransaction()
-        await eventually(async () => expect(await conn.inspector().committedOffsets(groupId)).toEqual([{ topic: input, partition: kept.partition, offset: 3 }]))
+        await eventually(async () =>
+          expect(await conn.inspector().committedOffsets(groupId)).toEqual([
+            { topic: input, partition: kept.partition, offset: 3 },
+          ]),
+        )
       } finally {
         await next.close()
       }
@@ -395,15 +479,28 @@ describe('KafkaConnection against a broker', () => {
     const producer = conn.producer({ clientId: 'lost-feeder', idempotent: true })
     await producer.send([...records(topic, 0, ['a', 'b', 'c']), ...records(topic, 1, ['d', 'e', 'f'])])
     // A full buffer and no poll for longer than maxPollIntervalMs: the member stops heartbeating.
-    const slow = new KafkaConnection({ brokers: [brokers!], clientId: `eoscope-test-slow-${run}` }, { maxBufferedRecords: 1, maxPollIntervalMs: 200 })
+    const slow = new KafkaConnection(
+      { brokers: [brokers!], clientId: `eoscope-test-slow-${run}` },
+      { maxBufferedRecords: 1, maxPollIntervalMs: 200 },
+    )
     try {
-      const consumer = slow.consumer({ groupId: name('lost-group'), clientId: 'sleeper', isolationLevel: 'read_committed', sessionTimeoutMs: 1_000, heartbeatIntervalMs: 100 })
+      const consumer = slow.consumer({
+        groupId: name('lost-group'),
+        clientId: 'sleeper',
+        isolationLevel: 'read_committed',
+        sessionTimeoutMs: 1_000,
+        heartbeatIntervalMs: 100,
+      })
       const listener = new RecordingListener()
       await consumer.subscribe([topic], listener)
       await pollUntil([consumer], ([r]) => r!.length >= 1)
       const memberBefore = consumer.groupMetadata().memberId
       await new Promise((r) => setTimeout(r, 2_500)) // the fault: no poll past the 1 s session timeout (then waits on the group's events)
-      await pollUntil([consumer], () => listener.events.some((e) => e.kind === 'lost') && consumer.assignment().length === 2, 120_000)
+      await pollUntil(
+        [consumer],
+        () => listener.events.some((e) => e.kind === 'lost') && consumer.assignment().length === 2,
+        120_000,
+      )
       const kinds = listener.events.map((e) => e.kind)
       expect(kinds.slice(0, 1)).toEqual(['assigned'])
       expect(kinds.slice(kinds.indexOf('lost'))).toEqual(['lost', 'assigned'])

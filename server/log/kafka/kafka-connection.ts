@@ -4,7 +4,17 @@
 
 import type { Admin } from 'kafkajs'
 import type { LogCapabilities } from '../capabilities.ts'
-import type { ConsumerOptions, LogAdmin, LogConnection, LogConsumer, LogInspector, LogProducer, LogReader, ProducerOptions, TopicPartition } from '../types.ts'
+import type {
+  ConsumerOptions,
+  LogAdmin,
+  LogConnection,
+  LogConsumer,
+  LogInspector,
+  LogProducer,
+  LogReader,
+  ProducerOptions,
+  TopicPartition,
+} from '../types.ts'
 import { createKafka, type KafkaClientConfig } from './kafka-client.ts'
 import { KafkaLogAdmin } from './kafka-admin.ts'
 import { KafkaLogConsumer, type KafkaConsumerTuning } from './kafka-consumer.ts'
@@ -38,7 +48,8 @@ export class KafkaConnection implements LogConnection {
     private readonly localBrokersDir: string | null = null,
   ) {
     this.capabilities = kafkaCapabilities(ackRoute, config, localBrokersDir)
-    if (!Array.isArray(config.brokers) || config.brokers.length === 0) throw new Error('KafkaConnection needs at least one broker (host:port)')
+    if (!Array.isArray(config.brokers) || config.brokers.length === 0)
+      throw new Error('KafkaConnection needs at least one broker (host:port)')
     const kafka = createKafka(config, `${config.clientId}-admin`)
     this.sharedAdmin = kafka.admin()
     this.fetcher = new PartitionFetcher(createKafka(config, `${config.clientId}-reader`))
@@ -64,7 +75,8 @@ export class KafkaConnection implements LogConnection {
   }
 
   consumer(options: ConsumerOptions): LogConsumer {
-    const visibleIn = (tp: TopicPartition, from: number, to: number) => hasVisibleRecords(this.fetcher, tp, from, to, options.isolationLevel)
+    const visibleIn = (tp: TopicPartition, from: number, to: number) =>
+      hasVisibleRecords(this.fetcher, tp, from, to, options.isolationLevel)
     const c = new KafkaLogConsumer(this.config, options, visibleIn, this.consumerTuning)
     this.clients.add(c)
     return c
@@ -75,14 +87,21 @@ export class KafkaConnection implements LogConnection {
   }
 
   inspector(): LogInspector {
-    return new KafkaLogInspector(this.admin$, this.fetcher, () => (this.txnAdmin ??= new KafkaTransactionAdmin(this.config)))
+    return new KafkaLogInspector(
+      this.admin$,
+      this.fetcher,
+      () => (this.txnAdmin ??= new KafkaTransactionAdmin(this.config)),
+    )
   }
 
   private brokerControl: KafkaBrokerControl | null = null
 
   /** The cluster's brokers: who leads and coordinates what for the lab; Kill and Restart of local ones. */
   brokers(): BrokerControl {
-    return (this.brokerControl ??= new KafkaBrokerControl(this.config, this.localBrokersDir === null ? null : new LocalBrokers(this.localBrokersDir)))
+    return (this.brokerControl ??= new KafkaBrokerControl(
+      this.config,
+      this.localBrokersDir === null ? null : new LocalBrokers(this.localBrokersDir),
+    ))
   }
 
   /** Closes every client this connection made, then the shared admin and fetcher. */

@@ -26,7 +26,15 @@
 
 import type { Consumer, EachBatchPayload } from 'kafkajs'
 import { isLogError, LogError } from '../errors.ts'
-import type { ConsumedRecord, ConsumerGroupMetadata, ConsumerOptions, LogConsumer, OffsetToCommit, RebalanceListener, TopicPartition } from '../types.ts'
+import type {
+  ConsumedRecord,
+  ConsumerGroupMetadata,
+  ConsumerOptions,
+  LogConsumer,
+  OffsetToCommit,
+  RebalanceListener,
+  TopicPartition,
+} from '../types.ts'
 import { tpKey } from '../types.ts'
 import { createKafka, type KafkaClientConfig } from './kafka-client.ts'
 import { mapErrors, toLogError } from './kafka-errors.ts'
@@ -48,7 +56,9 @@ export interface KafkaConsumerTuning {
   maxPollIntervalMs?: number
 }
 
-type RebalanceStep = { kind: 'lost' | 'revoked' | 'assigned'; partitions: TopicPartition[] } | { kind: 'generation'; identity: GroupIdentity }
+type RebalanceStep =
+  | { kind: 'lost' | 'revoked' | 'assigned'; partitions: TopicPartition[] }
+  | { kind: 'generation'; identity: GroupIdentity }
 
 const SYNC_MESSAGE = 'Received assignment'
 
@@ -117,12 +127,16 @@ export class KafkaLogConsumer implements LogConsumer {
       allowAutoTopicCreation: false,
       retry: { initialRetryTime: 50, maxRetryTime: 1_000, retries: 10 },
       // Sticky, as Kafka Streams: a rebalance moves only the partitions it must (sticky-assigner.ts).
-      partitionAssigners: [stickyAssigner(() => ({ generation: this.joinedGeneration, partitions: [...this.owned.values()] }))],
+      partitionAssigners: [
+        stickyAssigner(() => ({ generation: this.joinedGeneration, partitions: [...this.owned.values()] })),
+      ],
     })
     this.offsets = new StableOffsetFetcher(createKafka(config, `${options.clientId}-offsets`), options.groupId)
     this.heartbeatTimer = setInterval(() => this.heartbeatBesideProcessing(), Math.max(1, options.heartbeatIntervalMs))
     this.heartbeatTimer.unref?.()
-    this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => this.onGroupJoin(e.payload.memberId, e.payload.memberAssignment))
+    this.consumer.on(this.consumer.events.GROUP_JOIN, (e) =>
+      this.onGroupJoin(e.payload.memberId, e.payload.memberAssignment),
+    )
     this.consumer.on(this.consumer.events.HEARTBEAT, () => (this.groupAnswer.heartbeatAccepted(), this.wake()))
     this.consumer.on(this.consumer.events.CRASH, (e) => {
       if (!e.payload.restart) {
@@ -145,7 +159,8 @@ export class KafkaLogConsumer implements LogConsumer {
         eachBatch: (payload) => this.onBatch(payload),
       })
     })
-    if (this.crash) throw toLogError(this.crash, `consumer ${this.options.clientId} could not join group ${this.options.groupId}`)
+    if (this.crash)
+      throw toLogError(this.crash, `consumer ${this.options.clientId} could not join group ${this.options.groupId}`)
   }
 
   /**
@@ -163,7 +178,8 @@ export class KafkaLogConsumer implements LogConsumer {
     const released = kicked ? previous : previous.filter((tp) => !nextKeys.has(tpKey(tp.topic, tp.partition)))
     if (released.length > 0) this.steps.push({ kind: kicked ? 'lost' : 'revoked', partitions: released })
     const identity = { generationId: this.joinedGeneration, memberId }
-    if (!this.commitGeneration.joined(identity, released.length > 0 ? 'releases' : 'keeps').switchNow) this.steps.push({ kind: 'generation', identity })
+    if (!this.commitGeneration.joined(identity, released.length > 0 ? 'releases' : 'keeps').switchNow)
+      this.steps.push({ kind: 'generation', identity })
     for (const tp of released) {
       this.owned.delete(tpKey(tp.topic, tp.partition))
       this.guard.forget(tpKey(tp.topic, tp.partition))
@@ -200,7 +216,8 @@ export class KafkaLogConsumer implements LogConsumer {
     const key = tpKey(tp.topic, tp.partition)
     if (isStale() || !isRunning() || !this.owned.has(key)) return
     const admission = await this.guard.admit(tp, fetchedBatch(tp, batch))
-    if (admission.kind === 'refetch') this.consumer.seek({ topic: tp.topic, partition: tp.partition, offset: String(admission.from) })
+    if (admission.kind === 'refetch')
+      this.consumer.seek({ topic: tp.topic, partition: tp.partition, offset: String(admission.from) })
     // A seek while the batch was admitted (kafkajs holds it as pending until its next fetch) makes it stale.
     if (admission.kind !== 'take' || admission.records.length === 0 || isStale() || !this.owned.has(key)) return
     const records = admission.records
@@ -277,10 +294,16 @@ export class KafkaLogConsumer implements LogConsumer {
     if (!this.listener) throw new LogError('INVALID_REQUEST', 'subscribe before poll')
     if (this.closed) throw new LogError('INVALID_REQUEST', `consumer ${this.options.clientId} is closed`)
     this.lastPollMs = Date.now()
-    if (this.crash) throw toLogError(this.crash, `consumer ${this.options.clientId} of group ${this.options.groupId} stopped`)
+    if (this.crash)
+      throw toLogError(this.crash, `consumer ${this.options.clientId} of group ${this.options.groupId} stopped`)
     if (this.groupAnswer.asked()) {
       this.heartbeatOf?.().catch(() => {})
-      await this.groupAnswer.await(() => this.joins, { boundMs: this.rebalanceTimeoutMs, everyMs: this.pollWaitMs, stopped: () => this.closed || this.crash !== null, sleep: (ms) => this.sleep(ms) })
+      await this.groupAnswer.await(() => this.joins, {
+        boundMs: this.rebalanceTimeoutMs,
+        everyMs: this.pollWaitMs,
+        stopped: () => this.closed || this.crash !== null,
+        sleep: (ms) => this.sleep(ms),
+      })
     }
     await this.runRebalanceSteps()
     let out = this.drain(maxRecords)
@@ -328,10 +351,17 @@ export class KafkaLogConsumer implements LogConsumer {
   async committed(partitions: TopicPartition[]): Promise<Map<string, number | null>> {
     const out = new Map<string, number | null>()
     if (partitions.length === 0) return out
-    const topics = [...byTopic(partitions)].map(([topic, tps]) => ({ topic, partitions: tps.map((tp) => tp.partition) }))
-    const fetched = await mapErrors(`committed offsets of group ${this.options.groupId}`, () => this.offsets.fetch(topics, this.options.isolationLevel === 'read_committed' ? 'require-stable' : 'last-stable'))
+    const topics = [...byTopic(partitions)].map(([topic, tps]) => ({
+      topic,
+      partitions: tps.map((tp) => tp.partition),
+    }))
+    const fetched = await mapErrors(`committed offsets of group ${this.options.groupId}`, () =>
+      this.offsets.fetch(topics, this.options.isolationLevel === 'read_committed' ? 'require-stable' : 'last-stable'),
+    )
     for (const tp of partitions) {
-      const offset = fetched.find((t) => t.topic === tp.topic)?.partitions.find((p) => p.partition === tp.partition)?.offset
+      const offset = fetched
+        .find((t) => t.topic === tp.topic)
+        ?.partitions.find((p) => p.partition === tp.partition)?.offset
       const n = offset === undefined ? -1 : Number(offset)
       out.set(tpKey(tp.topic, tp.partition), n >= 0 ? n : null)
     }
@@ -357,15 +387,24 @@ export class KafkaLogConsumer implements LogConsumer {
 
   private commitNow(offsets: OffsetToCommit[]): Promise<void> {
     return mapErrors(`commit offsets of group ${this.options.groupId}`, () =>
-      this.consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) }))),
+      this.consumer.commitOffsets(
+        offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) })),
+      ),
     )
   }
 
   /** Waits (at most a rebalance timeout) for the join that refused the commit; true when it kept the member id and the commit's partitions. */
-  private async keptThroughRejoin(before: { joins: number; memberId: string }, offsets: readonly OffsetToCommit[]): Promise<boolean> {
+  private async keptThroughRejoin(
+    before: { joins: number; memberId: string },
+    offsets: readonly OffsetToCommit[],
+  ): Promise<boolean> {
     const deadline = Date.now() + this.rebalanceTimeoutMs
     while (this.joins === before.joins && !this.closed && Date.now() < deadline) await this.sleep(this.pollWaitMs)
-    return mayCommitAgainAfterJoin(before, { joins: this.joins, memberId: this.memberId, owned: new Set(this.owned.keys()) }, offsets.map((o) => tpKey(o.topic, o.partition)))
+    return mayCommitAgainAfterJoin(
+      before,
+      { joins: this.joins, memberId: this.memberId, owned: new Set(this.owned.keys()) },
+      offsets.map((o) => tpKey(o.topic, o.partition)),
+    )
   }
 
   groupMetadata(): ConsumerGroupMetadata {

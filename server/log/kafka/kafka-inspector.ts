@@ -3,7 +3,17 @@
 
 import { AssignerProtocol, type Admin } from 'kafkajs'
 import { groupStateOf, type GroupDescription } from '../group-description.ts'
-import type { LogInspector, OffsetToCommit, PartitionOffsets, ProducerToAbort, StoredRecordView, TopicPartition, TransactionsFilter, TransactionsRead, TxnOutcome } from '../types.ts'
+import type {
+  LogInspector,
+  OffsetToCommit,
+  PartitionOffsets,
+  ProducerToAbort,
+  StoredRecordView,
+  TopicPartition,
+  TransactionsFilter,
+  TransactionsRead,
+  TxnOutcome,
+} from '../types.ts'
 import { mapErrors } from './kafka-errors.ts'
 import { controlType, toStoredView } from './kafka-records.ts'
 import type { RawFetchedRecord } from './kafka-client.ts'
@@ -25,7 +35,9 @@ export class KafkaLogInspector implements LogInspector {
   }
 
   abortTransaction(p: ProducerToAbort): Promise<void> {
-    return mapErrors(`abort the transaction of producer ${p.producerId} on ${p.topic}-${p.partition}`, () => this.txnAdmin().abortTransaction(p))
+    return mapErrors(`abort the transaction of producer ${p.producerId} on ${p.topic}-${p.partition}`, () =>
+      this.txnAdmin().abortTransaction(p),
+    )
   }
 
   async topics(): Promise<{ topic: string; partitions: number }[]> {
@@ -34,7 +46,9 @@ export class KafkaLogInspector implements LogInspector {
       const names = await admin.listTopics()
       if (names.length === 0) return []
       const { topics } = await admin.fetchTopicMetadata({ topics: names })
-      return topics.map((t) => ({ topic: t.name, partitions: t.partitions.length })).sort((a, b) => a.topic.localeCompare(b.topic))
+      return topics
+        .map((t) => ({ topic: t.name, partitions: t.partitions.length }))
+        .sort((a, b) => a.topic.localeCompare(b.topic))
     })
   }
 
@@ -83,8 +97,12 @@ export class KafkaLogInspector implements LogInspector {
     return wanted.map((r) => {
       const control = controlType(r)
       const txnOutcome: TxnOutcome | null = control
-        ? control === 'COMMIT' ? 'committed' : 'aborted'
-        : r.batchContext.inTransaction ? (outcome.get(r) ?? 'pending') : null
+        ? control === 'COMMIT'
+          ? 'committed'
+          : 'aborted'
+        : r.batchContext.inTransaction
+          ? (outcome.get(r) ?? 'pending')
+          : null
       return toStoredView(tp, r, txnOutcome)
     })
   }
@@ -94,7 +112,9 @@ export class KafkaLogInspector implements LogInspector {
     return mapErrors(`committed offsets of group ${groupId}`, async () => {
       const topics = await admin.fetchOffsets({ groupId })
       const out: OffsetToCommit[] = []
-      for (const t of topics) for (const p of t.partitions) if (Number(p.offset) >= 0) out.push({ topic: t.topic, partition: p.partition, offset: Number(p.offset) })
+      for (const t of topics)
+        for (const p of t.partitions)
+          if (Number(p.offset) >= 0) out.push({ topic: t.topic, partition: p.partition, offset: Number(p.offset) })
       return out.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition)
     })
   }
@@ -110,13 +130,23 @@ export class KafkaLogInspector implements LogInspector {
       const g = (await admin.describeGroups([groupId])).groups[0]
       if (!g) return { groupId, state: 'Dead', generationId: null, protocolType: '', protocol: '', members: [] }
       const members = g.members.map((m) => {
-        const decoded = m.memberAssignment.length > 0 ? AssignerProtocol.MemberAssignment.decode(m.memberAssignment) : null
-        const assignment = Object.entries(decoded?.assignment ?? {}).flatMap(([topic, ps]) => ps.map((partition) => ({ topic, partition })))
+        const decoded =
+          m.memberAssignment.length > 0 ? AssignerProtocol.MemberAssignment.decode(m.memberAssignment) : null
+        const assignment = Object.entries(decoded?.assignment ?? {}).flatMap(([topic, ps]) =>
+          ps.map((partition) => ({ topic, partition })),
+        )
         assignment.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition)
         return { memberId: m.memberId, clientId: m.clientId, host: m.clientHost.replace(/^\//, ''), assignment }
       })
       members.sort((a, b) => (a.memberId < b.memberId ? -1 : 1))
-      return { groupId, state: groupStateOf(g.state), generationId: null, protocolType: g.protocolType, protocol: g.protocol, members }
+      return {
+        groupId,
+        state: groupStateOf(g.state),
+        generationId: null,
+        protocolType: g.protocolType,
+        protocol: g.protocol,
+        members,
+      }
     })
   }
 }

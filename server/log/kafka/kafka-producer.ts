@@ -8,7 +8,16 @@
 import type { Producer, RecordMetadata as KafkajsRecordMetadata, Transaction } from 'kafkajs'
 import { LogError, isLogError } from '../errors.ts'
 import { ProducerStateMachine, transactionalIdOf, type TransactionalCall } from '../producer-state.ts'
-import type { ConsumerGroupMetadata, ControlType, LogProducer, OffsetToCommit, ProduceRecord, ProducerIdentity, ProducerOptions, PartitionAck } from '../types.ts'
+import type {
+  ConsumerGroupMetadata,
+  ControlType,
+  LogProducer,
+  OffsetToCommit,
+  ProduceRecord,
+  ProducerIdentity,
+  ProducerOptions,
+  PartitionAck,
+} from '../types.ts'
 import { createKafka, type KafkaClientConfig } from './kafka-client.ts'
 import { toLogError } from './kafka-errors.ts'
 import { toKafkajsMessage } from './kafka-records.ts'
@@ -40,7 +49,9 @@ const PRODUCE_RETRIES = 20
 const INIT_MESSAGE = 'Initialized producer id & epoch'
 
 /** kafkajs's transaction with the patch's addPartitions (patches/kafkajs+2.2.4.patch). */
-type TransactionWithAddPartitions = Transaction & { addPartitions(topics: { topic: string; partitions: { partition: number }[] }[]): Promise<void> }
+type TransactionWithAddPartitions = Transaction & {
+  addPartitions(topics: { topic: string; partitions: { partition: number }[] }[]): Promise<void>
+}
 
 export class KafkaLogProducer implements LogProducer {
   private readonly machine: ProducerStateMachine
@@ -62,7 +73,10 @@ export class KafkaLogProducer implements LogProducer {
   private createProducer(): Producer {
     const kafka = createKafka(this.config, this.options.clientId, (entry) => {
       if (entry.log.message === INIT_MESSAGE) {
-        const { producerId, producerEpoch } = entry.log as unknown as { producerId: string | number; producerEpoch: number }
+        const { producerId, producerEpoch } = entry.log as unknown as {
+          producerId: string | number
+          producerEpoch: number
+        }
         this.pid = { producerId: Number(producerId), epoch: Number(producerEpoch) }
       }
     })
@@ -100,7 +114,8 @@ export class KafkaLogProducer implements LogProducer {
   }
 
   async initTransactions(): Promise<ProducerIdentity> {
-    if (this.transactionalId === null) throw new LogError('INVALID_REQUEST', 'initTransactions needs a transactional.id')
+    if (this.transactionalId === null)
+      throw new LogError('INVALID_REQUEST', 'initTransactions needs a transactional.id')
     this.machine.require('initTransactions')
     if (this.machine.state === 'READY') {
       // kafkajs initialises a producer id once per client: a second init needs a new client.
@@ -133,7 +148,11 @@ export class KafkaLogProducer implements LogProducer {
     }
     this.machine.transitionTo('READY')
     const id = this.identity()
-    if (!id) throw new LogError('INVALID_TXN_STATE', `initTransactions for ${this.transactionalId}: the producer id was not reported (is KAFKAJS_LOG_LEVEL set?)`)
+    if (!id)
+      throw new LogError(
+        'INVALID_TXN_STATE',
+        `initTransactions for ${this.transactionalId}: the producer id was not reported (is KAFKAJS_LOG_LEVEL set?)`,
+      )
     return id
   }
 
@@ -158,7 +177,9 @@ export class KafkaLogProducer implements LogProducer {
       // per-partition call below would otherwise send its own, one after the other.
       // (Without the patch, warned about at start, kafkajs has no addPartitions and adds them per call.)
       else if (typeof (txn as Partial<TransactionWithAddPartitions>).addPartitions === 'function') {
-        await this.untilNotRetriable('send', () => (txn as TransactionWithAddPartitions).addPartitions(topicPartitionsOf(records)))
+        await this.untilNotRetriable('send', () =>
+          (txn as TransactionWithAddPartitions).addPartitions(topicPartitionsOf(records)),
+        )
       }
       // One call per partition (see partition-sends.ts: kafkajs re-sends a multi-broker call's in-flight requests with new sequence numbers).
       sent = await sendPerPartition(records, async (p) => {
@@ -177,12 +198,19 @@ export class KafkaLogProducer implements LogProducer {
 
   async sendOffsetsToTransaction(offsets: OffsetToCommit[], group: ConsumerGroupMetadata): Promise<void> {
     this.machine.require('sendOffsets')
-    const topics = [...byTopic(offsets)].map(([topic, os]) => ({ topic, partitions: os.map((o) => ({ partition: o.partition, offset: String(o.offset) })) }))
+    const topics = [...byTopic(offsets)].map(([topic, os]) => ({
+      topic,
+      partitions: os.map((o) => ({ partition: o.partition, offset: String(o.offset) })),
+    }))
     try {
       await this.untilNotRetriable('sendOffsetsToTransaction', async () => {
         const txn = await this.txn!
         // The member whose offsets these are (exactly_once_v2); generation -1 registers none (exactly_once).
-        registerTransactionalMember(this.transactionalId!, { generationId: group.generationId, memberId: group.memberId, groupInstanceId: null })
+        registerTransactionalMember(this.transactionalId!, {
+          generationId: group.generationId,
+          memberId: group.memberId,
+          groupInstanceId: null,
+        })
         await txn.sendOffsets({ consumerGroupId: group.groupId, topics })
       })
     } catch (e) {
@@ -210,11 +238,19 @@ export class KafkaLogProducer implements LogProducer {
   }
 
   commitTransaction(): Promise<void> {
-    return this.machine.endTransaction('COMMIT', () => this.endTxn('COMMIT'), (e) => toLogError(e, `commitTransaction (${this.name()})`))
+    return this.machine.endTransaction(
+      'COMMIT',
+      () => this.endTxn('COMMIT'),
+      (e) => toLogError(e, `commitTransaction (${this.name()})`),
+    )
   }
 
   abortTransaction(): Promise<void> {
-    return this.machine.endTransaction('ABORT', () => this.endTxn('ABORT'), (e) => toLogError(e, `abortTransaction (${this.name()})`))
+    return this.machine.endTransaction(
+      'ABORT',
+      () => this.endTxn('ABORT'),
+      (e) => toLogError(e, `abortTransaction (${this.name()})`),
+    )
   }
 
   private async endTxn(result: ControlType): Promise<void> {

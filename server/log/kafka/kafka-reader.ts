@@ -10,7 +10,11 @@ import { toConsumedRecord, visibleRecords } from './kafka-records.ts'
 import type { PartitionFetcher } from './partition-fetcher.ts'
 
 /** Log start offset and high watermark from ListOffsets; the last stable offset from an empty Fetch at the high watermark. */
-export async function partitionOffsets(admin: Admin, fetcher: PartitionFetcher, tp: TopicPartition): Promise<PartitionOffsets> {
+export async function partitionOffsets(
+  admin: Admin,
+  fetcher: PartitionFetcher,
+  tp: TopicPartition,
+): Promise<PartitionOffsets> {
   const listed = await mapErrors(`offsets of ${tp.topic}-${tp.partition}`, () => admin.fetchTopicOffsets(tp.topic))
   const p = listed.find((o) => o.partition === tp.partition)
   if (!p) throw new Error(`topic ${tp.topic} has no partition ${tp.partition}`)
@@ -28,7 +32,12 @@ export class KafkaLogReader implements LogReader {
     return partitionOffsets(await this.admin(), this.fetcher, tp)
   }
 
-  async read(tp: TopicPartition, from: number, maxRecords: number, isolation: IsolationLevel): Promise<{ records: ConsumedRecord[]; nextOffset: number }> {
+  async read(
+    tp: TopicPartition,
+    from: number,
+    maxRecords: number,
+    isolation: IsolationLevel,
+  ): Promise<{ records: ConsumedRecord[]; nextOffset: number }> {
     if (maxRecords <= 0) return { records: [], nextOffset: from }
     const fetched = await this.fetcher.fetch(tp, from, isolation)
     const visible = visibleRecords(fetched.records, isolation === 'read_committed' ? fetched.abortedTransactions : null)
@@ -46,7 +55,13 @@ export class KafkaLogReader implements LogReader {
  * Whether [from, to) of the partition holds a record a consumer at this isolation level would be
  * given; a range retention already deleted holds none.
  */
-export async function hasVisibleRecords(fetcher: PartitionFetcher, tp: TopicPartition, from: number, to: number, isolation: IsolationLevel): Promise<boolean> {
+export async function hasVisibleRecords(
+  fetcher: PartitionFetcher,
+  tp: TopicPartition,
+  from: number,
+  to: number,
+  isolation: IsolationLevel,
+): Promise<boolean> {
   let offset = from
   while (offset < to) {
     let fetched

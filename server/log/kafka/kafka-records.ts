@@ -74,7 +74,10 @@ export function controlType(r: RawFetchedRecord): ControlType | null {
  * dropped, and under read_committed the records of aborted transactions skipped, using the
  * fetch response's aborted-transaction list (producer id, first offset) and the ABORT markers.
  */
-export function visibleRecords(records: RawFetchedRecord[], aborted: { producerId: string; firstOffset: number }[] | null): RawFetchedRecord[] {
+export function visibleRecords(
+  records: RawFetchedRecord[],
+  aborted: { producerId: string; firstOffset: number }[] | null,
+): RawFetchedRecord[] {
   if (aborted === null) return records.filter((r) => !r.isControlRecord)
   const pending = [...aborted].sort((a, b) => a.firstOffset - b.firstOffset)
   const abortedProducers = new Set<string>()
@@ -93,7 +96,11 @@ export function visibleRecords(records: RawFetchedRecord[], aborted: { producerI
   return out
 }
 
-export function toStoredView(tp: TopicPartition, r: RawFetchedRecord, txnOutcome: StoredRecordView['txnOutcome']): StoredRecordView {
+export function toStoredView(
+  tp: TopicPartition,
+  r: RawFetchedRecord,
+  txnOutcome: StoredRecordView['txnOutcome'],
+): StoredRecordView {
   const offset = Number(r.offset)
   const b = r.batchContext
   const control = controlType(r)

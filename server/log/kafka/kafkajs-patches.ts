@@ -56,5 +56,7 @@ export function warnOnceIfKafkajsUnpatched(warn: (message: string) => void = con
   warned = true
   const missing = kafkajsPatchesMissing()
   if (missing.length === 0) return
-  warn(`[eoscope] kafkajs is not patched (${missing.join(', ')}): its producers then spend several times the CPU per record (bench:kafka's job ran at about a third of the patched throughput). Run \`npm install\` (its postinstall step applies ${KAFKAJS_PATCH}).`)
+  warn(
+    `[eoscope] kafkajs is not patched (${missing.join(', ')}): its producers then spend several times the CPU per record (bench:kafka's job ran at about a third of the patched throughput). Run \`npm install\` (its postinstall step applies ${KAFKAJS_PATCH}).`,
+  )
 }

@@ -9,15 +9,26 @@ import { describe, expect, it } from 'vitest'
 import { topicPartitionsOf } from './topic-partitions.ts'
 
 const require = createRequire(import.meta.url)
-const createEosManager = require('kafkajs/src/producer/eosManager/index.js') as (o: Record<string, unknown>) => EosManager
-const { createLogger, LEVELS } = require('kafkajs/src/loggers/index.js') as { createLogger(o: { level: number; logCreator: () => () => void }): unknown; LEVELS: { NOTHING: number } }
-const { KafkaJSProtocolError, KafkaJSConnectionError } = require('kafkajs/src/errors.js') as { KafkaJSProtocolError: new (e: { type: string; message: string; retriable: boolean; code: number }) => Error; KafkaJSConnectionError: new (m: string) => Error }
+const createEosManager = require('kafkajs/src/producer/eosManager/index.js') as (
+  o: Record<string, unknown>,
+) => EosManager
+const { createLogger, LEVELS } = require('kafkajs/src/loggers/index.js') as {
+  createLogger(o: { level: number; logCreator: () => () => void }): unknown
+  LEVELS: { NOTHING: number }
+}
+const { KafkaJSProtocolError, KafkaJSConnectionError } = require('kafkajs/src/errors.js') as {
+  KafkaJSProtocolError: new (e: { type: string; message: string; retriable: boolean; code: number }) => Error
+  KafkaJSConnectionError: new (m: string) => Error
+}
 
 interface EosManager {
   initProducerId(): Promise<void>
   beginTransaction(): void
   addPartitionsToTransaction(topicData: { topic: string; partitions: { partition: number }[] }[]): Promise<void>
-  sendOffsets(o: { consumerGroupId: string; topics: { topic: string; partitions: { partition: number; offset: string }[] }[] }): Promise<void>
+  sendOffsets(o: {
+    consumerGroupId: string
+    topics: { topic: string; partitions: { partition: number; offset: string }[] }[]
+  }): Promise<void>
   commit(): Promise<void>
 }
 
@@ -57,7 +68,13 @@ function scriptedCluster(failNext: Map<string, Error[]> = new Map()) {
     markOffsetAsCommitted: () => {},
   }
   const logger = createLogger({ level: LEVELS.NOTHING, logCreator: () => () => {} })
-  const eos = createEosManager({ logger, cluster, transactionTimeout: 60_000, transactional: true, transactionalId: 'app-1' })
+  const eos = createEosManager({
+    logger,
+    cluster,
+    transactionTimeout: 60_000,
+    transactional: true,
+    transactionalId: 'app-1',
+  })
   return {
     eos,
     calls,
@@ -70,7 +87,10 @@ function scriptedCluster(failNext: Map<string, Error[]> = new Map()) {
 
 /** Every pending promise callback has run (the scripted cluster answers without timers). */
 const drained = () => new Promise<void>((r) => setImmediate(r))
-const tp = (topic: string, ...partitions: number[]) => ({ topic, partitions: partitions.map((partition) => ({ partition })) })
+const tp = (topic: string, ...partitions: number[]) => ({
+  topic,
+  partitions: partitions.map((partition) => ({ partition })),
+})
 const protocolError = (type: string) => new KafkaJSProtocolError({ type, message: type, retriable: true, code: 0 })
 
 describe('the kafkajs patch: transactions', () => {
@@ -80,7 +100,10 @@ describe('the kafkajs patch: transactions', () => {
     for (let i = 0; i < 3; i++) {
       c.eos.beginTransaction()
       await c.eos.addPartitionsToTransaction([tp('out', 0, 1), tp('changelog', 0)])
-      await c.eos.sendOffsets({ consumerGroupId: 'app', topics: [{ topic: 'in', partitions: [{ partition: 0, offset: '5' }] }] })
+      await c.eos.sendOffsets({
+        consumerGroupId: 'app',
+        topics: [{ topic: 'in', partitions: [{ partition: 0, offset: '5' }] }],
+      })
       await c.eos.commit()
     }
     const lookups = c.apis().filter((a) => a.startsWith('FindCoordinator'))
@@ -107,11 +130,26 @@ describe('the kafkajs patch: transactions', () => {
     c.releaseOne()
     await Promise.all([one, another])
     const added = c.calls.filter((x) => x.api === 'AddPartitionsToTxn').map((x) => x.args)
-    expect(added).toEqual([[{ topic: 'out', partitions: [0, 1] }, { topic: 'changelog', partitions: [0, 1] }], [{ topic: 'out', partitions: [2] }]])
+    expect(added).toEqual([
+      [
+        { topic: 'out', partitions: [0, 1] },
+        { topic: 'changelog', partitions: [0, 1] },
+      ],
+      [{ topic: 'out', partitions: [2] }],
+    ])
   })
 
   it('keeps the coordinator after CONCURRENT_TRANSACTIONS, and looks it up again after NOT_COORDINATOR or a lost connection', async () => {
-    const failures = new Map<string, Error[]>([['AddPartitionsToTxn', [protocolError('CONCURRENT_TRANSACTIONS'), protocolError('NOT_COORDINATOR'), new KafkaJSConnectionError('Connection closed')]]])
+    const failures = new Map<string, Error[]>([
+      [
+        'AddPartitionsToTxn',
+        [
+          protocolError('CONCURRENT_TRANSACTIONS'),
+          protocolError('NOT_COORDINATOR'),
+          new KafkaJSConnectionError('Connection closed'),
+        ],
+      ],
+    ])
     const c = scriptedCluster(failures)
     await c.eos.initProducerId()
     c.eos.beginTransaction()
@@ -132,7 +170,9 @@ describe('the kafkajs patch: transactions', () => {
 
   it('names each topic and partition of a send once, in order of first appearance', () => {
     const r = (topic: string, partition: number) => ({ topic, partition, key: 'k', value: 'v' })
-    expect(topicPartitionsOf([r('out', 1), r('out', 1), r('changelog', 1), r('out', 0), r('out', 1), r('changelog', 1)])).toEqual([tp('out', 1, 0), tp('changelog', 1)])
+    expect(
+      topicPartitionsOf([r('out', 1), r('out', 1), r('changelog', 1), r('out', 0), r('out', 1), r('changelog', 1)]),
+    ).toEqual([tp('out', 1, 0), tp('changelog', 1)])
     expect(topicPartitionsOf([])).toEqual([])
   })
 })

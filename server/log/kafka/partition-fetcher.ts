@@ -43,7 +43,12 @@ export class PartitionFetcher {
   }
 
   /** One Fetch request for one partition from `offset`; never waits for new data. */
-  async fetch(tp: TopicPartition, offset: number, isolation: IsolationLevel, maxBytes = FETCH_MAX_BYTES): Promise<PartitionFetch> {
+  async fetch(
+    tp: TopicPartition,
+    offset: number,
+    isolation: IsolationLevel,
+    maxBytes = FETCH_MAX_BYTES,
+  ): Promise<PartitionFetch> {
     const what = `fetch ${tp.topic}-${tp.partition} from ${offset} (${isolation})`
     return mapErrors(what, async () => {
       await this.ready(tp.topic)
@@ -55,7 +60,11 @@ export class PartitionFetcher {
         } catch (e) {
           const mapped = toLogError(e, what)
           // Stale metadata (a new topic, a moved leader): refresh once and try again.
-          if (attempt === 0 && mapped instanceof LogError && (mapped.code === 'UNKNOWN_TOPIC_OR_PARTITION' || mapped.code === 'BROKER_NOT_AVAILABLE')) {
+          if (
+            attempt === 0 &&
+            mapped instanceof LogError &&
+            (mapped.code === 'UNKNOWN_TOPIC_OR_PARTITION' || mapped.code === 'BROKER_NOT_AVAILABLE')
+          ) {
             await this.cluster.refreshMetadata()
             continue
           }
@@ -69,15 +78,24 @@ export class PartitionFetcher {
           highWatermark: Number(partition.highWatermark),
         },
         records: partition.messages.filter((m) => Number(m.offset) >= offset),
-        abortedTransactions: (partition.abortedTransactions ?? []).map((a) => ({ producerId: a.producerId, firstOffset: Number(a.firstOffset) })),
+        abortedTransactions: (partition.abortedTransactions ?? []).map((a) => ({
+          producerId: a.producerId,
+          firstOffset: Number(a.firstOffset),
+        })),
       }
     })
   }
 
-  private async fetchOnce(tp: TopicPartition, offset: number, isolation: IsolationLevel, maxBytes: number): Promise<RawFetchPartition> {
+  private async fetchOnce(
+    tp: TopicPartition,
+    offset: number,
+    isolation: IsolationLevel,
+    maxBytes: number,
+  ): Promise<RawFetchPartition> {
     const leaders = this.cluster.findLeaderForPartitions(tp.topic, [tp.partition])
     const nodeId = Object.keys(leaders)[0]
-    if (nodeId === undefined) throw new LogError('UNKNOWN_TOPIC_OR_PARTITION', `no leader known for ${tp.topic}-${tp.partition}`)
+    if (nodeId === undefined)
+      throw new LogError('UNKNOWN_TOPIC_OR_PARTITION', `no leader known for ${tp.topic}-${tp.partition}`)
     const broker = await this.cluster.findBroker({ nodeId })
     const response = await broker.fetch({
       replicaId: -1,
@@ -87,8 +105,11 @@ export class PartitionFetcher {
       maxBytes,
       topics: [{ topic: tp.topic, partitions: [{ partition: tp.partition, fetchOffset: String(offset), maxBytes }] }],
     })
-    const partition = response.responses.find((r) => r.topicName === tp.topic)?.partitions.find((p) => p.partition === tp.partition)
-    if (!partition) throw new LogError('UNKNOWN_TOPIC_OR_PARTITION', `the broker returned no data for ${tp.topic}-${tp.partition}`)
+    const partition = response.responses
+      .find((r) => r.topicName === tp.topic)
+      ?.partitions.find((p) => p.partition === tp.partition)
+    if (!partition)
+      throw new LogError('UNKNOWN_TOPIC_OR_PARTITION', `the broker returned no data for ${tp.topic}-${tp.partition}`)
     return partition
   }
 

@@ -7,11 +7,19 @@ const r = (topic: string, partition: number, key: string): ProduceRecord => ({ t
 describe('one produce call per partition', () => {
   const records = [r('out', 0, 'a'), r('log', 0, 'b'), r('out', 1, 'c'), r('out', 0, 'd'), r('log', 0, 'e')]
 
-  it('sends each partition with a call of its own and answers each one\'s base offset', async () => {
+  it("sends each partition with a call of its own and answers each one's base offset", async () => {
     const calls: PartitionSend[] = []
-    const sent = await sendPerPartition(records, async (p) => (calls.push(p), 100 * (calls.length)))
-    expect(calls.map((c) => `${c.topic}-${c.partition}:${c.records.map((x) => x.key).join('')}`)).toEqual(['out-0:ad', 'log-0:be', 'out-1:c'])
-    expect(sent.groups.map((g, i) => [g.key, sent.baseOffsets[i]])).toEqual([['out-0', 100], ['log-0', 200], ['out-1', 300]])
+    const sent = await sendPerPartition(records, async (p) => (calls.push(p), 100 * calls.length))
+    expect(calls.map((c) => `${c.topic}-${c.partition}:${c.records.map((x) => x.key).join('')}`)).toEqual([
+      'out-0:ad',
+      'log-0:be',
+      'out-1:c',
+    ])
+    expect(sent.groups.map((g, i) => [g.key, sent.baseOffsets[i]])).toEqual([
+      ['out-0', 100],
+      ['log-0', 200],
+      ['out-1', 300],
+    ])
   })
 
   it('throws a failure only once no other call of the send is still in flight', async () => {

@@ -20,7 +20,10 @@ export type PartitionSend = PartitionGroup<ProduceRecord>
  * it answers: a failure is thrown only once no call of this send is still in flight (the caller
  * aborts the transaction next). Resolves to the groups and each one's base offset, in the same order.
  */
-export async function sendPerPartition(records: readonly ProduceRecord[], sendOne: (p: PartitionSend) => Promise<number>): Promise<{ groups: PartitionSend[]; baseOffsets: number[] }> {
+export async function sendPerPartition(
+  records: readonly ProduceRecord[],
+  sendOne: (p: PartitionSend) => Promise<number>,
+): Promise<{ groups: PartitionSend[]; baseOffsets: number[] }> {
   const groups = groupByPartition(records)
   const settled = await Promise.allSettled(groups.map((g) => sendOne(g)))
   const baseOffsets: number[] = new Array(groups.length)

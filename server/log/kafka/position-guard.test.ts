@@ -34,7 +34,10 @@ describe('the Kafka consumer position guard', () => {
   it('takes a batch fetched from the position whole, gaps of markers and aborted records included', async () => {
     const { guard, ranges } = guardOver([])
     guard.startAt(KEY, 10)
-    expect(await guard.admit(TP, batch(10, [10, 13, 14], 16))).toEqual({ kind: 'take', records: [rec(10), rec(13), rec(14)] })
+    expect(await guard.admit(TP, batch(10, [10, 13, 14], 16))).toEqual({
+      kind: 'take',
+      records: [rec(10), rec(13), rec(14)],
+    })
     expect(guard.expected(KEY)).toBe(16)
     expect(ranges).toEqual([])
   })

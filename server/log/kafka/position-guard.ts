@@ -31,7 +31,10 @@ export interface FetchedBatch {
   records: ConsumedRecord[]
 }
 
-export type Admission = { kind: 'take'; records: ConsumedRecord[] } | { kind: 'refetch'; from: number } | { kind: 'drop' }
+export type Admission =
+  | { kind: 'take'; records: ConsumedRecord[] }
+  | { kind: 'refetch'; from: number }
+  | { kind: 'drop' }
 
 /** Whether [from, to) of the partition holds a record visible to this consumer. */
 export type VisibleInRange = (tp: TopicPartition, from: number, to: number) => Promise<boolean>
@@ -59,10 +62,15 @@ export class PositionGuard {
   async admit(tp: TopicPartition, batch: FetchedBatch): Promise<Admission> {
     const key = tpKey(tp.topic, tp.partition)
     const expected = this.nextFetch.get(key)
-    if (expected === undefined || batch.fetchedOffset === expected) return this.take(key, batch.records, batch.nextFetchOffset)
+    if (expected === undefined || batch.fetchedOffset === expected)
+      return this.take(key, batch.records, batch.nextFetchOffset)
     if (batch.fetchedOffset < expected) {
       if (batch.nextFetchOffset <= expected) return { kind: 'refetch', from: expected }
-      return this.take(key, batch.records.filter((r) => r.offset >= expected), batch.nextFetchOffset)
+      return this.take(
+        key,
+        batch.records.filter((r) => r.offset >= expected),
+        batch.nextFetchOffset,
+      )
     }
     const visible = await this.visibleIn(tp, expected, batch.fetchedOffset)
     // A seek or a rebalance while the range was read: this batch is not what the partition waits for.

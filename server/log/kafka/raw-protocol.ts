@@ -33,7 +33,10 @@ export interface KafkajsDecoder {
 
 export const Encoder = require('kafkajs/src/protocol/encoder') as new () => KafkajsEncoder
 export const Decoder = require('kafkajs/src/protocol/decoder') as new (b: Buffer) => KafkajsDecoder
-export const { createErrorFromCode, failure } = require('kafkajs/src/protocol/error') as { createErrorFromCode(code: number): Error; failure(code: number): boolean }
+export const { createErrorFromCode, failure } = require('kafkajs/src/protocol/error') as {
+  createErrorFromCode(code: number): Error
+  failure(code: number): boolean
+}
 
 /** A request as kafkajs's Broker sends it: the request to encode and the response to decode. */
 export interface ProtocolRequest<R> {
@@ -83,7 +86,12 @@ type SendRequest = <R>(request: ProtocolRequest<R>) => Promise<R>
 export function sender(broker: object): SendRequest {
   for (let proto: object | null = broker; proto !== null; proto = Object.getPrototypeOf(proto)) {
     const symbol = Object.getOwnPropertySymbols(proto).find((s) => s.description === 'private:Broker:sendRequest')
-    if (symbol) return ((request: ProtocolRequest<unknown>) => (broker as Record<symbol, (r: ProtocolRequest<unknown>) => Promise<unknown>>)[symbol]!.call(broker, request)) as SendRequest
+    if (symbol)
+      return ((request: ProtocolRequest<unknown>) =>
+        (broker as Record<symbol, (r: ProtocolRequest<unknown>) => Promise<unknown>>)[symbol]!.call(
+          broker,
+          request,
+        )) as SendRequest
   }
   throw new Error('this kafkajs version has no private Broker sendRequest; eoscope pins kafkajs 2.2.4')
 }

@@ -30,7 +30,12 @@ export interface MemberClaim {
 
 /** The claim carried in a member's JoinGroup user data. */
 export function encodeClaim(owned: OwnedPartitions): Buffer {
-  return Buffer.from(JSON.stringify({ generation: owned.generation, partitions: owned.partitions.map((tp) => [tp.topic, tp.partition]) }))
+  return Buffer.from(
+    JSON.stringify({
+      generation: owned.generation,
+      partitions: owned.partitions.map((tp) => [tp.topic, tp.partition]),
+    }),
+  )
 }
 
 /** A member's claim, or null when its user data holds none (another client, or bytes it cannot read). */
@@ -41,7 +46,8 @@ export function decodeClaim(userData: Buffer | null | undefined): OwnedPartition
     if (!Number.isInteger(raw.generation) || !Array.isArray(raw.partitions)) return null
     const partitions: TopicPartition[] = []
     for (const p of raw.partitions) {
-      if (Array.isArray(p) && typeof p[0] === 'string' && Number.isInteger(p[1])) partitions.push({ topic: p[0], partition: p[1] as number })
+      if (Array.isArray(p) && typeof p[0] === 'string' && Number.isInteger(p[1]))
+        partitions.push({ topic: p[0], partition: p[1] as number })
     }
     return { generation: raw.generation as number, partitions }
   } catch {
@@ -53,18 +59,28 @@ export function decodeClaim(userData: Buffer | null | undefined): OwnedPartition
  * The leader's assignment: each partition's owner is the member claiming it from the latest
  * generation (ties: the lowest member id); then sticky and balanced. Pure.
  */
-export function stickyGroupAssignment(partitions: readonly TopicPartition[], members: readonly MemberClaim[]): Map<string, TopicPartition[]> {
+export function stickyGroupAssignment(
+  partitions: readonly TopicPartition[],
+  members: readonly MemberClaim[],
+): Map<string, TopicPartition[]> {
   const byKey = new Map(partitions.map((tp) => [tpKey(tp.topic, tp.partition), tp]))
   const owner = new Map<string, { memberId: string; generation: number }>()
-  for (const { memberId, claim } of [...members].sort((a, b) => (a.memberId < b.memberId ? -1 : a.memberId > b.memberId ? 1 : 0))) {
+  for (const { memberId, claim } of [...members].sort((a, b) =>
+    a.memberId < b.memberId ? -1 : a.memberId > b.memberId ? 1 : 0,
+  )) {
     for (const tp of claim?.partitions ?? []) {
       const key = tpKey(tp.topic, tp.partition)
       const held = owner.get(key)
-      if (byKey.has(key) && (!held || claim!.generation > held.generation)) owner.set(key, { memberId, generation: claim!.generation })
+      if (byKey.has(key) && (!held || claim!.generation > held.generation))
+        owner.set(key, { memberId, generation: claim!.generation })
     }
   }
   const current = new Map([...owner].map(([key, o]) => [key, o.memberId]))
-  const assigned = computeAssignment([...byKey.keys()], members.map((m) => m.memberId), current)
+  const assigned = computeAssignment(
+    [...byKey.keys()],
+    members.map((m) => m.memberId),
+    current,
+  )
   return new Map([...assigned].map(([memberId, keys]) => [memberId, keys.map((k) => byKey.get(k)!)]))
 }
 
@@ -74,17 +90,32 @@ export function stickyAssigner(owned: () => OwnedPartitions): PartitionAssigner 
     name: STICKY_ASSIGNER_NAME,
     version: VERSION,
     async assign({ members, topics }) {
-      const partitions = topics.flatMap((topic) => cluster.findTopicPartitionMetadata(topic).map((m) => ({ topic, partition: m.partitionId })))
-      const claims = members.map((m) => ({ memberId: m.memberId, claim: decodeClaim(AssignerProtocol.MemberMetadata.decode(m.memberMetadata)?.userData) }))
+      const partitions = topics.flatMap((topic) =>
+        cluster.findTopicPartitionMetadata(topic).map((m) => ({ topic, partition: m.partitionId })),
+      )
+      const claims = members.map((m) => ({
+        memberId: m.memberId,
+        claim: decodeClaim(AssignerProtocol.MemberMetadata.decode(m.memberMetadata)?.userData),
+      }))
       const assignment = stickyGroupAssignment(partitions, claims)
       return members.map(({ memberId }) => {
         const byTopic: Record<string, number[]> = {}
         for (const tp of assignment.get(memberId) ?? []) (byTopic[tp.topic] ??= []).push(tp.partition)
-        return { memberId, memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: VERSION, assignment: byTopic, userData: Buffer.alloc(0) }) }
+        return {
+          memberId,
+          memberAssignment: AssignerProtocol.MemberAssignment.encode({
+            version: VERSION,
+            assignment: byTopic,
+            userData: Buffer.alloc(0),
+          }),
+        }
       })
     },
     protocol({ topics }) {
-      return { name: STICKY_ASSIGNER_NAME, metadata: AssignerProtocol.MemberMetadata.encode({ version: VERSION, topics, userData: encodeClaim(owned()) }) }
+      return {
+        name: STICKY_ASSIGNER_NAME,
+        metadata: AssignerProtocol.MemberMetadata.encode({ version: VERSION, topics, userData: encodeClaim(owned()) }),
+      }
     },
   })
 }

@@ -17,12 +17,15 @@ export function byTopic<T extends { topic: string }>(items: T[]): Map<string, T[
 /** A kafkajs assignment ({ topic: partitions }) as a list. */
 export function fromAssignment(assignment: Record<string, number[]>): TopicPartition[] {
   const out: TopicPartition[] = []
-  for (const [topic, partitions] of Object.entries(assignment)) for (const partition of partitions) out.push({ topic, partition })
+  for (const [topic, partitions] of Object.entries(assignment))
+    for (const partition of partitions) out.push({ topic, partition })
   return out.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition)
 }
 
 /** The topics and partitions records go to, each once, in order of first appearance (as AddPartitionsToTxn takes them). */
-export function topicPartitionsOf(records: readonly TopicPartition[]): { topic: string; partitions: { partition: number }[] }[] {
+export function topicPartitionsOf(
+  records: readonly TopicPartition[],
+): { topic: string; partitions: { partition: number }[] }[] {
   const byTopicName = new Map<string, Set<number>>()
   forEachPartitionRun(records, (from) => {
     const r = records[from]!

@@ -81,7 +81,10 @@ export function encodeGroupMetadataValue(m: StoredGroupMetadata, unknownTags = -
     if (v >= 3) w.string(member.groupInstanceId)
     w.string(member.clientId).string(member.clientHost)
     if (v >= 1) w.int32(member.rebalanceTimeoutMs ?? 0)
-    w.int32(member.sessionTimeoutMs).bytes(Buffer.from([0, 1, 2])).bytes(Buffer.from([3, 4])).tags(unknownTags)
+    w.int32(member.sessionTimeoutMs)
+      .bytes(Buffer.from([0, 1, 2]))
+      .bytes(Buffer.from([3, 4]))
+      .tags(unknownTags)
   }
   return w.tags(unknownTags).done()
 }

@@ -7,7 +7,13 @@ import type { SoakResult } from '../report.ts'
 export function expectCleanSoak(r: SoakResult, faults: number): void {
   expect(r.faults.total).toBeGreaterThanOrEqual(faults)
   expect(r.violations).toEqual([])
-  expect({ duplicates: r.final.duplicates, lost: r.final.lost, abortedReads: r.final.abortedReads, stateMismatches: r.final.stateMismatches, openTransactions: r.final.openTransactions }).toEqual({
+  expect({
+    duplicates: r.final.duplicates,
+    lost: r.final.lost,
+    abortedReads: r.final.abortedReads,
+    stateMismatches: r.final.stateMismatches,
+    openTransactions: r.final.openTransactions,
+  }).toEqual({
     duplicates: 0,
     lost: 0,
     abortedReads: 0,

@@ -30,9 +30,36 @@ const AFTER_KILL: ClusterFacts = {
 describe('brokerViews', () => {
   it('maps every broker to the partitions it leads and what it coordinates, sorted, a killed local broker down', () => {
     expect(brokerViews(AFTER_KILL)).toEqual([
-      { id: 1, address: '127.0.0.1:26192', up: true, pid: 101, controllerLeader: true, leaderOf: ['app-input-0', 'other-0'], groupCoordinator: false, transactionCoordinatorOf: ['app-w1', 'app-w2'] },
-      { id: 2, address: '127.0.0.1:26193', up: false, pid: null, controllerLeader: false, leaderOf: [], groupCoordinator: false, transactionCoordinatorOf: [] },
-      { id: 3, address: '127.0.0.1:26194', up: true, pid: 103, controllerLeader: false, leaderOf: ['app-input-1', 'app-output-0'], groupCoordinator: true, transactionCoordinatorOf: ['app-w3'] },
+      {
+        id: 1,
+        address: '127.0.0.1:26192',
+        up: true,
+        pid: 101,
+        controllerLeader: true,
+        leaderOf: ['app-input-0', 'other-0'],
+        groupCoordinator: false,
+        transactionCoordinatorOf: ['app-w1', 'app-w2'],
+      },
+      {
+        id: 2,
+        address: '127.0.0.1:26193',
+        up: false,
+        pid: null,
+        controllerLeader: false,
+        leaderOf: [],
+        groupCoordinator: false,
+        transactionCoordinatorOf: [],
+      },
+      {
+        id: 3,
+        address: '127.0.0.1:26194',
+        up: true,
+        pid: 103,
+        controllerLeader: false,
+        leaderOf: ['app-input-1', 'app-output-0'],
+        groupCoordinator: true,
+        transactionCoordinatorOf: ['app-w3'],
+      },
     ])
   })
 

@@ -2,7 +2,14 @@
 // KRaft controllers; the answer names the metadata quorum's leader, the active controller.
 // (Metadata's controller id is no help on KRaft: brokers answer it with a random live broker.)
 
-import { Encoder, firstError, flexibleBody, flexibleResponse, type ProtocolRequest, readItems } from '../raw-protocol.ts'
+import {
+  Encoder,
+  firstError,
+  flexibleBody,
+  flexibleResponse,
+  type ProtocolRequest,
+  readItems,
+} from '../raw-protocol.ts'
 
 export const API_DESCRIBE_QUORUM = 55
 
@@ -19,7 +26,10 @@ export function describeQuorum(): ProtocolRequest<DescribeQuorumResponse> {
       apiName: 'DescribeQuorum',
       encode: async () => {
         const partition = new Encoder().writeInt32(0).writeUVarInt(0)
-        const topic = new Encoder().writeUVarIntString('__cluster_metadata').writeUVarIntArray([partition], 'object').writeUVarInt(0)
+        const topic = new Encoder()
+          .writeUVarIntString('__cluster_metadata')
+          .writeUVarIntArray([partition], 'object')
+          .writeUVarInt(0)
         return flexibleBody().writeUVarIntArray([topic], 'object').writeUVarInt(0)
       },
     },
@@ -31,7 +41,12 @@ export function describeQuorum(): ProtocolRequest<DescribeQuorumResponse> {
         const topics = readItems(d, (t) => {
           t.readUVarIntString()
           return readItems(t, (p) => {
-            const out = { partitionIndex: p.readInt32(), errorCode: p.readInt16(), leaderId: p.readInt32(), leaderEpoch: p.readInt32() }
+            const out = {
+              partitionIndex: p.readInt32(),
+              errorCode: p.readInt16(),
+              leaderId: p.readInt32(),
+              leaderEpoch: p.readInt32(),
+            }
             p.readInt64() // high watermark
             replica() // current voters
             replica() // observers

@@ -15,8 +15,16 @@ import type { LocalBrokers } from './local-brokers.ts'
 
 type ClusterInternals = KafkajsCluster & {
   getNodeIds(): number[]
-  findGroupCoordinatorMetadata(a: { groupId: string; coordinatorType: number }): Promise<{ coordinator: { nodeId: number } }>
-  brokerPool: { metadata: { brokers: { nodeId: number; host: string; port: number }[]; topicMetadata: { topic: string; partitionMetadata: { partitionId: number; leader: number }[] }[] } | null }
+  findGroupCoordinatorMetadata(a: {
+    groupId: string
+    coordinatorType: number
+  }): Promise<{ coordinator: { nodeId: number } }>
+  brokerPool: {
+    metadata: {
+      brokers: { nodeId: number; host: string; port: number }[]
+      topicMetadata: { topic: string; partitionMetadata: { partitionId: number; leader: number }[] }[]
+    } | null
+  }
 }
 
 export class KafkaBrokerControl implements BrokerControl {
@@ -43,7 +51,11 @@ export class KafkaBrokerControl implements BrokerControl {
     const meta = c.brokerPool.metadata
     const facts: ClusterFacts = {
       metadataBrokers: (meta?.brokers ?? []).map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port })),
-      partitions: (meta?.topicMetadata ?? []).filter((t) => scope.topics.includes(t.topic)).flatMap((t) => t.partitionMetadata.map((p) => ({ topic: t.topic, partition: p.partitionId, leader: p.leader }))),
+      partitions: (meta?.topicMetadata ?? [])
+        .filter((t) => scope.topics.includes(t.topic))
+        .flatMap((t) =>
+          t.partitionMetadata.map((p) => ({ topic: t.topic, partition: p.partitionId, leader: p.leader })),
+        ),
       groupCoordinator: await c
         .findGroupCoordinatorMetadata({ groupId: scope.groupId, coordinatorType: 0 })
         .then((m) => m.coordinator.nodeId)
@@ -56,8 +68,13 @@ export class KafkaBrokerControl implements BrokerControl {
       const broker = await c.findBroker({ nodeId: b.nodeId }).catch(() => null)
       if (broker === null) continue
       const listed = await sender(broker)(listTransactions()).catch(() => null)
-      for (const t of listed?.transactions ?? []) if (t.transactionalId.startsWith(scope.transactionalIdPrefix)) facts.transactionCoordinators.push({ transactionalId: t.transactionalId, nodeId: b.nodeId })
-      if (facts.quorumLeader === null) facts.quorumLeader = await sender(broker)(describeQuorum()).then((q) => q.partitions[0]?.leaderId ?? null).catch(() => null)
+      for (const t of listed?.transactions ?? [])
+        if (t.transactionalId.startsWith(scope.transactionalIdPrefix))
+          facts.transactionCoordinators.push({ transactionalId: t.transactionalId, nodeId: b.nodeId })
+      if (facts.quorumLeader === null)
+        facts.quorumLeader = await sender(broker)(describeQuorum())
+          .then((q) => q.partitions[0]?.leaderId ?? null)
+          .catch(() => null)
     }
     return brokerViews(facts)
   }

@@ -10,7 +10,12 @@ let killed: number[]
 let restarted: { id: number; env: Record<string, string> }[]
 /** Pids 101 and 103 are brokers of the directory; 555 runs something else. */
 const processes = (): ProcessTable => ({
-  commandLine: (pid) => ({ 101: `java -cp libs/* kafka.Kafka ${dir}/node-1/server.properties`, 103: `java kafka.Kafka ${dir}/node-3/server.properties`, 555: 'vim notes.txt' })[pid] ?? null,
+  commandLine: (pid) =>
+    ({
+      101: `java -cp libs/* kafka.Kafka ${dir}/node-1/server.properties`,
+      103: `java kafka.Kafka ${dir}/node-3/server.properties`,
+      555: 'vim notes.txt',
+    })[pid] ?? null,
   kill: (pid) => void killed.push(pid),
 })
 const brokers = () => new LocalBrokers(dir, processes(), async (id, env) => void restarted.push({ id, env }))
@@ -19,7 +24,11 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'eoscope-local-brokers-'))
   killed = []
   restarted = []
-  for (const [id, pid] of [[1, 101], [2, 102], [3, 555]]) {
+  for (const [id, pid] of [
+    [1, 101],
+    [2, 102],
+    [3, 555],
+  ]) {
     writeFileSync(join(dir, `broker-${id}.pid`), `${pid}\n`)
     writeFileSync(join(dir, `broker-${id}.port`), `${26191 + id!}\n`)
   }
@@ -49,7 +58,7 @@ describe('LocalBrokers', () => {
     expect(killed).toEqual([])
   })
 
-  it('restarts a broker through the script with the cluster\'s port and size', async () => {
+  it("restarts a broker through the script with the cluster's port and size", async () => {
     await brokers().restart(2)
     expect(restarted).toEqual([{ id: 2, env: { KAFKA_PORT: '26192', KAFKA_BROKERS_COUNT: '3', KAFKA_DIR: dir } }])
   })

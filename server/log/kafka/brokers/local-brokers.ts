@@ -36,7 +36,6 @@ export const HOST_PROCESSES: ProcessTable = {
   kill: (pid, signal) => process.kill(pid, signal),
 }
 
-
 function readText(path: string): string | null {
   try {
     return readFileSync(path, 'utf8').trim()
@@ -66,7 +65,11 @@ export class LocalBrokers {
       .filter((m): m is RegExpExecArray => m !== null)
       .map((m) => Number(m[1]))
       .sort((a, b) => a - b)
-      .map((id) => ({ id, address: `127.0.0.1:${readText(join(this.dir, `broker-${id}.port`))}`, pid: this.livePid(id) }))
+      .map((id) => ({
+        id,
+        address: `127.0.0.1:${readText(join(this.dir, `broker-${id}.port`))}`,
+        pid: this.livePid(id),
+      }))
   }
 
   /** The pid in broker-ID.pid when that process runs and is a Kafka broker of this directory. */
@@ -79,14 +82,20 @@ export class LocalBrokers {
 
   private known(id: number): LocalBroker {
     const b = this.list().find((x) => x.id === id)
-    if (!b) throw new BrokerControlRefused(`broker ${id} was not started by scripts/kafka-cluster.sh in ${this.dir} (no broker-${id}.port there): eoscope kills and restarts only its own local brokers`)
+    if (!b)
+      throw new BrokerControlRefused(
+        `broker ${id} was not started by scripts/kafka-cluster.sh in ${this.dir} (no broker-${id}.port there): eoscope kills and restarts only its own local brokers`,
+      )
     return b
   }
 
   /** SIGKILL: no controlled shutdown; its leaderships and coordinators move when the controller fences it. */
   kill(id: number): number {
     const b = this.known(id)
-    if (b.pid === null) throw new BrokerControlRefused(`broker ${id} is not running (no live process for ${join(this.dir, `broker-${id}.pid`)}): restart it instead`)
+    if (b.pid === null)
+      throw new BrokerControlRefused(
+        `broker ${id} is not running (no live process for ${join(this.dir, `broker-${id}.pid`)}): restart it instead`,
+      )
     this.processes.kill(b.pid, 'SIGKILL')
     return b.pid
   }
@@ -113,23 +122,35 @@ export class LocalBrokers {
   /** The KAFKA_PORT and KAFKA_BROKERS_COUNT the cluster was started with (cluster.env). */
   private clusterEnv(): Record<string, string> {
     const text = readText(join(this.dir, 'cluster.env'))
-    if (text === null) throw new BrokerControlRefused(`${join(this.dir, 'cluster.env')} is missing: start the cluster with scripts/kafka-cluster.sh start`)
+    if (text === null)
+      throw new BrokerControlRefused(
+        `${join(this.dir, 'cluster.env')} is missing: start the cluster with scripts/kafka-cluster.sh start`,
+      )
     const env: Record<string, string> = {}
     for (const line of text.split('\n')) {
       const m = /^(KAFKA_PORT|KAFKA_BROKERS_COUNT)=(\d+)$/.exec(line.trim())
       if (m) env[m[1]!] = m[2]!
     }
-    if (!env.KAFKA_PORT || !env.KAFKA_BROKERS_COUNT) throw new BrokerControlRefused(`${join(this.dir, 'cluster.env')} does not name KAFKA_PORT and KAFKA_BROKERS_COUNT`)
+    if (!env.KAFKA_PORT || !env.KAFKA_BROKERS_COUNT)
+      throw new BrokerControlRefused(
+        `${join(this.dir, 'cluster.env')} does not name KAFKA_PORT and KAFKA_BROKERS_COUNT`,
+      )
     return env
   }
 }
 
 async function runRestart(id: number, env: Record<string, string>): Promise<void> {
   try {
-    await promisify(execFile)('bash', [SCRIPT, 'restart', String(id)], { env: { ...process.env, ...env }, timeout: 180_000 })
+    await promisify(execFile)('bash', [SCRIPT, 'restart', String(id)], {
+      env: { ...process.env, ...env },
+      timeout: 180_000,
+    })
   } catch (e) {
     // The script says why on stderr ("port ... is in use", "not ready within ..."): that is the error.
-    const said = String((e as { stderr?: unknown }).stderr ?? '').trim().split('\n').at(-1)
+    const said = String((e as { stderr?: unknown }).stderr ?? '')
+      .trim()
+      .split('\n')
+      .at(-1)
     throw new Error(`scripts/kafka-cluster.sh restart ${id} failed: ${said || (e as Error).message}`, { cause: e })
   }
 }

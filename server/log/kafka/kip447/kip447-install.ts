@@ -7,7 +7,12 @@
 // (exactly_once, one producer per task, fenced by its epoch instead).
 
 import { createRequire } from 'node:module'
-import { type GroupMember, type ProtocolRequest, type TxnOffsetCommitArgs, txnOffsetCommitV3 } from './kip447-requests.ts'
+import {
+  type GroupMember,
+  type ProtocolRequest,
+  type TxnOffsetCommitArgs,
+  txnOffsetCommitV3,
+} from './kip447-requests.ts'
 
 const require = createRequire(import.meta.url)
 
@@ -25,11 +30,16 @@ export function installTxnOffsetCommitV3(): void {
   if (installed) return
   const { requests } = require('kafkajs/src/protocol/requests') as { requests: Record<string, RequestDefinition> }
   const definition = requests.TxnOffsetCommit
-  if (!definition || !definition.versions.includes('1')) throw new Error('this kafkajs version has no TxnOffsetCommit v1 to extend; eoscope pins kafkajs 2.2.4')
+  if (!definition || !definition.versions.includes('1'))
+    throw new Error('this kafkajs version has no TxnOffsetCommit v1 to extend; eoscope pins kafkajs 2.2.4')
   const original = definition.protocol.bind(definition)
   definition.versions = [...definition.versions, '3']
   definition.protocol = ({ version }) =>
-    version === 3 ? ((args: TxnOffsetCommitArgs) => txnOffsetCommitV3(args, members.get(args.transactionalId) ?? NO_MEMBER)) as (args: never) => ProtocolRequest<unknown> : original({ version })
+    version === 3
+      ? (((args: TxnOffsetCommitArgs) => txnOffsetCommitV3(args, members.get(args.transactionalId) ?? NO_MEMBER)) as (
+          args: never,
+        ) => ProtocolRequest<unknown>)
+      : original({ version })
   installed = true
 }
 

@@ -10,7 +10,13 @@ const tagged = (e: ReturnType<typeof Encoder.prototype.writeUVarInt>) => e.write
 
 describe('TxnOffsetCommit v3', () => {
   const req = txnOffsetCommitV3(
-    { transactionalId: 'app-0_1', groupId: 'app', producerId: 7, producerEpoch: 2, topics: [{ topic: 'in', partitions: [{ partition: 1, offset: '42' }] }] },
+    {
+      transactionalId: 'app-0_1',
+      groupId: 'app',
+      producerId: 7,
+      producerEpoch: 2,
+      topics: [{ topic: 'in', partitions: [{ partition: 1, offset: '42' }] }],
+    },
     { generationId: 5, memberId: 'm-1', groupInstanceId: null },
   )
 
@@ -41,7 +47,20 @@ describe('TxnOffsetCommit v3', () => {
 
   it('decodes per-partition errors, and a fenced generation fails the commit', async () => {
     const response = (code: number) =>
-      tagged(tagged(tagged(new Encoder().writeUVarInt(0).writeInt32(3).writeUVarInt(2).writeUVarIntString('in').writeUVarInt(2).writeInt32(1).writeInt16(code)))).buffer
+      tagged(
+        tagged(
+          tagged(
+            new Encoder()
+              .writeUVarInt(0)
+              .writeInt32(3)
+              .writeUVarInt(2)
+              .writeUVarIntString('in')
+              .writeUVarInt(2)
+              .writeInt32(1)
+              .writeInt16(code),
+          ),
+        ),
+      ).buffer
     const ok = await req.response.decode(response(0))
     expect(ok).toEqual({ throttleTime: 3, topics: [{ topic: 'in', partitions: [{ partition: 1, errorCode: 0 }] }] })
     await expect(req.response.parse(ok)).resolves.toBe(ok)
@@ -55,9 +74,20 @@ describe('OffsetFetch v7', () => {
 
   it('asks for the partitions with require_stable set', async () => {
     const body = (await req.request.encode()).buffer
-    const expected = new Encoder().writeUVarInt(0).writeUVarIntString('app').writeUVarInt(2).writeUVarIntString('in').writeUVarInt(3).writeInt32(0).writeInt32(3).writeUVarInt(0).writeBoolean(true).writeUVarInt(0).buffer
+    const expected = new Encoder()
+      .writeUVarInt(0)
+      .writeUVarIntString('app')
+      .writeUVarInt(2)
+      .writeUVarIntString('in')
+      .writeUVarInt(3)
+      .writeInt32(0)
+      .writeInt32(3)
+      .writeUVarInt(0)
+      .writeBoolean(true)
+      .writeUVarInt(0).buffer
     expect(body.equals(expected)).toBe(true)
-    const lastStable = (await offsetFetchV7('app', [{ topic: 'in', partitions: [0] }], 'last-stable').request.encode()).buffer
+    const lastStable = (await offsetFetchV7('app', [{ topic: 'in', partitions: [0] }], 'last-stable').request.encode())
+      .buffer
     expect(lastStable[lastStable.length - 2]).toBe(0)
   })
 
@@ -68,7 +98,11 @@ describe('OffsetFetch v7', () => {
       return e.writeUVarInt(0).writeInt16(0).writeUVarInt(0).buffer
     }
     const ok = await req.response.decode(response(0))
-    expect(ok).toEqual({ throttleTime: 0, errorCode: 0, topics: [{ topic: 'in', partitions: [{ partition: 3, offset: '99', errorCode: 0 }] }] })
+    expect(ok).toEqual({
+      throttleTime: 0,
+      errorCode: 0,
+      topics: [{ topic: 'in', partitions: [{ partition: 3, offset: '99', errorCode: 0 }] }],
+    })
     // 88: UNSTABLE_OFFSET_COMMIT
     await expect(req.response.parse(await req.response.decode(response(88)))).rejects.toThrow(/unstable/i)
   })

@@ -9,7 +9,16 @@
 // Both are flexible versions (KIP-482): compact strings and arrays and tagged fields, framed by
 // raw-protocol.ts's flexibleBody and flexibleResponse.
 
-import { Encoder, firstError, flexibleBody, flexibleResponse, readItems, writeInt32s, type KafkajsDecoder, type ProtocolRequest } from '../raw-protocol.ts'
+import {
+  Encoder,
+  firstError,
+  flexibleBody,
+  flexibleResponse,
+  readItems,
+  writeInt32s,
+  type KafkajsDecoder,
+  type ProtocolRequest,
+} from '../raw-protocol.ts'
 
 export type { ProtocolRequest } from '../raw-protocol.ts'
 
@@ -36,7 +45,10 @@ export interface TxnOffsetCommitResponse {
   topics: { topic: string; partitions: { partition: number; errorCode: number }[] }[]
 }
 
-export function txnOffsetCommitV3(args: TxnOffsetCommitArgs, member: GroupMember): ProtocolRequest<TxnOffsetCommitResponse> {
+export function txnOffsetCommitV3(
+  args: TxnOffsetCommitArgs,
+  member: GroupMember,
+): ProtocolRequest<TxnOffsetCommitResponse> {
   return {
     request: {
       apiKey: API_TXN_OFFSET_COMMIT,
@@ -56,7 +68,14 @@ export function txnOffsetCommitV3(args: TxnOffsetCommitArgs, member: GroupMember
               new Encoder()
                 .writeUVarIntString(t.topic)
                 .writeUVarIntArray(
-                  t.partitions.map((p) => new Encoder().writeInt32(p.partition).writeInt64(p.offset).writeInt32(-1).writeUVarIntString(p.metadata ?? null).writeUVarInt(0)),
+                  t.partitions.map((p) =>
+                    new Encoder()
+                      .writeInt32(p.partition)
+                      .writeInt64(p.offset)
+                      .writeInt32(-1)
+                      .writeUVarIntString(p.metadata ?? null)
+                      .writeUVarInt(0),
+                  ),
                   'object',
                 )
                 .writeUVarInt(0),
@@ -92,7 +111,11 @@ export interface OffsetFetchResponse {
 export type OffsetStability = 'require-stable' | 'last-stable'
 
 /** OffsetFetch v7; with require-stable the coordinator answers UNSTABLE_OFFSET_COMMIT (retriable) while a transaction holds offsets. */
-export function offsetFetchV7(groupId: string, topics: { topic: string; partitions: number[] }[], stability: OffsetStability): ProtocolRequest<OffsetFetchResponse> {
+export function offsetFetchV7(
+  groupId: string,
+  topics: { topic: string; partitions: number[] }[],
+  stability: OffsetStability,
+): ProtocolRequest<OffsetFetchResponse> {
   return {
     request: {
       apiKey: API_OFFSET_FETCH,
@@ -133,6 +156,9 @@ export function offsetFetchV7(groupId: string, topics: { topic: string; partitio
 }
 
 /** A response's compact array of topics, each with its compact array of partitions. */
-function readTopics<P>(d: KafkajsDecoder, readPartition: (p: KafkajsDecoder) => P): { topic: string; partitions: P[] }[] {
+function readTopics<P>(
+  d: KafkajsDecoder,
+  readPartition: (p: KafkajsDecoder) => P,
+): { topic: string; partitions: P[] }[] {
   return readItems(d, (t) => ({ topic: t.readUVarIntString() ?? '', partitions: readItems(t, readPartition) }))
 }

@@ -15,7 +15,11 @@ const run = randomUUID().slice(0, 8)
 const name = (what: string) => `eoscope-kip447-${what}-${run}`
 let conn: KafkaConnection
 
-const quiet: RebalanceListener = { onPartitionsAssigned: async () => {}, onPartitionsRevoked: async () => {}, onPartitionsLost: async () => {} }
+const quiet: RebalanceListener = {
+  onPartitionsAssigned: async () => {},
+  onPartitionsRevoked: async () => {},
+  onPartitionsLost: async () => {},
+}
 
 beforeAll(() => {
   conn = new KafkaConnection({ brokers: brokers.split(','), clientId: `eoscope-kip447-${run}` })
@@ -40,12 +44,20 @@ describe('KIP-447 on kafkajs', () => {
     const input = name('fence-in')
     const output = name('fence-out')
     const groupId = name('fence-group')
-    await conn.admin().createTopics([{ topic: input, partitions: 2 }, { topic: output, partitions: 1 }])
+    await conn.admin().createTopics([
+      { topic: input, partitions: 2 },
+      { topic: output, partitions: 1 },
+    ])
     // Records to stand behind the offsets committed below (an offset past the end is reset by the consumer).
     const feeder = conn.producer({ clientId: 'feeder', idempotent: true })
     await feeder.send(['a', 'b', 'c'].map((v) => ({ topic: input, partition: 0, key: v, value: v })))
     await feeder.close()
-    const options = { groupId, isolationLevel: 'read_committed' as const, sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500 }
+    const options = {
+      groupId,
+      isolationLevel: 'read_committed' as const,
+      sessionTimeoutMs: 6_000,
+      heartbeatIntervalMs: 500,
+    }
     const a = conn.consumer({ ...options, clientId: 'member-a' })
     await a.subscribe([input], quiet)
     await pollUntil([a], () => a.assignment().length === 2)
@@ -71,7 +83,9 @@ describe('KIP-447 on kafkajs', () => {
       () => null,
       (e: unknown) => e,
     )
-    expect(isLogError(refused, 'ILLEGAL_GENERATION') || isLogError(refused, 'UNKNOWN_MEMBER_ID'), String(refused)).toBe(true)
+    expect(isLogError(refused, 'ILLEGAL_GENERATION') || isLogError(refused, 'UNKNOWN_MEMBER_ID'), String(refused)).toBe(
+      true,
+    )
     await producer.abortTransaction().catch(() => {})
     expect(await b.committed([tp])).toEqual(new Map([[tpKey(input, 0), 1]]))
     await Promise.all([a.close(), b.close(), producer.close()])
@@ -84,15 +98,34 @@ describe('KIP-447 on kafkajs', () => {
     const producer = conn.producer({ clientId: 'holder', idempotent: true, transactionalId: name('holder') })
     await producer.initTransactions()
     producer.beginTransaction()
-    await producer.sendOffsetsToTransaction([{ topic: input, partition: 0, offset: 5 }], { groupId, memberId: '', generationId: -1 })
+    await producer.sendOffsetsToTransaction([{ topic: input, partition: 0, offset: 5 }], {
+      groupId,
+      memberId: '',
+      generationId: -1,
+    })
     const tp: TopicPartition = { topic: input, partition: 0 }
-    const dirty = conn.consumer({ groupId, clientId: 'dirty', isolationLevel: 'read_uncommitted', sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500 })
+    const dirty = conn.consumer({
+      groupId,
+      clientId: 'dirty',
+      isolationLevel: 'read_uncommitted',
+      sessionTimeoutMs: 6_000,
+      heartbeatIntervalMs: 500,
+    })
     expect(await dirty.committed([tp])).toEqual(new Map([[tpKey(input, 0), null]]))
 
-    const owner = conn.consumer({ groupId, clientId: 'owner', isolationLevel: 'read_committed', sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500 })
+    const owner = conn.consumer({
+      groupId,
+      clientId: 'owner',
+      isolationLevel: 'read_committed',
+      sessionTimeoutMs: 6_000,
+      heartbeatIntervalMs: 500,
+    })
     const stable = owner.committed([tp])
     // Without require_stable the answer (null) would come back at once.
-    const early = await Promise.race([stable.then((m) => ['answered', m] as const), new Promise<readonly ['waiting']>((r) => setTimeout(() => r(['waiting']), 1_500))])
+    const early = await Promise.race([
+      stable.then((m) => ['answered', m] as const),
+      new Promise<readonly ['waiting']>((r) => setTimeout(() => r(['waiting']), 1_500)),
+    ])
     expect(early[0]).toBe('waiting')
     await producer.commitTransaction()
     expect(await stable).toEqual(new Map([[tpKey(input, 0), 5]]))

@@ -13,7 +13,14 @@ import { offsetFetchV7, type OffsetFetchResponse, type OffsetStability } from '.
 /** How long a fetch waits for unstable offsets: beyond the longest transaction.timeout.ms a lab sets, then it fails retriably. */
 const UNSTABLE_DEADLINE_MS = 120_000
 const BACKOFF_MS = { first: 20, max: 500 }
-const RETRY_TYPES = new Set(['UNSTABLE_OFFSET_COMMIT', 'COORDINATOR_LOAD_IN_PROGRESS', 'COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'NOT_COORDINATOR_FOR_GROUP'])
+const RETRY_TYPES = new Set([
+  'UNSTABLE_OFFSET_COMMIT',
+  'COORDINATOR_LOAD_IN_PROGRESS',
+  'COORDINATOR_NOT_AVAILABLE',
+  'NOT_COORDINATOR',
+  'GROUP_COORDINATOR_NOT_AVAILABLE',
+  'NOT_COORDINATOR_FOR_GROUP',
+])
 
 export class StableOffsetFetcher {
   private cluster: KafkajsCluster | null = null
@@ -24,7 +31,10 @@ export class StableOffsetFetcher {
   ) {}
 
   /** Committed offset per partition (-1: none); with require-stable, waits out open transactions' offsets. */
-  async fetch(topics: { topic: string; partitions: number[] }[], stability: OffsetStability): Promise<OffsetFetchResponse['topics']> {
+  async fetch(
+    topics: { topic: string; partitions: number[] }[],
+    stability: OffsetStability,
+  ): Promise<OffsetFetchResponse['topics']> {
     const cluster = (this.cluster ??= createCluster(this.kafka))
     await cluster.connect()
     const deadline = Date.now() + UNSTABLE_DEADLINE_MS
@@ -35,7 +45,12 @@ export class StableOffsetFetcher {
       } catch (e) {
         const type = (e as { type?: string }).type ?? ''
         if (!RETRY_TYPES.has(type)) throw e
-        if (Date.now() >= deadline) throw new LogError('UNSTABLE_OFFSET_COMMIT', `committed offsets of group ${this.groupId} still ${type} after ${UNSTABLE_DEADLINE_MS} ms`, { cause: e })
+        if (Date.now() >= deadline)
+          throw new LogError(
+            'UNSTABLE_OFFSET_COMMIT',
+            `committed offsets of group ${this.groupId} still ${type} after ${UNSTABLE_DEADLINE_MS} ms`,
+            { cause: e },
+          )
         await new Promise((r) => setTimeout(r, Math.min(BACKOFF_MS.max, BACKOFF_MS.first * 2 ** attempt)))
         if (type !== 'UNSTABLE_OFFSET_COMMIT') await cluster.refreshMetadata().catch(() => {})
       }

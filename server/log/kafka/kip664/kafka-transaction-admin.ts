@@ -8,7 +8,15 @@ import { createCluster, type KafkaClientConfig, type KafkajsCluster, createKafka
 import { sender } from '../raw-protocol.ts'
 import type { CoordinatorTransaction, TopicPartition, TransactionsFilter, TransactionsRead } from '../../types.ts'
 import { openSinceMs } from '../../transaction-states.ts'
-import { type ActiveProducer, describeProducers, describeTransactions, listTransactions, type TransactionDescription, type TransactionListing, writeAbortMarker } from './kip664-requests.ts'
+import {
+  type ActiveProducer,
+  describeProducers,
+  describeTransactions,
+  listTransactions,
+  type TransactionDescription,
+  type TransactionListing,
+  writeAbortMarker,
+} from './kip664-requests.ts'
 
 export type { ActiveProducer, TransactionDescription, TransactionListing } from './kip664-requests.ts'
 
@@ -40,7 +48,9 @@ export class KafkaTransactionAdmin {
     const c = await this.connected()
     await c.refreshMetadata()
     const ids = (c as unknown as { getNodeIds(): number[] }).getNodeIds()
-    const pages = await Promise.all(ids.map(async (nodeId) => (await sender(await c.findBroker({ nodeId }))(listTransactions())).transactions))
+    const pages = await Promise.all(
+      ids.map(async (nodeId) => (await sender(await c.findBroker({ nodeId }))(listTransactions())).transactions),
+    )
     return pages.flat()
   }
 
@@ -49,7 +59,9 @@ export class KafkaTransactionAdmin {
     const c = await this.connected()
     const out: TransactionDescription[] = []
     for (const id of transactionalIds) {
-      const coordinator = await (c as unknown as { findGroupCoordinator(a: { groupId: string; coordinatorType: number }): Promise<object> }).findGroupCoordinator({ groupId: id, coordinatorType: TRANSACTION_COORDINATOR })
+      const coordinator = await (
+        c as unknown as { findGroupCoordinator(a: { groupId: string; coordinatorType: number }): Promise<object> }
+      ).findGroupCoordinator({ groupId: id, coordinatorType: TRANSACTION_COORDINATOR })
       out.push(...(await sender(coordinator)(describeTransactions([id]))))
     }
     return out
@@ -61,7 +73,9 @@ export class KafkaTransactionAdmin {
     const out = new Map<string, number>()
     for (const topic of topics) {
       await c.addTargetTopic(topic).catch(() => {})
-      const meta = (c as unknown as { findTopicPartitionMetadata(t: string): unknown[] }).findTopicPartitionMetadata(topic)
+      const meta = (c as unknown as { findTopicPartitionMetadata(t: string): unknown[] }).findTopicPartitionMetadata(
+        topic,
+      )
       out.set(topic, Array.isArray(meta) ? meta.length : 0)
     }
     return out
@@ -74,7 +88,9 @@ export class KafkaTransactionAdmin {
     for (const [topic, ps] of byTopic(partitions)) {
       await c.addTargetTopic(topic)
       for (const [nodeId, leaderOf] of Object.entries(c.findLeaderForPartitions(topic, ps))) {
-        const answers = await sender(await c.findBroker({ nodeId }))(describeProducers([{ topic, partitions: leaderOf }]))
+        const answers = await sender(await c.findBroker({ nodeId }))(
+          describeProducers([{ topic, partitions: leaderOf }]),
+        )
         out.push(...answers.flatMap((a) => a.producers))
       }
     }
@@ -86,11 +102,16 @@ export class KafkaTransactionAdmin {
    * coordinators' view (DescribeTransactions) of every listed id the filter keeps or that holds one
    * of those producers. DescribeTransactions has no last-update time: lastUpdateMs is null.
    */
-  async transactions(partitions: readonly TopicPartition[], filter: TransactionsFilter = {}): Promise<TransactionsRead> {
+  async transactions(
+    partitions: readonly TopicPartition[],
+    filter: TransactionsFilter = {},
+  ): Promise<TransactionsRead> {
     const producers = partitions.length === 0 ? [] : await this.describeProducers(partitions)
     const holders = new Set(producers.map((p) => p.producerId))
     const prefix = filter.transactionalIdPrefix
-    const listed = (await this.listTransactions()).filter((t) => prefix === undefined || t.transactionalId.startsWith(prefix) || holders.has(t.producerId))
+    const listed = (await this.listTransactions()).filter(
+      (t) => prefix === undefined || t.transactionalId.startsWith(prefix) || holders.has(t.producerId),
+    )
     const described = await this.describeTransactions(listed.map((t) => t.transactionalId))
     const coordinators = described
       .filter((d) => d.errorCode === 0)
@@ -100,12 +121,21 @@ export class KafkaTransactionAdmin {
   }
 
   /** Writes an ABORT marker for the producer's open transaction on its partition: the last stable offset moves past it. */
-  async abortTransaction(p: Pick<ActiveProducer, 'topic' | 'partition' | 'producerId' | 'epoch' | 'coordinatorEpoch'>): Promise<void> {
+  async abortTransaction(
+    p: Pick<ActiveProducer, 'topic' | 'partition' | 'producerId' | 'epoch' | 'coordinatorEpoch'>,
+  ): Promise<void> {
     const c = await this.connected()
     await c.addTargetTopic(p.topic)
     const [nodeId] = Object.entries(c.findLeaderForPartitions(p.topic, [p.partition])).map(([n]) => n)
     if (nodeId === undefined) throw new Error(`no leader for ${p.topic}-${p.partition}`)
-    await sender(await c.findBroker({ nodeId }))(writeAbortMarker({ producerId: p.producerId, epoch: p.epoch, coordinatorEpoch: p.coordinatorEpoch, topics: [{ topic: p.topic, partitions: [p.partition] }] }))
+    await sender(await c.findBroker({ nodeId }))(
+      writeAbortMarker({
+        producerId: p.producerId,
+        epoch: p.epoch,
+        coordinatorEpoch: p.coordinatorEpoch,
+        topics: [{ topic: p.topic, partitions: [p.partition] }],
+      }),
+    )
   }
 
   async close(): Promise<void> {

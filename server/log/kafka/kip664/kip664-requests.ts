@@ -3,7 +3,16 @@
 // (a transactional id's coordinator), DescribeProducers (a partition's leader) and WriteTxnMarkers
 // (a partition's leader: the abort of a hanging transaction). All v0/v1 flexible versions.
 
-import { Encoder, firstError, flexibleBody, flexibleResponse, type KafkajsDecoder, type ProtocolRequest, readItems, writeInt32s } from '../raw-protocol.ts'
+import {
+  Encoder,
+  firstError,
+  flexibleBody,
+  flexibleResponse,
+  type KafkajsDecoder,
+  type ProtocolRequest,
+  readItems,
+  writeInt32s,
+} from '../raw-protocol.ts'
 
 export const API_WRITE_TXN_MARKERS = 27
 export const API_DESCRIBE_PRODUCERS = 61
@@ -36,7 +45,11 @@ export function listTransactions(): ProtocolRequest<ListTransactionsResponse> {
         d.readInt32() // throttle
         const errorCode = d.readInt16()
         d.readUVarIntArray((x) => x.readUVarIntString()) // unknown state filters
-        const transactions = readItems(d, (x) => ({ transactionalId: x.readUVarIntString() ?? '', producerId: Number(x.readInt64().toString()), state: x.readUVarIntString() ?? '' }))
+        const transactions = readItems(d, (x) => ({
+          transactionalId: x.readUVarIntString() ?? '',
+          producerId: Number(x.readInt64().toString()),
+          state: x.readUVarIntString() ?? '',
+        }))
         return { errorCode, transactions }
       },
       parse: async (data) => {
@@ -110,7 +123,9 @@ export interface ActiveProducer {
   currentTxnStartOffset: number
 }
 
-export function describeProducers(topics: { topic: string; partitions: number[] }[]): ProtocolRequest<{ errorCode: number; producers: ActiveProducer[] }[]> {
+export function describeProducers(
+  topics: { topic: string; partitions: number[] }[],
+): ProtocolRequest<{ errorCode: number; producers: ActiveProducer[] }[]> {
   return {
     request: {
       apiKey: API_DESCRIBE_PRODUCERS,
@@ -158,7 +173,12 @@ export function describeProducers(topics: { topic: string; partitions: number[] 
 }
 
 /** An ABORT marker for one producer's open transaction on these partitions (all led by the broker it is sent to). */
-export function writeAbortMarker(m: { producerId: number; epoch: number; coordinatorEpoch: number; topics: { topic: string; partitions: number[] }[] }): ProtocolRequest<{ errorCode: number }[]> {
+export function writeAbortMarker(m: {
+  producerId: number
+  epoch: number
+  coordinatorEpoch: number
+  topics: { topic: string; partitions: number[] }[]
+}): ProtocolRequest<{ errorCode: number }[]> {
   return {
     request: {
       apiKey: API_WRITE_TXN_MARKERS,
@@ -173,7 +193,9 @@ export function writeAbortMarker(m: { producerId: number; epoch: number; coordin
                 .writeInt16(m.epoch)
                 .writeBoolean(false) // ABORT
                 .writeUVarIntArray(
-                  m.topics.map((t) => writeInt32s(new Encoder().writeUVarIntString(t.topic), t.partitions).writeUVarInt(0)),
+                  m.topics.map((t) =>
+                    writeInt32s(new Encoder().writeUVarIntString(t.topic), t.partitions).writeUVarInt(0),
+                  ),
                   'object',
                 )
                 .writeInt32(m.coordinatorEpoch)

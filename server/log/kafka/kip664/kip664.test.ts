@@ -30,16 +30,35 @@ describe('KIP-664 on kafkajs', () => {
     const topic = name('ongoing')
     await conn.admin().createTopics([{ topic, partitions: 1 }])
     const transactionalId = name('txn')
-    const producer = conn.producer({ clientId: 'holder', idempotent: true, transactionalId, transactionTimeoutMs: 60_000 })
+    const producer = conn.producer({
+      clientId: 'holder',
+      idempotent: true,
+      transactionalId,
+      transactionTimeoutMs: 60_000,
+    })
     const identity = await producer.initTransactions()
     producer.beginTransaction()
     await producer.send([{ topic, partition: 0, key: 'k', value: 'v' }])
     const listed = (await admin.listTransactions()).find((t) => t.transactionalId === transactionalId)
     expect(listed).toEqual({ transactionalId, producerId: identity.producerId, state: 'Ongoing' })
     const [described] = await admin.describeTransactions([transactionalId])
-    expect(described).toMatchObject({ errorCode: 0, state: 'Ongoing', timeoutMs: 60_000, producerId: identity.producerId, epoch: identity.epoch, partitions: [{ topic, partition: 0 }] })
+    expect(described).toMatchObject({
+      errorCode: 0,
+      state: 'Ongoing',
+      timeoutMs: 60_000,
+      producerId: identity.producerId,
+      epoch: identity.epoch,
+      partitions: [{ topic, partition: 0 }],
+    })
     const producers = await admin.describeProducers([{ topic, partition: 0 }])
-    expect(producers).toEqual([expect.objectContaining({ producerId: identity.producerId, epoch: identity.epoch, lastSequence: 0, currentTxnStartOffset: 0 })])
+    expect(producers).toEqual([
+      expect.objectContaining({
+        producerId: identity.producerId,
+        epoch: identity.epoch,
+        lastSequence: 0,
+        currentTxnStartOffset: 0,
+      }),
+    ])
     expect(classifyOpenTransactions(producers, [described!], Date.now()).map((t) => t.verdict)).toEqual(['ongoing'])
     await producer.abortTransaction()
     await producer.close()
@@ -56,7 +75,9 @@ describe('KIP-664 on kafkajs', () => {
 
     const producers = await admin.describeProducers([tp])
     const found = classifyOpenTransactions(producers, [], Date.now())
-    expect(found).toEqual([expect.objectContaining({ producerId, verdict: 'hanging', transactionalId: null, currentTxnStartOffset: 0 })])
+    expect(found).toEqual([
+      expect.objectContaining({ producerId, verdict: 'hanging', transactionalId: null, currentTxnStartOffset: 0 }),
+    ])
     expect((await admin.listTransactions()).some((t) => t.producerId === producerId)).toBe(false)
 
     await admin.abortTransaction(found[0]!)

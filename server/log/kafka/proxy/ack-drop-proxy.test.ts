@@ -38,7 +38,12 @@ async function highWatermark(name: string): Promise<number> {
 }
 
 async function withProducer<T>(options: Parameters<Kafka['producer']>[0], fn: (p: Producer) => Promise<T>): Promise<T> {
-  const p = new Kafka({ clientId: `ack-drop-${run}`, brokers: proxy.bootstrap, logLevel: logLevel.NOTHING, retry: { initialRetryTime: 50, retries: 5 } }).producer(options)
+  const p = new Kafka({
+    clientId: `ack-drop-${run}`,
+    brokers: proxy.bootstrap,
+    logLevel: logLevel.NOTHING,
+    retry: { initialRetryTime: 50, retries: 5 },
+  }).producer(options)
   await p.connect()
   try {
     return await fn(p)
@@ -67,10 +72,14 @@ describe('AckDropProxy on a real broker', () => {
     const name = await topic('idempotent')
     dropped.length = 0
     proxy.dropNextAcks(1)
-    await withProducer({ idempotent: true, maxInFlightRequests: 1 }, (p) => p.send({ topic: name, acks: -1, messages: THREE }))
+    await withProducer({ idempotent: true, maxInFlightRequests: 1 }, (p) =>
+      p.send({ topic: name, acks: -1, messages: THREE }),
+    )
     expect(proxy.pendingDrops).toBe(0)
     expect(dropped).toHaveLength(1)
-    expect(dropped[0]!.batches).toEqual([expect.objectContaining({ topic: name, partition: 0, baseSequence: 0, count: 3, baseOffset: 0 })])
+    expect(dropped[0]!.batches).toEqual([
+      expect.objectContaining({ topic: name, partition: 0, baseSequence: 0, count: 3, baseOffset: 0 }),
+    ])
     expect(dropped[0]!.batches[0]!.producerId).toBeGreaterThanOrEqual(0)
     expect(await highWatermark(name)).toBe(3)
   })
@@ -79,7 +88,9 @@ describe('AckDropProxy on a real broker', () => {
     const name = await topic('plain')
     dropped.length = 0
     proxy.dropNextAcks(1)
-    await withProducer({ idempotent: false, allowAutoTopicCreation: false }, (p) => p.send({ topic: name, acks: -1, messages: THREE }))
+    await withProducer({ idempotent: false, allowAutoTopicCreation: false }, (p) =>
+      p.send({ topic: name, acks: -1, messages: THREE }),
+    )
     expect(dropped).toHaveLength(1)
     expect(dropped[0]!.batches[0]!.producerId).toBe(-1)
     expect(await highWatermark(name)).toBe(6)

@@ -53,7 +53,8 @@ interface Pending {
 function parseAddress(s: string): BrokerAddress {
   const i = s.lastIndexOf(':')
   const port = Number(s.slice(i + 1))
-  if (i <= 0 || !Number.isInteger(port) || port <= 0 || port > 65_535) throw new Error(`not a broker address (host:port): ${JSON.stringify(s)}`)
+  if (i <= 0 || !Number.isInteger(port) || port <= 0 || port > 65_535)
+    throw new Error(`not a broker address (host:port): ${JSON.stringify(s)}`)
   return { host: s.slice(0, i), port }
 }
 
@@ -90,7 +91,8 @@ export class AckDropProxy {
 
   /** The next `count` produce requests (acks != 0) have their ack lost after the broker appended them. */
   dropNextAcks(count: number): void {
-    if (!Number.isInteger(count) || count < 0) throw new RangeError(`dropNextAcks: count must be a non-negative integer, got ${count}`)
+    if (!Number.isInteger(count) || count < 0)
+      throw new RangeError(`dropNextAcks: count must be a non-negative integer, got ${count}`)
     this.budget += count
   }
 
@@ -112,7 +114,9 @@ export class AckDropProxy {
   async close(): Promise<void> {
     for (const s of this.sockets) s.destroy()
     const servers = await Promise.all([...this.listeners.values()].map((l) => l.catch(() => null)))
-    await Promise.all(servers.map((l) => (l === null ? undefined : new Promise<void>((r) => l.server.close(() => r())))))
+    await Promise.all(
+      servers.map((l) => (l === null ? undefined : new Promise<void>((r) => l.server.close(() => r())))),
+    )
     this.listeners.clear()
   }
 
@@ -180,14 +184,16 @@ export class AckDropProxy {
       } catch {
         return end()
       }
-      chain = chain.then(async () => {
-        for (const frame of frames) {
-          if (client.destroyed) return
-          const out = await this.onResponse(frame, pending, key(upstream))
-          if (out === null) return end()
-          if (!client.write(out)) broker.pause()
-        }
-      }).catch(end)
+      chain = chain
+        .then(async () => {
+          for (const frame of frames) {
+            if (client.destroyed) return
+            const out = await this.onResponse(frame, pending, key(upstream))
+            if (out === null) return end()
+            if (!client.write(out)) broker.pause()
+          }
+        })
+        .catch(end)
     })
   }
 
@@ -206,7 +212,8 @@ export class AckDropProxy {
         }
       }
     }
-    if (h.apiKey === API_PRODUCE || h.apiKey === API_METADATA || h.apiKey === API_FIND_COORDINATOR) pending.set(h.correlationId, { apiKey: h.apiKey, apiVersion: h.apiVersion, drop })
+    if (h.apiKey === API_PRODUCE || h.apiKey === API_METADATA || h.apiKey === API_FIND_COORDINATOR)
+      pending.set(h.correlationId, { apiKey: h.apiKey, apiVersion: h.apiVersion, drop })
   }
 
   /** The frame to deliver, or null: the ack is lost, the connection goes. */

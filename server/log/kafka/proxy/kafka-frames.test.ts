@@ -4,7 +4,14 @@
 import { createRequire } from 'node:module'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { FrameSplitter, parseProduceRequest, parseProduceResponse, requestHeader, rewriteFindCoordinatorResponse, rewriteMetadataResponse } from './kafka-frames.ts'
+import {
+  FrameSplitter,
+  parseProduceRequest,
+  parseProduceResponse,
+  requestHeader,
+  rewriteFindCoordinatorResponse,
+  rewriteMetadataResponse,
+} from './kafka-frames.ts'
 
 const require = createRequire(import.meta.url)
 type Enc = {
@@ -19,7 +26,11 @@ type Enc = {
   buffer: Buffer
 }
 const Encoder = require('kafkajs/src/protocol/encoder') as new () => Enc
-const encodeRequest = require('kafkajs/src/protocol/request') as (r: { correlationId: number; clientId: string; request: unknown }) => Promise<Enc>
+const encodeRequest = require('kafkajs/src/protocol/request') as (r: {
+  correlationId: number
+  clientId: string
+  request: unknown
+}) => Promise<Enc>
 const Long = require('kafkajs/src/utils/long') as { fromInt(n: number): unknown; fromNumber(n: number): unknown }
 
 function frame(correlationId: number, body: Enc): Buffer {
@@ -45,7 +56,12 @@ function metadataBody(version: number): Enc {
   )
   if (version >= 2) e.writeString('cluster-xyz')
   if (version >= 1) e.writeInt32(2) // controller
-  const partition = new Encoder().writeInt16(0).writeInt32(0).writeInt32(1).writeArray([1], 'int32').writeArray([1], 'int32')
+  const partition = new Encoder()
+    .writeInt16(0)
+    .writeInt32(0)
+    .writeInt32(1)
+    .writeArray([1], 'int32')
+    .writeArray([1], 'int32')
   if (version >= 5) partition.writeArray([], 'int32')
   const topic = new Encoder().writeInt16(0).writeString('eoscope-output')
   if (version >= 1) topic.writeBoolean(false)
@@ -57,7 +73,11 @@ function metadataBody(version: number): Enc {
 describe('Metadata responses', () => {
   for (let version = 0; version <= 6; version++) {
     it(`v${version}: kafkajs decodes the rewritten response with only the broker addresses changed`, async () => {
-      const { decode } = require(`kafkajs/src/protocol/requests/metadata/v${version}/response`) as { decode(b: Buffer): Promise<{ brokers: { nodeId: number; host: string; port: number }[]; topicMetadata: unknown[] }> }
+      const { decode } = require(`kafkajs/src/protocol/requests/metadata/v${version}/response`) as {
+        decode(
+          b: Buffer,
+        ): Promise<{ brokers: { nodeId: number; host: string; port: number }[]; topicMetadata: unknown[] }>
+      }
       const original = frame(42, metadataBody(version))
       const rewritten = await rewriteMetadataResponse(original, version, mapped)
       expect(rewritten.readInt32BE(0)).toBe(rewritten.length - 4)
@@ -76,7 +96,9 @@ describe('Metadata responses', () => {
 describe('FindCoordinator responses', () => {
   for (let version = 0; version <= 2; version++) {
     it(`v${version}: the coordinator's address is the proxy's`, async () => {
-      const { decode } = require(`kafkajs/src/protocol/requests/findCoordinator/v${version}/response`) as { decode(b: Buffer): Promise<{ coordinator: { nodeId: number; host: string; port: number } }> }
+      const { decode } = require(`kafkajs/src/protocol/requests/findCoordinator/v${version}/response`) as {
+        decode(b: Buffer): Promise<{ coordinator: { nodeId: number; host: string; port: number } }>
+      }
       const body = new Encoder()
       if (version >= 1) body.writeInt32(0)
       body.writeInt16(0)
@@ -88,7 +110,13 @@ describe('FindCoordinator responses', () => {
   }
 
   it('an error response passes unchanged', async () => {
-    const body = new Encoder().writeInt32(0).writeInt16(15).writeString('coordinator not available').writeInt32(-1).writeString('').writeInt32(-1)
+    const body = new Encoder()
+      .writeInt32(0)
+      .writeInt16(15)
+      .writeString('coordinator not available')
+      .writeInt32(-1)
+      .writeString('')
+      .writeInt32(-1)
     const original = frame(3, body)
     expect(await rewriteFindCoordinatorResponse(original, 1, mapped)).toBe(original)
   })
@@ -103,7 +131,22 @@ describe('Produce requests and responses', () => {
       transactionalId: 'eoscope-0_2',
       producerId: Long.fromNumber(4001),
       producerEpoch: 3,
-      topicData: [{ topic: 'eoscope-output', partitions: [{ partition: 2, firstSequence: 17, messages: [{ key: 'a', value: '1' }, { key: 'b', value: '2' }, { key: 'c', value: '3' }] }] }],
+      topicData: [
+        {
+          topic: 'eoscope-output',
+          partitions: [
+            {
+              partition: 2,
+              firstSequence: 17,
+              messages: [
+                { key: 'a', value: '1' },
+                { key: 'b', value: '2' },
+                { key: 'c', value: '3' },
+              ],
+            },
+          ],
+        },
+      ],
     })
     const bytes = (await encodeRequest({ correlationId: 77, clientId: 'worker-1', request })).buffer
     const h = requestHeader(bytes)!
@@ -120,7 +163,9 @@ describe('Produce requests and responses', () => {
       const p = new Encoder().writeInt32(2).writeInt16(0).writeInt64(1234).writeInt64(-1)
       if (version >= 5) p.writeInt64(0)
       const body = new Encoder().writeArray([new Encoder().writeString('eoscope-output').writeArray([p])]).writeInt32(0)
-      expect(parseProduceResponse(frame(77, body), version)).toEqual([{ topic: 'eoscope-output', partition: 2, errorCode: 0, baseOffset: 1234 }])
+      expect(parseProduceResponse(frame(77, body), version)).toEqual([
+        { topic: 'eoscope-output', partition: 2, errorCode: 0, baseOffset: 1234 },
+      ])
     }
   })
 })
@@ -128,23 +173,27 @@ describe('Produce requests and responses', () => {
 describe('FrameSplitter', () => {
   it('gives back exactly the frames sent, however the stream is cut', () => {
     fc.assert(
-      fc.property(fc.array(fc.uint8Array({ maxLength: 40 }), { maxLength: 8 }), fc.array(fc.integer({ min: 1, max: 17 }), { minLength: 1, maxLength: 10 }), (bodies, cuts) => {
-        const frames = bodies.map((b) => {
-          const f = Buffer.alloc(4 + b.length)
-          f.writeInt32BE(b.length)
-          Buffer.from(b).copy(f, 4)
-          return f
-        })
-        const stream = Buffer.concat(frames)
-        const splitter = new FrameSplitter()
-        const out: Buffer[] = []
-        for (let at = 0, i = 0; at < stream.length; i++) {
-          const n = cuts[i % cuts.length]!
-          out.push(...splitter.push(stream.subarray(at, at + n)).map((f) => Buffer.from(f)))
-          at += n
-        }
-        expect(out).toEqual(frames)
-      }),
+      fc.property(
+        fc.array(fc.uint8Array({ maxLength: 40 }), { maxLength: 8 }),
+        fc.array(fc.integer({ min: 1, max: 17 }), { minLength: 1, maxLength: 10 }),
+        (bodies, cuts) => {
+          const frames = bodies.map((b) => {
+            const f = Buffer.alloc(4 + b.length)
+            f.writeInt32BE(b.length)
+            Buffer.from(b).copy(f, 4)
+            return f
+          })
+          const stream = Buffer.concat(frames)
+          const splitter = new FrameSplitter()
+          const out: Buffer[] = []
+          for (let at = 0, i = 0; at < stream.length; i++) {
+            const n = cuts[i % cuts.length]!
+            out.push(...splitter.push(stream.subarray(at, at + n)).map((f) => Buffer.from(f)))
+            at += n
+          }
+          expect(out).toEqual(frames)
+        },
+      ),
     )
   })
 

@@ -143,7 +143,10 @@ export function parseProduceRequest(frame: Buffer, h: RequestHeader): ProduceReq
 }
 
 /** Base offset and error per topic-partition of a Produce response. */
-export function parseProduceResponse(frame: Buffer, apiVersion: number): { topic: string; partition: number; errorCode: number; baseOffset: number }[] {
+export function parseProduceResponse(
+  frame: Buffer,
+  apiVersion: number,
+): { topic: string; partition: number; errorCode: number; baseOffset: number }[] {
   const r = new Reader(frame, 8)
   const out: { topic: string; partition: number; errorCode: number; baseOffset: number }[] = []
   for (let t = r.int32(); t > 0; t--) {
@@ -207,7 +210,11 @@ export async function rewriteMetadataResponse(frame: Buffer, apiVersion: number,
 }
 
 /** A FindCoordinator response (v0-v2) pointing at the proxy's listener for the coordinator. */
-export async function rewriteFindCoordinatorResponse(frame: Buffer, apiVersion: number, map: AddressMap): Promise<Buffer> {
+export async function rewriteFindCoordinatorResponse(
+  frame: Buffer,
+  apiVersion: number,
+  map: AddressMap,
+): Promise<Buffer> {
   const r = new Reader(frame, 8)
   if (apiVersion >= 1) r.int32() // throttle time
   const errorCode = r.int16()

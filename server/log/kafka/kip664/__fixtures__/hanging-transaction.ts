@@ -15,7 +15,11 @@ async function setVerification(brokers: string[], clientId: string, enabled: boo
   await a.connect()
   try {
     const { brokers: nodes } = await a.describeCluster()
-    const resources = nodes.map((b) => ({ type: 4 /* BROKER */, name: String(b.nodeId), configEntries: [{ name: 'transaction.partition.verification.enable', value: String(enabled) }] }))
+    const resources = nodes.map((b) => ({
+      type: 4 /* BROKER */,
+      name: String(b.nodeId),
+      configEntries: [{ name: 'transaction.partition.verification.enable', value: String(enabled) }],
+    }))
     await a.alterConfigs({ validateOnly: false, resources })
   } finally {
     await a.disconnect()
@@ -25,13 +29,32 @@ async function setVerification(brokers: string[], clientId: string, enabled: boo
 const VERIFICATION_REFUSALS = ['INVALID_PRODUCER_ID_MAPPING', 'INVALID_TXN_STATE']
 
 /** Writes one transactional record of `producerId` (epoch 0, sequence 0) to the partition; returns once the leader took it. */
-export async function writeHangingTransaction(brokers: string[], clientId: string, tp: { topic: string; partition: number }, producerId: number): Promise<void> {
+export async function writeHangingTransaction(
+  brokers: string[],
+  clientId: string,
+  tp: { topic: string; partition: number },
+  producerId: number,
+): Promise<void> {
   const cluster = createCluster(createKafka({ brokers, clientId: `${clientId}-raw` }, 'raw'))
   await cluster.connect()
   await cluster.addTargetTopic(tp.topic)
   const [leader] = Object.keys(cluster.findLeaderForPartitions(tp.topic, [tp.partition]))
-  const { requests } = require('kafkajs/src/protocol/requests') as { requests: { Produce: { protocol(o: { version: number }): (a: object) => unknown } } }
-  const produce = requests.Produce.protocol({ version: 3 })({ acks: -1, timeout: 10_000, transactionalId: 'nobody', producerId, producerEpoch: 0, topicData: [{ topic: tp.topic, partitions: [{ partition: tp.partition, firstSequence: 0, messages: [{ key: 'h', value: 'hanging' }] }] }] })
+  const { requests } = require('kafkajs/src/protocol/requests') as {
+    requests: { Produce: { protocol(o: { version: number }): (a: object) => unknown } }
+  }
+  const produce = requests.Produce.protocol({ version: 3 })({
+    acks: -1,
+    timeout: 10_000,
+    transactionalId: 'nobody',
+    producerId,
+    producerEpoch: 0,
+    topicData: [
+      {
+        topic: tp.topic,
+        partitions: [{ partition: tp.partition, firstSequence: 0, messages: [{ key: 'h', value: 'hanging' }] }],
+      },
+    ],
+  })
   await setVerification(brokers, clientId, false)
   try {
     // The setting reaches the broker through the metadata log: the produce is refused until it has.
