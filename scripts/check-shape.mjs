@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// The code's shape, checked: no source file over 400 lines, no function over 80 lines, and no
+// The code's shape, checked where no linter looks: no function over 140 formatted lines, and no
 // boolean parameter (a flag: name the choice with a type instead, e.g. 'clean' | 'dirty').
+// A file's measure is one job, not a number of lines: there is no cap on a file's length (a cap
+// was met by squeezing lines; Biome now lays every line out at 120 columns).
 // Imports must respect the rooms of the architecture (lib/ imports nothing of server/, ...).
 // Tests, fixtures and e2e drivers are exempt. Parses with the oxc parser that vite's rolldown ships.
 // Exit 1 with one line per offence; `--list` prints the largest files and functions as well.
@@ -10,8 +12,7 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { parseAst } from 'rolldown/parseAst'
 
-export const MAX_FILE_LINES = 400
-export const MAX_FUNCTION_LINES = 80
+export const MAX_FUNCTION_LINES = 140
 
 const SOURCE = /\.(ts|tsx|mjs)$/
 const EXEMPT = [
@@ -84,7 +85,6 @@ export function checkSource(file, text) {
   const functions = []
   const lineOf = lineIndex(text)
   const lines = text.endsWith('\n') ? lineOf(text.length - 1) : lineOf(text.length)
-  if (lines > MAX_FILE_LINES) offences.push(`${file}: ${lines} lines (at most ${MAX_FILE_LINES})`)
   const ast = parseAst(text, { lang: file.endsWith('.tsx') ? 'tsx' : 'ts' }, file)
   for (const [node, parent] of walk(ast.body, null)) {
     if (
@@ -167,7 +167,7 @@ function main() {
     process.exit(1)
   }
   console.log(
-    `check-shape: ${files.length} source files, none over ${MAX_FILE_LINES} lines, no function over ${MAX_FUNCTION_LINES} lines, no boolean parameter`,
+    `check-shape: ${files.length} source files, no function over ${MAX_FUNCTION_LINES} lines, no boolean parameter`,
   )
 }
 
