@@ -17,8 +17,8 @@ export function toPosition(scale: LogScale, value: number): number {
 /** The value at a slider position, rounded to two significant digits (10, 11, ..., 150, 1500, 30000). */
 export function fromPosition(scale: LogScale, position: number): number {
   const p = Math.min(scale.steps, Math.max(0, position)) / scale.steps
-  const raw = scale.min * Math.pow(scale.max / scale.min, p)
-  const magnitude = Math.pow(10, Math.floor(Math.log10(raw)) - 1)
+  const raw = scale.min * (scale.max / scale.min) ** p
+  const magnitude = 10 ** (Math.floor(Math.log10(raw)) - 1)
   return Math.min(scale.max, Math.max(scale.min, Math.round(raw / magnitude) * magnitude))
 }
 

@@ -75,5 +75,5 @@ function bucketOf(x: number): number {
 }
 
 function valueOf(bucket: number): number {
-  return (2 * Math.pow(GAMMA, bucket + MIN_INDEX)) / (GAMMA + 1)
+  return (2 * GAMMA ** (bucket + MIN_INDEX)) / (GAMMA + 1)
 }

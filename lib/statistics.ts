@@ -22,7 +22,7 @@ export interface MedianInterval {
 /** P(B ≤ k) for B ~ Binomial(n, 1/2). */
 export function binomialHalfCdf(n: number, k: number): number {
   if (k < 0) return 0
-  let term = Math.pow(0.5, n)
+  let term = 0.5 ** n
   let sum = term
   for (let i = 1; i <= Math.min(k, n); i++) {
     term = (term * (n - i + 1)) / i
