@@ -85,7 +85,7 @@ async function runClientProcess(url: string, count: number): Promise<void> {
     if (m.type === 'counts')
       send({ type: 'counts', counts: [...counts], connected: sockets.filter((s) => s.connected).length })
     if (m.type === 'leave') {
-      sockets.forEach((s) => s.disconnect())
+      for (const s of sockets) s.disconnect()
       setTimeout(() => process.exit(0), 200)
     }
   })

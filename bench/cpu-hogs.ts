@@ -29,7 +29,9 @@ export interface CpuHogs {
 export function startCpuHogs(count: number): CpuHogs {
   const hogs = Array.from({ length: count }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }))
   const pids = hogs.map((h) => h.pid).filter((p): p is number => p !== undefined)
-  const stop = () => hogs.forEach((h) => h.kill('SIGKILL'))
+  const stop = () => {
+    for (const h of hogs) h.kill('SIGKILL')
+  }
   // Never outlive the benchmark, however it ends.
   process.on('exit', stop)
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130))

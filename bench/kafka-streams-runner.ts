@@ -181,8 +181,10 @@ export async function runKafkaStreams(classPath: string, plan: RunPlan): Promise
       partition: e.partition,
       end: Number(e.high),
     }))
-    const s = (streams = startStreams(classPath, plan, appId))
-    const w = (watch = new CommittedWatch(admin, appId, topics.input))
+    const s = startStreams(classPath, plan, appId)
+    streams = s
+    const w = new CommittedWatch(admin, appId, topics.input)
+    watch = w
     const progress: Progress = {
       committedTotal: () => w.committed.reduce((a, b) => a + b, 0),
       caughtUp: () => ends.every((e) => w.committed[e.partition]! >= e.end),

@@ -131,7 +131,9 @@ function diffArray(prev: unknown[], next: unknown[]): Patch | undefined {
   let drop = 0
   while (drop < prevKeys.length && !nextSet.has(prevKeys[drop]!)) drop++
   const prevIndex = new Map<ArrayKey, number>()
-  prevKeys.forEach((k, i) => prevIndex.set(k, i))
+  prevKeys.forEach((k, i) => {
+    prevIndex.set(k, i)
+  })
   const ups: [ArrayKey, Patch][] = []
   for (let i = 0; i < next.length; i++) {
     const k = nextKeys[i]!

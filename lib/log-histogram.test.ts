@@ -39,8 +39,14 @@ describe('LogHistogram', () => {
         const x = new LogHistogram()
         const y = new LogHistogram()
         const all = new LogHistogram()
-        for (const v of a) x.add(v), all.add(v)
-        for (const v of b) y.add(v), all.add(v)
+        for (const v of a) {
+          x.add(v)
+          all.add(v)
+        }
+        for (const v of b) {
+          y.add(v)
+          all.add(v)
+        }
         x.merge(y)
         return x.count === all.count && [0, 0.5, 0.9, 0.99, 1].every((q) => x.quantile(q) === all.quantile(q))
       }),

@@ -78,7 +78,11 @@ describe('TxnStatistics', () => {
     const a = new TxnStatistics(0)
     const b = new TxnStatistics(0)
     const all = new TxnStatistics(0)
-    txns.forEach((t, i) => ((i % 2 ? a : b).add(t), all.add(t)))
+    txns.forEach((t, i) => {
+      const half = i % 2 ? a : b
+      half.add(t)
+      all.add(t)
+    })
     a.merge(b)
     // Sums added in another order differ in their last bits only.
     const rounded = (v: unknown) =>

@@ -282,7 +282,10 @@ describe('a lab on a three-broker cluster with broker SIGKILLs', () => {
     await page.goto(url)
     await page.getByTestId('brokers').waitFor({ timeout: STATE_MS })
     await waitFor(
-      async () => (await read(), brokerViews().length === 3 && brokerViews().every((b) => b.up) && committed() > 300),
+      async () => {
+        await read()
+        return brokerViews().length === 3 && brokerViews().every((b) => b.up) && committed() > 300
+      },
       'three brokers up and records committed',
       { boundMs: STATE_MS },
     )
@@ -298,7 +301,10 @@ describe('a lab on a three-broker cluster with broker SIGKILLs', () => {
       .catch(() => {})
     await untilProgress({
       what: `processing after broker ${victim.id} was killed from its card`,
-      read: async () => (await read(), committed()),
+      read: async () => {
+        await read()
+        return committed()
+      },
       done: (c) => c > before + 1_000,
       stallMs: STALL_MS,
       everyMs: 500,
@@ -311,7 +317,10 @@ describe('a lab on a three-broker cluster with broker SIGKILLs', () => {
     const checked = committed()
     await untilProgress({
       what: `the validator past ${checked} input records`,
-      read: async () => (await read(), snap().correctness?.inputChecked ?? 0),
+      read: async () => {
+        await read()
+        return snap().correctness?.inputChecked ?? 0
+      },
       done: (n) => n >= checked,
       stallMs: STALL_MS,
       everyMs: 500,

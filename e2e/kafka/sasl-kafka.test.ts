@@ -58,8 +58,14 @@ function portOpen(hostPort: string): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: hostPort.slice(0, i), port: Number(hostPort.slice(i + 1)) })
     socket.setTimeout(3_000)
-    socket.once('connect', () => (socket.destroy(), resolve(true)))
-    socket.once('timeout', () => (socket.destroy(), resolve(false)))
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once('timeout', () => {
+      socket.destroy()
+      resolve(false)
+    })
     socket.once('error', () => resolve(false))
   })
 }

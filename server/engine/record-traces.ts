@@ -30,7 +30,10 @@ export class RecordTraces {
   /** Samples the batch's first record if the task's last sample is older than the interval. */
   sample(task: StreamTask, r: ConsumedRecord, now: number): Trace | null {
     let t = this.byPartition.get(task.partition)
-    if (!t) this.byPartition.set(task.partition, (t = { lastMs: Number.NEGATIVE_INFINITY, open: [] }))
+    if (!t) {
+      t = { lastMs: Number.NEGATIVE_INFINITY, open: [] }
+      this.byPartition.set(task.partition, t)
+    }
     if (now - t.lastMs < this.intervalMs || r.key === null) return null
     t.lastMs = now
     const trace = { key: r.key, partition: r.partition, offset: r.offset }
@@ -60,7 +63,13 @@ export class RecordTraces {
     for (const t of tasks) {
       const tr = this.byPartition.get(t.partition)
       if (!tr) continue
-      tr.open = tr.open.filter((x) => (x.offset < t.ackedOffset ? (done.push(x), false) : true))
+      tr.open = tr.open.filter((x) => {
+        if (x.offset < t.ackedOffset) {
+          done.push(x)
+          return false
+        }
+        return true
+      })
     }
     this.emit(done, 5)
   }

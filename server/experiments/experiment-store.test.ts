@@ -66,7 +66,9 @@ function record(id: string, startedAt: string): ExperimentRecord {
 }
 
 const dirs: string[] = []
-afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })))
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
 
 describe('experiment results', () => {
   it('keep median, min and max, leaving unavailable samples out', () => {

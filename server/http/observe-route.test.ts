@@ -27,7 +27,10 @@ function sourceOver(r: RunBuilder): ObserveSource {
   const inspector = r.inspector()
   return {
     inspector: {
-      topics: () => (reads++, inspector.topics()),
+      topics: () => {
+        reads++
+        return inspector.topics()
+      },
       offsets: (tp) => inspector.offsets(tp),
       readRaw: (...a) => inspector.readRaw(...a),
       committedOffsets: (g) => inspector.committedOffsets(g),

@@ -48,7 +48,7 @@ export class BrokerBoard {
     name: 'killBroker' | 'restartBroker',
     brokerId: number,
     mark: Mark,
-  ): Promise<CommandResult | void> | CommandResult | void {
+  ): Promise<CommandResult | undefined> | CommandResult | undefined {
     return name === 'killBroker' ? this.kill(rt, brokerId, mark) : this.restart(rt, brokerId, mark)
   }
 
@@ -77,7 +77,7 @@ export class BrokerBoard {
     }
   }
 
-  async kill(rt: LabRuntime, brokerId: number, mark: Mark): Promise<CommandResult | void> {
+  async kill(rt: LabRuntime, brokerId: number, mark: Mark): Promise<CommandResult | undefined> {
     const control = rt.connection.brokers?.()
     if (!control) return { ok: false, error: "this lab's log has no brokers" }
     const roles = brokerRoles(this.view?.brokers.find((b) => b.id === brokerId))
@@ -98,7 +98,7 @@ export class BrokerBoard {
   }
 
   /** Refused at once when it cannot be done; else started in the background (a broker takes seconds to start), journalled when it answers. */
-  restart(rt: LabRuntime, brokerId: number, mark: Mark): CommandResult | void {
+  restart(rt: LabRuntime, brokerId: number, mark: Mark): CommandResult | undefined {
     const control = rt.connection.brokers?.()
     if (!control) return { ok: false, error: "this lab's log has no brokers" }
     const refused = control.restartRefusal(brokerId)
@@ -130,8 +130,14 @@ export class BrokerBoard {
 
 /** Each lab's broker board, kept beside it (the lab holds no field for it). */
 const boards = new WeakMap<object, BrokerBoard>()
-const boardOf = (lab: object, now: () => number) =>
-  boards.get(lab) ?? (boards.set(lab, new BrokerBoard(now)), boards.get(lab)!)
+const boardOf = (lab: object, now: () => number) => {
+  let board = boards.get(lab)
+  if (!board) {
+    board = new BrokerBoard(now)
+    boards.set(lab, board)
+  }
+  return board
+}
 
 /** What the Lab calls: the snapshot's brokers part, and the killBroker and restartBroker commands. */
 export const brokerCards = {

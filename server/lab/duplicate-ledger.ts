@@ -74,7 +74,10 @@ export class DuplicateLedger {
     const p = v.source.partition
     const o = v.source.offset
     let m = this.seen.get(p)
-    if (!m) this.seen.set(p, (m = new Map()))
+    if (!m) {
+      m = new Map()
+      this.seen.set(p, m)
+    }
     const first = m.get(o)
     if (!first) {
       // A new input record's output: a redo before it is over, its double-applied updates settled.
@@ -92,7 +95,10 @@ export class DuplicateLedger {
     this.total++
     const cause = this.causeOf(first, p, o)
     let e = this.byKey.get(v.key)
-    if (!e) this.byKey.set(v.key, (e = { duplicates: 0, doubleApplied: 0, ahead: 0, causes: new Map() }))
+    if (!e) {
+      e = { duplicates: 0, doubleApplied: 0, ahead: 0, causes: new Map() }
+      this.byKey.set(v.key, e)
+    }
     e.duplicates++
     if (first.outputPartition === r.partition)
       e.copies = {

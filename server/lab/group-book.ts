@@ -170,7 +170,10 @@ const books = new WeakMap<LabRuntime, GroupBook>()
 /** The snapshot's group part for this runtime (its book made on first use). */
 export function groupPart(rt: LabRuntime, look: GroupLook): { group?: GroupView } {
   let book = books.get(rt)
-  if (!book) books.set(rt, (book = new GroupBook(rt)))
+  if (!book) {
+    book = new GroupBook(rt)
+    books.set(rt, book)
+  }
   const group = book.look(look)
   return group ? { group } : {}
 }

@@ -55,9 +55,15 @@ export async function firstReachableBroker(brokers: readonly string[], timeoutMs
     const ok = await new Promise<boolean>((resolve) => {
       const s = connect({ host: b.slice(0, i), port: Number(b.slice(i + 1)) })
       s.setTimeout(timeoutMs)
-      s.once('connect', () => (s.destroy(), resolve(true)))
+      s.once('connect', () => {
+        s.destroy()
+        resolve(true)
+      })
       s.once('error', () => resolve(false))
-      s.once('timeout', () => (s.destroy(), resolve(false)))
+      s.once('timeout', () => {
+        s.destroy()
+        resolve(false)
+      })
     })
     if (ok) return b
   }

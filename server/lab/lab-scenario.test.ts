@@ -144,7 +144,10 @@ describe('a scenario on the dashboard leaves a live lab and an evidence card', (
       backend: 'embedded',
       workerThreads: 'shared',
       forScenario: () => measuring,
-      replace: async (r) => (replaced.push(r), new WorkerBoard()),
+      replace: async (r) => {
+        replaced.push(r)
+        return new WorkerBoard()
+      },
       onScreen: () => onScreen,
       rate: () => 400,
       handBack: () => {},

@@ -131,7 +131,12 @@ describe('what a stall says of failed workers', () => {
         return () => undefined
       },
     } as unknown as LabRuntime
-    return { lab, emit: (e: LabEvent) => listeners.forEach((l) => l(e)) }
+    return {
+      lab,
+      emit: (e: LabEvent) => {
+        for (const l of listeners) l(e)
+      },
+    }
   }
   const status = (workerId: string, state: string, error: string | null): LabEvent => ({
     type: 'worker-status',
@@ -200,10 +205,13 @@ describe('what a stall says of failed workers', () => {
       time,
       committedTotal: () => committed,
       inputEndOffsets: () => [100],
-      onEvent: (l: (e: LabEvent) => void) => (listeners.push(l), () => undefined),
+      onEvent: (l: (e: LabEvent) => void) => {
+        listeners.push(l)
+        return () => undefined
+      },
     } as unknown as LabRuntime
     const dog = new ProgressWatchdog(lab, 1_000)
-    listeners.forEach((l) => l({ type: 'worker-failed', workerId: 'w1', error: 'boom', atMs: 0 }))
+    for (const l of listeners) l({ type: 'worker-failed', workerId: 'w1', error: 'boom', atMs: 0 })
     committed = 20
     expect(dog.check()).toBeNull()
     await time.runFor(1_000)

@@ -35,7 +35,10 @@ describe('restoreSettings', () => {
     ['stopped cleanly', (rt: InProcessRuntime) => rt.stop()],
     [
       'ended at once, a worker killed before',
-      async (rt: InProcessRuntime) => (rt.kill(rt.liveSlots()[0]!.worker!.id), await rt.destroy()),
+      async (rt: InProcessRuntime) => {
+        rt.kill(rt.liveSlots()[0]!.worker!.id)
+        return await rt.destroy()
+      },
     ],
   ] as const)(
     '%s: runs again with the settings from before, unbounded, its records kept',

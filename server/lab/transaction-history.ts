@@ -157,7 +157,10 @@ export class TransactionHistory {
     const idCache = new Map<number, boolean>()
     const idMatches = (index: number) => {
       let ok = idCache.get(index)
-      if (ok === undefined) idCache.set(index, (ok = this.strings.at(index).includes(f.transactionalId ?? '')))
+      if (ok === undefined) {
+        ok = this.strings.at(index).includes(f.transactionalId ?? '')
+        idCache.set(index, ok)
+      }
       return ok
     }
     const figures: TxnFigures = {

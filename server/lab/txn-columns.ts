@@ -189,7 +189,10 @@ export class StringTable {
     const remap = new Map<number, number>()
     const to = (old: number) => {
       let n = remap.get(old)
-      if (n === undefined) remap.set(old, (n = kept.intern(table.at(old))))
+      if (n === undefined) {
+        n = kept.intern(table.at(old))
+        remap.set(old, n)
+      }
       return n
     }
     for (const r of rings) r.remapStrings(to)

@@ -71,7 +71,10 @@ export class TaskStepTotals {
   /** Notes a worker's counters for a task; returns the task's counters over all its owners. */
   note(partition: number, workerId: string, steps: StepCounters): StepCounters {
     let t = this.byTask.get(partition)
-    if (!t) this.byTask.set(partition, (t = { folded: { ...NO_STEPS }, owners: new Map() }))
+    if (!t) {
+      t = { folded: { ...NO_STEPS }, owners: new Map() }
+      this.byTask.set(partition, t)
+    }
     const mine = t.owners.get(workerId)
     if (mine && STEP_KEYS.some((k) => steps[k] < mine[k])) t.folded = addSteps(t.folded, mine)
     t.owners.delete(workerId)
@@ -146,8 +149,10 @@ export class WorkerBoard {
     for (const p of this.reported.get(workerId)?.status.producers ?? []) {
       if (p.transactionalId === null) continue
       let g = this.generationFenced.get(p.transactionalId)
-      if (!g)
-        this.generationFenced.set(p.transactionalId, (g = { producerId: p.producerId, epoch: p.epoch, fencings: [] }))
+      if (!g) {
+        g = { producerId: p.producerId, epoch: p.epoch, fencings: [] }
+        this.generationFenced.set(p.transactionalId, g)
+      }
       g.fencings.push({ atMs, reason: `${workerId} fenced by the group generation: ${reason}`, by: 'generation' })
       if (g.fencings.length > MAX_GENERATION_FENCINGS) g.fencings.shift()
     }

@@ -35,7 +35,10 @@ export function groupByPartition<R extends TopicPartition>(records: readonly R[]
   forEachPartitionRun(records, (from, to) => {
     const r = records[from]!
     let partitions = byTopic.get(r.topic)
-    if (!partitions) byTopic.set(r.topic, (partitions = []))
+    if (!partitions) {
+      partitions = []
+      byTopic.set(r.topic, partitions)
+    }
     const group = partitions[r.partition]
     if (!group) {
       const opened = {

@@ -16,12 +16,30 @@ import {
 const PATH: Record<ProducerState, (m: ProducerStateMachine) => void> = {
   UNINITIALIZED: () => {},
   READY: (m) => m.transitionTo('READY'),
-  TRANSACTING: (m) => (PATH.READY(m), m.transitionTo('TRANSACTING')),
-  COMMITTING: (m) => (PATH.TRANSACTING(m), m.transitionTo('COMMITTING')),
-  ABORTING: (m) => (PATH.TRANSACTING(m), m.transitionTo('ABORTING')),
-  ABORTABLE_ERROR: (m) => (PATH.TRANSACTING(m), m.transitionTo('ABORTABLE_ERROR')),
-  FENCED: (m) => (PATH.TRANSACTING(m), m.transitionTo('FENCED')),
-  FATAL_ERROR: (m) => (PATH.COMMITTING(m), m.transitionTo('FATAL_ERROR')),
+  TRANSACTING: (m) => {
+    PATH.READY(m)
+    m.transitionTo('TRANSACTING')
+  },
+  COMMITTING: (m) => {
+    PATH.TRANSACTING(m)
+    m.transitionTo('COMMITTING')
+  },
+  ABORTING: (m) => {
+    PATH.TRANSACTING(m)
+    m.transitionTo('ABORTING')
+  },
+  ABORTABLE_ERROR: (m) => {
+    PATH.TRANSACTING(m)
+    m.transitionTo('ABORTABLE_ERROR')
+  },
+  FENCED: (m) => {
+    PATH.TRANSACTING(m)
+    m.transitionTo('FENCED')
+  },
+  FATAL_ERROR: (m) => {
+    PATH.COMMITTING(m)
+    m.transitionTo('FATAL_ERROR')
+  },
   CLOSED: (m) => m.close(),
 }
 

@@ -123,7 +123,7 @@ describe('dumpRun and validateDump', () => {
 describe('OffsetsFromRecords', () => {
   it('puts the last stable offset at the first record of the earliest transaction no marker closed', () => {
     const tracker = new OffsetsFromRecords()
-    INTERLEAVED.forEach((r) => tracker.add(r))
+    for (const r of INTERLEAVED) tracker.add(r)
     expect(tracker.result()).toEqual({ logStartOffset: 0, ...INTERLEAVED_OFFSETS })
   })
   it('gives an empty partition offsets 0', () => {

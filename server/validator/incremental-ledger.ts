@@ -114,7 +114,10 @@ export class ValidationLedger {
 
   inputState(partition: number): InputPartitionState {
     let s = this.inputs.get(partition)
-    if (!s) this.inputs.set(partition, (s = new InputPartitionState(partition)))
+    if (!s) {
+      s = new InputPartitionState(partition)
+      this.inputs.set(partition, s)
+    }
     return s
   }
 

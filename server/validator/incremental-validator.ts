@@ -323,7 +323,10 @@ export class IncrementalValidator {
     const to = Math.min(Math.max(s.committed ?? 0, logStartOffset), lastStableOffset, highWatermark)
     if (to <= s.next) return
     let audit = this.inputAudits.get(s.partition)
-    if (!audit) this.inputAudits.set(s.partition, (audit = new AbortedReadAudit(UNBOUNDED)))
+    if (!audit) {
+      audit = new AbortedReadAudit(UNBOUNDED)
+      this.inputAudits.set(s.partition, audit)
+    }
     await this.read(tp, s.next, to, audit, (r) => this.ledger.addInput(s, r))
     this.ledger.fillTo(s, to)
   }
@@ -337,7 +340,10 @@ export class IncrementalValidator {
   ): Promise<void> {
     const k = tpKey(tp.topic, tp.partition)
     let pos = this.positions.get(k)
-    if (!pos) this.positions.set(k, (pos = { next: 0, audit: new AbortedReadAudit(UNBOUNDED) }))
+    if (!pos) {
+      pos = { next: 0, audit: new AbortedReadAudit(UNBOUNDED) }
+      this.positions.set(k, pos)
+    }
     if (off.logStartOffset > pos.next) {
       this.markUnavailable(
         rowsOnGap,

@@ -35,7 +35,8 @@ export class KeyTable {
   intern(key: string, partition: number): number {
     let id = this.ids.get(key)
     if (id === undefined) {
-      this.ids.set(key, (id = this.ids.size))
+      id = this.ids.size
+      this.ids.set(key, id)
       this.partitionOf.push(partition)
     } else if (this.partitionOf[id] !== partition) {
       this.split.add(key)

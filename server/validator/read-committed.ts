@@ -78,7 +78,10 @@ export class AbortedReadAudit {
     }
     if (!r.transactional) return
     let txn = this.open.get(r.producerId)
-    if (!txn) this.open.set(r.producerId, (txn = { deliveredReadCommitted: 0, deliveredReadUncommitted: 0 }))
+    if (!txn) {
+      txn = { deliveredReadCommitted: 0, deliveredReadUncommitted: 0 }
+      this.open.set(r.producerId, txn)
+    }
     if (isDeliveredReadCommitted(r, this.offsets.lastStableOffset)) txn.deliveredReadCommitted++
     if (isDeliveredReadUncommitted(r, this.offsets.highWatermark)) txn.deliveredReadUncommitted++
   }

@@ -276,7 +276,8 @@ export class WorkerProcessRuntime implements LabRuntime {
     if (this.stopped) return
     slot.incarnation++
     const id = slot.incarnation === 1 ? slot.slotId : `${slot.slotId}.${slot.incarnation}`
-    const process$ = (slot.process = { state: 'running' })
+    const process$: KafkaSlot['process'] = { state: 'running' }
+    slot.process = process$
     slot.startedAtMs = this.time.now()
     const logs: WorkerLogs = this.options.workerLogs ? 'forward' : 'keep'
     const args = workerArgs(

@@ -84,22 +84,21 @@ export class WorkerTelemetry {
     const own = this.ownWorkers.get(env.workerId)
     if (own) return own
     let v = this.remoteWorkers.get(env.workerId)
-    if (!v)
-      this.remoteWorkers.set(
-        env.workerId,
-        (v = {
-          id: env.workerId,
-          slotId: env.slotId,
-          tasks: new Map(),
-          memberId: null,
-          state: 'running',
-          producers: [],
-          pid: env.pid,
-          host: env.host,
-          lastSeenMs: env.atMs,
-          firstSeenMs: env.atMs,
-        }),
-      )
+    if (!v) {
+      v = {
+        id: env.workerId,
+        slotId: env.slotId,
+        tasks: new Map(),
+        memberId: null,
+        state: 'running',
+        producers: [],
+        pid: env.pid,
+        host: env.host,
+        lastSeenMs: env.atMs,
+        firstSeenMs: env.atMs,
+      }
+      this.remoteWorkers.set(env.workerId, v)
+    }
     return v
   }
 

@@ -88,7 +88,11 @@ async function measureThroughput(ctx: ScenarioContext, commitIntervalMs: number)
   const { lab, commits, reported } = await startLab(ctx, commitIntervalMs, throughputWorkers(ctx), 'measure')
   const from = ctx.time.now() + WARM_UP_MS
   let rate: CommitWindowRate | null = null
-  await waitWhileProgressing(ctx.time, () => (rate = commitWindowRate(commits, from, WINDOW_MS)) !== null, reported, {
+  const windowDone = () => {
+    rate = commitWindowRate(commits, from, WINDOW_MS)
+    return rate !== null
+  }
+  await waitWhileProgressing(ctx.time, windowDone, reported, {
     stallMs: stallBoundMs(lab) + commitIntervalMs,
     maxMs: 300_000,
     what: 'a whole throughput window on every partition',

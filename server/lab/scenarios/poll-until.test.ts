@@ -10,7 +10,10 @@ describe('pollUntil', () => {
     const time = new MockTime()
     const asked: number[] = []
     let n = 0
-    const read = async () => (asked.push(time.now()), ++n)
+    const read = async () => {
+      asked.push(time.now())
+      return ++n
+    }
     const v = await time.runUntilSettled(
       pollUntil(time, read, (x) => x >= 3, { everyMs: 100, boundMs: 10_000, what: 'three' }),
     )

@@ -247,7 +247,12 @@ export function groupFormed(runtime: LabRuntime): boolean {
   const running = runtime.liveSlots().filter((s) => s.process.state === 'running')
   const owned = new Set<number>()
   let claims = 0
-  for (const s of running) for (const p of s.worker?.tasks.keys() ?? []) owned.add(p), claims++
+  for (const s of running) {
+    for (const p of s.worker?.tasks.keys() ?? []) {
+      owned.add(p)
+      claims++
+    }
+  }
   const owning = running.filter((s) => (s.worker?.tasks.size ?? 0) > 0).length
   return (
     owned.size === runtime.partitions &&

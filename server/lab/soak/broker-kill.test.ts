@@ -71,7 +71,10 @@ describe('brokerKillFault', () => {
             transactionCoordinatorOf: id === 2 ? ['app-w'] : [],
           }),
         ),
-      kill: async (id: number) => (up.set(id, false), 100 + id),
+      kill: async (id: number) => {
+        up.set(id, false)
+        return 100 + id
+      },
       restart: async (id: number) => {
         restarts.push(id)
         if (failNextRestart) {

@@ -92,9 +92,9 @@ class EmbeddedAdmin implements LogAdmin {
     })
   }
   async deleteTopics(topics: string[]): Promise<void> {
-    await this.conn.request(this.conn.cluster.latency.requestMs, () =>
-      topics.forEach((t) => this.conn.cluster.deleteTopic(t)),
-    )
+    await this.conn.request(this.conn.cluster.latency.requestMs, () => {
+      for (const t of topics) this.conn.cluster.deleteTopic(t)
+    })
   }
 }
 

@@ -275,7 +275,10 @@ export class GroupCoordinator {
     }
     this.log.appendOffsets(this.groupId, offsets, { producerId, epoch })
     let pending = this.pendingTxnOffsets.get(producerId)
-    if (!pending) this.pendingTxnOffsets.set(producerId, (pending = new Map()))
+    if (!pending) {
+      pending = new Map()
+      this.pendingTxnOffsets.set(producerId, pending)
+    }
     for (const o of offsets) pending.set(tpKey(o.topic, o.partition), o)
   }
 

@@ -48,9 +48,9 @@ function checkColumns(batches: [string | null, string | null][][], dropSeed: num
       0,
       batch,
     )
-    records.forEach(([key, v], j) =>
-      model.push({ offset: offset + j, key, value: v, timestamp: 1_000 + offset + j, batch }),
-    )
+    records.forEach(([key, v], j) => {
+      model.push({ offset: offset + j, key, value: v, timestamp: 1_000 + offset + j, batch })
+    })
     offset += records.length
   })
   expect(slotsOf(cols)).toEqual(model)

@@ -20,7 +20,11 @@ export class SlotArray<T> {
 
   set(slot: number, value: T): void {
     const c = slot >> CHUNK_BITS
-    const chunk = this.chunks[c] ?? (this.chunks[c] = new Array<T>(CHUNK))
+    let chunk = this.chunks[c]
+    if (chunk === undefined) {
+      chunk = new Array<T>(CHUNK)
+      this.chunks[c] = chunk
+    }
     chunk[slot & MASK] = value
   }
 
@@ -46,7 +50,11 @@ export class Float64Slots {
 
   set(slot: number, value: number): void {
     const c = slot >> CHUNK_BITS
-    const chunk = this.chunks[c] ?? (this.chunks[c] = new Float64Array(CHUNK))
+    let chunk = this.chunks[c]
+    if (chunk === undefined) {
+      chunk = new Float64Array(CHUNK)
+      this.chunks[c] = chunk
+    }
     chunk[slot & MASK] = value
   }
 

@@ -98,10 +98,11 @@ export class KafkaConnection implements LogConnection {
 
   /** The cluster's brokers: who leads and coordinates what for the lab; Kill and Restart of local ones. */
   brokers(): BrokerControl {
-    return (this.brokerControl ??= new KafkaBrokerControl(
+    this.brokerControl ??= new KafkaBrokerControl(
       this.config,
       this.localBrokersDir === null ? null : new LocalBrokers(this.localBrokersDir),
-    ))
+    )
+    return this.brokerControl
   }
 
   /** Closes every client this connection made, then the shared admin and fetcher. */

@@ -137,7 +137,10 @@ export class KafkaLogConsumer implements LogConsumer {
     this.consumer.on(this.consumer.events.GROUP_JOIN, (e) =>
       this.onGroupJoin(e.payload.memberId, e.payload.memberAssignment),
     )
-    this.consumer.on(this.consumer.events.HEARTBEAT, () => (this.groupAnswer.heartbeatAccepted(), this.wake()))
+    this.consumer.on(this.consumer.events.HEARTBEAT, () => {
+      this.groupAnswer.heartbeatAccepted()
+      this.wake()
+    })
     this.consumer.on(this.consumer.events.CRASH, (e) => {
       if (!e.payload.restart) {
         this.crash = e.payload.error

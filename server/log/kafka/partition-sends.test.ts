@@ -9,7 +9,10 @@ describe('one produce call per partition', () => {
 
   it("sends each partition with a call of its own and answers each one's base offset", async () => {
     const calls: PartitionSend[] = []
-    const sent = await sendPerPartition(records, async (p) => (calls.push(p), 100 * calls.length))
+    const sent = await sendPerPartition(records, async (p) => {
+      calls.push(p)
+      return 100 * calls.length
+    })
     expect(calls.map((c) => `${c.topic}-${c.partition}:${c.records.map((x) => x.key).join('')}`)).toEqual([
       'out-0:ad',
       'log-0:be',

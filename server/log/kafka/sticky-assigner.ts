@@ -100,7 +100,14 @@ export function stickyAssigner(owned: () => OwnedPartitions): PartitionAssigner 
       const assignment = stickyGroupAssignment(partitions, claims)
       return members.map(({ memberId }) => {
         const byTopic: Record<string, number[]> = {}
-        for (const tp of assignment.get(memberId) ?? []) (byTopic[tp.topic] ??= []).push(tp.partition)
+        for (const tp of assignment.get(memberId) ?? []) {
+          let ofTopic = byTopic[tp.topic]
+          if (!ofTopic) {
+            ofTopic = []
+            byTopic[tp.topic] = ofTopic
+          }
+          ofTopic.push(tp.partition)
+        }
         return {
           memberId,
           memberAssignment: AssignerProtocol.MemberAssignment.encode({

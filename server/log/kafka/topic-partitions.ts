@@ -30,7 +30,10 @@ export function topicPartitionsOf(
   forEachPartitionRun(records, (from) => {
     const r = records[from]!
     let partitions = byTopicName.get(r.topic)
-    if (!partitions) byTopicName.set(r.topic, (partitions = new Set()))
+    if (!partitions) {
+      partitions = new Set()
+      byTopicName.set(r.topic, partitions)
+    }
     partitions.add(r.partition)
   })
   return [...byTopicName].map(([topic, ps]) => ({ topic, partitions: [...ps].map((partition) => ({ partition })) }))

@@ -37,7 +37,11 @@ export function describeQuorum(): ProtocolRequest<DescribeQuorumResponse> {
       decode: async (payload) => {
         const d = flexibleResponse(payload)
         const errorCode = d.readInt16()
-        const replica = () => readItems(d, (x) => (x.readInt32(), x.readInt64()))
+        const replica = () =>
+          readItems(d, (x) => {
+            x.readInt32()
+            return x.readInt64()
+          })
         const topics = readItems(d, (t) => {
           t.readUVarIntString()
           return readItems(t, (p) => {

@@ -39,7 +39,8 @@ export class KafkaBrokerControl implements BrokerControl {
   }
 
   private async connected(): Promise<ClusterInternals> {
-    const c = (this.cluster ??= createCluster(this.kafka) as ClusterInternals)
+    this.cluster ??= createCluster(this.kafka) as ClusterInternals
+    const c = this.cluster
     await c.connect()
     return c
   }

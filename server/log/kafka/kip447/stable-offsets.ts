@@ -35,7 +35,8 @@ export class StableOffsetFetcher {
     topics: { topic: string; partitions: number[] }[],
     stability: OffsetStability,
   ): Promise<OffsetFetchResponse['topics']> {
-    const cluster = (this.cluster ??= createCluster(this.kafka))
+    this.cluster ??= createCluster(this.kafka)
+    const cluster = this.cluster
     await cluster.connect()
     const deadline = Date.now() + UNSTABLE_DEADLINE_MS
     for (let attempt = 0; ; attempt++) {

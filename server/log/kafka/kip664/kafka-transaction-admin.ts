@@ -38,7 +38,8 @@ export class KafkaTransactionAdmin {
   }
 
   private async connected(): Promise<KafkajsCluster> {
-    const c = (this.cluster ??= createCluster(this.kafka))
+    this.cluster ??= createCluster(this.kafka)
+    const c = this.cluster
     await c.connect()
     return c
   }
