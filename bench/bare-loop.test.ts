@@ -10,13 +10,13 @@ describe('the bare-loop baseline', () => {
   })
 
   it('serialises every output value to its UTF-8 bytes, counted independently of the loop', () => {
-    const { keyOf, valueOf } = bareLoopInput(5_000, 100, 3)
+    const { keyOf, valueTextOf } = bareLoopInput(5_000, 100, 3)
     // The same aggregates by a plain reading of the topology: per partition (record i goes to i mod 3) and key.
     const aggregates = new Map<string, { count: number; sum: number; min: number; max: number }>()
     let expected = 0
     for (let i = 0; i < keyOf.length; i++) {
       const id = `${i % 3}/${keyOf[i]}`
-      const v = Number(valueOf[i])
+      const v = Number(valueTextOf[i])
       const a = aggregates.get(id)
       const next = a
         ? { count: a.count + 1, sum: a.sum + v, min: Math.min(a.min, v), max: Math.max(a.max, v) }
@@ -26,6 +26,6 @@ describe('the bare-loop baseline', () => {
     }
     // Enough bytes that the reused buffer starts over many times.
     expect(expected).toBeGreaterThan(4 * 65_536)
-    expect(bareLoopPass(keyOf, valueOf, 3)).toEqual({ records: 10_000, bytes: expected })
+    expect(bareLoopPass(keyOf, valueTextOf, 3)).toEqual({ records: 10_000, bytes: expected })
   })
 })

@@ -33,22 +33,22 @@ interface BareRecord {
 }
 
 /** The input of one pass: keys and values drawn like the load generator's (100 keys, values 0-999). */
-export function bareLoopInput(records: number, keys: number, seed: number): { keyOf: string[]; valueOf: string[] } {
+export function bareLoopInput(records: number, keys: number, seed: number): { keyOf: string[]; valueTextOf: string[] } {
   const random = new SeededRandom(seed)
   const names = Array.from({ length: keys }, (_, i) => `k${String(i).padStart(4, '0')}`)
   const keyOf = new Array<string>(records)
-  const valueOf = new Array<string>(records)
+  const valueTextOf = new Array<string>(records)
   for (let i = 0; i < records; i++) {
     keyOf[i] = names[random.int(0, keys)]!
-    valueOf[i] = String(random.int(0, 1000))
+    valueTextOf[i] = String(random.int(0, 1000))
   }
-  return { keyOf, valueOf }
+  return { keyOf, valueTextOf }
 }
 
 /** One pass over the input: the records built and the bytes the output values serialised to (also what keeps the work from being optimised away). */
 export function bareLoopPass(
   keyOf: readonly string[],
-  valueOf: readonly string[],
+  valueTextOf: readonly string[],
   partitions: number,
 ): { records: number; bytes: number } {
   const stores = Array.from({ length: partitions }, () => new Map<string, Aggregate>())
@@ -60,7 +60,7 @@ export function bareLoopPass(
   for (let i = 0; i < keyOf.length; i++) {
     const key = keyOf[i]!
     const p = i % partitions
-    const v = parseInputValue(valueOf[i]!)
+    const v = parseInputValue(valueTextOf[i]!)
     if (v === null) continue
     const store = stores[p]!
     const agg = applyToAggregate(store.get(key), v)
@@ -82,12 +82,12 @@ export function bareLoopPass(
 
 /** After one unmeasured pass, runs `passes` passes of `records` records and keeps the best (the least disturbed: while V8 has not yet grown its young generation, a pass pays about three times the scavenges, 150 ms against 50 ms here, and runs at two thirds of the rate or less). */
 export function measureBareLoop(records = 1_000_000, passes = 5, partitions = 6): BareLoopResult {
-  const { keyOf, valueOf } = bareLoopInput(records, 100, 1)
-  bareLoopPass(keyOf, valueOf, partitions) // warm-up, a whole unmeasured pass: JIT tiers and inline caches
+  const { keyOf, valueTextOf } = bareLoopInput(records, 100, 1)
+  bareLoopPass(keyOf, valueTextOf, partitions) // warm-up, a whole unmeasured pass: JIT tiers and inline caches
   const rates: number[] = []
   for (let i = 0; i < passes; i++) {
     const t0 = performance.now()
-    const n = bareLoopPass(keyOf, valueOf, partitions)
+    const n = bareLoopPass(keyOf, valueTextOf, partitions)
     const seconds = (performance.now() - t0) / 1000
     if (n.records !== records * 2 || n.bytes <= 0)
       throw new Error(`bare loop produced ${n.records} records and ${n.bytes} bytes for ${records} inputs`)

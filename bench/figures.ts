@@ -58,5 +58,5 @@ export function spread(xs: readonly number[], round: (n: number) => number = (n)
 /** Writes a result document as indented JSON, creating its directory. */
 export function writeResult(file: string, doc: unknown): void {
   mkdirSync(path.dirname(file), { recursive: true })
-  writeFileSync(file, JSON.stringify(doc, null, 2) + '\n')
+  writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`)
 }

@@ -70,7 +70,7 @@ export function judgeRun(run: LivenessRun, faults: FaultsAsked): LivenessJudgeme
   }
   return {
     seed: run.seed,
-    completed: s !== null && s.completed && !s.stalled && run.exitCode === 0,
+    completed: s?.completed === true && !s.stalled && run.exitCode === 0,
     faultsInjected: s !== null && (!killsExpected || s.kills > 0),
     allZero: s !== null && JUDGED_FIGURES.every((f) => s[f] === 0),
     problems,

@@ -69,7 +69,7 @@ mkdirSync('bench/results', { recursive: true })
 const file = 'bench/results/soak-embedded.json'
 const doc = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : { benchmark: 'soak', backend: 'embedded' }
 doc.memory = memory
-writeFileSync(file, JSON.stringify(doc, null, 2) + '\n')
+writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`)
 process.stdout.write(
   `rss median 5-10 min ${memory.rssMedianFirstWindowMB} MB, last 5 min ${memory.rssMedianLastWindowMB} MB: growth ${memory.growthAfter5Min}\n`,
 )

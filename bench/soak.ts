@@ -197,5 +197,5 @@ function write(state: 'partial' | 'complete'): void {
     runs,
     passed: runs.every((r) => r.passed),
   }
-  writeFileSync(reportFile(), JSON.stringify(report, null, 2) + '\n')
+  writeFileSync(reportFile(), `${JSON.stringify(report, null, 2)}\n`)
 }

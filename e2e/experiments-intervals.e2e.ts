@@ -115,7 +115,7 @@ describeInChromium(
         .toBe(4)
       const permalink = (await page.getByTestId('permalink').getAttribute('href'))!
       expect(permalink).toBe('/experiments?id=fixture-flipped')
-      await page.goto(server.url + '/experiments?id=fixture-ordered')
+      await page.goto(`${server.url}/experiments?id=fixture-ordered`)
       await page.locator('[data-testid="shown-experiment"]', { hasText: 'ordered' }).waitFor({ timeout: 20_000 })
       await expect
         .poll(() => guideText(lab), { timeout: 10_000 })

@@ -12,6 +12,7 @@ import { untilProgress, waitFor } from './progress.ts'
 
 /** The panels' text: everything the dashboard shows under the header and the time control. */
 function panelsText(page: Page): Promise<string> {
+  // biome-ignore lint/performance/useDomNodeTextContent: a Playwright locator's rendered text, not a DOM node's
   return page.getByTestId('dashboard').innerText()
 }
 

@@ -313,5 +313,5 @@ export function toCsv(cells: readonly CellResult[]): string {
     const row = cellRow(c)
     lines.push(CSV_COLUMNS.map((k) => (row[k] === null ? '' : String(row[k]))).join(','))
   }
-  return lines.join('\n') + '\n'
+  return `${lines.join('\n')}\n`
 }

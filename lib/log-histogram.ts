@@ -55,9 +55,9 @@ export class LogHistogram {
     let seen = this.zeros
     for (let i = 0; i < BUCKETS; i++) {
       seen += this.counts[i]!
-      if (seen > rank) return valueOf(i)
+      if (seen > rank) return bucketValue(i)
     }
-    return valueOf(BUCKETS - 1)
+    return bucketValue(BUCKETS - 1)
   }
 
   /** Bytes this sketch holds in its buckets. */
@@ -74,6 +74,6 @@ function bucketOf(x: number): number {
   return Math.max(MIN_INDEX, Math.min(MAX_INDEX, i)) - MIN_INDEX
 }
 
-function valueOf(bucket: number): number {
+function bucketValue(bucket: number): number {
   return (2 * GAMMA ** (bucket + MIN_INDEX)) / (GAMMA + 1)
 }

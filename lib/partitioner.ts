@@ -24,9 +24,11 @@ export function murmur2(data: Uint8Array): number {
     h ^= k
   }
   switch (length % 4) {
+    // biome-ignore lint/suspicious/noFallthroughSwitchClause: murmur2's tail falls through, as in Kafka's Utils.murmur2
     case 3:
       h ^= (data[(length & ~3) + 2]! & 0xff) << 16
     // falls through
+    // biome-ignore lint/suspicious/noFallthroughSwitchClause: murmur2's tail falls through, as in Kafka's Utils.murmur2
     case 2:
       h ^= (data[(length & ~3) + 1]! & 0xff) << 8
     // falls through

@@ -36,8 +36,8 @@ export function applyToAggregate(prev: Aggregate | undefined, value: number): Ag
   return {
     count: prev.count + 1,
     sum: prev.sum + value,
-    min: value < prev.min ? value : prev.min,
-    max: value > prev.max ? value : prev.max,
+    min: Math.min(value, prev.min),
+    max: Math.max(value, prev.max),
   }
 }
 

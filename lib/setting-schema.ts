@@ -35,6 +35,6 @@ export function choiceSchema<const C extends readonly [string, ...string[]]>(cho
 /** The first issue of a failed parse as one line: "path: message". */
 export function issueText(error: z.ZodError, fallback: string): string {
   const issue = error.issues[0]
-  const where = issue?.path.length ? issue.path.join('.') + ': ' : ''
+  const where = issue?.path.length ? `${issue.path.join('.')}: ` : ''
   return `${where}${issue?.message ?? fallback}`
 }

@@ -55,14 +55,14 @@ export function usage(): string {
   const lines = ['usage: eoscope <command> [flags]', '', 'commands:']
   for (const c of Object.values(COMMANDS)) lines.push(`  ${c.spec.name.padEnd(9)} ${c.spec.summary}`)
   lines.push('', "eoscope <command> --help lists the command's flags with their meaning and default.")
-  return lines.join('\n') + '\n'
+  return `${lines.join('\n')}\n`
 }
 
 /** Runs one command line; the exit status: 0 done, 1 failed or violated, 2 bad input. */
 export async function runCli(
   argv: readonly string[],
-  out: Out = (s) => process.stdout.write(s + '\n'),
-  err: Out = (s) => process.stderr.write(s + '\n'),
+  out: Out = (s) => process.stdout.write(`${s}\n`),
+  err: Out = (s) => process.stderr.write(`${s}\n`),
 ): Promise<number> {
   const [name, ...rest] = argv
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {

@@ -226,5 +226,5 @@ export function helpText(spec: CommandSpec): string {
   for (const [name, f] of Object.entries(spec.flags)) lines.push(`  --${name}${valueName(f)}`, `      ${describe(f)}`)
   lines.push('  -h, --help', '      this help')
   for (const note of spec.notes ?? []) lines.push('', note)
-  return lines.join('\n') + '\n'
+  return `${lines.join('\n')}\n`
 }

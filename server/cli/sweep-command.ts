@@ -175,7 +175,7 @@ export async function sweepCommand(f: SweepFlags, out: (s: string) => void): Pro
     const line = c
       ? `[${r.progress.done}/${r.progress.total}] ${f.model ? 'model: ' : ''}${c.guarantee} commit.interval.ms=${c.commitIntervalMs} repetition ${c.repetition}: ${c.stage}`
       : ''
-    if (line && line !== lastLine) process.stderr.write(line + '\n')
+    if (line && line !== lastLine) process.stderr.write(`${line}\n`)
     lastLine = line
   }
   const running = f.model

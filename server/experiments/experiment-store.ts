@@ -72,10 +72,10 @@ export class ExperimentStore {
   save(record: ExperimentRecord): Promise<void> {
     const next = this.writing.then(async () => {
       await mkdir(this.dir, { recursive: true })
-      await writeAtomically(this.file(record.id), JSON.stringify(record, null, 2) + '\n')
+      await writeAtomically(this.file(record.id), `${JSON.stringify(record, null, 2)}\n`)
       const index = [summarize(record), ...(await this.readIndex()).filter((s) => s.id !== record.id)].sort(newestFirst)
       const kept = index.slice(0, this.keep)
-      await writeAtomically(this.indexFile, JSON.stringify(kept) + '\n')
+      await writeAtomically(this.indexFile, `${JSON.stringify(kept)}\n`)
       for (const dropped of index.slice(this.keep)) await rm(this.file(dropped.id), { force: true })
     })
     this.writing = next.catch(() => {})
@@ -130,7 +130,7 @@ export class ExperimentStore {
       }
     }
     out.sort(newestFirst)
-    await writeAtomically(this.indexFile, JSON.stringify(out) + '\n')
+    await writeAtomically(this.indexFile, `${JSON.stringify(out)}\n`)
     return out
   }
 }

@@ -165,7 +165,7 @@ function badSetConfig(g: Gen): unknown {
           '__proto__',
           'constructor',
           'isolation.level',
-          g.str() + '!',
+          `${g.str()}!`,
           g.long(200),
         ])]: g.defined(),
         'commit.interval.ms': 200,
@@ -187,7 +187,7 @@ function badWorkerId(g: Gen): unknown {
     'worker-1;drop',
     g.long(65),
     g.long(),
-    g.str() + '\u0000',
+    `${g.str()}\u0000`,
     1,
     null,
     ['worker-1'],
@@ -319,8 +319,7 @@ function checkAck(sent: unknown, ack: unknown): void {
   const a = ack as { ok?: unknown; error?: unknown }
   count(`ack ${String(a?.error).split(/[ :]/).slice(0, 2).join(' ').replace(/\d+/g, 'N')}`)
   if (
-    !a ||
-    a.ok !== false ||
+    a?.ok !== false ||
     typeof a.error !== 'string' ||
     a.error.trim() === '' ||
     a.error.length > 2000 ||
@@ -422,7 +421,7 @@ describe('a storm of bad input', () => {
           event: 'command',
           args: g
             .pick<unknown[]>([[], [g.pick(['reset', 'addWorker', 'dropAcks'])], [g.any()]])
-            .filter((a) => (a === 'reset' || a === 'addWorker' || a === 'dropAcks' ? false : true)),
+            .filter((a) => a !== 'reset' && a !== 'addWorker' && a !== 'dropAcks'),
         })
       }
     }
@@ -541,7 +540,7 @@ describe('a storm of bad input', () => {
           '{"workers": 3,}',
           'NaN',
           '\u0000\u0001\u0002',
-          g.str() + '{',
+          `${g.str()}{`,
           '{"a":1}{"b":2}',
           '['.repeat(5000),
           '\uFEFF{"workers":99}',

@@ -10,6 +10,7 @@
 // Read-only like the CLI: no group is joined, nothing is written.
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ApplicationSample, ObserveTarget } from '../observe/application-observer.ts'
 import type { ObserverRegistry } from '../observe/observer-registry.ts'
 import { parseObserveTarget } from '../observe/observe-target.ts'
 import type { ObserveSampleView } from '../../lib/observe-protocol.ts'
@@ -30,7 +31,7 @@ export function createObserveHandler(registry: ObserverRegistry | null, log: (ms
     try {
       if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, `use GET for ${OBSERVE_PATH}`)
       const q = new URL(req.url ?? '/', 'http://localhost').searchParams
-      let target
+      let target: ObserveTarget
       try {
         target = parseObserveTarget({
           applicationId: q.get('applicationId') ?? undefined,
@@ -45,7 +46,7 @@ export function createObserveHandler(registry: ObserverRegistry | null, log: (ms
         throw e
       }
       if (!registry) throw new HttpError(501, NO_CLUSTER)
-      let sample
+      let sample: ApplicationSample
       try {
         sample = await registry.sample(target)
       } catch (e) {

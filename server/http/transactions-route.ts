@@ -13,7 +13,10 @@ export function sendTransactionHistory(lab: LabController, res: ServerResponse, 
   if (!lab.transactionHistory) throw new HttpError(404, 'this lab keeps no transaction history')
   const page = lab.transactionHistory(q.filter)
   const headers = { 'x-eoscope-window': page.window.text }
-  if (q.format === 'json') return sendJson(res, 200, page, headers)
+  if (q.format === 'json') {
+    sendJson(res, 200, page, headers)
+    return
+  }
   send(res, 200, toCsv(page.rows), 'text/csv; charset=utf-8', {
     ...headers,
     'content-disposition': `attachment; filename="${exportFileName(page, 'csv')}"`,

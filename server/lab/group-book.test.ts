@@ -41,12 +41,12 @@ describe('the group view of a lab', () => {
 
     const victim = before.members[0]!
     expect(await time.runUntilSettled(lab.execute('killWorker', { workerId: victim.workerId! }))).toEqual({ ok: true })
-    const after = () =>
+    const laterGeneration = () =>
       lab
         .snapshot()
         .group!.generations.find((g) => g.generationId! > n && !g.members.some((m) => m.memberId === victim.memberId))
-    await time.runUntil(() => after() !== undefined, 60_000, 50)
-    const next = after()!
+    await time.runUntil(() => laterGeneration() !== undefined, 60_000, 50)
+    const next = laterGeneration()!
     expect(next.members.flatMap((m) => m.partitions).sort()).toEqual([0, 1, 2, 3, 4, 5])
     for (const p of victim.partitions)
       expect(next.members.find((m) => m.partitions.includes(p))!.memberId).not.toBe(victim.memberId)

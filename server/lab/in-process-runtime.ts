@@ -287,7 +287,7 @@ export class InProcessRuntime implements LabRuntime {
   /** Kills a worker abruptly, now or when it next reaches `step`. */
   kill(workerId: string, step: Step | null = null): boolean {
     const slot = this.slotOf(workerId)
-    if (!slot || !slot.process.alive) return false
+    if (!slot?.process.alive) return false
     if (step !== null && slot.process.state === 'running') {
       this.armedKills.set(workerId, step)
       return true
@@ -332,7 +332,7 @@ export class InProcessRuntime implements LabRuntime {
   /** Pauses a worker now, or when it next reaches `step` (SIGSTOP: no heartbeats, it becomes a zombie). */
   pause(workerId: string, step: Step | null = null): boolean {
     const slot = this.slotOf(workerId)
-    if (!slot || slot.process.state !== 'running') return false
+    if (slot?.process.state !== 'running') return false
     if (step !== null) {
       this.armedPauses.set(workerId, step)
       return true
@@ -343,7 +343,7 @@ export class InProcessRuntime implements LabRuntime {
   }
   resume(workerId: string): boolean {
     const slot = this.slotOf(workerId)
-    if (!slot || slot.process.state !== 'paused') return false
+    if (slot?.process.state !== 'paused') return false
     slot.process.resume()
     return true
   }
@@ -456,8 +456,10 @@ export class InProcessRuntime implements LabRuntime {
   async revive(settings: RevivalSettings): Promise<void> {
     this.options.restartAfterMs = settings.restartAfterMs
     this.workerFaults.ackDrops.disarm()
-    if (this.options.latency !== settings.latency)
-      this.cluster.latency = latencyModel((this.options.latency = settings.latency))
+    if (this.options.latency !== settings.latency) {
+      this.options.latency = settings.latency
+      this.cluster.latency = latencyModel(settings.latency)
+    }
     if (!this.stopped) return
     await this.tickerDone
     this.stopped = false

@@ -44,7 +44,7 @@ export interface CommandTarget {
   /** Why no command runs now (a lab shutting down), or null. */
   refusal(): string | null
   /** Runs one validated command; returns a result only to refuse it. */
-  run(name: CommandName, payload: unknown): Promise<CommandResult | void>
+  run(name: CommandName, payload: unknown): Promise<CommandResult | undefined>
   /** After a command ran: a fresh snapshot. */
   published(): void
 }
@@ -87,7 +87,7 @@ export async function applySetConfig(
   rt: LabRuntime,
   p: CommandPayload<'setConfig'>,
   lab: { mark(kind: MarkerKind, label: string): void; rate(perSec: number): void },
-): Promise<CommandResult | void> {
+): Promise<CommandResult | undefined> {
   const { inputRatePerSec, workers, 'default.deserialization.exception.handler': handler, ...streams } = p
   if (Object.keys(streams).length > 0 || (handler !== undefined && handler !== rt.deserializationPolicy)) {
     const asked = streams['processing.guarantee']
@@ -122,7 +122,7 @@ export async function applySetConfig(
  * becomes log-and-continue and every worker restarts cleanly (the stopped ones too), so the record
  * goes to the dead-letter topic and processing resumes from the committed offsets: nothing is lost.
  */
-export async function skipPoison(rt: LabRuntime, mark: (label: string) => void): Promise<CommandResult | void> {
+export async function skipPoison(rt: LabRuntime, mark: (label: string) => void): Promise<CommandResult | undefined> {
   const stopped = rt.slots.filter(
     (s) => s.process.state === 'exited' || s.worker?.state === 'failed' || s.worker?.state === 'stopped',
   ).length
@@ -157,7 +157,7 @@ export async function workerCommand(
   name: WorkerCommandName,
   payload: unknown,
   resumed: (workerId: string) => void,
-): Promise<CommandResult | void> {
+): Promise<CommandResult | undefined> {
   switch (name) {
     case 'killWorker': {
       const { workerId, step } = payload as CommandPayload<'killWorker'>

@@ -149,7 +149,7 @@ export class EvidenceShelf {
     return [...this.labs.values()].includes(lab)
   }
 
-  dismiss(id: string): CommandResult | void {
+  dismiss(id: string): CommandResult | undefined {
     if (!this.cards.some((c) => c.id === id)) return { ok: false, error: `no evidence card ${JSON.stringify(id)}` }
     this.cards = this.cards.filter((c) => c.id !== id)
     this.labs.delete(id)

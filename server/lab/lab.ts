@@ -137,7 +137,8 @@ export class Lab implements LabController {
     this.unsubscribe()
     this.runtime = rt
     this.rate = rt.generator.rate
-    const ledger = (this.ledger = new DuplicateLedger())
+    const ledger = new DuplicateLedger()
+    this.ledger = ledger
     this.workers = new WorkerBoard()
     this.deadLetters = 0
     this.logBook.clear()
@@ -169,7 +170,8 @@ export class Lab implements LabController {
   }
 
   private startLoops(rt: LabRuntime): void {
-    const timers = (this.timers = { stop: false })
+    const timers = { stop: false }
+    this.timers = timers
     const loop = (everyMs: number, fn: () => unknown) => repeat(this.time, timers, everyMs, fn)
     void loop(this.options.snapshotIntervalMs ?? 100, () => this.publish())
     void loop(rt.pollMs.visibility, () => this.visibility.poll(this.time.now()))
@@ -233,7 +235,10 @@ export class Lab implements LabController {
       forScenario: (setup) => this.runtimes.forScenario(setup),
       onScreen: () => (this.closed ? null : this.runtime),
       rate: () => this.rate,
-      handBack: (rate) => ((this.rate = rate), this.publish()),
+      handBack: (rate) => {
+        this.rate = rate
+        this.publish()
+      },
       mark: (phase, label, verdict) => this.record.scenario(name, phase, label, verdict),
     })
   }
@@ -396,7 +401,7 @@ export class Lab implements LabController {
     return this.commands.execute(name, payload)
   }
 
-  private async runCommand(name: CommandName, payload: unknown): Promise<CommandResult | void> {
+  private async runCommand(name: CommandName, payload: unknown): Promise<CommandResult | undefined> {
     const rt = this.runtime
     const needs =
       name === 'killWorker' && (payload as CommandPayload<'killWorker'>).step != null
@@ -432,20 +437,23 @@ export class Lab implements LabController {
         )
       case 'addWorker':
         if (rt.slots.length >= MAX_WORKERS) return { ok: false, error: `at most ${MAX_WORKERS} workers` }
-        return this.record.added(rt.addWorker().slotId, rt.wording)
+        this.record.added(rt.addWorker().slotId, rt.wording)
+        return
       case 'dropAcks':
         rt.dropAcks((payload as CommandPayload<'dropAcks'>).count)
         return
       case 'reset':
-        return this.reset()
+        await this.reset()
+        return
       case 'injectPoison':
-        return injectPoison(rt, (payload as CommandPayload<'injectPoison'>).count, (label) =>
+        await injectPoison(rt, (payload as CommandPayload<'injectPoison'>).count, (label) =>
           this.record.mark('config', label, undefined, {
             kind: 'poison',
             count: (payload as CommandPayload<'injectPoison'>).count,
             handler: rt.deserializationPolicy,
           }),
         )
+        return
       case 'selectPartition':
         return this.select(payload as CommandPayload<'selectPartition'>)
       case 'runScenario': {
@@ -459,7 +467,7 @@ export class Lab implements LabController {
     }
   }
 
-  private select(sel: CommandPayload<'selectPartition'>): CommandResult | void {
+  private select(sel: CommandPayload<'selectPartition'>): CommandResult | undefined {
     const rt = this.runtime
     if (sel.partition >= rt.partitions)
       return { ok: false, error: `partition ${sel.partition} does not exist: the lab has ${rt.partitions}` }

@@ -119,7 +119,7 @@ export function csvField(v: string | number | null): string {
 export function toCsv(rows: readonly TxnRow[]): string {
   const lines = [CSV_COLUMNS.join(',')]
   for (const r of rows) lines.push(CSV_COLUMNS.map((c) => csvField(r[c])).join(','))
-  return lines.join('\r\n') + '\r\n'
+  return `${lines.join('\r\n')}\r\n`
 }
 
 /** The download's file name, with the window its rows cover. */

@@ -105,7 +105,7 @@ async function dumpPartition(
 ): Promise<void> {
   const out = createWriteStream(file, { encoding: 'utf8' })
   await forEachPage(inspector, tp, offsets.logStartOffset, offsets.highWatermark, DEFAULT_PAGE_SIZE, async (page) => {
-    if (!out.write(page.map((r) => JSON.stringify(toDumpLine(r)) + '\n').join(''))) await once(out, 'drain')
+    if (!out.write(page.map((r) => `${JSON.stringify(toDumpLine(r))}\n`).join(''))) await once(out, 'drain')
   })
   out.end()
   await once(out, 'finish')
@@ -126,8 +126,8 @@ export async function dumpRun(inspector: LogInspector, dir: string, groupId: str
     topics.topics.push(entry)
   }
   const committed: CommittedOffsetsFile = { groupId, offsets: await inspector.committedOffsets(groupId) }
-  await writeFile(join(dir, TOPICS_FILE), JSON.stringify(topics, null, 2) + '\n')
-  await writeFile(join(dir, COMMITTED_OFFSETS_FILE), JSON.stringify(committed, null, 2) + '\n')
+  await writeFile(join(dir, TOPICS_FILE), `${JSON.stringify(topics, null, 2)}\n`)
+  await writeFile(join(dir, COMMITTED_OFFSETS_FILE), `${JSON.stringify(committed, null, 2)}\n`)
   await writeFile(join(dir, 'README.txt'), README)
 }
 

@@ -21,7 +21,7 @@ export interface FaultTarget {
 export function killWorker(t: FaultTarget, workerId: string, step: Step | null): boolean | Promise<void> {
   const slot = t.slotOf(workerId)
   const now = t.time.now()
-  if (!slot || !slot.child || (slot.process.state !== 'running' && slot.process.state !== 'paused')) {
+  if (!slot?.child || (slot.process.state !== 'running' && slot.process.state !== 'paused')) {
     if (!t.isRemote(workerId)) return false
     return t.commands.send(
       step === null

@@ -16,6 +16,7 @@ import type {
 } from '../types.ts'
 import { tpKey } from '../types.ts'
 import type { EmbeddedConnection } from './embedded-connection.ts'
+import type { HeartbeatResult } from './group-coordinator.ts'
 import { recordsCostMs } from './latency-model.ts'
 
 const UNSTABLE_OFFSET_RETRY_MS = 10
@@ -85,7 +86,7 @@ export class EmbeddedConsumer implements LogConsumer {
   private async heartbeatAndRebalance(): Promise<void> {
     const c = this.conn.cluster
     if (this.memberId === null) throw new LogError('UNKNOWN_MEMBER_ID', 'subscribe first')
-    let hb
+    let hb: HeartbeatResult
     try {
       this.conn.process.check()
       hb = this.group.heartbeat(this.memberId)

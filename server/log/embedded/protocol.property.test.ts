@@ -115,7 +115,7 @@ class Schedule {
   }
 
   private beginTxn(tid: number, c: Client): Txn {
-    if (!c.txn || c.txn.outcome !== 'open') {
+    if (c.txn?.outcome !== 'open') {
       c.txn = { tid, producerId: c.producerId, epoch: c.epoch, values: [], offset: null, outcome: 'open' }
       this.txns.push(c.txn)
     }

@@ -9,7 +9,7 @@ interface Slots<T> {
 }
 
 /** Appends and front drops against a plain array as the model; sizes cross the 4096-slot chunks, and some drops are whole chunks. */
-function holdsWhatAnArrayWould<T>(make: () => Slots<T>, valueOf: (n: number) => T): void {
+function holdsWhatAnArrayWould<T>(make: () => Slots<T>, valueFor: (n: number) => T): void {
   const op = fc.oneof(
     fc.record({ append: fc.integer({ min: 1, max: 9_000 }) }),
     fc.record({ drop: fc.oneof(fc.integer({ min: 0, max: 9_000 }), fc.constantFrom(4096, 8192)) }),
@@ -22,8 +22,8 @@ function holdsWhatAnArrayWould<T>(make: () => Slots<T>, valueOf: (n: number) => 
       for (const o of ops) {
         if ('append' in o) {
           for (let k = 0; k < o.append; k++, next++) {
-            slots.set(model.length, valueOf(next))
-            model.push(valueOf(next))
+            slots.set(model.length, valueFor(next))
+            model.push(valueFor(next))
           }
         } else {
           const count = Math.min(o.drop, model.length)

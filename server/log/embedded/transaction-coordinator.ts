@@ -86,9 +86,9 @@ export interface TxnHeld {
 /** What the coordinator needs from the rest of the broker to write markers. */
 export interface MarkerWriter {
   /** Returns what the transaction held on the partition, when known. */
-  writeMarker(tp: TopicPartition, producerId: number, epoch: number, type: ControlType): TxnHeld | null | void
+  writeMarker(tp: TopicPartition, producerId: number, epoch: number, type: ControlType): TxnHeld | null | undefined
   /** Returns how many offsets the transaction held in the group, when known. */
-  completeGroupTxn(groupId: string, producerId: number, type: ControlType): number | void
+  completeGroupTxn(groupId: string, producerId: number, type: ControlType): number | undefined
 }
 
 const MAX_EPOCH = 32_767

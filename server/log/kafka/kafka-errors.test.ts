@@ -11,7 +11,7 @@ const {
   KafkaJSNonRetriableError,
   KafkaJSConnectionError,
   KafkaJSAggregateError,
-} = kafkajs as unknown as Record<string, new (...args: any[]) => Error>
+} = kafkajs as unknown as Record<string, new (...args: unknown[]) => Error>
 
 function protocol(type: string, code: number): Error {
   return new KafkaJSProtocolError({ message: `broker said ${type}`, type, code, retriable: false })

@@ -7,7 +7,7 @@ import type { ConsumedRecord, LogReader, PartitionOffsets, TopicPartition } from
 import { isLogError } from '../errors.ts'
 import { mapErrors } from './kafka-errors.ts'
 import { toConsumedRecord, visibleRecords } from './kafka-records.ts'
-import type { PartitionFetcher } from './partition-fetcher.ts'
+import type { PartitionFetch, PartitionFetcher } from './partition-fetcher.ts'
 
 /** Log start offset and high watermark from ListOffsets; the last stable offset from an empty Fetch at the high watermark. */
 export async function partitionOffsets(
@@ -64,7 +64,7 @@ export async function hasVisibleRecords(
 ): Promise<boolean> {
   let offset = from
   while (offset < to) {
-    let fetched
+    let fetched: PartitionFetch
     try {
       fetched = await fetcher.fetch(tp, offset, isolation)
     } catch (e) {

@@ -77,7 +77,7 @@ export class LocalBrokers {
     const pid = Number(readText(join(this.dir, `broker-${id}.pid`)))
     if (!Number.isInteger(pid) || pid <= 0) return null
     const cmd = this.processes.commandLine(pid)
-    return cmd !== null && cmd.includes('kafka.Kafka') && cmd.includes(join(this.dir, `node-${id}`)) ? pid : null
+    return cmd?.includes('kafka.Kafka') && cmd.includes(join(this.dir, `node-${id}`)) ? pid : null
   }
 
   private known(id: number): LocalBroker {

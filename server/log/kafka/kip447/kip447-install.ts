@@ -30,7 +30,7 @@ export function installTxnOffsetCommitV3(): void {
   if (installed) return
   const { requests } = require('kafkajs/src/protocol/requests') as { requests: Record<string, RequestDefinition> }
   const definition = requests.TxnOffsetCommit
-  if (!definition || !definition.versions.includes('1'))
+  if (!definition?.versions.includes('1'))
     throw new Error('this kafkajs version has no TxnOffsetCommit v1 to extend; eoscope pins kafkajs 2.2.4')
   const original = definition.protocol.bind(definition)
   definition.versions = [...definition.versions, '3']
