@@ -23,14 +23,18 @@ export interface ChartConfig<K extends string> {
 type ChartKey = Exclude<keyof ChartPoint, 't'>
 
 /**
- * The throughput chart. Its processed line is the rate over `window` (the headline's window, two
- * commit intervals and at least 2 s): per sample it would read 0 between commits and twice the rate at one.
+ * The throughput chart. Its processed line is the lab's rate over whole commit intervals spanning at
+ * least `window` (the headline's window, two commit intervals and at least 2 s; lib/processed-rate.ts):
+ * per sample, or over a fixed stretch of time, it would read 0 between commits and twice the rate at one.
  */
 export function throughputChart(window: string): ChartConfig<ChartKey> {
   return {
     id: 'throughput',
     title: `Throughput (processed over the last ${window})`,
-    hint: `processed: records/s by which committed input offsets advance, over the ${window} before each point · visible output: committed output records/s seen read_committed`,
+    hint:
+      `processed: records/s by which committed input offsets advance, between commits at least ${window} apart ` +
+      `up to each point (0 when nothing was committed in the ${window} before it) · ` +
+      'visible output: committed output records/s seen read_committed',
     series: [
       { key: 'processedPerSec', label: `processed (${window} window)`, color: 'var(--chart-1)' },
       { key: 'visibleOutputPerSec', label: 'visible output', color: 'var(--chart-2)', dashed: true },

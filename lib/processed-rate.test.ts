@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import type { ChartPoint } from './lab-protocol.ts'
 import {
+  type CommitStep,
+  committedRate,
   headlineProcessed,
   processedWindowMs,
-  windowedProcessed,
   windowLabel,
   withWindowedProcessed,
 } from './processed-rate.ts'
@@ -54,7 +55,18 @@ function simulate(run: Run): ChartPoint[] {
   return series
 }
 
-describe('the processed rate over a window', () => {
+/** The same run's commits, per partition (one partition here): where it started, then each commit. */
+function commitsOf(run: Run): CommitStep[] {
+  const steps: CommitStep[] = [{ t: 0, offset: 0 }]
+  for (let n = 1; ; n++) {
+    const t = n * run.commitIntervalMs + (run.commitLag?.(n) ?? 0)
+    if (t > run.durationMs) break
+    steps.push({ t, offset: Math.floor((Math.min(t, run.stopAtMs ?? Infinity) * run.ratePerSec) / 1000) })
+  }
+  return steps
+}
+
+describe('the processed rate', () => {
   const atLeastOnce: Run = { commitIntervalMs: 1000, ratePerSec: 2000, sampleEveryMs: 500, durationMs: 60_000 }
 
   it('takes a window of at least 2 s and at least two commit intervals', () => {
@@ -66,47 +78,45 @@ describe('the processed rate over a window', () => {
     expect(windowLabel(60_000)).toBe('1 min')
   })
 
-  it('the per-sample figure is the 0 / 4,000 sawtooth the headline must not show', () => {
+  it('the per-sample figure is the 0 / 4,000 sawtooth the series must not show', () => {
     const per = simulate(atLeastOnce).map((p) => p.processedPerSec)
     expect(per.filter((v) => v === 0).length).toBeGreaterThan(50)
     expect(Math.max(...per)).toBe(4000)
   })
 
-  it('at_least_once, commit.interval.ms 1000, 2,000 records/s, samples every 500 ms: never 0 while input flows', () => {
-    const series = simulate(atLeastOnce)
+  it('at_least_once, commit.interval.ms 1000, 2,000 records/s: the input rate at any instant after a commit', () => {
+    const commits = [commitsOf(atLeastOnce)]
     const window = processedWindowMs(1000)
-    const firstCommit = series.findIndex((p) => p.processedPerSec > 0)
-    for (let i = firstCommit; i < series.length; i++) {
-      const headline = headlineProcessed(series.slice(0, i + 1), window)
-      expect(headline, `at ${series[i]!.t} ms`).toBeGreaterThan(0)
-      expect(headline).toBeGreaterThanOrEqual(1000)
-      expect(headline).toBeLessThanOrEqual(3000)
+    for (let t = 1000; t <= 60_000; t += 70) expect(committedRate(commits, t, window), `at ${t} ms`).toBe(2000)
+  })
+
+  it('whole commit intervals: late commits leave it within 5% of the input rate', () => {
+    const commits = [commitsOf({ ...atLeastOnce, commitLag: (n) => (n * 37) % 90 })]
+    for (let t = 3000; t <= 60_000; t += 70) {
+      const rate = committedRate(commits, t, 2000)
+      expect(rate, `at ${t} ms`).toBeGreaterThanOrEqual(1900)
+      expect(rate, `at ${t} ms`).toBeLessThanOrEqual(2100)
     }
-    // Once the window is full the rate is the input rate.
-    expect(headlineProcessed(series, window)).toBe(2000)
   })
 
-  it('stays above 0 with commits running late and samples jittering', () => {
-    const series = simulate({ ...atLeastOnce, commitLag: (n) => (n * 37) % 90, sampleLag: (n) => (n * 53) % 40 })
-    const window = processedWindowMs(1000)
-    const rates = windowedProcessed(series, window)
-    const firstCommit = series.findIndex((p) => p.processedPerSec > 0)
-    expect(rates.slice(firstCommit).every((r) => r > 0)).toBe(true)
-    // A window holds one to three commits of about 2,000 records: at least half the input rate.
-    expect(Math.min(...rates.slice(8))).toBeGreaterThanOrEqual(1000)
+  it("adds up the partitions' rates, whatever the phase of their commits", () => {
+    const a = commitsOf(atLeastOnce)
+    const b = commitsOf({ ...atLeastOnce, ratePerSec: 500 }).map((c) => ({ ...c, t: c.t + 430 }))
+    for (let t = 3000; t <= 50_000; t += 70) expect(committedRate([a, b], t, 2000), `at ${t} ms`).toBe(2500)
   })
 
-  it('reads 0 once no commit has come for a whole window after input stopped', () => {
-    const series = simulate({ ...atLeastOnce, stopAtMs: 30_000 })
-    const rates = windowedProcessed(series, processedWindowMs(1000))
-    const at = (t: number) => rates[series.findIndex((p) => p.t >= t)]
-    expect(at(29_000)).toBe(2000)
-    expect(at(34_000)).toBe(0)
+  it('reads 0 once no commit has come for a whole window, and before the first commit', () => {
+    const commits = [commitsOf({ ...atLeastOnce, durationMs: 30_000 })]
+    expect(committedRate(commits, 29_500, 2000)).toBe(2000)
+    expect(committedRate(commits, 32_001, 2000)).toBe(0)
+    expect(committedRate([[{ t: 0, offset: 0 }]], 500, 2000)).toBe(0)
+    expect(committedRate([], 500, 2000)).toBe(0)
   })
 
-  it('the chart line carries the windowed rate, not the sawtooth', () => {
-    const line = withWindowedProcessed(simulate(atLeastOnce), 2000).map((p) => p.processedPerSec)
-    expect(line.slice(4).every((v) => v === 2000)).toBe(true)
+  it('the chart and the headline show the points as the lab computed them', () => {
+    const series = simulate({ ...atLeastOnce, durationMs: 3000 })
+    expect(withWindowedProcessed(series, 2000)).toEqual(series)
+    expect(headlineProcessed(series, 2000)).toBe(series.at(-1)!.processedPerSec)
     expect(headlineProcessed([], 2000)).toBeNull()
   })
 })

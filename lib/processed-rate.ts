@@ -1,12 +1,14 @@
-// The PROCESSED headline and the throughput line: a rate over a window, not a per-sample figure.
+// The PROCESSED headline and the throughput line: a rate over whole commit intervals, not a
+// per-sample figure (docs/measures.md#throughput).
 //
 // Processed throughput is the advance of the group's committed input offsets (records/s). Offsets
 // only move when a task commits, once per commit.interval.ms, while the lab samples every 500 ms:
 // per sample, at_least_once with a 1 s commit interval reads 0, 4,000, 0, 4,000... for a steady
-// 2,000 records/s. Over a window of at least two commit intervals every window holds a commit, so
-// the rate only reads 0 when nothing was committed for that long.
+// 2,000 records/s, and so does a fixed 2 s window over those samples when it holds one or three
+// commits. The lab takes the rate from the commits themselves (committedRate): between commits of
+// each partition at least a window apart, so a steady input reads its own rate.
 //
-// Isomorphic: used by the dashboard (headline and chart) and by its tests.
+// Isomorphic: the lab's timeline computes each point with it; the dashboard shows the points.
 
 import type { ChartPoint } from './lab-protocol.ts'
 
@@ -26,45 +28,59 @@ export function windowLabel(windowMs: number): string {
   return `${Number(min.toFixed(1))} min`
 }
 
-/** The usual gap between samples (the median), for the first point, whose own gap is unknown. */
-function typicalGapMs(series: readonly ChartPoint[]): number {
-  const gaps: number[] = []
-  for (let i = 1; i < series.length; i++) gaps.push(series[i]!.t - series[i - 1]!.t)
-  if (!gaps.length) return 500
-  gaps.sort((a, b) => a - b)
-  return Math.max(1, gaps[Math.floor(gaps.length / 2)]!)
+/** One partition's committed offset from an instant on: a commit, or where the partition stood when watching began. */
+export interface CommitStep {
+  t: number
+  offset: number
 }
 
 /**
- * The processed rate at every point, over the `windowMs` before it: the records by which committed
- * offsets advanced in that window, divided by the window's length (or by the part of it the series
- * covers, at the start). Each sample's `processedPerSec` covers the gap since the sample before.
+ * The processed rate at `nowMs` (records/s), from each input partition's commits, sorted by time:
+ * committed offsets are a step function that moves once per commit, so a rate read over a fixed
+ * stretch of time counts zero, one or two commits of work for one stretch's worth of time (0 or
+ * twice the input rate at commit.interval.ms 1000 over 2 s). Instead each partition's rate is taken
+ * between commits: from its last step at least `windowMs` before its latest commit (else its
+ * first) to that latest commit, over the time between the two, so whole commit intervals only.
+ * A partition whose latest commit is older than the window adds 0: nothing was committed in it.
+ * The partitions' rates add up to the group's (as commit-window.ts measures a scenario's throughput).
  */
-export function windowedProcessed(series: readonly ChartPoint[], windowMs: number): number[] {
-  const gapOf = (i: number) => (i > 0 ? series[i]!.t - series[i - 1]!.t : typicalGapMs(series))
-  const records = series.map((p, i) => (p.processedPerSec * gapOf(i)) / 1000)
-  const out: number[] = []
-  let from = 0
-  let sum = 0
-  for (let i = 0; i < series.length; i++) {
-    sum += records[i]!
-    // Drop the samples whose whole gap lies before the window (t_i − gap_i ≥ t_now − window keeps a sample).
-    while (from < i && series[from]!.t <= series[i]!.t - windowMs) sum -= records[from++]!
-    const covered = series[i]!.t - series[from]!.t + gapOf(from)
-    out.push(Math.max(0, Math.round((sum * 1000) / Math.max(1, Math.min(windowMs, covered)))))
+export function committedRate(partitions: Iterable<readonly CommitStep[]>, nowMs: number, windowMs: number): number {
+  let perSec = 0
+  for (const steps of partitions) {
+    let latest = -1
+    for (let i = steps.length - 1; i >= 0; i--)
+      if (steps[i]!.t <= nowMs) {
+        latest = i
+        break
+      }
+    if (latest <= 0 || steps[latest]!.t <= nowMs - windowMs) continue
+    const last = steps[latest]!
+    let from = 0
+    for (let i = latest - 1; i >= 0; i--)
+      if (steps[i]!.t <= last.t - windowMs) {
+        from = i
+        break
+      }
+    const first = steps[from]!
+    if (last.t > first.t) perSec += ((last.offset - first.offset) * 1000) / (last.t - first.t)
   }
-  return out
+  return Math.max(0, Math.round(perSec))
 }
 
-/** The headline: the processed rate over the window ending at the last sample; null without samples. */
-export function headlineProcessed(series: readonly ChartPoint[], windowMs: number): number | null {
-  if (!series.length) return null
-  const tail = series.filter((p) => p.t > series[series.length - 1]!.t - windowMs - typicalGapMs(series))
-  return windowedProcessed(tail, windowMs).at(-1) ?? null
+/**
+ * The headline: the latest point's processed rate, which the lab computes over commits as they
+ * happen (committedRate); null without samples. `_windowMs` is the window the lab used, kept for
+ * callers that name it.
+ */
+export function headlineProcessed(series: readonly ChartPoint[], _windowMs?: number): number | null {
+  return series.length ? series[series.length - 1]!.processedPerSec : null
 }
 
-/** The series with processedPerSec replaced by the windowed rate, for the throughput chart. */
-export function withWindowedProcessed(series: readonly ChartPoint[], windowMs: number): ChartPoint[] {
-  const rates = windowedProcessed(series, windowMs)
-  return series.map((p, i) => ({ ...p, processedPerSec: rates[i]! }))
+/**
+ * The series for the throughput chart: each point's processed rate is already the lab's rate over
+ * whole commit intervals (committedRate), so it is drawn as it is; windowing it again here would
+ * average the average.
+ */
+export function withWindowedProcessed(series: readonly ChartPoint[], _windowMs?: number): ChartPoint[] {
+  return [...series]
 }

@@ -156,7 +156,7 @@ export class Lab implements LabController {
     )
     this.unsubscribe = rt.onEvent((e) => this.onEvent(e))
     this.record.beginRun()
-    this.timeline.restart()
+    this.timeline.restart(rt.committedOffsets())
     this.latest = this.build()
     this.startLoops(rt)
     try {
@@ -175,7 +175,7 @@ export class Lab implements LabController {
     const loop = (everyMs: number, fn: () => unknown) => repeat(this.time, timers, everyMs, fn)
     void loop(this.options.snapshotIntervalMs ?? 100, () => this.publish())
     void loop(rt.pollMs.visibility, () => this.visibility.poll(this.time.now()))
-    void loop(SERIES_WINDOW_MS, () => this.timeline.sample(rt.committedTotal(), this.visibility.drain()))
+    void loop(SERIES_WINDOW_MS, () => this.timeline.sample(this.visibility.drain(), rt.config['commit.interval.ms']))
     void loop(this.options.validateIntervalMs ?? 2_000, () => this.validate())
     void loop(RETENTION_EVERY_MS, () => this.applyRetention())
     void loop(rt.pollMs.logView, () => this.refreshLogView())
@@ -265,6 +265,9 @@ export class Lab implements LabController {
         break
       case 'trace':
         this.traces.onTrace(e)
+        break
+      case 'offsets-committed':
+        this.timeline.committed(e.offsets, e.atMs)
         break
       case 'cluster-unreachable':
         this.health.unreachable(e.error)
