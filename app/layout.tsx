@@ -15,6 +15,7 @@ import './styles/group-view.css'
 import './styles/message-browser.css'
 import './styles/transaction-history.css'
 import './styles/broker-cards.css'
+import './styles/pages.css'
 
 export const metadata: Metadata = {
   title: 'eoscope — exactly-once, made visible',

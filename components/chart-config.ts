@@ -14,7 +14,7 @@ export interface SeriesConfig<K extends string> {
 export interface ChartConfig<K extends string> {
   id: string
   title: string
-  /** The definition shown under the title (MEASURES.md). */
+  /** The definition shown under the title (docs/measures.md). */
   hint: string
   series: SeriesConfig<K>[]
   formatY: (v: number) => string

@@ -13,6 +13,8 @@ export interface ChartsPanelProps {
   commitIntervalMs?: number
   /** Redraw the charts at most this often (they are the most expensive part of a frame). */
   redrawMs?: number
+  /** Each chart's height in px. */
+  chartHeight?: number
 }
 
 /** The latest value, at most once every `ms` (the first one at once). */
@@ -53,6 +55,7 @@ export const ChartsPanel = memo(function ChartsPanel({
   startedAtMs,
   commitIntervalMs,
   redrawMs = 1000,
+  chartHeight,
 }: ChartsPanelProps) {
   const shownSeries = useThrottled(series, redrawMs)
   const shownMarkers = useThrottled(markers, redrawMs)
@@ -72,7 +75,7 @@ export const ChartsPanel = memo(function ChartsPanel({
     <div className="charts">
       {[throughput, LATENCY_CHART].map((config) => (
         <Panel key={config.id} title={config.title} hint={config.hint} testId={`panel-${config.id}`}>
-          <TimeSeriesChart config={config} rows={rows} markers={marks} />
+          <TimeSeriesChart config={config} rows={rows} markers={marks} height={chartHeight} />
         </Panel>
       ))}
     </div>

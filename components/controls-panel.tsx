@@ -4,7 +4,6 @@ import { PROCESSING_GUARANTEES, type ProcessingGuarantee } from '../lib/streams-
 import { fmtMs } from './format.ts'
 import { COMMIT_INTERVAL_SCALE, fromPosition, toPercent, toPosition } from './log-scale.ts'
 import { Panel } from './panel.tsx'
-import { PoisonControls } from './poison-controls.tsx'
 import { Segmented } from './segmented.tsx'
 import { useCommand, type CommandState, type SendCommand } from './use-command.ts'
 
@@ -14,8 +13,6 @@ export interface ControlsPanelProps {
   send: SendCommand
   /** Controls this backend cannot offer, with the reason (shown, not hidden). */
   unavailable?: Unavailable
-  /** Records on the dead-letter topic (poison records under log-and-continue). */
-  deadLetters?: number
 }
 
 const NOTHING_UNAVAILABLE: Unavailable = {}
@@ -213,6 +210,13 @@ function InputRateControl({ value, send }: { value: number | null; send: SendCom
   )
 }
 
+/** What the enable.idempotence box means as it stands: the hint follows the box. */
+export function idempotenceHint(state: 'forced' | 'on' | 'off', guarantee: ProcessingGuarantee): string {
+  if (state === 'forced') return `${guarantee} forces enable.idempotence=true, as Kafka Streams does.`
+  if (state === 'on') return 'On: the broker drops a retried produce by producer id, epoch and sequence number.'
+  return 'Off: a retried produce after a lost ack writes the record twice.'
+}
+
 function IdempotenceControl({
   value,
   guarantee,
@@ -242,9 +246,7 @@ function IdempotenceControl({
         </label>
       </div>
       <p id={`${id}-why`} className="muted small">
-        {locked
-          ? `${guarantee} forces enable.idempotence=true, as Kafka Streams does.`
-          : 'Off: a retried produce after a lost ack writes the record twice.'}
+        {idempotenceHint(locked ? 'forced' : value ? 'on' : 'off', guarantee)}
       </p>
       <CommandError state={state} />
     </div>
@@ -327,7 +329,6 @@ export const ControlsPanel = memo(function ControlsPanel({
   defaults,
   send,
   unavailable = NOTHING_UNAVAILABLE,
-  deadLetters,
 }: ControlsPanelProps) {
   const g = config['processing.guarantee']
   return (
@@ -342,12 +343,6 @@ export const ControlsPanel = memo(function ControlsPanel({
       <IdempotenceControl value={config['enable.idempotence']} guarantee={g} send={send} />
       <WorkerCountControl value={config.workers} send={send} />
       <FaultControls send={send} unavailable={unavailable} />
-      <PoisonControls
-        handler={config['default.deserialization.exception.handler']}
-        deadLetters={deadLetters}
-        send={send}
-        failUnavailable={unavailable.failHandler}
-      />
     </Panel>
   )
 })

@@ -12,7 +12,7 @@ export interface CorrectnessPanelProps {
 
 type Figure = keyof CorrectnessView['allowed']
 
-/** The dashboard's wording of the two figures defined in server/validator/state-drift.ts (and README's measures). */
+/** The dashboard's wording of the two figures defined in server/validator/state-drift.ts (and docs/measures.md). */
 export const STATE_MISMATCH_DEFINITION =
   'State mismatches: keys whose state differs from the replay of the committed input (an output, the latest changelog value or the store holds another count, sum, min or max), each key counted once: the later outputs of an inflated key add none.'
 export const DOUBLE_APPLIED_DEFINITION =
@@ -47,7 +47,7 @@ export const FIGURES: { key: Figure; label: string; definition: string }[] = [
 ]
 
 /**
- * Whether a figure breaks what the guarantee allows (MEASURES.md): exactly-once allows no
+ * Whether a figure breaks what the guarantee allows (docs/measures.md): exactly-once allows no
  * duplicates, losses, aborted reads or state mismatches; at_least_once allows duplicates and state
  * mismatches after faults, but no losses and no aborted reads. Open transactions are normal while
  * the lab runs.

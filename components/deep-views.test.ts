@@ -1,19 +1,16 @@
-import { createElement } from 'react'
-import { renderToString } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
 import type { LabSnapshot, LogCell, RecordTrace } from '../lib/lab-protocol.ts'
 import { applyPatch, diff } from '../lib/live-delta.ts'
 import { fixtureAtLeastOnce, fixtureSnapshot } from './__fixtures__/lab-snapshot.ts'
 import { ledgerRows } from './duplicate-ledger.tsx'
-import { LabView } from './lab-dashboard.tsx'
+import { renderLab } from './__fixtures__/render-lab.ts'
 import { boundaries, boundarySlot, LOG_SLOTS, raiseHighWatermark, topicKind } from './partition-log-view.tsx'
 import { epochSteps } from './producers-view.tsx'
 import { traceRows } from './record-trace-view.tsx'
 
-const send = async () => ({ ok: true as const })
 
 function render(snapshot: LabSnapshot = fixtureSnapshot): string {
-  return renderToString(createElement(LabView, { snapshot, connection: 'live', send }))
+  return renderLab(snapshot, { pages: ['scenarios', 'transactions', 'partitions'] })
 }
 
 function count(html: string, re: RegExp): number {

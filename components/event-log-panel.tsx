@@ -44,11 +44,13 @@ export function eventLogRows(
     if (horizon && (e.atMs > horizon.atMs || e.id > horizon.lastId)) continue
     rows.push(e)
   }
-  return rows
+  // Ids follow the order entries were journalled, which is not always the order of their moments
+  // (a recovery is journalled when it completes, with the kill's time): newest moment first.
+  return rows.sort((a, b) => b.atMs - a.atMs || b.id - a.id)
 }
 
 export interface EventLogPanelProps {
-  entries: JournalEntry[]
+  entries: readonly JournalEntry[]
   /** Null while live. */
   horizon: LogHorizon | null
   /** The journal is not served by this lab (an older server). */

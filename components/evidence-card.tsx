@@ -2,6 +2,7 @@
 // narrative quotes, its conclusion, and links that open the partition log on the partition and
 // offsets a claim is about. One card per run, kept until dismissed.
 
+import Link from 'next/link'
 import { memo } from 'react'
 import type { EvidenceCard, EvidenceLink } from '../lib/lab-protocol.ts'
 import { fmtInt } from './format.ts'
@@ -22,16 +23,17 @@ const STATUS_WORD: Record<EvidenceCard['status'], string> = {
   error: 'stopped by an error',
 }
 
-/** Opens the partition log on a link's partition and offsets, and brings it into view. */
-async function openLink(run: ReturnType<typeof useCommand>[0], link: EvidenceLink): Promise<void> {
-  const r = await run('selectPartition', {
+/** Where a link's records are shown: the partition log, on its page. */
+const PARTITION_LOG_HREF = '/partitions#partition-log'
+
+/** Opens the partition log on a link's partition and offsets (the page follows the link). */
+function openLink(run: ReturnType<typeof useCommand>[0], link: EvidenceLink): void {
+  void run('selectPartition', {
     topic: link.topic,
     partition: link.partition,
     window: 'at',
     fromOffset: link.fromOffset,
   })
-  if (r.ok)
-    document.querySelector('[data-testid="partition-log"]')?.scrollIntoView({ behavior: 'smooth', block: 'start' })
 }
 
 const Card = memo(function Card({ card, send }: { card: EvidenceCard; send: SendCommand }) {
@@ -86,8 +88,8 @@ const Card = memo(function Card({ card, send }: { card: EvidenceCard; send: Send
         <ul className="stack-list evidence-links" aria-label="where the evidence is">
           {card.links.map((l, i) => (
             <li key={i}>
-              <button
-                type="button"
+              <Link
+                href={PARTITION_LOG_HREF}
                 className="link-button"
                 data-testid="evidence-link"
                 data-topic={l.topic}
@@ -95,10 +97,10 @@ const Card = memo(function Card({ card, send }: { card: EvidenceCard; send: Send
                 data-from={l.fromOffset}
                 data-to={l.toOffset}
                 title={l.label}
-                onClick={() => void openLink(run, l)}
+                onClick={() => openLink(run, l)}
               >
                 {l.topic}-{l.partition} [{l.fromOffset}, {l.toOffset})
-              </button>
+              </Link>
               <span className="small muted"> {l.label.split(':')[0]}</span>{' '}
               <MessagesLink
                 query={linkQuery(l)}

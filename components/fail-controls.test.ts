@@ -1,18 +1,15 @@
 // The fail banner, the stopped task rows, the poison controls and the kill-at-step menu, rendered
 // from snapshots.
 
-import { createElement } from 'react'
-import { renderToString } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
 import type { LabSnapshot, TaskStopView } from '../lib/lab-protocol.ts'
 import { fixtureKafkaOutage, fixtureSnapshot } from './__fixtures__/lab-snapshot.ts'
 import { stopsOf } from './fail-banner.tsx'
-import { LabView } from './lab-dashboard.tsx'
+import { renderLab } from './__fixtures__/render-lab.ts'
 
-const send = async () => ({ ok: true as const })
 
 function render(snapshot: LabSnapshot): string {
-  return renderToString(createElement(LabView, { snapshot, connection: 'live', send }))
+  return renderLab(snapshot, { pages: ['overview', 'partitions'] })
 }
 
 const STOP: TaskStopView = {
@@ -44,7 +41,7 @@ describe('a lab stopped by a poison record under fail', () => {
     const html = render(stoppedLab)
     expect(html).toContain('data-testid="fail-banner"')
     expect(html).toMatch(
-      /data-testid="fail-stop-0_3">task <span[^>]*>0_3<\/span> on <span[^>]*>worker-2<\/span> stopped at/,
+      /data-testid="fail-stop-0_3">task <span[^>]*>0_3<\/span> on <span[^>]*>worker-2<\/span> (<!-- -->)?stopped at/,
     )
     expect(html).toContain('input<!-- -->-<!-- -->3<!-- --> @ offset <!-- -->1234')
     expect(html).toContain('&quot;not-a-number-5531&quot;')

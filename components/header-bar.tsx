@@ -1,6 +1,7 @@
 import { memo } from 'react'
 import type { Backend, BackendHealth } from '../lib/lab-protocol.ts'
 import type { ConnectionState } from './use-lab.ts'
+import { SiteNav } from './site-nav.tsx'
 import { ThemeToggle } from './theme-toggle.tsx'
 import { TokenControl } from './token-control.tsx'
 
@@ -75,6 +76,7 @@ export const HeaderBar = memo(function HeaderBar({
   return (
     <header className="top-bar">
       <Brand tagline="exactly-once, made visible" />
+      <SiteNav />
       <div className="top-meta">
         <span className="badge badge-backend" data-testid="backend" title="where the topics live">
           backend: {backend ?? '…'}
@@ -98,24 +100,6 @@ export const HeaderBar = memo(function HeaderBar({
           {CONNECTION_TEXT[connection]}
         </span>
         <TokenControl />
-        <a
-          href="/experiments"
-          style={{ color: 'var(--accent)', fontSize: 12.5 }}
-          data-testid="link-experiments"
-          title="throughput against latency and recovery as commit.interval.ms changes"
-        >
-          experiments
-        </a>
-        {backend === 'kafka' ? (
-          <a
-            href="/observe"
-            style={{ color: 'var(--accent)', fontSize: 12.5 }}
-            data-testid="link-observe"
-            title="watch an application eoscope did not start, on this cluster, read-only"
-          >
-            observe
-          </a>
-        ) : null}
         <ThemeToggle />
       </div>
       {notes.length ? (

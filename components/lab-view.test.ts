@@ -1,20 +1,17 @@
-import { createElement } from 'react'
-import { renderToString } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
 import { fixtureAtLeastOnce, fixtureKafkaOutage, fixtureSnapshot } from './__fixtures__/lab-snapshot.ts'
 import { isViolation } from './correctness-panel.tsx'
 import { visibleTraces } from './pipeline-panel.tsx'
-import { LabView } from './lab-dashboard.tsx'
+import { renderLab } from './__fixtures__/render-lab.ts'
 import { COMMIT_INTERVAL_SCALE, fromPosition, toPosition } from './log-scale.ts'
 import { recoverySegments } from './recovery-panel.tsx'
 import { compactLabel, labelRows, MAX_LABEL_ROWS } from './time-series-chart.tsx'
 import { numberText, typedRate } from './controls-panel.tsx'
 import { toLanes } from './transactions-panel.tsx'
 
-const send = async () => ({ ok: true as const })
 
 function render(snapshot = fixtureSnapshot): string {
-  return renderToString(createElement(LabView, { snapshot, connection: 'live', send }))
+  return renderLab(snapshot, { pages: ['overview', 'scenarios', 'transactions', 'partitions', 'journal'] })
 }
 
 describe('the dashboard rendered from a snapshot', () => {
@@ -76,7 +73,7 @@ describe('the dashboard rendered from a snapshot', () => {
   })
 
   it('waits for the lab before the first snapshot', () => {
-    const html = renderToString(createElement(LabView, { snapshot: null, connection: 'connecting', send }))
+    const html = renderLab(null, { connection: 'connecting' })
     expect(html).toContain('Waiting for the lab')
   })
 })

@@ -1,8 +1,16 @@
 // A link into the message browser: a real href (it opens in a new tab, and can be shared), and a
-// plain click puts the query in this page's URL and opens the panel there, without a reload.
+// plain click opens the browser's page with the query, without a reload: on that page the panel
+// reads the new URL at once; from another page the lab's layout (and its socket) stays.
 
+import Link from 'next/link'
 import type { MouseEvent, ReactNode } from 'react'
-import { MESSAGE_BROWSER_ID, messagesHref, OPEN_EVENT, type BrowserQuery } from './message-browser-query.ts'
+import {
+  type BrowserQuery,
+  MESSAGE_BROWSER_ID,
+  MESSAGES_PAGE,
+  messagesHref,
+  OPEN_EVENT,
+} from './message-browser-query.ts'
 
 export interface MessagesLinkProps {
   query: BrowserQuery
@@ -11,9 +19,10 @@ export interface MessagesLinkProps {
   children: ReactNode
 }
 
-/** Opens the browser on `query` in this page: the URL changes (history), the panel reads it and scrolls into view. */
+/** Opens the browser on `query` on its own page: the URL changes (history), the panel reads it and scrolls into view. */
 export function openMessages(query: BrowserQuery): void {
-  window.history.pushState(null, '', messagesHref(query))
+  const href = messagesHref(query)
+  window.history.pushState(null, '', href)
   window.dispatchEvent(new Event(OPEN_EVENT))
   document.getElementById(MESSAGE_BROWSER_ID)?.scrollIntoView({ block: 'start' })
 }
@@ -21,11 +30,13 @@ export function openMessages(query: BrowserQuery): void {
 export function MessagesLink({ query, title, testId, children }: MessagesLinkProps) {
   const onClick = (e: MouseEvent<HTMLAnchorElement>) => {
     if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return
+    // From another page, the link navigates (the layout and its socket stay).
+    if (window.location.pathname !== MESSAGES_PAGE) return
     e.preventDefault()
     openMessages(query)
   }
   return (
-    <a
+    <Link
       className="messages-link"
       href={messagesHref(query)}
       onClick={onClick}
@@ -33,6 +44,6 @@ export function MessagesLink({ query, title, testId, children }: MessagesLinkPro
       data-testid={testId}
     >
       {children}
-    </a>
+    </Link>
   )
 }

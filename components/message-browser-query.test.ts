@@ -58,7 +58,7 @@ describe('the message browser query in the URL', () => {
       readBrowserQuery('?msg.topic=output&msg.partition=3&msg.from=40&msg.to=58&msg.key=k1&msg.source=3@40'),
     ).toEqual({ topic: 'output', partition: 3, from: 40, to: 58, key: 'k1', source: '3@40' })
     expect(messagesHref({ topic: 'output', partition: 3, from: 40, to: 58 })).toBe(
-      '?msg.topic=output&msg.partition=3&msg.from=40&msg.to=58#message-browser',
+      '/partitions?msg.topic=output&msg.partition=3&msg.from=40&msg.to=58#message-browser',
     )
     expect(apiParams({ topic: 'output', partition: 3, key: 'a' }).toString()).toBe('topic=output&partition=3&key=a')
   })

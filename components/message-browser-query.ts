@@ -71,9 +71,12 @@ export function writeBrowserQuery(search: string, q: BrowserQuery | null): strin
   return s ? `?${s}` : ''
 }
 
-/** The href of a link into the browser: the query in the URL, the panel as the anchor. */
+/** The page that holds the message browser. */
+export const MESSAGES_PAGE = '/partitions'
+
+/** The href of a link into the browser: its page, the query in the URL, the panel as the anchor. */
 export function messagesHref(q: BrowserQuery): string {
-  return `${writeBrowserQuery('', q)}#${MESSAGE_BROWSER_ID}`
+  return `${MESSAGES_PAGE}${writeBrowserQuery('', q)}#${MESSAGE_BROWSER_ID}`
 }
 
 /** A partition link (an evidence card's, the journal's) as a browser query: its offsets when known. */

@@ -2,7 +2,7 @@ import { createElement } from 'react'
 import { renderToString } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
 import { fixtureSnapshot } from './__fixtures__/lab-snapshot.ts'
-import { LabView } from './lab-dashboard.tsx'
+import { renderLab } from './__fixtures__/render-lab.ts'
 import {
   cellValue,
   fmtHolders,
@@ -87,22 +87,10 @@ describe('the partitions table', () => {
   })
 
   it('is on the dashboard, from the snapshot it is given, and waits for a first read without rows', () => {
-    const html = renderToString(
-      createElement(LabView, {
-        snapshot: fixtureSnapshot,
-        connection: 'live',
-        send: async () => ({ ok: true as const }),
-      }),
-    )
+    const html = renderLab(fixtureSnapshot, { pages: ['partitions'] })
     expect(html).toContain('data-testid="partitions-table"')
     expect(html.match(/data-testid="partition-row"/g)).toHaveLength(rows.length)
-    const without = renderToString(
-      createElement(LabView, {
-        snapshot: { ...fixtureSnapshot, partitions: undefined },
-        connection: 'live',
-        send: async () => ({ ok: true as const }),
-      }),
-    )
+    const without = renderLab({ ...fixtureSnapshot, partitions: undefined }, { pages: ['partitions'] })
     expect(without).toContain('Waiting for the first read of the partitions')
   })
 })

@@ -16,6 +16,8 @@ export interface PipelinePanelProps {
   stopped?: StoppedTaskView[]
   traces: RecordTrace[]
   nowMs: number
+  /** Sampled records shown per task at most (the in-flight ones first). */
+  tracesPerTask?: number
 }
 
 /** A finished trace stays on screen this long after its last step. */
@@ -24,12 +26,12 @@ export const TRACE_LINGER_MS = 3000
 export const TRACES_PER_TASK = 3
 
 /** The traces worth showing for one task: in flight, or finished within TRACE_LINGER_MS. */
-export function visibleTraces(traces: RecordTrace[], nowMs: number): RecordTrace[] {
+export function visibleTraces(traces: RecordTrace[], nowMs: number, perTask = TRACES_PER_TASK): RecordTrace[] {
   const lastAt = (t: RecordTrace) => t.steps[t.steps.length - 1]?.atMs ?? 0
   return traces
     .filter((t) => t.outcome === 'in-flight' || nowMs - lastAt(t) <= TRACE_LINGER_MS)
     .sort((a, b) => Number(b.outcome === 'in-flight') - Number(a.outcome === 'in-flight') || lastAt(b) - lastAt(a))
-    .slice(0, TRACES_PER_TASK)
+    .slice(0, perTask)
 }
 
 const STEPS: Step[] = [1, 2, 3, 4, 5]
@@ -168,6 +170,7 @@ export const PipelinePanel = memo(function PipelinePanel({
   stopped = NO_STOPPED,
   traces,
   nowMs,
+  tracesPerTask = TRACES_PER_TASK,
 }: PipelinePanelProps) {
   const byPartition = new Map<number, RecordTrace[]>()
   for (const t of traces) {
@@ -203,7 +206,7 @@ export const PipelinePanel = memo(function PipelinePanel({
           <TaskRow
             key={task.taskId}
             task={task}
-            traces={visibleTraces(byPartition.get(task.partition) ?? NO_TRACES, nowMs)}
+            traces={visibleTraces(byPartition.get(task.partition) ?? NO_TRACES, nowMs, tracesPerTask)}
           />
         ))}
         {stopped.map((task) => (

@@ -7,6 +7,8 @@ export interface RecoveryPanelProps {
   recoveries: RecoveryView[]
   startedAtMs: number
   nowMs: number
+  /** How many of the newest recoveries to show. */
+  latest?: number
 }
 
 export const PHASES: { key: keyof RecoveryPhases; label: string; hint: string }[] = [
@@ -114,8 +116,13 @@ const RecoveryRow = memo(function RecoveryRow({
   )
 })
 
-export const RecoveryPanel = memo(function RecoveryPanel({ recoveries, startedAtMs, nowMs }: RecoveryPanelProps) {
-  const latest = [...recoveries].sort((a, b) => b.t0 - a.t0).slice(0, 3)
+export const RecoveryPanel = memo(function RecoveryPanel({
+  recoveries,
+  startedAtMs,
+  nowMs,
+  latest: shown = 3,
+}: RecoveryPanelProps) {
+  const latest = [...recoveries].sort((a, b) => b.t0 - a.t0).slice(0, shown)
   return (
     <Panel
       title="Recovery"

@@ -1,8 +1,8 @@
 // The header of a page other than the live lab (experiments, observe): the brand with the page's
-// tagline, the way back to the lab, the token and the theme.
+// tagline, the same pages as the lab's header, the token and the theme.
 
-import Link from 'next/link'
 import { Brand } from './header-bar.tsx'
+import { SiteNav } from './site-nav.tsx'
 import { ThemeToggle } from './theme-toggle.tsx'
 import { TokenControl } from './token-control.tsx'
 
@@ -10,11 +10,11 @@ export function SubPageHeader({ tagline }: { tagline: string }) {
   return (
     <header className="top-bar">
       <Brand tagline={tagline} />
-      <nav className="top-meta">
-        <Link href="/">← live lab</Link>
+      <SiteNav />
+      <div className="top-meta">
         <TokenControl />
         <ThemeToggle />
-      </nav>
+      </div>
     </header>
   )
 }

@@ -7,7 +7,7 @@ import { fixtureSnapshot } from './__fixtures__/lab-snapshot.ts'
 import { DEFAULT_FILTER, eventLogRows, EventLogPanel } from './event-log-panel.tsx'
 import { KEEP, mergeEntries, nextCursor } from './journal-client.ts'
 import { adjacentMarker, markerKind, placeMarkers, spanPct } from './journal-markers.ts'
-import { LabView } from './lab-dashboard.tsx'
+import { renderLab } from './__fixtures__/render-lab.ts'
 import { nextRead } from './use-journal.ts'
 import { TimeControl } from './time-control.tsx'
 import { fmtClock, LIVE, timeReducer, timeStatus, viewedSnapshot, type TimeView } from './time-travel.ts'
@@ -221,15 +221,7 @@ describe('the dashboard with its time control', () => {
       onSeek: noop,
       onSeekSoon: noop,
     })
-    const html = renderToString(
-      createElement(LabView, {
-        snapshot,
-        connection: 'live',
-        send: async () => ({ ok: true as const }),
-        timeControl: control,
-        view: 'pause',
-      }),
-    )
+    const html = renderLab(snapshot, { timeControl: control, view: 'pause' })
     expect(html).toContain(`Paused at ${fmtClock(snapshot.atMs)}`)
     expect(html).toContain('lab running, 5 s behind')
     expect(html).toContain('data-view="pause"')

@@ -1,6 +1,6 @@
-import { LabDashboard } from '../components/lab-dashboard.tsx'
+import { OverviewPage } from '../../components/lab-pages.tsx'
 
-// The lab is live: nothing on this page is prerendered with data; the socket brings it.
+// The lab is live: nothing on this page is prerendered with data; the layout's socket brings it.
 export default function HomePage() {
-  return <LabDashboard />
+  return <OverviewPage />
 }

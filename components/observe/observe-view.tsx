@@ -19,7 +19,7 @@ const tp = (p: { topic: string; partition: number }) => `${p.topic}-${p.partitio
 /** A name of the application's own (its topics, its transactional ids) without its application.id in front; the full name is the title. */
 const own = (applicationId: string, name: string) =>
   name.startsWith(`${applicationId}-`) ? `…${name.slice(applicationId.length)}` : name
-/** The validator's rows, each with the one definition of MEASURES.md (state mismatches without the double-applied contrast the lab shows beside it). */
+/** The validator's rows, each with the one definition of docs/measures.md (state mismatches without the double-applied contrast the lab shows beside it). */
 const definitionOf = (f: (typeof FIGURES)[number]) =>
   f.key === 'stateMismatches' ? STATE_MISMATCH_DEFINITION.replace(/^State mismatches: /, '') : f.definition
 

@@ -1,0 +1,9 @@
+import type { Metadata } from 'next'
+import { ScenariosPage } from '../../../components/lab-pages.tsx'
+
+export const metadata: Metadata = { title: 'eoscope — scenarios' }
+
+// The lab is live: nothing here is prerendered with data; the layout's socket brings it.
+export default function Page() {
+  return <ScenariosPage />
+}
