@@ -9,7 +9,6 @@ import { compactLabel, labelRows, MAX_LABEL_ROWS } from './time-series-chart.tsx
 import { numberText, typedRate } from './controls-panel.tsx'
 import { toLanes } from './transactions-panel.tsx'
 
-
 function render(snapshot = fixtureSnapshot): string {
   return renderLab(snapshot, { pages: ['overview', 'scenarios', 'transactions', 'partitions', 'journal'] })
 }
@@ -50,8 +49,9 @@ describe('the dashboard rendered from a snapshot', () => {
     expect(html).toMatch(/<button[^>]*disabled=""[^>]*data-testid="kill-worker-3"/)
   })
 
-  it('draws recoveries with their phases, pending ones marked pending', () => {
-    const html = render()
+  it('draws recoveries with their phases, pending ones marked pending; the overview shows the latest', () => {
+    expect(renderLab(fixtureSnapshot).match(/data-testid="recovery"/g)?.length).toBe(1)
+    const html = renderLab(fixtureSnapshot, { pages: ['recovery'] })
     expect(html.match(/data-testid="recovery"/g)?.length).toBe(2)
     expect(html).toContain('recovered in')
     expect(html).toContain('recovering…')

@@ -7,13 +7,15 @@ export interface PanelProps {
   actions?: ReactNode
   className?: string
   testId?: string
+  /** The section's id: the target of a link's #anchor. */
+  id?: string
   children: ReactNode
 }
 
-export function Panel({ title, hint, actions, className, testId, children }: PanelProps) {
+export function Panel({ title, hint, actions, className, testId, id, children }: PanelProps) {
   const headingId = `panel-${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`
   return (
-    <section className={`panel ${className ?? ''}`} aria-labelledby={headingId} data-testid={testId}>
+    <section id={id} className={`panel ${className ?? ''}`} aria-labelledby={headingId} data-testid={testId}>
       <header className="panel-head">
         <div>
           <h2 id={headingId}>{title}</h2>

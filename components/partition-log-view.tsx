@@ -324,6 +324,7 @@ export const PartitionLogView = memo(function PartitionLogView({ log, partitions
         </>
       }
       testId="partition-log"
+      id="partition-log"
       className="deep-wide"
       actions={
         <PartitionSelector

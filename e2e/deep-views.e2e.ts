@@ -6,11 +6,12 @@
 import path from 'node:path'
 import { expect, it } from 'vitest'
 import { SHOTS, describeInChromium } from './chromium-page.ts'
-import { labCommitsMore, STATE_MS } from './page-helpers.ts'
+import { goTo, labCommitsMore, STATE_MS } from './page-helpers.ts'
 
 describeInChromium('the deep views in chromium', { waitForDashboard: true }, (lab) => {
   it('draws the partition log live: cells, the LSO and high watermark, both consumers', async () => {
     const { page } = lab
+    await goTo(page, 'partitions')
     const log = page.getByTestId('partition-log')
     await log.scrollIntoViewIfNeeded()
     await expect.poll(() => log.getByTestId('log-cell').count(), { timeout: STATE_MS }).toBeGreaterThan(20)
@@ -65,6 +66,7 @@ describeInChromium('the deep views in chromium', { waitForDashboard: true }, (la
 
   it('shows traced records with a time at each step they reached', async () => {
     const { page } = lab
+    await goTo(page, 'partitions')
     const traces = page.getByTestId('record-traces')
     await traces.scrollIntoViewIfNeeded()
     await expect.poll(() => traces.getByTestId('trace-row').count(), { timeout: STATE_MS }).toBeGreaterThan(0)
@@ -76,6 +78,7 @@ describeInChromium('the deep views in chromium', { waitForDashboard: true }, (la
 
   it('shows a producer row per transactional.id with its epochs and last sequences', async () => {
     const { page } = lab
+    await goTo(page, 'transactions')
     const producers = page.getByTestId('producers')
     await producers.scrollIntoViewIfNeeded()
     await expect.poll(() => producers.getByTestId('producer-row').count(), { timeout: STATE_MS }).toBeGreaterThan(0)
@@ -84,16 +87,18 @@ describeInChromium('the deep views in chromium', { waitForDashboard: true }, (la
     )
     await expect.poll(() => producers.locator('.seq-cell .chip').count(), { timeout: STATE_MS }).toBeGreaterThan(0)
     await producers.screenshot({ path: path.join(SHOTS, 'deep-producers.png') })
+    await goTo(page, 'partitions')
     await page.getByTestId('record-traces').screenshot({ path: path.join(SHOTS, 'deep-traces.png') })
     await page.getByTestId('duplicate-ledger').screenshot({ path: path.join(SHOTS, 'deep-ledger.png') })
-    await page.getByTestId('deep-views').screenshot({ path: path.join(SHOTS, 'deep-views.png') })
+    await page.getByTestId('page-partitions').screenshot({ path: path.join(SHOTS, 'page-partitions.png') })
   })
 
   it('reads in the light theme too', async () => {
     const { page } = lab
     await page.getByTestId('theme-toggle').click()
+    await goTo(page, 'partitions')
     await page.getByTestId('partition-log').scrollIntoViewIfNeeded()
-    await page.getByTestId('deep-views').screenshot({ path: path.join(SHOTS, 'deep-views-light.png') })
+    await page.getByTestId('page-partitions').screenshot({ path: path.join(SHOTS, 'page-partitions-light.png') })
     await page.getByTestId('theme-toggle').click()
   })
 })

@@ -96,9 +96,7 @@ describeInChromium(
           { timeout: STATE_MS },
         )
         .toContain('embedded')
-      // On the embedded log there is no cluster to observe other applications on: no observe link.
-      expect(await page.getByTestId('link-observe').count()).toBe(0)
-      await page.getByTestId('link-experiments').click()
+      await page.getByTestId('nav-experiments').click()
       await page.getByTestId('experiments').waitFor({ timeout: STATE_MS })
       expect(new URL(page.url()).pathname).toBe('/experiments')
     })

@@ -6,7 +6,7 @@ import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { expect, it } from 'vitest'
 import { SHOTS, describeInChromium } from './chromium-page.ts'
-import { labCommitsMore, numberIn, STATE_MS, validatorReadsPastNow, waitForNumber } from './page-helpers.ts'
+import { goTo, labCommitsMore, numberIn, STATE_MS, validatorReadsPastNow, waitForNumber } from './page-helpers.ts'
 
 async function runningWorker(page: Page): Promise<string> {
   const card = page.locator('article.worker-card[data-state="running"]').first()
@@ -36,8 +36,9 @@ describeInChromium(
   'poison records, kill at a step and the fail banner in chromium',
   { waitForDashboard: true },
   (lab) => {
-    it('poison records appended from the controls panel raise the dead-letter count', async () => {
+    it('poison records appended from the partitions page raise the dead-letter count', async () => {
       const { page } = lab
+      await goTo(page, 'partitions')
       await expect
         .poll(() => page.getByTestId('handler-log-and-continue').getAttribute('aria-checked'), { timeout: STATE_MS })
         .toBe('true')
@@ -50,15 +51,16 @@ describeInChromium(
 
     it('under exactly_once, a kill at step 4 from the worker card shows an aborted transaction', async () => {
       const { page } = lab
+      await goTo(page, 'overview')
       await expect.poll(() => page.getByTestId('stat-guarantee').textContent()).toBe('exactly_once')
       const id = await runningWorker(page)
-      const aborted0 = await numberIn(page, 'txn-aborted')
+      const aborted0 = await numberIn(page, 'stat-aborted')
       await page.getByTestId(`kill-step-${id}`).selectOption('4')
       await page
         .locator(`article.worker-card[data-testid="worker-${id}"][data-state="killed"]`)
         .waitFor({ timeout: STATE_MS })
       await expect
-        .poll(async () => (await numberIn(page, 'txn-aborted')) > (Number.isNaN(aborted0) ? 0 : aborted0), {
+        .poll(async () => (await numberIn(page, 'stat-aborted')) > (Number.isNaN(aborted0) ? 0 : aborted0), {
           timeout: STATE_MS,
           interval: 100,
         })
@@ -73,10 +75,14 @@ describeInChromium(
       ).toBe(true)
     })
 
-    it('under fail, a poison record stops tasks with a banner naming it, and "skip it and go on" resumes with nothing lost', async () => {
+    const failPoisonRecordStops =
+      'under fail, a poison record stops tasks with a banner naming it, and "skip it and go on" resumes with nothing lost'
+    it(failPoisonRecordStops, async () => {
       const { page, server } = lab
+      await goTo(page, 'overview')
       await page.getByTestId('reset').click()
       await expect.poll(() => page.getByTestId('stat-kills').textContent(), { timeout: STATE_MS }).toBe('0')
+      await goTo(page, 'partitions')
       await page.getByTestId('handler-fail').click()
       await expect
         .poll(() => page.getByTestId('handler-fail').getAttribute('aria-checked'), { timeout: STATE_MS })
@@ -105,6 +111,7 @@ describeInChromium(
       await expect.poll(() => metric(server.url, 'eoscope_stopped_tasks'), { timeout: STATE_MS }).toBe(0)
       await waitForNumber(page, 'stat-processed', (n) => n > 0, STATE_MS)
       // The validator has read past the records committed after the skip: nothing was lost.
+      await goTo(page, 'overview')
       await validatorReadsPastNow(page)
       expect(await numberIn(page, 'correctness-lost-value')).toBe(0)
       // The poison controls and the worker cards with their kill menus, in one view.
@@ -120,6 +127,7 @@ describeInChromium(
 
     it('under fail, "reset" from the banner starts a fresh lab that runs again', async () => {
       const { page, server } = lab
+      await goTo(page, 'partitions')
       await page.getByTestId('handler-fail').click()
       await expect
         .poll(() => page.getByTestId('handler-fail').getAttribute('aria-checked'), { timeout: STATE_MS })
@@ -137,6 +145,8 @@ describeInChromium(
         .toBe('true')
       await expect.poll(() => metric(server.url, 'eoscope_stopped_tasks'), { timeout: STATE_MS }).toBe(0)
       await labCommitsMore(page)
+      await goTo(page, 'overview')
+      await page.locator('article.worker-card').first().waitFor({ timeout: STATE_MS })
       expect(await page.locator('article.worker-card[data-state="stopped"]').count()).toBe(0)
     })
   },

@@ -4,7 +4,7 @@
 import type { Page } from 'playwright-core'
 import { expect } from 'vitest'
 import type { MessagePage } from '../lib/message-browser.ts'
-import { STATE_MS } from './page-helpers.ts'
+import { goTo, STATE_MS } from './page-helpers.ts'
 
 /**
  * An aborted data record of the output topic: the journal names the aborted transactions'
@@ -43,6 +43,7 @@ export async function findAbortedOutput(page: Page): Promise<{ partition: number
 
 /** Reads [offset, offset + 2) of an output partition from the panel's form. */
 export async function readFromForm(page: Page, partition: number, offset: number): Promise<void> {
+  await goTo(page, 'partitions')
   const panel = page.getByTestId('message-browser')
   await panel.scrollIntoViewIfNeeded()
   await panel.getByTestId('msg-topic').selectOption('output')
@@ -75,6 +76,7 @@ export function shownRows(
 
 /** Opens the browser from the first ledger row's copies link; returns the copies' offsets it names. */
 export async function openFromLedger(page: Page): Promise<{ partition: number; first: number; copy: number }> {
+  await goTo(page, 'partitions')
   const link = page.getByTestId('duplicate-ledger').getByTestId('ledger-messages').first()
   await link.waitFor({ timeout: STATE_MS })
   // Read and clicked in one turn of the page: the ledger re-renders as new duplicates arrive, and a

@@ -27,9 +27,14 @@ export async function waitForNumber(
   throw new Error(`${testId} stayed at ${last} for ${timeoutMs} ms`)
 }
 
-/** How long a state may take to be reached in the browser tests (a card killed, a recovery complete): generous, for a busy machine. */
+/**
+ * How long a state may take to be reached in the browser tests (a card killed, a recovery complete): generous, for a
+ * busy machine.
+ */
 export const STATE_MS = 120_000
-/** How long a figure that should move (records committed, records validated) may stay still before a wait on it fails. */
+/**
+ * How long a figure that should move (records committed, records validated) may stay still before a wait on it fails.
+ */
 export const STALL_MS = 60_000
 
 interface LabFigures {
@@ -79,4 +84,18 @@ export async function whilePaused<T>(page: Page, look: () => Promise<T>): Promis
     await page.getByTestId('time-live').click()
     await page.locator('[data-testid="dashboard"][data-view="live"]').waitFor({ timeout: STATE_MS })
   }
+}
+
+/** The lab's pages, by the name their navigation link and view carry (components/site-nav.tsx). */
+export type LabPageName = 'overview' | 'scenarios' | 'transactions' | 'recovery' | 'partitions' | 'journal'
+
+/**
+ * Moves to one of the lab's pages through the header's navigation, as a reader does: the layout
+ * (its socket, the time control) stays; resolves once the page shows.
+ */
+export async function goTo(page: Page, name: LabPageName): Promise<void> {
+  const view = page.getByTestId(`page-${name}`)
+  if (await view.isVisible()) return
+  await page.getByTestId(`nav-${name}`).click()
+  await view.waitFor({ timeout: STATE_MS })
 }

@@ -8,7 +8,7 @@
 import path from 'node:path'
 import { expect, it } from 'vitest'
 import { SHOTS, describeInChromium } from './chromium-page.ts'
-import { labCommitsMore, STALL_MS, STATE_MS, whilePaused } from './page-helpers.ts'
+import { goTo, labCommitsMore, STALL_MS, STATE_MS, whilePaused } from './page-helpers.ts'
 import { shown, type ShownRow } from './partitions-shown.ts'
 import { shownGroup, type ShownGroup } from './group-shown.ts'
 import { untilProgress } from './progress.ts'
@@ -19,6 +19,7 @@ const MAIN_ROLES = ['input', 'output', 'changelog']
 describeInChromium('the partitions table in chromium', { waitForDashboard: true }, (lab) => {
   it('lists every input, output and changelog partition, and their offsets move live', async () => {
     const { page } = lab
+    await goTo(page, 'partitions')
     const table = page.getByTestId('partitions-table')
     await table.scrollIntoViewIfNeeded()
     const first = await untilProgress({
@@ -68,8 +69,11 @@ describeInChromium('the partitions table in chromium', { waitForDashboard: true 
     expect(roles).toEqual([...roles].sort((a, b) => MAIN_ROLES.indexOf(a) - MAIN_ROLES.indexOf(b)))
   })
 
-  it("held on one moment, the row of the partition log's partition has the log's LSO and HW, and stays held", async () => {
+  const heldMomentRowPartition =
+    "held on one moment, the row of the partition log's partition has the log's LSO and HW, and stays held"
+  it(heldMomentRowPartition, async () => {
     const { page } = lab
+    await goTo(page, 'partitions')
     for (const [topic, partition] of [
       ['output', '0'],
       ['changelog', '2'],
@@ -101,6 +105,7 @@ describeInChromium('the partitions table in chromium', { waitForDashboard: true 
   it('fits a 1280 px window, scrolling inside its panel', async () => {
     const { page } = lab
     await page.setViewportSize({ width: 1280, height: 900 })
+    await goTo(page, 'partitions')
     const table = page.getByTestId('partitions-table')
     await table.scrollIntoViewIfNeeded()
     const fits = await page.evaluate(() => {
@@ -111,9 +116,12 @@ describeInChromium('the partitions table in chromium', { waitForDashboard: true 
     expect(fits.page).toBeLessThanOrEqual(fits.width)
   })
 
-  it('the Transactions view lists an open transaction Ongoing at its coordinator, and after its worker is killed shows that transactional id aborted', async () => {
+  const transactionsViewListsOpen =
+    'the Transactions view lists an open transaction Ongoing at its coordinator, and after its worker is killed shows that transactional id aborted'
+  it(transactionsViewListsOpen, async () => {
     const { page } = lab
     await page.setViewportSize({ width: 1440, height: 900 })
+    await goTo(page, 'transactions')
     await page.getByTestId('transactions-view').scrollIntoViewIfNeeded()
     const snapshot = await labSnapshot(page)
     const worker = snapshot.workers.find((w) => w.state === 'running' && w.taskIds.length > 0)!
@@ -152,7 +160,9 @@ describeInChromium('the partitions table in chromium', { waitForDashboard: true 
       .toBe(true)
   })
 
-  it('a hanging transaction (the fault point) is shown by find-hanging, aborted through the confirmation, and then LSO = HW in the partitions table', async () => {
+  const hangingTransactionFaultPoint =
+    'a hanging transaction (the fault point) is shown by find-hanging, aborted through the confirmation, and then LSO = HW in the partitions table'
+  it(hangingTransactionFaultPoint, async () => {
     const { page } = lab
     // Input stopped: once the lab's own transactions end, the output partitions' LSO = HW.
     expect(
@@ -167,16 +177,25 @@ describeInChromium('the partitions table in chromium', { waitForDashboard: true 
           ).status,
       ),
     ).toBe(200)
-    const output0 = async () => (await shown(page)).rows.find((r) => r.role === 'output' && r.name.endsWith('-0'))!
+    // The partitions table and the Transactions view are pages of their own: each read goes to its page.
+    const output0 = async () => {
+      await goTo(page, 'partitions')
+      return (await shown(page)).rows.find((r) => r.role === 'output' && r.name.endsWith('-0'))!
+    }
+    const openShown = async () => {
+      await goTo(page, 'transactions')
+      return page.getByTestId('txnview-open').textContent()
+    }
     await expect
       .poll(
         async () => {
           const r = await output0()
-          return r.lso === r.hw && (await page.getByTestId('txnview-open').textContent()) === '0 open'
+          return r.lso === r.hw && (await openShown()) === '0 open'
         },
         { timeout: STATE_MS, interval: 200 },
       )
       .toBe(true)
+    await goTo(page, 'transactions')
     const view = page.getByTestId('transactions-view')
     await view.scrollIntoViewIfNeeded()
     await page.getByTestId('inject-hanging').click()
@@ -196,6 +215,7 @@ describeInChromium('the partitions table in chromium', { waitForDashboard: true 
         { timeout: STATE_MS, interval: 200 },
       )
       .toBe(true)
+    await goTo(page, 'transactions')
     expect(await hanging.textContent()).toMatch(/no coordinator has a transactional id with that producer id/)
     await page.getByTestId(`abort-hanging-${producerId}`).click()
     await page.getByTestId('abort-cancel').waitFor({ timeout: STATE_MS })
@@ -231,6 +251,7 @@ describeInChromium('the partitions table in chromium', { waitForDashboard: true 
     const { page } = lab
     for (const width of [1280, 1440]) {
       await page.setViewportSize({ width, height: 900 })
+      await goTo(page, 'transactions')
       await page.getByTestId('transactions-view').scrollIntoViewIfNeeded()
       const fits = await page.evaluate(() => ({
         right: document.querySelector('[data-testid="transactions-view"]')!.getBoundingClientRect().right,
@@ -248,8 +269,11 @@ describeInChromium('the partitions table in chromium', { waitForDashboard: true 
   // The Group view on the same lab: one member per live worker in the coordinator's generation N;
   // after a kill, a later generation without the dead member, its partitions on the others, and
   // the generation it was in ended with it killed.
-  it('the group view shows one member per live worker in generation N, and after a kill generation N+1 with the dead member’s partitions on the others', async () => {
+  const groupViewShowsMember =
+    'the group view shows one member per live worker in generation N, and after a kill generation N+1 with the dead member’s partitions on the others'
+  it(groupViewShowsMember, async () => {
     const { page } = lab
+    await goTo(page, 'recovery')
     await page.getByTestId('group-view').scrollIntoViewIfNeeded()
     const all = '0,1,2,3,4,5'
     const before = await untilProgress({
@@ -288,6 +312,7 @@ describeInChromium('the partitions table in chromium', { waitForDashboard: true 
     const { page } = lab
     for (const width of [1440, 1280]) {
       await page.setViewportSize({ width, height: 900 })
+      await goTo(page, 'recovery')
       await page.getByTestId('group-view').scrollIntoViewIfNeeded()
       const fits = await page.evaluate(() => ({
         right: document.querySelector('[data-testid="group-view"]')!.getBoundingClientRect().right,

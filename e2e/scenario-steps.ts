@@ -5,6 +5,7 @@
 
 import type { Locator, Page } from 'playwright-core'
 import { expect } from 'vitest'
+import { goTo } from './page-helpers.ts'
 import { untilProgress, waitFor } from './progress.ts'
 
 export interface LabNow {
@@ -53,6 +54,7 @@ export async function runScenarioToEnd(
   name: string,
   o: { everyMs: number; stallMs: number },
 ): Promise<Locator> {
+  await goTo(page, 'scenarios')
   await page.getByTestId(`run-scenario-${name}`).click()
   return scenarioEnds(page, name, o)
 }
@@ -98,6 +100,7 @@ export async function openEvidence(
   name: string,
   o: { boundMs: number; named: (shown: string, topic: string, partition: string) => boolean },
 ): Promise<EvidenceLinkShown> {
+  await goTo(page, 'scenarios')
   const card = page.locator(`[data-testid="evidence-card"][data-id="${name}-1"]`)
   await card.waitFor({ timeout: 10_000 })
   expect(await card.getAttribute('data-status')).toBe('passed')

@@ -8,17 +8,21 @@ import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { expect, it } from 'vitest'
 import { SHOTS, describeInChromium } from './chromium-page.ts'
-import { STALL_MS } from './page-helpers.ts'
+import { goTo, STALL_MS } from './page-helpers.ts'
 import { waitFor } from './progress.ts'
 import { labNow, labRunsOn, openEvidence, runScenarioToEnd } from './scenario-steps.ts'
 
-/** What a scenario's lab must return to: the user's settings (partitions are the scenario lab's own, its logs the evidence). */
+/**
+ * What a scenario's lab must return to: the user's settings (partitions are the scenario lab's own, its logs the
+ * evidence).
+ */
 interface SettingsShown {
   api: Record<string, unknown>
   controls: { checked: string[]; commitInterval: string | null; rate: string | null; workers: string | null }
 }
 
 async function settingsShown(page: Page): Promise<SettingsShown> {
+  await goTo(page, 'overview')
   const { partitions: _, ...api } = (await labNow(page)).config
   const controls = await page.getByTestId('controls').evaluate((el) => ({
     checked: [...el.querySelectorAll('[aria-checked="true"]')].map((b) => (b.textContent ?? '').trim()),
@@ -69,13 +73,16 @@ describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (
 
   it('lists every scenario with a Run button', async () => {
     const { page } = lab
+    await goTo(page, 'scenarios')
     await expect.poll(() => page.locator('[data-testid^="run-scenario-"]').count(), { timeout: 10_000 }).toBe(7)
+    await goTo(page, 'overview')
     await page.getByTestId('controls').waitFor()
     defaults = await settingsShown(page)
   })
 
   it('runs crash-before-commit-eos from the keyboard and shows the verdict: every expectation holds', async () => {
     const { page } = lab
+    await goTo(page, 'scenarios')
     const run = page.getByTestId('run-scenario-crash-before-commit-eos')
     await run.focus()
     await page.keyboard.press('Enter')
@@ -94,33 +101,43 @@ describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (
     expect(((await view.getByTestId('scenario-conclusion').textContent()) ?? '').length).toBeGreaterThan(20)
     expect(await view.getByTestId('scenario-narrative').locator('li').count()).toBeGreaterThan(0)
     await leavesALiveLab(page, 'crash-before-commit-eos', defaults)
-    // The lab on screen is still the scenario's: it aborted the crashed transaction, and runs under the guarantee from before.
+    // The lab on screen is still the scenario's: it aborted the crashed transaction, and runs under the guarantee from
+    // before.
     await expect.poll(() => page.getByTestId('stat-guarantee').textContent()).toBe('exactly_once')
+    await goTo(page, 'scenarios')
     await page.getByTestId('scenarios').screenshot({ path: path.join(SHOTS, 'scenario-verdict.png') })
     // The crashed worker's producer was fenced when the new owner took its transactional.id over.
+    await goTo(page, 'transactions')
     const producers = page.getByTestId('producers')
     await producers.scrollIntoViewIfNeeded()
     await expect.poll(() => producers.getByTestId('fence-mark').count(), { timeout: 10_000 }).toBeGreaterThan(0)
     await producers.screenshot({ path: path.join(SHOTS, 'scenario-producers-fenced.png') })
+    await goTo(page, 'partitions')
     await page.getByTestId('record-traces').screenshot({ path: path.join(SHOTS, 'scenario-traces.png') })
     await page.screenshot({ path: path.join(SHOTS, 'scenario-dashboard.png'), fullPage: true })
   })
 
-  it('runs crash-before-commit under at_least_once: duplicates in the ledger, each with the kill that caused it', async () => {
+  const runsCrashCommitLeast =
+    'runs crash-before-commit under at_least_once: duplicates in the ledger, each with the kill that caused it'
+  it(runsCrashCommitLeast, async () => {
     const { page } = lab
     await runScenarioToEnd(page, 'crash-before-commit', { everyMs: 250, stallMs: STALL_MS })
     const view = page.locator('[data-testid="scenario-view"][data-name="crash-before-commit"]')
     expect(await view.locator('[data-testid="scenario-expectation"][data-holds="false"]').count()).toBe(0)
     await leavesALiveLab(page, 'crash-before-commit', defaults)
+    await goTo(page, 'partitions')
     const ledger = page.getByTestId('duplicate-ledger')
     await ledger.scrollIntoViewIfNeeded()
     await expect.poll(() => ledger.getByTestId('ledger-row').count(), { timeout: 15_000 }).toBeGreaterThan(0)
     expect(await ledger.getByTestId('ledger-row').first().locator('.chip').count()).toBeGreaterThan(0)
     await ledger.screenshot({ path: path.join(SHOTS, 'scenario-ledger-at-least-once.png') })
+    await goTo(page, 'scenarios')
     await page.getByTestId('scenarios').screenshot({ path: path.join(SHOTS, 'scenario-verdict-at-least-once.png') })
   })
 
-  it('the other five leave a live lab with the user’s own settings, and their cards link to their records', async () => {
+  const otherFiveLeaveLive =
+    'the other five leave a live lab with the user’s own settings, and their cards link to their records'
+  it(otherFiveLeaveLive, async () => {
     const { page } = lab
     // Settings of the user's own, none a default, so that a scenario's return to them shows.
     const asked = {
@@ -149,10 +166,10 @@ describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (
     const mine = await settingsShown(page)
     expect(mine.api).toMatchObject(asked)
     for (const name of ['lost-ack', 'zombie', 'hanging-transaction', 'isolation', 'commit-interval']) {
-      await page.getByTestId('scenarios').scrollIntoViewIfNeeded()
       await runScenarioToEnd(page, name, { everyMs: 250, stallMs: STALL_MS })
       await leavesALiveLab(page, name, mine)
     }
+    await goTo(page, 'scenarios')
     const cards = page.getByTestId('evidence-card')
     expect(await cards.count()).toBe(7)
     await page.getByTestId('evidence').screenshot({ path: path.join(SHOTS, 'scenario-evidence-cards.png') })

@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core'
 import { beforeAll, expect, it } from 'vitest'
 import type { JournalPage } from '../lib/journal.ts'
 import { SHOTS, describeInChromium } from './chromium-page.ts'
-import { labCommitsMore, STALL_MS, STATE_MS } from './page-helpers.ts'
+import { goTo, labCommitsMore, STALL_MS, STATE_MS } from './page-helpers.ts'
 import { untilProgress, waitFor } from './progress.ts'
 
 /** The panels' text: everything the dashboard shows under the header and the time control. */
@@ -125,12 +125,17 @@ describeInChromium('the time control in chromium', { waitForDashboard: true }, (
     const { page } = lab
     await page.getByTestId('time-live').click()
     await page.locator('[data-testid="dashboard"][data-view="live"]').waitFor({ timeout: STATE_MS })
+    await goTo(page, 'journal')
     const row = page.locator('[data-testid="event-row"][data-kind="kill"]', { hasText: killed })
     await row.waitFor({ timeout: STATE_MS })
     await row.getByTestId('event-show').click()
     await page.locator('[data-testid="dashboard"][data-view="frame"]').waitFor({ timeout: STATE_MS })
+    // The held moment stays while the reader moves between pages.
+    await goTo(page, 'recovery')
+    expect(await page.getByTestId('dashboard').getAttribute('data-view')).toBe('frame')
     expect(await page.getByTestId('recovery-timeline').textContent()).toContain(killed)
     // Held on the kill, the log shows it (as of that moment).
+    await goTo(page, 'journal')
     await expect.poll(() => row.count(), { timeout: STATE_MS }).toBe(1)
     await page.getByTestId('time-live').click()
 

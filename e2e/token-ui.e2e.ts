@@ -7,7 +7,7 @@ import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { expect, it } from 'vitest'
 import { SHOTS, describeInChromium } from './chromium-page.ts'
-import { STATE_MS } from './page-helpers.ts'
+import { goTo, STATE_MS } from './page-helpers.ts'
 
 const TOKEN = 'ui0a1b2c3d4e5f60718293a4b5c6d7e8f9'
 
@@ -62,6 +62,7 @@ describeInChromium(
         .waitFor({ timeout: STATE_MS })
 
       // The partition log's window toggle goes through the same command path.
+      await goTo(page, 'partitions')
       await page.getByTestId('log-window-last-abort').click()
       await expect.poll(() => page.getByTestId('log-grid').getAttribute('data-window')).toBe('last-abort')
       expect(await page.getByTestId('log-window-last-abort').getAttribute('aria-checked')).toBe('true')

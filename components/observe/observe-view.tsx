@@ -12,7 +12,7 @@ import { fmtInt } from '../format.ts'
 import { Panel } from '../panel.tsx'
 import { SubPageHeader } from '../sub-page-header.tsx'
 import { EMPTY_WORDS, type ObserveWords, searchOfWords, wordsFromSearch } from './observe-query.ts'
-import { useObserve } from './use-observe.ts'
+import { useCannotObserve, useObserve } from './use-observe.ts'
 
 const time = (ms: number) => new Date(ms).toISOString().slice(11, 19)
 const tp = (p: { topic: string; partition: number }) => `${p.topic}-${p.partition}`
@@ -27,6 +27,7 @@ export function ObserveView() {
   const [search, setSearch] = useState<string | null>(null)
   useEffect(() => setSearch(searchOfWords(wordsFromSearch(window.location.search))), [])
   const { sample, error, answered } = useObserve(search ?? '')
+  const cannot = useCannotObserve()
   const choose = (w: ObserveWords) => {
     const next = searchOfWords(w)
     window.history.replaceState(null, '', next ? `/observe?${next}` : '/observe')
@@ -40,6 +41,11 @@ export function ObserveView() {
           title="Application"
           hint="read-only: no group is joined, nothing is written; the same words as eoscope observe"
         >
+          {cannot ? (
+            <p className="observe-cannot small" role="note" data-testid="observe-unavailable">
+              Not on this server: {cannot}
+            </p>
+          ) : null}
           {search === null ? null : <TargetForm key={search} initial={wordsFromSearch(search)} onChoose={choose} />}
           {error ? (
             <p className="bad small" role="alert" data-testid="observe-error">

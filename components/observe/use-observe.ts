@@ -15,6 +15,26 @@ export interface ObserveState {
   answered: number
 }
 
+/**
+ * Why this server cannot observe (it runs the embedded log), asked once with no target; null when it
+ * can, or until it answered.
+ */
+export function useCannotObserve(): string | null {
+  const [why, setWhy] = useState<string | null>(null)
+  useEffect(() => {
+    const ac = new AbortController()
+    fetch('/api/observe', { cache: 'no-store', headers: authHeaders(), signal: ac.signal })
+      .then(async (r) => {
+        if (r.status !== 501) return
+        const body = (await r.json().catch(() => ({}))) as { error?: string }
+        setWhy(body.error ?? 'this server cannot observe other applications')
+      })
+      .catch(() => {})
+    return () => ac.abort()
+  }, [])
+  return why
+}
+
 export function useObserve(search: string): ObserveState {
   const { token } = useLabToken()
   const [state, setState] = useState<ObserveState>({ sample: null, error: null, answered: 0 })

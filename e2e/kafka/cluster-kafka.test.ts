@@ -52,7 +52,10 @@ const brokerViews = (): BrokerView[] => snap().brokers?.brokers ?? []
 const broker = (id: number): BrokerView | undefined => brokerViews().find((b) => b.id === id)
 const committed = () => snap().totals.committedInput
 
-/** Waits until the validator has checked what is committed now, then expects every row at zero (the journal's last entries in the message when not). */
+/**
+ * Waits until the validator has checked what is committed now, then expects every row at zero (the journal's last
+ * entries in the message when not).
+ */
 async function validated(when: string): Promise<void> {
   const checked = committed()
   await untilProgress({
@@ -202,10 +205,13 @@ describe('a lab on a three-broker cluster with broker SIGKILLs', () => {
     expect(brokerViews().every((b) => b.up)).toBe(true)
   })
 
-  it("keeps processing under exactly_once_v2 when the transaction coordinator's broker and then an input partition's leader are SIGKILLed, and the validator stays at zero", {
+  const keepsProcessingExactlyV2 =
+    "keeps processing under exactly_once_v2 when the transaction coordinator's broker and then an input partition's leader are SIGKILLed, and the validator stays at zero"
+  it(keepsProcessingExactlyV2, {
     timeout: STATE_MS * 6,
   }, async () => {
-    // The broker coordinating the most of the lab's transactional ids, killed mid-transaction (transactions commit every 100 ms).
+    // The broker coordinating the most of the lab's transactional ids, killed mid-transaction (transactions commit
+    // every 100 ms).
     const coordinator = [...brokerViews()].sort(
       (a, b) => b.transactionCoordinatorOf.length - a.transactionCoordinatorOf.length,
     )[0]!
@@ -254,7 +260,9 @@ describe('a lab on a three-broker cluster with broker SIGKILLs', () => {
     expect(snap().config['processing.guarantee']).toBe('exactly_once_v2')
   })
 
-  it('kills a broker from its card in the browser: the card turns down, the lab keeps processing under exactly_once_v2, the validator stays at zero', {
+  const killsBrokerCardBrowser =
+    'kills a broker from its card in the browser: the card turns down, the lab keeps processing under exactly_once_v2, the validator stays at zero'
+  it(killsBrokerCardBrowser, {
     timeout: STATE_MS * 4,
   }, async () => {
     const down = brokerViews().filter((b) => !b.up)
@@ -279,7 +287,7 @@ describe('a lab on a three-broker cluster with broker SIGKILLs', () => {
     browser = await launchBrowser({ width: 1440, height: 900 })
     const errors: string[] = []
     const page = await firstPage(browser, errors)
-    await page.goto(url)
+    await page.goto(`${url}/recovery`)
     await page.getByTestId('brokers').waitFor({ timeout: STATE_MS })
     await waitFor(
       async () => {

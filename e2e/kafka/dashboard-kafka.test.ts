@@ -8,7 +8,7 @@ import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { anotherPage, CHROMIUM_PATH, chromiumAvailable, firstPage, launchBrowser, type Browser } from '../browser.ts'
-import { numberIn, waitForNumber, whilePaused } from '../page-helpers.ts'
+import { goTo, numberIn, waitForNumber, whilePaused } from '../page-helpers.ts'
 import { ROOT, startServer, type ServerProcess } from '../server-process.ts'
 import { shown } from '../partitions-shown.ts'
 import { shownGroup, type ShownGroup } from '../group-shown.ts'
@@ -109,7 +109,7 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     async () => {
       const applicationId = (await page.getByTestId('application-id').textContent())!.trim()
       const topics = kafkaAppTopics(applicationId)
-      expect(await page.getByTestId('link-observe').getAttribute('href')).toBe('/observe')
+      expect(await page.getByTestId('nav-observe').getAttribute('href')).toBe('/observe')
       const tab = await anotherPage(browser, consoleErrors)
       try {
         await tab.goto(`${server.url}/observe`)
@@ -201,9 +201,11 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
       })
       for (const f of ['duplicates', 'lost', 'abortedReads', 'stateMismatches'])
         expect(await numberIn(page, `correctness-${f}-value`), f).toBe(0)
+      await goTo(page, 'transactions')
       const totals = (await page.getByTestId('txn-totals').textContent()) ?? ''
       expect(Number(/([\d,]+) committed/.exec(totals)?.[1]?.replace(/,/g, '') ?? 0), totals).toBeGreaterThan(0)
-      // The transaction history counts what the dashboard counts, with the EndTxn latencies the worker processes measured.
+      // The transaction history counts what the dashboard counts, with the EndTxn latencies the worker processes
+      // measured.
       type Counts = { count: number; endTxnMs: { count: number } }
       const s = await page.evaluate(
         async () =>
@@ -216,6 +218,7 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
       expect(s.txnStats!.run.outcomes.aborted.count).toBe(s.txnTotals.aborted)
       expect(s.txnStats!.run.outcomes.committed.endTxnMs.count).toBeGreaterThan(0)
       // The slot is refilled with a new process.
+      await goTo(page, 'overview')
       await page
         .locator(`article.worker-card[data-testid="worker-${id}.2"][data-state="running"]`)
         .waitFor({ timeout: STATE_MS })
@@ -236,6 +239,7 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
             },
         )
       const before = (await lab()).totals.droppedAcks
+      await goTo(page, 'overview')
       await page.getByTestId('drop-ack').click()
       await untilProgress({
         what: 'a produce ack dropped by the proxy',
@@ -257,6 +261,7 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
   )
 
   it('Pause is SIGSTOP and Resume SIGCONT', TEST_BOUND, async () => {
+    await goTo(page, 'overview')
     const id = await runningWorker(page)
     const pid = await pidOf(page, id)
     await page.getByTestId(`pause-${id}`).click()
@@ -275,6 +280,7 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     "the partitions table reads the cluster: held on one moment, the partition log's partition has the log's LSO and HW",
     TEST_BOUND,
     async () => {
+      await goTo(page, 'partitions')
       await page.getByTestId('partitions-table').scrollIntoViewIfNeeded()
       const roles = ['input', 'output', 'changelog']
       await untilProgress({
@@ -342,7 +348,8 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
         stallMs: STALL_MS,
         everyMs: 250,
       })
-      // Kafka refuses the fault point (its brokers verify transactional writes): the test makes the hanging transaction itself.
+      // Kafka refuses the fault point (its brokers verify transactional writes): the test makes the hanging transaction
+      // itself.
       expect(first.transactionsView!.injectUnavailable).toMatch(/transaction.partition.verification.enable/)
       expect((await post('/api/faults/hanging-transaction', { topic: 'output', partition: 0 })).status).toBe(400)
       // Input stopped, so that once the workers' transactions end, only the hanging one holds the LSO back.
@@ -398,6 +405,7 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     'the Transactions view lists an open transaction Ongoing at its coordinator (ListTransactions, DescribeTransactions) and, after its worker is killed at step 4, that transactional id aborted',
     TEST_BOUND,
     async () => {
+      await goTo(page, 'transactions')
       const view = page.getByTestId('transactions-view')
       await view.scrollIntoViewIfNeeded()
       // A worker whose tasks' transactional ids are Ongoing at the coordinator, as the view shows them.
@@ -448,6 +456,7 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     'the group view: its members are the running worker processes, and the generation moves after a kill',
     TEST_BOUND,
     async () => {
+      await goTo(page, 'recovery')
       await page.getByTestId('group-view').scrollIntoViewIfNeeded()
       // The generation comes from the members' own reports (DescribeGroups has none): shown once they agree.
       const before = await untilProgress({
@@ -481,14 +490,13 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
         stallMs: STALL_MS,
         everyMs: 250,
       }).catch(async (e: unknown) => {
-        // The kill's fate (still pending, refused with a reason, or done) is on the victim's card and in the server's log.
-        const card = await page
-          .getByTestId(`worker-${id}`)
-          .evaluate((el) => ({
-            state: el.getAttribute('data-state'),
-            killPending: el.querySelector('button.danger')?.hasAttribute('disabled') ?? null,
-            text: el.textContent,
-          }))
+        // The kill's fate (still pending, refused with a reason, or done) is on the victim's card and in the server's
+        // log.
+        const card = await page.getByTestId(`worker-${id}`).evaluate((el) => ({
+          state: el.getAttribute('data-state'),
+          killPending: el.querySelector('button.danger')?.hasAttribute('disabled') ?? null,
+          text: el.textContent,
+        }))
         throw new Error(
           `${e instanceof Error ? e.message : e}\nthe victim's card: ${JSON.stringify(card)}\nserver log (last lines):\n${server.output().split('\n').slice(-80).join('\n')}`,
         )
@@ -502,6 +510,7 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
   )
 
   it('at_least_once: a kill at step 4 makes duplicates appear, none lost', TEST_BOUND, async () => {
+    await goTo(page, 'overview')
     await page.getByTestId('guarantee-at_least_once').click()
     await page.locator('[data-testid="stat-guarantee"]', { hasText: 'at_least_once' }).waitFor({ timeout: STATE_MS })
     const id = await runningWorker(page)
@@ -553,6 +562,7 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     'runs a guided scenario on the Kafka lab from its button: every expectation holds, the lab runs on with the settings from before it, its evidence card opens the partition log on the records it names',
     TEST_BOUND,
     async () => {
+      await goTo(page, 'scenarios')
       await expect.poll(() => page.locator('[data-testid^="run-scenario-"]').count(), { timeout: 10_000 }).toBe(7)
       expect(await page.getByTestId('unavailable-scenarios').count()).toBe(0)
       const before = await labNow(page)
@@ -572,6 +582,7 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
         boundMs: STATE_MS,
         named: (shown, topic, partition) => shown.endsWith(`-${topic}-${partition}`),
       })
+      await goTo(page, 'scenarios')
       await page.getByTestId('scenarios').screenshot({ path: path.join(SHOTS, 'kafka-scenario-verdict.png') })
     },
   )

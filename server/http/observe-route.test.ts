@@ -62,7 +62,9 @@ afterAll(async () => {
 })
 
 describe('GET /api/observe', () => {
-  it("samples the application: its transactional ids, its partitions, and the validator's figures on its topics", async () => {
+  const samplesApplicationTransactionalIds =
+    "samples the application: its transactional ids, its partitions, and the validator's figures on its topics"
+  it(samplesApplicationTransactionalIds, async () => {
     const { status, body } = await get(query)
     expect(status).toBe(200)
     const s = body.sample!
@@ -84,7 +86,9 @@ describe('GET /api/observe', () => {
     })
   })
 
-  it('answers every browser within a second with the same sample, then reads again: a copy appended to the output shows at the next one', async () => {
+  const answersBrowserSecondSample =
+    'answers every browser within a second with the same sample, then reads again: a copy appended to the output shows at the next one'
+  it(answersBrowserSecondSample, async () => {
     const first = (await get(query)).body.sample!
     const readsBefore = reads
     run.duplicateOutput(0, run.committedOutputOffsets(0)[0]!)
@@ -135,6 +139,13 @@ describe('GET /api/observe', () => {
     const { status, body } = await get(query, bare.url)
     expect(status).toBe(501)
     expect(body.error).toBe(NO_CLUSTER)
+  })
+
+  it('asked with no target, says whether it can observe: 501 without a cluster, 400 (a target is needed) with one', async () => {
+    const bareAnswer = await fetch(`${bare.url}/api/observe`)
+    expect(bareAnswer.status).toBe(501)
+    expect(((await bareAnswer.json()) as { error: string }).error).toBe(NO_CLUSTER)
+    expect((await fetch(`${url}/api/observe`)).status).toBe(400)
   })
 
   it('is listed in the API index', async () => {

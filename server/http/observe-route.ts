@@ -31,6 +31,8 @@ export function createObserveHandler(registry: ObserverRegistry | null, log: (ms
     try {
       if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, `use GET for ${OBSERVE_PATH}`)
       const q = new URL(req.url ?? '/', 'http://localhost').searchParams
+      // Asked with no target, the page learns whether this server can observe at all.
+      if (!registry && q.size === 0) throw new HttpError(501, NO_CLUSTER)
       let target: ObserveTarget
       try {
         target = parseObserveTarget({
