@@ -41,8 +41,13 @@ export const FIGURES: { key: Figure; label: string; definition: string }[] = [
   },
   {
     key: 'openTransactions',
-    label: 'Open transactions',
-    definition: 'partitions whose last stable offset is below the high watermark',
+    // Partitions, not transactions: one transaction holds its output, changelog and offsets partitions
+    // open; the Transactions and Partitions panels count transactions (docs/measures.md#open-transactions).
+    label: 'Partitions with an open transaction',
+    definition:
+      'partitions whose last stable offset (LSO) is below the high watermark (HW), on every topic the validator ' +
+      'reads: a transaction counts once on each partition it wrote to, so this exceeds the open transactions ' +
+      'the Transactions and Partitions panels count',
   },
 ]
 

@@ -13,6 +13,7 @@ import {
   sortPartitions,
 } from './partitions-sort.ts'
 import { PartitionsTable } from './partitions-table.tsx'
+import { openTransactionTotals } from '../lib/partition-table.ts'
 
 const rows = fixtureSnapshot.partitions!
 const names = (rs: typeof rows) => rs.map((r) => `${r.topic}-${r.partition}`)
@@ -76,6 +77,21 @@ describe('the partitions table', () => {
     expect(fmtInputFigure(byName.get('input-0')!, 'lag')).toBe('100')
     expect(fmtInputFigure(byName.get('input-5')!, 'lag')).toBe('—')
     expect(fmtInputFigure(byName.get('output-0')!, 'committed')).toBe('—')
+  })
+
+  it('counts each open transaction once, and the partitions they hold open apart', () => {
+    // docs/measures.md#open-transactions
+    // pid 1000 holds output-0 and the offsets partition, 1001 and 1207 changelog-3; changelog-4's holder is unknown.
+    expect(openTransactionTotals(rows)).toEqual({ transactions: 3, partitions: 4, atLeast: true })
+    const html = renderToString(createElement(PartitionsTable, { rows }))
+    expect(html).toContain('≥3 open transactions on 4 partitions')
+    const known = rows.filter((r) => !r.open.atLeast)
+    expect(openTransactionTotals(known)).toEqual({ transactions: 3, partitions: 3, atLeast: false })
+    expect(openTransactionTotals(rows.filter((r) => r.open.count === 0))).toEqual({
+      transactions: 0,
+      partitions: 0,
+      atLeast: false,
+    })
   })
 
   it('names the Kafka figures beside its own: LSO, HW, LAG and records-lag', () => {

@@ -1,5 +1,5 @@
 import { memo, useMemo, useState } from 'react'
-import type { PartitionRow } from '../lib/partition-table.ts'
+import { openTransactionTotals, type PartitionRow } from '../lib/partition-table.ts'
 import { fmtInt } from './format.ts'
 import { HistoryTable } from './history-table.tsx'
 import { Panel } from './panel.tsx'
@@ -113,25 +113,36 @@ function Row({ r }: { r: PartitionRow }) {
   )
 }
 
+/** The open transactions, each once, and the partitions they hold open: two figures, two names. */
+function OpenTotal({ transactions, partitions, atLeast }: ReturnType<typeof openTransactionTotals>) {
+  const plural = (n: number, word: string) => `${fmtInt(n)} ${word}${n === 1 ? '' : 's'}`
+  return (
+    <span
+      className="muted nowrap"
+      data-testid="partitions-open-total"
+      title={
+        'Open transactions: transactions whose records after the LSO have no COMMIT or ABORT marker yet, each ' +
+        'counted once however many partitions it wrote to (the Transactions panel counts the same). Partitions ' +
+        'with an open transaction: LSO below HW (the correctness panel counts these, on all topics).'
+      }
+    >
+      {`${atLeast ? '≥' : ''}${plural(transactions, 'open transaction')} on ${plural(partitions, 'partition')}`}
+    </span>
+  )
+}
+
 /** Every partition of the lab's topics at one moment, sortable by any column; live, or as the held snapshot had it. */
 export const PartitionsTable = memo(function PartitionsTable({ rows }: PartitionsTableProps) {
   const [sort, setSort] = useState<PartitionSort>(FIRST_SORT)
   const sorted = useMemo(() => (rows ? sortPartitions(rows, sort) : []), [rows, sort])
-  const open = rows?.reduce((n, r) => n + r.open.count, 0) ?? 0
+  const open = rows ? openTransactionTotals(rows) : null
   return (
     <Panel
       title="Partitions"
       testId="partitions-table"
       className="partitions-panel"
       hint="Every partition of the lab's topics, read at one moment with the partition log: log start, last stable offset (LSO), high watermark (HW), the transactions holding the LSO below the HW, and an input partition's lag (HW − the group's committed offset). Click a header to sort."
-      actions={
-        rows ? (
-          <span
-            className="muted nowrap"
-            data-testid="partitions-open-total"
-          >{`${fmtInt(open)} open transaction${open === 1 ? '' : 's'}`}</span>
-        ) : null
-      }
+      actions={open ? <OpenTotal {...open} /> : null}
     >
       <HistoryTable
         className="partitions"

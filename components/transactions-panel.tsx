@@ -195,6 +195,11 @@ function useRememberedAborts(transactions: TxnView[], startedAtMs: number): TxnV
   return [...aborts.values()]
 }
 
+/** What "open" counts here (docs/measures.md#open-transactions); the Partitions panel counts the same from the log. */
+const OPEN_DEFINITION =
+  'open transactions: begun by a producer and not yet committed or aborted, each counted once however many ' +
+  'partitions it wrote to'
+
 export const TransactionsPanel = memo(function TransactionsPanel({
   transactions,
   totals,
@@ -219,7 +224,10 @@ export const TransactionsPanel = memo(function TransactionsPanel({
           <span className={totals.aborted ? 'bad' : ''} data-testid="txn-aborted">
             {fmtInt(totals.aborted)} aborted
           </span>{' '}
-          · <span>{fmtInt(totals.open)} open</span>
+          ·{' '}
+          <span data-testid="txn-open" title={OPEN_DEFINITION}>
+            {fmtInt(totals.open)} open
+          </span>
         </span>
       }
     >

@@ -32,3 +32,29 @@ export interface PartitionRow {
   committed?: number | null
   lag?: number | null
 }
+
+/**
+ * The table's total (docs/measures.md#open-transactions): open transactions, each counted once
+ * however many partitions it holds open (a transaction writes the output, the changelog and the
+ * group's offsets: three partitions, one transaction), and the partitions with an open transaction
+ * (LSO below HW, what the correctness panel counts). A producer has at most one open transaction,
+ * so transactions are told apart by producer id. `atLeast`: a partition's holders are not all
+ * known (its scan stopped at its bound, or they ended while it read), so more may be open.
+ */
+export function openTransactionTotals(rows: readonly PartitionRow[]): {
+  transactions: number
+  partitions: number
+  atLeast: boolean
+} {
+  const producers = new Set<number>()
+  let partitions = 0
+  let atLeast = false
+  for (const r of rows) {
+    if (r.open.count === 0) continue
+    partitions++
+    for (const h of r.open.holders) producers.add(h.producerId)
+    if (r.open.atLeast || r.open.holders.length < r.open.count) atLeast = true
+  }
+  const transactions = partitions > 0 ? Math.max(1, producers.size) : 0
+  return { transactions, partitions, atLeast }
+}

@@ -208,7 +208,8 @@ function formatSummary(r: RunResult): string {
     `  lost                  ${r.lost ?? 'unavailable'}`,
     `  aborted reads         ${r.abortedReads ?? 'unavailable'} (read_uncommitted would see ${r.abortedReadsUncommitted ?? 'unavailable'})`,
     `  state mismatches      ${r.stateMismatches ?? 'unavailable'}`,
-    `  open transactions     ${r.openTransactions ?? 'unavailable'}`,
+    // Partitions, not transactions: one transaction holds several open (docs/measures.md#open-transactions).
+    `  open-txn partitions   ${r.openTransactions ?? 'unavailable'} (partitions whose LSO is below the HW)`,
   ]
   const recoveries = recoveriesLine(r.recoveries)
   if (recoveries) lines.push(recoveries)

@@ -101,7 +101,7 @@ const SNAPSHOT_GAUGES: [string, string, Read][] = [
   ],
   [
     'eoscope_validator_open_transactions',
-    'Transactions open when the validator ran',
+    'Partitions with an open transaction (last stable offset below the high watermark) when the validator ran',
     validatorFigure((c) => c.openTransactions),
   ],
   ['eoscope_validator_input_checked', 'Input records the validator checked', validatorFigure((c) => c.inputChecked)],
