@@ -8,7 +8,6 @@ import { boundaries, boundarySlot, LOG_SLOTS, raiseHighWatermark, topicKind } fr
 import { epochSteps } from './producers-view.tsx'
 import { traceRows } from './record-trace-view.tsx'
 
-
 function render(snapshot: LabSnapshot = fixtureSnapshot): string {
   return renderLab(snapshot, { pages: ['scenarios', 'transactions', 'partitions'] })
 }

@@ -4,6 +4,7 @@
 
 import Link from 'next/link'
 import { memo } from 'react'
+import { figureLabel } from '../lib/figure-labels.ts'
 import type { EvidenceCard, EvidenceLink } from '../lib/lab-protocol.ts'
 import { fmtInt } from './format.ts'
 import { ExpectationList } from './expectation-list.tsx'
@@ -70,12 +71,18 @@ const Card = memo(function Card({ card, send }: { card: EvidenceCard; send: Send
       ) : null}
       {figures.length > 0 ? (
         <dl className="evidence-figures num" data-testid="evidence-figures">
-          {figures.map(([name, value]) => (
-            <div key={name}>
-              <dt>{name}</dt>
-              <dd data-figure={name}>{fmtInt(value)}</dd>
-            </div>
-          ))}
+          {figures.map(([name, value]) => {
+            const { label, unit } = figureLabel(name)
+            return (
+              <div key={name}>
+                <dt>{label}</dt>
+                <dd data-figure={name}>
+                  {fmtInt(value)}
+                  {unit ? ` ${unit}` : ''}
+                </dd>
+              </div>
+            )
+          })}
         </dl>
       ) : null}
       {card.conclusion ? <p className="conclusion small">{card.conclusion}</p> : null}

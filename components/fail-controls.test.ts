@@ -7,7 +7,6 @@ import { fixtureKafkaOutage, fixtureSnapshot } from './__fixtures__/lab-snapshot
 import { stopsOf } from './fail-banner.tsx'
 import { renderLab } from './__fixtures__/render-lab.ts'
 
-
 function render(snapshot: LabSnapshot): string {
   return renderLab(snapshot, { pages: ['overview', 'partitions'] })
 }

@@ -59,12 +59,7 @@ export function OverviewView({ snapshot, send, entries, horizon }: LabPageProps)
   return (
     <div className="overview" data-testid="page-overview">
       <div className="overview-controls">
-        <ControlsPanel
-          config={s.config}
-          defaults={s.kafkaStreamsDefaults}
-          send={send}
-          unavailable={s.unavailable}
-        />
+        <ControlsPanel config={s.config} defaults={s.kafkaStreamsDefaults} send={send} unavailable={s.unavailable} />
       </div>
       <div className="overview-center">
         <ChartsPanel

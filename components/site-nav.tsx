@@ -15,11 +15,23 @@ export interface NavItem {
 export const NAV_ITEMS: readonly NavItem[] = [
   { href: '/', label: 'Overview', title: 'the live lab on one screen: controls, the five steps, workers, correctness' },
   { href: '/scenarios', label: 'Scenarios', title: 'seven scripted faults, each checked against what it claims' },
-  { href: '/transactions', label: 'Transactions', title: 'every transaction: lanes, history, coordinator and producers' },
+  {
+    href: '/transactions',
+    label: 'Transactions',
+    title: 'every transaction: lanes, history, coordinator and producers',
+  },
   { href: '/recovery', label: 'Recovery', title: 'recovery after each kill, phase by phase, and the consumer group' },
-  { href: '/partitions', label: 'Partitions', title: 'each partition: offsets, the log record by record, the messages' },
+  {
+    href: '/partitions',
+    label: 'Partitions',
+    title: 'each partition: offsets, the log record by record, the messages',
+  },
   { href: '/journal', label: 'Journal', title: 'what happened to the lab, newest first, with filters' },
-  { href: '/experiments', label: 'Experiments', title: 'throughput against recovery time as commit.interval.ms changes' },
+  {
+    href: '/experiments',
+    label: 'Experiments',
+    title: 'throughput against recovery time as commit.interval.ms changes',
+  },
   { href: '/observe', label: 'Observe', title: 'watch an application eoscope did not start, read-only (Kafka)' },
 ]
 

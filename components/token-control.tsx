@@ -6,8 +6,31 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type RefObject } from 'react'
 import { dismissTokenPrompt, setToken, useLabToken } from './lab-token.ts'
 
+/**
+ * Whether this server's controls need a token (GET /api/access): null until it answered. A refusal
+ * of the question itself (reads locked) means they do.
+ */
+function useControlsNeedToken(): boolean | null {
+  const [needs, setNeeds] = useState<boolean | null>(null)
+  useEffect(() => {
+    const ac = new AbortController()
+    fetch('/api/access', { cache: 'no-store', signal: ac.signal })
+      .then(async (r) => {
+        if (!r.ok) return setNeeds(true)
+        const body = (await r.json()) as { controlNeedsToken?: boolean }
+        setNeeds(body.controlNeedsToken !== false)
+      })
+      .catch(() => {
+        if (!ac.signal.aborted) setNeeds(true)
+      })
+    return () => ac.abort()
+  }, [])
+  return needs
+}
+
 export function TokenControl() {
   const { token, prompt, promptSeq } = useLabToken()
+  const needsToken = useControlsNeedToken()
   const [open, setOpen] = useState(false)
   const input = useRef<HTMLInputElement>(null)
   const toggle = useRef<HTMLButtonElement>(null)
@@ -32,6 +55,8 @@ export function TokenControl() {
     requestAnimationFrame(() => toggle.current?.focus())
   }
 
+  // "unlock controls" only where a token is needed: a server without one shows nothing here.
+  if (!open && !token && !prompt && needsToken !== true) return null
   return (
     <div
       className="token-control"

@@ -271,7 +271,7 @@ const Filters = memo(function Filters({
 
 const Rows = memo(function Rows({ page }: { page: TxnHistoryPage }) {
   return (
-    <div className="table-scroll txn-history-rows">
+    <div className="table-scroll txn-history-rows" tabIndex={0}>
       <table className="history" data-testid="txn-history-rows">
         <thead>
           <tr>

@@ -8,7 +8,8 @@ import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { expect, it } from 'vitest'
 import { SHOTS, describeInChromium } from './chromium-page.ts'
-import { goTo, STALL_MS } from './page-helpers.ts'
+import { auditPage } from './page-audit.ts'
+import { goTo, type LabPageName, STALL_MS, whilePaused } from './page-helpers.ts'
 import { waitFor } from './progress.ts'
 import { labNow, labRunsOn, openEvidence, runScenarioToEnd } from './scenario-steps.ts'
 
@@ -176,5 +177,20 @@ describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (
     // A card stays until dismissed.
     await page.locator('[data-testid="evidence-card"][data-id="lost-ack-1"]').getByTestId('dismiss-evidence').click()
     await waitFor(async () => (await cards.count()) === 6, 'the dismissed card to go', { boundMs: 10_000 })
+  })
+
+  it('after the seven scenarios, every page passes axe-core and shows no program text, held on one moment', async () => {
+    const { page } = lab
+    const pages: LabPageName[] = ['overview', 'scenarios', 'transactions', 'recovery', 'partitions', 'journal']
+    await whilePaused(page, async () => {
+      for (const name of pages) {
+        await goTo(page, name)
+        const audit = await auditPage(page)
+        expect(audit.violations, `${name}: axe-core`).toEqual([])
+        expect(audit.programText, `${name}: program text`).toEqual([])
+        expect(audit.heightPx, `${name}: at most three windows tall`).toBeLessThanOrEqual(3 * audit.viewportPx)
+        await page.screenshot({ path: path.join(SHOTS, `page-${name}-after-scenarios.png`), fullPage: true })
+      }
+    })
   })
 })

@@ -63,6 +63,20 @@ function sendError(res: ServerResponse, status: number, error: string, extra: Re
   res.end(text)
 }
 
+/** Where the page learns whether its controls need a token (the header offers "unlock controls" only then). */
+export const ACCESS_PATH = '/api/access'
+
+function serveAccess(gate: AccessGate, req: IncomingMessage, res: ServerResponse): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, `use GET for ${ACCESS_PATH}`)
+  const text = JSON.stringify({ controlNeedsToken: gate.controlNeedsToken, readsNeedToken: gate.readsNeedToken })
+  res.writeHead(200, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+  })
+  res.end(req.method === 'HEAD' ? undefined : text)
+}
+
 const isApiPath = (p: string) => p === '/api' || p.startsWith('/api/') || p === '/metrics'
 
 function refuse(res: ServerResponse, r: Rejection): void {
@@ -184,6 +198,7 @@ export function attachEoscopeHttp(httpServer: HttpServer, options: EoscopeHttpOp
     const refused = checkApiAccess(gate, req)
     if (refused) return refuse(res, refused)
     if (pathname === '/metrics') return serveMetrics(metrics, req, res)
+    if (pathname === ACCESS_PATH) return serveAccess(gate, req, res)
     if (await handleExperiments(req, res)) return
     if (await handleObserve(req, res)) return
     if (await handleRest(req, res)) return

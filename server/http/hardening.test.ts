@@ -325,6 +325,18 @@ describe('bodies and edges', () => {
     expect(await other.emitWithAck('resync')).toMatchObject({ seq: expect.any(Number) })
   })
 
+  it('says whether the controls and the reads need a token (GET /api/access), without the token', async () => {
+    await start({})
+    expect(await (await fetch(`${url}/api/access`)).json()).toEqual({ controlNeedsToken: false, readsNeedToken: false })
+    await harness!.close()
+    await start({ token: TOKEN })
+    expect(await (await fetch(`${url}/api/access`)).json()).toEqual({ controlNeedsToken: true, readsNeedToken: false })
+    expect(
+      (await fetch(`${url}/api/access`, { method: 'POST', headers: { origin: url, authorization: `Bearer ${TOKEN}` } }))
+        .status,
+    ).toBe(405)
+  })
+
   it('tells a missing token from a wrong one, at the handshake and on commands', async () => {
     await start({ token: TOKEN, lockReads: true })
     await expect(connected(open())).rejects.toThrow(/^unauthorized: token required/)
