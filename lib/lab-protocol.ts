@@ -39,9 +39,15 @@ export interface TaskView {
   partition: number
   workerId: string
   state: 'restoring' | 'running' | 'suspended'
+  /**
+   * Steps 1-4: records through each step as the task's workers counted them (a redone record
+   * again). `committed` (step 5): the input records below the group's committed offset, each once:
+   * committedOffset as a count (the input topic starts at 0 and holds no markers).
+   */
   steps: StepCounters
   /** Next offset to read from the input partition. */
   position: number
+  /** The group's committed offset of the input partition: the next record a new owner reads (null: none yet). */
   committedOffset: number | null
   /** Input high watermark minus the committed offset. */
   lag: number

@@ -36,6 +36,6 @@ describe('open transactions on one screen', () => {
     expect(table.partitions).toBeGreaterThan(table.transactions)
     // The old total: the rows' counts summed, a transaction once per partition.
     expect(s.partitions!.reduce((n, r) => n + r.open.count, 0)).toBeGreaterThan(table.transactions)
-    await lab.close()
+    await time.runUntilSettled(lab.close())
   })
 })

@@ -302,7 +302,10 @@ export class WorkerBoard {
           partition: t.partition,
           workerId: w.id,
           state,
-          steps,
+          // Step 5 is the group's committed offset, the figure beside it and the committed input's: the
+          // workers' own count of what they committed lags it by a status report and misses a dead
+          // owner's last commit (docs/measures.md#step-numbers).
+          steps: { ...steps, committed: c ?? 0 },
           position: t.consumedOffset,
           committedOffset: c ?? null,
           lag: Math.max(0, (ends[t.partition] ?? 0) - (c ?? 0)),
