@@ -6,6 +6,9 @@ const nextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
   devIndicators: false,
+  // The build type-checks what the pages are made of; `npm run typecheck` checks the whole tree,
+  // server and tests included.
+  typescript: { tsconfigPath: 'tsconfig.next.json' },
 }
 
 export default nextConfig
