@@ -21,7 +21,11 @@ export interface Lane {
   txns: TxnView[]
 }
 
-/** One lane per transactional producer, sorted by transactional.id; the latest epoch labels the lane. */
+/**
+ * One lane per transactional producer, sorted by transactional.id; the epoch of its latest transaction
+ * labels the lane (the epoch that transaction began with: on the embedded log the producer's current
+ * epoch, on its worker card, moves on at each EndTxn, KIP-890).
+ */
 export function toLanes(transactions: TxnView[]): Lane[] {
   const lanes = new Map<string, Lane>()
   for (const t of transactions) {
@@ -41,9 +45,20 @@ export function toLanes(transactions: TxnView[]): Lane[] {
   return [...lanes.values()].sort((a, b) => a.transactionalId.localeCompare(b.transactionalId, 'en', { numeric: true }))
 }
 
+/** What the lane's epoch is (docs/measures.md, "Current epoch and a transaction's epoch"). */
+export const LANE_EPOCH =
+  'last txn e…: the epoch its latest transaction began with; the producer’s current epoch is on its worker card ' +
+  'and moves on at every EndTxn on the embedded log (KIP-890)'
+
 function txnTitle(t: TxnView): string {
   const dur = t.endMs === null ? 'open' : fmtMs(t.endMs - t.beginMs)
-  return `${t.id} · ${t.outcome}${t.abortReason ? ` (${t.abortReason})` : ''} · ${fmtInt(t.outputRecords)} output + ${fmtInt(t.changelogRecords)} changelog records · ${fmtInt(t.offsetsCommitted)} offsets · ${dur} · producer ${t.producerId} epoch ${t.epoch}`
+  return [
+    `${t.id} · ${t.outcome}${t.abortReason ? ` (${t.abortReason})` : ''}`,
+    `${fmtInt(t.outputRecords)} output + ${fmtInt(t.changelogRecords)} changelog records`,
+    `${fmtInt(t.offsetsCommitted)} offsets`,
+    dur,
+    `producer ${t.producerId}, epoch of this transaction ${t.epoch}`,
+  ].join(' · ')
 }
 
 /**
@@ -86,11 +101,11 @@ const TxnLanes = memo(function TxnLanes({
         <div className="lane" role="listitem" key={lane.transactionalId}>
           <div
             className="lane-label mono"
-            title={`transactional.id ${lane.transactionalId}, producer id ${lane.producerId}, epoch ${lane.epoch}`}
+            title={`transactional.id ${lane.transactionalId}, producer id ${lane.producerId}; ${LANE_EPOCH}`}
           >
             <span className="ellipsis">{lane.transactionalId}</span>
             <span className="muted small">
-              pid {lane.producerId} · e{lane.epoch}
+              pid {lane.producerId} · last txn e{lane.epoch}
             </span>
           </div>
           <div className="lane-track">
@@ -142,7 +157,7 @@ const TxnHistory = memo(function TxnHistory({
       head={
         <>
           <th>id</th>
-          <th>producer · epoch</th>
+          <th title="the producer id and the epoch this transaction began with">producer · txn epoch</th>
           <th>partitions</th>
           <th className="r">out</th>
           <th className="r">changelog</th>

@@ -209,6 +209,12 @@ const COORDINATOR_HEAD = [
   'last update',
   'last abort',
 ]
+/** The coordinator's figures that the lab shows elsewhere too, and how they differ (docs/measures.md). */
+const COORDINATOR_TITLE: Record<string, string> = {
+  'producer / epoch':
+    'the producer id and epoch the coordinator held when this view was read: the current epoch as of that read. ' +
+    'The worker card shows the latest known; a lane, the epoch its latest transaction began with',
+}
 const COORDINATOR_NUMERIC = new Set(['producer / epoch', 'transaction.timeout.ms', 'open for', 'last update'])
 const PRODUCER_HEAD = ['partition', 'producer id', 'epoch', 'last seq', 'first offset', 'transactional.id', 'verdict']
 const PRODUCER_NUMERIC = new Set(['producer id', 'epoch', 'last seq', 'first offset'])
@@ -262,7 +268,7 @@ export const TransactionsView = memo(function TransactionsView({ view, send }: T
                 scrollClassName="tv-scroll"
                 testId="txn-ids"
                 head={COORDINATOR_HEAD.map((h) => (
-                  <th key={h} className={COORDINATOR_NUMERIC.has(h) ? 'r' : undefined}>
+                  <th key={h} className={COORDINATOR_NUMERIC.has(h) ? 'r' : undefined} title={COORDINATOR_TITLE[h]}>
                     {h}
                   </th>
                 ))}

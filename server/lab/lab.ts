@@ -50,7 +50,7 @@ import {
 import { TransactionBoard } from './transaction-board.ts'
 import { TransactionsBook } from './transactions-book.ts'
 import { VisibilityTracker } from './visibility-tracker.ts'
-import { idempotentProducers, stoppedTaskViews, WorkerBoard } from './worker-board.ts'
+import { idempotentProducers, stoppedTaskViews, WorkerBoard, withCurrentEpochs } from './worker-board.ts'
 
 import type { LabLoopOptions, LabOptions } from './lab-options.ts'
 export type { LabLoopOptions, LabOptions } from './lab-options.ts'
@@ -314,7 +314,14 @@ export class Lab implements LabController {
     const ends = rt.inputEndOffsets()
     const committed = rt.committedOffsets()
     const caps = rt.connection.capabilities
-    const workers = this.workers.workerViews(rt, now)
+    const workers = withCurrentEpochs(
+      this.workers.workerViews(rt, now),
+      [
+        ...this.board.producerTimelines().flatMap((tl) => tl.epochs.slice(-1).map((e) => ({ ...tl, epoch: e.epoch }))),
+        ...(this.transactionsBook.part().transactionsView?.coordinators ?? []),
+      ],
+      (tid) => this.board.ownerOf(tid),
+    )
     const unavailable = unavailableControls(caps, rt)
     const scenarios = refusal(caps, 'scenarios') === null
     const tasks = this.workers.taskViews(rt, committed, ends, now)

@@ -230,6 +230,11 @@ export class TransactionBoard {
   producerTimelines(): ProducerTimeline[] {
     return [...this.timelines.values()]
   }
+
+  /** Each transactional.id's owner: the worker that last began a transaction or initialised it. */
+  ownerOf(transactionalId: string): string | undefined {
+    return this.owner.get(transactionalId)
+  }
 }
 
 function txnId(producerId: number, epoch: number, localTxnId: number): string {

@@ -351,6 +351,37 @@ export function stoppedTaskViews(
   return [...out.values()].sort((a, b) => a.partition - b.partition)
 }
 
+/**
+ * The worker cards' producer epochs as the producer's current epoch (docs/measures.md, "Current epoch
+ * and a transaction's epoch"): the latest epoch known for its producer id from any source, the
+ * worker's status (sent every 100 ms), its latest transaction's begin or initTransactions, or its
+ * coordinator. On the embedded log the epoch goes up at every EndTxn (KIP-890), ten times a second
+ * at commit.interval.ms 100, so each source alone lags the others by a report and the card read
+ * below the lane and the coordinator. Only the owner of a transactional.id gets a newer epoch: a
+ * zombie's producer keeps the epoch it was fenced at.
+ */
+export function withCurrentEpochs(
+  workers: readonly WorkerView[],
+  known: readonly { transactionalId: string; producerId: number; epoch: number }[],
+  ownerOf: (transactionalId: string) => string | undefined,
+): WorkerView[] {
+  const key = (transactionalId: string, producerId: number) => `${transactionalId}\u0000${producerId}`
+  const latest = new Map<string, number>()
+  for (const k of known) {
+    const at = key(k.transactionalId, k.producerId)
+    latest.set(at, Math.max(k.epoch, latest.get(at) ?? k.epoch))
+  }
+  const newer = (w: WorkerView, p: WorkerView['producers'][number]) => {
+    if (p.transactionalId === null || ownerOf(p.transactionalId) !== w.id) return null
+    const epoch = latest.get(key(p.transactionalId, p.producerId))
+    return epoch !== undefined && epoch > p.epoch ? epoch : null
+  }
+  return workers.map((w) => {
+    if (!w.producers.some((p) => newer(w, p) !== null)) return w
+    return { ...w, producers: w.producers.map((p) => ({ ...p, epoch: newer(w, p) ?? p.epoch })) }
+  })
+}
+
 /** Idempotent producers (at_least_once) have no transactional.id: shown by their worker. */
 export function idempotentProducers(workers: readonly WorkerView[]): ProducerTimeline[] {
   const out: ProducerTimeline[] = []
