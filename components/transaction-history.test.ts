@@ -36,6 +36,24 @@ describe('the transaction history view', () => {
     expect(html).toMatch(/data-testid="txn-cause-crash"[^>]*>crash \(kill\)(<!-- -->)? (<!-- -->)?1</)
     expect(html).toContain('teardown <!-- -->1<!-- --> (not a fault)')
     expect(html).toContain('txn-commit-time-ns-total')
-    expect(html).toMatch(/href="\/api\/lab\/transactions\?format=csv"/)
+    // "this run" is shown: the exports are this run's rows.
+    expect(html).toMatch(/href="\/api\/lab\/transactions\?sinceMs=0&amp;format=csv"/)
+  })
+
+  it('lists the rows of the span its statistics cover: under "this run", from the run’s start', () => {
+    // Issue 34: "this run: committed 0" above 2,488 matching rows, all committed, of the run before.
+    expect(historyQuery(NONE, 100_000, null, { limit: '50' }, 70_000.6)).toBe('sinceMs=70000&limit=50')
+    // Within the last minute of a run that began earlier: the minute; of one that began later: the run.
+    expect(historyQuery({ ...NONE, withinMs: 60_000 }, 100_000, null, {}, 20_000)).toBe('sinceMs=40000')
+    expect(historyQuery({ ...NONE, withinMs: 60_000 }, 100_000, null, {}, 70_000)).toBe('sinceMs=70000')
+    const before = new TxnStatistics(0)
+    before.add({ outcome: 'committed', cause: null, durationMs: 120, records: 30, endTxnMs: 4, sendOffsetsMs: 1 })
+    const run = new TxnStatistics(70_000)
+    const html = renderToString(
+      createElement(TransactionHistoryView, { stats: { run: run.view(), life: before.view() }, heldAtMs: null }),
+    )
+    expect(html).toMatch(/data-testid="txn-stats-count-committed"[^>]*>0</)
+    expect(html).toMatch(/Rows of (<!-- -->)?this run/)
+    expect(html).toMatch(/href="\/api\/lab\/transactions\?sinceMs=70000&amp;format=csv"/)
   })
 })

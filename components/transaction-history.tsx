@@ -43,19 +43,25 @@ const WITHIN: { value: number; label: string }[] = [
   { value: 15 * 60_000, label: 'last 15 minutes' },
 ]
 
-/** The query string of GET /api/lab/transactions for these filters (what a bad filter field would send is left out). */
+/**
+ * The query string of GET /api/lab/transactions for these filters (what a bad filter field would send is left out).
+ * `fromMs`: the start of the span the statistics above the rows cover (this run's), so the rows are that span's too.
+ */
 export function historyQuery(
   f: TxnHistoryFilters,
   nowMs: number,
   heldAtMs: number | null,
   extra: Record<string, string> = {},
+  fromMs: number | null = null,
 ): string {
   const q = new URLSearchParams()
   if (f.outcome !== 'all') q.set('outcome', f.outcome)
   if (f.transactionalId.trim() !== '') q.set('transactionalId', f.transactionalId.trim())
   if (/^\d{1,9}(\.\d{1,3})?$/.test(f.minDurationMs.trim())) q.set('minDurationMs', f.minDurationMs.trim())
   const until = heldAtMs ?? null
-  if (f.withinMs > 0) q.set('sinceMs', String(Math.max(0, Math.floor((until ?? nowMs) - f.withinMs))))
+  const within = f.withinMs > 0 ? Math.max(0, Math.floor((until ?? nowMs) - f.withinMs)) : null
+  const since = fromMs === null ? within : Math.max(Math.floor(fromMs), within ?? 0)
+  if (since !== null) q.set('sinceMs', String(since))
   if (until !== null) q.set('untilMs', String(Math.ceil(until)))
   for (const [k, v] of Object.entries(extra)) q.set(k, v)
   return q.toString()
@@ -69,41 +75,47 @@ const fmtLatency = (n: number | null) => (n === null ? '—' : n < 10 ? `${n.toF
 
 function StatsTable({ view }: { view: TxnStatsView }) {
   return (
-    <table className="history txn-stats" data-testid="txn-stats">
-      <thead>
-        <tr>
-          <th>outcome</th>
-          <th className="r">count</th>
-          <th className="r" title="begin → end">
-            duration min · avg · p99
-          </th>
-          <th className="r" title="output + changelog records">
-            records min · avg · p99
-          </th>
-          <th className="r" title="the producer's commitTransaction / abortTransaction, as the worker measured it">
-            EndTxn latency min · avg · p99
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {TXN_HISTORY_OUTCOMES.map((k) => {
-          const o = view.outcomes[k]
-          return (
-            <tr key={k} className={`row-${k === 'committed' ? 'committed' : k === 'aborted' ? 'aborted' : 'teardown'}`}>
-              <td>
-                <span className={`badge badge-${k === 'teardown' ? 'open' : k}`}>{k}</span>
-              </td>
-              <td className="num r" data-testid={`txn-stats-count-${k}`}>
-                {fmtInt(o.count)}
-              </td>
-              <td className="num r">{triple(o.durationMs, fmtLatency)}</td>
-              <td className="num r">{triple(o.records, fmtRecords)}</td>
-              <td className="num r">{triple(o.endTxnMs, fmtLatency)}</td>
-            </tr>
-          )
-        })}
-      </tbody>
-    </table>
+    // Scrolls sideways in a narrow window, and takes the keyboard's focus to do so.
+    <div className="table-scroll" tabIndex={0}>
+      <table className="history txn-stats" data-testid="txn-stats">
+        <thead>
+          <tr>
+            <th>outcome</th>
+            <th className="r">count</th>
+            <th className="r" title="begin → end">
+              duration min · avg · p99
+            </th>
+            <th className="r" title="output + changelog records">
+              records min · avg · p99
+            </th>
+            <th className="r" title="the producer's commitTransaction / abortTransaction, as the worker measured it">
+              EndTxn latency min · avg · p99
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {TXN_HISTORY_OUTCOMES.map((k) => {
+            const o = view.outcomes[k]
+            return (
+              <tr
+                key={k}
+                className={`row-${k === 'committed' ? 'committed' : k === 'aborted' ? 'aborted' : 'teardown'}`}
+              >
+                <td>
+                  <span className={`badge badge-${k === 'teardown' ? 'open' : k}`}>{k}</span>
+                </td>
+                <td className="num r" data-testid={`txn-stats-count-${k}`}>
+                  {fmtInt(o.count)}
+                </td>
+                <td className="num r">{triple(o.durationMs, fmtLatency)}</td>
+                <td className="num r">{triple(o.records, fmtRecords)}</td>
+                <td className="num r">{triple(o.endTxnMs, fmtLatency)}</td>
+              </tr>
+            )
+          })}
+        </tbody>
+      </table>
+    </div>
   )
 }
 
@@ -154,6 +166,7 @@ function Causes({ view }: { view: TxnStatsView }) {
 function useHistoryRows(
   filters: TxnHistoryFilters,
   heldAtMs: number | null,
+  fromMs: number | null,
 ): { page: TxnHistoryPage | null; error: string | null } {
   const [state, setState] = useState<{ page: TxnHistoryPage | null; error: string | null }>({ page: null, error: null })
   const key = JSON.stringify(filters)
@@ -167,7 +180,7 @@ function useHistoryRows(
       const ac = (inFlight = new AbortController())
       try {
         const r = await fetch(
-          `/api/lab/transactions?${historyQuery(f, Date.now(), heldAtMs, { limit: String(ROWS_SHOWN) })}`,
+          `/api/lab/transactions?${historyQuery(f, Date.now(), heldAtMs, { limit: String(ROWS_SHOWN) }, fromMs)}`,
           { headers: authHeaders(), signal: ac.signal },
         )
         const body = (await r.json()) as TxnHistoryPage | { error: string }
@@ -183,7 +196,7 @@ function useHistoryRows(
       inFlight?.abort()
       if (timer) clearInterval(timer)
     }
-  }, [key, heldAtMs])
+  }, [key, heldAtMs, fromMs])
   return state
 }
 
@@ -332,10 +345,13 @@ export const TransactionHistoryView = memo(function TransactionHistoryView({
     minDurationMs: '',
     withinMs: 0,
   })
-  const { page, error } = useHistoryRows(filters, heldAtMs)
   const view = stats?.[span]
+  // The rows and exports cover what the statistics above them cover: this run's rows under "this run" (issue
+  // 34: "this run: committed 0" above 2,488 committed rows of the run before).
+  const fromMs = span === 'run' ? (stats?.run.sinceMs ?? null) : null
+  const { page, error } = useHistoryRows(filters, heldAtMs, fromMs)
   const exportQuery = (format: 'csv' | 'json') =>
-    `/api/lab/transactions?${historyQuery(filters, Date.now(), heldAtMs, { format })}`
+    `/api/lab/transactions?${historyQuery(filters, Date.now(), heldAtMs, { format }, fromMs)}`
   return (
     <Panel
       title="Transaction history"
@@ -363,7 +379,9 @@ export const TransactionHistoryView = memo(function TransactionHistoryView({
       ) : (
         <p className="muted empty">No statistics from this lab.</p>
       )}
-      <h3 className="sub-head">Rows · newest first, the latest {ROWS_SHOWN} that match</h3>
+      <h3 className="sub-head" data-testid="txn-rows-head">
+        Rows of {span === 'run' ? 'this run' : 'the lab’s life'} · newest first, the latest {ROWS_SHOWN} that match
+      </h3>
       <div className="txn-history-bar">
         <Filters filters={filters} onChange={setFilters} />
         <span className="txn-exports">
