@@ -81,6 +81,14 @@ describe("a scenario's figures are the tiles' and the journal's", { timeout: 600
     const records = card.figures['exactly_once_v2.abortedRecords']!
     expect(transactions).toBeGreaterThan(0)
     expect(narrative).toContain(`(${transactions}, one per producer it held): ${records} records aborted`)
+    // Each run's figures name their lab (issue 34: 2 + 1 aborted in the narrative, ABORTED TXNS 1): the
+    // first lab's are counted by no tile, the second's by the tile of the lab left on screen.
+    const first = card.figures['exactly_once.abortedTransactions']!
+    expect(narrative).toMatch(
+      new RegExp(`exactly_once: .*\\(${first}, one per producer it held\\).*no tile counts these`),
+    )
+    expect(narrative).toMatch(/exactly_once_v2: .*the dashboard keeps on screen \(its ABORTED TXNS tile counts these/)
+    expect(card.conclusion).toContain("its tiles count that lab's transactions, not the first lab's")
     // The lab it ends on ran exactly_once_v2: its journal's aborted transactions over the zombie's records.
     const all = entries(lab)
     const run = all.slice(
