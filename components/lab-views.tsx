@@ -15,6 +15,7 @@ import { EvidencePanel } from './evidence-card.tsx'
 import { GroupView } from './group-view.tsx'
 import { JournalTail } from './journal-tail.tsx'
 import { MessageBrowser } from './message-browser.tsx'
+import { Panel } from './panel.tsx'
 import { PartitionLogView } from './partition-log-view.tsx'
 import { PartitionsTable } from './partitions-table.tsx'
 import { PipelinePanel } from './pipeline-panel.tsx'
@@ -152,12 +153,19 @@ export function PartitionsPageView({ snapshot: s, send }: LabPageProps) {
         />
         <RecordTraceView traces={s.traces} startedAtMs={s.startedAtMs} />
       </div>
-      <PoisonControls
-        handler={s.config['default.deserialization.exception.handler']}
-        deadLetters={s.totals.deadLetters}
-        send={send}
-        failUnavailable={s.unavailable?.failHandler}
-      />
+      <Panel
+        title="Poison records"
+        hint="Records the deserializer cannot read, appended to the input: the handler decides what meets them"
+        testId="poison-panel"
+        className="poison-panel"
+      >
+        <PoisonControls
+          handler={s.config['default.deserialization.exception.handler']}
+          deadLetters={s.totals.deadLetters}
+          send={send}
+          failUnavailable={s.unavailable?.failHandler}
+        />
+      </Panel>
     </div>
   )
 }

@@ -9,13 +9,28 @@ export const PROGRAM_TEXT: { what: string; pattern: RegExp }[] = [
   { what: 'a -1 sentinel', pattern: /(?<![\w.\-−])-1(?![\d.])/g },
 ]
 
+/**
+ * Kafka's own API names, which the UI quotes as Kafka's words and docs/glossary.md defines: terms of
+ * the field, not identifiers of eoscope's code.
+ */
+export const KAFKA_API_NAMES: ReadonlySet<string> = new Set([
+  'initTransactions',
+  'beginTransaction',
+  'commitTransaction',
+  'abortTransaction',
+  'sendOffsetsToTransaction',
+  'groupMetadata',
+])
+
 /** Each piece of program text in `text`, with what it is. */
 export function programText(text: string): string[] {
   const found: string[] = []
   for (const { what, pattern } of PROGRAM_TEXT)
-    for (const m of text.matchAll(pattern))
+    for (const m of text.matchAll(pattern)) {
+      if (KAFKA_API_NAMES.has(m[0])) continue
       found.push(
         `${what}: "${m[0]}" in "…${text.slice(Math.max(0, m.index - 40), m.index + m[0].length + 40).replace(/\s+/g, ' ')}…"`,
       )
+    }
   return found
 }

@@ -25,9 +25,8 @@ export function useCannotObserve(): string | null {
     const ac = new AbortController()
     fetch('/api/observe', { cache: 'no-store', headers: authHeaders(), signal: ac.signal })
       .then(async (r) => {
-        if (r.status !== 501) return
-        const body = (await r.json().catch(() => ({}))) as { error?: string }
-        setWhy(body.error ?? 'this server cannot observe other applications')
+        const body = (await r.json().catch(() => ({}))) as { available?: boolean; reason?: string }
+        if (r.ok && body.available === false) setWhy(body.reason ?? 'this server cannot observe other applications')
       })
       .catch(() => {})
     return () => ac.abort()

@@ -102,7 +102,7 @@ describe('GET /api/observe', () => {
   })
 
   it.each([
-    ['', 'the application id is required'],
+    ['input=i', 'the application id is required'],
     ['applicationId=a%20b', 'application id "a b" is not a Kafka group id'],
     [
       `applicationId=app&format=avro&input=i&output=o`,
@@ -141,11 +141,11 @@ describe('GET /api/observe', () => {
     expect(body.error).toBe(NO_CLUSTER)
   })
 
-  it('asked with no target, says whether it can observe: 501 without a cluster, 400 (a target is needed) with one', async () => {
+  it('asked with no target, says whether it can observe: not without a cluster, and why; yes with one', async () => {
     const bareAnswer = await fetch(`${bare.url}/api/observe`)
-    expect(bareAnswer.status).toBe(501)
-    expect(((await bareAnswer.json()) as { error: string }).error).toBe(NO_CLUSTER)
-    expect((await fetch(`${url}/api/observe`)).status).toBe(400)
+    expect(bareAnswer.status).toBe(200)
+    expect(await bareAnswer.json()).toEqual({ available: false, reason: NO_CLUSTER })
+    expect(await (await fetch(`${url}/api/observe`)).json()).toEqual({ available: true })
   })
 
   it('is listed in the API index', async () => {

@@ -31,8 +31,12 @@ export function createObserveHandler(registry: ObserverRegistry | null, log: (ms
     try {
       if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, `use GET for ${OBSERVE_PATH}`)
       const q = new URL(req.url ?? '/', 'http://localhost').searchParams
-      // Asked with no target, the page learns whether this server can observe at all.
-      if (!registry && q.size === 0) throw new HttpError(501, NO_CLUSTER)
+      // Asked with no target, the page learns whether this server can observe at all (200 either way:
+      // a browser logs an error status as a console error).
+      if (q.size === 0) {
+        sendJson(res, 200, registry ? { available: true } : { available: false, reason: NO_CLUSTER })
+        return true
+      }
       let target: ObserveTarget
       try {
         target = parseObserveTarget({
