@@ -3,8 +3,8 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
-    // server/log/kafka/kafka-connection.test.ts and proxy/ack-drop-proxy.test.ts need a broker (vitest.kafka.config.ts); the other
-    // specs there are pure and run here too.
+    // server/log/kafka/kafka-connection.test.ts and proxy/ack-drop-proxy.test.ts need a
+    // broker (vitest.kafka.config.ts); the other specs there are pure and run here too.
     exclude: [
       '**/node_modules/**',
       'e2e/**',

@@ -45,7 +45,10 @@ export function bareLoopInput(records: number, keys: number, seed: number): { ke
   return { keyOf, valueTextOf }
 }
 
-/** One pass over the input: the records built and the bytes the output values serialised to (also what keeps the work from being optimised away). */
+/**
+ * One pass over the input: the records built and the bytes the output values serialised to (also
+ * what keeps the work from being optimised away).
+ */
 export function bareLoopPass(
   keyOf: readonly string[],
   valueTextOf: readonly string[],
@@ -80,7 +83,11 @@ export function bareLoopPass(
   return { records: records + pending.length, bytes }
 }
 
-/** After one unmeasured pass, runs `passes` passes of `records` records and keeps the best (the least disturbed: while V8 has not yet grown its young generation, a pass pays about three times the scavenges, 150 ms against 50 ms here, and runs at two thirds of the rate or less). */
+/**
+ * After one unmeasured pass, runs `passes` passes of `records` records and keeps the best (the least disturbed:
+ * while V8 has not yet grown its young generation, a pass pays about three times the scavenges, 150 ms against
+ * 50 ms here, and runs at two thirds of the rate or less).
+ */
 export function measureBareLoop(records = 1_000_000, passes = 5, partitions = 6): BareLoopResult {
   const { keyOf, valueTextOf } = bareLoopInput(records, 100, 1)
   bareLoopPass(keyOf, valueTextOf, partitions) // warm-up, a whole unmeasured pass: JIT tiers and inline caches

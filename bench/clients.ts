@@ -310,7 +310,9 @@ function judge(
               after.controlRssMB && after.rssMB ? round3(after.rssMB / after.controlRssMB) : null,
               (v) => v <= TARGETS.rssAfterLeaveRatio.max,
             ),
-            of: `RSS ${SETTLE_AFTER_LEAVE_MS / 1000} s after the clients left ÷ RSS of the control server (same age, never a client) at that moment`,
+            of:
+              `RSS ${SETTLE_AFTER_LEAVE_MS / 1000} s after the clients left ÷ RSS of the control server (same ` +
+              `age, never a client) at that moment`,
           },
         }),
   }
@@ -384,9 +386,8 @@ async function bench(clients: number, windowMs: number, runs: number, rate: numb
     const idle = await measurePhase('no clients', servers, windowMs, runs, [])
     const conn = await connectClients(server.url, clients)
     procs = conn.procs
-    process.stdout.write(
-      `${conn.connected} of ${clients} clients connected (${conn.failed} failed${conn.errors.length ? `: ${conn.errors.join('; ')}` : ''})\n`,
-    )
+    const failed = `${conn.failed} failed${conn.errors.length ? `: ${conn.errors.join('; ')}` : ''}`
+    process.stdout.write(`${conn.connected} of ${clients} clients connected (${failed})\n`)
     await sleep(3_000)
     const held = await measurePhase(`${conn.connected} clients`, servers, windowMs, runs, procs)
     await leave(procs)
@@ -427,7 +428,8 @@ async function bench(clients: number, windowMs: number, runs: number, rate: numb
         note:
           rate === undefined
             ? "the dashboard's default lab, as a class would watch it"
-            : `the dashboard's default lab with its input rate set to ${rate}/s from the controls (POST /api/lab/config), as a class would watch it`,
+            : `the dashboard's default lab with its input rate set to ${rate}/s from the controls (POST ` +
+              `/api/lab/config), as a class would watch it`,
       },
       clients: {
         asked: clients,
@@ -441,7 +443,8 @@ async function bench(clients: number, windowMs: number, runs: number, rate: numb
       runs,
       progress: progress
         ? 'clients received messages in every window'
-        : 'NO PROGRESS: some window had no clients or no messages; the figures below are not a measurement of N clients',
+        : 'NO PROGRESS: some window had no clients or no messages; the figures below are not a measurement of N ' +
+          'clients',
       idle: idleS,
       withClients: heldS,
       afterLeave: after,
@@ -451,7 +454,8 @@ async function bench(clients: number, windowMs: number, runs: number, rate: numb
     const out = path.join(ROOT, 'bench', 'results', rate === undefined ? 'clients.json' : `clients-rate-${rate}.json`)
     writeResult(out, result)
     process.stdout.write(
-      `${JSON.stringify({ progress: result.progress, targets, allTargetsMet: result.allTargetsMet }, null, 2)}\nwrote ${path.relative(ROOT, out)}\n`,
+      `${JSON.stringify({ progress: result.progress, targets, allTargetsMet: result.allTargetsMet }, null, 2)}\n` +
+        `wrote ${path.relative(ROOT, out)}\n`,
     )
   } finally {
     await leave(procs)
@@ -467,7 +471,8 @@ if (process.env[CHILD_URL]) {
       program: 'npm run',
       name: 'bench:clients',
       summary:
-        'many socket clients on one server: messages per client, GET /api/lab latency, event-loop lag, throughput, memory',
+        'many socket clients on one server: messages per client, GET /api/lab latency, event-loop lag, ' +
+        'throughput, memory',
       flags: {
         clients: {
           type: 'number',
@@ -493,7 +498,8 @@ if (process.env[CHILD_URL]) {
         rate: {
           type: 'number',
           meaning:
-            "input records/s of both servers' labs while measured, and whether the lab keeps up with it (absent: the lab's default rate)",
+            "input records/s of both servers' labs while measured, and whether the lab keeps up with it " +
+            "(absent: the lab's default rate)",
           range: { min: 1, max: 200_000 },
           integer: true,
         },

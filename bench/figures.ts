@@ -29,7 +29,8 @@ export function unknownFlags(known: readonly string[], argv: readonly string[]):
   const unknown = argv.filter((a) => a.startsWith('--') && !known.includes(a.slice(2)))
   return unknown.length === 0
     ? null
-    : `unknown flag ${unknown.join(', ')}; this benchmark takes ${known.map((k) => `--${k}`).join(', ')} (--help for their meaning)`
+    : `unknown flag ${unknown.join(', ')}; this benchmark takes ${known.map((k) => `--${k}`).join(', ')} (--help ` +
+        `for their meaning)`
 }
 
 /** The value after --name on the command line, or the fallback. */

@@ -26,7 +26,10 @@ export interface Row {
   /** Each repetition's throughput in run order, null where that run failed (for figures paired by repetition). */
   throughputPerRun: (number | null)[]
   windowMs: number[]
-  /** Microseconds of CPU time per record committed in the window, over the completed runs that could tell (null: none could): the engine's own processes, and the local broker. */
+  /**
+   * Microseconds of CPU time per record committed in the window, over the completed runs that could tell (null: none
+   * could): the engine's own processes, and the local broker.
+   */
   cpuPerRecordUs: { engine: Spread | null; broker: Spread | null }
   transactionsPerRun: (number | null)[]
   /** The validator's figures of each completed run (both engines' topics, read_committed). */
@@ -39,7 +42,9 @@ export interface Row {
   skipped?: string
 }
 
-/** The median of an even count is the mean of two samples: rounded, so 5.16 and 5.15 give 5.155, not 5.154999999999999. */
+/**
+ * The median of an even count is the mean of two samples: rounded, so 5.16 and 5.15 give 5.155, not 5.154999999999999.
+ */
 const round4 = (n: number) => Number(n.toFixed(4))
 
 const spreadOfKnown = (xs: (number | null)[]): Spread | null => {
@@ -161,7 +166,10 @@ export function overheads(rows: Row[], intervals: number[]): IntervalFigures[] {
   })
 }
 
-/** eoscope median / Kafka Streams median of one figure: at_least_once against at_least_once, both exactly-once modes against exactly_once_v2. */
+/**
+ * eoscope median / Kafka Streams median of one figure: at_least_once against at_least_once,
+ * both exactly-once modes against exactly_once_v2.
+ */
 function pairedRatios(rows: Row[], ms: number, figure: Figure) {
   const ksAlos = medianOf(rows, 'kafka-streams', 'at_least_once', ms, figure)
   const ksEos = medianOf(rows, 'kafka-streams', 'exactly_once_v2', ms, figure)
@@ -197,20 +205,25 @@ export function printSummary(rows: Row[], intervals: number[]): void {
   for (const o of overheads(rows, intervals)) {
     const v = vs.find((x) => x.commitIntervalMs === o.commitIntervalMs)!
     process.stdout.write(
-      `${o.commitIntervalMs} ms: overhead eoscope exactly_once ${pct(o.eoscope.exactly_once)}, exactly_once_v2 ${pct(o.eoscope.exactly_once_v2)}, Kafka Streams exactly_once_v2 ${pct(o.kafkaStreams.exactly_once_v2)}; ` +
-        `eoscope/Kafka Streams at_least_once ${times(v.at_least_once)}, exactly_once ${times(v.exactly_once)}, exactly_once_v2 ${times(v.exactly_once_v2)}\n`,
+      `${o.commitIntervalMs} ms: overhead eoscope exactly_once ${pct(o.eoscope.exactly_once)}, exactly_once_v2 ` +
+        `${pct(o.eoscope.exactly_once_v2)}, Kafka Streams exactly_once_v2 ${pct(o.kafkaStreams.exactly_once_v2)}; ` +
+        `eoscope/Kafka Streams at_least_once ${times(v.at_least_once)}, exactly_once ${times(v.exactly_once)}, ` +
+        `exactly_once_v2 ${times(v.exactly_once_v2)}\n`,
     )
     const range = (x: Spread | null) => (x === null ? 'n/a' : `${pct(x.median)} (${pct(x.min)} to ${pct(x.max)})`)
     const b = o.byRepetition
     process.stdout.write(
-      `${o.commitIntervalMs} ms: overhead by repetition, median (min to max): eoscope exactly_once ${range(b.eoscope.exactly_once)}, exactly_once_v2 ${range(b.eoscope.exactly_once_v2)}, Kafka Streams exactly_once_v2 ${range(b.kafkaStreams.exactly_once_v2)}\n`,
+      `${o.commitIntervalMs} ms: overhead by repetition, median (min to max): eoscope exactly_once ` +
+        `${range(b.eoscope.exactly_once)}, exactly_once_v2 ${range(b.eoscope.exactly_once_v2)}, Kafka Streams ` +
+        `exactly_once_v2 ${range(b.kafkaStreams.exactly_once_v2)}\n`,
     )
   }
   for (const r of rows) {
     const cpu = r.cpuPerRecordUs
     if (cpu.engine || cpu.broker)
       process.stdout.write(
-        `${r.engine} ${r.guarantee} ${r.commitIntervalMs} ms: CPU per record ${cpu.engine?.median ?? 'n/a'} us engine, ${cpu.broker?.median ?? 'n/a'} us broker (medians)\n`,
+        `${r.engine} ${r.guarantee} ${r.commitIntervalMs} ms: CPU per record ${cpu.engine?.median ?? 'n/a'} us ` +
+          `engine, ${cpu.broker?.median ?? 'n/a'} us broker (medians)\n`,
       )
     if (r.skipped) process.stdout.write(`${r.engine} ${r.guarantee} ${r.commitIntervalMs} ms: ${r.skipped}\n`)
     for (const f of r.failures)
@@ -239,7 +252,18 @@ export function writeKafkaResult(file: string, rows: Row[], intervals: number[],
   writeResult(file, {
     benchmark: 'kafka',
     definition:
-      "processed throughput: records/s by which the group committed input offsets advance, over the window from 10% of the records committed (and every input partition owned by a running member) to 90% (the whole input written before the engine starts, so it runs on a backlog); transaction overhead = 1 - exactly-once median / at_least_once median of the same engine at the same commit.interval.ms; versusKafkaStreams = eoscope median / Kafka Streams median (at_least_once against at_least_once, exactly_once and exactly_once_v2 against exactly_once_v2); cpuPerRecordUs = microseconds of CPU time (user + system, /proc/<pid>/stat) used over the same window by the engine's own processes (eoscope: its 3 worker processes; Kafka Streams: its JVM) and by the local broker, divided by the records committed in the window; cpuVersusKafkaStreams = eoscope median / Kafka Streams median of it, paired as versusKafkaStreams (above 1: eoscope spends more CPU per record); every engine and guarantee alternating within each repetition, each run on a fresh application id and freshly written input of the same size",
+      'processed throughput: records/s by which the group committed input offsets advance, over the window ' +
+      'from 10% of the records committed (and every input partition owned by a running member) to 90% (the ' +
+      'whole input written before the engine starts, so it runs on a backlog); transaction overhead = 1 - ' +
+      'exactly-once median / at_least_once median of the same engine at the same commit.interval.ms; ' +
+      'versusKafkaStreams = eoscope median / Kafka Streams median (at_least_once against at_least_once, ' +
+      'exactly_once and exactly_once_v2 against exactly_once_v2); cpuPerRecordUs = microseconds of CPU time ' +
+      "(user + system, /proc/<pid>/stat) used over the same window by the engine's own processes (eoscope: its " +
+      '3 worker processes; Kafka Streams: its JVM) and by the local broker, divided by the records committed ' +
+      'in the window; cpuVersusKafkaStreams = eoscope median / Kafka Streams median of it, paired as ' +
+      'versusKafkaStreams (above 1: eoscope spends more CPU per record); every engine and guarantee ' +
+      'alternating within each repetition, each run on a fresh application id and freshly written input of the ' +
+      'same size',
     broker: {
       brokers: ctx.brokers,
       note: 'the local single-node KRaft broker of scripts/kafka-broker.sh, on the same machine as the engines',

@@ -59,7 +59,8 @@ export class StreamsProcess {
   failure(): string | null {
     if (this.exit === null && this.state !== 'ERROR' && this.state !== 'PENDING_ERROR') return null
     const last = this.stderr.filter((l) => /ERROR|Exception|failed/.test(l)).at(-1) ?? this.stderr.at(-1) ?? ''
-    return `Kafka Streams ${this.exit === null ? `in state ${this.state}` : `exited (${this.exit})`}${last ? `: ${last.slice(0, 300)}` : ''}`
+    const state = this.exit === null ? `in state ${this.state}` : `exited (${this.exit})`
+    return `Kafka Streams ${state}${last ? `: ${last.slice(0, 300)}` : ''}`
   }
 
   /** SIGTERM (a clean close), SIGKILL if it has not exited in time. */
@@ -128,7 +129,10 @@ async function prefill(connection: KafkaConnection, topic: string, records: numb
   await producer.close()
 }
 
-/** `jvmOptions`: besides JAVA_OPTS (a second instance of one application needs its own -Djava.io.tmpdir: its state directory). */
+/**
+ * `jvmOptions`: besides JAVA_OPTS (a second instance of one application needs its
+ * own -Djava.io.tmpdir: its state directory).
+ */
 export function startStreams(
   classPath: string,
   plan: Pick<RunPlan, 'brokers' | 'guarantee' | 'commitIntervalMs'>,

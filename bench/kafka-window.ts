@@ -70,7 +70,8 @@ export async function measureWindow(
     if (failure !== null) throw new Error(`${name}: ${failure} (committed ${progress.committedTotal()} of ${records})`)
     if (Date.now() > deadline)
       throw new Error(
-        `${name}: not caught up after ${Math.round(boundMs / 1000)} s (committed ${progress.committedTotal()} of ${records})`,
+        `${name}: not caught up after ${Math.round(boundMs / 1000)} s (committed ${progress.committedTotal()} ` +
+          `of ${records})`,
       )
     const c = progress.committedTotal()
     if (m10 === null && c >= records * 0.1 && progress.groupSettled()) m10 = mark(c)
@@ -97,7 +98,10 @@ export async function measureWindow(
 
 /** What one measured run leaves, success or not. */
 export interface RunResult extends Window {
-  /** Transactions the engine ended (0 under at_least_once; null: not reported); the notes say how each engine counts them. */
+  /**
+   * Transactions the engine ended (0 under at_least_once; null: not reported);
+   * the notes say how each engine counts them.
+   */
   transactions: number | null
   /** What the validator found in the run's topics afterwards. */
   validated: Validated
@@ -151,6 +155,7 @@ function guaranteeViolation(
   const bad =
     report.lost !== 0 || (guarantee !== 'at_least_once' && (report.duplicates !== 0 || report.stateMismatches !== 0))
   return bad
-    ? `the run violated its guarantee: lost ${report.lost}, duplicates ${report.duplicates}, state mismatches ${report.stateMismatches}`
+    ? `the run violated its guarantee: lost ${report.lost}, duplicates ${report.duplicates}, state mismatches ` +
+        `${report.stateMismatches}`
     : null
 }

@@ -31,7 +31,9 @@ export interface KeepsUpVerdict {
 const round3 = (n: number) => Math.round(n * 1000) / 1000
 
 export function keepsUp(askedPerSec: number, windows: readonly KeepsUpWindow[], bounds: KeepsUpBounds): KeepsUpVerdict {
-  const of = `every window: fed >= ${bounds.fedRatio} x ${askedPerSec}/s asked, committed >= ${bounds.processedRatio} x fed, input lag at its end <= ${bounds.lagSeconds} s of input`
+  const of =
+    `every window: fed >= ${bounds.fedRatio} x ${askedPerSec}/s asked, committed >= ${bounds.processedRatio} x ` +
+    `fed, input lag at its end <= ${bounds.lagSeconds} s of input`
   if (!(askedPerSec > 0)) throw new RangeError(`keepsUp needs a positive asked rate, not ${askedPerSec}`)
   if (windows.length === 0) return { met: null, worst: null, reasons: ['no window was measured'], of }
   const reasons: string[] = []

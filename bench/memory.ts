@@ -48,7 +48,9 @@ while (Date.now() - start < minutes * 60_000) {
   }
   samples.push(sample)
   process.stdout.write(
-    `${sample.atS} s: rss ${sample.rssMB} MB, heap ${sample.heapUsedMB} of ${sample.heapTotalMB} MB, external ${sample.externalMB} MB (array buffers ${sample.arrayBuffersMB} MB), committed input ${sample.committedInput}\n`,
+    `${sample.atS} s: rss ${sample.rssMB} MB, heap ${sample.heapUsedMB} of ${sample.heapTotalMB} MB, external ` +
+      `${sample.externalMB} MB (array buffers ${sample.arrayBuffersMB} MB), committed input ` +
+      `${sample.committedInput}\n`,
   )
   if (samples.length % 2 === 0) {
     const live = s.workers.find((w) => w.state === 'running' && w.taskIds.length > 0)
@@ -71,6 +73,7 @@ const doc = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : { benchm
 doc.memory = memory
 writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`)
 process.stdout.write(
-  `rss median 5-10 min ${memory.rssMedianFirstWindowMB} MB, last 5 min ${memory.rssMedianLastWindowMB} MB: growth ${memory.growthAfter5Min}\n`,
+  `rss median 5-10 min ${memory.rssMedianFirstWindowMB} MB, last 5 min ${memory.rssMedianLastWindowMB} MB: ` +
+    `growth ${memory.growthAfter5Min}\n`,
 )
 process.exit(memory.growthAfter5Min !== null && memory.growthAfter5Min < 0.1 ? 0 : 1)

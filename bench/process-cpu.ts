@@ -73,7 +73,9 @@ export function localBrokerPid(
   }
 }
 
-/** What the local broker's CPU seconds are at each call (null each time when it is not this machine's: localBrokerPid). */
+/**
+ * What the local broker's CPU seconds are at each call (null each time when it is not this machine's: localBrokerPid).
+ */
 export function localBrokerCpu(brokers: readonly string[]): () => number | null {
   const pid = localBrokerPid(brokers)
   return () => (pid === null ? null : processCpuSeconds([pid]))

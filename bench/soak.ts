@@ -29,7 +29,9 @@ const FULL_SOAK_FAULTS = 200
 const SOAK = {
   program: 'npm run',
   name: 'soak',
-  summary: `the chaos soak under exactly-once and at_least_once; writes bench/results/soak-<backend>.json (soak-<backend>-<N>-faults.json below ${FULL_SOAK_FAULTS} faults), exit 1 on any violation`,
+  summary:
+    `the chaos soak under exactly-once and at_least_once; writes bench/results/soak-<backend>.json ` +
+    `(soak-<backend>-<N>-faults.json below ${FULL_SOAK_FAULTS} faults), exit 1 on any violation`,
   flags: {
     backend: { type: 'choice', choices: ['embedded', 'kafka'], meaning: 'the log', defaultText: 'embedded' },
     faults: {
@@ -93,14 +95,28 @@ try {
   process.exit(2)
 }
 
-const progressLine = (p: SoakProgress) =>
-  `  ${Math.round(p.elapsedMs / 1000)} s: ${Object.entries(p.faults)
+const progressLine = (p: SoakProgress) => {
+  const faults = Object.entries(p.faults)
     .map(([k, v]) => `${k} ${v}`)
-    .join(
-      ', ',
-    )}; ${p.lastCheck ? `input ${p.lastCheck.inputRecords}, duplicates ${p.lastCheck.duplicates}, lost ${p.lastCheck.lost}, aborted reads ${p.lastCheck.abortedReads}, state mismatches ${p.lastCheck.stateMismatches}` : ''}\n`
-const resultLine = (r: SoakResult) =>
-  `  ${r.passed ? 'passed' : 'FAILED'}: ${r.faults.total} faults${r.faults.brokerRestart ? ` (${r.faults.brokerRestart} broker restarts)` : ''}${r.faults.brokerKill ? ` (${r.faults.brokerKill} broker SIGKILLs)` : ''} in ${Math.round(r.durationMs / 1000)} s; ${r.final.inputRecords} input records; final duplicates ${r.final.duplicates}, lost ${r.final.lost}, aborted reads ${r.final.abortedReads}, state mismatches ${r.final.stateMismatches}, open transactions ${r.final.openTransactions}${r.violations.length ? `; violations: ${r.violations.join('; ')}` : ''}\n`
+    .join(', ')
+  const c = p.lastCheck
+  const check = c
+    ? `input ${c.inputRecords}, duplicates ${c.duplicates}, lost ${c.lost}, aborted reads ${c.abortedReads}, ` +
+      `state mismatches ${c.stateMismatches}`
+    : ''
+  return `  ${Math.round(p.elapsedMs / 1000)} s: ${faults}; ${check}\n`
+}
+const resultLine = (r: SoakResult) => {
+  const restarts = r.faults.brokerRestart ? ` (${r.faults.brokerRestart} broker restarts)` : ''
+  const kills = r.faults.brokerKill ? ` (${r.faults.brokerKill} broker SIGKILLs)` : ''
+  const violations = r.violations.length ? `; violations: ${r.violations.join('; ')}` : ''
+  return (
+    `  ${r.passed ? 'passed' : 'FAILED'}: ${r.faults.total} faults${restarts}${kills} ` +
+    `in ${Math.round(r.durationMs / 1000)} s; ${r.final.inputRecords} input records; final duplicates ` +
+    `${r.final.duplicates}, lost ${r.final.lost}, aborted reads ${r.final.abortedReads}, state mismatches ` +
+    `${r.final.stateMismatches}, open transactions ${r.final.openTransactions}${violations}\n`
+  )
+}
 
 /** The backend, its default rate, where it runs (for the first line) and what its report adds at the top. */
 async function pickBackend(): Promise<{

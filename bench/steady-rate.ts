@@ -30,7 +30,10 @@ export const MIN_SAMPLES = 10
 /** Fewer distinct committed totals than this in the window: no rate (too few commits to draw a line through). */
 export const MIN_STEPS = 4
 
-/** The least-squares slope of committed against time over the samples between `from` and `to` of `records` committed; null when the window holds too few samples or commits, or no time. */
+/**
+ * The least-squares slope of committed against time over the samples between `from` and `to` of `records` committed;
+ * null when the window holds too few samples or commits, or no time.
+ */
 export function steadyRate(
   samples: readonly CommittedSample[],
   records: number,

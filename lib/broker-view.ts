@@ -38,7 +38,10 @@ export interface BrokersView {
   error: string | null
 }
 
-/** Whether `topicPartition` (as BrokerView.leaderOf writes it, `topic-N`) is a partition of `topic`, and not of `topic-dlq`. */
+/**
+ * Whether `topicPartition` (as BrokerView.leaderOf writes it, `topic-N`) is a
+ * partition of `topic`, and not of `topic-dlq`.
+ */
 export function isPartitionOf(topicPartition: string, topic: string): boolean {
   return topicPartition.startsWith(`${topic}-`) && /^\d+$/.test(topicPartition.slice(topic.length + 1))
 }

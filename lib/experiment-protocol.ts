@@ -136,7 +136,9 @@ export interface RepetitionResult {
   latencyRecords: number
   latencyWindowMs: number
   killedWorker: string | null
-  /** From the killed worker's commit that opens the kill window to the kill: a seeded fraction of commit.interval.ms. */
+  /**
+   * From the killed worker's commit that opens the kill window to the kill: a seeded fraction of commit.interval.ms.
+   */
   killDelayMs: number | null
   recoveryMs: number | null
   phases: PhaseDurations
@@ -145,7 +147,10 @@ export interface RepetitionResult {
   /** Duplicates the validator found after the kill (the run had no other fault). */
   duplicates: number | null
   lost: number | null
-  /** The machine's load during the run; null in virtual time (a model run does not depend on it). Absent from older records. */
+  /**
+   * The machine's load during the run; null in virtual time (a model run does not
+   * depend on it). Absent from older records.
+   */
   load?: RunLoad | null
 }
 
@@ -279,7 +284,10 @@ export const CSV_COLUMNS = [
 const round = (v: number | null, digits = 1): number | null =>
   v === null ? null : Math.round(v * 10 ** digits) / 10 ** digits
 
-/** One row per cell, medians unless a column says min, max or the 95% interval's ends (Low95, High95); unavailable figures are empty. */
+/**
+ * One row per cell, medians unless a column says min, max or the 95% interval's ends
+ * (Low95, High95); unavailable figures are empty.
+ */
 export function cellRow(c: CellResult): Record<(typeof CSV_COLUMNS)[number], string | number | null> {
   return {
     guarantee: c.guarantee,

@@ -7,7 +7,9 @@ import { PRECISION_FIGURES, PRECISION_TOLERANCE, type CellResult, type Stat } fr
 import type { ProcessingGuarantee } from './streams-config.ts'
 import { intervalsOverlap, preciseEnough, type MedianInterval } from './statistics.ts'
 
-/** A figure's median with its 95% interval, or null where the interval is unknown (too few runs, or an older record). */
+/**
+ * A figure's median with its 95% interval, or null where the interval is unknown (too few runs, or an older record).
+ */
 export interface Interval {
   median: number
   low: number
@@ -98,7 +100,10 @@ export function noiseWarnings(cells: readonly CellResult[]): NoiseWarning[] {
         figure,
         a: ref(a),
         b: ref(b),
-        text: `${words.name}: ${where(a)} (${span(a[figure], words.unit)}) and ${where(b)} (${span(b[figure], words.unit)}): the 95% intervals overlap, so which is higher is not known`,
+        text:
+          `${words.name}: ${where(a)} (${span(a[figure], words.unit)}) and ` +
+          `${where(b)} (${span(b[figure], words.unit)}): ` +
+          `the 95% intervals overlap, so which is higher is not known`,
       })
     }
   }

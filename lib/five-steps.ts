@@ -20,7 +20,9 @@ export interface StepCounters {
   processed: number
   produced: number
   acked: number
-  /** In the engine: records its commits covered. In the lab's TaskView: the records below the group's committed offset. */
+  /**
+   * In the engine: records its commits covered. In the lab's TaskView: the records below the group's committed offset.
+   */
   committed: number
 }
 

@@ -14,7 +14,10 @@ import type {
 
 /** Generations kept (the oldest are dropped and counted). */
 export const MAX_GENERATIONS = 40
-/** Points kept per partition; past it every other point is dropped, so the series spans the lab's life at half the resolution. */
+/**
+ * Points kept per partition; past it every other point is dropped, so the series
+ * spans the lab's life at half the resolution.
+ */
 export const MAX_LAG_POINTS = 60
 
 export interface GroupObservation {
@@ -73,8 +76,9 @@ export function generationEnd(
 /**
  * One Stable look at the group. A new generation id, or (generation unknown) other members or
  * another assignment, starts a generation and ends the previous one; the same generation seen
- * again (with the same members: other members under its id is a stale id, ignored) only refreshes what is known of it (a worker id or the generation id learnt later; a
- * worker id is never forgotten, so a killed member keeps its worker's name).
+ * again (with the same members: other members under its id is a stale id, ignored) only
+ * refreshes what is known of it (a worker id or the generation id learnt later; a worker id
+ * is never forgotten, so a killed member keeps its worker's name).
  */
 export function foldGeneration(
   h: GenerationHistory,

@@ -62,7 +62,10 @@ export interface GroupView {
   topic: string
   state: GroupStateName
   generationId: number | null
-  /** Where the generation comes from: the coordinator's answer, or the members' own ConsumerGroupMetadata (Kafka's DescribeGroups has none). */
+  /**
+   * Where the generation comes from: the coordinator's answer, or the members' own
+   * ConsumerGroupMetadata (Kafka's DescribeGroups has none).
+   */
   generationSource: 'coordinator' | 'members'
   protocolType: string
   protocol: string
@@ -80,7 +83,9 @@ export interface GroupView {
 
 declare module './lab-protocol.ts' {
   interface LabSnapshot {
-    /** The consumer group: coordinator view, generations, lag per input partition (read at the partitions table's pace). */
+    /**
+     * The consumer group: coordinator view, generations, lag per input partition (read at the partitions table's pace).
+     */
     group?: GroupView
   }
 }

@@ -50,7 +50,10 @@ export type JournalFact =
   | { kind: 'scenario'; name: string; phase: 'started' | 'step' | 'ended'; verdict?: 'passed' | 'failed' | 'error' }
   | { kind: 'outage'; phase: 'began' | 'ended'; error?: string }
   | { kind: 'recovered'; workerId: string; recoveryMs: number }
-  /** An operator's abort of a hanging transaction: its records, in [fromOffset, toOffset) (toOffset: the HW before the abort), released; the LSO and HW after. */
+  /**
+   * An operator's abort of a hanging transaction: its records, in [fromOffset, toOffset) (toOffset: the
+   * HW before the abort), released; the LSO and HW after.
+   */
   | {
       kind: 'hanging-aborted'
       topic: string

@@ -28,7 +28,9 @@ export const KAFKA_METRIC_NAMES: readonly KafkaMetricName[] = [
     kafka: 'process-rate',
     group: 'stream-thread-metrics',
     relation: 'differs',
-    how: "process-rate counts records as a thread processes them (a record redone after a kill counts twice); eoscope's processed throughput counts the advance of the group's committed input offsets, each record once",
+    how:
+      'process-rate counts records as a thread processes them (a record redone after a kill counts twice); ' +
+      "eoscope's processed throughput counts the advance of the group's committed input offsets, each record once",
     shownOn: ['processed'],
     metrics: ['eoscope_processed_records_per_second'],
   },
@@ -36,7 +38,9 @@ export const KAFKA_METRIC_NAMES: readonly KafkaMetricName[] = [
     kafka: 'process-total',
     group: 'stream-thread-metrics',
     relation: 'differs',
-    how: 'process-total counts records processed, redone ones again; eoscope counts the input records below the committed offsets',
+    how:
+      'process-total counts records processed, redone ones again; eoscope counts the input records below the ' +
+      'committed offsets',
     shownOn: ['committed-input'],
     metrics: ['eoscope_committed_input_records_total'],
   },
@@ -44,7 +48,10 @@ export const KAFKA_METRIC_NAMES: readonly KafkaMetricName[] = [
     kafka: 'commit-total',
     group: 'stream-thread-metrics',
     relation: 'differs',
-    how: 'commit-total counts commit calls per thread; eoscope counts transactions, one per producer per commit: equal under exactly_once_v2 (a producer per thread), one per task under exactly_once, none under at_least_once',
+    how:
+      'commit-total counts commit calls per thread; eoscope counts transactions, one per producer per commit: ' +
+      'equal under exactly_once_v2 (a producer per thread), one per task under exactly_once, none under ' +
+      'at_least_once',
     shownOn: ['history:committed'],
     metrics: ['eoscope_transactions_committed_total'],
   },
@@ -52,7 +59,10 @@ export const KAFKA_METRIC_NAMES: readonly KafkaMetricName[] = [
     kafka: 'commit-latency-avg',
     group: 'stream-thread-metrics',
     relation: 'differs',
-    how: "commit-latency-avg times Streams' whole commit (flush, sendOffsetsToTransaction, commitTransaction); eoscope's EndTxn latency is commitTransaction alone (txn-commit-time-ns-total's share), sendOffsetsToTransaction is apart",
+    how:
+      "commit-latency-avg times Streams' whole commit (flush, sendOffsetsToTransaction, commitTransaction); " +
+      "eoscope's EndTxn latency is commitTransaction alone (txn-commit-time-ns-total's share), " +
+      'sendOffsetsToTransaction is apart',
     shownOn: ['history:endTxnMs'],
     metrics: [],
   },
@@ -60,7 +70,10 @@ export const KAFKA_METRIC_NAMES: readonly KafkaMetricName[] = [
     kafka: 'records-lag-max',
     group: 'consumer-fetch-manager-metrics',
     relation: 'differs',
-    how: "records-lag-max is the largest lag of one partition behind the consumer's fetch position; eoscope's lag is end offset minus the group's committed offset (kafka-consumer-groups.sh LAG), summed over partitions (as records-lag-sum)",
+    how:
+      "records-lag-max is the largest lag of one partition behind the consumer's fetch position; eoscope's lag " +
+      "is end offset minus the group's committed offset (kafka-consumer-groups.sh LAG), summed over partitions " +
+      '(as records-lag-sum)',
     shownOn: [],
     metrics: ['eoscope_input_lag_records'],
   },
@@ -68,7 +81,9 @@ export const KAFKA_METRIC_NAMES: readonly KafkaMetricName[] = [
     kafka: 'record-send-rate',
     group: 'producer-metrics',
     relation: 'differs',
-    how: 'record-send-rate counts every record a producer sends (output, changelog, aborted ones); eoscope counts committed output records a read_committed consumer sees',
+    how:
+      'record-send-rate counts every record a producer sends (output, changelog, aborted ones); eoscope counts ' +
+      'committed output records a read_committed consumer sees',
     shownOn: ['visible'],
     metrics: ['eoscope_visible_output_records_per_second'],
   },
@@ -76,7 +91,9 @@ export const KAFKA_METRIC_NAMES: readonly KafkaMetricName[] = [
     kafka: 'record-retry-rate',
     group: 'producer-metrics',
     relation: 'differs',
-    how: 'record-retry-rate counts records resent per second for any cause; eoscope counts produce acks it dropped on purpose (each makes the producer resend its batch)',
+    how:
+      'record-retry-rate counts records resent per second for any cause; eoscope counts produce acks it dropped ' +
+      'on purpose (each makes the producer resend its batch)',
     shownOn: [],
     metrics: ['eoscope_dropped_acks_total'],
   },
@@ -84,7 +101,9 @@ export const KAFKA_METRIC_NAMES: readonly KafkaMetricName[] = [
     kafka: 'txn-commit-time-ns-total',
     group: 'producer-metrics',
     relation: 'same',
-    how: "time spent in the producer's commitTransaction, summed over the lab's producers (this run), from the EndTxn latencies the workers measure",
+    how:
+      "time spent in the producer's commitTransaction, summed over the lab's producers (this run), from the " +
+      'EndTxn latencies the workers measure',
     shownOn: ['history:endTxnMs'],
     metrics: ['eoscope_txn_commit_time_ns_total'],
   },
@@ -92,7 +111,9 @@ export const KAFKA_METRIC_NAMES: readonly KafkaMetricName[] = [
     kafka: 'txn-abort-time-ns-total',
     group: 'producer-metrics',
     relation: 'same',
-    how: "time spent in the producer's abortTransaction, summed over the lab's producers (this run); a killed worker's transaction, aborted by the coordinator, took none",
+    how:
+      "time spent in the producer's abortTransaction, summed over the lab's producers (this run); a killed " +
+      "worker's transaction, aborted by the coordinator, took none",
     shownOn: ['history:endTxnMs'],
     metrics: ['eoscope_txn_abort_time_ns_total'],
   },
@@ -137,7 +158,9 @@ export function kafkaNamesText(names: readonly KafkaMetricName[]): string {
   return names
     .map(
       (m) =>
-        `Kafka ${m.group} ${m.kafka}: ${m.relation === 'same' ? 'the same quantity' : m.relation === 'differs' ? 'differs' : 'not measured'} (${m.how})`,
+        `Kafka ${m.group} ${m.kafka}: ` +
+        `${m.relation === 'same' ? 'the same quantity' : m.relation === 'differs' ? 'differs' : 'not measured'} ` +
+        `(${m.how})`,
     )
     .join('; ')
 }

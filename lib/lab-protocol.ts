@@ -88,7 +88,9 @@ export interface WorkerView {
   /** Kafka backend: the worker's operating-system process and host. */
   pid?: number | null
   host?: string | null
-  /** Kafka backend: a worker this server did not start (another machine, same cluster and application.id); kill only. */
+  /**
+   * Kafka backend: a worker this server did not start (another machine, same cluster and application.id); kill only.
+   */
   remote?: boolean
   /** Who stopped it cleanly, when it was not killed by a fault: a scenario ending its lab. */
   stoppedBy?: 'scenario'
@@ -149,7 +151,8 @@ export interface TimelineMarker {
   label: string
 }
 
-export type AbortReasonView = 'fenced' | 'crash' | 'timeout' | 'error' | 'teardown' // teardown: the lab's own reset or close, not a fault
+/** teardown: the lab's own reset or close, not a fault */
+export type AbortReasonView = 'fenced' | 'crash' | 'timeout' | 'error' | 'teardown'
 
 export interface TxnView {
   id: string
@@ -198,7 +201,8 @@ export interface CorrectnessView {
   abortedReads: number
   abortedReadsUncommitted: number
   stateMismatches: number | null
-  doubleAppliedUpdates?: number | null // input records whose update reached a key's state twice (server/validator/state-drift.ts)
+  /** input records whose update reached a key's state twice (server/validator/state-drift.ts) */
+  doubleAppliedUpdates?: number | null
   openTransactions: number
   /** What the current guarantee allows, one line per figure. */
   allowed: Record<'duplicates' | 'lost' | 'abortedReads' | 'stateMismatches' | 'openTransactions', string>
@@ -271,7 +275,8 @@ export interface ProducerTimeline {
   producerId: number
   /** Each epoch the producer id had, and when it began. */
   epochs: { epoch: number; atMs: number }[]
-  fencings: { atMs: number; reason: string; by?: 'epoch' | 'generation' }[] // by epoch when absent; by generation: exactly_once_v2 (KIP-447)
+  /** by epoch when absent; by generation: exactly_once_v2 (KIP-447) */
+  fencings: { atMs: number; reason: string; by?: 'epoch' | 'generation' }[]
   /** The last sequence number the broker holds for this producer, per partition. */
   lastSequence: { partition: string; sequence: number }[]
 }
@@ -280,7 +285,10 @@ export interface DuplicateLedgerEntry {
   key: string
   /** Committed output records beyond the first for the same input record. */
   duplicates: number
-  /** Extra copies whose running count is higher than the first copy's: the redo applied the update again (a double-applied update). */
+  /**
+   * Extra copies whose running count is higher than the first copy's: the redo applied
+   * the update again (a double-applied update).
+   */
   doubleApplied: number
   /** What caused them: a kill (recovery id and worker) or a retried produce (lost ack). */
   causes: string[]
@@ -315,8 +323,10 @@ export interface LabSnapshot {
   partitionLog?: PartitionLogView | null
   producers?: ProducerTimeline[]
   duplicateLedger?: DuplicateLedgerEntry[]
-  partitions?: import('./partition-table.ts').PartitionRow[] // every partition's offsets, open transactions, lag: read with the partition log
-  transactionsView?: import('./transactions-view.ts').TransactionsViewData // the coordinators' and partition leaders' view of its transactions, find-hanging's verdicts
+  /** every partition's offsets, open transactions, lag: read with the partition log */
+  partitions?: import('./partition-table.ts').PartitionRow[]
+  /** the coordinators' and partition leaders' view of its transactions, find-hanging's verdicts */
+  transactionsView?: import('./transactions-view.ts').TransactionsViewData
   /** The guided scenario running or last run on this lab. */
   scenario?: ScenarioView | null
   /** The scenarios a user can start, with what each shows. */
@@ -387,7 +397,10 @@ export const COMMANDS = {
         .regex(/^[a-z0-9-]+$/),
     })
     .strict(),
-  /** After a poison record stopped tasks under fail: switch to log-and-continue (the record goes to the dead-letter topic) and restart the workers. */
+  /**
+   * After a poison record stopped tasks under fail: switch to log-and-continue (the record goes to
+   * the dead-letter topic) and restart the workers.
+   */
   skipPoison: EmptyCommand,
   /** Appends input records whose values do not parse. */
   injectPoison: z.object({ count: settingSchema('poisonRecords').default(1) }).strict(),

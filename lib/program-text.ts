@@ -28,9 +28,8 @@ export function programText(text: string): string[] {
   for (const { what, pattern } of PROGRAM_TEXT)
     for (const m of text.matchAll(pattern)) {
       if (KAFKA_API_NAMES.has(m[0])) continue
-      found.push(
-        `${what}: "${m[0]}" in "…${text.slice(Math.max(0, m.index - 40), m.index + m[0].length + 40).replace(/\s+/g, ' ')}…"`,
-      )
+      const around = text.slice(Math.max(0, m.index - 40), m.index + m[0].length + 40).replace(/\s+/g, ' ')
+      found.push(`${what}: "${m[0]}" in "…${around}…"`)
     }
   return found
 }

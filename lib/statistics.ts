@@ -57,7 +57,10 @@ export function preciseEnough(i: MedianInterval, tolerance = 0.1): boolean {
   return i.median - i.low <= band && i.high - i.median <= band
 }
 
-/** Whether two intervals overlap: then which median is higher is not known (null: an interval is missing, nothing is known). */
+/**
+ * Whether two intervals overlap: then which median is higher is not known (null:
+ * an interval is missing, nothing is known).
+ */
 export function intervalsOverlap(a: MedianInterval, b: MedianInterval): boolean | null {
   if (a.low === null || a.high === null || b.low === null || b.high === null) return null
   return a.low <= b.high && b.low <= a.high

@@ -92,7 +92,8 @@ export const SETTINGS = {
   },
   'transaction.timeout.ms': {
     meaning:
-      'how long the coordinator lets a transaction stay open before it aborts it, in ms (broker cap transaction.max.timeout.ms)',
+      'how long the coordinator lets a transaction stay open before it aborts it, in ms (broker cap ' +
+      'transaction.max.timeout.ms)',
     integer: true,
     default: EOSCOPE_DEFAULTS.transactionTimeoutMs,
     ranges: { run: { min: 1, max: 900_000 }, lab: { min: 100, max: 900_000 } },
@@ -199,7 +200,8 @@ export const SETTINGS = {
   // 9: the fewest runs whose 95% interval leaves out the extreme runs (ranks 2 and n − 1; up to 8 it is [min, max]).
   sweepMaxRuns: {
     meaning:
-      'runs of a cell at most while its 95% intervals are wider than ±10% of the median (the cells are run in turn until each is precise or at this cap)',
+      'runs of a cell at most while its 95% intervals are wider than ±10% of the median (the cells are run in ' +
+      'turn until each is precise or at this cap)',
     integer: true,
     default: 9,
     ranges: { run: { min: 1, max: 30 } },
@@ -402,7 +404,8 @@ export function validateStreamsConfig(config: StreamsConfig): StreamsConfig {
       throw new ConfigException(
         'transaction.timeout.ms',
         config['transaction.timeout.ms'],
-        `transaction.timeout.ms (${config['transaction.timeout.ms']}) must not be lower than commit.interval.ms (${config['commit.interval.ms']}) when processing.guarantee is ${guarantee}`,
+        `transaction.timeout.ms (${config['transaction.timeout.ms']}) must not be lower than ` +
+          `commit.interval.ms (${config['commit.interval.ms']}) when processing.guarantee is ${guarantee}`,
       )
     }
   }

@@ -16,11 +16,15 @@ export interface CoordinatorRow {
   timeoutMs: number
   /** When its open transaction began; null: none open. */
   startTimeMs: number | null
-  /** The coordinator's last state change; null where the backend does not tell (Kafka's DescribeTransactions does not). */
+  /**
+   * The coordinator's last state change; null where the backend does not tell (Kafka's DescribeTransactions does not).
+   */
   lastUpdateMs: number | null
   /** The partitions in its open transaction, as `topic-partition`. */
   partitions: string[]
-  /** Its last aborted transaction, as the lab recorded it (the coordinator moves on to the next transaction at once). */
+  /**
+   * Its last aborted transaction, as the lab recorded it (the coordinator moves on to the next transaction at once).
+   */
   lastAbort: { cause: string | null; epoch: number; atMs: number } | null
 }
 

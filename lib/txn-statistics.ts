@@ -6,7 +6,9 @@
 
 import { LogHistogram, RELATIVE_ERROR } from './log-histogram.ts'
 
-/** How a transaction ended: committed, aborted by a fault, or aborted by the lab's own teardown (a reset: not a fault). */
+/**
+ * How a transaction ended: committed, aborted by a fault, or aborted by the lab's own teardown (a reset: not a fault).
+ */
 export type TxnHistoryOutcome = 'committed' | 'aborted' | 'teardown'
 export const TXN_HISTORY_OUTCOMES: readonly TxnHistoryOutcome[] = ['committed', 'aborted', 'teardown']
 
@@ -22,7 +24,10 @@ export interface TxnFigures {
   durationMs: number
   /** Output + changelog records. */
   records: number
-  /** The EndTxn request's latency (the producer's commitTransaction/abortTransaction), ms; null when no client ended it (a kill, a coordinator's abort). */
+  /**
+   * The EndTxn request's latency (the producer's commitTransaction/abortTransaction), ms; null when
+   * no client ended it (a kill, a coordinator's abort).
+   */
   endTxnMs: number | null
   /** sendOffsetsToTransaction's latency, ms; null when the transaction sent no offsets. */
   sendOffsetsMs: number | null
@@ -187,7 +192,10 @@ export interface TxnRow {
   sendOffsetsMs: number | null
 }
 
-/** What the rows cover: the last `rows` transactions (and older aborts), and how many older ones only the statistics hold. */
+/**
+ * What the rows cover: the last `rows` transactions (and older aborts), and how
+ * many older ones only the statistics hold.
+ */
 export interface TxnHistoryWindow {
   rows: number
   rowCapacity: number
@@ -201,7 +209,10 @@ export interface TxnHistoryWindow {
   text: string
 }
 
-/** GET /api/lab/transactions: the rows a filter selects (oldest first), their statistics beside the life's and the run's, and the window. */
+/**
+ * GET /api/lab/transactions: the rows a filter selects (oldest first), their statistics
+ * beside the life's and the run's, and the window.
+ */
 export interface TxnHistoryPage {
   window: TxnHistoryWindow
   statistics: { life: TxnStatsView; run: TxnStatsView; matched: TxnStatsView }

@@ -138,7 +138,8 @@ async function main(): Promise<void> {
     await conn.close()
   }
   console.log(
-    `# ${iterations} iterations after ${WARMUP} warm-up, brokers ${brokers.join(',')}; cycle = send + sendOffsets + endTxn`,
+    `# ${iterations} iterations after ${WARMUP} warm-up, brokers ${brokers.join(',')}; cycle = send + ` +
+      `sendOffsets + endTxn`,
   )
   console.log('what                             | partitions | median ms | p90 ms')
   for (const r of rows) console.log(r)

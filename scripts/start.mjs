@@ -20,7 +20,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const NODE_MAJOR = Number(/\d+/.exec(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).engines.node)[0])
 if (Number(process.versions.node.split('.')[0]) < NODE_MAJOR) {
   process.stderr.write(
-    `eoscope needs Node ${NODE_MAJOR} or newer; this is ${process.version}. \`source scripts/install-node.sh\` fetches Node ${NODE_MAJOR} from the npm registry into .node/ and puts it first on PATH.\n`,
+    `eoscope needs Node ${NODE_MAJOR} or newer; this is ${process.version}. \`source scripts/install-node.sh\` ` +
+      `fetches Node ${NODE_MAJOR} from the npm registry into .node/ and puts it first on PATH.\n`,
   )
   process.exit(1)
 }

@@ -50,7 +50,8 @@ async function main(): Promise<void> {
   if (choice.backend === 'kafka' && (await firstReachableBroker(choice.brokers)) === null) {
     logger.fatal({ event: 'start-failed', brokers: choice.brokers }, 'no Kafka broker reachable')
     process.stderr.write(
-      `eoscope: no broker of KAFKA_BROKERS=${choice.brokers.join(',')} accepts connections: start one (scripts/kafka-broker.sh start runs one on 127.0.0.1:19092) or fix KAFKA_BROKERS\n`,
+      `eoscope: no broker of KAFKA_BROKERS=${choice.brokers.join(',')} accepts connections: start one ` +
+        `(scripts/kafka-broker.sh start runs one on 127.0.0.1:19092) or fix KAFKA_BROKERS\n`,
     )
     process.exit(1)
   }

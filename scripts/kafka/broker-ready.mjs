@@ -23,7 +23,8 @@ while (Date.now() < deadline) {
     await admin.listTopics()
     await admin.disconnect()
     console.log(
-      `broker ${broker} ready: cluster ${cluster.clusterId}, controller ${cluster.controller}, ${cluster.brokers.length} broker(s)`,
+      `broker ${broker} ready: cluster ${cluster.clusterId}, controller ${cluster.controller}, ` +
+        `${cluster.brokers.length} broker(s)`,
     )
     process.exit(0)
   } catch (e) {

@@ -15,7 +15,10 @@ import { UsageError } from './flags.ts'
 export const BACKENDS = ['embedded', 'kafka'] as const
 export type Backend = (typeof BACKENDS)[number]
 
-/** A backend's capabilities; on Kafka they depend on the route to the brokers and on TLS (the ack-drop proxy cannot sit inside TLS). */
+/**
+ * A backend's capabilities; on Kafka they depend on the route to the brokers and on TLS
+ * (the ack-drop proxy cannot sit inside TLS).
+ */
 export function capabilitiesOf(
   backend: Backend,
   kafka: { route: AckRoute; client: { ssl?: unknown } } = { route: 'direct', client: {} },
@@ -48,4 +51,6 @@ export function kafkaSecurityForCommand(env: Env = process.env): KafkaSecurity {
 }
 
 export const KAFKA_SECURITY_NOTE =
-  'Kafka TLS and SASL come from the environment, never from flags: KAFKA_SSL, KAFKA_SSL_CA_FILE, KAFKA_SSL_CERT_FILE, KAFKA_SSL_KEY_FILE, KAFKA_SSL_REJECT_UNAUTHORIZED, KAFKA_SASL_MECHANISM (plain|scram-sha-256|scram-sha-512), KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD.'
+  'Kafka TLS and SASL come from the environment, never from flags: KAFKA_SSL, KAFKA_SSL_CA_FILE, ' +
+  'KAFKA_SSL_CERT_FILE, KAFKA_SSL_KEY_FILE, KAFKA_SSL_REJECT_UNAUTHORIZED, KAFKA_SASL_MECHANISM ' +
+  '(plain|scram-sha-256|scram-sha-512), KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD.'

@@ -122,7 +122,10 @@ function readTokens(
   return { help, raw, positionals }
 }
 
-/** A number typed on the command line becomes a number; anything else reaches the schema as typed, to be refused in its words. */
+/**
+ * A number typed on the command line becomes a number; anything else reaches the
+ * schema as typed, to be refused in its words.
+ */
 const numeric = (v: unknown) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v)
 
 function schemaOf(f: FlagSpec): z.ZodType {

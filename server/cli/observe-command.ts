@@ -17,7 +17,8 @@ import { KAFKA_SECURITY_NOTE, kafkaSecurityForCommand, parseBrokers } from './ba
 export const OBSERVE = {
   name: 'observe',
   summary:
-    'watch an application eoscope did not start (a Kafka Streams app, say) on a Kafka cluster, read-only: its group and generations, its transactions, hanging ones, LSO/HW, lag and throughput',
+    'watch an application eoscope did not start (a Kafka Streams app, say) on a Kafka cluster, read-only: its ' +
+    'group and generations, its transactions, hanging ones, LSO/HW, lag and throughput',
   flags: {
     'application-id': {
       type: 'string',
@@ -74,10 +75,17 @@ export const OBSERVE = {
     json: { type: 'boolean', meaning: 'one JSON object per sample instead of text' },
   },
   notes: [
-    "Read-only: no group is joined, no offset committed, nothing written. The generations come from the group coordinator's own records in __consumer_offsets (DescribeGroups has none for a classic group).",
-    "Transactional ids are those starting with '<application.id>-', as Kafka Streams names them; a transaction hangs when a producer holds it open on a partition and no coordinator knows it there (kafka-transactions.sh find-hanging's rule).",
-    `--format eoscope: ${RECORD_FORMAT_MEANING.eoscope}. The validator reads the input up to the group's committed offsets and the output and changelog read_committed, from their log start, each sample only what is new; the application is judged exactly-once when its producers have transactional ids named after it, at-least-once otherwise. Open transactions are not judged: a running application has them.`,
-    'Exit status 1 when the last sample found a hanging transaction (abort it with eoscope transactions --abort-hanging), or a violation of the guarantee, or the validator could not run.',
+    'Read-only: no group is joined, no offset committed, nothing written. The generations come from the group ' +
+      "coordinator's own records in __consumer_offsets (DescribeGroups has none for a classic group).",
+    "Transactional ids are those starting with '<application.id>-', as Kafka Streams names them; a transaction " +
+      'hangs when a producer holds it open on a partition and no coordinator knows it there ' +
+      "(kafka-transactions.sh find-hanging's rule).",
+    `--format eoscope: ${RECORD_FORMAT_MEANING.eoscope}. The validator reads the input up to the group's ` +
+      `committed offsets and the output and changelog read_committed, from their log start, each sample only ` +
+      `what is new; the application is judged exactly-once when its producers have transactional ids named after ` +
+      `it, at-least-once otherwise. Open transactions are not judged: a running application has them.`,
+    'Exit status 1 when the last sample found a hanging transaction (abort it with eoscope transactions ' +
+      '--abort-hanging), or a violation of the guarantee, or the validator could not run.',
     KAFKA_SECURITY_NOTE,
   ],
 } as const satisfies CommandSpec
@@ -91,7 +99,8 @@ export async function observeCommand(
 ): Promise<number> {
   if (env.EOSCOPE_BACKEND !== undefined && env.EOSCOPE_BACKEND !== 'kafka')
     throw new UsageError(
-      `observe watches an application on a Kafka cluster; EOSCOPE_BACKEND=${env.EOSCOPE_BACKEND} has none (the embedded log holds only eoscope's own lab)`,
+      `observe watches an application on a Kafka cluster; EOSCOPE_BACKEND=${env.EOSCOPE_BACKEND} has none (the ` +
+        `embedded log holds only eoscope's own lab)`,
     )
   const target = targetOf(f)
   const brokers = parseBrokers(f.brokers ?? env.KAFKA_BROKERS)

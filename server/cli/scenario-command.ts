@@ -28,7 +28,8 @@ const NAMES = SCENARIOS.map((s) => s.name).join(', ')
 export const SCENARIO = {
   name: 'scenario',
   summary:
-    'one guided fault scenario, headless (a seeded script sets a lab up, injects its fault and states what the evidence shows); exit 0 when every expectation holds, 1 otherwise',
+    'one guided fault scenario, headless (a seeded script sets a lab up, injects its fault and states what the ' +
+    'evidence shows); exit 0 when every expectation holds, 1 otherwise',
   positional: { name: 'NAME', meaning: `the scenario: ${NAMES}` },
   flags: {
     seed: { type: 'setting', setting: 'seed', default: SETTINGS.seed.default },
@@ -45,7 +46,9 @@ export const SCENARIO = {
       choices: CLOCKS,
       default: 'virtual',
       meaning:
-        'virtual: simulated time with the model costs (a CPU cost per record, the latency model), exact and repeatable for a seed; system: the real clock and CPU, as on the dashboard (measured, varies with the load). --backend kafka: always the real clock',
+        'virtual: simulated time with the model costs (a CPU cost per record, the latency model), exact and ' +
+        'repeatable for a seed; system: the real clock and CPU, as on the dashboard (measured, varies with the ' +
+        'load). --backend kafka: always the real clock',
     },
   },
   notes: [['scenarios:', ...SCENARIOS.map((s) => `  ${s.name}\n      ${s.summary}`)].join('\n')],
@@ -66,7 +69,8 @@ export async function scenarioCommand(
     f.backend === 'kafka'
       ? { brokers: parseBrokers(f.brokers), clientId: 'eoscope-scenario', ...kafkaSecurityForCommand() }
       : null
-  // lost-ack loses an ack in the embedded broker, or on Kafka in the ack-drop proxy: the backend's reason when it cannot.
+  // lost-ack loses an ack in the embedded broker, or on Kafka in the ack-drop
+  // proxy: the backend's reason when it cannot.
   if (name === 'lost-ack')
     requireCapability(capabilitiesOf(f.backend, { route: 'ack-drop-proxy', client: client ?? {} }), 'drop-acks')
   const result = client !== null ? await runOnKafka(client, scenario, f.seed) : await runOn(f.clock, scenario, f.seed)
@@ -111,7 +115,8 @@ async function runKeepingNarrative(scenario: Scenario, host: ScenarioHost): Prom
     return await runScenario(scenario, host, (n) => said.push(`  +${String(n.atMs).padStart(6)} ms  ${n.text}`))
   } catch (e) {
     process.stderr.write(
-      `eoscope: scenario ${scenario.name} stopped; it had said:\n${said.length > 0 ? said.join('\n') : '  (nothing)'}\n`,
+      `eoscope: scenario ${scenario.name} stopped; it had said:\n` +
+        `${said.length > 0 ? said.join('\n') : '  (nothing)'}\n`,
     )
     throw e
   }

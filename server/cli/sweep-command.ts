@@ -37,12 +37,16 @@ const intervalRange = rangeOf('commit.interval.ms', 'sweep')
 export const SWEEP = {
   name: 'sweep',
   summary:
-    'the commit-interval experiment, one row per guarantee and commit.interval.ms (throughput, latency, recovery and its phases, duplicates per kill); progress on stderr, the result also stored under the data directory',
+    'the commit-interval experiment, one row per guarantee and commit.interval.ms (throughput, latency, ' +
+    'recovery and its phases, duplicates per kill); progress on stderr, the result also stored under the data ' +
+    'directory',
   flags: {
     intervals: {
       type: 'string',
       value: 'MS[,MS...]',
-      meaning: `commit.interval.ms values to measure, up to ${rangeOf('sweepIntervals').max}, each ${describeRange(intervalRange, { integer: true })}`,
+      meaning:
+        `commit.interval.ms values to measure, up to ${rangeOf('sweepIntervals').max}, each ` +
+        `${describeRange(intervalRange, { integer: true })}`,
       defaultText: DEFAULT_SWEEP_INTERVALS.join(','),
     },
     guarantees: {
@@ -55,7 +59,9 @@ export const SWEEP = {
       type: 'setting',
       setting: 'sweepRepeat',
       meaning: 'runs of each cell: exactly N (with --max-runs: at least N)',
-      defaultText: `measured: at least ${fewestSamplesForInterval()} (the fewest with a 95% interval), up to --max-runs; --model: ${SETTINGS.sweepRepeat.default}`,
+      defaultText:
+        `measured: at least ${fewestSamplesForInterval()} (the fewest with a 95% interval), up to --max-runs; ` +
+        `--model: ${SETTINGS.sweepRepeat.default}`,
     },
     'max-runs': {
       type: 'setting',
@@ -82,13 +88,21 @@ export const SWEEP = {
     model: {
       type: 'boolean',
       meaning:
-        'the model: the embedded log in virtual time, the latency model and a CPU cost per record the only costs; exact (the same seed gives the same figures on every run, whatever the load), every figure labelled model',
+        'the model: the embedded log in virtual time, the latency model and a CPU cost per record the only ' +
+        'costs; exact (the same seed gives the same figures on every run, whatever the load), every figure ' +
+        'labelled model',
     },
   },
   notes: [
-    '--model: figures from the model, not measurements; its assumptions are printed with them (--json: the model block). Without --model the figures are measured on this machine and vary with its load.',
-    'Measured sweeps run the cells in turn (one run of each, then the next round), so that a drift of the machine hits all alike; a cell stops once the 95% intervals of its throughput and recovery time are within ±10% of their medians (at least 6 runs), or at --max-runs. Each cell reports its median, 95% interval, runs and the load average around each run; a warning names every pair of points whose intervals overlap (their order is not known).',
-    '--backend kafka: --brokers, or KAFKA_BROKERS in the environment; TLS and SASL from KAFKA_SSL* and KAFKA_SASL_* in the environment (see eoscope worker --help).',
+    '--model: figures from the model, not measurements; its assumptions are printed with them (--json: the ' +
+      'model block). Without --model the figures are measured on this machine and vary with its load.',
+    'Measured sweeps run the cells in turn (one run of each, then the next round), so that a drift of the ' +
+      'machine hits all alike; a cell stops once the 95% intervals of its throughput and recovery time are ' +
+      'within ±10% of their medians (at least 6 runs), or at --max-runs. Each cell reports its median, 95% ' +
+      'interval, runs and the load average around each run; a warning names every pair of points whose intervals ' +
+      'overlap (their order is not known).',
+    '--backend kafka: --brokers, or KAFKA_BROKERS in the environment; TLS and SASL from KAFKA_SSL* and ' +
+      'KAFKA_SASL_* in the environment (see eoscope worker --help).',
   ],
 } as const satisfies CommandSpec
 
@@ -173,7 +187,9 @@ export async function sweepCommand(f: SweepFlags, out: (s: string) => void): Pro
   const onProgress = (r: ExperimentRecord) => {
     const c = r.progress.current
     const line = c
-      ? `[${r.progress.done}/${r.progress.total}] ${f.model ? 'model: ' : ''}${c.guarantee} commit.interval.ms=${c.commitIntervalMs} repetition ${c.repetition}: ${c.stage}`
+      ? `[${r.progress.done}/${r.progress.total}] ${f.model ? 'model: ' : ''}${c.guarantee} ` +
+        `commit.interval.ms=${c.commitIntervalMs} ` +
+        `repetition ${c.repetition}: ${c.stage}`
       : ''
     if (line && line !== lastLine) process.stderr.write(`${line}\n`)
     lastLine = line
@@ -275,7 +291,8 @@ function warningsOf(r: ExperimentRecord): string[] {
     bare.length === 0
       ? []
       : [
-          `${bare.length} of ${r.cells.length} cells have fewer than ${fewestSamplesForInterval()} runs: no 95% interval, so no order between them is known`,
+          `${bare.length} of ${r.cells.length} cells have fewer than ${fewestSamplesForInterval()} runs: no ` +
+            `95% interval, so no order between them is known`,
         ]
   return [...few, ...noiseWarnings(r.cells).map((w) => w.text)]
 }
@@ -314,10 +331,16 @@ function formatTable(r: ExperimentRecord, figures: Figures): string {
   const fmt = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
   const s = r.settings
+  const how =
+    figures === 'model'
+      ? 'MODEL (embedded log in virtual time; figures from the model, not measured)'
+      : `${r.request.backend} backend, measured`
   return [
-    `eoscope sweep: ${figures === 'model' ? 'MODEL (embedded log in virtual time; figures from the model, not measured)' : `${r.request.backend} backend, measured`}, ${runsText(r)}, ${r.status}${r.error ? ` (${r.error})` : ''}`,
+    `eoscope sweep: ${how}, ${runsText(r)}, ${r.status}${r.error ? ` (${r.error})` : ''}`,
     ...(figures === 'model' ? modelDescription().assumptions.map((a) => `  model: ${a}`) : []),
-    `  throughput: saturated input, window max(${s.minWindowMs} ms, ${s.windowCommits} × commit.interval.ms); latency and one kill: steady ${s.steadyRatePerSec} records/s; ${s.workers} workers, ${s.partitions} partitions, session.timeout.ms ${s.sessionTimeoutMs}`,
+    `  throughput: saturated input, window max(${s.minWindowMs} ms, ${s.windowCommits} × commit.interval.ms); ` +
+      `latency and one kill: steady ${s.steadyRatePerSec} records/s; ${s.workers} workers, ${s.partitions} ` +
+      `partitions, session.timeout.ms ${s.sessionTimeoutMs}`,
     fmt(header),
     ...rows.map(fmt),
   ].join('\n')

@@ -13,7 +13,8 @@ import { KAFKA_SECURITY_NOTE, kafkaSecurityForCommand, parseBrokers } from './ba
 export const TRANSACTIONS = {
   name: 'transactions',
   summary:
-    "a Kafka cluster's transactions as its coordinators and partition leaders hold them (KIP-664): every transactional id, the open transactions of some topics, the hanging ones, and their abort",
+    "a Kafka cluster's transactions as its coordinators and partition leaders hold them (KIP-664): every " +
+    'transactional id, the open transactions of some topics, the hanging ones, and their abort',
   flags: {
     brokers: { type: 'string', value: 'HOST:PORT[,HOST:PORT]', meaning: 'the Kafka cluster (required)' },
     topics: {
@@ -25,12 +26,15 @@ export const TRANSACTIONS = {
     'abort-hanging': {
       type: 'boolean',
       meaning:
-        'write an ABORT marker for every hanging transaction found in --topics (WriteTxnMarkers): the last stable offset moves past it',
+        'write an ABORT marker for every hanging transaction found in --topics (WriteTxnMarkers): the last ' +
+        'stable offset moves past it',
     },
     json: { type: 'boolean', meaning: 'one JSON object instead of text' },
   },
   notes: [
-    'A transaction hangs when a producer holds it open on a partition but no coordinator knows it as ongoing there (kafka-transactions.sh find-hanging\'s rule); an ongoing one past its transaction.timeout.ms is "overdue": its coordinator aborts it.',
+    'A transaction hangs when a producer holds it open on a partition but no coordinator knows it as ongoing ' +
+      "there (kafka-transactions.sh find-hanging's rule); an ongoing one past its transaction.timeout.ms is " +
+      '"overdue": its coordinator aborts it.',
     KAFKA_SECURITY_NOTE,
   ],
 } as const satisfies CommandSpec
@@ -45,7 +49,10 @@ async function partitionsOf(admin: KafkaTransactionAdmin, topics: string[]): Pro
 }
 
 function line(t: OpenTransaction): string {
-  return `  ${t.verdict.padEnd(7)} ${t.topic}-${t.partition} from offset ${t.currentTxnStartOffset}: producer ${t.producerId} epoch ${t.epoch}${t.transactionalId ? ` (${t.transactionalId})` : ''}: ${t.reason}`
+  return (
+    `  ${t.verdict.padEnd(7)} ${t.topic}-${t.partition} from offset ${t.currentTxnStartOffset}: producer ` +
+    `${t.producerId} epoch ${t.epoch}${t.transactionalId ? ` (${t.transactionalId})` : ''}: ${t.reason}`
+  )
 }
 
 export async function transactionsCommand(f: TransactionsFlags, out: (s: string) => void): Promise<number> {
@@ -64,10 +71,13 @@ export async function transactionsCommand(f: TransactionsFlags, out: (s: string)
     if (f.json) out(JSON.stringify({ transactions: described, open, aborted }))
     else {
       out(`${described.length} transactional id(s):`)
-      for (const d of described)
+      for (const d of described) {
+        const tps = d.partitions.map((p) => `${p.topic}-${p.partition}`).join(' ')
         out(
-          `  ${d.transactionalId}: ${d.state}, producer ${d.producerId} epoch ${d.epoch}, transaction.timeout.ms ${d.timeoutMs}${d.partitions.length > 0 ? `, partitions ${d.partitions.map((p) => `${p.topic}-${p.partition}`).join(' ')}` : ''}`,
+          `  ${d.transactionalId}: ${d.state}, producer ${d.producerId} epoch ${d.epoch}, ` +
+            `transaction.timeout.ms ${d.timeoutMs}${d.partitions.length > 0 ? `, partitions ${tps}` : ''}`,
         )
+      }
       if (topics.length > 0) {
         out(`${open.length} open transaction(s) in ${topics.join(', ')}:`)
         for (const t of open) out(line(t))

@@ -13,7 +13,8 @@ import { requireCapability, requireGuarantee } from '../log/capabilities.ts'
 export const WORKER = {
   name: 'worker',
   summary:
-    "one worker process on a Kafka cluster, a member of the application.id's group that processes its tasks; the lab spawns these locally, and started by hand on other machines they join the same group and telemetry",
+    "one worker process on a Kafka cluster, a member of the application.id's group that processes its tasks; " +
+    'the lab spawns these locally, and started by hand on other machines they join the same group and telemetry',
   flags: {
     brokers: { type: 'string', value: 'HOST:PORT[,HOST:PORT]', meaning: 'the Kafka cluster (required)' },
     'application-id': {
@@ -24,7 +25,8 @@ export const WORKER = {
     'follow-lab': {
       type: 'boolean',
       meaning:
-        "join the application the dashboard's Kafka lab runs (read from the eoscope-labs topic), with its settings, and start again with the next one whenever the lab resets or changes a setting",
+        "join the application the dashboard's Kafka lab runs (read from the eoscope-labs topic), with its " +
+        'settings, and start again with the next one whenever the lab resets or changes a setting',
     },
     'slot-id': {
       type: 'string',
@@ -43,7 +45,9 @@ export const WORKER = {
     'session-timeout-ms': {
       type: 'setting',
       setting: 'session.timeout.ms',
-      defaultText: `${KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs} on Kafka (heartbeat.interval.ms a fifth of it, at most ${KAFKA_GROUP_TIMEOUTS.heartbeatIntervalMs})`,
+      defaultText:
+        `${KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs} on Kafka (heartbeat.interval.ms a fifth of it, at most ` +
+        `${KAFKA_GROUP_TIMEOUTS.heartbeatIntervalMs})`,
     },
     'transaction-timeout-ms': { type: 'setting', setting: 'transaction.timeout.ms' },
     idempotence: {
@@ -58,7 +62,8 @@ export const WORKER = {
       type: 'setting',
       setting: 'dropAcks',
       meaning:
-        'refused, with the reason: acks are dropped by the ack-drop proxy of a lab or `eoscope run --drop-acks`, which a lone worker is not behind',
+        'refused, with the reason: acks are dropped by the ack-drop proxy of a lab or `eoscope run ' +
+        '--drop-acks`, which a lone worker is not behind',
       defaultText: 'none',
     },
   },
@@ -90,7 +95,8 @@ export async function workerCommand(f: WorkerFlags, out: (s: string) => void): P
     const given = LAB_SETTINGS.filter((k) => f[k] !== undefined)
     if (given.length > 0)
       throw new UsageError(
-        `--follow-lab takes the application and its settings from the lab: drop ${given.map((k) => `--${k}`).join(', ')}`,
+        `--follow-lab takes the application and its settings from the lab: drop ` +
+          `${given.map((k) => `--${k}`).join(', ')}`,
       )
     const slotId = f['slot-id'] ?? hostname()
     const workerId = f['worker-id'] ?? `${slotId}-${process.pid}`
@@ -128,7 +134,9 @@ export async function workerCommand(f: WorkerFlags, out: (s: string) => void): P
     partitions: f.partitions ?? SETTINGS.partitions.default,
   })
   out(
-    `eoscope worker ${workerId} (slot ${slotId}, pid ${process.pid}): ${guarantee} on ${brokers.join(',')} (${describeKafkaSecurity(security)}), application.id ${appId}`,
+    `eoscope worker ${workerId} (slot ${slotId}, pid ${process.pid}): ` +
+      `${guarantee} on ${brokers.join(',')} (${describeKafkaSecurity(security)}), ` +
+      `application.id ${appId}`,
   )
   return proc.run()
 }
@@ -171,7 +179,8 @@ async function followLab(
         continue
       }
       const lab = d
-      // The lab creates its topics before it publishes them: a follower never creates them (a lab that is gone stays gone).
+      // The lab creates its topics before it publishes them: a follower never
+      // creates them (a lab that is gone stays gone).
       const proc = new KafkaWorkerProcess({
         client: { brokers: o.brokers, clientId: `eoscope-${o.workerId}`, ...o.security },
         config: configOf(lab),
@@ -182,7 +191,9 @@ async function followLab(
       })
       current = proc
       out(
-        `eoscope worker ${o.workerId} (pid ${process.pid}) follows the lab: ${lab['processing.guarantee']}, commit.interval.ms ${lab['commit.interval.ms']}, application.id ${lab.applicationId} on ${o.brokers.join(',')} (${describeKafkaSecurity(o.security)})`,
+        `eoscope worker ${o.workerId} (pid ${process.pid}) follows the lab: ${lab['processing.guarantee']}, ` +
+          `commit.interval.ms ${lab['commit.interval.ms']}, application.id ${lab.applicationId} on ` +
+          `${o.brokers.join(',')} (${describeKafkaSecurity(o.security)})`,
       )
       let next: Awaited<ReturnType<typeof nextLab>> = null
       // After the worker ends, the directory is still watched for a while: a lab that resets or
@@ -203,7 +214,8 @@ async function followLab(
       if (moved === null) return terminating ? 0 : code
       if (code !== 0)
         out(
-          `eoscope worker ${o.workerId}: the worker on ${lab.applicationId} ended with status ${code} as the lab moved on`,
+          `eoscope worker ${o.workerId}: the worker on ${lab.applicationId} ended with status ${code} as the ` +
+            `lab moved on`,
         )
       ;({ descriptor: d, nextOffset } = moved)
     }

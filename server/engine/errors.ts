@@ -41,7 +41,10 @@ export function isMigrationError(e: unknown): boolean {
   )
 }
 
-/** Log errors after which a send's outcome is unknown (the connection went, or the request timed out): handled as a corrupted task. */
+/**
+ * Log errors after which a send's outcome is unknown (the connection went, or the
+ * request timed out): handled as a corrupted task.
+ */
 export function isSendOutcomeUnknown(e: unknown): boolean {
   return isLogError(e, 'BROKER_NOT_AVAILABLE') || isLogError(e, 'REQUEST_TIMED_OUT')
 }

@@ -8,7 +8,10 @@ import type { ConsumedRecord } from '../log/types.ts'
 /** The records of each task in the batch. */
 export type Batch<T> = Map<T, ConsumedRecord[]>
 
-/** `taskOf` gives the running task that may take a partition's records now, or null (not ours any more: its next owner reads it from the committed offset). */
+/**
+ * `taskOf` gives the running task that may take a partition's records now, or null (not ours any more:
+ * its next owner reads it from the committed offset).
+ */
 export function batchOfPoll<T>(records: readonly ConsumedRecord[], taskOf: (partition: number) => T | null): Batch<T> {
   const batch: Batch<T> = new Map()
   forEachPartitionRun(records, (from, to) => {

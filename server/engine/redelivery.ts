@@ -40,9 +40,13 @@ export function redeliveries<T extends { id: string; consumedOffset: number }>(
 export function describeRedeliveries(rs: readonly Redelivery[]): string {
   const each = rs.map(
     (r) =>
-      `${r.taskId} at offset ${r.position} was handed ${r.records} record${r.records === 1 ? '' : 's'} at ${r.from}..${r.to}`,
+      `${r.taskId} at offset ${r.position} was handed ${r.records} record${r.records === 1 ? '' : 's'} at ` +
+      `${r.from}..${r.to}`,
   )
-  return `the consumer handed input the task had already processed (${each.join('; ')}): restored from the committed offset instead of processing it twice`
+  return (
+    `the consumer handed input the task had already processed (${each.join('; ')}): restored from the committed ` +
+    `offset instead of processing it twice`
+  )
 }
 
 /** The batch as it is, or TaskCorruptedError naming every task it hands input below its position. */

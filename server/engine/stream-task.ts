@@ -78,7 +78,9 @@ export class StreamTask {
       if (v === null || r.key === null) {
         if (this.deserializationPolicy === 'fail') {
           const valueHead = String(r.value).slice(0, VALUE_HEAD)
-          const message = `task ${this.id}: input record at ${r.topic}-${r.partition}@${r.offset} has a value that does not parse (${JSON.stringify(valueHead)}); default.deserialization.exception.handler=fail stops the task`
+          const message =
+            `task ${this.id}: input record at ${r.topic}-${r.partition}@${r.offset} has a value that does not ` +
+            `parse (${JSON.stringify(valueHead)}); default.deserialization.exception.handler=fail stops the task`
           throw new PoisonRecordError({
             taskId: this.id,
             topic: r.topic,

@@ -190,7 +190,9 @@ export class StreamWorker {
     })
   }
 
-  /** A transactional producer (always idempotent), or with no transactional.id a plain one as enable.idempotence says. */
+  /**
+   * A transactional producer (always idempotent), or with no transactional.id a plain one as enable.idempotence says.
+   */
   private newProducer(transactionalId: string | null, taskIds?: () => string[]): StreamsProducer {
     return new StreamsProducer(
       this.conn,
@@ -225,7 +227,10 @@ export class StreamWorker {
     await this.maybeCommit()
   }
 
-  /** Step 1: the records of the running tasks, each task's in offset order from its position (the consumer's promise, checked: redelivery.ts). */
+  /**
+   * Step 1: the records of the running tasks, each task's in offset order from its position
+   * (the consumer's promise, checked: redelivery.ts).
+   */
   private consume(records: readonly ConsumedRecord[], created: ReadonlySet<number>): Batch {
     const taskOf = (partition: number) => this.tasks.get(partition) ?? null
     return refuseRedeliveries(
@@ -277,8 +282,11 @@ export class StreamWorker {
     }
   }
 
-  /** Step 3: send. Under exactly_once each task sends through its own producer, all at once: a fenced one migrates that task
-   * only (a lost connection corrupts it), and the other tasks' records are still sent: no task is left with processed records never sent. */
+  /**
+   * Step 3: send. Under exactly_once each task sends through its own producer, all at once: a fenced one migrates that
+   * task only (a lost connection corrupts it), and the other tasks' records are still sent: no task is left with
+   * processed records never sent.
+   */
   private async produce(
     batch: Batch,
   ): Promise<{ sent: StreamTask[]; failed: TaskMigratedError | TaskCorruptedError | null }> {
@@ -432,7 +440,9 @@ export class StreamWorker {
     this.consumer.enforceRebalance?.()
   }
 
-  /** Wipe and restore: close the tasks dirty; ensureTasks recreates them from the committed offsets and the changelog. */
+  /**
+   * Wipe and restore: close the tasks dirty; ensureTasks recreates them from the committed offsets and the changelog.
+   */
   private async handleTaskCorrupted(e: TaskCorruptedError): Promise<void> {
     this.telemetry.emit({
       type: 'task-migrated',
@@ -444,7 +454,10 @@ export class StreamWorker {
     await this.closeDirty(e.taskIds)
   }
 
-  /** Under exactly_once the named tasks; otherwise one producer (under v2 one transaction) for all tasks: all of them go. */
+  /**
+   * Under exactly_once the named tasks; otherwise one producer (under v2 one
+   * transaction) for all tasks: all of them go.
+   */
   private async closeDirty(taskIds: readonly string[]): Promise<void> {
     if (this.guarantee === 'exactly_once') await this.taskManager.closeDirtyTasks(taskIds)
     else await this.taskManager.closeAllDirty()

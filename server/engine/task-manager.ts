@@ -63,7 +63,10 @@ export class TaskManager {
     return created
   }
 
-  /** A task whose creation failed part-way is forgotten (its own producer closed): the next ensureTasks creates it from the start. */
+  /**
+   * A task whose creation failed part-way is forgotten (its own producer closed): the
+   * next ensureTasks creates it from the start.
+   */
   private async forgetUnfinished(partition: number): Promise<void> {
     const task = this.tasks.get(partition)
     if (!task) return

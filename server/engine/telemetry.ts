@@ -18,7 +18,10 @@ export interface TxnEndEvent {
   offsetsCommitted: number
   beginMs: number
   endMs: number
-  /** The EndTxn request's latency: the producer's commitTransaction or abortTransaction, ms (absent from worker processes of older versions). */
+  /**
+   * The EndTxn request's latency: the producer's commitTransaction or abortTransaction, ms
+   * (absent from worker processes of older versions).
+   */
   endTxnMs?: number
   /** sendOffsetsToTransaction's latency, ms; absent when the transaction sent no offsets. */
   sendOffsetsMs?: number

@@ -61,7 +61,8 @@ export class ExperimentService {
   /** Why kafka is unavailable when the settings, not their absence, are at fault. */
   private get misconfiguredReason(): string | null {
     return this.kafkaMisconfigured
-      ? "backend kafka is unavailable: the server's Kafka settings (KAFKA_BROKERS, KAFKA_SSL*, KAFKA_SASL_*) are invalid; its log says why"
+      ? "backend kafka is unavailable: the server's Kafka settings (KAFKA_BROKERS, KAFKA_SSL*, KAFKA_SASL_*) are " +
+          'invalid; its log says why'
       : null
   }
 

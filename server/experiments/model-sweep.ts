@@ -23,7 +23,9 @@ import { runSweep } from './sweep-runner.ts'
  */
 export const MODEL_SWEEP_COSTS: LatencyModel = Object.freeze({ ...MODEL_COSTS, recordMs: 10, emptyFetchWaitMs: 20 })
 
-/** Heartbeats every 5 ms: a kill is detected session.timeout.ms after it to within 5 ms, whatever the heartbeats' phase. */
+/**
+ * Heartbeats every 5 ms: a kill is detected session.timeout.ms after it to within 5 ms, whatever the heartbeats' phase.
+ */
 export const MODEL_HEARTBEAT_MS = 5
 
 export const MODEL_SWEEP_SETTINGS: SweepSettings = Object.freeze({
@@ -58,14 +60,29 @@ export function modelDescription(
     clock: 'virtual',
     costs: { requestMs: costs.requestMs, endTxnMs: costs.endTxnMs, markerMs: costs.markerMs, recordMs },
     assumptions: [
-      "Virtual time: every figure is simulated time on the embedded log, computed from the costs below; the machine's speed and load do not enter, so a seed gives the same figures on every run.",
-      `Each request (fetch, produce, AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, offset commit, heartbeat, join) costs ${costs.requestMs} ms; EndTxn costs ${costs.requestMs} + ${costs.endTxnMs} ms + ${costs.markerMs} ms per control marker (medians measured on one local Kafka broker).`,
-      `Each consumed record costs ${recordMs} ms of its worker's single thread (consume, process and update state, produce): at most ${Math.round(1000 / Math.max(recordMs, 1e-9))} records/s per worker. This figure is chosen, not measured: it sets the scale of throughput, not its shape.`,
-      'Under exactly_once one transaction per task and commit interval: its sends, offsets and EndTxn are paid once per interval, so throughput rises with the interval as those costs amortise; under at_least_once one offset commit per worker and interval.',
-      `${s.workers} workers, ${s.partitions} partitions, max.poll.records ${s.maxPollRecords}, session.timeout.ms ${s.sessionTimeoutMs}; throughput under saturated input over max(${s.minWindowMs} ms, ${s.windowCommits} × commit.interval.ms); latency and the kill at a steady ${s.steadyRatePerSec} records/s.`,
-      "One kill per repetition, at u × commit.interval.ms after one of the killed worker's commits, u uniform in [0, 1) from the seed and the same for every interval (common random numbers). Expected redone records: the worker's input rate × commit.interval.ms / 2 (over u), and × u × commit.interval.ms for the draw made.",
-      "Members heartbeat every 5 ms, so a kill is detected session.timeout.ms after it to within 5 ms; the recovery phases still move by a few ms with the phase of the other members' polls.",
-      'Not modelled: network variance, garbage collection, disk, broker load, replication; the broker writes control markers synchronously.',
+      'Virtual time: every figure is simulated time on the embedded log, computed from the costs below; the ' +
+        "machine's speed and load do not enter, so a seed gives the same figures on every run.",
+      `Each request (fetch, produce, AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, offset commit, ` +
+        `heartbeat, join) costs ${costs.requestMs} ms; EndTxn costs ${costs.requestMs} + ${costs.endTxnMs} ms + ` +
+        `${costs.markerMs} ms per control marker (medians measured on one local Kafka broker).`,
+      `Each consumed record costs ${recordMs} ms of its worker's single thread (consume, process and update ` +
+        `state, produce): at most ${Math.round(1000 / Math.max(recordMs, 1e-9))} records/s per worker. This ` +
+        `figure is chosen, not measured: it sets the scale of throughput, not its shape.`,
+      'Under exactly_once one transaction per task and commit interval: its sends, offsets and EndTxn are paid ' +
+        'once per interval, so throughput rises with the interval as those costs amortise; under at_least_once ' +
+        'one offset commit per worker and interval.',
+      `${s.workers} workers, ${s.partitions} partitions, max.poll.records ${s.maxPollRecords}, ` +
+        `session.timeout.ms ${s.sessionTimeoutMs}; throughput under saturated input over max(${s.minWindowMs} ` +
+        `ms, ${s.windowCommits} × commit.interval.ms); latency and the kill at a steady ${s.steadyRatePerSec} ` +
+        `records/s.`,
+      "One kill per repetition, at u × commit.interval.ms after one of the killed worker's commits, u uniform " +
+        'in [0, 1) from the seed and the same for every interval (common random numbers). Expected redone ' +
+        "records: the worker's input rate × commit.interval.ms / 2 (over u), and × u × commit.interval.ms for " +
+        'the draw made.',
+      'Members heartbeat every 5 ms, so a kill is detected session.timeout.ms after it to within 5 ms; the ' +
+        "recovery phases still move by a few ms with the phase of the other members' polls.",
+      'Not modelled: network variance, garbage collection, disk, broker load, replication; the broker writes ' +
+        'control markers synchronously.',
     ],
   }
 }

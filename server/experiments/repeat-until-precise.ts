@@ -29,7 +29,10 @@ export interface RepeatOptions extends RepeatPlan {
   /** The cells, in the order each round visits them. */
   cells: readonly CellKey[]
   run: (order: RunOrder) => Promise<RepetitionResult>
-  /** After every run: the cells so far (in the order of `cells`, those with a run) and how many runs are planned at most now. */
+  /**
+   * After every run: the cells so far (in the order of `cells`, those with a run)
+   * and how many runs are planned at most now.
+   */
   onResult?: (cells: CellResult[], plannedRuns: number) => void
 }
 

@@ -70,17 +70,25 @@ export interface SweepBackend {
 
 /** What a Kafka sweep measures differently from the embedded one; reported with its results. */
 export const KAFKA_SWEEP_NOTES: readonly string[] = [
-  'Each lab (one for throughput, one for latency and the kill, per repetition) has its own application.id, group and topics, deleted afterwards.',
-  'Worker positions come from their status messages (every ~100 ms): the saturated-load keeper and the position at kill are at most that old (the kill position is a lower bound).',
-  'Processed throughput is computed from the offset commits the workers report on the telemetry topic, timed by their own clocks (same machine).',
-  "End-to-end latency: from the input record's timestamp (set by the load generator's producer when it sends, CreateTime) to the first poll whose last stable offset includes the output record.",
-  "Detection is observed by polling describeGroups every 100 ms; rebalance by describeGroups or the new owner's task-created event; fence, restore and catch-up from the new owner's telemetry.",
+  'Each lab (one for throughput, one for latency and the kill, per repetition) has its own application.id, ' +
+    'group and topics, deleted afterwards.',
+  'Worker positions come from their status messages (every ~100 ms): the saturated-load keeper and the ' +
+    'position at kill are at most that old (the kill position is a lower bound).',
+  'Processed throughput is computed from the offset commits the workers report on the telemetry topic, timed ' +
+    'by their own clocks (same machine).',
+  "End-to-end latency: from the input record's timestamp (set by the load generator's producer when it sends, " +
+    'CreateTime) to the first poll whose last stable offset includes the output record.',
+  'Detection is observed by polling describeGroups every 100 ms; rebalance by describeGroups or the new ' +
+    "owner's task-created event; fence, restore and catch-up from the new owner's telemetry.",
   "latencyModel does not apply: the latencies are the broker's and the machine's.",
 ]
 
 const END_POLL_MS = 50
 
-/** What the model sweep changes in each embedded lab: its costs instead of the latency model, and how often its members heartbeat. */
+/**
+ * What the model sweep changes in each embedded lab: its costs instead of the latency
+ * model, and how often its members heartbeat.
+ */
 export interface ModelLab {
   costs: LatencyModel
   heartbeatIntervalMs: number
@@ -175,7 +183,10 @@ export function sweepApplicationId(
   return `${prefix}-${guarantee.replace(/_/g, '-')}-${commitIntervalMs}ms-r${repetition}-${purpose}-${labSeq}`
 }
 
-/** Worker processes take a few seconds to start and join; telemetry is flushed every ~100 ms and read every 50 ms, and a busy machine adds to it. */
+/**
+ * Worker processes take a few seconds to start and join; telemetry is flushed every ~100 ms and
+ * read every 50 ms, and a busy machine adds to it.
+ */
 export function kafkaSweepBackend(target: SweepKafkaTarget, log: Logger): SweepBackend {
   const prefix = target.applicationIdPrefix ?? 'eoscope-sweep'
   return {
@@ -211,7 +222,8 @@ export function kafkaSweepBackend(target: SweepKafkaTarget, log: Logger): SweepB
         restartAfterMs: null,
         workerLogs: target.workerLogs,
       })
-      // The end offsets are asked for on a client of their own, so that the runtime's group polls never wait behind them.
+      // The end offsets are asked for on a client of their own, so that the
+      // runtime's group polls never wait behind them.
       const ends = new EndOffsets(
         () => createKafka(client, 'eoscope-sweep-ends').admin(),
         runtime.topics.input,

@@ -124,7 +124,9 @@ function newRecord(o: SweepRunOptions, time: Time, settings: SweepSettings, seed
   }
 }
 
-/** A run with the machine's load around it (1-minute load average); none in virtual time, where the load does not enter. */
+/**
+ * A run with the machine's load around it (1-minute load average); none in virtual time, where the load does not enter.
+ */
 async function withLoad(time: Time, run: () => Promise<RepetitionResult>): Promise<RepetitionResult> {
   if (time instanceof MockTime) return { ...(await run()), load: null }
   const before = loadavg()[0]!

@@ -78,7 +78,10 @@ export function sweepUnavailableReason(
 ): string | null {
   if (request.backend !== 'kafka') return null
   if (!kafka || kafka.brokers.length === 0)
-    return 'backend kafka needs brokers: start the server with KAFKA_BROKERS=host:port (or pass --brokers to eoscope sweep); use embedded otherwise'
+    return (
+      'backend kafka needs brokers: start the server with KAFKA_BROKERS=host:port (or pass --brokers to eoscope ' +
+      'sweep); use embedded otherwise'
+    )
   for (const g of request.guarantees) {
     const reason = guaranteeRefusal(KAFKA_CAPABILITIES, g)
     if (reason !== null) return reason
@@ -90,7 +93,10 @@ export function windowMs(s: SweepSettings, commitIntervalMs: number): number {
   return Math.max(s.minWindowMs, s.windowCommits * commitIntervalMs)
 }
 
-/** A lab's config: the commit interval under test, the sweep's session timeout and poll size, a transaction timeout of at least two intervals. */
+/**
+ * A lab's config: the commit interval under test, the sweep's session timeout and poll size, a
+ * transaction timeout of at least two intervals.
+ */
 export function sweepConfig(guarantee: ProcessingGuarantee, commitIntervalMs: number, s: SweepSettings): StreamsConfig {
   return streamsConfigFor(guarantee, {
     commitIntervalMs,

@@ -35,7 +35,9 @@ export interface AccessPolicy {
   token: string | null
   /** Reads (GET /api/*, /metrics, socket snapshots) need the token too. */
   lockReads: boolean
-  /** Control actions per client address; unauthenticated refusals are limited at the same rate in buckets of their own. */
+  /**
+   * Control actions per client address; unauthenticated refusals are limited at the same rate in buckets of their own.
+   */
   controlRate: RateLimit
   /** The Host names (beside loopback) a request may use; default: loopback only. */
   allowedHosts?: HostAllowlist
@@ -72,7 +74,10 @@ export function resolveAccessPolicy(
   if (token === null && !isLoopbackHost(host)) {
     return {
       ok: false,
-      error: `HOST=${host} is not a loopback address: set EOSCOPE_TOKEN (at least ${MIN_TOKEN_LENGTH} characters, for example: openssl rand -hex 24) so that only holders of the token can control the lab, or bind to 127.0.0.1`,
+      error:
+        `HOST=${host} is not a loopback address: set EOSCOPE_TOKEN (at least ${MIN_TOKEN_LENGTH} characters, for ` +
+        `example: openssl rand -hex 24) so that only holders of the token can control the lab, or bind to ` +
+        `127.0.0.1`,
     }
   }
   if (token === null && lockReads) return { ok: false, error: 'EOSCOPE_LOCK_READS=1 needs EOSCOPE_TOKEN' }
@@ -214,17 +219,26 @@ export class AccessGate {
     if (this.hosts.allows(host)) return null
     return {
       status: 421,
-      error: `misdirected request: this server does not answer to the host ${JSON.stringify(String(host).slice(0, 100))}; list it in EOSCOPE_ALLOWED_HOSTS if it is really this server's name`,
+      error:
+        `misdirected request: this server does not answer to the host ` +
+        `${JSON.stringify(String(host).slice(0, 100))}; list it in EOSCOPE_ALLOWED_HOSTS if it is really this ` +
+        `server's name`,
       reason: 'misdirected',
     }
   }
 
-  /** Admits an authorized control action by `client` (token checked first): it takes from the client's control bucket. Null: run it. */
+  /**
+   * Admits an authorized control action by `client` (token checked first): it takes from
+   * the client's control bucket. Null: run it.
+   */
   admitAuthorized(client: string): Rejection | null {
     return this.take(this.limiter, client)
   }
 
-  /** Refuses an unauthorized control action by `client` with `error`, or with 429 once the client's refusal bucket is spent. */
+  /**
+   * Refuses an unauthorized control action by `client` with `error`, or with 429
+   * once the client's refusal bucket is spent.
+   */
   refuseUnauthorized(client: string, error: string): Rejection {
     return this.take(this.refusals, client) ?? { status: 401, error, reason: 'unauthorized' }
   }
@@ -246,7 +260,10 @@ export class AccessGate {
     return null
   }
 
-  /** Checks a REST control request (token, then the rate of its kind): null when allowed. Host and origin are checked by the caller. */
+  /**
+   * Checks a REST control request (token, then the rate of its kind): null when allowed.
+   * Host and origin are checked by the caller.
+   */
   checkControl(req: IncomingMessage): Rejection | null {
     const client = clientAddress(req)
     if (!this.controlNeedsToken || this.authorized(bearerToken(req))) return this.admitAuthorized(client)

@@ -67,7 +67,10 @@ function sendError(res: ServerResponse, status: number, error: string, extra: Re
 export const ACCESS_PATH = '/api/access'
 
 function serveAccess(gate: AccessGate, req: IncomingMessage, res: ServerResponse): void {
-  if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, `use GET for ${ACCESS_PATH}`)
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    sendError(res, 405, `use GET for ${ACCESS_PATH}`)
+    return
+  }
   const text = JSON.stringify({ controlNeedsToken: gate.controlNeedsToken, readsNeedToken: gate.readsNeedToken })
   res.writeHead(200, {
     'content-type': 'application/json; charset=utf-8',

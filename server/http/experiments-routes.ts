@@ -1,7 +1,8 @@
 // The experiments' REST API, served before the lab's:
 //
 //   GET  /api/experiments               stored experiments (newest first), whether one is running, backends
-//   POST /api/experiments               start one; body {"intervals":[10,100,1000],"guarantees":["at_least_once","exactly_once"],
+//   POST /api/experiments               start one; body {"intervals":[10,100,1000],
+//                                       "guarantees":["at_least_once","exactly_once"],
 //                                       "repeat":1,"backend":"embedded"}; 202 with the record; 400 bad body (nothing
 //                                       starts; also exactly_once_v2 on kafka), 409 one is already running,
 //                                       501 backend kafka while the server has no brokers (KAFKA_BROKERS)

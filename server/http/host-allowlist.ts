@@ -100,7 +100,9 @@ export function resolveHostAllowlist(
     if (h === null || hostnameOf(`${e}:1`) === null) {
       return {
         ok: false,
-        error: `EOSCOPE_ALLOWED_HOSTS: ${JSON.stringify(e.slice(0, 100))} is not a host name or address (list names without scheme or port, comma-separated, e.g. eoscope.lan,192.168.1.20)`,
+        error:
+          `EOSCOPE_ALLOWED_HOSTS: ${JSON.stringify(e.slice(0, 100))} is not a host name or address (list names ` +
+          `without scheme or port, comma-separated, e.g. eoscope.lan,192.168.1.20)`,
       }
     }
   }

@@ -65,7 +65,10 @@ type HandshakeToken = 'none' | 'valid' | 'invalid'
 
 export interface LiveSocketOptions {
   lab: LabController
-  /** Minimum milliseconds between two pushes (default 1000 / DEFAULT_EMITS_PER_SEC; keep it at or above 1000 / MAX_EMITS_PER_SEC). */
+  /**
+   * Minimum milliseconds between two pushes (default 1000 / DEFAULT_EMITS_PER_SEC;
+   * keep it at or above 1000 / MAX_EMITS_PER_SEC).
+   */
   minIntervalMs?: number
   /** The pace of the slow parts (SLOW_PARTS_EVERY_MS by default; {} sends every part at every push). */
   slowParts?: Readonly<Partial<Record<keyof LabSnapshot, number>>>
@@ -195,7 +198,9 @@ function startBroadcast(
   }
 }
 
-/** Token first, then the rate of its kind (access.ts): unauthenticated commands never spend the client's control bucket. */
+/**
+ * Token first, then the rate of its kind (access.ts): unauthenticated commands never spend the client's control bucket.
+ */
 function admit(gate: AccessGate | undefined, client: string, handshake: HandshakeToken, meta: unknown): Refusal | null {
   if (!gate) return null
   let authorized = !gate.controlNeedsToken || handshake === 'valid'

@@ -25,7 +25,10 @@ export interface LabMetrics {
 
 type Read = (s: LabSnapshot) => number | null | undefined
 
-/** A metric's configuration that reads its value when scraped: reset, then `apply` the value unless it is null or undefined. */
+/**
+ * A metric's configuration that reads its value when scraped: reset, then `apply`
+ * the value unless it is null or undefined.
+ */
 function readWhenScraped<M extends Gauge | Counter>(
   registry: Registry,
   name: string,
@@ -69,7 +72,10 @@ const validatorFigure =
   (s) =>
     s.correctness ? read(s.correctness) : null
 
-/** Figures read from the latest snapshot: [name, help, read]. A validator figure is absent until it has run once, and while unavailable. */
+/**
+ * Figures read from the latest snapshot: [name, help, read]. A validator figure is absent
+ * until it has run once, and while unavailable.
+ */
 const SNAPSHOT_GAUGES: [string, string, Read][] = [
   ['eoscope_commit_interval_ms', 'commit.interval.ms in force', (s) => s.config['commit.interval.ms']],
   [
@@ -112,7 +118,8 @@ const SNAPSHOT_GAUGES: [string, string, Read][] = [
   ],
   [
     'eoscope_stopped_tasks',
-    'Tasks no worker runs because a worker failed (a poison record under default.deserialization.exception.handler=fail)',
+    'Tasks no worker runs because a worker failed (a poison record under ' +
+      'default.deserialization.exception.handler=fail)',
     (s) => s.stoppedTasks?.length ?? 0,
   ],
   [
@@ -146,7 +153,8 @@ const SNAPSHOT_COUNTERS: [string, string, Read][] = [
   ['eoscope_dropped_acks_total', 'Produce acks dropped by fault injection', (s) => s.totals.droppedAcks],
   ['eoscope_fenced_total', 'Producers fenced', (s) => s.totals.fenced],
   ['eoscope_cluster_outages_total', 'Kafka backend: times the lab lost its cluster', (s) => s.health?.outages ?? 0],
-  // The producer's transaction times, from the latencies the workers measure (summed over the lab's producers, this run).
+  // The producer's transaction times, from the latencies the workers measure
+  // (summed over the lab's producers, this run).
   [
     'eoscope_txn_commit_time_ns_total',
     "Nanoseconds spent in the producers' commitTransaction",
@@ -206,7 +214,9 @@ function registerLabelledGauges(registry: Registry, snap: () => LabSnapshot): vo
   // Kafka backend: whether the lab reaches its cluster (absent on the embedded log).
   new Gauge({
     name: 'eoscope_cluster_reachable',
-    help: 'Kafka backend: 1 while the lab reaches its cluster, 0 during an outage (by application.id; absent on the embedded log)',
+    help:
+      'Kafka backend: 1 while the lab reaches its cluster, 0 during an outage (by application.id; absent on the ' +
+      'embedded log)',
     labelNames: ['application_id'],
     registers: [registry],
     collect() {

@@ -20,7 +20,9 @@ import { pathOf } from './rest.ts'
 export const OBSERVE_PATH = '/api/observe'
 
 export const NO_CLUSTER =
-  "observe watches an application on a Kafka cluster; this server runs the embedded log, which holds only eoscope's own lab (start the server with EOSCOPE_BACKEND=kafka KAFKA_BROKERS=HOST:PORT, or run eoscope observe --brokers)"
+  'observe watches an application on a Kafka cluster; this server runs the embedded log, which holds only ' +
+  "eoscope's own lab (start the server with EOSCOPE_BACKEND=kafka KAFKA_BROKERS=HOST:PORT, or run eoscope " +
+  'observe --brokers)'
 
 /** Handles /api/observe; returns false (doing nothing) for any other path. */
 export function createObserveHandler(registry: ObserverRegistry | null, log: (msg: string) => void = () => {}) {

@@ -97,7 +97,10 @@ export class BrokerBoard {
     }
   }
 
-  /** Refused at once when it cannot be done; else started in the background (a broker takes seconds to start), journalled when it answers. */
+  /**
+   * Refused at once when it cannot be done; else started in the background (a broker takes
+   * seconds to start), journalled when it answers.
+   */
   restart(rt: LabRuntime, brokerId: number, mark: Mark): CommandResult | undefined {
     const control = rt.connection.brokers?.()
     if (!control) return { ok: false, error: "this lab's log has no brokers" }

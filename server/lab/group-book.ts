@@ -30,7 +30,9 @@ export class GroupBook {
   private lastLagMs = -Infinity
   /** The generation each member's worker last reported (its consumer's ConsumerGroupMetadata). */
   private readonly reported = new Map<string, number>()
-  /** The worker each member id was reported by, kept after the worker dies (a killed worker's view forgets its member). */
+  /**
+   * The worker each member id was reported by, kept after the worker dies (a killed worker's view forgets its member).
+   */
   private readonly workerOfMember = new Map<string, string>()
   /** Each worker's last known state, kept after its slot is refilled (a worker process's view is replaced). */
   private readonly workerState = new Map<string, WorkerView['state']>()
@@ -121,7 +123,10 @@ export class GroupBook {
     return gens.size === 1 ? only : undefined
   }
 
-  /** The current generation with the workers learnt since it was seen (a member's worker may report after the coordinator names it). */
+  /**
+   * The current generation with the workers learnt since it was seen (a member's worker
+   * may report after the coordinator names it).
+   */
   private withKnownWorkers(h: GenerationHistory): GenerationHistory {
     const last = h.generations[h.generations.length - 1]
     if (!last || last.members.every((m) => m.workerId !== null || !this.workerOfMember.has(m.memberId))) return h

@@ -38,7 +38,10 @@ export interface RunOptions {
   keys?: number
   /** Give up (and report it) after this long (default: defaultRunTimeoutMs). */
   timeoutMs?: number
-  /** Stop as stalled when the group commits no input for this long while input remains (default: stallLimitMs of the config). */
+  /**
+   * Stop as stalled when the group commits no input for this long while input
+   * remains (default: stallLimitMs of the config).
+   */
   stallAfterMs?: number
   /** The embedded log (default) or a Kafka cluster, with worker processes. */
   backend?: 'embedded' | 'kafka'
@@ -122,7 +125,8 @@ export async function runHeadless(
   // Faults fall while input is fed; a prefilled run has written it all before its workers start.
   if (o.prefill && (o.killEveryMs !== null || o.dropAcks > 0))
     throw new Error(
-      'a prefilled run injects no faults: kills and lost acks fall while input is fed (leave out prefill to inject them)',
+      'a prefilled run injects no faults: kills and lost acks fall while input is fed (leave out prefill to ' +
+        'inject them)',
     )
   const config = runConfig(o)
   const settings: RuntimeSettings = {

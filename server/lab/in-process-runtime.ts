@@ -452,7 +452,9 @@ export class InProcessRuntime implements LabRuntime {
     for (const s of this.slots) s.process.kill(this.time.now())
     await Promise.allSettled(this.slots.map((s) => s.worker?.done))
   }
-  /** Runs on after stop() or close() (an in-process log outlives both): the broker's ticker again, with these settings. */
+  /**
+   * Runs on after stop() or close() (an in-process log outlives both): the broker's ticker again, with these settings.
+   */
   async revive(settings: RevivalSettings): Promise<void> {
     this.options.restartAfterMs = settings.restartAfterMs
     this.workerFaults.ackDrops.disarm()

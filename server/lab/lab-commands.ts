@@ -133,14 +133,16 @@ export async function skipPoison(rt: LabRuntime, mark: (label: string) => void):
     }
   await rt.reconfigure(rt.config, 'log-and-continue')
   mark(
-    `default.deserialization.exception.handler=log-and-continue: poison records go to the dead-letter topic; ${stopped} stopped worker(s) restarted${rt.wording.restarted}`,
+    `default.deserialization.exception.handler=log-and-continue: poison records go to the dead-letter topic; ` +
+      `${stopped} stopped worker(s) restarted${rt.wording.restarted}`,
   )
 }
 
 export async function injectPoison(rt: LabRuntime, count: number, mark: (label: string) => void): Promise<void> {
   await rt.injectPoison(count)
   mark(
-    `${count} poison record(s) appended to the input (default.deserialization.exception.handler=${rt.deserializationPolicy})`,
+    `${count} poison record(s) appended to the input ` +
+      `(default.deserialization.exception.handler=${rt.deserializationPolicy})`,
   )
 }
 

@@ -18,7 +18,10 @@ export interface LabController {
   frameAt?(t: number): LabFrameResponse<LabSnapshot> | null
   /** The message browser: a page of one lab topic's stored records, read now (absent: this lab offers none). */
   messages?(q: MessageQuery): Promise<{ ok: true; value: MessagePage } | { ok: false; error: string }>
-  /** Ended transactions a filter selects, with statistics and the window the rows cover (absent: the lab keeps no history). */
+  /**
+   * Ended transactions a filter selects, with statistics and the window the rows
+   * cover (absent: the lab keeps no history).
+   */
   transactionHistory?(
     filter: import('./transaction-history.ts').TxnHistoryFilter,
   ): import('./transaction-history.ts').TxnHistoryPage

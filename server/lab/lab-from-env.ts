@@ -32,7 +32,8 @@ export async function labChoiceFromEnv(env: Env): Promise<LabChoice> {
     return {
       ok: false,
       error:
-        'EOSCOPE_BACKEND=kafka needs KAFKA_BROKERS=host:port[,host:port] (scripts/kafka-broker.sh start runs one on 127.0.0.1:19092)',
+        'EOSCOPE_BACKEND=kafka needs KAFKA_BROKERS=host:port[,host:port] (scripts/kafka-broker.sh start runs ' +
+        'one on 127.0.0.1:19092)',
     }
   const bad = brokers.find((b) => !/^[^\s:]+:\d{1,5}$/.test(b))
   if (bad !== undefined) return { ok: false, error: `KAFKA_BROKERS: ${JSON.stringify(bad)} is not host:port` }
@@ -47,7 +48,10 @@ export async function labChoiceFromEnv(env: Env): Promise<LabChoice> {
   }
 }
 
-/** The first broker that accepts a TCP connection within timeoutMs, or null: a quick check before a lab is built on the cluster. */
+/**
+ * The first broker that accepts a TCP connection within timeoutMs, or null: a quick
+ * check before a lab is built on the cluster.
+ */
 export async function firstReachableBroker(brokers: readonly string[], timeoutMs = 3_000): Promise<string | null> {
   const { connect } = await import('node:net')
   for (const b of brokers) {

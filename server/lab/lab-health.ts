@@ -53,7 +53,10 @@ export class LabHealth {
   /** The note shown first while the cluster does not answer, or null. */
   note(cluster: string): string | null {
     if (this.health.reachable) return null
-    return `The cluster (${cluster}) does not answer since ${new Date(this.health.sinceMs).toISOString()}: ${this.health.error ?? 'no reply'}. Workers retry; figures resume when it is back.`
+    return (
+      `The cluster (${cluster}) does not answer since ${new Date(this.health.sinceMs).toISOString()}: ` +
+      `${this.health.error ?? 'no reply'}. Workers retry; figures resume when it is back.`
+    )
   }
 }
 

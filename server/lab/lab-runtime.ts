@@ -48,7 +48,10 @@ export interface WorkerStatus {
   tasks: TaskStatus[]
   producers: ProducerIdentity[]
   error: string | null
-  /** The record that stopped a task of this worker (a poison record under the fail policy); absent from older worker processes. */
+  /**
+   * The record that stopped a task of this worker (a poison record under the fail
+   * policy); absent from older worker processes.
+   */
   stop?: TaskStop | null
 }
 
@@ -222,7 +225,10 @@ export interface RuntimeSettings {
   seed: number
   /** A killed worker is replaced (new member id, same slot) after this long; null: never. */
   restartAfterMs: number | null
-  /** Write all maxRecords input records before any worker starts: the workers then run on a backlog and the load generator does not compete with them for the CPU (a benchmark). */
+  /**
+   * Write all maxRecords input records before any worker starts: the workers then run on a backlog and the load
+   * generator does not compete with them for the CPU (a benchmark).
+   */
   prefill?: boolean
 }
 

@@ -18,7 +18,10 @@ export const EVIDENCE_PINNED_MS = 30 * 60_000
 
 /** Where a dashboard scenario runs: a ScenarioHost that also hands the lab back when the run ends. */
 export interface DashboardScenarioHost extends ScenarioHost {
-  /** The run ended, however: the lab goes on with the settings from before it; answers that lab (its logs hold the evidence), or null. */
+  /**
+   * The run ended, however: the lab goes on with the settings from before it; answers
+   * that lab (its logs hold the evidence), or null.
+   */
   end(): Promise<LabRuntime | null>
   /** Journals a phase of the run. */
   mark(phase: ScenarioPhase, label: string, verdict?: EvidenceCard['status']): void
@@ -65,7 +68,8 @@ export function dashboardScenarioHost(name: string, lab: ScenarioLabPort): Dashb
         offScreen.push(runtime)
         lab.mark(
           'step',
-          `scenario ${name}: a lab off screen measuring ${setup.guarantee} at commit.interval.ms=${runtime.config['commit.interval.ms']}`,
+          `scenario ${name}: a lab off screen measuring ${setup.guarantee} at ` +
+            `commit.interval.ms=${runtime.config['commit.interval.ms']}`,
         )
         await runtime.start()
         return runtime
@@ -218,7 +222,8 @@ export function startScenario(
     const card = evidenceCard(id, view, host.time.now(), outcome)
     // The lab runs again before the verdict shows: a run that ended leaves a live lab.
     const lab = await host.end().catch((e: unknown) => {
-      card.error = `the lab could not return to its settings: ${e instanceof Error ? e.message : 'unknown error'}; reset it`
+      const why = e instanceof Error ? e.message : 'unknown error'
+      card.error = `the lab could not return to its settings: ${why}; reset it`
       return null
     })
     if ('result' in outcome)

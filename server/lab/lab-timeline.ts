@@ -60,7 +60,10 @@ export class LabTimeline {
     const t = Math.min(atMs, this.time.now())
     for (const o of offsets) {
       let steps = this.commits.get(o.partition)
-      if (!steps) this.commits.set(o.partition, (steps = [{ t: this.startedAt, offset: 0 }]))
+      if (!steps) {
+        steps = [{ t: this.startedAt, offset: 0 }]
+        this.commits.set(o.partition, steps)
+      }
       // Reports of one partition from two workers (a handover) may arrive out of order.
       let i = steps.length
       while (i > 0 && steps[i - 1]!.t > t) i--

@@ -199,7 +199,10 @@ export class Lab implements LabController {
     )
   }
 
-  /** Stops the current runtime at once and forgets what was shown of it (what it leaves open is the teardown's, not a fault). */
+  /**
+   * Stops the current runtime at once and forgets what was shown of it (what it
+   * leaves open is the teardown's, not a fault).
+   */
   private async teardown(): Promise<void> {
     this.timers.stop = true
     this.board.teardown(this.time.now())
@@ -508,7 +511,8 @@ export class Lab implements LabController {
     void old.retire('replaced')
     this.record.mark(
       'reset',
-      `lab reset to the defaults (${this.runtime.config['processing.guarantee']}, ${this.rate}/s, ${this.runtime.slots.length} workers): application.id ${this.runtime.groupId}`,
+      `lab reset to the defaults (${this.runtime.config['processing.guarantee']}, ${this.rate}/s, ` +
+        `${this.runtime.slots.length} workers): application.id ${this.runtime.groupId}`,
       undefined,
       { kind: 'reset', applicationId: this.runtime.groupId },
     )

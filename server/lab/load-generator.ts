@@ -57,7 +57,10 @@ export class LoadGenerator {
   stop(): void {
     this.stopped = true
   }
-  /** Feeds again at this rate, without end, after it stopped or sent its record count (a scenario's lab handed back to the dashboard). */
+  /**
+   * Feeds again at this rate, without end, after it stopped or sent its record count (a
+   * scenario's lab handed back to the dashboard).
+   */
   async continueEndless(ratePerSec: number): Promise<void> {
     this.stopped = true
     await this.done

@@ -47,7 +47,9 @@ export async function browseMessages(
   if (q.partition >= lab.partitions)
     return {
       ok: false,
-      error: `partition ${q.partition} does not exist: topic ${q.topic} has ${lab.partitions} (0 to ${lab.partitions - 1})`,
+      error:
+        `partition ${q.partition} does not exist: topic ${q.topic} has ${lab.partitions} (0 to ` +
+        `${lab.partitions - 1})`,
     }
   const offsets = await inspector.offsets(tp)
   const plan = planRange(q, lab.partitions, offsets)

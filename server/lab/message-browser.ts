@@ -43,7 +43,9 @@ export function planRange(q: MessageQuery, partitions: number, o: PartitionOffse
   if (q.to !== undefined && q.to <= o.logStartOffset && o.logStartOffset > 0)
     return {
       ok: false,
-      error: `to ${q.to} is at or below the log start offset ${o.logStartOffset} of ${q.topic}-${q.partition}: those records were deleted`,
+      error:
+        `to ${q.to} is at or below the log start offset ${o.logStartOffset} of ${q.topic}-${q.partition}: those ` +
+        `records were deleted`,
     }
   const to = Math.min(q.to ?? o.highWatermark, o.highWatermark)
   const filtered = q.key !== undefined || q.source !== undefined || q.sinceMs !== undefined || q.untilMs !== undefined

@@ -1,6 +1,7 @@
 // The partition log view: the selected partition's newest stored records, those around its
-// latest ABORT marker, or those from an offset (an evidence card's link), read through the log's inspector (the embedded log answers at once, a
-// cluster over the network) and refreshed by a loop.
+// latest ABORT marker, or those from an offset (an evidence card's link), read through the
+// log's inspector (the embedded log answers at once, a cluster over the network) and
+// refreshed by a loop.
 
 import type { CommandPayload, PartitionLogView } from '../../lib/lab-protocol.ts'
 import type { LogInspector, PartitionOffsets, TopicPartition } from '../log/types.ts'

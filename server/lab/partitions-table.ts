@@ -24,7 +24,9 @@ export interface PartitionsTarget {
   topics: { input: string; output: string; changelog: string }
   partitions: number
   groupId: string
-  /** The lab's own transactional ids with their producer ids (the transaction state topic's keys; the holders' names). */
+  /**
+   * The lab's own transactional ids with their producer ids (the transaction state topic's keys; the holders' names).
+   */
   producers: readonly { transactionalId: string; producerId: number }[]
   /** Internal topics the cluster has, with their partition counts. */
   internal: readonly { topic: string; partitions: number }[]

@@ -18,7 +18,10 @@ export interface StallEvidence {
   kills: number
   /** Workers that failed (an error, not a kill), each counted once. */
   workerFailures: number
-  /** What the failed workers said, the latest last: at most WORKER_ERRORS_KEPT distinct errors, each cut to 200 characters. */
+  /**
+   * What the failed workers said, the latest last: at most WORKER_ERRORS_KEPT
+   * distinct errors, each cut to 200 characters.
+   */
   workerErrors: string[]
 }
 
@@ -157,5 +160,8 @@ function describe(noProgressMs: number, committed: number, inputEnd: number, s: 
     `${s.workerFailures} workers failed`,
   ]
   const errors = s.workerErrors.length === 0 ? '' : `; the failed workers said: ${s.workerErrors.join(' | ')}`
-  return `no committed progress for ${Math.round(noProgressMs / 1000)} s with ${committed} of ${inputEnd} input records committed; meanwhile ${seen.join(', ')}${errors}`
+  return (
+    `no committed progress for ${Math.round(noProgressMs / 1000)} s with ${committed} of ${inputEnd} input ` +
+    `records committed; meanwhile ${seen.join(', ')}${errors}`
+  )
 }

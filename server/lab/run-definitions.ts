@@ -7,14 +7,25 @@ export const RUN_DEFINITIONS = {
   duplicates: 'extra committed output records for one input record (every copy past the first counted)',
   lost: "committed input records (below the group's committed offset) with no committed output record",
   abortedReads:
-    'records of aborted transactions a read_committed reader of the output received (abortedReadsUncommitted: what a read_uncommitted one would)',
+    'records of aborted transactions a read_committed reader of the output received (abortedReadsUncommitted: ' +
+    'what a read_uncommitted one would)',
   stateMismatches:
-    "keys whose state differs from the replay of the committed input, each counted once: a committed output (first copy) whose aggregate differs from the recomputation right after its input record, or a latest committed changelog value that differs from the final recomputation (stateMismatchesBy in validation has each part, in keys; doubleAppliedUpdates the input records whose update reached a key's state twice)",
+    'keys whose state differs from the replay of the committed input, each counted once: a committed output ' +
+    '(first copy) whose aggregate differs from the recomputation right after its input record, or a latest ' +
+    'committed changelog value that differs from the final recomputation (stateMismatchesBy in validation has ' +
+    "each part, in keys; doubleAppliedUpdates the input records whose update reached a key's state twice)",
   openTransactions:
-    'partitions of the output, changelog and dead-letter topics whose last stable offset is below the high watermark after the run',
-  transactions: `transactions the log holds on the output, changelog and dead-letter topics: committed = ended by COMMIT markers, aborted = ended by ABORT markers (those the coordinator wrote for a killed worker's open transaction included), each counted once across its partitions: per producer id and epoch, the markers written within ${MARKER_ROUND_MS} ms of one another on distinct partitions are one transaction`,
+    'partitions of the output, changelog and dead-letter topics whose last stable offset is below the high ' +
+    'watermark after the run',
+  transactions:
+    `transactions the log holds on the output, changelog and dead-letter topics: committed = ended by COMMIT ` +
+    `markers, aborted = ended by ABORT markers (those the coordinator wrote for a killed worker's open ` +
+    `transaction included), each counted once across its partitions: per producer id and epoch, the markers ` +
+    `written within ${MARKER_ROUND_MS} ms of one another on distinct partitions are one transaction`,
   transactionsReported:
-    "transactions the workers reported ending themselves (committed or aborted through their producer); a killed worker's open transaction is not among them",
+    'transactions the workers reported ending themselves (committed or aborted through their producer); a ' +
+    "killed worker's open transaction is not among them",
   stalled:
-    'set when the group committed no input for max(60 s, 12 × session.timeout.ms) while input remained: the run stopped there, and its correctness figures are null',
+    'set when the group committed no input for max(60 s, 12 × session.timeout.ms) while input remained: the ' +
+    'run stopped there, and its correctness figures are null',
 } as const

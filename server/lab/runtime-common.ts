@@ -70,7 +70,9 @@ export function trackRecovery(t: RecoveryTracker, e: LabEvent): void {
   }
 }
 
-/** A kill, for the recovery tracker: with the transactional ids whose open transactions it leaves to the coordinator. */
+/**
+ * A kill, for the recovery tracker: with the transactional ids whose open transactions it leaves to the coordinator.
+ */
 export function trackKill(
   tracker: RecoveryTracker,
   config: StreamsConfig,

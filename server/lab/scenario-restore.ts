@@ -36,7 +36,10 @@ export function settingsBefore(rt: LabRuntime, ratePerSec: number): LabSettingsB
 /** How the settings read on the timeline. */
 export function describeSettings(s: LabSettingsBefore): string {
   const c = s.config
-  return `processing.guarantee=${c['processing.guarantee']}, commit.interval.ms=${c['commit.interval.ms']}, ${s.ratePerSec}/s, ${s.workers} workers`
+  return (
+    `processing.guarantee=${c['processing.guarantee']}, commit.interval.ms=${c['commit.interval.ms']}, ` +
+    `${s.ratePerSec}/s, ${s.workers} workers`
+  )
 }
 
 /**

@@ -69,7 +69,8 @@ export class TransactionBoard {
           this.fencing(
             tl,
             e.atMs,
-            `${e.workerId} called initTransactions: epoch ${e.epoch} fences ${previous}'s epoch ${tl.epochs.at(-1)!.epoch}`,
+            `${e.workerId} called initTransactions: epoch ${e.epoch} fences ${previous}'s epoch ` +
+              `${tl.epochs.at(-1)!.epoch}`,
           )
           // InitProducerId completes the previous owner's open transaction by aborting it before the
           // epoch bump. A cluster tells no client about that abort: this is when it is known to have happened.
@@ -127,7 +128,10 @@ export class TransactionBoard {
     }
   }
 
-  /** The coordinator ended a transaction: a client abort or commit the engine reports itself; a fencing or a timeout it cannot. */
+  /**
+   * The coordinator ended a transaction: a client abort or commit the engine reports
+   * itself; a fencing or a timeout it cannot.
+   */
   onCoordinatorTxnEnded(e: TxnEnded): void {
     this.brokerEnds.set(e.transactionalId, e)
     if (this.brokerEnds.size > MAX_TXNS) this.brokerEnds.delete(this.brokerEnds.keys().next().value!)

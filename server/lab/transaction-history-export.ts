@@ -67,7 +67,8 @@ export function parseTxnHistoryQuery(params: URLSearchParams): Parsed {
     const issue = r.error.issues[0]!
     const unknown =
       issue.code === 'unrecognized_keys'
-        ? `unknown parameter ${JSON.stringify(String(issue.keys[0]).slice(0, 40))}: use outcome, transactionalId, sinceMs, untilMs, minDurationMs, limit and format`
+        ? `unknown parameter ${JSON.stringify(String(issue.keys[0]).slice(0, 40))}: use outcome, ` +
+          `transactionalId, sinceMs, untilMs, minDurationMs, limit and format`
         : null
     return { ok: false, error: unknown ?? issue.message }
   }

@@ -120,7 +120,9 @@ export class TransactionHistory {
     return { life: this.life.view(), run: this.run.view() }
   }
 
-  /** Rows held, oldest first, as (ring, index): the older aborts (those that left the main ring), then the main ring. */
+  /**
+   * Rows held, oldest first, as (ring, index): the older aborts (those that left the main ring), then the main ring.
+   */
   private *held(): Generator<[TxnColumns, number]> {
     const first = this.rows.size > 0 ? this.rows.endAt(0) : Infinity
     for (let k = 0; k < this.aborts.size; k++) if (this.aborts.endAt(k) <= first) yield [this.aborts, k]
@@ -131,10 +133,12 @@ export class TransactionHistory {
     const fromMs = this.aborts.size > 0 ? this.aborts.endAt(0) : this.rows.size > 0 ? this.rows.endAt(0) : null
     const toMs = this.rows.size > 0 ? this.rows.endAt(this.rows.size - 1) : null
     const older = this.ended - this.rows.size - this.aborts.size
+    const olderAborts = this.aborts.size > 0 ? ` and ${this.aborts.size.toLocaleString('en')} older aborts` : ''
     const text =
       fromMs === null
         ? 'no transaction has ended yet'
-        : `rows: the last ${this.rows.size.toLocaleString('en')} transactions${this.aborts.size > 0 ? ` and ${this.aborts.size.toLocaleString('en')} older aborts` : ''}, ended ${new Date(fromMs).toISOString()} to ${new Date(toMs ?? fromMs).toISOString()}` +
+        : `rows: the last ${this.rows.size.toLocaleString('en')} transactions${olderAborts}, ` +
+          `ended ${new Date(fromMs).toISOString()} to ${new Date(toMs ?? fromMs).toISOString()}` +
           (older > 0
             ? `; ${older.toLocaleString('en')} older transactions are in the statistics only`
             : '; every transaction of the lab is here')
@@ -151,7 +155,10 @@ export class TransactionHistory {
     }
   }
 
-  /** The rows a filter selects (oldest first, the newest `limit`), their statistics, and the window. Filtered on the columns; only the rows returned become objects. */
+  /**
+   * The rows a filter selects (oldest first, the newest `limit`), their statistics, and the window. Filtered
+   * on the columns; only the rows returned become objects.
+   */
   query(f: TxnHistoryFilter): TxnHistoryPage {
     const matched = new TxnStatistics(f.sinceMs ?? this.life.sinceMs)
     const idCache = new Map<number, boolean>()

@@ -45,7 +45,10 @@ function roleOf(rt: Pick<LabRuntime, 'topics'>, topic: string): LabTopicRole | n
   return ROLES.find((r) => rt.topics[r] === topic) ?? null
 }
 
-/** The view's rows from one report: open transactions first (hanging before overdue before ongoing), then the rest, bounded. */
+/**
+ * The view's rows from one report: open transactions first (hanging before overdue
+ * before ongoing), then the rest, bounded.
+ */
 export function transactionsView(
   report: TransactionsReport,
   rt: Pick<LabRuntime, 'topics'>,
@@ -123,7 +126,10 @@ export interface TransactionsBookDeps {
 const OWNED = ['abortHangingTransaction', 'injectHangingTransaction'] as const
 type Owned = (typeof OWNED)[number]
 
-/** The view the lab shows, read at the pace of its other slow parts; only the latest read of the runtime on screen is shown. */
+/**
+ * The view the lab shows, read at the pace of its other slow parts; only the
+ * latest read of the runtime on screen is shown.
+ */
 export class TransactionsBook {
   private shown: { rt: Target; view: TransactionsViewData } | null = null
   private reads = 0
@@ -226,7 +232,11 @@ export class TransactionsBook {
     const after = await inspector.offsets(tp)
     const t = r.aborted
     // Its records lie in [first offset, the HW read before the abort): the ABORT marker went at or after that HW.
-    const label = `aborted the hanging transaction of producer ${t.producerId} (epoch ${t.epoch}${t.transactionalId ? `, ${t.transactionalId}` : ''}) on ${tp.topic}-${tp.partition}: offsets ${t.currentTxnStartOffset} to ${before.highWatermark - 1} released; LSO ${before.lastStableOffset} → ${after.lastStableOffset}, HW ${after.highWatermark}`
+    const label =
+      `aborted the hanging transaction of producer ${t.producerId} (epoch ` +
+      `${t.epoch}${t.transactionalId ? `, ${t.transactionalId}` : ''}) ` +
+      `on ${tp.topic}-${tp.partition}: offsets ${t.currentTxnStartOffset} to ${before.highWatermark - 1} ` +
+      `released; LSO ${before.lastStableOffset} → ${after.lastStableOffset}, HW ${after.highWatermark}`
     this.deps.journal(
       {
         kind: 'hanging-aborted',
@@ -263,7 +273,9 @@ export class TransactionsBook {
       return { ok: false, error: 'this log connection cannot make a hanging transaction' }
     const tp = { topic: rt.topics[target.topic], partition: target.partition }
     const h = await rt.connection.injectHangingTransaction(tp)
-    const label = `fault: a hanging transaction on ${tp.topic}-${tp.partition} from offset ${h.firstOffset} (producer ${h.producerId}, which no coordinator knows)`
+    const label =
+      `fault: a hanging transaction on ${tp.topic}-${tp.partition} from offset ${h.firstOffset} (producer ` +
+      `${h.producerId}, which no coordinator knows)`
     this.deps.journal(
       {
         kind: 'hanging-injected',

@@ -9,7 +9,10 @@ import { TXN_ABORT_CAUSES, TXN_HISTORY_OUTCOMES } from '../../lib/txn-statistics
 
 export type { TxnRow }
 
-/** Float64 ×3 (begin, end, producer id), Int32 ×4 (epoch, output, changelog, offsets), Float32 ×2 (latencies), Uint32 ×3 (strings), Uint8 ×2 (outcome, cause). */
+/**
+ * Float64 ×3 (begin, end, producer id), Int32 ×4 (epoch, output, changelog, offsets), Float32 ×2
+ * (latencies), Uint32 ×3 (strings), Uint8 ×2 (outcome, cause).
+ */
 export const BYTES_PER_ROW = 3 * 8 + 4 * 4 + 2 * 4 + 3 * 4 + 2
 
 const NO_CAUSE = 255
@@ -94,7 +97,10 @@ export class TxnColumns {
     return this.endMs[this.slot(k)]!
   }
 
-  /** Whether the k-th row passes a filter, read from the columns (no row object); `idMatches` tests an interned transactional.id. */
+  /**
+   * Whether the k-th row passes a filter, read from the columns (no row object);
+   * `idMatches` tests an interned transactional.id.
+   */
   passes(k: number, f: TxnHistoryFilter, idMatches: (index: number) => boolean): boolean {
     const i = this.slot(k)
     const end = this.endMs[i]!

@@ -5,7 +5,10 @@
 import type { ConsumedRecord, LogReader } from '../log/types.ts'
 
 const MAX_SAMPLES = 20_000
-/** Records read per poll at most: a burst (a long transaction committing) is read over a few polls, between the engine's work. */
+/**
+ * Records read per poll at most: a burst (a long transaction committing) is read
+ * over a few polls, between the engine's work.
+ */
 export const MAX_PER_POLL = 20_000
 
 export function percentile(sorted: readonly number[], q: number): number | null {

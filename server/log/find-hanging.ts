@@ -109,7 +109,9 @@ export async function abortHangingTransaction(
     return {
       ok: false,
       conflict: true,
-      error: `the transaction of producer ${target.producerId} on ${where} is ${t.verdict}, not hanging (${t.reason}); only a hanging transaction is aborted here: its coordinator ends this one`,
+      error:
+        `the transaction of producer ${target.producerId} on ${where} is ${t.verdict}, not hanging (${t.reason}); ` +
+        `only a hanging transaction is aborted here: its coordinator ends this one`,
     }
   }
   await source.abortTransaction(t)

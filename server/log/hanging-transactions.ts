@@ -53,7 +53,9 @@ export function classifyOpenTransactions(
           ...p,
           transactionalId: null,
           verdict: 'hanging',
-          reason: `producer ${p.producerId} holds a transaction open on ${at}, and no coordinator has a transactional id with that producer id`,
+          reason:
+            `producer ${p.producerId} holds a transaction open on ${at}, and no coordinator has a transactional ` +
+            `id with that producer id`,
         }
       const here = c.partitions.some((x) => x.topic === p.topic && x.partition === p.partition)
       if (c.state !== 'Ongoing' || !here || c.epoch !== p.epoch) {
@@ -75,7 +77,9 @@ export function classifyOpenTransactions(
           ...p,
           transactionalId: c.transactionalId,
           verdict: 'overdue',
-          reason: `${c.transactionalId} has been open ${nowMs - c.startTimeMs} ms, past its transaction.timeout.ms ${c.timeoutMs}: its coordinator aborts it`,
+          reason:
+            `${c.transactionalId} has been open ${nowMs - c.startTimeMs} ms, past its transaction.timeout.ms ` +
+            `${c.timeoutMs}: its coordinator aborts it`,
         }
       }
       return {

@@ -139,7 +139,10 @@ export interface LogConsumer {
   subscribe(topics: string[], listener: RebalanceListener): Promise<void>
   /** Heartbeats, runs rebalance callbacks, then fetches from the assigned partitions' positions. */
   poll(maxRecords: number): Promise<ConsumedRecord[]>
-  /** The partition's next record handed out is the first visible one at or after `offset`. Records an earlier poll returned stay the caller's. */
+  /**
+   * The partition's next record handed out is the first visible one at or after `offset`.
+   * Records an earlier poll returned stay the caller's.
+   */
   seek(tp: TopicPartition, offset: number): void
   position(tp: TopicPartition): number | undefined
   assignment(): TopicPartition[]
@@ -185,13 +188,19 @@ export interface LogInspector {
    * and producer state): every transactional id the filter keeps, and every producer of the partitions.
    */
   transactions?(partitions: readonly TopicPartition[], filter?: TransactionsFilter): Promise<TransactionsRead>
-  /** Writes an ABORT marker for a producer's open transaction on one partition (WriteTxnMarkers): its records become aborted, the LSO moves past them. */
+  /**
+   * Writes an ABORT marker for a producer's open transaction on one partition (WriteTxnMarkers): its
+   * records become aborted, the LSO moves past them.
+   */
   abortTransaction?(p: ProducerToAbort): Promise<void>
   /** The group as its coordinator holds it (DescribeGroups); absent where an inspector has no coordinator (a dump). */
   describeGroup?(groupId: string): Promise<GroupDescription>
 }
 
-/** Which transactional ids a transactions read describes: those with the prefix and those holding a producer of the partitions. */
+/**
+ * Which transactional ids a transactions read describes: those with the prefix and
+ * those holding a producer of the partitions.
+ */
 export interface TransactionsFilter {
   transactionalIdPrefix?: string
 }
@@ -206,7 +215,9 @@ export interface CoordinatorTransaction {
   timeoutMs: number
   /** When the open transaction began; -1 when none is open. */
   startTimeMs: number
-  /** The coordinator's last state change; null where the backend does not tell (Kafka's DescribeTransactions does not). */
+  /**
+   * The coordinator's last state change; null where the backend does not tell (Kafka's DescribeTransactions does not).
+   */
   lastUpdateMs: number | null
   partitions: TopicPartition[]
 }

@@ -86,7 +86,9 @@ export interface ApplicationSample {
     state: GroupDescription['state']
     protocol: string
     members: GroupDescription['members']
-    /** The latest generation the coordinator wrote (null: none seen yet). DescribeGroups has none for a classic group. */
+    /**
+     * The latest generation the coordinator wrote (null: none seen yet). DescribeGroups has none for a classic group.
+     */
     generation: number | null
     generations: readonly (ObservedGeneration | GroupDeleted)[]
   }
@@ -129,7 +131,8 @@ export class ApplicationObserver {
   ) {
     if (!/^[A-Za-z0-9._-]+$/.test(target.applicationId))
       throw new RangeError(
-        `application id ${JSON.stringify(target.applicationId)} is not a Kafka group id eoscope can observe (letters, digits, . _ -)`,
+        `application id ${JSON.stringify(target.applicationId)} is not a Kafka group id eoscope can observe ` +
+          `(letters, digits, . _ -)`,
       )
     this.history = new GenerationHistory(target.applicationId)
     this.validation = target.validation
@@ -237,7 +240,8 @@ export class ApplicationObserver {
   private async readGenerations(offsetsPartitions: number, notes: string[]): Promise<void> {
     if (offsetsPartitions === 0) {
       notes.push(
-        `${OFFSETS_TOPIC} is not visible (no group has committed yet, or this client may not describe it): no generations`,
+        `${OFFSETS_TOPIC} is not visible (no group has committed yet, or this client may not describe it): no ` +
+          `generations`,
       )
       return
     }
@@ -250,7 +254,8 @@ export class ApplicationObserver {
       if (this.history.nextOffset() >= highWatermark) return
       if (this.history.nextOffset() === from) {
         notes.push(
-          `${OFFSETS_TOPIC}-${this.offsetsPartition} gave nothing from offset ${from} (high watermark ${highWatermark}): generations continue in the next sample`,
+          `${OFFSETS_TOPIC}-${this.offsetsPartition} gave nothing from offset ${from} (high watermark ` +
+            `${highWatermark}): generations continue in the next sample`,
         )
         return
       }

@@ -39,7 +39,8 @@ export function parseObserveTarget(w: ObserveTargetWords): ObserveTarget {
     throw new RangeError('the application id is required: the application.id of the application to observe')
   if (!GROUP_ID.test(applicationId))
     throw new RangeError(
-      `application id ${JSON.stringify(applicationId.slice(0, 80))} is not a Kafka group id eoscope can observe (letters, digits, . _ -)`,
+      `application id ${JSON.stringify(applicationId.slice(0, 80))} is not a Kafka group id eoscope can ` +
+        `observe (letters, digits, . _ -)`,
     )
   const input = topicList(w.input, 'input')
   const output = topicList(w.output, 'output')
@@ -53,7 +54,8 @@ export function parseObserveTarget(w: ObserveTargetWords): ObserveTarget {
   const format = parseRecordFormat(w.format)
   if (input.length !== 1 || output.length !== 1)
     throw new RangeError(
-      `the validator runs on one input and one output topic: name one of each (got ${input.length} input and ${output.length} output)`,
+      `the validator runs on one input and one output topic: name one of each (got ${input.length} input and ` +
+        `${output.length} output)`,
     )
   for (const t of [changelog, deadLetter])
     if (t !== undefined && !TOPIC.test(t))

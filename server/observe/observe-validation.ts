@@ -21,7 +21,9 @@ export type RecordFormat = (typeof RECORD_FORMATS)[number]
 
 export const RECORD_FORMAT_MEANING: Record<RecordFormat, string> = {
   eoscope:
-    "input values are integers as decimal text, keyed; each input record gives one output and one changelog record whose value is its key's running aggregate as JSON: {key,count,sum,min,max,source:{partition,offset}} (lib/records.ts)",
+    'input values are integers as decimal text, keyed; each input record gives one output and one changelog ' +
+    "record whose value is its key's running aggregate as JSON: " +
+    '{key,count,sum,min,max,source:{partition,offset}} (lib/records.ts)',
 }
 
 export interface ValidationTarget {
@@ -76,13 +78,18 @@ export class ObserveValidation {
     })
   }
 
-  /** Reads what is new and judges it: exactly-once when the application's producers have transactional ids named after it. */
+  /**
+   * Reads what is new and judges it: exactly-once when the application's
+   * producers have transactional ids named after it.
+   */
   async check(judgedAs: Guarantee): Promise<ObservedValidation> {
     const r = await this.validator.check()
     const because =
       judgedAs === 'exactly-once'
-        ? `its producers have transactional ids named after ${this.applicationId} (processing.guarantee exactly_once or exactly_once_v2)`
-        : `no transactional id is named after ${this.applicationId} (processing.guarantee at_least_once): only lost records break it`
+        ? `its producers have transactional ids named after ${this.applicationId} (processing.guarantee ` +
+          `exactly_once or exactly_once_v2)`
+        : `no transactional id is named after ${this.applicationId} (processing.guarantee at_least_once): only ` +
+          `lost records break it`
     return {
       ...this.target,
       judgedAs,

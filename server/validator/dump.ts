@@ -31,7 +31,10 @@ import { DEFAULT_PAGE_SIZE, forEachPage } from './log-pages.ts'
 export const TOPICS_FILE = 'topics.json'
 export const COMMITTED_OFFSETS_FILE = 'committed-offsets.json'
 
-/** One line of a partition file: the stored record without its topic and partition (the file names them), headers null when none. */
+/**
+ * One line of a partition file: the stored record without its topic and partition
+ * (the file names them), headers null when none.
+ */
 export type DumpLine = Omit<StoredRecordView, 'topic' | 'partition' | 'headers'> & { headers: Headers | null }
 
 export interface TopicsFile {

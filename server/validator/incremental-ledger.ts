@@ -131,7 +131,10 @@ export class ValidationLedger {
     s.forgottenBelow = logStartOffset
   }
 
-  /** Input records were deleted unread: the rows are unavailable for good, so forget what waits and start over at the log start. */
+  /**
+   * Input records were deleted unread: the rows are unavailable for good, so forget
+   * what waits and start over at the log start.
+   */
   restartInput(s: InputPartitionState, logStartOffset: number): void {
     while (s.window.length > 0) this.decideOne(s, 'expected')
     s.outputs.clear()
@@ -275,7 +278,9 @@ export class ValidationLedger {
       return
     }
     if (offset < s.forgottenBelow) {
-      const reason = `an output record names input offset ${partition}/${offset}, decided long ago; whether it had an output was no longer kept`
+      const reason =
+        `an output record names input offset ${partition}/${offset}, decided long ago; whether it had an output ` +
+        `was no longer kept`
       this.unavailable.mark(s.forgotLost ? OUTPUT_ROWS : ['duplicates'], reason)
       return
     }
@@ -375,14 +380,17 @@ export class ValidationLedger {
 
   // ---- what the report reads -------------------------------------------------------------------
 
-  /** Keys whose latest committed changelog value differs from the recomputation, among the keys both sides have settled. */
+  /**
+   * Keys whose latest committed changelog value differs from the recomputation, among the keys both sides have settled.
+   */
   changelogMismatchKeys(): string[] {
     const out: string[] = []
     const final = this.recomputation.final()
     for (const [key, last] of this.lastInput) {
       if (!this.isDecided(last.partition, last.offset)) continue
       const c = this.changelog.get(key)
-      if (c && c.partition === last.partition && c.offset > last.offset) continue // the changelog is ahead of the committed input
+      // the changelog is ahead of the committed input
+      if (c && c.partition === last.partition && c.offset > last.offset) continue
       if (!c || !aggregatesEqual(c.agg, final.get(key))) out.push(key)
     }
     for (const [key, c] of this.changelog) {

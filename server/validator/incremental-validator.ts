@@ -191,7 +191,8 @@ export class IncrementalValidator {
     const inputs = [...this.ledger.inputs.values()]
     if (dlqTopic !== null && !this.hadDlqTopic && inputs.some((s) => s.decided > 0)) {
       this.note(
-        `dead-letter topic ${dlqTopic} appeared during the run: poison records decided before it were not checked against it`,
+        `dead-letter topic ${dlqTopic} appeared during the run: poison records decided before it were not ` +
+          `checked against it`,
       )
     }
     this.hadDlqTopic = dlqTopic !== null
@@ -261,7 +262,8 @@ export class IncrementalValidator {
     })
     if (c !== null && s.lastCommitted !== null && c < s.lastCommitted) {
       this.note(
-        `${tpKey(topic, partition)}: the committed offset went back from ${s.lastCommitted} to ${c}; offsets below ${s.lastCommitted} stay decided`,
+        `${tpKey(topic, partition)}: the committed offset went back from ${s.lastCommitted} to ${c}; offsets ` +
+          `below ${s.lastCommitted} stay decided`,
       )
     }
     if (c !== null) s.lastCommitted = c
@@ -309,14 +311,16 @@ export class IncrementalValidator {
       if (logStartOffset > 0 && (s.committed ?? 0) > 0) {
         this.markUnavailable(
           OUTPUT_ROWS,
-          `${tpKey(tp.topic, tp.partition)} starts at offset ${logStartOffset}: earlier input records are no longer stored`,
+          `${tpKey(tp.topic, tp.partition)} starts at offset ${logStartOffset}: earlier input records are no ` +
+            `longer stored`,
         )
       }
     }
     if (logStartOffset > s.next) {
       this.markUnavailable(
         OUTPUT_ROWS,
-        `${tpKey(tp.topic, tp.partition)}: input records ${s.next}–${logStartOffset - 1} were deleted before they were validated`,
+        `${tpKey(tp.topic, tp.partition)}: input records ${s.next}–${logStartOffset - 1} were deleted before ` +
+          `they were validated`,
       )
       this.ledger.restartInput(s, logStartOffset)
     }

@@ -9,7 +9,10 @@ export interface InputRecord {
   value: string | null
 }
 
-/** What an input record contributes: its key and value, or null for a poison record (no key, or a value that does not parse). */
+/**
+ * What an input record contributes: its key and value, or null for a poison record
+ * (no key, or a value that does not parse).
+ */
 export function inputUpdate(r: InputRecord): { key: string; value: number } | null {
   if (r.key === null) return null
   const value = parseInputValue(r.value)

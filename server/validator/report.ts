@@ -59,20 +59,29 @@ export interface ValidationReport {
   stateMismatchesBy: {
     /** Keys with a committed output whose aggregate differs from the recomputation right after its input record. */
     output: number
-    /** Keys whose latest committed changelog value differs from the final recomputation; null without a changelog topic. */
+    /**
+     * Keys whose latest committed changelog value differs from the final recomputation; null without a changelog topic.
+     */
     changelog: number | null
     /** Keys of opts.finalState that differ from the final recomputation; null when not given. */
     finalState: number | null
   }
-  /** Input records whose update reached a key's state twice, as the outputs' running counts show them (state-drift.ts). */
+  /**
+   * Input records whose update reached a key's state twice, as the outputs' running counts show them (state-drift.ts).
+   */
   doubleAppliedUpdates: number | null
   openTransactions: number
   /** `<topic>-<partition>` of each partition whose last stable offset is below its high watermark, sorted. */
   openTransactionPartitions: string[]
 
-  /** Committed output records whose provenance names no committed input record (no such record, a marker, an aborted or poison one). */
+  /**
+   * Committed output records whose provenance names no committed input record (no such
+   * record, a marker, an aborted or poison one).
+   */
   orphanOutputs: number
-  /** Committed output records of input records at or past the committed offset (processed, offset not committed yet). */
+  /**
+   * Committed output records of input records at or past the committed offset (processed, offset not committed yet).
+   */
   outputsBeyondCommitted: number
   committedOffsets: PartitionCommit[]
   unavailable: { row: ValidationRow; reason: string }[]

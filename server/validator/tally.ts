@@ -81,7 +81,10 @@ export class UnavailableRows {
 export function splitKeysNote(split: ReadonlySet<string>, order: string): string | null {
   if (split.size === 0) return null
   const keys = [...split].sort()
-  return `${keys.length} key(s) occur in more than one input partition (${keys.slice(0, MAX_EXAMPLES).join(', ')}): the recomputation applies them ${order}, which may differ from the engine's`
+  return (
+    `${keys.length} key(s) occur in more than one input partition (${keys.slice(0, MAX_EXAMPLES).join(', ')}): ` +
+    `the recomputation applies them ${order}, which may differ from the engine's`
+  )
 }
 
 /**

@@ -131,12 +131,14 @@ class RunValidation {
       if (offsets.logStartOffset > 0 && model.committedEnd > 0) {
         this.unavailable.mark(
           ['lost', 'stateMismatches'],
-          `${tpKey(this.opts.inputTopic, partition)} starts at offset ${offsets.logStartOffset}: earlier input records are no longer stored`,
+          `${tpKey(this.opts.inputTopic, partition)} starts at offset ${offsets.logStartOffset}: earlier input ` +
+            `records are no longer stored`,
         )
       }
       if (model.committedOffset !== null && model.committedOffset > offsets.highWatermark) {
         this.end.notes.push(
-          `${tpKey(this.opts.inputTopic, partition)}: committed offset ${model.committedOffset} is past the high watermark ${offsets.highWatermark}`,
+          `${tpKey(this.opts.inputTopic, partition)}: committed offset ${model.committedOffset} is past the ` +
+            `high watermark ${offsets.highWatermark}`,
         )
       }
       return (r) => this.addInputRecord(model, r)
@@ -173,7 +175,8 @@ class RunValidation {
       if (offsets.logStartOffset > 0) {
         this.unavailable.mark(
           OUTPUT_ROWS,
-          `${tpKey(this.opts.outputTopic, partition)} starts at offset ${offsets.logStartOffset}: earlier output records are no longer stored`,
+          `${tpKey(this.opts.outputTopic, partition)} starts at offset ${offsets.logStartOffset}: earlier ` +
+            `output records are no longer stored`,
         )
       }
       return (r) => {
@@ -251,7 +254,8 @@ class RunValidation {
       if (offsets.logStartOffset > 0)
         this.unavailable.mark(
           ['lost'],
-          `${tpKey(dlqTopic, partition)} starts at offset ${offsets.logStartOffset}: earlier dead letters are no longer stored`,
+          `${tpKey(dlqTopic, partition)} starts at offset ${offsets.logStartOffset}: earlier dead letters are ` +
+            `no longer stored`,
         )
       return (r) => {
         if (!isCommittedRecord(r)) return
@@ -277,7 +281,8 @@ class RunValidation {
       if (offsets.logStartOffset > 0)
         this.unavailable.mark(
           ['stateMismatches'],
-          `${tpKey(topic, partition)} starts at offset ${offsets.logStartOffset}: a key's latest value may no longer be stored`,
+          `${tpKey(topic, partition)} starts at offset ${offsets.logStartOffset}: a key's latest value may no ` +
+            `longer be stored`,
         )
       return (r) => {
         if (!isCommittedRecord(r)) return
@@ -309,7 +314,9 @@ class RunValidation {
     )
   }
 
-  /** Committed input records with no committed output record (or, for poison with a DLQ topic, no dead letter either). */
+  /**
+   * Committed input records with no committed output record (or, for poison with a DLQ topic, no dead letter either).
+   */
   countLost(): void {
     for (const model of this.inputs.values()) {
       const end = model.committedEnd - model.offsets.logStartOffset

@@ -18,7 +18,9 @@ export interface HeldEntry {
 export interface CompactionBounds {
   /** Entries younger than this are kept entry by entry (unless over maxEntries). */
   keepMs: number
-  /** Committed transactions younger than this are kept entry by entry (aborted ones, and every other entry, for keepMs). */
+  /**
+   * Committed transactions younger than this are kept entry by entry (aborted ones, and every other entry, for keepMs).
+   */
   keepCommitsMs?: number
   /** Hard bound on entries held, compacted ones included. */
   maxEntries: number
@@ -102,7 +104,9 @@ export function compact(entries: readonly HeldEntry[], nowMs: number, bounds: Co
   return mergeCompacted(out, bounds.maxCompacted)
 }
 
-/** Folds the oldest entries `which` selects, whole minutes of them into one entry, until the journal is back under max. */
+/**
+ * Folds the oldest entries `which` selects, whole minutes of them into one entry, until the journal is back under max.
+ */
 function foldOldest(entries: HeldEntry[], max: number, which: Fold): HeldEntry[] {
   const excess = entries.length - max
   let seen = 0

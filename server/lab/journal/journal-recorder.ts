@@ -66,7 +66,9 @@ export class JournalRecorder {
         const links = e.batches
           .map((b) => this.link(b.topic, b.partition, b.baseOffset, b.baseOffset + b.count))
           .filter((l): l is JournalLink => l !== null)
-        const label = `ack lost: producer ${e.producerId} epoch ${e.epoch}, sequences ${e.batches.map((b) => b.baseSequence).join(',')}`
+        const label =
+          `ack lost: producer ${e.producerId} epoch ${e.epoch}, sequences ` +
+          `${e.batches.map((b) => b.baseSequence).join(',')}`
         j.append(
           {
             kind: 'ack-dropped',
@@ -146,7 +148,9 @@ export class JournalRecorder {
     if (g === null || nowMs - g.atMs < GATHER_MS) return
     this.generation = null
     const members = Object.keys(g.assignment).sort()
-    const label = `generation ${g.generation}, assigned: ${members.map((m) => `${m} ${g.assignment[m]!.map((p) => p.replace(/^.*-/, 'p')).join(',') || '-'}`).join('; ')}`
+    const label =
+      `generation ${g.generation}, assigned: ` +
+      `${members.map((m) => `${m} ${g.assignment[m]!.map((p) => p.replace(/^.*-/, 'p')).join(',') || '-'}`).join('; ')}`
     this.journal.append({ kind: 'generation', generation: g.generation, members, assignment: g.assignment }, label, {
       atMs: g.atMs,
     })
@@ -228,7 +232,9 @@ export class JournalRecorder {
   }
 }
 
-/** A task migrated: fenced by the group (its generation or member id) or by a newer producer epoch, as its reason tells. */
+/**
+ * A task migrated: fenced by the group (its generation or member id) or by a newer producer epoch, as its reason tells.
+ */
 export function fencedBy(workerId: string, reason: string): JournalFact {
   const txnId = /(?:for|of) (\S+?):? /.exec(reason)?.[1]
   const by = /generation|member/i.test(reason) ? 'generation' : 'epoch'

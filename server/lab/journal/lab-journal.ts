@@ -6,13 +6,14 @@
 // by entry for the last 5 minutes (aborts, kills, fencings, faults, config and scenarios for 30);
 // older transactions are folded into one compacted entry per minute (journal-compaction.ts), and a
 // hard bound of entries holds whatever the rate. (30 minutes of commits entry by entry made the
-// one-hour memory bench grow 20% from minutes 5-10 to its end, the journal filling.) Measured (node 20, heap used before and after 54,000 transaction entries, partition
-// lists shared as the recorder shares them): a transaction entry costs about 210 bytes of heap
-// (550 bytes as JSON). The dashboard's default lab (500 records/s, exactly_once, commit.interval.ms
-// 100, 3 workers over 6 tasks, a producer per task) commits about 59 transactions/s, so 30 minutes
-// are about 106,000 entries, 22 MB; the hard bound of 150,000 entries is about 32 MB. Past the
-// window, an hour adds 60 compacted entries. A 34-minute run of that lab (virtual time, a kill every
-// 5 minutes) held 107,500 entries from minute 31 on, its heap flat at about 134 MB with the frames.
+// one-hour memory bench grow 20% from minutes 5-10 to its end, the journal filling.) Measured (node
+// 20, heap used before and after 54,000 transaction entries, partition lists shared as the recorder
+// shares them): a transaction entry costs about 210 bytes of heap (550 bytes as JSON). The
+// dashboard's default lab (500 records/s, exactly_once, commit.interval.ms 100, 3 workers over 6
+// tasks, a producer per task) commits about 59 transactions/s, so 30 minutes are about 106,000
+// entries, 22 MB; the hard bound of 150,000 entries is about 32 MB. Past the window, an hour adds 60
+// compacted entries. A 34-minute run of that lab (virtual time, a kill every 5 minutes) held 107,500
+// entries from minute 31 on, its heap flat at about 134 MB with the frames.
 
 import {
   JOURNAL_CATEGORY_OF,
@@ -76,7 +77,10 @@ export interface JournalQuery {
 export function txnLabel(f: Extract<JournalFact, { kind: 'txn' }>): string {
   const why = f.cause === null ? '' : ` (${f.cause})`
   const where = f.partitions.length > 0 ? ` on ${f.partitions.join(', ')}` : ''
-  return `transaction ${f.outcome}${why}: ${f.transactionalId} epoch ${f.epoch}${where}; ${f.outputRecords} output, ${f.changelogRecords} changelog, ${f.offsetsCommitted} offsets`
+  return (
+    `transaction ${f.outcome}${why}: ${f.transactionalId} epoch ${f.epoch}${where}; ${f.outputRecords} output, ` +
+    `${f.changelogRecords} changelog, ${f.offsetsCommitted} offsets`
+  )
 }
 
 export class LabJournal {
@@ -196,7 +200,10 @@ function labelOf(e: HeldEntry): string {
   const f = e.fact
   if (f.kind === 'txn') return txnLabel(f)
   if (f.kind === 'compacted')
-    return `${Object.values(f.counts).reduce<number>((a, n) => a + (n ?? 0), 0)} older entries compacted (${f.records} records)`
+    return (
+      `${Object.values(f.counts).reduce<number>((a, n) => a + (n ?? 0), 0)} older entries compacted (${f.records} ` +
+      `records)`
+    )
   return f.kind
 }
 

@@ -12,7 +12,10 @@ import { JournalRecorder } from './journal-recorder.ts'
 import type { TxnSink } from '../transaction-board.ts'
 import { TransactionHistory } from '../transaction-history.ts'
 
-/** How far from t a frame may be for GET /api/lab/at to answer with it (frames older than 30 minutes are a minute apart). */
+/**
+ * How far from t a frame may be for GET /api/lab/at to answer with it (frames
+ * older than 30 minutes are a minute apart).
+ */
 export const FRAME_GAP_MS = 2 * 60_000
 
 export class LabRecord {
@@ -39,7 +42,9 @@ export class LabRecord {
     this.history.beginRun()
   }
 
-  /** The TransactionBoard's sink: each ended transaction goes to the journal and the history; totals are the journal's. */
+  /**
+   * The TransactionBoard's sink: each ended transaction goes to the journal and the history; totals are the journal's.
+   */
   readonly txns: TxnSink = {
     ended: (t, workerId, held) => {
       this.recorder.txns.ended(t, workerId, held)

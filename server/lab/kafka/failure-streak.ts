@@ -25,7 +25,8 @@ export class FailureStreak {
     if (this.failures === 0)
       this.log.warn(
         { err: e },
-        `${this.what}: ${e instanceof Error ? e.message : String(e)} (retrying, backing off to ${this.maxBackoffMs} ms)`,
+        `${this.what}: ${e instanceof Error ? e.message : String(e)} (retrying, backing off to ` +
+          `${this.maxBackoffMs} ms)`,
       )
     this.failures++
     return this.pauseMs()

@@ -56,7 +56,10 @@ export class GroupWatch {
     return ends.every((e, p) => (this.committed[p] ?? 0) >= e)
   }
 
-  /** Input records written and not yet consumed: `written` less each partition's furthest position (a task's, or the group's commit). */
+  /**
+   * Input records written and not yet consumed: `written` less each partition's furthest
+   * position (a task's, or the group's commit).
+   */
   backlog(written: number, tasks: Iterable<TaskPosition>): number {
     return waitingRecords(written, this.committed, tasks)
   }

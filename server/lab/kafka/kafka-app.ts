@@ -65,7 +65,9 @@ export type WorkerCommand =
   | { target: string; command: 'kill'; issuedAtMs: number }
   | { target: string; command: 'kill-at-step'; step: Step; issuedAtMs: number }
   | { target: string; command: 'stop'; issuedAtMs: number }
-  /** The worker stops itself (SIGSTOP) when it next reaches the step: no heartbeats, a zombie once its session expires. */
+  /**
+   * The worker stops itself (SIGSTOP) when it next reaches the step: no heartbeats, a zombie once its session expires.
+   */
   | { target: string; command: 'pause-at-step'; step: Step; issuedAtMs: number }
 
 export function isWorkerCommand(v: unknown): v is WorkerCommand {

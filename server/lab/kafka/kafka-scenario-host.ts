@@ -33,7 +33,8 @@ export class KafkaScenarioHost implements ScenarioHost {
   ) {}
 
   async start(setup: ScenarioSetup): Promise<WorkerProcessRuntime> {
-    const applicationId = `${this.o.applicationIdPrefix ?? 'eoscope-scenario'}-${Date.now().toString(36)}-${this.runtimes.length + 1}`
+    const prefix = this.o.applicationIdPrefix ?? 'eoscope-scenario'
+    const applicationId = `${prefix}-${Date.now().toString(36)}-${this.runtimes.length + 1}`
     const r = new WorkerProcessRuntime(this.time, {
       ...scenarioRuntimeOptions(setup, applicationId, this.seed, {
         ...this.o.client,
@@ -55,7 +56,10 @@ export class KafkaScenarioHost implements ScenarioHost {
   }
 }
 
-/** A scenario's lab on Kafka, headless or on the dashboard: its setup, the group's timeouts Kafka's, its workers behind the ack-drop proxy. */
+/**
+ * A scenario's lab on Kafka, headless or on the dashboard: its setup, the group's timeouts
+ * Kafka's, its workers behind the ack-drop proxy.
+ */
 export function scenarioRuntimeOptions(
   setup: ScenarioSetup,
   applicationId: string,

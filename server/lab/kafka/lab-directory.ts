@@ -223,13 +223,18 @@ export async function publishOrNotice(
     notify({
       type: 'runtime-notice',
       marker: 'outage',
-      label: `lab directory (${LAB_DIRECTORY_TOPIC}) not updated: ${(e instanceof Error ? e.message : String(e)).slice(0, 80)}`,
+      label:
+        `lab directory (${LAB_DIRECTORY_TOPIC}) not updated: ` +
+        `${(e instanceof Error ? e.message : String(e)).slice(0, 80)}`,
       atMs: descriptor.publishedAtMs,
     })
   }
 }
 
-/** Tells workers started elsewhere with --follow-lab which application to join, with which settings: only the dashboard's lab publishes (labDirectory 'publish'). */
+/**
+ * Tells workers started elsewhere with --follow-lab which application to join, with which settings: only
+ * the dashboard's lab publishes (labDirectory 'publish').
+ */
 export async function publishIfDashboardLab(
   o: { labDirectory?: 'publish'; partitions: number },
   conn: LogConnection,

@@ -14,10 +14,11 @@ const SEND_DEADLINE_MS = 180_000
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /**
- * The load generator's producer on a cluster that may go away for a while (a broker restart): a send that fails is sent again (a retriable error
- * with the same producer, whose sequence numbers let the broker drop a copy it already has;
- * anything else with a fresh producer) until SEND_DEADLINE_MS has passed. A send that still fails
- * is counted and thrown, never dropped silently.
+ * The load generator's producer on a cluster that may go away for a while (a broker restart): a
+ * send that fails is sent again (a retriable error with the same producer, whose sequence numbers
+ * let the broker drop a copy it already has; anything else with a fresh producer) until
+ * SEND_DEADLINE_MS has passed. A send that still fails is counted and thrown, never dropped
+ * silently.
  */
 export class RetryingLoadProducer implements LogProducer {
   retriedSends = 0
@@ -50,7 +51,8 @@ export class RetryingLoadProducer implements LogProducer {
           this.failedSends++
           this.failedRecords += records.length
           throw new Error(
-            `input send of ${records.length} records failed for good after ${attempt} attempts: ${(e as Error).message}`,
+            `input send of ${records.length} records failed for good after ${attempt} attempts: ` +
+              `${(e as Error).message}`,
             { cause: e },
           )
         }
@@ -88,7 +90,9 @@ export class RetryingLoadProducer implements LogProducer {
   }
 }
 
-/** Why the load stopped for good, with the input records it could not write (a retrying producer counts them), or null. */
+/**
+ * Why the load stopped for good, with the input records it could not write (a retrying producer counts them), or null.
+ */
 export function loadFailureOf(error: string | null, producer: LogProducer): string | null {
   if (error === null) return null
   const unwritten = producer instanceof RetryingLoadProducer ? producer.failedRecords : 0

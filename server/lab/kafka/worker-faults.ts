@@ -37,7 +37,10 @@ export function killWorker(t: FaultTarget, workerId: string, step: Step | null):
   return true
 }
 
-/** SIGSTOP now, or (step given) the worker stops itself when it next reaches that step: no heartbeats, a zombie once its session expires. */
+/**
+ * SIGSTOP now, or (step given) the worker stops itself when it next reaches that step: no
+ * heartbeats, a zombie once its session expires.
+ */
 export function pauseWorker(t: FaultTarget, workerId: string, step: Step | null): boolean {
   if (step !== null) {
     if (t.slotOf(workerId)?.process.state !== 'running') return false

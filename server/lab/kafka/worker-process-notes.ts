@@ -10,18 +10,32 @@ import { GROUP_POLL_MS } from './group-watch.ts'
 export const KAFKA_VISIBILITY_POLL_MS = 100
 
 export const KAFKA_RUN_NOTES: readonly string[] = [
-  'droppedAcks counts produce acks to the output topic lost by the ack-drop proxy between the worker processes and the brokers (--drop-acks): the broker appended the batch, the worker never heard, and its producer retried.',
-  'fenced counts the task migrations that workers reported (a fenced producer or lost partitions); the broker tells no client about the fencings it does.',
-  "transactions are counted from the COMMIT and ABORT markers the log holds (the broker's aborts of a killed worker's open transaction included); transactionsReported from the workers' txn-end telemetry, which a killed worker's open transaction is not among.",
-  `detection is observed by polling describeGroups every ${GROUP_POLL_MS} ms; a parent's SIGKILL takes the position at kill from the worker's last status (at most ~100 ms old, a lower bound); a kill at a step is reported exactly by the worker before it dies.`,
+  'droppedAcks counts produce acks to the output topic lost by the ack-drop proxy between the worker processes ' +
+    'and the brokers (--drop-acks): the broker appended the batch, the worker never heard, and its producer ' +
+    'retried.',
+  'fenced counts the task migrations that workers reported (a fenced producer or lost partitions); the broker ' +
+    'tells no client about the fencings it does.',
+  "transactions are counted from the COMMIT and ABORT markers the log holds (the broker's aborts of a killed " +
+    "worker's open transaction included); transactionsReported from the workers' txn-end telemetry, which a " +
+    "killed worker's open transaction is not among.",
+  `detection is observed by polling describeGroups every ${GROUP_POLL_MS} ms; a parent's SIGKILL takes the ` +
+    `position at kill from the worker's last status (at most ~100 ms old, a lower bound); a kill at a step is ` +
+    `reported exactly by the worker before it dies.`,
 ]
 
 export const KAFKA_LAB_NOTES: readonly string[] = [
-  `Detection of a killed worker takes up to session.timeout.ms (the settings show it; ${KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs} ms on Kafka by default, heartbeats every ${KAFKA_GROUP_TIMEOUTS.heartbeatIntervalMs} ms): a shorter session detects sooner, but a busy machine then has members removed for missed heartbeats.`,
+  `Detection of a killed worker takes up to session.timeout.ms (the settings show it; ` +
+    `${KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs} ms on Kafka by default, heartbeats every ` +
+    `${KAFKA_GROUP_TIMEOUTS.heartbeatIntervalMs} ms): a shorter session detects sooner, but a busy machine then ` +
+    `has members removed for missed heartbeats.`,
   'Workers are operating-system processes (eoscope worker): kill is SIGKILL, pause is SIGSTOP and resume SIGCONT.',
-  "Drop ack: the local worker processes reach the brokers through eoscope's ack-drop proxy, which lets a produce request to the output topic through and closes the connection when its response comes back (workers started elsewhere with --follow-lab connect directly and keep their acks).",
-  `Visible output and end-to-end latency come from a read_committed fetch of each output partition every ${KAFKA_VISIBILITY_POLL_MS} ms: latency is known to within that.`,
-  "Per-partition sequence numbers are shown on the embedded backend only; here the partition log view shows each record's producer id, epoch and sequence as the broker stores them.",
+  "Drop ack: the local worker processes reach the brokers through eoscope's ack-drop proxy, which lets a " +
+    'produce request to the output topic through and closes the connection when its response comes back (workers ' +
+    'started elsewhere with --follow-lab connect directly and keep their acks).',
+  `Visible output and end-to-end latency come from a read_committed fetch of each output partition every ` +
+    `${KAFKA_VISIBILITY_POLL_MS} ms: latency is known to within that.`,
+  'Per-partition sequence numbers are shown on the embedded backend only; here the partition log view shows ' +
+    "each record's producer id, epoch and sequence as the broker stores them.",
 ]
 
 export const KAFKA_WORDING: RuntimeWording = {
@@ -32,7 +46,8 @@ export const KAFKA_WORDING: RuntimeWording = {
   added: ' (new process)',
   latencyModel: 'real network and broker latency: no model',
   failHandler:
-    "the Kafka backend's workers use log-and-continue (poison records go to the dead-letter topic); the fail policy is shown on the embedded backend",
+    "the Kafka backend's workers use log-and-continue (poison records go to the dead-letter topic); the fail " +
+    'policy is shown on the embedded backend',
 }
 
 /** How long a finished run waits for the last transactions' markers before it is validated. */

@@ -18,7 +18,10 @@ export interface WorkerProcessRuntimeOptions extends RuntimeSettings {
   workerLogs?: boolean
   /** A worker process that exits with an error (a broker outage, say) is replaced like a killed one. */
   restartFailed?: boolean
-  /** Wraps the load generator's producer (given a way to make a fresh one): a soak retries sends across a broker restart. */
+  /**
+   * Wraps the load generator's producer (given a way to make a fresh one): a
+   * soak retries sends across a broker restart.
+   */
   wrapLoadProducer?: (make: () => LogProducer) => LogProducer
   /** Publish the application to the lab directory for workers started with --follow-lab (the dashboard's lab). */
   labDirectory?: 'publish'
@@ -30,6 +33,9 @@ export interface WorkerProcessRuntimeOptions extends RuntimeSettings {
    * broker (dropAcks). Ignored on a TLS connection (the connection's capabilities say why).
    */
   ackRoute?: AckRoute
-  /** scripts/kafka-cluster.sh's KAFKA_DIR: its brokers may be killed and restarted from the lab (capability broker-faults). */
+  /**
+   * scripts/kafka-cluster.sh's KAFKA_DIR: its brokers may be killed and restarted
+   * from the lab (capability broker-faults).
+   */
   localBrokersDir?: string | null
 }

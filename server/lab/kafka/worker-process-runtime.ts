@@ -371,7 +371,10 @@ export class WorkerProcessRuntime implements LabRuntime {
     return true
   }
 
-  /** As kill, but a kill that travels on the commands topic resolves once the cluster took it (and throws if it did not). */
+  /**
+   * As kill, but a kill that travels on the commands topic resolves once the
+   * cluster took it (and throws if it did not).
+   */
   async killConfirmed(workerId: string, step: Step | null = null): Promise<boolean> {
     const sent = killWorker(this.faultTarget, workerId, step)
     if (typeof sent === 'boolean') return sent
@@ -396,7 +399,8 @@ export class WorkerProcessRuntime implements LabRuntime {
       throw new ConfigException(
         'default.deserialization.exception.handler',
         deserializationPolicy,
-        "the Kafka backend's workers use log-and-continue (poison records go to the dead-letter topic); the fail policy is shown on the embedded backend",
+        "the Kafka backend's workers use log-and-continue (poison records go to the dead-letter topic); the " +
+          'fail policy is shown on the embedded backend',
       )
     }
     const next = validateStreamsConfig({ ...config, 'application.id': this.groupId })
@@ -437,7 +441,9 @@ export class WorkerProcessRuntime implements LabRuntime {
     )
   }
 
-  /** The next n produce acks to the output topic are lost by the ack-drop proxy (capabilities refuse it without one). */
+  /**
+   * The next n produce acks to the output topic are lost by the ack-drop proxy (capabilities refuse it without one).
+   */
   dropAcks(n: number): void {
     this.ackProxy?.dropNextAcks(n)
   }
@@ -495,7 +501,10 @@ export class WorkerProcessRuntime implements LabRuntime {
   transactionCounts(): { committed: number; aborted: number } {
     return { ...this.txns }
   }
-  /** The coordinator writes a transaction's markers after EndTxn has answered: bounded, so a transaction left open is still reported. */
+  /**
+   * The coordinator writes a transaction's markers after EndTxn has answered: bounded,
+   * so a transaction left open is still reported.
+   */
   settle(): Promise<void> {
     return untilStable(this.connection.inspector(), [this.topics.output, this.topics.changelog, this.topics.deadLetter])
   }

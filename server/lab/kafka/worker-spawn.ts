@@ -118,7 +118,10 @@ export function everyPartitionOwned(live: readonly KafkaSlot[], partitions: numb
   return owned.size === partitions && live.every((s) => (s.worker?.tasks.size ?? 0) > 0)
 }
 
-/** Signals an own worker's process in state `from` (SIGSTOP, SIGCONT) and moves it to `to`; false when there is none in that state. */
+/**
+ * Signals an own worker's process in state `from` (SIGSTOP, SIGCONT) and moves it to
+ * `to`; false when there is none in that state.
+ */
 export function signalSlot(
   slot: KafkaSlot | undefined,
   m: { from: KafkaProcessState; signal: NodeJS.Signals; to: KafkaProcessState },

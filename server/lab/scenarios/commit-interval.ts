@@ -1,7 +1,7 @@
 // The same kill at commit.interval.ms 100 and 5000: more records redone and a longer catch-up at
 // 5000, and a higher throughput too. The trade-off on either backend: interleaved throughput runs
-// per interval (throughputRunsOf), then the kill at each interval among three workers. The figures come from the commits the workers report and the recovery tracker's
-// phases.
+// per interval (throughputRunsOf), then the kill at each interval among three workers. The
+// figures come from the commits the workers report and the recovery tracker's phases.
 
 import { median } from '../../../lib/statistics.ts'
 import type { LabRuntime } from '../lab-runtime.ts'
@@ -123,7 +123,10 @@ async function measureRecovery(ctx: ScenarioContext, commitIntervalMs: number): 
   return killAndRecover(ctx, lab, commitIntervalMs, commits, reported)
 }
 
-/** The same kill in both runs: the worker dies at step 5, just before it would commit, so the work lost is one commit interval's worth. */
+/**
+ * The same kill in both runs: the worker dies at step 5, just before it would commit, so
+ * the work lost is one commit interval's worth.
+ */
 async function killAndRecover(
   ctx: ScenarioContext,
   lab: LabRuntime,
@@ -187,7 +190,9 @@ export const commitIntervalScenario: Scenario = {
   name: 'commit-interval',
   title: 'commit.interval.ms: throughput against recovery',
   summary:
-    'A longer commit interval puts more records in each transaction, so throughput rises; but a crash then throws away more uncommitted work, so more records are redone and recovery takes longer: its catch-up, from the restored state until the offsets are committed past where the dead worker stood.',
+    'A longer commit interval puts more records in each transaction, so throughput rises; but a crash then ' +
+    'throws away more uncommitted work, so more records are redone and recovery takes longer: its catch-up, ' +
+    'from the restored state until the offsets are committed past where the dead worker stood.',
   async run(ctx) {
     // Throughput several times per interval, interleaved, the median kept (MEASURES.md): a shared
     // machine's load moves between runs, and interleaving spreads it over both intervals.
@@ -206,7 +211,9 @@ export const commitIntervalScenario: Scenario = {
       ctx.figure(`${run.commitIntervalMs}.${name}`, run[name])
     for (const run of [a, b])
       ctx.say(
-        `commit.interval.ms=${run.commitIntervalMs}: ${workers} processed ${f(run, 'throughputPerSec')} records/s (median of ${run.throughputRuns.join(', ')}); with three, the kill redid ${f(run, 'redone')} records; recovered in ${f(run, 'recoveryMs')} ms, ${f(run, 'catchUpMs')} ms of it catching up`,
+        `commit.interval.ms=${run.commitIntervalMs}: ${workers} processed ${f(run, 'throughputPerSec')} ` +
+          `records/s (median of ${run.throughputRuns.join(', ')}); with three, the kill redid ${f(run, 'redone')} ` +
+          `records; recovered in ${f(run, 'recoveryMs')} ms, ${f(run, 'catchUpMs')} ms of it catching up`,
       )
     Object.assign(ctx.evidence, {
       runs: [a, b],
@@ -223,6 +230,10 @@ export const commitIntervalScenario: Scenario = {
       `higher throughput at 5000 (median of ${runs === 3 ? 'three' : 'five'} runs each)`,
       b.throughputPerSec > a.throughputPerSec,
     )
-    return `At 5000 ms the kill redid ${b.redone} records against ${a.redone} and recovery took ${b.recoveryMs} ms against ${a.recoveryMs} ms (catching up ${b.catchUpMs} ms against ${a.catchUpMs} ms), for ${b.throughputPerSec} against ${a.throughputPerSec} records/s.`
+    return (
+      `At 5000 ms the kill redid ${b.redone} records against ${a.redone} and recovery took ${b.recoveryMs} ms ` +
+      `against ${a.recoveryMs} ms (catching up ${b.catchUpMs} ms against ${a.catchUpMs} ms), for ` +
+      `${b.throughputPerSec} against ${a.throughputPerSec} records/s.`
+    )
   },
 }

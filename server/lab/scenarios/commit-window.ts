@@ -11,7 +11,10 @@ export interface PartitionCommit {
 }
 
 export interface CommitWindowRate {
-  /** Records per second: the sum over partitions of (offset at the window's last commit − at its first) ÷ (their time apart). */
+  /**
+   * Records per second: the sum over partitions of (offset at the window's last
+   * commit − at its first) ÷ (their time apart).
+   */
   perSec: number
   /** The partitions whose window is complete. */
   partitions: number

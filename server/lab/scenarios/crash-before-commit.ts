@@ -5,12 +5,14 @@
 import type { ProcessingGuarantee } from '../../../lib/streams-config.ts'
 import { taskIdOf } from '../../../lib/task-id.ts'
 import { transactionsInLog } from '../log-transactions.ts'
-import { abortedRuns, duplicateRuns, largest, linkOf, spans } from './evidence-links.ts'
+import type { ValidationReport } from '../../validator/report.ts'
+import { abortedRuns, duplicateRuns, largest, linkOf, type OffsetRun, spans } from './evidence-links.ts'
 import {
   aWorkerWithTasks,
   collect,
   finishAndValidate,
   outputProvenance,
+  type Provenance,
   type Scenario,
   type ScenarioContext,
   stallBoundMs,
@@ -56,9 +58,11 @@ async function crashBeforeCommit(ctx: ScenarioContext, guarantee: ProcessingGuar
     to: p.positionAtKill,
   }))
   const redone = windows.filter((w) => w.to > w.from)
-  ctx.say(
-    `killed ${victim}: replay window ${redone.length === 0 ? 'empty (it had committed everything it processed)' : redone.map((w) => `p${w.partition} [${w.from}, ${w.to})`).join(', ')}`,
-  )
+  const replayWindow =
+    redone.length === 0
+      ? 'empty (it had committed everything it processed)'
+      : redone.map((w) => `p${w.partition} [${w.from}, ${w.to})`).join(', ')
+  ctx.say(`killed ${victim}: replay window ${replayWindow}`)
   for (const w of windows)
     if (w.to > w.from)
       ctx.link(
@@ -76,7 +80,8 @@ async function crashBeforeCommit(ctx: ScenarioContext, guarantee: ProcessingGuar
     windows.some((w) => w.partition === d.partition && d.offset >= w.from && d.offset < w.to),
   )
   const outside = spans(dups.filter((d) => !inWindow.includes(d)))
-  // Aborted transactions as the log holds them (ABORT markers): the one the new owner's fence aborted included, which no worker reports.
+  // Aborted transactions as the log holds them (ABORT markers): the one the new owner's
+  // fence aborted included, which no worker reports.
   const aborted = (await transactionsInLog(lab.connection.inspector(), [lab.topics.output, lab.topics.changelog]))
     .aborted
   const restores = events.filter(
@@ -103,38 +108,7 @@ async function crashBeforeCommit(ctx: ScenarioContext, guarantee: ProcessingGuar
     recoveryMs: recovery.t1 === null ? null : Math.round(recovery.t1 - recovery.t0),
   })
   ctx.expect('lost is 0', report.lost === 0)
-  if (guarantee === 'at_least_once') {
-    ctx.expect('the next owner redid the work: duplicates > 0', (report.duplicates ?? 0) > 0)
-    ctx.expect(
-      'every duplicate comes from the replay window of the kill',
-      dups.length > 0 && inWindow.length === dups.length,
-    )
-    ctx.expect('running counts were inflated: state mismatches > 0', (report.stateMismatches ?? 0) > 0)
-    for (const run of duplicateRuns(dups))
-      ctx.link(
-        linkOf(
-          `duplicates: output-${run.partition} [${run.from}, ${run.to}) holds ${run.records} copies of records written more than once`,
-          'output',
-          run,
-          recovery.t0,
-        ),
-      )
-    const [duplicates, inside, mismatches, redone] = [
-      ctx.figure('duplicates', report.duplicates),
-      ctx.figure('duplicatesInReplayWindow', inWindow.length),
-      ctx.figure('stateMismatches', report.stateMismatches),
-      ctx.figure('redone', ctx.evidence.redone as number),
-    ]
-    const doubleApplied = ctx.figure('doubleAppliedUpdates', report.doubleAppliedUpdates)
-    const where =
-      outside.length === 0
-        ? `all ${inside} inside the replay window`
-        : `${inside} inside the replay window and ${dups.length - inWindow.length} outside it, redone from input ${outside.map((r) => `p${r.partition} [${r.from}, ${r.to})`).join(', ')}`
-    ctx.say(
-      `${duplicates} duplicate outputs, ${where}; ${mismatches} keys with state mismatches, holding ${doubleApplied} double-applied updates`,
-    )
-    return `At-least-once redid the ${redone} records between the last commit and the crash: ${duplicates} duplicate outputs and ${doubleApplied} double-applied updates in ${mismatches} keys with state mismatches, ${outside.length === 0 ? 'every one traced to the replay window' : `not all of them traced to the replay window (${dups.length - inWindow.length} outside it)`}.`
-  }
+  if (guarantee === 'at_least_once') return atLeastOnceVerdict(ctx, report, dups, inWindow, outside, recovery.t0)
   ctx.expect('0 duplicates', report.duplicates === 0)
   ctx.expect('0 state mismatches', report.stateMismatches === 0)
   ctx.expect('0 aborted reads', report.abortedReads === 0)
@@ -144,23 +118,80 @@ async function crashBeforeCommit(ctx: ScenarioContext, guarantee: ProcessingGuar
   for (const run of largest(await abortedRuns(lab, lab.topics.output, killedParts), 2))
     ctx.link(
       linkOf(
-        `aborted: output-${run.partition} [${run.from}, ${run.to}), ${run.records} records of the dead worker's transaction and its ABORT marker`,
+        `aborted: output-${run.partition} [${run.from}, ${run.to}), ${run.records} records of the dead ` +
+          `worker's transaction and its ABORT marker`,
         'output',
         run,
         recovery.t0,
       ),
     )
   ctx.say(
-    `${ctx.figure('abortedTransactions', aborted)} transaction(s) aborted with ABORT markers; state restored from the changelog; ${ctx.figure('duplicates', report.duplicates)} duplicates`,
+    `${ctx.figure('abortedTransactions', aborted)} transaction(s) aborted with ABORT markers; state restored ` +
+      `from the changelog; ${ctx.figure('duplicates', report.duplicates)} duplicates`,
   )
-  return `Exactly-once aborted the dead worker's open transaction (its output, changelog writes and offsets together), so the redone records replaced invisible ones: 0 duplicates and 0 state mismatches.`
+  return (
+    `Exactly-once aborted the dead worker's open transaction (its output, changelog writes and offsets ` +
+    `together), so the redone records replaced invisible ones: 0 duplicates and 0 state mismatches.`
+  )
+}
+
+/** The at_least_once verdict: the next owner redid the replay window, so duplicates and inflated counts. */
+function atLeastOnceVerdict(
+  ctx: ScenarioContext,
+  report: ValidationReport,
+  dups: readonly Provenance[],
+  inWindow: readonly Provenance[],
+  outside: readonly OffsetRun[],
+  t0: number,
+): string {
+  ctx.expect('the next owner redid the work: duplicates > 0', (report.duplicates ?? 0) > 0)
+  ctx.expect(
+    'every duplicate comes from the replay window of the kill',
+    dups.length > 0 && inWindow.length === dups.length,
+  )
+  ctx.expect('running counts were inflated: state mismatches > 0', (report.stateMismatches ?? 0) > 0)
+  for (const run of duplicateRuns(dups))
+    ctx.link(
+      linkOf(
+        `duplicates: output-${run.partition} [${run.from}, ${run.to}) holds ${run.records} copies of records ` +
+          `written more than once`,
+        'output',
+        run,
+        t0,
+      ),
+    )
+  const [duplicates, inside, mismatches, redone] = [
+    ctx.figure('duplicates', report.duplicates),
+    ctx.figure('duplicatesInReplayWindow', inWindow.length),
+    ctx.figure('stateMismatches', report.stateMismatches),
+    ctx.figure('redone', ctx.evidence.redone as number),
+  ]
+  const doubleApplied = ctx.figure('doubleAppliedUpdates', report.doubleAppliedUpdates)
+  const where =
+    outside.length === 0
+      ? `all ${inside} inside the replay window`
+      : `${inside} inside the replay window and ${dups.length - inWindow.length} outside it, redone from input ` +
+        `${outside.map((r) => `p${r.partition} [${r.from}, ${r.to})`).join(', ')}`
+  ctx.say(
+    `${duplicates} duplicate outputs, ${where}; ${mismatches} keys with state mismatches, holding ` +
+      `${doubleApplied} double-applied updates`,
+  )
+  const traced =
+    outside.length === 0
+      ? 'every one traced to the replay window'
+      : `not all of them traced to the replay window (${dups.length - inWindow.length} outside it)`
+  return (
+    `At-least-once redid the ${redone} records between the last commit and the crash: ${duplicates} duplicate ` +
+    `outputs and ${doubleApplied} double-applied updates in ${mismatches} keys with state mismatches, ${traced}.`
+  )
 }
 
 export const crashBeforeCommitScenario: Scenario = {
   name: 'crash-before-commit',
   title: 'Crash after the ack, before the commit (at_least_once)',
   summary:
-    'A worker dies between step 4 (broker ack) and step 5 (commit offsets). The next owner starts from the last committed offset and redoes the records: duplicates and inflated counts.',
+    'A worker dies between step 4 (broker ack) and step 5 (commit offsets). The next owner starts from the ' +
+    'last committed offset and redoes the records: duplicates and inflated counts.',
   run: (ctx) => crashBeforeCommit(ctx, 'at_least_once'),
 }
 
@@ -168,6 +199,8 @@ export const crashBeforeCommitEosScenario: Scenario = {
   name: 'crash-before-commit-eos',
   title: 'The same crash under exactly_once',
   summary:
-    'Output, changelog and offsets are one transaction. The crash leaves it open; the new owner fences it (ABORT markers), restores state from the committed changelog and redoes the records: nothing is visible twice.',
+    'Output, changelog and offsets are one transaction. The crash leaves it open; the new owner fences it ' +
+    '(ABORT markers), restores state from the committed changelog and redoes the records: nothing is visible ' +
+    'twice.',
   run: (ctx) => crashBeforeCommit(ctx, 'exactly_once'),
 }

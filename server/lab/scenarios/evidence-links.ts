@@ -58,7 +58,9 @@ export function duplicateRuns(dups: readonly Provenance[]): OffsetRun[] {
   return spans(dups.flatMap((d) => d.outputs))
 }
 
-/** The stretch of offsets the points cover, one per partition (from the lowest to past the highest, with their count). */
+/**
+ * The stretch of offsets the points cover, one per partition (from the lowest to past the highest, with their count).
+ */
 export function spans(points: readonly { partition: number; offset: number }[]): OffsetRun[] {
   const byPartition = new Map<number, OffsetRun>()
   for (const o of points) {

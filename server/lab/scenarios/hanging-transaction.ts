@@ -23,7 +23,9 @@ export const hangingTransactionScenario: Scenario = {
   name: 'hanging-transaction',
   title: 'A hanging transaction and transaction.timeout.ms',
   summary:
-    'Under exactly_once_v2 the transactional.id belongs to the worker. If it dies and is never restarted, nobody fences its open transaction: the last stable offset of every partition it wrote stops, and read_committed consumers stall until the coordinator aborts it at transaction.timeout.ms.',
+    'Under exactly_once_v2 the transactional.id belongs to the worker. If it dies and is never restarted, ' +
+    'nobody fences its open transaction: the last stable offset of every partition it wrote stops, and ' +
+    'read_committed consumers stall until the coordinator aborts it at transaction.timeout.ms.',
   async run(ctx) {
     const { time } = ctx
     const kafka = ctx.host.backend === 'kafka'
@@ -70,7 +72,8 @@ export const hangingTransactionScenario: Scenario = {
     const offsets = () => Promise.all(partitions.map((p) => inspector.offsets(output(p))))
     const stuck = held.length > 0 ? held.map((h) => h.first) : (await offsets()).map((o) => o.lastStableOffset)
     ctx.say(
-      `${victim} died after step 4 holding transaction ${tid}; output partitions ${partitions.join(', ')} stop at last stable offsets ${stuck.join(', ')}, where it begins`,
+      `${victim} died after step 4 holding transaction ${tid}; output partitions ${partitions.join(', ')} stop ` +
+        `at last stable offsets ${stuck.join(', ')}, where it begins`,
     )
     let hwGrew = false
     const moved = (now: PartitionOffsets[]) => {
@@ -89,12 +92,15 @@ export const hangingTransactionScenario: Scenario = {
       ended !== null && coordinator !== null && coordinator.startTimeMs >= 0
         ? ended.markerTimestamp - coordinator.startTimeMs
         : null
-    // InitProducerId for its transactional.id by any worker but the dead one (which re-initialises its own after an abort).
+    // InitProducerId for its transactional.id by any worker but the dead one (which
+    // re-initialises its own after an abort).
     const inits = events.filter(
       (e) => e.type === 'producer-init' && e.transactionalId === tid && e.workerId !== victim,
     ).length
     ctx.say(
-      `${ctx.figure('stalledMs', Math.round(releasedAfter))} ms after the crash the coordinator aborted ${tid}, open for ${ctx.figure('transactionOpenMs', openForMs)} ms since it began (transaction.timeout.ms=${ctx.figure('transactionTimeoutMs', timeoutMs)}); the last stable offset moves again`,
+      `${ctx.figure('stalledMs', Math.round(releasedAfter))} ms after the crash the coordinator aborted ${tid}, ` +
+        `open for ${ctx.figure('transactionOpenMs', openForMs)} ms since it began ` +
+        `(transaction.timeout.ms=${ctx.figure('transactionTimeoutMs', timeoutMs)}); the last stable offset moves again`,
     )
     const report = await finishAndValidate(lab)
     const runs = await abortedRuns(lab, lab.topics.output, partitions)
@@ -105,7 +111,8 @@ export const hangingTransactionScenario: Scenario = {
       if (run)
         ctx.link(
           linkOf(
-            `hanging transaction ${tid}: output-${p} [${run.from}, ${run.to}), ${run.records} records held back from read_committed until the timeout abort`,
+            `hanging transaction ${tid}: output-${p} [${run.from}, ${run.to}), ${run.records} records held ` +
+              `back from read_committed until the timeout abort`,
             'output',
             run,
             t0,
@@ -136,11 +143,16 @@ export const hangingTransactionScenario: Scenario = {
     ctx.expect('read_committed stalled while the high watermark grew past the stuck last stable offset', hwGrew)
     ctx.expect('nobody took its transactional.id over: no other worker sent InitProducerId for it', inits === 0)
     ctx.expect(
-      'the stall ended by an ABORT marker for the hanging producer, once its transaction had been open for transaction.timeout.ms',
+      'the stall ended by an ABORT marker for the hanging producer, once its transaction had been open for ' +
+        'transaction.timeout.ms',
       openForMs !== null && openForMs >= timeoutMs && (kafka || brokerReason === 'timeout'),
     )
     ctx.expect('0 duplicates and 0 lost afterwards', report.duplicates === 0 && report.lost === 0)
-    return `Nobody took over ${tid}, so its open transaction pinned the last stable offset for ${Math.round(releasedAfter)} ms while later output piled up invisible; transaction.timeout.ms (${timeoutMs} ms) ended it with an abort.`
+    return (
+      `Nobody took over ${tid}, so its open transaction pinned the last stable offset for ` +
+      `${Math.round(releasedAfter)} ms while later output piled up invisible; transaction.timeout.ms (${timeoutMs} ` +
+      `ms) ended it with an abort.`
+    )
   },
 }
 

@@ -8,7 +8,8 @@ export const isolationScenario: Scenario = {
   name: 'isolation',
   title: 'read_committed against read_uncommitted',
   summary:
-    'Aborted transactions leave their records in the log, marked by an ABORT marker. A read_uncommitted consumer delivers them; a read_committed one stops at the last stable offset and skips them.',
+    'Aborted transactions leave their records in the log, marked by an ABORT marker. A read_uncommitted ' +
+    'consumer delivers them; a read_committed one stops at the last stable offset and skips them.',
   async run(ctx) {
     const { time } = ctx
     // Each kill fires at a worker's next step 5, so input must still flow at the third: on Kafka every
@@ -59,12 +60,15 @@ export const isolationScenario: Scenario = {
     }
     const f = (name: keyof typeof best) => ctx.figure(name, best[name])
     ctx.say(
-      `output-${f('partition')}: read_uncommitted delivered ${f('uncommitted')} records (${f('abortedSeenUncommitted')} aborted); read_committed delivered ${f('committed')} (${f('abortedSeenCommitted')} aborted)`,
+      `output-${f('partition')}: read_uncommitted delivered ${f('uncommitted')} records ` +
+        `(${f('abortedSeenUncommitted')} aborted); read_committed delivered ${f('committed')} ` +
+        `(${f('abortedSeenCommitted')} aborted)`,
     )
     for (const run of largest(await abortedRuns(lab, lab.topics.output, [best.partition]), 3)) {
       ctx.link(
         linkOf(
-          `aborted on output-${run.partition} [${run.from}, ${run.to}): ${run.records} records read_uncommitted delivers and read_committed skips`,
+          `aborted on output-${run.partition} [${run.from}, ${run.to}): ${run.records} records ` +
+            `read_uncommitted delivers and read_committed skips`,
           'output',
           run,
           killedAtMs,
@@ -78,6 +82,9 @@ export const isolationScenario: Scenario = {
     })
     ctx.expect('read_uncommitted saw aborted records', best.abortedSeenUncommitted > 0)
     ctx.expect('read_committed never did', best.abortedSeenCommitted === 0 && report.abortedReads === 0)
-    return `On output-${best.partition} a read_uncommitted consumer received ${best.abortedSeenUncommitted} records of aborted transactions; the read_committed consumer beside it received none.`
+    return (
+      `On output-${best.partition} a read_uncommitted consumer received ${best.abortedSeenUncommitted} records ` +
+      `of aborted transactions; the read_committed consumer beside it received none.`
+    )
   },
 }

@@ -56,7 +56,8 @@ export const lostAckScenario: Scenario = {
   name: 'lost-ack',
   title: 'A lost ack and the retry',
   summary:
-    'Step 4 fails after the broker appended: the producer retries the same batch. Without idempotence it is written twice; with enable.idempotence the broker drops the retry by its sequence number.',
+    'Step 4 fails after the broker appended: the producer retries the same batch. Without idempotence it is ' +
+    'written twice; with enable.idempotence the broker drops the retry by its sequence number.',
   async run(ctx) {
     const on = await lostAck(ctx, 'on')
     const e = on.dropped
@@ -77,16 +78,20 @@ export const lostAckScenario: Scenario = {
       ctx.host.backend === 'kafka'
         ? 'a Kafka broker tells no client when it drops a retry, so the log is read for copies instead'
         : `the broker acknowledged ${deduplicated} retried batch(es) without appending them`
+    const sequences = e?.batches
+      .map((b) => `${b.topic}-${b.partition}:${b.baseSequence}..${b.baseSequence + b.count - 1}`)
+      .join(', ')
     ctx.say(
       e
-        ? `idempotence on: producer id ${e.producerId}, epoch ${e.epoch}, sequences ${e.batches.map((b) => `${b.topic}-${b.partition}:${b.baseSequence}..${b.baseSequence + b.count - 1}`).join(', ')}; ${told}`
+        ? `idempotence on: producer id ${e.producerId}, epoch ${e.epoch}, sequences ${sequences}; ${told}`
         : 'no ack was dropped',
     )
     const off = await lostAck(ctx, 'off')
     const d = off.dropped
     ctx.say(
       d
-        ? `idempotence off: producer id ${d.producerId} (none: -1), retried batches ${d.batches.map((b) => `${b.topic}-${b.partition}@${b.baseOffset}×${b.count}`).join(', ')}`
+        ? `idempotence off: producer id ${d.producerId} (none: -1), retried batches ` +
+            `${d.batches.map((b) => `${b.topic}-${b.partition}@${b.baseOffset}×${b.count}`).join(', ')}`
         : 'no ack was dropped',
     )
     // The output records written twice: both copies of every record of a retried output batch.
@@ -114,7 +119,8 @@ export const lostAckScenario: Scenario = {
     ctx.expect('an ack was dropped in both runs', d !== null && e !== null)
     ctx.expect('without idempotence the retry doubled the write: duplicates > 0', (off.report.duplicates ?? 0) > 0)
     ctx.expect(
-      'with idempotence the broker dropped the retry by its sequence number: every record of the batch whose ack was lost is in the log once',
+      'with idempotence the broker dropped the retry by its sequence number: every record of the batch whose ' +
+        'ack was lost is in the log once',
       on.batchRecords.length > 0 &&
         on.batchRecords.every((p) => p.copies === 1) &&
         (ctx.host.backend === 'kafka' || dedup.length > 0),
@@ -125,6 +131,10 @@ export const lostAckScenario: Scenario = {
       ctx.figure('duplicatesWithoutIdempotence', off.report.duplicates),
       ctx.figure('duplicatesWithIdempotence', on.report.duplicates),
     ]
-    return `Without idempotence the retried batch was appended again (${doubled} duplicates). With enable.idempotence the broker matched producer id, epoch and sequence and acknowledged the retry without appending it: ${deduped} duplicates.`
+    return (
+      `Without idempotence the retried batch was appended again (${doubled} duplicates). With enable.idempotence ` +
+      `the broker matched producer id, epoch and sequence and acknowledged the retry without appending it: ` +
+      `${deduped} duplicates.`
+    )
   },
 }

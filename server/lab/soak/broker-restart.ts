@@ -37,7 +37,8 @@ export function scriptBrokerRestart(hostPort: string): () => Promise<void> {
     await run('stop')
     if (await portOpen(host || '127.0.0.1', Number(portText))) {
       throw new Error(
-        `the broker on ${hostPort} is still up after scripts/kafka-broker.sh stop: a broker restart needs the local broker started by that script (unset KAFKA_BROKERS)`,
+        `the broker on ${hostPort} is still up after scripts/kafka-broker.sh stop: a broker restart needs the ` +
+          `local broker started by that script (unset KAFKA_BROKERS)`,
       )
     }
     await run('start')

@@ -52,15 +52,24 @@ export interface KafkaSoakFigures {
 }
 
 const KAFKA_FAULT_NOTES = [
-  'brokerRestart stops the local broker (scripts/kafka-broker.sh stop: SIGTERM, controlled shutdown) and starts it again mid-run, with the load and the workers running; the load generator retries its sends across the outage (a send that fails for good is a violation), and worker processes that fail during the outage are replaced.',
-  'commitIntervalChange restarts every worker process cleanly (SIGTERM: commit, leave the group) with the new commit.interval.ms, as reconfigure does on the embedded backend.',
+  'brokerRestart stops the local broker (scripts/kafka-broker.sh stop: SIGTERM, controlled shutdown) and ' +
+    'starts it again mid-run, with the load and the workers running; the load generator retries its sends across ' +
+    'the outage (a send that fails for good is a violation), and worker processes that fail during the outage ' +
+    'are replaced.',
+  'commitIntervalChange restarts every worker process cleanly (SIGTERM: commit, leave the group) with the new ' +
+    'commit.interval.ms, as reconfigure does on the embedded backend.',
   'pause is SIGSTOP for session.timeout.ms plus 0.1 to 1.5 s, then SIGCONT: the worker comes back as a zombie.',
 ]
 
 export const KAFKA_SOAK_NOTES: readonly string[] = soakNotes(KAFKA_CAPABILITIES, KAFKA_FAULT_NOTES)
 
 const CLUSTER_FAULT_NOTES = [
-  "brokerKill SIGKILLs a broker of the local three-broker cluster (scripts/kafka-cluster.sh: replication factor 3, min.insync.replicas 2, transaction state log replicated 3 with min ISR 2) with the load and the workers running and transactions open, no controlled shutdown: half of the kills aim at the broker coordinating the most of the run's transactional ids, half at a leader of an input partition. The broker is started again in the background; one broker is down at a time. brokerRestart (a single broker's SIGTERM) is not used on the cluster.",
+  'brokerKill SIGKILLs a broker of the local three-broker cluster (scripts/kafka-cluster.sh: replication ' +
+    'factor 3, min.insync.replicas 2, transaction state log replicated 3 with min ISR 2) with the load and the ' +
+    'workers running and transactions open, no controlled shutdown: half of the kills aim at the broker ' +
+    "coordinating the most of the run's transactional ids, half at a leader of an input partition. The broker is " +
+    "started again in the background; one broker is down at a time. brokerRestart (a single broker's SIGTERM) is " +
+    'not used on the cluster.',
   ...KAFKA_FAULT_NOTES.slice(1),
 ]
 
@@ -80,7 +89,9 @@ export function kafkaSoak(o: KafkaSoakOptions): SoakBackend<KafkaSoakFigures> {
 }
 
 function openKafka(time: SystemTime, o: KafkaSoakOptions, spec: SoakSpec): SoakSession<KafkaSoakFigures> {
-  const applicationId = `eoscope-soak-${spec.mode === 'exactly-once' ? 'eos' : 'alos'}-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`
+  const mode = spec.mode === 'exactly-once' ? 'eos' : 'alos'
+  const startedAt = Date.now().toString(36)
+  const applicationId = `eoscope-soak-${mode}-${startedAt}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`
   let loadProducer: RetryingLoadProducer | null = null
   const lab = new WorkerProcessRuntime(time, {
     client: { brokers: o.brokers, clientId: applicationId },

@@ -249,7 +249,8 @@ class SoakRun<X extends object> {
     const ms = this.backend.pace.drainTimeoutMs
     if (!(await this.caughtUp(ms))) {
       this.violations.push(
-        `the group did not commit all input within ${Math.round(ms / 1000)} s after the faults stopped (committed ${JSON.stringify(this.lab.committedOffsets())})`,
+        `the group did not commit all input within ${Math.round(ms / 1000)} s after the faults stopped ` +
+          `(committed ${JSON.stringify(this.lab.committedOffsets())})`,
       )
     }
     await this.lab.stop()

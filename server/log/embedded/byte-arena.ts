@@ -4,7 +4,9 @@
 
 /** The location space per chunk: a location is chunk index × CHUNK_SIZE + position in the chunk. */
 const CHUNK_SIZE = 1 << 22 // 4 MiB
-/** Chunks start small and double up to CHUNK_SIZE: a compacted partition of a few keys holds kilobytes, not megabytes. */
+/**
+ * Chunks start small and double up to CHUNK_SIZE: a compacted partition of a few keys holds kilobytes, not megabytes.
+ */
 const FIRST_CHUNK = 1 << 16 // 64 KiB
 /** Kafka's default max.message.bytes is 1 MiB; one value must fit in one chunk. */
 const MAX_VALUE_BYTES = CHUNK_SIZE

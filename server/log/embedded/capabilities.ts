@@ -6,6 +6,8 @@ export const EMBEDDED_CAPABILITIES: LogCapabilities = {
   backend: 'embedded',
   unavailable: {
     'broker-faults':
-      "the embedded log runs inside eoscope's own process: it has no brokers to kill or restart; run the lab on a cluster started by scripts/kafka-cluster.sh (EOSCOPE_BACKEND=kafka, KAFKA_BROKERS, KAFKA_CLUSTER_DIR)",
+      "the embedded log runs inside eoscope's own process: it has no brokers to kill or restart; run the lab " +
+      'on a cluster started by scripts/kafka-cluster.sh (EOSCOPE_BACKEND=kafka, KAFKA_BROKERS, ' +
+      'KAFKA_CLUSTER_DIR)',
   },
 }

@@ -82,7 +82,8 @@ class EmbeddedAdmin implements LogAdmin {
           if (this.conn.cluster.partitionCount(t.topic) !== t.partitions) {
             throw new LogError(
               'TOPIC_ALREADY_EXISTS',
-              `topic ${t.topic} exists with ${this.conn.cluster.partitionCount(t.topic)} partitions, not ${t.partitions}`,
+              `topic ${t.topic} exists with ${this.conn.cluster.partitionCount(t.topic)} partitions, not ` +
+                `${t.partitions}`,
             )
           }
           continue
@@ -108,7 +109,8 @@ class EmbeddedReader implements LogReader {
       if (this.conn.faults.offsetReadFailures.take())
         throw new LogError(
           'BROKER_NOT_AVAILABLE',
-          `offsets of ${tp.topic}-${tp.partition}: this server is not the leader for that topic-partition (fault point)`,
+          `offsets of ${tp.topic}-${tp.partition}: this server is not the leader for that topic-partition ` +
+            `(fault point)`,
         )
       c.txnCoordinator.expireTimedOut()
       return c.partitionLog(tp).offsets()

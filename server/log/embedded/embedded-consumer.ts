@@ -149,7 +149,10 @@ export class EmbeddedConsumer implements LogConsumer {
     for (const [k, offset] of first) if (this.positions.has(k)) this.positions.set(k, offset)
   }
 
-  /** One fetch round over the partitions, starting at a rotating one so that none starves. The first partition's records are taken as they come (on a backlog it fills the poll alone). */
+  /**
+   * One fetch round over the partitions, starting at a rotating one so that none starves. The first partition's records
+   * are taken as they come (on a backlog it fills the poll alone).
+   */
   private fetchOnce(parts: [string, TopicPartition][], maxRecords: number): ConsumedRecord[] {
     const c = this.conn.cluster
     let out: ConsumedRecord[] = []

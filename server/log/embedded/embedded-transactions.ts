@@ -31,7 +31,10 @@ function coordinatorView(m: Readonly<TxnMetadata>): CoordinatorTransaction {
   }
 }
 
-/** The coordinator's transactional ids the filter keeps (and any holding a producer of the partitions), and the partitions' producers. */
+/**
+ * The coordinator's transactional ids the filter keeps (and any holding a producer of
+ * the partitions), and the partitions' producers.
+ */
 export function readEmbeddedTransactions(
   cluster: EmbeddedCluster,
   partitions: readonly TopicPartition[],

@@ -234,7 +234,8 @@ export class GroupCoordinator {
     if (generationId > this.generation || generationId < m.joinedGeneration) {
       throw new LogError(
         'ILLEGAL_GENERATION',
-        `generation ${generationId} of member ${memberId} is not valid in group ${this.groupId} (current ${this.generation})`,
+        `generation ${generationId} of member ${memberId} is not valid in group ${this.groupId} (current ` +
+          `${this.generation})`,
       )
     }
   }

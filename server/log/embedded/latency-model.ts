@@ -22,7 +22,9 @@ export interface LatencyModel {
    * charged to the consumer when its fetch returns. 0 on the system clock, where the CPU is real.
    */
   recordMs?: number
-  /** How long a consumer whose fetch returned nothing waits before the next (default 2 ms; fetch.max.wait.ms's role). */
+  /**
+   * How long a consumer whose fetch returned nothing waits before the next (default 2 ms; fetch.max.wait.ms's role).
+   */
   emptyFetchWaitMs?: number
 }
 

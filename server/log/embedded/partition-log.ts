@@ -130,7 +130,10 @@ export class PartitionLog {
   lastSequence(producerId: number): number | undefined {
     return this.producers.lastSequence(producerId)
   }
-  /** Every producer with state here, and the first offset of its open transaction (-1: none), as DescribeProducers answers. */
+  /**
+   * Every producer with state here, and the first offset of its open transaction
+   * (-1: none), as DescribeProducers answers.
+   */
   producerStates(): { producerId: number; epoch: number; lastSequence: number; currentTxnStartOffset: number }[] {
     return this.producers
       .entries()
@@ -200,7 +203,9 @@ export class PartitionLog {
     return offset
   }
 
-  /** A consumer's fetch. Control markers are never returned; read_committed stops at the LSO and skips aborted records. */
+  /**
+   * A consumer's fetch. Control markers are never returned; read_committed stops at the LSO and skips aborted records.
+   */
   read(from: number, maxRecords: number, isolation: IsolationLevel): { records: ConsumedRecord[]; nextOffset: number } {
     if (from < this.startOffset) {
       throw new LogError(

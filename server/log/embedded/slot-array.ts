@@ -40,7 +40,9 @@ export class SlotArray<T> {
   }
 }
 
-/** A column of numbers addressed by slot, in fixed-size chunks of Float64Array (never scanned by the garbage collector). */
+/**
+ * A column of numbers addressed by slot, in fixed-size chunks of Float64Array (never scanned by the garbage collector).
+ */
 export class Float64Slots {
   private chunks: Float64Array[] = []
 

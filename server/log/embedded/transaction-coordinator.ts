@@ -185,7 +185,8 @@ export class TransactionCoordinator {
     if (producerId !== meta.producerId || epoch < meta.epoch) {
       throw new LogError(
         'PRODUCER_FENCED',
-        `producer ${producerId} epoch ${epoch} of ${transactionalId} is fenced: the current one is producer ${meta.producerId} epoch ${meta.epoch}`,
+        `producer ${producerId} epoch ${epoch} of ${transactionalId} is fenced: the current one is producer ` +
+          `${meta.producerId} epoch ${meta.epoch}`,
       )
     }
     if (epoch > meta.epoch)

@@ -41,7 +41,8 @@ export default function setup(project: TestProject): (() => void) | undefined {
   const wasRunning = broker('status')
   if (!wasRunning && !broker('start')) {
     throw new Error(
-      `could not start the local Kafka broker on port ${port} (scripts/kafka-broker.sh start failed; it needs java 17+ and mvn, see .kafka/broker.log)`,
+      `could not start the local Kafka broker on port ${port} (scripts/kafka-broker.sh start failed; it needs ` +
+        `java 17+ and mvn, see .kafka/broker.log)`,
     )
   }
   project.provide('kafkaBrokers', `127.0.0.1:${port}`)

@@ -9,9 +9,12 @@ export const KAFKA_CAPABILITIES: LogCapabilities = {
     // member id (TxnOffsetCommit v3) and a read_committed owner fetches offsets with require_stable
     // (OffsetFetch v7), both sent by kip447/ over kafkajs's connections (KIP-447).
     'drop-acks':
-      "dropping an ack needs the worker processes behind eoscope's ack-drop proxy (a lab or `eoscope run --drop-acks N` on a plaintext or SASL_PLAINTEXT cluster); this connection reaches the brokers directly",
+      "dropping an ack needs the worker processes behind eoscope's ack-drop proxy (a lab or `eoscope run " +
+      '--drop-acks N` on a plaintext or SASL_PLAINTEXT cluster); this connection reaches the brokers directly',
     'hanging-transaction':
-      'a Kafka broker refuses a transactional write its coordinator does not know (transaction.partition.verification.enable, KIP-890): a hanging transaction is made there only by switching that broker setting off, which eoscope does not do to a cluster',
+      'a Kafka broker refuses a transactional write its coordinator does not know ' +
+      '(transaction.partition.verification.enable, KIP-890): a hanging transaction is made there only by ' +
+      'switching that broker setting off, which eoscope does not do to a cluster',
   },
 }
 
@@ -25,7 +28,8 @@ export type AckRoute = 'direct' | 'ack-drop-proxy'
 /** Why the ack-drop proxy cannot be used for this client, or null. */
 export function ackDropProxyRefusal(client: { ssl?: unknown }): string | null {
   return client.ssl
-    ? "dropping an ack is unavailable on a TLS connection: the ack-drop proxy reads Kafka's frames and cannot sit inside TLS; use a plaintext or SASL_PLAINTEXT listener for this fault"
+    ? "dropping an ack is unavailable on a TLS connection: the ack-drop proxy reads Kafka's frames and cannot " +
+        'sit inside TLS; use a plaintext or SASL_PLAINTEXT listener for this fault'
     : null
 }
 
@@ -36,7 +40,8 @@ export function ackRouteFor(client: { ssl?: unknown }, wanted: AckRoute): AckRou
 
 /** Why broker faults are unavailable when no directory of eoscope's own local brokers is known. */
 export const LOCAL_BROKERS_UNSET =
-  'killing and restarting a broker needs a cluster started by scripts/kafka-cluster.sh on this machine, named by KAFKA_CLUSTER_DIR (its KAFKA_DIR): eoscope acts only on its own brokers'
+  'killing and restarting a broker needs a cluster started by scripts/kafka-cluster.sh on this machine, named ' +
+  'by KAFKA_CLUSTER_DIR (its KAFKA_DIR): eoscope acts only on its own brokers'
 
 /**
  * The Kafka connection's capabilities for a route: the ack-drop proxy offers drop-acks; TLS says

@@ -37,8 +37,8 @@ export class CommitGeneration {
 
   /**
    * A join completed. 'releases': it took partitions away (revoked or lost) and that step waits for
-   * poll(); 'keeps': it took nothing away. Returns whether the identity switched now, or the identity to switch to when poll()
-   * reaches the step after the release (switchTo).
+   * poll(); 'keeps': it took nothing away. Returns whether the identity switched now, or the
+   * identity to switch to when poll() reaches the step after the release (switchTo).
    */
   joined(next: GroupIdentity, change: JoinChange): JoinOutcome {
     if (change === 'keeps' && this.queued === 0) {

@@ -37,7 +37,10 @@ export class GroupAnswer {
     return this.pending
   }
 
-  /** Waits for an accepted heartbeat or a join (`joins` counts them) after the ask, at most boundMs; 'bound' when neither came. */
+  /**
+   * Waits for an accepted heartbeat or a join (`joins` counts them) after the ask,
+   * at most boundMs; 'bound' when neither came.
+   */
   async await(joins: () => number, o: GroupAnswerWait): Promise<'heartbeat' | 'join' | 'bound' | 'stopped'> {
     this.pending = false
     const now = o.now ?? Date.now

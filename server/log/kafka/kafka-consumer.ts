@@ -396,7 +396,10 @@ export class KafkaLogConsumer implements LogConsumer {
     )
   }
 
-  /** Waits (at most a rebalance timeout) for the join that refused the commit; true when it kept the member id and the commit's partitions. */
+  /**
+   * Waits (at most a rebalance timeout) for the join that refused the commit; true when it
+   * kept the member id and the commit's partitions.
+   */
   private async keptThroughRejoin(
     before: { joins: number; memberId: string },
     offsets: readonly OffsetToCommit[],

@@ -181,7 +181,8 @@ export class KafkaLogProducer implements LogProducer {
           (txn as TransactionWithAddPartitions).addPartitions(topicPartitionsOf(records)),
         )
       }
-      // One call per partition (see partition-sends.ts: kafkajs re-sends a multi-broker call's in-flight requests with new sequence numbers).
+      // One call per partition (see partition-sends.ts: kafkajs re-sends a multi-broker call's
+      // in-flight requests with new sequence numbers).
       sent = await sendPerPartition(records, async (p) => {
         const topicMessages = [{ topic: p.topic, messages: p.records.map(toKafkajsMessage) }]
         const result: KafkajsRecordMetadata[] = await (txn ?? this.producer).sendBatch({ topicMessages, acks: -1 })

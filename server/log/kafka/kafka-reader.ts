@@ -9,7 +9,10 @@ import { mapErrors } from './kafka-errors.ts'
 import { toConsumedRecord, visibleRecords } from './kafka-records.ts'
 import type { PartitionFetch, PartitionFetcher } from './partition-fetcher.ts'
 
-/** Log start offset and high watermark from ListOffsets; the last stable offset from an empty Fetch at the high watermark. */
+/**
+ * Log start offset and high watermark from ListOffsets; the last stable offset
+ * from an empty Fetch at the high watermark.
+ */
 export async function partitionOffsets(
   admin: Admin,
   fetcher: PartitionFetcher,

@@ -1,15 +1,16 @@
 // kafkajs 2.2.4 (the last release) spends most of a client's CPU in a few hot spots. On the
 // produce path: grouping a call's messages by partition (quadratic in the messages), a temporary
 // array and Buffer per varint, a Long per record timestamp delta, a zero-filled 512-byte buffer
-// per record, each string key and value measured twice, and a string sort of the batch's timestamps. On the fetch path: a slice and a
-// Decoder per record, and Longs parsed from strings for every record's offset and timestamp and
-// for the batch's offset filter. On the transactional path: a FindCoordinator round trip before
-// every transactional request, and one AddPartitionsToTxn per partition, each waiting for the one
-// before. And a negative timer delay per request queue, which Node 24 warns about (kafkajs issue
-// #1751). patches/kafkajs+2.2.4.patch mends them (applied by
-// patch-package at npm install), wire format and decoded messages unchanged. Each patched file
-// carries a marker line; this module tells whether the installed kafkajs has them all, so that an
-// install without them (npm install --ignore-scripts) is said aloud rather than silently slower.
+// per record, each string key and value measured twice, and a string sort of the batch's
+// timestamps. On the fetch path: a slice and a Decoder per record, and Longs parsed from strings
+// for every record's offset and timestamp and for the batch's offset filter. On the transactional
+// path: a FindCoordinator round trip before every transactional request, and one
+// AddPartitionsToTxn per partition, each waiting for the one before. And a negative timer delay
+// per request queue, which Node 24 warns about (kafkajs issue #1751). patches/kafkajs+2.2.4.patch
+// mends them (applied by patch-package at npm install), wire format and decoded messages
+// unchanged. Each patched file carries a marker line; this module tells whether the installed
+// kafkajs has them all, so that an install without them (npm install --ignore-scripts) is said
+// aloud rather than silently slower.
 
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -57,6 +58,8 @@ export function warnOnceIfKafkajsUnpatched(warn: (message: string) => void = con
   const missing = kafkajsPatchesMissing()
   if (missing.length === 0) return
   warn(
-    `[eoscope] kafkajs is not patched (${missing.join(', ')}): its producers then spend several times the CPU per record (bench:kafka's job ran at about a third of the patched throughput). Run \`npm install\` (its postinstall step applies ${KAFKAJS_PATCH}).`,
+    `[eoscope] kafkajs is not patched (${missing.join(', ')}): its producers then spend several times the CPU ` +
+      `per record (bench:kafka's job ran at about a third of the patched throughput). Run \`npm install\` (its ` +
+      `postinstall step applies ${KAFKAJS_PATCH}).`,
   )
 }

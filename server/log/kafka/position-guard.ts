@@ -40,7 +40,9 @@ export type Admission =
 export type VisibleInRange = (tp: TopicPartition, from: number, to: number) => Promise<boolean>
 
 export class PositionGuard {
-  /** Per partition, where the next fetched batch must start; absent: wherever kafkajs starts it (the committed offset). */
+  /**
+   * Per partition, where the next fetched batch must start; absent: wherever kafkajs starts it (the committed offset).
+   */
   private readonly nextFetch = new Map<string, number>()
 
   constructor(private readonly visibleIn: VisibleInRange) {}

@@ -22,7 +22,9 @@ export function fromAssignment(assignment: Record<string, number[]>): TopicParti
   return out.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition)
 }
 
-/** The topics and partitions records go to, each once, in order of first appearance (as AddPartitionsToTxn takes them). */
+/**
+ * The topics and partitions records go to, each once, in order of first appearance (as AddPartitionsToTxn takes them).
+ */
 export function topicPartitionsOf(
   records: readonly TopicPartition[],
 ): { topic: string; partitions: { partition: number }[] }[] {

@@ -84,7 +84,8 @@ export class LocalBrokers {
     const b = this.list().find((x) => x.id === id)
     if (!b)
       throw new BrokerControlRefused(
-        `broker ${id} was not started by scripts/kafka-cluster.sh in ${this.dir} (no broker-${id}.port there): eoscope kills and restarts only its own local brokers`,
+        `broker ${id} was not started by scripts/kafka-cluster.sh in ${this.dir} (no broker-${id}.port there): ` +
+          `eoscope kills and restarts only its own local brokers`,
       )
     return b
   }

@@ -107,10 +107,15 @@ export interface OffsetFetchResponse {
   topics: { topic: string; partitions: { partition: number; offset: string; errorCode: number }[] }[]
 }
 
-/** Whether an OffsetFetch waits out offsets an open transaction holds (require_stable) or takes the last stable ones. */
+/**
+ * Whether an OffsetFetch waits out offsets an open transaction holds (require_stable) or takes the last stable ones.
+ */
 export type OffsetStability = 'require-stable' | 'last-stable'
 
-/** OffsetFetch v7; with require-stable the coordinator answers UNSTABLE_OFFSET_COMMIT (retriable) while a transaction holds offsets. */
+/**
+ * OffsetFetch v7; with require-stable the coordinator answers UNSTABLE_OFFSET_COMMIT
+ * (retriable) while a transaction holds offsets.
+ */
 export function offsetFetchV7(
   groupId: string,
   topics: { topic: string; partitions: number[] }[],

@@ -10,7 +10,10 @@ import { createCluster, type KafkajsCluster } from '../kafka-client.ts'
 import { sender } from '../raw-protocol.ts'
 import { offsetFetchV7, type OffsetFetchResponse, type OffsetStability } from './kip447-requests.ts'
 
-/** How long a fetch waits for unstable offsets: beyond the longest transaction.timeout.ms a lab sets, then it fails retriably. */
+/**
+ * How long a fetch waits for unstable offsets: beyond the longest
+ * transaction.timeout.ms a lab sets, then it fails retriably.
+ */
 const UNSTABLE_DEADLINE_MS = 120_000
 const BACKOFF_MS = { first: 20, max: 500 }
 const RETRY_TYPES = new Set([

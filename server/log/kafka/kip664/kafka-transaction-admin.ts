@@ -121,7 +121,9 @@ export class KafkaTransactionAdmin {
     return { coordinators, producers }
   }
 
-  /** Writes an ABORT marker for the producer's open transaction on its partition: the last stable offset moves past it. */
+  /**
+   * Writes an ABORT marker for the producer's open transaction on its partition: the last stable offset moves past it.
+   */
   async abortTransaction(
     p: Pick<ActiveProducer, 'topic' | 'partition' | 'producerId' | 'epoch' | 'coordinatorEpoch'>,
   ): Promise<void> {
@@ -145,7 +147,10 @@ export class KafkaTransactionAdmin {
   }
 }
 
-/** A described transactional id on the log's port: no start time once its transaction completed (Kafka keeps the last one's). */
+/**
+ * A described transactional id on the log's port: no start time once its
+ * transaction completed (Kafka keeps the last one's).
+ */
 export function coordinatorTransactionOf({ errorCode: _, ...d }: TransactionDescription): CoordinatorTransaction {
   return { ...d, startTimeMs: openSinceMs(d.state, d.startTimeMs), lastUpdateMs: null }
 }

@@ -22,7 +22,10 @@ export const API_LIST_TRANSACTIONS = 66
 export interface TransactionListing {
   transactionalId: string
   producerId: number
-  /** The coordinator's state: Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort, Dead, PrepareEpochFence. */
+  /**
+   * The coordinator's state: Empty, Ongoing, PrepareCommit, PrepareAbort,
+   * CompleteCommit, CompleteAbort, Dead, PrepareEpochFence.
+   */
   state: string
 }
 
