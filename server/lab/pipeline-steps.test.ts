@@ -10,7 +10,7 @@ import { inProcessRuntimes } from './runtime-factory.ts'
 describe("the pipeline's commit step", () => {
   it('counts the records below the group’s committed offset, through a kill and its recovery', async () => {
     const time = new MockTime()
-    const lab = new Lab(inProcessRuntimes({ time, workers: 2, partitions: 3, seed: 11, restartAfterMs: 1_000 }), {
+    const lab = new Lab(inProcessRuntimes({ time, workers: 2, partitions: 3, seed: 11 }), {
       ratePerSec: 600,
       snapshotIntervalMs: 100,
       validateIntervalMs: 1_000,
