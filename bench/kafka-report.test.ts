@@ -44,7 +44,10 @@ describe('bench:kafka rows', () => {
     expect(overheads(rows, [100])[0]).not.toHaveProperty('transactionOverhead')
   })
 
-  it("pairs each repetition's exactly-once run with its at_least_once run for the overhead's spread, leaving out repetitions where either failed", () => {
+  const pairsRepetitionRuns =
+    "pairs each repetition's exactly-once run with its at_least_once run for the overhead's spread, leaving out " +
+    'repetitions where either failed'
+  it(pairsRepetitionRuns, () => {
     const rows = [
       rowOf('eoscope', 'at_least_once', 100, 1000, 4, [ok(100), ok(200), failed('exited'), ok(100)]),
       rowOf('eoscope', 'exactly_once_v2', 100, 1000, 4, [ok(90), ok(150), ok(80), failed('not caught up')]),

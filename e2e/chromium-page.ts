@@ -17,7 +17,9 @@ export const SHOTS = path.join(ROOT, 'test-results')
 const CI = process.env.CI === 'true' || process.env.CI === '1'
 
 if (!chromiumAvailable()) {
-  const msg = `chromium not found at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`
+  const msg =
+    `chromium not found at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (or set ` +
+    `CHROMIUM_PATH)`
   if (CI) throw new Error(msg)
   console.warn(`skipping browser tests: ${msg}`)
 }

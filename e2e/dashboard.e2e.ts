@@ -111,9 +111,10 @@ describeInChromium('the dashboard in chromium', {}, (lab) => {
     await page.getByTestId('message-browser').screenshot({ path: path.join(SHOTS, 'message-browser-aborted.png') })
   })
 
-  const killTransactionHistoryLists =
-    'after that kill, the transaction history lists the aborted transaction with its cause, counts what the dashboard counts, and exports it as CSV'
-  it(killTransactionHistoryLists, async () => {
+  const historyListsKilledTransaction =
+    'after that kill, the transaction history lists the aborted transaction with its cause, counts what the ' +
+    'dashboard counts, and exports it as CSV'
+  it(historyListsKilledTransaction, async () => {
     const { page } = lab
     await goTo(page, 'transactions')
     const view = page.getByTestId('txn-history-view')

@@ -75,9 +75,10 @@ describeInChromium(
       ).toBe(true)
     })
 
-    const failPoisonRecordStops =
-      'under fail, a poison record stops tasks with a banner naming it, and "skip it and go on" resumes with nothing lost'
-    it(failPoisonRecordStops, async () => {
+    const poisonStopsThenSkip =
+      'under fail, a poison record stops tasks with a banner naming it, and "skip it and go on" resumes with ' +
+      'nothing lost'
+    it(poisonStopsThenSkip, async () => {
       const { page, server } = lab
       await goTo(page, 'overview')
       await page.getByTestId('reset').click()

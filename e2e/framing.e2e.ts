@@ -97,7 +97,8 @@ beforeAll(async () => {
     res
       .writeHead(200, { 'content-type': 'text/html' })
       .end(
-        `<!doctype html><title>framer</title><p>Win a prize: click Reset!</p><iframe id="target" src="${src}" width="1200" height="800"></iframe>`,
+        `<!doctype html><title>framer</title><p>Win a prize: click Reset!</p><iframe id="target" src="${src}" ` +
+          `width="1200" height="800"></iframe>`,
       )
   })
   await new Promise<void>((r) => framer.listen(0, '127.0.0.1', r))

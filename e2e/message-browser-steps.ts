@@ -28,8 +28,9 @@ export async function findAbortedOutput(page: Page): Promise<{ partition: number
         if (!m || m[1] !== output) continue
         let from: number | null = 0
         while (from !== null) {
+          const sinceMs = Math.floor(txn.beginMs! - 10_000)
           const body: MessagePage = await get(
-            `/api/lab/messages?topic=output&partition=${m[2]}&from=${from}&sinceMs=${Math.floor(txn.beginMs! - 10_000)}&limit=500`,
+            `/api/lab/messages?topic=output&partition=${m[2]}&from=${from}&sinceMs=${sinceMs}&limit=500`,
           )
           const hit = body.records.find((x) => x.state === 'aborted' && x.control === null)
           if (hit) return { partition: Number(m[2]), offset: hit.offset }

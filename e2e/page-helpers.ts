@@ -28,8 +28,8 @@ export async function waitForNumber(
 }
 
 /**
- * How long a state may take to be reached in the browser tests (a card killed, a recovery complete): generous, for a
- * busy machine.
+ * How long a state may take to be reached in the browser tests (a card killed, a
+ * recovery complete): generous, for a busy machine.
  */
 export const STATE_MS = 120_000
 /**

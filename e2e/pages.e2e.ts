@@ -43,7 +43,9 @@ describeInChromium('every page of the lab in chromium', { waitForDashboard: true
     await page.screenshot({ path: path.join(SHOTS, 'page-overview-1440x900.png') })
   })
 
-  it('every page: a screenshot at 1440×900 and 420 px, at most three windows tall at 1440, no horizontal scroll', async () => {
+  const everyPageFitsAndScrolls =
+    'every page: a screenshot at 1440×900 and 420 px, at most three windows tall at 1440, no horizontal scroll'
+  it(everyPageFitsAndScrolls, async () => {
     const { page } = lab
     for (const size of [
       { width: 1440, height: 900 },
@@ -76,7 +78,9 @@ describeInChromium('every page of the lab in chromium', { waitForDashboard: true
     })
   })
 
-  it('experiments and observe: reached from the header, accessible; observe says the embedded log cannot observe', async () => {
+  const experimentsAndObserveReached =
+    'experiments and observe: reached from the header, accessible; observe says the embedded log cannot observe'
+  it(experimentsAndObserveReached, async () => {
     const { page } = lab
     await page.getByTestId('nav-observe').click()
     await page.getByTestId('observe-unavailable').waitFor({ timeout: STATE_MS })

@@ -69,9 +69,9 @@ describeInChromium('the partitions table in chromium', { waitForDashboard: true 
     expect(roles).toEqual([...roles].sort((a, b) => MAIN_ROLES.indexOf(a) - MAIN_ROLES.indexOf(b)))
   })
 
-  const heldMomentRowPartition =
+  const heldRowHasLsoAndHw =
     "held on one moment, the row of the partition log's partition has the log's LSO and HW, and stays held"
-  it(heldMomentRowPartition, async () => {
+  it(heldRowHasLsoAndHw, async () => {
     const { page } = lab
     await goTo(page, 'partitions')
     for (const [topic, partition] of [
@@ -116,9 +116,10 @@ describeInChromium('the partitions table in chromium', { waitForDashboard: true 
     expect(fits.page).toBeLessThanOrEqual(fits.width)
   })
 
-  const transactionsViewListsOpen =
-    'the Transactions view lists an open transaction Ongoing at its coordinator, and after its worker is killed shows that transactional id aborted'
-  it(transactionsViewListsOpen, async () => {
+  const transactionsViewOpenThenAborted =
+    'the Transactions view lists an open transaction Ongoing at its coordinator, and after its worker is killed ' +
+    'shows that transactional id aborted'
+  it(transactionsViewOpenThenAborted, async () => {
     const { page } = lab
     await page.setViewportSize({ width: 1440, height: 900 })
     await goTo(page, 'transactions')
@@ -160,9 +161,10 @@ describeInChromium('the partitions table in chromium', { waitForDashboard: true 
       .toBe(true)
   })
 
-  const hangingTransactionFaultPoint =
-    'a hanging transaction (the fault point) is shown by find-hanging, aborted through the confirmation, and then LSO = HW in the partitions table'
-  it(hangingTransactionFaultPoint, async () => {
+  const hangingTransactionAborted =
+    'a hanging transaction (the fault point) is shown by find-hanging, aborted through the confirmation, and ' +
+    'then LSO = HW in the partitions table'
+  it(hangingTransactionAborted, async () => {
     const { page } = lab
     // Input stopped: once the lab's own transactions end, the output partitions' LSO = HW.
     expect(
@@ -269,9 +271,10 @@ describeInChromium('the partitions table in chromium', { waitForDashboard: true 
   // The Group view on the same lab: one member per live worker in the coordinator's generation N;
   // after a kill, a later generation without the dead member, its partitions on the others, and
   // the generation it was in ended with it killed.
-  const groupViewShowsMember =
-    'the group view shows one member per live worker in generation N, and after a kill generation N+1 with the dead member’s partitions on the others'
-  it(groupViewShowsMember, async () => {
+  const groupViewAcrossKill =
+    'the group view shows one member per live worker in generation N, and after a kill generation N+1 with the ' +
+    'dead member’s partitions on the others'
+  it(groupViewAcrossKill, async () => {
     const { page } = lab
     await goTo(page, 'recovery')
     await page.getByTestId('group-view').scrollIntoViewIfNeeded()

@@ -14,8 +14,8 @@ import { waitFor } from './progress.ts'
 import { labNow, labRunsOn, openEvidence, runScenarioToEnd } from './scenario-steps.ts'
 
 /**
- * What a scenario's lab must return to: the user's settings (partitions are the scenario lab's own, its logs the
- * evidence).
+ * What a scenario's lab must return to: the user's settings (partitions are the
+ * scenario lab's own, its logs the evidence).
  */
 interface SettingsShown {
   api: Record<string, unknown>
@@ -102,8 +102,8 @@ describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (
     expect(((await view.getByTestId('scenario-conclusion').textContent()) ?? '').length).toBeGreaterThan(20)
     expect(await view.getByTestId('scenario-narrative').locator('li').count()).toBeGreaterThan(0)
     await leavesALiveLab(page, 'crash-before-commit-eos', defaults)
-    // The lab on screen is still the scenario's: it aborted the crashed transaction, and runs under the guarantee from
-    // before.
+    // The lab on screen is still the scenario's: it aborted the crashed transaction,
+    // and runs under the guarantee from before.
     await expect.poll(() => page.getByTestId('stat-guarantee').textContent()).toBe('exactly_once')
     await goTo(page, 'scenarios')
     await page.getByTestId('scenarios').screenshot({ path: path.join(SHOTS, 'scenario-verdict.png') })
@@ -118,9 +118,9 @@ describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (
     await page.screenshot({ path: path.join(SHOTS, 'scenario-dashboard.png'), fullPage: true })
   })
 
-  const runsCrashCommitLeast =
+  const crashBeforeCommitDuplicates =
     'runs crash-before-commit under at_least_once: duplicates in the ledger, each with the kill that caused it'
-  it(runsCrashCommitLeast, async () => {
+  it(crashBeforeCommitDuplicates, async () => {
     const { page } = lab
     await runScenarioToEnd(page, 'crash-before-commit', { everyMs: 250, stallMs: STALL_MS })
     const view = page.locator('[data-testid="scenario-view"][data-name="crash-before-commit"]')
@@ -136,9 +136,9 @@ describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (
     await page.getByTestId('scenarios').screenshot({ path: path.join(SHOTS, 'scenario-verdict-at-least-once.png') })
   })
 
-  const otherFiveLeaveLive =
+  const otherFiveLeaveLiveLab =
     'the other five leave a live lab with the user’s own settings, and their cards link to their records'
-  it(otherFiveLeaveLive, async () => {
+  it(otherFiveLeaveLiveLab, async () => {
     const { page } = lab
     // Settings of the user's own, none a default, so that a scenario's return to them shows.
     const asked = {
@@ -179,7 +179,9 @@ describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (
     await waitFor(async () => (await cards.count()) === 6, 'the dismissed card to go', { boundMs: 10_000 })
   })
 
-  it('after the seven scenarios, every page passes axe-core and shows no program text, held on one moment', async () => {
+  const pagesPassAxeAfterScenarios =
+    'after the seven scenarios, every page passes axe-core and shows no program text, held on one moment'
+  it(pagesPassAxeAfterScenarios, async () => {
     const { page } = lab
     const pages: LabPageName[] = ['overview', 'scenarios', 'transactions', 'recovery', 'partitions', 'journal']
     await whilePaused(page, async () => {

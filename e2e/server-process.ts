@@ -54,7 +54,10 @@ export interface StartOptions {
   timeoutMs?: number
   /** Sent as a bearer token while waiting for GET /api/lab (a server with its reads locked). */
   token?: string
-  /** 'answers': ready once GET /api/lab answers 200; 'logged-start': once it logs its start line (a server whose reads are locked). */
+  /**
+   * 'answers': ready once GET /api/lab answers 200; 'logged-start': once it logs its
+   * start line (a server whose reads are locked).
+   */
   readyWhen?: 'answers' | 'logged-start'
   /** 'fresh': build when the page's sources are newer than the build; 'any': any production build will do. */
   build?: 'fresh' | 'any'

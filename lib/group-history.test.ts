@@ -8,7 +8,9 @@ const killed = (): GoneHow => 'killed'
 const fold = (...looks: (typeof BEFORE_KILL)[]) => looks.reduce((h, o) => foldGeneration(h, o, killed), EMPTY)
 
 describe('the generation history', () => {
-  it('shows a kill as generation N ending with the member gone and its partitions moved to the survivors, then N+1', () => {
+  const killEndsGeneration =
+    'shows a kill as generation N ending with the member gone and its partitions moved to the survivors, then N+1'
+  it(killEndsGeneration, () => {
     const h = fold(BEFORE_KILL, AFTER_KILL)
     expect(h.generations.map((g) => g.generationId)).toEqual([3, 4])
     expect(h.generations[0]!.endedBy).toEqual({
@@ -43,14 +45,20 @@ describe('the generation history', () => {
     expect(h.generations[0]!.members.map((m) => m.workerId)).toEqual(['w1', 'w2', 'w3'])
   })
 
-  it("keeps a generation's members when the survivors are seen under its id before they report the next one (a stale id), so the kill still ends it", () => {
+  const staleIdKeepsMembers =
+    "keeps a generation's members when the survivors are seen under its id before they report the next one (a " +
+    'stale id), so the kill still ends it'
+  it(staleIdKeepsMembers, () => {
     const h = fold(BEFORE_KILL, { ...AFTER_KILL, generationId: BEFORE_KILL.generationId, atMs: 6_000 }, AFTER_KILL)
     expect(h.generations.map((g) => g.generationId)).toEqual([3, 4])
     expect(h.generations[0]!.members.map((m) => m.memberId)).toEqual(BEFORE_KILL.members.map((m) => m.memberId).sort())
     expect(h.generations[0]!.endedBy!.gone).toEqual([{ memberId: 'w2-2', workerId: 'w2', how: 'killed' }])
   })
 
-  it('learns a generation id reported later, and never forgets a worker id (a killed worker no longer reports its member)', () => {
+  const learnsLateGenerationId =
+    'learns a generation id reported later, and never forgets a worker id (a killed worker no longer reports its ' +
+    'member)'
+  it(learnsLateGenerationId, () => {
     const h = fold(
       { ...BEFORE_KILL, generationId: null },
       { ...BEFORE_KILL, atMs: 2_000 },
@@ -112,13 +120,17 @@ describe('the lag series', () => {
     ])
   })
 
-  it('stays bounded for the lab’s life: a full series keeps about half its points spread over the whole span, the first and the latest', () => {
+  const lagSeriesStaysBounded =
+    'stays bounded for the lab’s life: a full series keeps about half its points spread over the whole span, the ' +
+    'first and the latest'
+  it(lagSeriesStaysBounded, () => {
     let s = foldLag([], 0, [0], [0], 10)
     for (let t = 1; t <= 1_000; t++) s = foldLag(s, t, [t], [t + 3], 10)
     const points = s[0]!.points
     expect(points.length).toBeLessThanOrEqual(10)
     expect(points[points.length - 1]!.atMs).toBe(1_000)
-    // The lab’s start is kept, and the rest spread over the span: no gap over two fifths of it (twice span / (max / 2)).
+    // The lab’s start is kept, and the rest spread over the span: no gap over two
+    // fifths of it (twice span / (max / 2)).
     expect(points[0]!.atMs).toBe(0)
     const gaps = points.slice(1).map((p, i) => p.atMs - points[i]!.atMs)
     expect(Math.max(...gaps)).toBeLessThanOrEqual(400)

@@ -41,7 +41,9 @@ describe('Kafka metric names', () => {
     for (const m of KAFKA_METRIC_NAMES) expect(m.how.length).toBeGreaterThan(20)
   })
 
-  it('are in the HELP of every /metrics name the table maps, and the transaction times are the history sums', async () => {
+  const namesInMetricsHelp =
+    'are in the HELP of every /metrics name the table maps, and the transaction times are the history sums'
+  it(namesInMetricsHelp, async () => {
     const stats = new TxnStatistics(0)
     for (const endTxnMs of [2.5, 4, 5.25])
       stats.add({ outcome: 'committed', cause: null, durationMs: 100, records: 10, endTxnMs, sendOffsetsMs: 1.5 })

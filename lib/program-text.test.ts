@@ -18,7 +18,8 @@ describe('the program-text check', () => {
     expect(
       programText(
         'exactly_once 1,234 records/s · 12.5 ms · p0-1 · offsets 10-11 · −1.5% · overhead -12.3% · ' +
-          'transactional.id · initTransactions · PRODUCER_FENCED · CompleteCommit · read_committed · LSO 1003·0·295 · worker-1.2-4',
+          'transactional.id · initTransactions · PRODUCER_FENCED · CompleteCommit · read_committed · LSO ' +
+          '1003·0·295 · worker-1.2-4',
       ),
     ).toEqual([])
   })

@@ -63,7 +63,10 @@ describe('Kafka Streams configuration rules', () => {
     expect(() => validateStreamsConfig(bad)).toThrow(message)
   })
 
-  it('streamsConfigFor keeps the heartbeat under a third of a shorter session timeout, and idempotence forced under exactly-once', () => {
+  const heartbeatUnderSessionThird =
+    'streamsConfigFor keeps the heartbeat under a third of a shorter session timeout, and idempotence forced ' +
+    'under exactly-once'
+  it(heartbeatUnderSessionThird, () => {
     const c = streamsConfigFor('exactly_once', { sessionTimeoutMs: 300, idempotence: false })
     expect(c['heartbeat.interval.ms']).toBe(100)
     expect(c['enable.idempotence']).toBe(true)

@@ -19,7 +19,10 @@ function brokerSettings(): Map<string, string> {
   return out
 }
 
-/** The `KAFKA_*` variables of the x-kafka-single block, as the apache/kafka image maps them (dots to underscores, upper case). */
+/**
+ * The `KAFKA_*` variables of the x-kafka-single block, as the apache/kafka image
+ * maps them (dots to underscores, upper case).
+ */
 function singleBrokerEnv(): Map<string, string> {
   const block = compose.slice(
     compose.indexOf('x-kafka-single:'),
@@ -30,8 +33,10 @@ function singleBrokerEnv(): Map<string, string> {
   return out
 }
 
-const CONTAINER_OWN =
-  /^(listeners|advertised\.listeners|listener\.|controller\.|inter\.broker|sasl\.|log\.dirs|node\.id|process\.roles|num\.network\.threads|num\.io\.threads|log\.retention\.hours)/
+const CONTAINER_OWN = new RegExp(
+  '^(listeners|advertised\\.listeners|listener\\.|controller\\.|inter\\.broker|sasl\\.|log\\.dirs|node\\.id|' +
+    'process\\.roles|num\\.network\\.threads|num\\.io\\.threads|log\\.retention\\.hours)',
+)
 
 describe('docker-compose.yml against the local broker the tests use', () => {
   it('pins the apache/kafka image to the version of the broker jars', () => {

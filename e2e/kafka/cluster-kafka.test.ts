@@ -53,8 +53,8 @@ const broker = (id: number): BrokerView | undefined => brokerViews().find((b) =>
 const committed = () => snap().totals.committedInput
 
 /**
- * Waits until the validator has checked what is committed now, then expects every row at zero (the journal's last
- * entries in the message when not).
+ * Waits until the validator has checked what is committed now, then expects every row at zero (the
+ * journal's last entries in the message when not).
  */
 async function validated(when: string): Promise<void> {
   const checked = committed()
@@ -150,7 +150,8 @@ beforeAll(async () => {
     await cluster('start')
   } catch (e) {
     throw new Error(
-      `could not start the three-broker cluster with scripts/kafka-cluster.sh on ports ${PORT}-${PORT + 5} (it needs java 17+ and mvn; see ${DIR}/node-*/broker.log): ${e instanceof Error ? e.message : e}`,
+      `could not start the three-broker cluster with scripts/kafka-cluster.sh on ports ${PORT}-${PORT + 5} (it ` +
+        `needs java 17+ and mvn; see ${DIR}/node-*/broker.log): ${e instanceof Error ? e.message : e}`,
     )
   }
   lab = await createKafkaLab({
@@ -205,13 +206,14 @@ describe('a lab on a three-broker cluster with broker SIGKILLs', () => {
     expect(brokerViews().every((b) => b.up)).toBe(true)
   })
 
-  const keepsProcessingExactlyV2 =
-    "keeps processing under exactly_once_v2 when the transaction coordinator's broker and then an input partition's leader are SIGKILLed, and the validator stays at zero"
-  it(keepsProcessingExactlyV2, {
+  const survivesCoordinatorAndLeaderKills =
+    "keeps processing under exactly_once_v2 when the transaction coordinator's broker and then an input " +
+    "partition's leader are SIGKILLed, and the validator stays at zero"
+  it(survivesCoordinatorAndLeaderKills, {
     timeout: STATE_MS * 6,
   }, async () => {
-    // The broker coordinating the most of the lab's transactional ids, killed mid-transaction (transactions commit
-    // every 100 ms).
+    // The broker coordinating the most of the lab's transactional ids, killed
+    // mid-transaction (transactions commit every 100 ms).
     const coordinator = [...brokerViews()].sort(
       (a, b) => b.transactionCoordinatorOf.length - a.transactionCoordinatorOf.length,
     )[0]!
@@ -260,9 +262,10 @@ describe('a lab on a three-broker cluster with broker SIGKILLs', () => {
     expect(snap().config['processing.guarantee']).toBe('exactly_once_v2')
   })
 
-  const killsBrokerCardBrowser =
-    'kills a broker from its card in the browser: the card turns down, the lab keeps processing under exactly_once_v2, the validator stays at zero'
-  it(killsBrokerCardBrowser, {
+  const killsBrokerFromCard =
+    'kills a broker from its card in the browser: the card turns down, the lab keeps processing under ' +
+    'exactly_once_v2, the validator stays at zero'
+  it(killsBrokerFromCard, {
     timeout: STATE_MS * 4,
   }, async () => {
     const down = brokerViews().filter((b) => !b.up)
@@ -319,7 +322,9 @@ describe('a lab on a three-broker cluster with broker SIGKILLs', () => {
     }).catch((e: unknown) => {
       // What the server and its workers said meanwhile (worker failures, the load's retries) is the diagnosis.
       throw new Error(
-        `${e instanceof Error ? e.message : e}\nworkers: ${JSON.stringify(snap().workers.map((w) => ({ id: w.id, state: w.state, error: w.error })))}\nserver log (last lines):\n${server!.output().split('\n').slice(-60).join('\n')}`,
+        `${e instanceof Error ? e.message : e}\nworkers: ` +
+          `${JSON.stringify(snap().workers.map((w) => ({ id: w.id, state: w.state, error: w.error })))}\nserver ` +
+          `log (last lines):\n${server!.output().split('\n').slice(-60).join('\n')}`,
       )
     })
     const checked = committed()

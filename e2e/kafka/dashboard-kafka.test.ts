@@ -67,7 +67,8 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
   beforeAll(async () => {
     if (!chromiumAvailable())
       throw new Error(
-        `chromium not found at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`,
+        `chromium not found at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (or set ` +
+          `CHROMIUM_PATH)`,
       )
     if (!brokers) throw new Error('no Kafka broker: run these tests with npm run test:kafka')
     mkdirSync(SHOTS, { recursive: true })
@@ -104,7 +105,8 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
   })
 
   it(
-    "observes its own lab as an application it did not start (/observe, from the header's link): its members are the worker processes, its transactions commit, the validator at 0",
+    "observes its own lab as an application it did not start (/observe, from the header's link): its members " +
+      'are the worker processes, its transactions commit, the validator at 0',
     TEST_BOUND,
     async () => {
       const applicationId = (await page.getByTestId('application-id').textContent())!.trim()
@@ -204,8 +206,8 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
       await goTo(page, 'transactions')
       const totals = (await page.getByTestId('txn-totals').textContent()) ?? ''
       expect(Number(/([\d,]+) committed/.exec(totals)?.[1]?.replace(/,/g, '') ?? 0), totals).toBeGreaterThan(0)
-      // The transaction history counts what the dashboard counts, with the EndTxn latencies the worker processes
-      // measured.
+      // The transaction history counts what the dashboard counts, with the EndTxn
+      // latencies the worker processes measured.
       type Counts = { count: number; endTxnMs: { count: number } }
       const s = await page.evaluate(
         async () =>
@@ -277,14 +279,17 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
   })
 
   it(
-    "the partitions table reads the cluster: held on one moment, the partition log's partition has the log's LSO and HW",
+    "the partitions table reads the cluster: held on one moment, the partition log's partition has the log's " +
+      'LSO and HW',
     TEST_BOUND,
     async () => {
       await goTo(page, 'partitions')
       await page.getByTestId('partitions-table').scrollIntoViewIfNeeded()
       const roles = ['input', 'output', 'changelog']
       await untilProgress({
-        what: "the partitions table to list 6 partitions of the input, output and changelog topics, and the group's __consumer_offsets partition",
+        what:
+          "the partitions table to list 6 partitions of the input, output and changelog topics, and the group's " +
+          '__consumer_offsets partition',
         read: () => shown(page),
         done: (s) =>
           roles.every((role) => s.rows.filter((r) => r.role === role).length === 6) &&
@@ -306,7 +311,8 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
   )
 
   it(
-    "a hanging transaction on the lab's output topic: the lab API lists it by find-hanging (KIP-664) and aborts it (WriteTxnMarkers), after which LSO = HW",
+    "a hanging transaction on the lab's output topic: the lab API lists it by find-hanging (KIP-664) and " +
+      'aborts it (WriteTxnMarkers), after which LSO = HW',
     TEST_BOUND,
     async () => {
       type Lab = {
@@ -348,8 +354,8 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
         stallMs: STALL_MS,
         everyMs: 250,
       })
-      // Kafka refuses the fault point (its brokers verify transactional writes): the test makes the hanging transaction
-      // itself.
+      // Kafka refuses the fault point (its brokers verify transactional writes): the
+      // test makes the hanging transaction itself.
       expect(first.transactionsView!.injectUnavailable).toMatch(/transaction.partition.verification.enable/)
       expect((await post('/api/faults/hanging-transaction', { topic: 'output', partition: 0 })).status).toBe(400)
       // Input stopped, so that once the workers' transactions end, only the hanging one holds the LSO back.
@@ -402,7 +408,8 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
   )
 
   it(
-    'the Transactions view lists an open transaction Ongoing at its coordinator (ListTransactions, DescribeTransactions) and, after its worker is killed at step 4, that transactional id aborted',
+    'the Transactions view lists an open transaction Ongoing at its coordinator (ListTransactions, ' +
+      'DescribeTransactions) and, after its worker is killed at step 4, that transactional id aborted',
     TEST_BOUND,
     async () => {
       await goTo(page, 'transactions')
@@ -473,7 +480,8 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
       }).catch((e: unknown) => {
         // A worker shown running but outside the group: what its process and the server said is the diagnosis.
         throw new Error(
-          `${e instanceof Error ? e.message : e}\nserver log (last lines):\n${server.output().split('\n').slice(-80).join('\n')}`,
+          `${e instanceof Error ? e.message : e}\nserver log (last lines):\n` +
+            `${server.output().split('\n').slice(-80).join('\n')}`,
         )
       })
       expect(before.members.flatMap((m) => m.partitions.split(',')).sort()).toEqual(['0', '1', '2', '3', '4', '5'])
@@ -490,15 +498,16 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
         stallMs: STALL_MS,
         everyMs: 250,
       }).catch(async (e: unknown) => {
-        // The kill's fate (still pending, refused with a reason, or done) is on the victim's card and in the server's
-        // log.
+        // The kill's fate (still pending, refused with a reason, or done) is on the
+        // victim's card and in the server's log.
         const card = await page.getByTestId(`worker-${id}`).evaluate((el) => ({
           state: el.getAttribute('data-state'),
           killPending: el.querySelector('button.danger')?.hasAttribute('disabled') ?? null,
           text: el.textContent,
         }))
         throw new Error(
-          `${e instanceof Error ? e.message : e}\nthe victim's card: ${JSON.stringify(card)}\nserver log (last lines):\n${server.output().split('\n').slice(-80).join('\n')}`,
+          `${e instanceof Error ? e.message : e}\nthe victim's card: ${JSON.stringify(card)}\nserver log (last ` +
+            `lines):\n${server.output().split('\n').slice(-80).join('\n')}`,
         )
       })
       expect(next(after)!.partitions).toBe('0,1,2,3,4,5')
@@ -559,7 +568,8 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
   )
 
   it(
-    'runs a guided scenario on the Kafka lab from its button: every expectation holds, the lab runs on with the settings from before it, its evidence card opens the partition log on the records it names',
+    'runs a guided scenario on the Kafka lab from its button: every expectation holds, the lab runs on with ' +
+      'the settings from before it, its evidence card opens the partition log on the records it names',
     TEST_BOUND,
     async () => {
       await goTo(page, 'scenarios')

@@ -14,7 +14,10 @@ import { KAFKA_GROUP_TIMEOUTS } from '../../server/log/kafka/capabilities.ts'
 const brokers = inject('kafkaBrokers')
 const BIN = fileURLToPath(new URL('../../bin/eoscope.mjs', import.meta.url))
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-/** States reached after a change (a kill detected, a rebalance, a follower restarted): a few session timeouts, generous for a busy machine. */
+/**
+ * States reached after a change (a kill detected, a rebalance, a follower restarted): a few
+ * session timeouts, generous for a busy machine.
+ */
 const STATE_MS = 6 * KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs + 30_000
 
 interface Follower {
@@ -50,7 +53,8 @@ async function until(
     if (cond(s)) return s
     if (Date.now() > deadline)
       throw new Error(
-        `${what}: not within ${timeoutMs} ms (workers ${JSON.stringify(s.workers.map((w) => [w.id, w.state, w.taskIds.length, w.remote ?? false]))})`,
+        `${what}: not within ${timeoutMs} ms (workers ` +
+          `${JSON.stringify(s.workers.map((w) => [w.id, w.state, w.taskIds.length, w.remote ?? false]))})`,
       )
     await sleep(200)
   }
@@ -136,7 +140,8 @@ describe('eoscope worker --follow-lab', () => {
     const fresh = lab.snapshot().applicationId!
     expect(fresh).not.toBe(appId)
     await untilOutput(second, new RegExp(`application\\.id ${fresh}`), STATE_MS)
-    // Joining the fresh application's group waits for its first rebalance to take the follower in: on a busy machine, longer than a state.
+    // Joining the fresh application's group waits for its first rebalance to take the
+    // follower in: on a busy machine, longer than a state.
     await until(lab, remoteRunning('remote-2'), 'remote-2 in the fresh application', 3 * STATE_MS)
 
     // The lab shuts down: the follower stops its worker and waits for the next lab instead of

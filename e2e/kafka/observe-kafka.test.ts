@@ -236,7 +236,10 @@ describe('eoscope observe on a Kafka Streams application (exactly_once_v2)', () 
     })
     expect(last!.notes.filter((n) => !n.startsWith('topic '))).toEqual([])
   })
-  it('runs the validator on its topics when told their format: nothing doubled or lost under exactly_once_v2; a copy appended to its output is caught, and the CLI exits 1', {
+  const validatesObservedTopics =
+    'runs the validator on its topics when told their format: nothing doubled or lost under exactly_once_v2; a ' +
+    'copy appended to its output is caught, and the CLI exits 1'
+  it(validatesObservedTopics, {
     timeout: 2 * STATE_MS,
   }, async () => {
     const target = {

@@ -40,7 +40,8 @@ async function until(
     if (cond(s)) return s
     if (Date.now() > deadline)
       throw new Error(
-        `${what}: not within ${timeoutMs} ms (health ${JSON.stringify(s.health)}, committed input ${s.totals.committedInput})`,
+        `${what}: not within ${timeoutMs} ms (health ${JSON.stringify(s.health)}, committed input ` +
+          `${s.totals.committedInput})`,
       )
     await sleep(200)
   }

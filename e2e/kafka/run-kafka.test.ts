@@ -128,7 +128,10 @@ describe('eoscope run --backend kafka', () => {
     expect(r.abortedReads).toBe(0)
   })
 
-  it('--drop-acks through the ack-drop proxy: without enable.idempotence the retried batches are duplicates; with exactly_once none', {
+  const dropAcksThroughProxy =
+    '--drop-acks through the ack-drop proxy: without enable.idempotence the retried batches are duplicates; with ' +
+    'exactly_once none'
+  it(dropAcksThroughProxy, {
     timeout: 2 * RUN_BOUND_MS + 30_000,
   }, async () => {
     const plain = await eoscopeRun([

@@ -1,8 +1,9 @@
 // SASL against a real broker: the local broker's SASL_PLAINTEXT listener (mechanisms PLAIN,
 // SCRAM-SHA-256 and SCRAM-SHA-512, user eoscope, see scripts/kafka/server.properties.template), or
-// KAFKA_SASL_BROKERS beside an external KAFKA_BROKERS. The credentials travel in the environment only; `eoscope run` passes them to its
-// own clients and, by inheritance, to the worker processes it spawns. Those workers produce every
-// output record, so a run that completes with all its output proves they authenticated.
+// KAFKA_SASL_BROKERS beside an external KAFKA_BROKERS. The credentials travel in the environment
+// only; `eoscope run` passes them to its own clients and, by inheritance, to the worker processes
+// it spawns. Those workers produce every output record, so a run that completes with all its
+// output proves they authenticated.
 
 import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
@@ -79,15 +80,19 @@ function saslListener(): Promise<string> {
   listener ??= (async () => {
     if (!saslBrokers) {
       throw new Error(
-        'no SASL listener to test against: KAFKA_BROKERS names an external broker, so set KAFKA_SASL_BROKERS to its SASL_PLAINTEXT listener ' +
-          `(PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 for user ${USER}, password ${PASSWORD}), or unset KAFKA_BROKERS to let the tests start the local broker`,
+        'no SASL listener to test against: KAFKA_BROKERS names an external broker, so set KAFKA_SASL_BROKERS ' +
+          'to its SASL_PLAINTEXT listener ' +
+          `(PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 for user ${USER}, password ${PASSWORD}), or unset ` +
+          `KAFKA_BROKERS to let the tests start the local broker`,
       )
     }
     const first = saslBrokers.split(',')[0]!
     if (!(await portOpen(first))) {
       throw new Error(
-        `nothing answers on the SASL listener ${first}: a local broker started before the listener was added to scripts/kafka/server.properties.template ` +
-          'lacks it (restart it: scripts/kafka-broker.sh stop, then start), or KAFKA_SASL_PORT / KAFKA_SASL_BROKERS names the wrong port',
+        `nothing answers on the SASL listener ${first}: a local broker started before the listener was added ` +
+          `to scripts/kafka/server.properties.template ` +
+          'lacks it (restart it: scripts/kafka-broker.sh stop, then start), or KAFKA_SASL_PORT / ' +
+          'KAFKA_SASL_BROKERS names the wrong port',
       )
     }
     return saslBrokers
@@ -130,7 +135,8 @@ describe('SASL on a real broker', () => {
   )
 
   it.each(['plain', 'scram-sha-512'])(
-    'eoscope run with %s credentials in the environment: workers authenticate, exactly_once 0 in every correctness figure',
+    'eoscope run with %s credentials in the environment: workers authenticate, exactly_once 0 in every ' +
+      'correctness figure',
     { timeout: 180_000 },
     async (mechanism) => {
       const args = [

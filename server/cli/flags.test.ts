@@ -137,7 +137,10 @@ describe('--help text', () => {
       /--workers N\n {6}stream worker instances, each with its tasks \(default: 3; an integer from 1 to 64\)/,
     )
     expect(text).toMatch(
-      /--commit-interval-ms MS\n.*default: 1000 under at_least_once, 100 under exactly_once and exactly_once_v2; an integer from 1 to 600000/,
+      new RegExp(
+        '--commit-interval-ms MS\\n.*default: 1000 under at_least_once, 100 under exactly_once and exactly_once_v2; ' +
+          'an integer from 1 to 600000',
+      ),
     )
     expect(text).toMatch(
       /--guarantee at_least_once\|exactly_once\|exactly_once_v2\n {6}processing.guarantee \(default: exactly_once\)/,

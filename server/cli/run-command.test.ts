@@ -26,7 +26,10 @@ describe('eoscope run --prefill', () => {
 })
 
 describe("the summary's recoveries line", () => {
-  it('gives the median of the measured recoveries (the mean of the middle two for an even count) and the maximum, in whole ms', () => {
+  const recoveryMedianAndMax =
+    'gives the median of the measured recoveries (the mean of the middle two for an even count) and the maximum, ' +
+    'in whole ms'
+  it(recoveryMedianAndMax, () => {
     expect(
       recoveriesLine([
         { ms: 16056.14892578125 },

@@ -20,7 +20,9 @@ const rec = (partition: number, offset: number): ConsumedRecord => ({
 const task = (id: string, consumedOffset: number) => ({ id, consumedOffset })
 
 describe('redeliveries', () => {
-  it("finds nothing when every task's records start at or past its position (a gap is markers or aborted records)", () => {
+  const nothingRedeliveredPastPosition =
+    "finds nothing when every task's records start at or past its position (a gap is markers or aborted records)"
+  it(nothingRedeliveredPastPosition, () => {
     const batch = new Map([
       [task('0_0', 10), [rec(0, 10), rec(0, 11)]],
       [task('0_1', 5), [rec(1, 9)]],
@@ -93,11 +95,15 @@ describe('a consumer whose position goes back', () => {
           duplicates: 0,
           stateMismatches: 0,
         })
-      // A rewind whose records go to a task created in that poll (it seeks to its committed offset) is no redelivery: at least one is.
+      // A rewind whose records go to a task created in that poll (it seeks to its committed
+      // offset) is no redelivery: at least one is.
       expect(caught.length, 'rewinds caught before processing').toBeGreaterThan(0)
       expect(caught.length).toBeLessThanOrEqual(5)
       expect(caught[0]).toMatch(
-        /task corrupted: the consumer handed input the task had already processed \(0_\d at offset \d+ was handed \d+ records? at \d+\.\.\d+/,
+        new RegExp(
+          'task corrupted: the consumer handed input the task had already processed \\(0_\\d at offset \\d+ was ' +
+            'handed \\d+ records? at \\d+\\.\\.\\d+',
+        ),
       )
     },
   )

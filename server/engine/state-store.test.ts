@@ -89,7 +89,10 @@ describe('restoring a store from its changelog', () => {
     expect(uncommitted.get('a')!.count).toBe(12)
   })
 
-  it("keeps a key's last value that decodes when its very last one does not (a corrupt record), and skips tombstones", async () => {
+  const keepsLastDecodableValue =
+    "keeps a key's last value that decodes when its very last one does not (a corrupt record), and skips " +
+    'tombstones'
+  it(keepsLastDecodableValue, async () => {
     const { log, last } = updates(6, ['a', 'b'])
     const store = new KeyValueStore()
     const r = await restoreFromChangelog(

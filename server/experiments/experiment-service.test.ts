@@ -63,7 +63,10 @@ describe('the experiment service', () => {
     expect(service.backends).toEqual(['embedded', 'kafka'])
   })
 
-  it('offers no kafka when the security settings are half-configured, logs why and tells clients only that they are invalid', () => {
+  const noKafkaOnHalfSecurity =
+    'offers no kafka when the security settings are half-configured, logs why and tells clients only that they ' +
+    'are invalid'
+  it(noKafkaOnHalfSecurity, () => {
     vi.stubEnv('KAFKA_BROKERS', 'kafka-1:9093')
     vi.stubEnv('KAFKA_SASL_MECHANISM', 'plain')
     vi.stubEnv('KAFKA_SASL_USERNAME', 'alice')

@@ -57,7 +57,10 @@ describe('the model sweep', () => {
     }
   })
 
-  it('exactly_once: throughput and redone records do not fall as the interval grows, and recovery is longer with redone work than without', {
+  const exactlyOnceTrends =
+    'exactly_once: throughput and redone records do not fall as the interval grows, and recovery is longer with ' +
+    'redone work than without'
+  it(exactlyOnceTrends, {
     timeout: 300_000,
   }, async () => {
     const intervals = [100, 1_000, 3_000]

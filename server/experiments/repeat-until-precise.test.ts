@@ -123,7 +123,10 @@ describe('repeating the cells until precise', () => {
       ['throughputPerSec', 10, 100, 'at_least_once', 'at_least_once'],
     ])
     expect(w[0]!.text).toMatch(
-      /throughput: at_least_once at 10 ms \(100–102 records\/s\) and at_least_once at 100 ms \(101–103 records\/s\): the 95% intervals overlap/,
+      new RegExp(
+        'throughput: at_least_once at 10 ms \\(100–102 records\\/s\\) and ' +
+          'at_least_once at 100 ms \\(101–103 records\\/s\\): the 95% intervals overlap',
+      ),
     )
     // Moved apart, no warning.
     const g = fakeRunner({

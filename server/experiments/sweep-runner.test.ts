@@ -149,7 +149,8 @@ describe('the commit-interval sweep on a virtual clock (latency model on)', () =
       expect(dups[1]!).toBeGreaterThan(dups[0]!)
       expect(dups[2]!).toBeGreaterThan(dups[1]!)
 
-      // End-to-end latency under exactly_once grows with commit.interval.ms; under at_least_once it does not wait for commits.
+      // End-to-end latency under exactly_once grows with commit.interval.ms; under
+      // at_least_once it does not wait for commits.
       const eosP50 = intervals.map((ms) => cell(record, 'exactly_once', ms).latencyP50Ms.median!)
       expect(eosP50[2]!).toBeGreaterThan(eosP50[1]!)
       expect(eosP50[1]!).toBeGreaterThan(eosP50[0]!)

@@ -362,7 +362,10 @@ async function pool<T>(items: T[], width: number, run: (item: T) => Promise<void
 // ---- the storm -----------------------------------------------------------------------------------
 
 describe('a storm of bad input', () => {
-  it(`refuses ${SOCKET_MESSAGES} socket messages and ${REST_REQUESTS} REST requests with clear errors, stays up and changes nothing`, async () => {
+  const refusesFuzzedInput =
+    `refuses ${SOCKET_MESSAGES} socket messages and ${REST_REQUESTS} REST requests with clear errors, stays up ` +
+    `and changes nothing`
+  it(refusesFuzzedInput, async () => {
     const before = stable(lab.snapshot())
     expect(before.workers.length).toBe(3)
     const g = new Gen(SEED)
@@ -656,9 +659,11 @@ describe('a storm of bad input', () => {
           })
       } else {
         // Valid-format worker ids that name no worker; query strings do not help.
+        const id = `${g.pick(['ghost', 'worker-0', 'worker-13', 'w'])}-${g.int(0, 999)}`
+        const action = g.pick(['kill', 'pause', 'resume'])
         requests.push({
           method: 'POST',
-          path: `/api/workers/${g.pick(['ghost', 'worker-0', 'worker-13', 'w'])}-${g.int(0, 999)}/${g.pick(['kill', 'pause', 'resume'])}?workerId=${before.workers[0]!.id}`,
+          path: `/api/workers/${id}/${action}?workerId=${before.workers[0]!.id}`,
           headers: { ...auth, ...json },
           body: '{}',
         })
@@ -712,7 +717,8 @@ describe('a storm of bad input', () => {
       '415',
     ])
     console.info(
-      `fuzz: ${messages.length} socket messages in ${Math.round(socketMs)} ms, ${requests.length} REST requests in ${Math.round(restMs)} ms; ${JSON.stringify(Object.fromEntries([...tally].sort()))}`,
+      `fuzz: ${messages.length} socket messages in ${Math.round(socketMs)} ms, ${requests.length} REST ` +
+        `requests in ${Math.round(restMs)} ms; ${JSON.stringify(Object.fromEntries([...tally].sort()))}`,
     )
   }, 600_000)
 })

@@ -163,7 +163,10 @@ describe('the live socket', () => {
     return c
   }
 
-  it('sends a snapshot on connect, then deltas that rebuild the lab snapshot, even when the lab mutates objects in place', async () => {
+  const snapshotThenDeltas =
+    'sends a snapshot on connect, then deltas that rebuild the lab snapshot, even when the lab mutates objects ' +
+    'in place'
+  it(snapshotThenDeltas, async () => {
     const c = open()
     let state: LabSnapshot | null = null
     let deltas = 0

@@ -110,7 +110,9 @@ describe('GET /metrics', () => {
     for (const [name, type] of Object.entries(expected)) expect(types.get(name), name).toBe(type)
   })
 
-  it('moves with the lab: throughput, commits, validator, a kill and its recovery, dropped acks, clients, commands', async () => {
+  const movesWithLab =
+    'moves with the lab: throughput, commits, validator, a kill and its recovery, dropped acks, clients, commands'
+  it(movesWithLab, async () => {
     const first = await scrape()
     expect(first.value('eoscope_lab_info', { backend: 'embedded', guarantee: 'exactly_once' })).toBe(1)
     expect(first.value('eoscope_workers', { state: 'running' })).toBe(3)
@@ -189,7 +191,10 @@ describe('GET /metrics', () => {
     expect(s.value('eoscope_rejected_requests_total', { via: 'rest', reason: 'forbidden' })).toBeGreaterThanOrEqual(1)
   })
 
-  it('under fail, a poison record shows as stopped tasks and failed threads, and the lag keeps counting them until skip', async () => {
+  const poisonShowsAsStopped =
+    'under fail, a poison record shows as stopped tasks and failed threads, and the lag keeps counting them ' +
+    'until skip'
+  it(poisonShowsAsStopped, async () => {
     expect(await lab.execute('setConfig', { 'default.deserialization.exception.handler': 'fail' })).toEqual({
       ok: true,
     })
@@ -210,7 +215,8 @@ describe('GET /metrics', () => {
       'the lag to grow while tasks are stopped',
       async () => (await scrape()).value('eoscope_input_lag_records')! > lag0,
     )
-    // Tasks move to the workers still running (which meet the record in turn), so a snapshot may catch them between owners.
+    // Tasks move to the workers still running (which meet the record in turn), so a
+    // snapshot may catch them between owners.
     await until('a task stopped at the poison record, with its lag', async () =>
       (lab.snapshot().stoppedTasks ?? []).some((t) => t.stop !== null && t.lag > 0),
     )

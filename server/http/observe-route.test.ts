@@ -41,7 +41,9 @@ function sourceOver(r: RunBuilder): ObserveSource {
   }
 }
 
-const query = `applicationId=${GROUP_ID}&input=${INPUT_TOPIC}&output=${OUTPUT_TOPIC}&format=eoscope&changelog=${CHANGELOG_TOPIC}`
+const query =
+  `applicationId=${GROUP_ID}&input=${INPUT_TOPIC}&output=${OUTPUT_TOPIC}` +
+  `&format=eoscope&changelog=${CHANGELOG_TOPIC}`
 const get = async (q: string, base = url) => {
   const r = await fetch(`${base}/api/observe?${q}`)
   return { status: r.status, body: (await r.json()) as { sample?: ApplicationSample; error?: string } }
@@ -62,9 +64,9 @@ afterAll(async () => {
 })
 
 describe('GET /api/observe', () => {
-  const samplesApplicationTransactionalIds =
+  const samplesApplication =
     "samples the application: its transactional ids, its partitions, and the validator's figures on its topics"
-  it(samplesApplicationTransactionalIds, async () => {
+  it(samplesApplication, async () => {
     const { status, body } = await get(query)
     expect(status).toBe(200)
     const s = body.sample!
@@ -86,9 +88,10 @@ describe('GET /api/observe', () => {
     })
   })
 
-  const answersBrowserSecondSample =
-    'answers every browser within a second with the same sample, then reads again: a copy appended to the output shows at the next one'
-  it(answersBrowserSecondSample, async () => {
+  const oneSamplePerSecond =
+    'answers every browser within a second with the same sample, then reads again: a copy appended to the output ' +
+    'shows at the next one'
+  it(oneSamplePerSecond, async () => {
     const first = (await get(query)).body.sample!
     const readsBefore = reads
     run.duplicateOutput(0, run.committedOutputOffsets(0)[0]!)

@@ -65,7 +65,10 @@ async function journal(): Promise<JournalPage> {
 }
 
 describe('the Transactions view and its abort route', () => {
-  it('shows the coordinators and the producers of the partitions; an open transaction is Ongoing at its coordinator and ongoing on its partition', async () => {
+  const showsCoordinatorsAndProducers =
+    'shows the coordinators and the producers of the partitions; an open transaction is Ongoing at its ' +
+    'coordinator and ongoing on its partition'
+  it(showsCoordinatorsAndProducers, async () => {
     await time.runUntil(
       () => (view()?.producers ?? []).some((p) => p.verdict === 'ongoing' && p.role === 'output'),
       10_000,
@@ -101,7 +104,10 @@ describe('the Transactions view and its abort route', () => {
     expect((await journal()).entries.some((e) => e.fact.kind === 'hanging-aborted')).toBe(false)
   })
 
-  it('quiet (input stopped, every transaction ended): bad input and a missing token are refused with a clear error and nothing changes', async () => {
+  const quietLabRefusesBadInput =
+    'quiet (input stopped, every transaction ended): bad input and a missing token are refused with a clear ' +
+    'error and nothing changes'
+  it(quietLabRefusesBadInput, async () => {
     expect((await post('/api/lab/config', { inputRatePerSec: 0 })).status).toBe(200)
     await time.runUntil(
       () =>
@@ -140,7 +146,10 @@ describe('the Transactions view and its abort route', () => {
     expect((await journal()).entries.some((e) => e.fact.kind === 'hanging-aborted')).toBe(false)
   })
 
-  it('a hanging transaction made by the fault point is shown hanging, aborted (journaled with its partition, producer id and released offsets), and then LSO = HW', async () => {
+  const hangingTransactionShownAndAborted =
+    'a hanging transaction made by the fault point is shown hanging, aborted (journaled with its partition, ' +
+    'producer id and released offsets), and then LSO = HW'
+  it(hangingTransactionShownAndAborted, async () => {
     const made = await post('/api/faults/hanging-transaction', { topic: 'output', partition: 1 })
     expect(made.status).toBe(200)
     await time.runUntil(

@@ -13,7 +13,9 @@ import { Lab } from './lab.ts'
 import { inProcessRuntimes } from './runtime-factory.ts'
 
 describe("a producer's epoch", () => {
-  it('on the worker card is never behind its lane or its coordinator; a zombie keeps the epoch it was fenced at', async () => {
+  const workerCardNeverBehind =
+    'on the worker card is never behind its lane or its coordinator; a zombie keeps the epoch it was fenced at'
+  it(workerCardNeverBehind, async () => {
     const time = new MockTime()
     const lab = new Lab(inProcessRuntimes({ time, workers: 2, partitions: 4, seed: 7 }), {
       ratePerSec: 400,

@@ -20,7 +20,10 @@ const stableWithAll = (s: LabSnapshot) => {
 }
 
 describe('the group view of a lab', () => {
-  it('shows one member per worker, then a kill as a later generation with the dead member’s partitions on the others', async () => {
+  const membersThenKillGeneration =
+    'shows one member per worker, then a kill as a later generation with the dead member’s partitions on the ' +
+    'others'
+  it(membersThenKillGeneration, async () => {
     const time = new MockTime()
     const lab = new Lab(inProcessRuntimes({ time, workers: 3, partitions: 6, seed: 5 }), {
       ratePerSec: 200,

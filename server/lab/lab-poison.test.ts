@@ -65,7 +65,9 @@ describe('a lab stopped by a poison record under fail', () => {
     await time.runUntilSettled(lab.close())
   }, 180_000)
 
-  it('reset while tasks are stopped starts a fresh lab with the default handler, nothing stopped, committing again', async () => {
+  const resetWhileStopped =
+    'reset while tasks are stopped starts a fresh lab with the default handler, nothing stopped, committing again'
+  it(resetWhileStopped, async () => {
     const time = new MockTime()
     const lab = new Lab(inProcessRuntimes({ time, workers: 2, partitions: 2, seed: 5 }), {
       ratePerSec: 200,

@@ -128,7 +128,10 @@ describe('a scenario on the dashboard leaves a live lab and an evidence card', (
     await time.runUntilSettled(lab.close())
   }, 300_000)
 
-  it('a lab started to measure runs off screen: the lab on screen stays, the measuring lab is closed and retired when the run ends', async () => {
+  const measuringLabOffScreen =
+    'a lab started to measure runs off screen: the lab on screen stays, the measuring lab is closed and retired ' +
+    'when the run ends'
+  it(measuringLabOffScreen, async () => {
     const onScreen = { config: {}, slots: [] } as unknown as LabRuntime
     const started: string[] = []
     const measuring = {
@@ -187,7 +190,10 @@ describe('a scenario on the dashboard leaves a live lab and an evidence card', (
     expect(shelf.list()[0]!.id).toBe('zombie-4')
   })
 
-  it('worker cards: "killed" only for a kill; workers the scenario\'s lab stopped or ended say "stopped by the scenario"', () => {
+  const workerCardsKilledOrStopped =
+    'worker cards: "killed" only for a kill; workers the scenario\'s lab stopped or ended say "stopped by the ' +
+    'scenario"'
+  it(workerCardsKilledOrStopped, () => {
     const slot = (id: string, process: string, worker: string) => ({
       slotId: id,
       process: { state: process },
@@ -213,7 +219,10 @@ describe('a scenario on the dashboard leaves a live lab and an evidence card', (
     ])
   })
 
-  it('retention keeps every record while a run goes on, then the records a recent card links to, in its own lab only', () => {
+  const retentionKeepsLinkedRecords =
+    'retention keeps every record while a run goes on, then the records a recent card links to, in its own lab ' +
+    'only'
+  it(retentionKeepsLinkedRecords, () => {
     const shelf = new EvidenceShelf()
     const rt = {
       topics: { input: 'input', output: 'output', changelog: 'eoscope-store-changelog' },

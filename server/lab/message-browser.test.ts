@@ -126,7 +126,10 @@ describe('the message page', () => {
     expect(page('topic=output&key=nobody').records).toEqual([])
   })
 
-  it('filters by the input record a record was made from: only its copies, however many records of its key lie between them', () => {
+  const filtersBySourceRecord =
+    'filters by the input record a record was made from: only its copies, however many records of its key lie ' +
+    'between them'
+  it(filtersBySourceRecord, () => {
     expect(page('topic=output&source=0@13').records.map((r) => r.offset)).toEqual([6, 7])
     expect(page('topic=output&key=k1&source=0@10').records.map((r) => r.offset)).toEqual([0, 3])
     // A key's other records between the copies do not count against the limit.

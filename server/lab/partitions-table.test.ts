@@ -26,7 +26,10 @@ async function startLab() {
 }
 
 describe('the partitions table', () => {
-  it('reads every partition at one moment: HW, LSO and log start as the inspector says, open transactions as the log holds them, lag = end − committed', async () => {
+  const readsPartitionsAtOneMoment =
+    'reads every partition at one moment: HW, LSO and log start as the inspector says, open transactions as the ' +
+    'log holds them, lag = end − committed'
+  it(readsPartitionsAtOneMoment, async () => {
     const { time, lab, rt } = await startLab()
     try {
       await time.runFor(2_000)
@@ -140,7 +143,10 @@ describe('the partitions table', () => {
     }
   })
 
-  it('on a cluster with internal topics, lists the partitions holding the group and the transactional ids; where the scan cannot name the holders it says "at least" from the LSO', async () => {
+  const listsInternalPartitions =
+    'on a cluster with internal topics, lists the partitions holding the group and the transactional ids; where ' +
+    'the scan cannot name the holders it says "at least" from the LSO'
+  it(listsInternalPartitions, async () => {
     const offsets = (tp: TopicPartition): PartitionOffsets =>
       tp.topic === 'out' && tp.partition === 0
         ? { logStartOffset: 0, lastStableOffset: 10, highWatermark: 20 }
@@ -210,7 +216,10 @@ describe('the partitions table', () => {
     expect(rows.find((r) => r.topic === 'cl')!.open).toEqual({ count: 0, holders: [] })
   })
 
-  it("on a new cluster, shows the group's __consumer_offsets partition once the cluster creates that topic (asked again until both internal topics are there)", async () => {
+  const showsOffsetsTopicOnceCreated =
+    "on a new cluster, shows the group's __consumer_offsets partition once the cluster creates that topic (asked " +
+    'again until both internal topics are there)'
+  it(showsOffsetsTopicOnceCreated, async () => {
     const time = new MockTime()
     let listed: { topic: string; partitions: number }[] = []
     let asked = 0

@@ -80,7 +80,9 @@ describe('the progress watchdog of a headless run', () => {
     )
   })
 
-  it('leaves a run that makes progress alone, and its log-held transactions match what the workers reported', async () => {
+  const leavesProgressingRunAlone =
+    'leaves a run that makes progress alone, and its log-held transactions match what the workers reported'
+  it(leavesProgressingRunAlone, async () => {
     const time = new MockTime()
     const result = await time.runUntilSettled(runHeadless({ ...RUN, records: 600 }, time), 200_000)
     expect(result.completed).toBe(true)
@@ -149,7 +151,10 @@ describe('what a stall says of failed workers', () => {
     status: { state, memberId: null, tasks: [], producers: [], error },
   })
 
-  it('counts each failed worker once, whether its engine or its process said it, and keeps their latest distinct errors', async () => {
+  const countsFailedWorkersOnce =
+    'counts each failed worker once, whether its engine or its process said it, and keeps their latest distinct ' +
+    'errors'
+  it(countsFailedWorkersOnce, async () => {
     const time = new MockTime()
     const { lab, emit } = stalledRuntime(time)
     const dog = new ProgressWatchdog(lab, 60_000)

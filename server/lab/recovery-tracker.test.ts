@@ -71,7 +71,10 @@ describe('recovery measurement against a hand-made timeline', () => {
     expect(redone(r)).toBe(10)
   })
 
-  it('ends every phase by t1: a restore stamped after the offsets were seen committed takes the catch-up to 0, and the phases still add up', () => {
+  const endsEveryPhaseByT1 =
+    'ends every phase by t1: a restore stamped after the offsets were seen committed takes the catch-up to 0, ' +
+    'and the phases still add up'
+  it(endsEveryPhaseByT1, () => {
     // On Kafka, restore instants come from the worker processes' clocks, commits from the offsets
     // the lab reads: a sweep on Kafka measured phases summing to 14.2 ms more than its recovery time.
     const tracker = new RecoveryTracker()

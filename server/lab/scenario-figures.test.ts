@@ -44,7 +44,9 @@ const overlaps = (l: JournalLink, e: EvidenceLink) =>
   l.toOffset > e.fromOffset
 
 describe("a scenario's figures are the tiles' and the journal's", { timeout: 600_000 }, () => {
-  it('lost-ack: the duplicates it quotes are the DUPLICATES tile; each run lost one ack, as the journal says', async () => {
+  const lostAckQuotesDuplicates =
+    'lost-ack: the duplicates it quotes are the DUPLICATES tile; each run lost one ack, as the journal says'
+  it(lostAckQuotesDuplicates, async () => {
     const time = new MockTime()
     const lab = new Lab(inProcessRuntimes({ time, seed: 11 }), {
       ratePerSec: 400,
@@ -67,7 +69,10 @@ describe("a scenario's figures are the tiles' and the journal's", { timeout: 600
     await time.runUntilSettled(lab.close())
   })
 
-  it("zombie: the aborted transactions and records it quotes are the journal's transactions that held the zombie's records; ABORTED TXNS counts the journal's", async () => {
+  const zombieQuotesJournal =
+    "zombie: the aborted transactions and records it quotes are the journal's transactions that held the " +
+    "zombie's records; ABORTED TXNS counts the journal's"
+  it(zombieQuotesJournal, async () => {
     const time = new MockTime()
     const lab = new Lab(inProcessRuntimes({ time, seed: 11 }), {
       ratePerSec: 400,

@@ -61,7 +61,10 @@ describe('TransactionBoard', () => {
     expect(board.totals()).toEqual({ committed: 1, aborted: 0, open: 0 })
   })
 
-  it('labels a coordinator abort a crash when the worker that ran it was killed, a fencing when it lives on, a timeout when it timed out', () => {
+  const labelsCoordinatorAbort =
+    'labels a coordinator abort a crash when the worker that ran it was killed, a fencing when it lives on, a ' +
+    'timeout when it timed out'
+  it(labelsCoordinatorAbort, () => {
     const killed = new Set(['w1'])
     const board = new TransactionBoard((w) => killed.has(w))
     board.onEngineEvent(begin('w1', 'app-0_0', 1000, 3, 1, 10))
@@ -90,7 +93,10 @@ describe('TransactionBoard', () => {
     expect(board.totals()).toEqual({ committed: 298, aborted: 1, open: 0 })
   })
 
-  it("keeps a killed worker's open transaction through the session timeout, however many others end meanwhile, and aborts it at the new owner's init", () => {
+  const keepsKilledWorkerTransaction =
+    "keeps a killed worker's open transaction through the session timeout, however many others end meanwhile, " +
+    "and aborts it at the new owner's init"
+  it(keepsKilledWorkerTransaction, () => {
     // On Kafka the new owner initialises the transactional.id a session timeout (10 s) after the
     // kill: 4 tasks committing 10 transactions a second end 400 in between. Evicting by age dropped
     // the open one, and the kill's abort was never counted (the Kafka dashboard showed 0 aborts).
@@ -156,7 +162,10 @@ describe('TransactionBoard', () => {
     expect(tl!.fencings).toEqual([{ atMs: 9, reason: "w2 called initTransactions: epoch 2 fences w1's epoch 0" }])
   })
 
-  it("ends the previous owner's open transaction as aborted when a new owner initialises the transactional.id (what a Kafka client can know of it)", () => {
+  const endsPreviousOwnerTransaction =
+    "ends the previous owner's open transaction as aborted when a new owner initialises the transactional.id " +
+    '(what a Kafka client can know of it)'
+  it(endsPreviousOwnerTransaction, () => {
     const killed = new Set(['w1'])
     const board = new TransactionBoard((w) => killed.has(w))
     board.onEngineEvent({

@@ -108,7 +108,10 @@ describe('TransactionHistory', () => {
     expect(q({ outcomes: ['aborted'] }).statistics.matched.outcomes.committed.count).toBe(0)
   })
 
-  it('holds a fixed number of rows in fixed memory over a long life; older aborts stay apart; statistics count them all', () => {
+  const holdsFixedRows =
+    'holds a fixed number of rows in fixed memory over a long life; older aborts stay apart; statistics count ' +
+    'them all'
+  it(holdsFixedRows, () => {
     const h = new TransactionHistory(new MockTime(T0), { rows: 1_000, abortRows: 50 })
     expect(h.bytes).toBe(1_050 * BYTES_PER_ROW)
     const r = new SeededRandom(3)
@@ -210,7 +213,8 @@ describe('CSV export', () => {
     const csv = toCsv(h.query(NO_FILTER).rows)
     const [head, line, end] = csv.split('\r\n')
     expect(head).toBe(
-      'endMs,beginMs,durationMs,outcome,cause,transactionalId,workerId,producerId,epoch,partitions,outputRecords,changelogRecords,offsetsCommitted,endTxnMs,sendOffsetsMs',
+      'endMs,beginMs,durationMs,outcome,cause,transactionalId,workerId,producerId,epoch,partitions,' +
+        'outputRecords,changelogRecords,offsetsCommitted,endTxnMs,sendOffsetsMs',
     )
     expect(line).toBe(
       `${T0 + 121},${T0 + 100},21,aborted,crash,"app,""odd""\nid",,1001,1,output-1 app-store-changelog-1,11,5,1,4,1`,

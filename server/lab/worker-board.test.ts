@@ -35,7 +35,10 @@ const task = (partition: number) => ({
 })
 
 describe('the worker board and a stop reason', () => {
-  it('keeps the record that stopped a worker when its exit status no longer carries it, and lists its tasks as stopped', () => {
+  const keepsStoppingRecord =
+    'keeps the record that stopped a worker when its exit status no longer carries it, and lists its tasks as ' +
+    'stopped'
+  it(keepsStoppingRecord, () => {
     const board = new WorkerBoard()
     const event = (s: WorkerStatus, atMs: number) =>
       board.onEvent({

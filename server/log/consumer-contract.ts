@@ -46,7 +46,9 @@ async function pollChecked(consumer: LogConsumer, count: number, timeoutMs: numb
   return got
 }
 
-/** A topic of `partitions` partitions holding `perPartition` records each, and a consumer subscribed to it, sought to 0. */
+/**
+ * A topic of `partitions` partitions holding `perPartition` records each, and a consumer subscribed to it, sought to 0.
+ */
 async function fedAndSubscribed(
   b: ContractBackend,
   what: string,
@@ -84,7 +86,10 @@ async function feed(conn: LogConnection, topic: string, partitions: number, perP
 
 export function describeConsumerPositionContract(backend: string, b: ContractBackend): void {
   describe(`the consumer position promise (${backend})`, () => {
-    it('hands out each partition from its position on, in offset order, without a gap, and moves the position past what it handed out', async () => {
+    const handsOutInOffsetOrder =
+      'hands out each partition from its position on, in offset order, without a gap, and moves the position ' +
+      'past what it handed out'
+    it(handsOutInOffsetOrder, async () => {
       const { topic, consumer } = await fedAndSubscribed(b, 'contract-order', 2, 20)
       const got = await pollChecked(consumer, 40, b.timeoutMs)
       for (const p of [0, 1]) {
@@ -95,7 +100,10 @@ export function describeConsumerPositionContract(backend: string, b: ContractBac
       await consumer.close()
     })
 
-    it('after a seek, hands out nothing fetched before it: the next record of the partition is the one at the seek offset', async () => {
+    const seekDropsFetched =
+      'after a seek, hands out nothing fetched before it: the next record of the partition is the one at the ' +
+      'seek offset'
+    it(seekDropsFetched, async () => {
       const { topic, consumer } = await fedAndSubscribed(b, 'contract-seek', 1, 30)
       const tp: TopicPartition = { topic, partition: 0 }
       await pollChecked(consumer, 5, b.timeoutMs)

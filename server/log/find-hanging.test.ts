@@ -62,7 +62,9 @@ describe('describeTransactions (find-hanging) reads a hanging candidate again', 
     expect(r.producers).toEqual([producer({ currentTxnStartOffset: -1 })])
   })
 
-  it('a transaction the second read finds ongoing again (the next one, say) is reported as that read has it', async () => {
+  const reportedAsSecondReadFinds =
+    'a transaction the second read finds ongoing again (the next one, say) is reported as that read has it'
+  it(reportedAsSecondReadFinds, async () => {
     const source = scripted([
       racing[0]!,
       {

@@ -34,7 +34,8 @@ describe('groupByPartition', () => {
     }),
     { maxLength: 60 },
   )
-  // Runs of one partition, as a task sends them (its output records, then its changelog records), a partition's runs possibly apart.
+  // Runs of one partition, as a task sends them (its output records, then its changelog
+  // records), a partition's runs possibly apart.
   const runs = fc
     .array(
       fc.record({

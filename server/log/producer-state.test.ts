@@ -122,7 +122,10 @@ describe('the transactional producer state machine', () => {
     else expect(code).toBe('INVALID_TXN_STATE')
   })
 
-  it('follows Kafka on abort: no transaction to abort in READY, no abort of a commit in flight, abort after an abortable error', () => {
+  const followsKafkaOnAbort =
+    'follows Kafka on abort: no transaction to abort in READY, no abort of a commit in flight, abort after an ' +
+    'abortable error'
+  it(followsKafkaOnAbort, () => {
     expect(codeOf(() => machineIn('READY').require('abort'))).toBe('INVALID_TXN_STATE')
     expect(codeOf(() => machineIn('COMMITTING').require('abort'))).toBe('INVALID_TXN_STATE')
     expect(codeOf(() => machineIn('ABORTING').require('abort'))).toBe('INVALID_TXN_STATE')

@@ -17,7 +17,10 @@ function run(records = 24): RunBuilder {
 }
 
 describe('ObserveValidation: the validator on an observed application', () => {
-  it('finds nothing wrong in a clean exactly-once run, and judges it exactly-once because its producers are transactional', async () => {
+  const cleanRunFindsNothing =
+    'finds nothing wrong in a clean exactly-once run, and judges it exactly-once because its producers are ' +
+    'transactional'
+  it(cleanRunFindsNothing, async () => {
     const r = run()
     r.drain()
     const v = await new ObserveValidation(r.inspector(), GROUP_ID, TARGET).check('exactly-once')
@@ -34,7 +37,10 @@ describe('ObserveValidation: the validator on an observed application', () => {
     expect(v.because).toContain('transactional ids')
   })
 
-  it('catches a copy appended to the output: a duplicate, a violation under exactly-once, only counted under at-least-once', async () => {
+  const catchesAppendedCopy =
+    'catches a copy appended to the output: a duplicate, a violation under exactly-once, only counted under ' +
+    'at-least-once'
+  it(catchesAppendedCopy, async () => {
     const r = run()
     r.drain()
     r.duplicateOutput(1, r.committedOutputOffsets(1)[2]!)
@@ -56,7 +62,10 @@ describe('ObserveValidation: the validator on an observed application', () => {
     }
   })
 
-  it('catches state kept across an aborted transaction: its later outputs and changelog records carry a wrong aggregate', async () => {
+  const catchesStateAcrossAbort =
+    'catches state kept across an aborted transaction: its later outputs and changelog records carry a wrong ' +
+    'aggregate'
+  it(catchesStateAcrossAbort, async () => {
     const r = run()
     r.step(0, 3, 'abort', { keepStateOnAbort: true })
     r.drain()
@@ -67,7 +76,9 @@ describe('ObserveValidation: the validator on an observed application', () => {
     expect(v.abortedReads).toBe(0)
   })
 
-  it('does not judge a transaction still open (a running application always has one): its input is not counted yet', async () => {
+  const skipsOpenTransaction =
+    'does not judge a transaction still open (a running application always has one): its input is not counted yet'
+  it(skipsOpenTransaction, async () => {
     const r = run()
     r.drain()
     r.appendKeyed([{ key: 'k1', value: '5' }])

@@ -17,7 +17,10 @@ afterEach(async () => {
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })))
 })
 
-/** A small run with something in every row: a duplicate, an aborted transaction, a poison record, a transaction left open. */
+/**
+ * A small run with something in every row: a duplicate, an aborted transaction,
+ * a poison record, a transaction left open.
+ */
 function smallRun(): RunBuilder {
   const run = new RunBuilder(2, { dlq: true })
   run.appendKeyed(Array.from({ length: 12 }, (_, i) => ({ key: `k${i % 4}`, value: i === 5 ? 'oops' : String(i) })))

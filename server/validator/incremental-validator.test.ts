@@ -259,7 +259,9 @@ describe('IncrementalValidator against validateRun, check after check', () => {
     expect(r.malformed.output).toBe(1)
     expect(r.orphanOutputs).toBe(1)
   })
-  it('late records for decided offsets: an output for a lost record, outputs and a dead letter for poison', async () => {
+  const lateRecordsForDecidedOffsets =
+    'late records for decided offsets: an output for a lost record, outputs and a dead letter for poison'
+  it(lateRecordsForDecidedOffsets, async () => {
     const run = new RunBuilder(1, { dlq: true })
     const v = new IncrementalValidator(run.inspector(), run.options())
     run.appendInput(0, [

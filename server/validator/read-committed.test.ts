@@ -5,7 +5,10 @@ import { ABORT_NOT_FLAGGED, INTERLEAVED, INTERLEAVED_OFFSETS, marker, plain, txn
 const offsetsOf = (records: { offset: number }[]) => records.map((r) => r.offset)
 
 describe('readCommitted', () => {
-  it('returns non-transactional and committed records below the last stable offset, never markers or aborted records', () => {
+  const returnsVisibleRecords =
+    'returns non-transactional and committed records below the last stable offset, never markers or aborted ' +
+    'records'
+  it(returnsVisibleRecords, () => {
     expect(offsetsOf(readCommitted(INTERLEAVED, INTERLEAVED_OFFSETS.lastStableOffset))).toEqual([0, 1, 3, 7])
   })
 

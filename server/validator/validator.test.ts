@@ -104,7 +104,10 @@ describe('validateRun', () => {
     expect(broken.abortedReadsUncommitted).toBe(6)
   })
 
-  it('(d) shows two updates applied twice after an abort as one state mismatch (key a) holding 2 double-applied updates', async () => {
+  const caseD =
+    '(d) shows two updates applied twice after an abort as one state mismatch (key a) holding 2 double-applied ' +
+    'updates'
+  it(caseD, async () => {
     const run = new RunBuilder(1)
     run.appendInput(
       0,
@@ -131,7 +134,10 @@ describe('validateRun', () => {
     expect(violations(report, 'at-least-once')).toEqual([])
   })
 
-  it('(d2) later outputs of an inflated key add no state mismatch and no double-applied update; a clean key adds none', async () => {
+  const caseD2 =
+    '(d2) later outputs of an inflated key add no state mismatch and no double-applied update; a clean key adds ' +
+    'none'
+  it(caseD2, async () => {
     const run = new RunBuilder(1)
     run.appendInput(
       0,
@@ -178,7 +184,10 @@ describe('validateRun', () => {
     expect(report).toMatchObject({ inputRecords: 2, outputRecords: 2 })
   })
 
-  it("on a shared cluster counts only the application's own topics: another group's open transaction in __consumer_offsets is not this run's", async () => {
+  const countsOwnTopicsOnly =
+    "on a shared cluster counts only the application's own topics: another group's open transaction in " +
+    "__consumer_offsets is not this run's"
+  it(countsOwnTopicsOnly, async () => {
     const run = new RunBuilder(1)
     run.appendInput(
       0,

@@ -42,7 +42,10 @@ describe('LabJournal', () => {
     expect(all.entries.map((e) => e.id)).toEqual([1, 2, 3, 4])
     expect(all.entries.map((e) => e.category)).toEqual(['kills', 'transactions', 'transactions', 'config'])
     expect(all.entries[1]!.label).toMatch(
-      /^transaction committed: eoscope-0_1 epoch 1 on output-1, eoscope-counts-changelog-1; 3 output, 2 changelog, 1 offsets$/,
+      new RegExp(
+        '^transaction committed: eoscope-0_1 epoch 1 on output-1, eoscope-counts-changelog-1; 3 output, 2 changelog,' +
+          ' 1 offsets$',
+      ),
     )
     expect(all.entries[1]!.links).toEqual([
       { topic: 'output', partition: 1 },
@@ -95,7 +98,10 @@ describe('LabJournal', () => {
     expect(j.page({ after: 0, limit: 5, categories: ['faults'] }).entries).toEqual([])
   })
 
-  it('stays under its bound over a two-hour run at the default rate, keeping 5 minutes of commits and 30 of everything else entry by entry', () => {
+  const staysBoundedOverTwoHours =
+    'stays under its bound over a two-hour run at the default rate, keeping 5 minutes of commits and 30 of ' +
+    'everything else entry by entry'
+  it(staysBoundedOverTwoHours, () => {
     const time = new MockTime(0)
     const j = new LabJournal(time)
     let kills = 0
@@ -112,7 +118,8 @@ describe('LabJournal', () => {
     j.compact()
     const all = j.all()
     expect(all.length).toBeLessThanOrEqual(JOURNAL_BOUNDS.maxEntries)
-    // The last 5 minutes of commits (up to the minute) are all there, entry by entry; kills and config changes for 30 and more.
+    // The last 5 minutes of commits (up to the minute) are all there, entry by entry;
+    // kills and config changes for 30 and more.
     const cutoff = time.now() - JOURNAL_BOUNDS.keepCommitsMs!
     const window = all.filter((e) => e.atMs >= cutoff)
     expect(window.every((e) => e.fact.kind !== 'compacted')).toBe(true)

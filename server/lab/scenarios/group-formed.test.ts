@@ -38,7 +38,9 @@ describe('groupFormed', () => {
     expect(groupFormed(lab(6, [{ tasks: [0, 1, 2, 3, 4, 5] }, { tasks: [] }, { tasks: [] }]))).toBe(false)
   })
 
-  it('does not hold while two workers claim one partition: the first to join has not yet reported what it gave up', () => {
+  const notHeldWhileTwoClaim =
+    'does not hold while two workers claim one partition: the first to join has not yet reported what it gave up'
+  it(notHeldWhileTwoClaim, () => {
     // worker-1 joined alone and took all six; the rebalance moved four of them, worker-1's report still lists them.
     const reports = lab(6, [{ tasks: [0, 1, 2, 3, 4, 5] }, { tasks: [2, 3] }, { tasks: [4, 5] }])
     expect(groupFormed(reports)).toBe(false)

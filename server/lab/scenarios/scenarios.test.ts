@@ -20,7 +20,9 @@ describe('guided scenarios', () => {
     120_000,
   )
 
-  it('crash-before-commit reports duplicates and crash-before-commit-eos reports none, with an aborted transaction', async () => {
+  const crashScenariosReport =
+    'crash-before-commit reports duplicates and crash-before-commit-eos reports none, with an aborted transaction'
+  it(crashScenariosReport, async () => {
     const alos = await runScenarioInVirtualTime(SCENARIOS.find((s) => s.name === 'crash-before-commit')!, 7)
     const eos = await runScenarioInVirtualTime(SCENARIOS.find((s) => s.name === 'crash-before-commit-eos')!, 7)
     expect(alos.evidence.duplicates as number).toBeGreaterThan(0)

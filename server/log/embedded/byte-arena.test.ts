@@ -36,7 +36,7 @@ describe('ByteArena', () => {
           for (const batch of batches) {
             const end = arena.end
             const first = arena.writeAscii(batch)
-            // biome-ignore lint/suspicious/noControlCharactersInRegex: the oracle for ASCII, control characters included
+            // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII oracle, control characters included
             const ascii = batch.every((v) => /^[\x00-\x7f]*$/.test(v))
             expect(first >= 0).toBe(ascii)
             if (first < 0) {
@@ -62,7 +62,9 @@ describe('ByteArena', () => {
     )
   })
 
-  it('writes a batch longer than one encoding group whole, and nothing when a later group holds a non-ASCII value', () => {
+  const writesLongBatchWhole =
+    'writes a batch longer than one encoding group whole, and nothing when a later group holds a non-ASCII value'
+  it(writesLongBatchWhole, () => {
     // 1,000 values of 100 units span four groups of at most 32,768 units; one value is longer than a group.
     const batch = Array.from({ length: 1_000 }, (_, i) => `${i}:`.padEnd(100, 'v'))
     batch[500] = 'L'.repeat(40_000)

@@ -43,7 +43,10 @@ function setup() {
 }
 
 describe('the embedded inspector: transactions as the coordinator and the partitions hold them', () => {
-  it('an open transaction: Ongoing at its coordinator with its partition, timeout and start; its producer open on the partition from its first offset; ongoing', async () => {
+  const openTransactionOngoing =
+    'an open transaction: Ongoing at its coordinator with its partition, timeout and start; its producer open on ' +
+    'the partition from its first offset; ongoing'
+  it(openTransactionOngoing, async () => {
     const s = setup()
     await s.time.runFor(5)
     s.openTxn(3)
@@ -92,7 +95,9 @@ describe('the embedded inspector: transactions as the coordinator and the partit
     expect(r.open).toEqual([])
   })
 
-  it('past its transaction.timeout.ms an ongoing transaction is overdue, not hanging (the read does not abort it)', async () => {
+  const overdueNotHanging =
+    'past its transaction.timeout.ms an ongoing transaction is overdue, not hanging (the read does not abort it)'
+  it(overdueNotHanging, async () => {
     const s = setup()
     s.openTxn(1)
     await s.time.runFor(TIMEOUT_MS + 1)
@@ -117,7 +122,10 @@ describe('the embedded inspector: transactions as the coordinator and the partit
     expect((await describeTransactions(s.source, [OUT0, OUT1], {}, s.time.now())).coordinators).toHaveLength(3)
   })
 
-  it('the fault point makes a hanging transaction (a producer id no coordinator knows); aborting it writes an ABORT marker and LSO = HW', async () => {
+  const faultPointMakesHanging =
+    'the fault point makes a hanging transaction (a producer id no coordinator knows); aborting it writes an ' +
+    'ABORT marker and LSO = HW'
+  it(faultPointMakesHanging, async () => {
     const s = setup()
     const hung = await s.conn.injectHangingTransaction(OUT1)
     const log = s.cluster.partitionLog(OUT1)

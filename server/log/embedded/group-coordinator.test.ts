@@ -183,7 +183,10 @@ describe('GroupCoordinator fencing of a zombie member', () => {
     )
   })
 
-  it('refuses a commit for a partition the member no longer owns, or from a generation not yet reached, with ILLEGAL_GENERATION', () => {
+  const refusesStaleCommit =
+    'refuses a commit for a partition the member no longer owns, or from a generation not yet reached, with ' +
+    'ILLEGAL_GENERATION'
+  it(refusesStaleCommit, () => {
     const s = twoMembers()
     const theirs = [{ ...s.owned.b[0]!, offset: 3 }]
     expect(errorCode(() => s.group.commitOffsets(s.a.memberId, s.a.generationId, theirs))).toBe('ILLEGAL_GENERATION')

@@ -135,7 +135,9 @@ describe('PartitionLog idempotent append', () => {
 })
 
 describe('PartitionLog batch values', () => {
-  it('reads back a batch of ASCII values, and batches holding non-ASCII, empty or null values, record by record', () => {
+  const readsBackAsciiAndOthers =
+    'reads back a batch of ASCII values, and batches holding non-ASCII, empty or null values, record by record'
+  it(readsBackAsciiAndOthers, () => {
     const log = new PartitionLog('t', 0)
     const batches: DataRecord[][] = [
       recs('a', '', '{"key":"k","count":1}'),

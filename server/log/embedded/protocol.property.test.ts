@@ -482,7 +482,8 @@ const ZOMBIE_RUNS = 4_000
 
 describe('the embedded broker under random schedules', () => {
   it(
-    'keeps every invariant under any interleaving of produce, retry, commit, abort, crash, fence, timeout, stale EndTxn and zombies',
+    'keeps every invariant under any interleaving of produce, retry, commit, abort, crash, fence, timeout, ' +
+      'stale EndTxn and zombies',
     boundFor(ANY_RUNS),
     async () => {
       await fc.assert(fc.asyncProperty(schedules({}, 30), runSchedule), { seed: 0x0e05c09e, numRuns: ANY_RUNS })

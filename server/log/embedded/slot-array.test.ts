@@ -8,7 +8,10 @@ interface Slots<T> {
   dropFront(count: number, length: number): void
 }
 
-/** Appends and front drops against a plain array as the model; sizes cross the 4096-slot chunks, and some drops are whole chunks. */
+/**
+ * Appends and front drops against a plain array as the model; sizes cross the
+ * 4096-slot chunks, and some drops are whole chunks.
+ */
 function holdsWhatAnArrayWould<T>(make: () => Slots<T>, valueFor: (n: number) => T): void {
   const op = fc.oneof(
     fc.record({ append: fc.integer({ min: 1, max: 9_000 }) }),

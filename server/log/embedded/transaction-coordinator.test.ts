@@ -154,7 +154,10 @@ describe('TransactionCoordinator timeout', () => {
 })
 
 describe('TransactionCoordinator offsets in a transaction', () => {
-  it('makes offsets visible to the group only when the transaction commits, and answers UNSTABLE_OFFSET_COMMIT while pending', () => {
+  const offsetsVisibleOnCommit =
+    'makes offsets visible to the group only when the transaction commits, and answers UNSTABLE_OFFSET_COMMIT ' +
+    'while pending'
+  it(offsetsVisibleOnCommit, () => {
     const s = setup()
     const group = s.cluster.group(GROUP)
     const p = s.cluster.initProducerId(TID, TIMEOUT_MS)
@@ -189,7 +192,9 @@ describe('TransactionCoordinator offsets in a transaction', () => {
 })
 
 describe('TransactionCoordinator state machine', () => {
-  it('throws INVALID_TXN_STATE for a commit with no ongoing transaction and for a write to a partition not added', () => {
+  const throwsInvalidTxnState =
+    'throws INVALID_TXN_STATE for a commit with no ongoing transaction and for a write to a partition not added'
+  it(throwsInvalidTxnState, () => {
     const s = setup()
     const p = s.cluster.initProducerId(TID, TIMEOUT_MS)
     expect(errorCode(() => s.cluster.endTxn(TID, p.producerId, p.epoch, 'COMMIT'))).toBe('INVALID_TXN_STATE')

@@ -5,7 +5,9 @@ const before = { joins: 3, memberId: 'worker-2-a' }
 const now = (joins: number, memberId: string, ...owned: string[]) => ({ joins, memberId, owned: new Set(owned) })
 
 describe('mayCommitAgainAfterJoin', () => {
-  it('commits again after a join that kept the member and every partition of the commit (the survivor of a kill)', () => {
+  const commitsAfterKeepingJoin =
+    'commits again after a join that kept the member and every partition of the commit (the survivor of a kill)'
+  it(commitsAfterKeepingJoin, () => {
     expect(
       mayCommitAgainAfterJoin(before, now(4, 'worker-2-a', 'input-2', 'input-3', 'input-0'), ['input-2', 'input-3']),
     ).toBe(true)

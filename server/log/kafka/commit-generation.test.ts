@@ -14,12 +14,16 @@ describe('CommitGeneration: the generation an offset commit carries after kafkaj
     expect(g.identity()).toEqual(gen(1))
   })
 
-  it('keeps the old generation while a revocation waits for poll(), then switches when poll() reaches the queued step', () => {
+  const keepsOldGenerationUntilPoll =
+    'keeps the old generation while a revocation waits for poll(), then switches when poll() reaches the queued ' +
+    'step'
+  it(keepsOldGenerationUntilPoll, () => {
     const g = new CommitGeneration()
     g.joined(gen(4), 'keeps')
     const outcome = g.joined(gen(5), 'releases')
     expect(outcome).toEqual({ switchNow: false, identity: gen(5) })
-    // The worker's commit in onPartitionsRevoked, or any commit before it: still generation 4 (refused by the coordinator).
+    // The worker's commit in onPartitionsRevoked, or any commit before it: still
+    // generation 4 (refused by the coordinator).
     expect(g.identity()).toEqual(gen(4))
     if (!outcome.switchNow) g.switchTo(outcome.identity)
     expect(g.identity()).toEqual(gen(5))

@@ -81,9 +81,10 @@ async function pollUntil(
 
 /**
  * EndTxn returns once the coordinator logged PrepareCommit/PrepareAbort; the markers reach the
- * partitions (and the offsets topic) a moment later. Reads after an end of transaction wait for them.
+ * partitions (and the offsets topic) a moment later. Reads after an end of transaction wait for them
+ * (a state reached: generous for a busy machine).
  */
-const eventually = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 60_000, interval: 20 }) // a state reached: generous for a busy machine
+const eventually = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 60_000, interval: 20 })
 
 const sorted = (tps: TopicPartition[]) => tps.map((tp) => tpKey(tp.topic, tp.partition)).sort()
 
@@ -211,7 +212,9 @@ describe('KafkaConnection against a broker', () => {
     await producer.close()
   })
 
-  it('an aborted transaction is hidden from read_committed, seen by read_uncommitted, and commits no offsets', async () => {
+  const abortedHiddenFromReadCommitted =
+    'an aborted transaction is hidden from read_committed, seen by read_uncommitted, and commits no offsets'
+  it(abortedHiddenFromReadCommitted, async () => {
     const output = name('abort-out')
     const groupId = name('abort-group')
     await conn.admin().createTopics([{ topic: output, partitions: 1 }])
@@ -397,7 +400,10 @@ describe('KafkaConnection against a broker', () => {
     await producer.close()
   })
 
-  it("exactly_once_v2 on kafkajs: a transaction cannot commit a revoked partition's offsets under the generation that revoked it", async () => {
+  const v2CannotCommitRevoked =
+    "exactly_once_v2 on kafkajs: a transaction cannot commit a revoked partition's offsets under the generation " +
+    'that revoked it'
+  it(v2CannotCommitRevoked, async () => {
     // kafkajs rejoins on its own; the revocation reaches the worker in its next poll(). Until then
     // the member's group metadata stays at the old generation, so a commit of a partition that is
     // already someone else's is refused (found as 70 duplicates, both copies committed, in
@@ -495,7 +501,8 @@ describe('KafkaConnection against a broker', () => {
       await consumer.subscribe([topic], listener)
       await pollUntil([consumer], ([r]) => r!.length >= 1)
       const memberBefore = consumer.groupMetadata().memberId
-      await new Promise((r) => setTimeout(r, 2_500)) // the fault: no poll past the 1 s session timeout (then waits on the group's events)
+      // the fault: no poll past the 1 s session timeout (then waits on the group's events)
+      await new Promise((r) => setTimeout(r, 2_500))
       await pollUntil(
         [consumer],
         () => listener.events.some((e) => e.kind === 'lost') && consumer.assignment().length === 2,

@@ -169,7 +169,10 @@ describe('the kafkajs patch', () => {
     )
   })
 
-  it('encodes produce requests that decode to the messages given: keys, values, headers, each timestamp, the first and the max', async () => {
+  const encodesProduceRequests =
+    'encodes produce requests that decode to the messages given: keys, values, headers, each timestamp, the ' +
+    'first and the max'
+  it(encodesProduceRequests, async () => {
     const message = fc.record(
       {
         // Strings (measured once by the patch) and Buffers (written as they are), any UTF-8.
@@ -253,7 +256,10 @@ describe('the kafkajs patch', () => {
     )
   })
 
-  it('reads a varlong as a number exactly when it fits in 7 bytes, and leaves anything longer to the Long path untouched', () => {
+  const readsVarlongExactly =
+    'reads a varlong as a number exactly when it fits in 7 bytes, and leaves anything longer to the Long path ' +
+    'untouched'
+  it(readsVarlongExactly, () => {
     const int64 = fc.bigInt({ min: -(2n ** 63n), max: INT64_MAX })
     const nearFastPath = fc.bigInt({ min: -(2n ** 49n), max: 2n ** 49n })
     fc.assert(
@@ -278,7 +284,10 @@ describe('the kafkajs patch', () => {
     expect(cut.offset).toBe(0)
   })
 
-  it('decodes record batches to the offsets, timestamps, keys, values and headers BigInt arithmetic gives, on either side of the fast path', async () => {
+  const decodesRecordBatches =
+    'decodes record batches to the offsets, timestamps, keys, values and headers BigInt arithmetic gives, on ' +
+    'either side of the fast path'
+  it(decodesRecordBatches, async () => {
     // Bases up to int64's range (the fast path takes them up to 2^52); deltas up to ±2^50 (it takes them under 2^48).
     const base = fc.oneof(
       fc.bigInt({ min: 0n, max: 2n ** 40n }),
@@ -344,7 +353,10 @@ describe('the kafkajs patch', () => {
     )
   })
 
-  it("schedules the request queue's pending check with a delay of at least 1 ms (Node 24 warns on a negative one), and still at the throttle's end", () => {
+  const pendingCheckAtLeast1Ms =
+    "schedules the request queue's pending check with a delay of at least 1 ms (Node 24 warns on a negative " +
+    "one), and still at the throttle's end"
+  it(pendingCheckAtLeast1Ms, () => {
     const RequestQueue = require('kafkajs/src/network/requestQueue/index.js') as new (
       o: Record<string, unknown>,
     ) => { throttledUntil: number; pending: unknown[]; scheduleCheckPendingRequests(): void; destroy(): void }

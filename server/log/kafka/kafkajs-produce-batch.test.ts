@@ -143,7 +143,9 @@ describe('the one-pass record batch of the kafkajs patch', () => {
     )
   })
 
-  it("hands back to kafkajs's encoders what it does not take: a number key, a null header value, a delta of 2^30", () => {
+  const handsBackToKafkajs =
+    "hands back to kafkajs's encoders what it does not take: a number key, a null header value, a delta of 2^30"
+  it(handsBackToKafkajs, () => {
     const base: Batch = {
       partition: 1,
       messages: [],

@@ -94,7 +94,9 @@ const tp = (topic: string, ...partitions: number[]) => ({
 const protocolError = (type: string) => new KafkaJSProtocolError({ type, message: type, retriable: true, code: 0 })
 
 describe('the kafkajs patch: transactions', () => {
-  it('looks the transaction coordinator up once for a whole transaction, and the group coordinator once per group', async () => {
+  const coordinatorLookedUpOnce =
+    'looks the transaction coordinator up once for a whole transaction, and the group coordinator once per group'
+  it(coordinatorLookedUpOnce, async () => {
     const c = scriptedCluster()
     await c.eos.initProducerId()
     for (let i = 0; i < 3; i++) {
@@ -139,7 +141,10 @@ describe('the kafkajs patch: transactions', () => {
     ])
   })
 
-  it('keeps the coordinator after CONCURRENT_TRANSACTIONS, and looks it up again after NOT_COORDINATOR or a lost connection', async () => {
+  const keepsCoordinatorOnConcurrent =
+    'keeps the coordinator after CONCURRENT_TRANSACTIONS, and looks it up again after NOT_COORDINATOR or a lost ' +
+    'connection'
+  it(keepsCoordinatorOnConcurrent, async () => {
     const failures = new Map<string, Error[]>([
       [
         'AddPartitionsToTxn',

@@ -25,7 +25,9 @@ function guardOver(visible: number[]) {
 }
 
 describe('the Kafka consumer position guard', () => {
-  it('takes the first batch of a partition it has no position for (kafkajs starts it at the committed offset)', async () => {
+  const takesFirstBatch =
+    'takes the first batch of a partition it has no position for (kafkajs starts it at the committed offset)'
+  it(takesFirstBatch, async () => {
     const { guard } = guardOver([])
     expect(await guard.admit(TP, batch(7, [7, 8]))).toEqual({ kind: 'take', records: [rec(7), rec(8)] })
     expect(guard.expected(KEY)).toBe(9)
@@ -56,7 +58,10 @@ describe('the Kafka consumer position guard', () => {
     expect(guard.expected(KEY)).toBe(20)
   })
 
-  it('refuses a batch past a gap of visible records (a fetch from before a seek) and refetches from the first missing offset', async () => {
+  const refusesBatchPastVisibleGap =
+    'refuses a batch past a gap of visible records (a fetch from before a seek) and refetches from the first ' +
+    'missing offset'
+  it(refusesBatchPastVisibleGap, async () => {
     const { guard, ranges } = guardOver([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
     guard.startAt(KEY, 3)
     expect(await guard.admit(TP, batch(6, [6, 7]))).toEqual({ kind: 'refetch', from: 3 })
@@ -65,7 +70,10 @@ describe('the Kafka consumer position guard', () => {
     expect(await guard.admit(TP, batch(3, [3, 4, 5]))).toEqual({ kind: 'take', records: [rec(3), rec(4), rec(5)] })
   })
 
-  it('takes a batch past a gap that holds nothing visible (a batch of markers kafkajs moved past, or deleted records)', async () => {
+  const takesBatchPastEmptyGap =
+    'takes a batch past a gap that holds nothing visible (a batch of markers kafkajs moved past, or deleted ' +
+    'records)'
+  it(takesBatchPastEmptyGap, async () => {
     const { guard, ranges } = guardOver([0, 1, 5])
     guard.startAt(KEY, 2)
     expect(await guard.admit(TP, batch(4, [5]))).toEqual({ kind: 'take', records: [rec(5)] })

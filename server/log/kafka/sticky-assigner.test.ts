@@ -53,7 +53,10 @@ describe('stickyGroupAssignment', () => {
     )
   })
 
-  it('property: every partition to exactly one member, balanced within one, and each member keeps min(claimed, its fair share) of its uncontested claims', () => {
+  const assignmentProperty =
+    'property: every partition to exactly one member, balanced within one, and each member keeps min(claimed, ' +
+    'its fair share) of its uncontested claims'
+  it(assignmentProperty, () => {
     const arb = fc.record({
       partitions: fc.integer({ min: 0, max: 12 }),
       members: fc.integer({ min: 1, max: 5 }),

@@ -68,7 +68,10 @@ describe('brokerViews', () => {
     expect(brokerViews(facts).find((b) => b.id === 2)).toMatchObject({ up: false, pid: 102 })
   })
 
-  it('knows no controller leader when the quorum could not be asked, and brokers of a remote cluster by metadata only', () => {
+  const noControllerLeaderUnasked =
+    'knows no controller leader when the quorum could not be asked, and brokers of a remote cluster by metadata ' +
+    'only'
+  it(noControllerLeaderUnasked, () => {
     const views = brokerViews({ ...AFTER_KILL, quorumLeader: null, localBrokers: [], groupCoordinator: null })
     expect(views.map((b) => [b.id, b.up, b.pid, b.controllerLeader, b.groupCoordinator])).toEqual([
       [1, true, null, null, false],

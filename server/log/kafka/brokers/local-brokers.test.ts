@@ -50,7 +50,10 @@ describe('LocalBrokers', () => {
     expect(killed).toEqual([101])
   })
 
-  it('refuses to kill a broker it did not start, a broker that is down, or a pid that is not its broker, killing nothing', () => {
+  const refusesForeignKill =
+    'refuses to kill a broker it did not start, a broker that is down, or a pid that is not its broker, killing ' +
+    'nothing'
+  it(refusesForeignKill, () => {
     expect(() => brokers().kill(7)).toThrow(BrokerControlRefused)
     expect(() => brokers().kill(7)).toThrow(/not started by scripts\/kafka-cluster.sh/)
     expect(() => brokers().kill(2)).toThrow(/not running/)

@@ -40,7 +40,10 @@ async function pollUntil(consumers: LogConsumer[], done: () => boolean, boundMs 
 }
 
 describe('KIP-447 on kafkajs', () => {
-  it("TxnOffsetCommit v3: the member's current generation commits; a generation the group has left behind is refused (ILLEGAL_GENERATION) and commits nothing", async () => {
+  const txnOffsetCommitV3Generations =
+    "TxnOffsetCommit v3: the member's current generation commits; a generation the group has left behind is " +
+    'refused (ILLEGAL_GENERATION) and commits nothing'
+  it(txnOffsetCommitV3Generations, async () => {
     const input = name('fence-in')
     const output = name('fence-out')
     const groupId = name('fence-group')
@@ -91,7 +94,10 @@ describe('KIP-447 on kafkajs', () => {
     await Promise.all([a.close(), b.close(), producer.close()])
   })
 
-  it('OffsetFetch require_stable: a read_committed owner waits for the open transaction holding offsets, then reads what it committed; read_uncommitted does not wait', async () => {
+  const offsetFetchRequireStable =
+    'OffsetFetch require_stable: a read_committed owner waits for the open transaction holding offsets, then ' +
+    'reads what it committed; read_uncommitted does not wait'
+  it(offsetFetchRequireStable, async () => {
     const input = name('stable-in')
     const groupId = name('stable-group')
     await conn.admin().createTopics([{ topic: input, partitions: 1 }])

@@ -27,7 +27,9 @@ describe('a described transactional id on the log port', () => {
     expect(coordinatorTransactionOf(described('Ongoing', -1)).startTimeMs).toBe(-1)
   })
 
-  it('keeps the rest as described, without the error code, with no last-update time (DescribeTransactions has none)', () => {
+  const keepsRestAsDescribed =
+    'keeps the rest as described, without the error code, with no last-update time (DescribeTransactions has ' + 'none)'
+  it(keepsRestAsDescribed, () => {
     expect(coordinatorTransactionOf(described('Ongoing', 5))).toEqual({
       transactionalId: 'app-0_1',
       state: 'Ongoing',

@@ -26,7 +26,10 @@ afterAll(async () => {
 })
 
 describe('KIP-664 on kafkajs', () => {
-  it('an ongoing transaction: listed Ongoing by its coordinator with its partition, its producer open on the partition from its first offset; ongoing, not hanging', async () => {
+  const ongoingTransactionListed =
+    'an ongoing transaction: listed Ongoing by its coordinator with its partition, its producer open on the ' +
+    'partition from its first offset; ongoing, not hanging'
+  it(ongoingTransactionListed, async () => {
     const topic = name('ongoing')
     await conn.admin().createTopics([{ topic, partitions: 1 }])
     const transactionalId = name('txn')
@@ -64,7 +67,10 @@ describe('KIP-664 on kafkajs', () => {
     await producer.close()
   })
 
-  it('a hanging transaction (a producer id no coordinator knows) is found, and aborting it moves the last stable offset to the high watermark', async () => {
+  const hangingTransactionFoundAndAborted =
+    'a hanging transaction (a producer id no coordinator knows) is found, and aborting it moves the last stable ' +
+    'offset to the high watermark'
+  it(hangingTransactionFoundAndAborted, async () => {
     const topic = name('hanging')
     await conn.admin().createTopics([{ topic, partitions: 1 }])
     const producerId = 900_000_000 + Math.floor(Math.random() * 1_000_000)

@@ -68,7 +68,10 @@ describe('AckDropProxy on a real broker', () => {
     expect(proxy.stats.produceRequests).toBeGreaterThan(0)
   })
 
-  it('with enable.idempotence the retried batch is not appended again: written once, the lost ack recorded with its sequence and offset', async () => {
+  const idempotentRetryNotAppended =
+    'with enable.idempotence the retried batch is not appended again: written once, the lost ack recorded with ' +
+    'its sequence and offset'
+  it(idempotentRetryNotAppended, async () => {
     const name = await topic('idempotent')
     dropped.length = 0
     proxy.dropNextAcks(1)
@@ -84,7 +87,9 @@ describe('AckDropProxy on a real broker', () => {
     expect(await highWatermark(name)).toBe(3)
   })
 
-  it('without enable.idempotence the retry writes the batch a second time: the duplicate a lost ack causes', async () => {
+  const retryWritesDuplicate =
+    'without enable.idempotence the retry writes the batch a second time: the duplicate a lost ack causes'
+  it(retryWritesDuplicate, async () => {
     const name = await topic('plain')
     dropped.length = 0
     proxy.dropNextAcks(1)

@@ -123,7 +123,10 @@ describe('FindCoordinator responses', () => {
 })
 
 describe('Produce requests and responses', () => {
-  it("reads acks, the transactional id and each batch's producer id, epoch, base sequence and count (kafkajs's own encoding)", async () => {
+  const readsProduceFields =
+    "reads acks, the transactional id and each batch's producer id, epoch, base sequence and count (kafkajs's " +
+    'own encoding)'
+  it(readsProduceFields, async () => {
     const produce = require('kafkajs/src/protocol/requests/produce/v3/request') as (o: unknown) => unknown
     const request = produce({
       acks: -1,

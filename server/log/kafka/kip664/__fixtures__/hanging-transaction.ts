@@ -28,7 +28,10 @@ async function setVerification(brokers: string[], clientId: string, enabled: boo
 
 const VERIFICATION_REFUSALS = ['INVALID_PRODUCER_ID_MAPPING', 'INVALID_TXN_STATE']
 
-/** Writes one transactional record of `producerId` (epoch 0, sequence 0) to the partition; returns once the leader took it. */
+/**
+ * Writes one transactional record of `producerId` (epoch 0, sequence 0) to the
+ * partition; returns once the leader took it.
+ */
 export async function writeHangingTransaction(
   brokers: string[],
   clientId: string,
