@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkSource, MAX_FUNCTION_LINES } from './check-shape.mjs'
+import { checkSource, longLines, MAX_FUNCTION_LINES, MAX_LINE_CHARS } from './check-shape.mjs'
 
 const body = (n: number) => Array.from({ length: n }, (_, i) => `  const v${i} = ${i}`).join('\n')
 
@@ -30,11 +30,11 @@ describe('check-shape', () => {
     ])
   })
 
-
   it('flags boolean flag parameters, typed or defaulted', () => {
     const r = checkSource(
       'flags.ts',
-      `export function closeTask(p: number, clean: boolean) {}\nexport const endTxn = (id: string, commit = true) => id\n`,
+      `export function closeTask(p: number, clean: boolean) {}\nexport const endTxn = (id: string, commit = ` +
+        `true) => id\n`,
     )
     expect(r.offences).toEqual([
       'flags.ts:1: boolean parameter clean of closeTask (name the choice with a type)',
@@ -75,5 +75,21 @@ describe('check-shape imports', () => {
         `import { StreamWorker } from '../engine/stream-worker.ts'\nexport const w = StreamWorker\n`,
       ).offences,
     ).toEqual([])
+  })
+})
+
+describe('check-shape line length', () => {
+  it('flags each line over the limit with its number and length, and passes a line of exactly the limit', () => {
+    const text = ['ok', 'x'.repeat(MAX_LINE_CHARS), `// ${'y'.repeat(MAX_LINE_CHARS)}`, ''].join('\n')
+    expect(longLines('a.test.ts', text)).toEqual([
+      `a.test.ts:3: line of ${MAX_LINE_CHARS + 3} characters (at most ${MAX_LINE_CHARS})`,
+    ])
+  })
+
+  it('counts characters, not bytes or UTF-16 units, and ignores a CR before the newline', () => {
+    const arrows = '→'.repeat(MAX_LINE_CHARS)
+    const rockets = '🚀'.repeat(MAX_LINE_CHARS)
+    expect(longLines('b.ts', `${arrows}\r\n${rockets}\n`)).toEqual([])
+    expect(longLines('b.ts', `${arrows}→\n`)).toHaveLength(1)
   })
 })
