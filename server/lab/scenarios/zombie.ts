@@ -25,7 +25,10 @@ import {
   waitWhileProgressing,
 } from './scenario.ts'
 
-/** The producers a worker's transactions went through: the transactional id, producer id and epoch of its last txn-begin for each. */
+/**
+ * The producers a worker's transactions went through: the transactional id, producer
+ * id and epoch of its last txn-begin for each.
+ */
 function openProducers(events: readonly LabEvent[], workerId: string) {
   const last = new Map<string, { transactionalId: string; producerId: number; epoch: number }>()
   for (const e of events)
@@ -68,7 +71,8 @@ async function zombie(ctx: ScenarioContext, guarantee: ProcessingGuarantee) {
   const producers = openProducers(events, victim)
   const open = await openTransactions(lab, producers)
   ctx.say(
-    `${guarantee}: ${victim} paused after step 4 with an open transaction (tasks ${tasks.join(', ')}; producers ${producers.map((p) => `${p.transactionalId} id ${p.producerId} epoch ${p.epoch}`).join('; ')})`,
+    `${guarantee}: ${victim} paused after step 4 with an open transaction (tasks ${tasks.join(', ')}; ` +
+      `producers ${producers.map((p) => `${p.transactionalId} id ${p.producerId} epoch ${p.epoch}`).join('; ')})`,
   )
   // Removed once its group's coordinator lists it no more (DescribeGroups; the embedded coordinator the same way).
   // The group is asked until the member is gone; the wait fails if the group stops committing meanwhile.
@@ -211,7 +215,9 @@ export const zombieScenario: Scenario = {
   name: 'zombie',
   title: 'A paused worker wakes up as a zombie',
   summary:
-    'A worker stops (SIGSTOP) holding an open transaction, is dropped from the group, and wakes up. It is fenced: under exactly_once by the new owner bumping the producer epoch, under exactly_once_v2 by the group generation on its offset commit. Nothing it wrote becomes visible.',
+    'A worker stops (SIGSTOP) holding an open transaction, is dropped from the group, and wakes up. It is ' +
+    'fenced: under exactly_once by the new owner bumping the producer epoch, under exactly_once_v2 by the ' +
+    'group generation on its offset commit. Nothing it wrote becomes visible.',
   async run(ctx) {
     const results = []
     for (const g of ['exactly_once', 'exactly_once_v2'] as const) {
@@ -228,7 +234,9 @@ export const zombieScenario: Scenario = {
       if (g === 'exactly_once_v2')
         for (const run of r.abortedOutput)
           ctx.link({
-            label: `the zombie's aborted transaction: output-${run.partition} [${run.from}, ${run.to}), ${run.records} records none of which became visible`,
+            label:
+              `the zombie's aborted transaction: output-${run.partition} [${run.from}, ${run.to}), ${run.records} ` +
+              `records none of which became visible`,
             topic: 'output',
             partition: run.partition,
             fromOffset: run.from,
