@@ -7,6 +7,7 @@
 
 import { SystemTime } from '../log/time.ts'
 import {
+  CLOCK_LABEL,
   HeadlessHost,
   runScenario,
   runScenarioInVirtualTime,
@@ -74,15 +75,23 @@ export async function scenarioCommand(
   if (name === 'lost-ack')
     requireCapability(capabilitiesOf(f.backend, { route: 'ack-drop-proxy', client: client ?? {} }), 'drop-acks')
   const result = client !== null ? await runOnKafka(client, scenario, f.seed) : await runOn(f.clock, scenario, f.seed)
-  if (f.json) out(JSON.stringify(result))
-  else {
-    out(`${result.title}\n${scenario.summary}\n`)
-    for (const n of result.narrative) out(`  +${String(n.atMs).padStart(6)} ms  ${n.text}`)
-    out('')
-    for (const e of result.expectations) out(`  ${e.holds ? 'holds ' : 'FAILS '} ${e.claim}`)
-    out(`\n${result.conclusion}`)
-  }
+  if (f.json) out(JSON.stringify({ ...result, clockLabel: CLOCK_LABEL[result.clock] }))
+  else for (const line of scenarioText(result, scenario.summary)) out(line)
   return result.passed ? 0 : 1
+}
+
+/**
+ * The summary as printed: its title names the clock its figures come from (the model's by default,
+ * the dashboard's live lab measures on the system clock), as its conclusion does.
+ */
+export function scenarioText(result: ScenarioResult, summary: string): string[] {
+  return [
+    `${result.title} · ${CLOCK_LABEL[result.clock]}\n${summary}\n`,
+    ...result.narrative.map((n) => `  +${String(n.atMs).padStart(6)} ms  ${n.text}`),
+    '',
+    ...result.expectations.map((e) => `  ${e.holds ? 'holds ' : 'FAILS '} ${e.claim}`),
+    `\n${result.conclusion}`,
+  ]
 }
 
 async function runOnKafka(client: KafkaClientConfig, scenario: Scenario, seed: number): Promise<ScenarioResult> {

@@ -60,6 +60,9 @@ describe("a scenario's figures are the tiles' and the journal's", { timeout: 600
     const doubled = card.figures.duplicatesWithoutIdempotence!
     expect(doubled).toBeGreaterThan(0)
     expect(narrative + card.conclusion).toContain(`${doubled} duplicates`)
+    // This dashboard's lab runs on a virtual clock: the figure says it is the model's.
+    expect(card.conclusion).toMatch(/duplicates\. \[model \(virtual time\)\]$/)
+    expect(narrative).toMatch(/^model \(virtual time\): /)
     // The lab the scenario ends on is the run without idempotence: the tile counts its duplicates.
     expect(s.correctness!.duplicates).toBe(doubled)
     const drops = entries(lab).filter((e) => e.fact.kind === 'ack-dropped' && e.atMs >= startedAt)

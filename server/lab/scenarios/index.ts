@@ -20,5 +20,5 @@ export function scenarioByName(name: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.name === name)
 }
 
-export { HeadlessHost, runScenario, type ScenarioResult, type ScenarioHost } from './scenario.ts'
+export { CLOCK_LABEL, HeadlessHost, runScenario, type ScenarioResult, type ScenarioHost } from './scenario.ts'
 export { runScenarioInVirtualTime } from './virtual-time.ts'

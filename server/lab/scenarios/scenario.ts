@@ -4,7 +4,7 @@
 
 import type { EvidenceLink, Step } from '../../../lib/lab-protocol.ts'
 import { streamsConfigFor, type ProcessingGuarantee } from '../../../lib/streams-config.ts'
-import type { Time } from '../../log/time.ts'
+import { MockTime, type Time } from '../../log/time.ts'
 import { type LatencyModel, MODEL_MAX_POLL_RECORDS } from '../../log/embedded/latency-model.ts'
 import { validateRun } from '../../validator/validator.ts'
 import type { ValidationReport } from '../../validator/report.ts'
@@ -51,11 +51,37 @@ export interface Expectation {
   holds: boolean
 }
 
+/**
+ * What a scenario's figures come from: the model on a virtual clock (eoscope scenario's default: the
+ * model's costs, exact for a seed) or a live lab on the system clock (the dashboard, --clock system,
+ * Kafka: measured, varying with the machine's load). The two read differently (issue 34: lost-ack's
+ * 2 duplicates on the dashboard, 3 from the CLI), so every output says which.
+ */
+export type ScenarioClock = 'virtual' | 'system'
+export const CLOCK_LABEL: Record<ScenarioClock, string> = {
+  virtual: 'model (virtual time)',
+  system: 'live, system clock',
+}
+const CLOCK_LINE: Record<ScenarioClock, string> = {
+  virtual:
+    "model (virtual time): a simulated clock and the model's costs; the figures are exact for the seed, and a " +
+    'live lab on the system clock (the dashboard) measures others',
+  system:
+    'live, system clock: the figures are measured on this machine and vary with its load; the model ' +
+    '(eoscope scenario in virtual time, its default) gives others',
+}
+
+export function scenarioClock(time: Time): ScenarioClock {
+  return time instanceof MockTime ? 'virtual' : 'system'
+}
+
 export interface ScenarioResult {
   name: string
   title: string
   backend: 'embedded' | 'kafka'
   seed: number
+  /** The clock its figures come from: the model's (virtual) or the system's (live). */
+  clock: ScenarioClock
   narrative: { atMs: number; text: string }[]
   evidence: Record<string, unknown>
   expectations: Expectation[]
@@ -350,17 +376,21 @@ export async function runScenario(
     figure: (name, value) => (figures[name] = value ?? 0),
     link: (l) => links.push({ ...l, atMs: Math.round(l.atMs) }),
   }
+  const clock = scenarioClock(host.time)
+  ctx.say(CLOCK_LINE[clock])
   const conclusion = await scenario.run(ctx)
   return {
     name: scenario.name,
     title: scenario.title,
     backend: host.backend,
     seed: host.seed,
+    clock,
     narrative,
     evidence: ctx.evidence,
     expectations,
     passed: expectations.length > 0 && expectations.every((e) => e.holds),
-    conclusion,
+    // Its figures with what they come from, wherever the conclusion is shown (CLI, scenario view, evidence card).
+    conclusion: `${conclusion} [${CLOCK_LABEL[clock]}]`,
     figures,
     links,
   }
