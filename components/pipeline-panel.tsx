@@ -185,7 +185,7 @@ export const PipelinePanel = memo(function PipelinePanel({
       hint="Per task: records through each step; sampled records move along the steps (set the input rate to 1/s to follow them)"
       testId="pipeline"
     >
-      <div className="pipeline" role="table" aria-label="steps per task">
+      <div className="pipeline" role="table" aria-label="steps per task" tabIndex={0}>
         <div className="task-row task-head" role="row">
           <div role="columnheader">task</div>
           <div className="task-steps" role="columnheader">
