@@ -77,7 +77,10 @@ interface Measured {
   bareLoopPerSec: number
 }
 
-/** One headless run without faults: its processed throughput (null over the steady window when it had too few commits there), or an error when it broke its guarantee. */
+/**
+ * One headless run without faults: its processed throughput (null over the steady window when it had too few
+ * commits there), or an error when it broke its guarantee.
+ */
 async function checkedRun(
   guarantee: ProcessingGuarantee,
   commitIntervalMs: number,
@@ -114,11 +117,15 @@ async function checkedRun(
   ).finally(() => clearInterval(sampler))
   if (!r.completed || r.lost !== 0 || (guarantee !== 'at_least_once' && r.duplicates !== 0))
     throw new Error(
-      `bench run violated its guarantee: ${JSON.stringify({ guarantee, commitIntervalMs, records: n, lost: r.lost, duplicates: r.duplicates })}`,
+      `bench run violated its guarantee: ` +
+        `${JSON.stringify({ guarantee, commitIntervalMs, records: n, lost: r.lost, duplicates: r.duplicates })}`,
     )
   const steady = steadyRate(samples, n)
   if (steady === null) {
-    const unmeasured = `fewer than ${MIN_SAMPLES} samples or ${MIN_STEPS} distinct commits between 10% and 90% of ${n} records committed (${samples.length} samples in all): too short a run at ${commitIntervalMs} ms for a steady figure (use more --records)`
+    const unmeasured =
+      `fewer than ${MIN_SAMPLES} samples or ${MIN_STEPS} distinct commits between 10% and 90% of ${n} records ` +
+      `committed (${samples.length} samples in all): too short a run at ${commitIntervalMs} ms for a steady ` +
+      `figure (use more --records)`
     return { steadyPerSec: null, windowMs: null, wholeRunPerSec: r.throughputPerSec, unmeasured }
   }
   return {
@@ -129,7 +136,11 @@ async function checkedRun(
   }
 }
 
-/** A measured run, with the bare loop just before it: this shared machine's speed drifts by up to half within minutes (the bare loop read 1.2 M and 2.5 M records/s in one benchmark), and each run is compared with the machine of its own moment. */
+/**
+ * A measured run, with the bare loop just before it: this shared machine's speed drifts by up to
+ * half within minutes (the bare loop read 1.2 M and 2.5 M records/s in one benchmark), and each
+ * run is compared with the machine of its own moment.
+ */
 async function measuredRun(
   guarantee: ProcessingGuarantee,
   commitIntervalMs: number,
@@ -188,7 +199,9 @@ for (const latency of latencies) {
       rows.push(row)
       const t = row.throughputPerSec
       process.stdout.write(
-        `${latency.padEnd(8)} ${String(commitIntervalMs).padStart(5)} ms  ${guarantee.padEnd(16)} ${t === null ? 'no steady figure' : `median ${t.median} rec/s (min ${t.min}, max ${t.max})`}, whole run median ${row.wholeRunPerSec.median} rec/s\n`,
+        `${latency.padEnd(8)} ${String(commitIntervalMs).padStart(5)} ms  ${guarantee.padEnd(16)} ` +
+          `${t === null ? 'no steady figure' : `median ${t.median} rec/s (min ${t.min}, max ${t.max})`}, whole ` +
+          `run median ${row.wholeRunPerSec.median} rec/s\n`,
       )
     }
   }
@@ -212,7 +225,8 @@ function round3(x: number): number {
 function targets(): { target: string; value: number | null; met: boolean | null }[] {
   const row = (g: ProcessingGuarantee, ms: number) =>
     rows.find((r) => r.guarantee === g && r.commitIntervalMs === ms && r.latencyModel === 'off')
-  // The exactly_once targets on MEASURES.md's transaction overhead: the two guarantees' median throughputs side by side.
+  // The exactly_once targets on MEASURES.md's transaction overhead: the two
+  // guarantees' median throughputs side by side.
   const at = (g: ProcessingGuarantee, ms: number) => row(g, ms)?.throughputPerSec?.median ?? null
   const ratio = (a: number | null, b: number | null) => (a === null || b === null ? null : round3(a / b))
   const check = (target: string, value: number | null, min: number) => ({
@@ -264,18 +278,34 @@ const overhead = rows
   .filter(Boolean)
 
 const NOTES = [
-  'Everything runs in one Node.js process on one JavaScript thread: three workers, the embedded broker and its coordinators, and the load generator. Throughput is bound by that thread (per input record: a fetch, two produced records appended, JSON encoding of the output value, the state update) and by garbage collection, which runs partly on the second core.',
+  'Everything runs in one Node.js process on one JavaScript thread: three workers, the embedded broker and its ' +
+    'coordinators, and the load generator. Throughput is bound by that thread (per input record: a fetch, two ' +
+    'produced records appended, JSON encoding of the output value, the state update) and by garbage collection, ' +
+    'which runs partly on the second core.',
   feed === 'prefill'
-    ? "feed prefill: the whole input is written before the workers start (as bench:kafka does), so the workers run on a backlog and the load generator does not compete with them for the thread; the run's time starts when they do. --feed concurrent measures the engine with the generator appending beside it."
-    : 'feed concurrent: the load generator appends the input while the workers run, on the same thread, and its work (one more append per record) is inside the measured throughput.',
-  'throughputPerSec is measured over the steady window (from 10% to 90% of the input committed, the slope of a least-squares line through the committed offsets sampled every 5 ms), wholeRunPerSec over the whole run to the commit that covers the last record. A 1,000,000-record run lasts about a second, ten intervals at 100 ms: the whole-run figure then waits up to one interval for that final commit and reads in clusters a tenth apart; at 1000 ms the run lasts two to three intervals, and the steady window may hold too few commits (the run then fails, asking for more --records).',
-  'exactly_once costs one transaction per task and commit (AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn with a marker per partition), done in the same thread; with the latency model on, its round trips cost wall time too, partly hidden by the other workers running meanwhile.',
+    ? 'feed prefill: the whole input is written before the workers start (as bench:kafka does), so the workers ' +
+      "run on a backlog and the load generator does not compete with them for the thread; the run's time starts " +
+      'when they do. --feed concurrent measures the engine with the generator appending beside it.'
+    : 'feed concurrent: the load generator appends the input while the workers run, on the same thread, and its ' +
+      'work (one more append per record) is inside the measured throughput.',
+  'throughputPerSec is measured over the steady window (from 10% to 90% of the input committed, the slope of a ' +
+    'least-squares line through the committed offsets sampled every 5 ms), wholeRunPerSec over the whole run to ' +
+    'the commit that covers the last record. A 1,000,000-record run lasts about a second, ten intervals at 100 ' +
+    'ms: the whole-run figure then waits up to one interval for that final commit and reads in clusters a tenth ' +
+    'apart; at 1000 ms the run lasts two to three intervals, and the steady window may hold too few commits (the ' +
+    'run then fails, asking for more --records).',
+  'exactly_once costs one transaction per task and commit (AddPartitionsToTxn, AddOffsetsToTxn, ' +
+    'TxnOffsetCommit, EndTxn with a marker per partition), done in the same thread; with the latency model on, ' +
+    'its round trips cost wall time too, partly hidden by the other workers running meanwhile.',
 ]
 
 writeResult('bench/results/engine.json', {
   benchmark: 'engine',
   definition:
-    'processed throughput: records/s by which the group committed input offsets advance, over the steady window from 10% to 90% of the input committed (the slope of a least-squares line through the committed offsets sampled every 5 ms; bench/steady-rate.ts), windowMs its length; wholeRunPerSec over the whole run, for comparison; ' +
+    'processed throughput: records/s by which the group committed input offsets advance, over the steady ' +
+    'window from 10% to 90% of the input committed (the slope of a least-squares line through the committed ' +
+    'offsets sampled every 5 ms; bench/steady-rate.ts), windowMs its length; wholeRunPerSec over the whole ' +
+    'run, for comparison; ' +
     (feed === 'prefill'
       ? 'on a backlog written before the workers start (feed prefill)'
       : 'the load generator appending concurrently, in the same process (feed concurrent)'),
@@ -288,13 +318,21 @@ writeResult('bench/results/engine.json', {
   },
   bareLoop: {
     definition:
-      "records/s of the engine's essential per-record work alone (parse, aggregate lookup and update, output and changelog records, the output value as JSON text and then UTF-8 bytes) on one core: the best of 5 passes of 1,000,000 records after an unmeasured one, measured before and after the engine runs in the same process (perSec: their mean, for reference). Each row's ratioToBareLoop is the median over its runs of the run's steady throughput over the bare loop measured just before that run (the best of 3 passes after an unmeasured one: the row's bareLoopPerSec), so that the machine's speed at that moment cancels",
+      "records/s of the engine's essential per-record work alone (parse, aggregate lookup and update, output " +
+      'and changelog records, the output value as JSON text and then UTF-8 bytes) on one core: the best of 5 ' +
+      'passes of 1,000,000 records after an unmeasured one, measured before and after the engine runs in the ' +
+      "same process (perSec: their mean, for reference). Each row's ratioToBareLoop is the median over its " +
+      "runs of the run's steady throughput over the bare loop measured just before that run (the best of 3 " +
+      "passes after an unmeasured one: the row's bareLoopPerSec), so that the machine's speed at that moment " +
+      'cancels',
     before: bareBefore satisfies BareLoopResult,
     after: bareAfter satisfies BareLoopResult,
     perSec: bareLoopPerSec,
   },
   warmUp: {
-    definition: `one unmeasured run per guarantee of ${warmupRecords} records at the first interval, before the measured runs (--warmup-records)`,
+    definition:
+      `one unmeasured run per guarantee of ${warmupRecords} records at the first interval, before the measured ` +
+      `runs (--warmup-records)`,
     records: warmupRecords,
     runs: warmUp,
   },
@@ -304,7 +342,13 @@ writeResult('bench/results/engine.json', {
   partitions: 6,
   rows,
   overheadDefinition:
-    "transactionOverhead: 1 - (exactly_once median throughput / at_least_once median throughput) at the same interval and latency model (MEASURES.md); the exactly_once targets are checked on it. transactionOverheadAgainstBareLoop, for comparison: the same with each guarantee's ratioToBareLoop in place of its throughput, each run taken against the bare loop measured just before it. Each is distorted in its own way on this shared machine: the first when a slow spell (the machine's speed moves by up to 1.8x within seconds) falls on one guarantee's runs and not the other's, the second by the bare loop's own spread (its best of 3 passes varies by a few percent) when the machine is steady.",
+    'transactionOverhead: 1 - (exactly_once median throughput / at_least_once median throughput) at the same ' +
+    'interval and latency model (MEASURES.md); the exactly_once targets are checked on it. ' +
+    "transactionOverheadAgainstBareLoop, for comparison: the same with each guarantee's ratioToBareLoop in " +
+    'place of its throughput, each run taken against the bare loop measured just before it. Each is distorted ' +
+    "in its own way on this shared machine: the first when a slow spell (the machine's speed moves by up to " +
+    "1.8x within seconds) falls on one guarantee's runs and not the other's, the second by the bare loop's own " +
+    'spread (its best of 3 passes varies by a few percent) when the machine is steady.',
   overhead,
   targets: targets(),
   notes: NOTES,

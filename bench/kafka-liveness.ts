@@ -24,7 +24,8 @@ import {
 
 checkFlags(
   [
-    'npm run bench:liveness -- [flags]: eoscope runs on Kafka with worker kills beside CPU hogs (scripts/kafka-broker.sh start first)',
+    'npm run bench:liveness -- [flags]: eoscope runs on Kafka with worker kills beside CPU hogs ' +
+      '(scripts/kafka-broker.sh start first)',
     '  --brokers HOST:PORT      default KAFKA_BROKERS or 127.0.0.1:19092',
     '  --seeds N,N              default 1,2,3,4,5',
     '  --guarantee G            default exactly_once',
@@ -107,9 +108,11 @@ for (const seed of seeds) {
   runs.push(r)
   const s = r.summary
   process.stdout.write(
-    `seed ${seed}: exit ${r.exitCode}, ${r.wallSeconds} s, load ${r.loadAverage1mBefore} -> ${r.loadAverage1mAfter}, hogs took ${r.hogCores ?? '?'} cores` +
+    `seed ${seed}: exit ${r.exitCode}, ${r.wallSeconds} s, load ${r.loadAverage1mBefore} -> ` +
+      `${r.loadAverage1mAfter}, hogs took ${r.hogCores ?? '?'} cores` +
       (s
-        ? `, ${s.kills} kills, ${s.throughputPerSec} rec/s, ${s.transactions.committed} committed / ${s.transactions.aborted} aborted, ${JUDGED_FIGURES.map((f) => `${f} ${s[f]}`).join(', ')}`
+        ? `, ${s.kills} kills, ${s.throughputPerSec} rec/s, ${s.transactions.committed} committed / ` +
+          `${s.transactions.aborted} aborted, ${JUDGED_FIGURES.map((f) => `${f} ${s[f]}`).join(', ')}`
         : `, no summary: ${r.errorTail}`) +
       (s?.stalled ? `, STALLED: ${s.stalled.reason}` : '') +
       '\n',
@@ -122,18 +125,23 @@ const verdict = livenessVerdict(runs, faults)
 writeResult(out, {
   benchmark: 'kafka-liveness',
   at: new Date().toISOString(),
-  command: `eoscope ${runArgs(0).join(' ').replace('--seed 0', '--seed N')} (seeds ${seeds.join(', ')}, one after the other)`,
+  command:
+    `eoscope ${runArgs(0).join(' ').replace('--seed 0', '--seed N')} (seeds ${seeds.join(', ')}, one after the ` +
+    `other)`,
   machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version },
   hogs: { count: hogCount, what: HOGS_WHAT },
   definitions: {
     completed:
-      'all input committed by the group and the validator run, exit 0 (a run that stalls, committing nothing for max(60 s, 12 x session.timeout.ms), exits 3 with the reason)',
+      'all input committed by the group and the validator run, exit 0 (a run that stalls, committing nothing ' +
+      'for max(60 s, 12 x session.timeout.ms), exits 3 with the reason)',
     judged: `${JUDGED_FIGURES.join(', ')}: each must be 0 (MEASURES.md); null (unavailable after a stall) fails`,
     throughputPerSec:
-      'committed input records per second over the run (MEASURES.md processed throughput), kills and recoveries included',
+      'committed input records per second over the run (MEASURES.md processed throughput), kills and ' +
+      'recoveries included',
     loadAverage1m: "the machine's 1-minute load average (os.loadavg) just before and just after the run",
     hogCores:
-      "the hogs' CPU seconds (/proc/<pid>/stat, user + system) during the run over its wall seconds: how many cores' worth of CPU they took from it",
+      "the hogs' CPU seconds (/proc/<pid>/stat, user + system) during the run over its wall seconds: how many " +
+      "cores' worth of CPU they took from it",
   },
   medianWallSeconds: median(runs.map((r) => r.wallSeconds)),
   runs: runs.map((r) => ({
@@ -158,7 +166,9 @@ writeResult(out, {
   ...verdict,
 })
 process.stdout.write(
-  `${verdict.passed ? 'passed' : 'FAILED'}: ${verdict.runCount} runs, all completed ${verdict.allCompleted}, kills in every run ${verdict.allFaultsInjected}, all figures 0 ${verdict.allZero} -> ${path.relative(ROOT, out)}\n`,
+  `${verdict.passed ? 'passed' : 'FAILED'}: ${verdict.runCount} runs, all completed ${verdict.allCompleted}, ` +
+    `kills in every run ${verdict.allFaultsInjected}, all figures 0 ${verdict.allZero} -> ` +
+    `${path.relative(ROOT, out)}\n`,
 )
 for (const p of verdict.problems) process.stdout.write(`  seed ${p.seed}: ${p.problems.join('; ')}\n`)
 process.exit(verdict.passed ? 0 : 1)

@@ -17,7 +17,8 @@ export const EXIT_STALLED = 3
 export const RUN = {
   name: 'run',
   summary:
-    'one headless run that feeds records through the engine, injects faults on a seeded schedule, waits until all input is committed and validates the logs',
+    'one headless run that feeds records through the engine, injects faults on a seeded schedule, waits until ' +
+    'all input is committed and validates the logs',
   flags: {
     guarantee: {
       type: 'choice',
@@ -50,7 +51,8 @@ export const RUN = {
     'session-timeout-ms': {
       type: 'setting',
       setting: 'session.timeout.ms',
-      defaultText: `${SETTINGS['session.timeout.ms'].default}; ${KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs} on --backend kafka`,
+      defaultText:
+        `${SETTINGS['session.timeout.ms'].default}; ` + `${KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs} on --backend kafka`,
     },
     'transaction-timeout-ms': { type: 'setting', setting: 'transaction.timeout.ms' },
     'latency-model': {
@@ -87,13 +89,19 @@ export const RUN = {
     prefill: {
       type: 'boolean',
       meaning:
-        'write the whole input before the workers start: they run on a backlog, the load generator does not compete with them for the CPU, and the duration counts from their start (what bench:engine and bench:kafka measure)',
+        'write the whole input before the workers start: they run on a backlog, the load generator does not ' +
+        'compete with them for the CPU, and the duration counts from their start (what bench:engine and ' +
+        'bench:kafka measure)',
     },
   },
   notes: [
     'Violations are data (exit 0) unless --expect names a guarantee; bad flags exit 2.',
-    'A run that did not complete within its deadline exits 1; a run that stalled (the group committed no input for max(60 s, 12 × session.timeout.ms) while input remained) stops there and exits 3, with what was seen (members removed, producers re-initialised) in `stalled` and its correctness figures null.',
-    `--backend kafka: session.timeout.ms defaults to ${KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs} (heartbeat.interval.ms ${KAFKA_GROUP_TIMEOUTS.heartbeatIntervalMs}), Kafka's own kind of timeout for a real cluster: detection of a killed worker takes up to session.timeout.ms.`,
+    'A run that did not complete within its deadline exits 1; a run that stalled (the group committed no input ' +
+      'for max(60 s, 12 × session.timeout.ms) while input remained) stops there and exits 3, with what was seen ' +
+      '(members removed, producers re-initialised) in `stalled` and its correctness figures null.',
+    `--backend kafka: session.timeout.ms defaults to ${KAFKA_GROUP_TIMEOUTS.sessionTimeoutMs} ` +
+      `(heartbeat.interval.ms ${KAFKA_GROUP_TIMEOUTS.heartbeatIntervalMs}), Kafka's own kind of timeout for a ` +
+      `real cluster: detection of a killed worker takes up to session.timeout.ms.`,
     '--backend kafka: TLS and SASL from KAFKA_SSL* and KAFKA_SASL_* in the environment (see eoscope worker --help).',
   ],
 } as const satisfies CommandSpec
@@ -121,11 +129,13 @@ function checkBackend(f: RunFlags): void {
     throw new UsageError('--prefill writes the input as fast as it can before the workers start; it takes no --rate')
   if (f.prefill && (f['kill-every'] !== undefined || f['drop-acks'] > 0))
     throw new UsageError(
-      '--prefill measures a run without faults: kills and lost acks fall while input is fed, and with --prefill it is all written before the workers start (leave out --prefill to inject faults)',
+      '--prefill measures a run without faults: kills and lost acks fall while input is fed, and with ' +
+        '--prefill it is all written before the workers start (leave out --prefill to inject faults)',
     )
   if (f.idempotence === 'off' && f.guarantee !== 'at_least_once') {
     throw new UsageError(
-      `--idempotence off is only allowed with --guarantee at_least_once (Kafka Streams forces enable.idempotence=true under ${f.guarantee})`,
+      `--idempotence off is only allowed with --guarantee at_least_once (Kafka Streams forces ` +
+        `enable.idempotence=true under ${f.guarantee})`,
     )
   }
 }
@@ -189,24 +199,34 @@ export async function runCommand(f: RunFlags, out: (s: string) => void): Promise
   return 0
 }
 
-/** The recoveries a run measured (recovery time, MEASURES.md): how many, their median and maximum in whole ms; null when none completed. */
+/**
+ * The recoveries a run measured (recovery time, MEASURES.md): how many, their median and
+ * maximum in whole ms; null when none completed.
+ */
 export function recoveriesLine(recoveries: readonly { ms: number | null }[]): string | null {
   const ms = recoveries.flatMap((x) => (x.ms === null ? [] : [x.ms])).sort((a, b) => a - b)
   if (ms.length === 0) return null
-  return `  recoveries            ${ms.length} measured (recovery time), median ${Math.round(median(ms))} ms, max ${Math.round(ms[ms.length - 1]!)} ms`
+  return (
+    `  recoveries            ${ms.length} measured (recovery time), median ${Math.round(median(ms))} ms, max ` +
+    `${Math.round(ms[ms.length - 1]!)} ms`
+  )
 }
 
 function formatSummary(r: RunResult): string {
   const lines = [
-    `eoscope run: ${r.backend} backend, ${r.guarantee}, commit.interval.ms=${r.commitIntervalMs}, ${r.records} records${r.stalled ? ' (STALLED)' : r.completed ? '' : ' (DID NOT COMPLETE)'}`,
+    `eoscope run: ${r.backend} backend, ${r.guarantee}, commit.interval.ms=${r.commitIntervalMs}, ${r.records} ` +
+      `records${r.stalled ? ' (STALLED)' : r.completed ? '' : ' (DID NOT COMPLETE)'}`,
     ...(r.stalled ? [`  stalled               ${r.stalled.reason}`] : []),
-    `  processed throughput  ${r.throughputPerSec.toLocaleString('en-US')} records/s over ${(r.durationMs / 1000).toFixed(2)} s`,
+    `  processed throughput  ${r.throughputPerSec.toLocaleString('en-US')} records/s over ` +
+      `${(r.durationMs / 1000).toFixed(2)} s`,
     `  output records        ${r.outputRecords}`,
     `  faults                ${r.kills} kills, ${r.droppedAcks} dropped acks, ${r.fenced} fenced/migrated`,
-    `  transactions          ${r.transactions.committed} committed, ${r.transactions.aborted} aborted (markers in the log; workers reported ${r.transactionsReported.committed} / ${r.transactionsReported.aborted})`,
+    `  transactions          ${r.transactions.committed} committed, ${r.transactions.aborted} aborted (markers ` +
+      `in the log; workers reported ${r.transactionsReported.committed} / ${r.transactionsReported.aborted})`,
     `  duplicates            ${r.duplicates ?? 'unavailable'}`,
     `  lost                  ${r.lost ?? 'unavailable'}`,
-    `  aborted reads         ${r.abortedReads ?? 'unavailable'} (read_uncommitted would see ${r.abortedReadsUncommitted ?? 'unavailable'})`,
+    `  aborted reads         ${r.abortedReads ?? 'unavailable'} (read_uncommitted would see ` +
+      `${r.abortedReadsUncommitted ?? 'unavailable'})`,
     `  state mismatches      ${r.stateMismatches ?? 'unavailable'}`,
     // Partitions, not transactions: one transaction holds several open (docs/measures.md#open-transactions).
     `  open-txn partitions   ${r.openTransactions ?? 'unavailable'} (partitions whose LSO is below the HW)`,

@@ -49,7 +49,10 @@ export const ALLOWED: Record<ProcessingGuarantee, CorrectnessView['allowed']> = 
   },
 }
 
-/** The five correctness figures of MEASURES.md (and aborted records a read_uncommitted reader would see), from a validator report. */
+/**
+ * The five correctness figures of MEASURES.md (and aborted records a read_uncommitted
+ * reader would see), from a validator report.
+ */
 export function correctnessFigures(
   report: ValidationReport,
 ): Pick<
