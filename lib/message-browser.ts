@@ -66,7 +66,9 @@ export function parseMessageQuery(params: URLSearchParams): Parsed<MessageQuery>
   if (issue.code === 'unrecognized_keys')
     return {
       ok: false,
-      error: `unknown parameter ${JSON.stringify(String(issue.keys[0]).slice(0, 40))}: use topic, partition, from, to, key, source, sinceMs, untilMs and limit`,
+      error:
+        `unknown parameter ${JSON.stringify(String(issue.keys[0]).slice(0, 40))}: use topic, partition, from, ` +
+        `to, key, source, sinceMs, untilMs and limit`,
     }
   const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''
   return { ok: false, error: `invalid message query: ${where}${issue.message}` }
@@ -121,7 +123,10 @@ export interface MessagePage {
   records: MessageRow[]
 }
 
-/** A duplicate-ledger key's latest duplicate: its input record and the output offsets of its first copy and of the extra one. */
+/**
+ * A duplicate-ledger key's latest duplicate: its input record and the output
+ * offsets of its first copy and of the extra one.
+ */
 export interface LedgerCopies {
   partition: number
   first: number
@@ -129,7 +134,10 @@ export interface LedgerCopies {
   source: { partition: number; offset: number }
 }
 
-/** A duplicate-ledger row as the lab sends it: the entry, and where its latest duplicate's copies are (the message browser opens them). */
+/**
+ * A duplicate-ledger row as the lab sends it: the entry, and where its latest duplicate's
+ * copies are (the message browser opens them).
+ */
 export type LedgerEntryWithCopies = DuplicateLedgerEntry & { copies?: LedgerCopies }
 
 /** The copies a ledger row names, if the lab sent them. */

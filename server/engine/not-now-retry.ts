@@ -18,7 +18,10 @@ export interface NotNowRetry<T> {
   whenStopped: () => T
 }
 
-/** Runs `call` again after a retriable LogError, backing off from 50 ms to 1 s, until `boundMs` has passed or a stop is asked for. */
+/**
+ * Runs `call` again after a retriable LogError, backing off from 50 ms to 1 s, until
+ * `boundMs` has passed or a stop is asked for.
+ */
 export async function retryingNotNow<T>(time: Time, o: NotNowRetry<T>, call: () => Promise<T>): Promise<T> {
   const started = time.now()
   for (let backoffMs = 50; ; backoffMs = Math.min(1_000, backoffMs * 2)) {

@@ -2,10 +2,14 @@
 //
 //   GET  /api                          this list, as JSON (HEAD too)
 //   GET  /api/lab                      the latest LabSnapshot (HEAD too)
-//   GET  /api/lab/journal              the lab's event journal: ?after=ID&limit=N (500, at most 2000)&category=kills,faults
-//   GET  /api/lab/at                   the lab as it was shown at (or just after) ?t=MS; 404 when nothing is kept near it
-//   GET  /api/lab/messages             the message browser: ?topic=input|output|changelog&partition=&from=&to=&key=&sinceMs=&untilMs=&limit=
-//   GET  /api/lab/transactions         ended transactions with statistics: ?outcome=&transactionalId=&sinceMs=&untilMs=&minDurationMs=&limit=&format=json|csv
+//   GET  /api/lab/journal              the lab's event journal: ?after=ID&limit=N (500, at most 2000)
+//                                      &category=kills,faults
+//   GET  /api/lab/at                   the lab as it was shown at (or just after) ?t=MS; 404 when nothing is kept
+//                                      near it
+//   GET  /api/lab/messages             the message browser: ?topic=input|output|changelog&partition=&from=&to=
+//                                      &key=&sinceMs=&untilMs=&limit=
+//   GET  /api/lab/transactions         ended transactions with statistics: ?outcome=&transactionalId=&sinceMs=
+//                                      &untilMs=&minDurationMs=&limit=&format=json|csv
 //   POST /api/lab/config               change settings; body: a setConfig command, e.g.
 //                                      {"processing.guarantee":"exactly_once","commit.interval.ms":100}
 //   POST /api/lab/reset                reset the lab (body: none or {})
@@ -21,10 +25,13 @@
 //   POST /api/scenarios/:name          run a guided scenario on the lab on screen (body: none or {})
 //   POST /api/brokers/:id/kill         Kafka: SIGKILL a broker started by scripts/kafka-cluster.sh (body: none or {})
 //   POST /api/brokers/:id/restart      Kafka: start that broker again (answers at once; the journal says when it is up)
-//   POST /api/views/partition          choose the partition log view; body: {"topic":"output","partition":0,"window":"latest"}
+//   POST /api/views/partition          choose the partition log view;
+//                                      body: {"topic":"output","partition":0,"window":"latest"}
 //   POST /api/transactions/abort-hanging  abort a hanging transaction (an ABORT marker, as WriteTxnMarkers writes);
-//                                      body {"topic":"output","partition":0,"producerId":1000}; 409 when it is not hanging
-//   POST /api/faults/hanging-transaction  make a hanging transaction (embedded log); body {"topic":"output","partition":0}
+//                                      body {"topic":"output","partition":0,"producerId":1000}; 409 when it is not
+//                                      hanging
+//   POST /api/faults/hanging-transaction  make a hanging transaction (embedded log);
+//                                      body {"topic":"output","partition":0}
 //
 // Bodies are JSON (Content-Type: application/json), at most 16 KB. Every body is validated with
 // the lab protocol's parseCommand; bad input gets 400 {"error": "..."} and changes nothing. A body,
@@ -51,17 +58,23 @@ export const API_ROUTES = [
   {
     method: 'GET',
     path: '/api/lab/messages',
-    does: 'stored records of a lab topic, read_committed and read_uncommitted side by side (?topic&partition&from&to&key&sinceMs&untilMs&limit)',
+    does:
+      'stored records of a lab topic, read_committed and read_uncommitted side by side ' +
+      '(?topic&partition&from&to&key&sinceMs&untilMs&limit)',
   },
   {
     method: 'GET',
     path: '/api/observe',
-    does: 'an application eoscope did not start, on the Kafka cluster: its group, transactions, partitions and, given its record format, the validator (?applicationId&input&output&format&changelog&deadLetter)',
+    does:
+      'an application eoscope did not start, on the Kafka cluster: its group, transactions, partitions and, ' +
+      'given its record format, the validator (?applicationId&input&output&format&changelog&deadLetter)',
   },
   {
     method: 'GET',
     path: '/api/lab/transactions',
-    does: 'ended transactions with statistics (?outcome=&transactionalId=&sinceMs=&untilMs=&minDurationMs=&limit=&format=json|csv)',
+    does:
+      'ended transactions with statistics ' +
+      '(?outcome=&transactionalId=&sinceMs=&untilMs=&minDurationMs=&limit=&format=json|csv)',
   },
   { method: 'POST', path: '/api/lab/config', does: 'change settings (setConfig body)' },
   { method: 'POST', path: '/api/lab/reset', does: 'reset the lab' },
