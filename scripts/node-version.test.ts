@@ -36,9 +36,11 @@ describe('the Node version', () => {
     expect(found).toEqual(Object.fromEntries(Object.keys(found).map((k) => [k, major])))
   })
 
-  it('is not written in scripts/start.mjs, which reads it from package.json', () => {
-    const start = read('scripts/start.mjs')
-    expect(start).toContain('engines.node')
-    expect(start).not.toMatch(/NODE_MAJOR = \d/)
+  it('is not written in the scripts that fetch it, which read it from package.json and install-node.sh', () => {
+    const projectNode = read('scripts/project-node.mjs')
+    expect(projectNode).toContain('engines.node')
+    expect(projectNode).toContain('NODE_LTS_VERSION')
+    expect(read('scripts/start.mjs')).toContain("from './project-node.mjs'")
+    expect(read('bin/eoscope.mjs')).toContain("from '../scripts/project-node.mjs'")
   })
 })

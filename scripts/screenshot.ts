@@ -13,8 +13,8 @@ import { ensureBuild, ROOT, startServer } from '../e2e/server-process.ts'
 const GALLERY = path.join(ROOT, 'public', 'gallery')
 const PAGES: LabPageName[] = ['overview', 'scenarios', 'transactions', 'recovery', 'partitions', 'journal']
 
-async function write(page: Page, file: string, fullPage = false): Promise<void> {
-  await page.screenshot({ path: file, fullPage })
+async function write(page: Page, file: string): Promise<void> {
+  await page.screenshot({ path: file })
   process.stdout.write(`wrote ${path.relative(ROOT, file)}\n`)
 }
 

@@ -11,20 +11,21 @@ import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import path from 'node:path'
+import { projectNodeDir, withNodeOnPath } from './project-node.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-// eoscope runs on the Node LTS line package.json's engines names; older lines are out of support
-// and untested here. (scripts/node-version.test.ts holds .nvmrc, install-node.sh and the
-// Dockerfile to the same line.)
-const NODE_MAJOR = Number(/\d+/.exec(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).engines.node)[0])
-if (Number(process.versions.node.split('.')[0]) < NODE_MAJOR) {
-  process.stderr.write(
-    `eoscope needs Node ${NODE_MAJOR} or newer; this is ${process.version}. \`source scripts/install-node.sh\` ` +
-      `fetches Node ${NODE_MAJOR} from the npm registry into .node/ and puts it first on PATH.\n`,
-  )
+// eoscope runs on the Node LTS line package.json's engines names: on an older node this script
+// fetches that line into .node/ once and runs the build and the server on it (scripts/project-node.mjs).
+let nodeDir
+try {
+  nodeDir = projectNodeDir(root)
+} catch (e) {
+  process.stderr.write(`eoscope: ${e.message}\n`)
   process.exit(1)
 }
+const childEnv = withNodeOnPath(nodeDir)
+const nodeExec = nodeDir === null ? process.execPath : path.join(nodeDir, 'node')
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP']
 const WATCH_MS = 250
@@ -84,7 +85,7 @@ watch.unref()
 /** Runs a child with this script's stdio; resolves with its exit status (signals map to 1). */
 function run(command, args) {
   return new Promise((resolve) => {
-    child = spawn(command, args, { cwd: root, stdio: 'inherit' })
+    child = spawn(command, args, { cwd: root, stdio: 'inherit', env: childEnv })
     child.on('error', (err) => {
       console.error(`eoscope: cannot run ${command}: ${err.message}`)
       resolve(1)
@@ -99,4 +100,4 @@ if (!existsSync(path.join(root, '.next', 'BUILD_ID'))) {
   if (status !== 0 || stopping) process.exit(status || 1)
 }
 
-process.exit(await run(process.execPath, ['--import', 'tsx', 'server/index.ts', ...process.argv.slice(2)]))
+process.exit(await run(nodeExec, ['--import', 'tsx', 'server/index.ts', ...process.argv.slice(2)]))

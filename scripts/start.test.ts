@@ -68,6 +68,7 @@ async function npmStart(): Promise<{ npm: number; shell: number | null; start: n
   mkdirSync(path.join(dir, 'server'))
   mkdirSync(path.join(dir, '.next'))
   copyFileSync(path.join(ROOT, 'scripts', 'start.mjs'), path.join(dir, 'scripts', 'start.mjs'))
+  copyFileSync(path.join(ROOT, 'scripts', 'project-node.mjs'), path.join(dir, 'scripts', 'project-node.mjs'))
   writeFileSync(path.join(dir, '.next', 'BUILD_ID'), 'test\n')
   writeFileSync(path.join(dir, 'server', 'index.ts'), STUB_SERVER)
   // start.mjs reads the Node line from package.json's engines, as in the project.
