@@ -369,9 +369,15 @@ async function setInputRate(url: string, rate: number): Promise<void> {
 
 async function bench(clients: number, windowMs: number, runs: number, rate: number | undefined): Promise<void> {
   const loadBefore = loadAverage()
+  // Every client comes from loopback: the session caps (EOSCOPE_MAX_SESSIONS*, default 100 per address) must
+  // admit them all.
+  const env = {
+    EOSCOPE_MAX_SESSIONS: String(Math.max(1000, clients + 20)),
+    EOSCOPE_MAX_SESSIONS_PER_CLIENT: String(clients + 20),
+  }
   const [server, controlServer] = await Promise.all([
-    startServer({ timeoutMs: 60_000 }),
-    rate === undefined ? startServer({ timeoutMs: 60_000 }) : null,
+    startServer({ timeoutMs: 60_000, env }),
+    rate === undefined ? startServer({ timeoutMs: 60_000, env }) : null,
   ])
   const servers: Servers = { url: server.url, control: controlServer?.url ?? null }
   let procs: ClientProcess[] = []

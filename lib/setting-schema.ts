@@ -17,7 +17,7 @@ import {
 export function rangeSchema(range: Range, number: NumberKind): z.ZodNumber {
   const error = (issue: { input?: unknown }) => rangeProblem(range, number, issue.input)
   let schema = z.number({ error }).min(range.min, { error })
-  if (number.integer) schema = schema.int({ error })
+  if (range.integer ?? number.integer) schema = schema.int({ error })
   if (range.max !== Number.POSITIVE_INFINITY) schema = schema.max(range.max, { error })
   return schema
 }

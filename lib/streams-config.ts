@@ -60,6 +60,8 @@ export interface Range {
   readonly min: number
   /** Infinity: unbounded above. */
   readonly max: number
+  /** Whole numbers only here, whatever the setting's kind elsewhere (absent: the setting's `integer`). */
+  readonly integer?: boolean
 }
 
 /**
@@ -120,7 +122,8 @@ export const SETTINGS = {
     meaning: 'input records per second fed by the load generator (the live lab: 0 stops the input)',
     integer: false,
     default: 500,
-    ranges: { run: { min: 0.001, max: Number.POSITIVE_INFINITY }, lab: { min: 0, max: 200_000 } },
+    // The live lab feeds whole records a second (0.001 would be one record in 17 minutes).
+    ranges: { run: { min: 0.001, max: Number.POSITIVE_INFINITY }, lab: { min: 0, max: 200_000, integer: true } },
   },
   workers: {
     meaning: 'stream worker instances, each with its tasks',
@@ -218,7 +221,7 @@ export function rangeOf(name: SettingName, context: SettingContext = 'run'): Ran
 
 /** "an integer from 1 to 5", "a number of at least 0.001". */
 export function describeRange(range: Range, number: NumberKind): string {
-  const kind = number.integer ? 'an integer' : 'a number'
+  const kind = (range.integer ?? number.integer) ? 'an integer' : 'a number'
   return range.max === Number.POSITIVE_INFINITY
     ? `${kind} of at least ${range.min}`
     : `${kind} from ${range.min} to ${range.max}`
@@ -251,7 +254,7 @@ export function choiceProblem(choices: readonly string[], value: unknown): strin
 export function inRange(name: SettingName, context: SettingContext, value: unknown): value is number {
   const r = rangeOf(name, context)
   if (typeof value !== 'number' || !Number.isFinite(value)) return false
-  if (SETTINGS[name].integer && !Number.isInteger(value)) return false
+  if ((r.integer ?? SETTINGS[name].integer) && !Number.isInteger(value)) return false
   return value >= r.min && value <= r.max
 }
 

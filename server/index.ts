@@ -4,7 +4,8 @@
 //
 // PORT (default 3000; 0 picks a free port) and HOST (default 127.0.0.1) choose where it listens.
 // Bound to anything but loopback, it refuses to start without EOSCOPE_TOKEN (exit status 2), which
-// control actions must then carry; EOSCOPE_LOCK_READS=1 requires it for reads too. LOG_LEVEL sets
+// control actions must then carry; EOSCOPE_LOCK_READS=1 requires it for reads too. EOSCOPE_MAX_SESSIONS,
+// EOSCOPE_MAX_SESSIONS_PER_CLIENT and EOSCOPE_SESSION_BUFFER_BYTES bound the live sessions. LOG_LEVEL sets
 // the level of the JSON logs on stdout (default info). GET /metrics serves Prometheus metrics.
 // EOSCOPE_BACKEND=kafka with KAFKA_BROKERS=host:port runs the lab on a Kafka cluster (worker
 // processes; SASL and TLS from KAFKA_SASL_* and KAFKA_SSL_*); the default is the embedded log.
@@ -109,6 +110,7 @@ async function main(): Promise<void> {
       controlNeedsToken: policy.token !== null,
       readsNeedToken: policy.lockReads,
       controlRate: policy.controlRate,
+      sessions: policy.sessions,
       allowedHosts: ['loopback', ...(policy.allowedHosts?.extra ?? [])],
     },
     `${dev ? 'dev' : 'production'} server ready on http://${shown}:${addr.port} (backend: ${backend})`,

@@ -16,6 +16,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import { isIP } from 'node:net'
 import { HostAllowlist, isLoopbackHost, resolveHostAllowlist } from './host-allowlist.ts'
+import { resolveSessionLimits, type SessionLimits } from './session-limits.ts'
 
 export { HostAllowlist, isLoopbackHost }
 
@@ -41,6 +42,8 @@ export interface AccessPolicy {
   controlRate: RateLimit
   /** The Host names (beside loopback) a request may use; default: loopback only. */
   allowedHosts?: HostAllowlist
+  /** Live socket sessions at once and what one may have queued (session-limits.ts); default DEFAULT_SESSION_LIMITS. */
+  sessions?: SessionLimits
 }
 
 function parseFlag(name: string, value: string | undefined): boolean | string {
@@ -83,7 +86,12 @@ export function resolveAccessPolicy(
   if (token === null && lockReads) return { ok: false, error: 'EOSCOPE_LOCK_READS=1 needs EOSCOPE_TOKEN' }
   const hosts = resolveHostAllowlist(env, host)
   if (!hosts.ok) return hosts
-  return { ok: true, policy: { token, lockReads, controlRate, allowedHosts: hosts.allowlist } }
+  const sessions = resolveSessionLimits(env)
+  if (!sessions.ok) return sessions
+  return {
+    ok: true,
+    policy: { token, lockReads, controlRate, allowedHosts: hosts.allowlist, sessions: sessions.limits },
+  }
 }
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest()

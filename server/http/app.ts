@@ -237,6 +237,7 @@ export function attachEoscopeHttp(httpServer: HttpServer, options: EoscopeHttpOp
     minIntervalMs: options.minIntervalMs,
     log: (msg) => logger.debug(msg),
     hooks: socketHooks(metrics, logger),
+    sessions: policy.sessions,
   })
 
   return {

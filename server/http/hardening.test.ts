@@ -117,10 +117,10 @@ describe('DNS rebinding: the Host allowlist', () => {
   ])('%s, refuses the socket handshake of a rebinding Host', async (_, policy, auth) => {
     await start(policy)
     await expect(connected(open({ headers: rebind(), auth }))).rejects.toBeTruthy()
-    // Over polling, the refusal says why.
+    // Over polling, the refusal says why: 421, as on every other route.
     const r = await raw('GET', '/socket.io/?EIO=4&transport=polling', rebind())
-    expect(r.status).toBe(403)
-    expect(JSON.parse(r.body)).toMatchObject({ message: expect.stringMatching(/^misdirected request/) })
+    expect(r.status).toBe(421)
+    expect(JSON.parse(r.body)).toEqual({ error: expect.stringMatching(/^misdirected request/) })
     expect(lab.executed).toEqual([])
     // The same handshake with this server's own name connects.
     const own = open({ auth, headers: { origin: url } })

@@ -15,7 +15,14 @@ export class HttpError extends Error {
   }
 }
 
-/** Reads a JSON body of at most MAX_BODY_BYTES; undefined when the body is empty. */
+/** The refusal of a null body (REST) or payload (socket), in the same words on both. */
+export const nullPayloadError = (command: string) =>
+  `invalid ${command}: the body must be a JSON object, not null (or send no body)`
+
+/**
+ * Reads a JSON body of at most MAX_BODY_BYTES; undefined when there is none (zero bytes). Only JSON's own whitespace
+ * may surround the value: a byte-order mark, or a body of whitespace alone, is refused (400).
+ */
 export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   const declared = Number(req.headers['content-length'] ?? 0)
   if (declared > MAX_BODY_BYTES) throw new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`)
@@ -26,8 +33,12 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
     if (size > MAX_BODY_BYTES) throw new HttpError(413, `body larger than ${MAX_BODY_BYTES} bytes`)
     chunks.push(chunk)
   }
-  const text = Buffer.concat(chunks).toString('utf8').trim()
-  if (text === '') return undefined
+  if (size === 0) return undefined
+  const text = Buffer.concat(chunks).toString('utf8')
+  if (/^[ \t\r\n]*$/.test(text))
+    throw new HttpError(400, 'body is not valid JSON: it holds only whitespace; send no body, or a JSON object')
+  if (text.startsWith('\uFEFF'))
+    throw new HttpError(400, 'body is not valid JSON: it starts with a byte-order mark; send UTF-8 without one')
   const type = String(req.headers['content-type'] ?? '')
     .split(';')[0]!
     .trim()

@@ -1,14 +1,29 @@
-// socket.io on the custom server: pushes the lab's snapshots to every browser (coalesced, volatile,
-// as deltas against the previous broadcast, built once per push and sent as the same bytes to
-// every client) and runs commands with acknowledgements.
+// socket.io on the custom server: pushes the lab's snapshots to every browser (coalesced, as deltas
+// against the previous broadcast, built once per push and sent as the same bytes to every client)
+// and runs commands with acknowledgements.
+//
+// Latest wins: a client that has not taken what it was last sent (its session's queue is not empty)
+// is given nothing more; it falls behind, and once its queue has drained it gets the newest full
+// snapshot, never a backlog. Every request of a session (the handshake, each later poll, the
+// upgrade) must name an allowed Host, and the number of sessions and what each may have queued are
+// bounded (session-limits.ts).
 
-import type { Server as HttpServer } from 'node:http'
+import { STATUS_CODES, ServerResponse, type IncomingMessage, type Server as HttpServer } from 'node:http'
 import { Server, type Socket } from 'socket.io'
-import type { CommandResult, LabSnapshot } from '../../lib/lab-protocol.ts'
+import { COMMANDS, type CommandResult, type LabSnapshot } from '../../lib/lab-protocol.ts'
 import type { LabController } from '../lab/lab-controller.ts'
 import { diff, wireCopy, type LiveClientToServerEvents, type LiveServerToClientEvents } from '../../lib/live-delta.ts'
 import { isSameOrigin } from './origin.ts'
-import { RateLimiter, type AccessGate, type RateLimit } from './access.ts'
+import { RateLimiter, type AccessGate, type RateLimit, type Rejection } from './access.ts'
+import { nullPayloadError } from './json-body.ts'
+import { API_CSP } from './security-headers.ts'
+import {
+  DEFAULT_SESSION_LIMITS,
+  SessionGuard,
+  type GuardedSession,
+  type SessionLimits,
+  type SessionRefusal,
+} from './session-limits.ts'
 
 /** At most this many pushes a second reach a browser, whatever the lab's rate (the guard is 15). */
 export const MAX_EMITS_PER_SEC = 15
@@ -77,12 +92,21 @@ export interface LiveSocketOptions {
   gate?: AccessGate
   /** Told about each command run and each refusal (for the log and the metrics). */
   hooks?: LiveSocketHooks
+  /** Sessions at once (in total, per client) and the bytes one may have queued; DEFAULT_SESSION_LIMITS by default. */
+  sessions?: SessionLimits
 }
 
 export interface LiveSocketHooks {
   command?(e: { name: string; ok: boolean; error?: string; client: string }): void
   rejected?(e: {
-    reason: 'cross_origin' | 'unauthorized' | 'rate_limited' | 'bad_input' | 'misdirected'
+    reason:
+      | 'cross_origin'
+      | 'unauthorized'
+      | 'rate_limited'
+      | 'bad_input'
+      | 'misdirected'
+      | 'too_many_sessions'
+      | 'slow_client'
     error: string
     client: string
   }): void
@@ -95,6 +119,8 @@ const KNOWN_EVENTS = new Set(['command', 'resync'])
 
 export interface LiveSocket {
   io: Server<LiveClientToServerEvents, LiveServerToClientEvents>
+  /** The live sessions, counted per client and in total. */
+  sessions: SessionGuard
   close(): Promise<void>
 }
 
@@ -102,20 +128,78 @@ type LiveSocketConn = Socket<LiveClientToServerEvents, LiveServerToClientEvents>
 type LiveIo = Server<LiveClientToServerEvents, LiveServerToClientEvents>
 type Refusal = { reason: 'unauthorized' | 'rate_limited'; error: string }
 
-/** socket.io on the server, with the Host and origin checks and the handshake's token check. */
+/**
+ * Answers a socket.io request the server refuses, as JSON with the reason: a plain HTTP response, or on the raw socket
+ * of a WebSocket upgrade (engine.io hands its middlewares a stand-in response there).
+ */
+function refuseEngineRequest(res: unknown, refusal: Rejection | SessionRefusal): void {
+  const body = JSON.stringify({ error: refusal.error })
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'content-security-policy': API_CSP,
+    ...(refusal.retryAfterSec ? { 'retry-after': String(refusal.retryAfterSec) } : {}),
+  }
+  if (res instanceof ServerResponse) {
+    if (res.headersSent) res.destroy()
+    else res.writeHead(refusal.status, headers).end(body)
+    return
+  }
+  const socket = (res as { socket?: import('node:net').Socket }).socket
+  if (!socket || socket.destroyed) return
+  const head = Object.entries({ ...headers, connection: 'close' })
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')
+  socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n${head}\r\n${body}`)
+}
+
+/** The session a socket.io request belongs to, or null for a handshake. */
+function sessionOf(req: IncomingMessage): string | null {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost').searchParams.get('sid')
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Every request of a session (its handshake, each later poll and post, its upgrade) must name an allowed Host; a
+ * handshake must also fit the session limits. Counts the sessions and bounds what each may have queued.
+ */
+function guardSessions(io: LiveIo, gate: AccessGate | undefined, guard: SessionGuard, hooks: LiveSocketHooks): void {
+  io.engine.use((req: IncomingMessage, res: unknown, next: (err?: unknown) => void) => {
+    const client = req.socket.remoteAddress ?? 'unknown'
+    const misdirected = gate?.checkHost(req) ?? null
+    const refusal = misdirected ?? (sessionOf(req) === null ? guard.admit(client) : null)
+    if (!refusal) return next()
+    hooks.rejected?.({ reason: refusal.reason as 'misdirected' | 'too_many_sessions', error: refusal.error, client })
+    refuseEngineRequest(res, refusal)
+  })
+  io.engine.on('connection', (session: GuardedSession) => {
+    guard.track(session, (queued) =>
+      hooks.rejected?.({
+        reason: 'slow_client',
+        error:
+          `session closed: ${queued} bytes queued for it, ` +
+          `above ${guard.limits.maxBufferedBytes} (EOSCOPE_SESSION_BUFFER_BYTES)`,
+        client: session.remoteAddress,
+      }),
+    )
+  })
+}
+
+/** socket.io on the server, with the origin check and the handshake's token check (Host: guardSessions). */
 function createIo(httpServer: HttpServer, gate: AccessGate | undefined, hooks: LiveSocketHooks): LiveIo {
   const io: LiveIo = new Server(httpServer, {
     path: '/socket.io',
     serveClient: false,
-    // Only a Host this server answers to (DNS rebinding), and only the page's own origin may
-    // connect (no CORS headers are ever sent). A refused handshake gets 403 with the reason.
+    // Only the page's own origin may connect (no CORS headers are ever sent). A refused handshake
+    // gets 403 with the reason.
     allowRequest: (req, callback) => {
       const client = req.socket.remoteAddress ?? 'unknown'
-      const misdirected = gate?.checkHost(req)
-      if (misdirected) {
-        hooks.rejected?.({ reason: 'misdirected', error: misdirected.error, client })
-        return callback(misdirected.error, false)
-      }
       const same = isSameOrigin(req)
       if (!same)
         hooks.rejected?.({
@@ -152,9 +236,25 @@ function createIo(httpServer: HttpServer, gate: AccessGate | undefined, hooks: L
   return io
 }
 
+/** The room of the sockets that missed a push: the newest full snapshot goes to each once its queue has drained. */
+export const BEHIND = 'eoscope:behind'
+
+/** Packets queued for a socket's session and not yet handed to its transport. */
+export function queuedPackets(socket: LiveSocketConn): number {
+  return (socket.conn as unknown as { writeBuffer?: unknown[] }).writeBuffer?.length ?? 0
+}
+
+/**
+ * Whether a socket has taken what it was sent: nothing queued (its transport may still be writing the last flush). A
+ * polling client with no request pending, or a WebSocket that stopped reading, has something queued.
+ */
+const caughtUp = (socket: LiveSocketConn) => queuedPackets(socket) === 0
+
 /**
  * Pushes the lab's snapshots to every socket: coalesced to one push per interval, as a delta
  * against the previous push, computed once. `current` is what every browser has been offered.
+ * Latest wins: a socket that has not taken what it was sent gets no delta (it is put in BEHIND),
+ * and a socket behind whose queue has drained gets the newest snapshot, encoded once for all such.
  */
 function startBroadcast(
   lab: LabController,
@@ -179,8 +279,18 @@ function startBroadcast(
     const patch = diff(broadcast, next)
     const base = broadcast.seq
     broadcast = next
-    if (!patch) return
-    io.volatile.emit('delta', { base, seq: next.seq, patch })
+    const sockets = io.of('/').sockets
+    for (const socket of sockets.values()) if (!caughtUp(socket)) socket.join(BEHIND)
+    // Not volatile: every socket outside BEHIND takes this delta (queued behind at most the flush it is writing).
+    if (patch) io.except(BEHIND).emit('delta', { base, seq: next.seq, patch })
+    const ready: string[] = []
+    for (const id of io.of('/').adapter.rooms.get(BEHIND) ?? []) {
+      const socket = sockets.get(id)
+      if (socket && caughtUp(socket)) ready.push(id)
+    }
+    if (ready.length === 0) return
+    for (const id of ready) sockets.get(id)!.leave(BEHIND)
+    io.to(ready).emit('snapshot', next)
   }
 
   const unsubscribe = lab.onSnapshot((s) => {
@@ -237,6 +347,9 @@ function commandRunner(
     const refused = admit(gate, client, handshake, meta)
     if (refused) return refuse(refused.reason, refused.error)
     if (args.length > 3) return refuse('bad_input', 'command takes (name, payload[, { token }], ack)')
+    // As REST refuses a null body: null is not an empty payload.
+    if (payload === null && typeof name === 'string' && Object.hasOwn(COMMANDS, name))
+      return refuse('bad_input', nullPayloadError(name))
     let result: CommandResult
     try {
       result = await lab.execute(name as string, payload)
@@ -260,12 +373,28 @@ function serve(
   hooks: LiveSocketHooks,
 ): void {
   const client = socket.handshake.address
-  // A new or reconnecting browser catches up from the snapshot the next delta builds on.
-  socket.emit('snapshot', current())
+  // A new or reconnecting browser catches up from the snapshot the next delta builds on; a session
+  // that has not taken its connect packet yet (polling, no request pending) gets it once it has.
+  if (caughtUp(socket)) socket.emit('snapshot', current())
+  else socket.join(BEHIND)
+  // Behind, its queue just handed to the transport: the newest snapshot, next in line.
+  socket.conn.on('drain', () => {
+    if (!socket.connected || !socket.rooms.has(BEHIND)) return
+    socket.leave(BEHIND)
+    socket.emit('snapshot', current())
+  })
 
   socket.on('resync', (ack) => {
     if (typeof ack !== 'function') return
-    if (resyncs.take(socket.id)) return ack(current())
+    // Latest wins: no snapshot is queued behind undelivered packets; the newest follows once they are taken.
+    if (!caughtUp(socket)) {
+      socket.join(BEHIND)
+      return
+    }
+    if (resyncs.take(socket.id)) {
+      socket.leave(BEHIND)
+      return ack(current())
+    }
     hooks.rejected?.({ reason: 'rate_limited', error: 'resync rate limited', client })
     ack(null)
   })
@@ -300,15 +429,19 @@ export function attachLiveSocket(
     log = () => {},
     gate,
     hooks = {},
+    sessions = DEFAULT_SESSION_LIMITS,
   }: LiveSocketOptions,
 ): LiveSocket {
   const io = createIo(httpServer, gate, hooks)
+  const guard = new SessionGuard(sessions)
+  guardSessions(io, gate, guard, hooks)
   const broadcast = startBroadcast(lab, io, minIntervalMs, slowParts)
   const runCommand = commandRunner(lab, gate, hooks, log)
   const resyncs = new RateLimiter(RESYNC_RATE)
   io.on('connection', (socket: LiveSocketConn) => serve(socket, broadcast.current, runCommand, resyncs, hooks))
   return {
     io,
+    sessions: guard,
     async close() {
       broadcast.stop()
       await new Promise<void>((resolve) => io.close(() => resolve()))
