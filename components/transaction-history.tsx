@@ -350,8 +350,11 @@ export const TransactionHistoryView = memo(function TransactionHistoryView({
   // 34: "this run: committed 0" above 2,488 committed rows of the run before).
   const fromMs = span === 'run' ? (stats?.run.sinceMs ?? null) : null
   const { page, error } = useHistoryRows(filters, heldAtMs, fromMs)
-  const exportQuery = (format: 'csv' | 'json') =>
-    `/api/lab/transactions?${historyQuery(filters, Date.now(), heldAtMs, { format }, fromMs)}`
+  // JSON answers a page (500 rows unless a limit says more, at most 5000); the CSV streams every row kept.
+  const exportQuery = (format: 'csv' | 'json') => {
+    const extra: Record<string, string> = format === 'json' ? { format, limit: '5000' } : { format }
+    return `/api/lab/transactions?${historyQuery(filters, Date.now(), heldAtMs, extra, fromMs)}`
+  }
   return (
     <Panel
       title="Transaction history"

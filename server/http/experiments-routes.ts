@@ -1,6 +1,8 @@
 // The experiments' REST API, served before the lab's:
 //
-//   GET  /api/experiments               stored experiments (newest first), whether one is running, backends
+//   GET  /api/experiments               stored experiments (newest first), whether one is running, backends;
+//                                       ?limit=N (100 by default, at most 500)&offset=M pages the list
+//                                       (total: how many are kept)
 //   POST /api/experiments               start one; body {"intervals":[10,100,1000],
 //                                       "guarantees":["at_least_once","exactly_once"],
 //                                       "repeat":1,"backend":"embedded"}; 202 with the record; 400 bad body (nothing
@@ -35,6 +37,29 @@ export const EXPERIMENT_ROUTES = [
   { method: 'POST', path: '/api/experiments/cancel', does: 'cancel the running experiment' },
   { method: 'GET', path: '/api/experiments/:id(.json|.csv)', does: 'a stored experiment, as JSON or CSV' },
 ] as const
+
+/** Experiments a list page holds by default, and at most. */
+export const EXPERIMENTS_PAGE_DEFAULT = 100
+export const EXPERIMENTS_PAGE_MAX = 500
+
+/** ?limit=N&offset=M of GET /api/experiments: bad or unknown parameters are refused (400). */
+export function parseListQuery(params: URLSearchParams): { limit: number; offset: number } {
+  const value = (name: string, min: number, max: number, fallback: number) => {
+    const raw = params.getAll(name)
+    if (raw.length === 0) return fallback
+    const n = Number(raw[0])
+    if (raw.length > 1 || !/^\d{1,9}$/.test(raw[0]!) || n < min || n > max)
+      throw new HttpError(400, `${name} must be a whole number from ${min} to ${max}`)
+    return n
+  }
+  for (const k of params.keys())
+    if (k !== 'limit' && k !== 'offset')
+      throw new HttpError(400, `unknown parameter ${JSON.stringify(k.slice(0, 40))}: use limit and offset`)
+  return {
+    limit: value('limit', 1, EXPERIMENTS_PAGE_MAX, EXPERIMENTS_PAGE_DEFAULT),
+    offset: value('offset', 0, 100_000_000, 0),
+  }
+}
 
 /** Handles /api/experiments[/...]; returns false (doing nothing) for any other path. */
 export function createExperimentsHandler(service: ExperimentService, log: (msg: string) => void = () => {}) {
@@ -75,11 +100,16 @@ export function createExperimentsHandler(service: ExperimentService, log: (msg: 
       }
       if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, `use GET or POST for ${pathname}`)
       if (rest === '') {
+        const { limit, offset } = parseListQuery(new URL(req.url ?? '/', 'http://localhost').searchParams)
         // The in-memory record is newer than its file while a save is under way.
         const live = service.current()
         const stored = await service.store.list()
+        const page = stored.slice(offset, offset + limit)
         sendJson(res, 200, {
-          experiments: live ? stored.map((e) => (e.id === live.id ? summarize(live) : e)) : stored,
+          experiments: live ? page.map((e) => (e.id === live.id ? summarize(live) : e)) : page,
+          total: stored.length,
+          limit,
+          offset,
           running: service.isRunning(),
           backends: service.backends,
           unavailableBackends: service.unavailableBackends,

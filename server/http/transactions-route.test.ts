@@ -56,7 +56,10 @@ describe('GET /api/lab/transactions', () => {
   })
 
   it('exports the same rows as CSV, a download named after their window', async () => {
-    const json = (await (await fetch(`${url}/api/lab/transactions?minDurationMs=1`)).json()) as TxnHistoryPage
+    // JSON is a page (500 rows unless asked for more); the CSV holds every row kept.
+    const json = (await (
+      await fetch(`${url}/api/lab/transactions?minDurationMs=1&limit=5000`)
+    ).json()) as TxnHistoryPage
     const r = await fetch(`${url}/api/lab/transactions?minDurationMs=1&format=csv`)
     expect(r.status).toBe(200)
     expect(r.headers.get('content-type')).toBe('text/csv; charset=utf-8')
