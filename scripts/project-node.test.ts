@@ -17,8 +17,9 @@ describe("the project's Node", () => {
   })
 
   it('goes first on PATH only when there is one to use', () => {
-    expect(withNodeOnPath(null, { PATH: '/usr/bin' })).toEqual({ PATH: '/usr/bin' })
-    expect(withNodeOnPath('/x/.node/bin', { PATH: '/usr/bin' }).PATH).toBe(`/x/.node/bin${path.delimiter}/usr/bin`)
+    const env = { PATH: '/usr/bin' } as unknown as NodeJS.ProcessEnv
+    expect(withNodeOnPath(null, env)).toEqual({ PATH: '/usr/bin' })
+    expect(withNodeOnPath('/x/.node/bin', env).PATH).toBe(`/x/.node/bin${path.delimiter}/usr/bin`)
   })
 
   it('runs a command on the project Node whatever node started the wrapper', () => {
