@@ -11,6 +11,8 @@ import { closeLabSocket, getLabSocket, openLabSocket } from './socket-client.ts'
 export type ConnectionState = 'connecting' | 'live' | 'offline' | 'locked'
 
 export const COMMAND_TIMEOUT_MS = 5000
+/** The page shows a new snapshot at most this often (the figures move four times a second). */
+export const RENDER_EVERY_MS = 250
 
 export interface UseLab {
   snapshot: LabSnapshot | null
@@ -26,15 +28,30 @@ export function useLab(): UseLab {
     const socket = getLabSocket()
     let latest: LabSnapshot | null = null
     let frame = 0
+    let timer: ReturnType<typeof setTimeout> | null = null
+    let shownAt = Number.NEGATIVE_INFINITY
     let resyncing = false
 
-    const show = (s: LabSnapshot) => {
-      latest = s
-      if (frame) return
+    // The newest snapshot, on the next animation frame, and at most every RENDER_EVERY_MS: the
+    // server sends about ten a second, and every page redrawn ten times a second kept the main
+    // thread busy (long tasks a reader feels as a sluggish page).
+    const paint = () => {
       frame = requestAnimationFrame(() => {
         frame = 0
+        shownAt = performance.now()
         setSnapshot(latest)
       })
+    }
+    const show = (s: LabSnapshot) => {
+      latest = s
+      if (frame || timer) return
+      const wait = shownAt + RENDER_EVERY_MS - performance.now()
+      if (wait <= 0) paint()
+      else
+        timer = setTimeout(() => {
+          timer = null
+          paint()
+        }, wait)
     }
     const resync = () => {
       if (resyncing) return
@@ -73,6 +90,7 @@ export function useLab(): UseLab {
       socket.off('disconnect', onDisconnect)
       socket.off('connect_error', onConnectError)
       if (frame) cancelAnimationFrame(frame)
+      if (timer) clearTimeout(timer)
       closeLabSocket()
     }
   }, [])
