@@ -62,4 +62,16 @@ describe('the message browser query in the URL', () => {
     )
     expect(apiParams({ topic: 'output', partition: 3, key: 'a' }).toString()).toBe('topic=output&partition=3&key=a')
   })
+
+  it("carries an evidence link's lab in the URL and to the API, and reads a bad lab id as no query", () => {
+    const q = linkQuery({ topic: 'input', partition: 0, fromOffset: 295, toOffset: 579, lab: 'mj4b2c1k-3' })
+    expect(q).toEqual({ topic: 'input', partition: 0, from: 295, to: 579, lab: 'mj4b2c1k-3' })
+    const href = messagesHref(q)
+    expect(href).toBe(
+      '/partitions?msg.topic=input&msg.partition=0&msg.from=295&msg.to=579&msg.lab=mj4b2c1k-3#message-browser',
+    )
+    expect(readBrowserQuery(href.slice('/partitions'.length, href.indexOf('#')))).toEqual(q)
+    expect(apiParams(q).get('lab')).toBe('mj4b2c1k-3')
+    expect(readBrowserQuery('?msg.topic=input&msg.lab=Not%20a%20lab')).toBeNull()
+  })
 })

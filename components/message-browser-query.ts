@@ -25,9 +25,14 @@ export interface BrowserQuery {
   sinceMs?: number
   untilMs?: number
   limit?: number
+  /**
+   * The lab whose records these are (an evidence card's link): the server refuses the read once that
+   * lab no longer runs, rather than answer with the running lab's records at the same offsets.
+   */
+  lab?: string
 }
 
-const FIELDS = ['topic', 'partition', 'from', 'to', 'key', 'source', 'sinceMs', 'untilMs', 'limit'] as const
+const FIELDS = ['topic', 'partition', 'from', 'to', 'key', 'source', 'sinceMs', 'untilMs', 'limit', 'lab'] as const
 
 /** The REST query string of a browser query (topic first, only the fields set). */
 export function apiParams(q: BrowserQuery): URLSearchParams {
@@ -59,6 +64,7 @@ function fromParsed(q: MessageQuery, said: URLSearchParams): BrowserQuery {
   if (q.sinceMs !== undefined) out.sinceMs = q.sinceMs
   if (q.untilMs !== undefined) out.untilMs = q.untilMs
   if (said.has('limit')) out.limit = q.limit
+  if (q.lab !== undefined) out.lab = q.lab
   return out
 }
 
@@ -79,12 +85,16 @@ export function messagesHref(q: BrowserQuery): string {
   return `${MESSAGES_PAGE}${writeBrowserQuery('', q)}#${MESSAGE_BROWSER_ID}`
 }
 
-/** A partition link (an evidence card's, the journal's) as a browser query: its offsets when known. */
-export function linkQuery(link: PartitionLink, key?: string): BrowserQuery {
+/**
+ * A partition link (an evidence card's, the journal's) as a browser query: its offsets when known, and the lab
+ * whose records they are when the link names one.
+ */
+export function linkQuery(link: PartitionLink & { lab?: string }, key?: string): BrowserQuery {
   const q: BrowserQuery = { topic: link.topic, partition: link.partition }
   if (link.fromOffset !== undefined) q.from = link.fromOffset
   if (link.toOffset !== undefined) q.to = link.toOffset
   if (key !== undefined) q.key = key
+  if (link.lab !== undefined) q.lab = link.lab
   return q
 }
 

@@ -393,8 +393,9 @@ export function MessageBrowser({ partitions }: MessageBrowserProps) {
       >
         <MessageForm query={query} partitions={partitions} onAsk={ask} />
         {error ? (
-          <p className="bad" role="alert" data-testid="msg-error">
+          <p className="bad" role="alert" data-testid="msg-error" data-lab={query.lab}>
             {error}
+            {query.lab !== undefined ? ' Newest reads the running lab.' : null}
           </p>
         ) : null}
         {page ? (
@@ -413,7 +414,12 @@ export function MessageBrowser({ partitions }: MessageBrowserProps) {
               Next page from {fmtInt(next)} →
             </button>
           ) : null}
-          <button type="button" onClick={() => ask({ ...query, from: undefined, to: undefined })}>
+          {/* The running lab's newest records: a link's lab (an evidence card's) is left behind. */}
+          <button
+            type="button"
+            onClick={() => ask({ ...query, from: undefined, to: undefined, lab: undefined })}
+            data-testid="msg-newest"
+          >
             Newest
           </button>
         </div>

@@ -336,7 +336,12 @@ export const PartitionLogView = memo(function PartitionLogView({ log, partitions
         />
       }
     >
-      {log ? (
+      {log?.refusal ? (
+        // An old evidence card's link: the running lab's records at those offsets are other records.
+        <p className="control-error" role="alert" data-testid="log-refusal">
+          ⚠ {log.refusal} Choose a topic, partition or offsets above to see the running lab's records.
+        </p>
+      ) : log ? (
         <>
           <LogFigures log={log} />
           <LogGrid log={log} cells={cells} bySlot={bySlot} raised={raised} logWindow={logWindow} />

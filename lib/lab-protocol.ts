@@ -224,8 +224,8 @@ export interface RecordTrace {
 }
 
 // A finished scenario run's evidence card and its links (lib/evidence.ts).
-import type { EvidenceCard } from './evidence.ts'
-export type { EvidenceCard, EvidenceLink } from './evidence.ts'
+import { type EvidenceCard, type LabIdentity, LAB_ID_PATTERN } from './evidence.ts'
+export type { EvidenceCard, EvidenceLink, EvidenceRecords, LabIdentity } from './evidence.ts'
 
 export interface ScenarioView {
   name: string
@@ -268,6 +268,11 @@ export interface PartitionLogView {
   /** Which offsets these are (absent: the latest), and with 'at' the first offset asked for. */
   window?: 'latest' | 'last-abort' | 'at'
   fromOffset?: number
+  /**
+   * The last selection named another lab's records (an old evidence card's link): why it was refused,
+   * shown instead of records until the next selection.
+   */
+  refusal?: string
 }
 
 export interface ProducerTimeline {
@@ -306,6 +311,8 @@ export interface LabSnapshot {
   health?: BackendHealth
   /** Kafka backend: the application.id naming the group and every topic. */
   applicationId?: string
+  /** The lab running now: a new one at every reset and every lab a scenario starts (lib/evidence.ts). */
+  lab?: LabIdentity
   config: LabConfig
   kafkaStreamsDefaults: { commitIntervalMs: Record<ProcessingGuarantee, number> }
   workers: WorkerView[]
@@ -417,6 +424,8 @@ export const COMMANDS = {
       window: z.enum(['latest', 'last-abort', 'at']).default('latest'),
       /** With window 'at': the first offset to show (an evidence link's fromOffset). */
       fromOffset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+      /** The lab whose records are asked for (an evidence link's): refused unless it is the running lab. */
+      lab: z.string().regex(LAB_ID_PATTERN, 'lab must be a lab id, as 1a2b3c-4').optional(),
     })
     .strict(),
   abortHangingTransaction: z

@@ -3,6 +3,7 @@
 // read_uncommitted consumers each see it, with its producer fields and provenance.
 
 import { z } from 'zod'
+import { LAB_ID_PATTERN } from './evidence.ts'
 import type { DuplicateLedgerEntry } from './lab-protocol.ts'
 import type { LabTopicRole } from './log-range.ts'
 
@@ -40,6 +41,11 @@ export const MessageQuerySchema = z
     limit: whole('limit')
       .refine((n) => n >= 1 && n <= MESSAGE_PAGE_MAX, `limit must be from 1 to ${MESSAGE_PAGE_MAX}`)
       .default(MESSAGE_PAGE_DEFAULT),
+    /**
+     * The lab whose records are asked for (an evidence card's link names it): refused with 410 unless
+     * it is the running lab, whose offsets name other records. Absent: the running lab.
+     */
+    lab: z.string().regex(LAB_ID_PATTERN, 'lab must be a lab id, as 1a2b3c-4').optional(),
   })
   .strict()
   .refine((q) => q.from === undefined || q.to === undefined || q.from < q.to, {
@@ -68,7 +74,7 @@ export function parseMessageQuery(params: URLSearchParams): Parsed<MessageQuery>
       ok: false,
       error:
         `unknown parameter ${JSON.stringify(String(issue.keys[0]).slice(0, 40))}: use topic, partition, from, ` +
-        `to, key, source, sinceMs, untilMs and limit`,
+        `to, key, source, sinceMs, untilMs, limit and lab`,
     }
   const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''
   return { ok: false, error: `invalid message query: ${where}${issue.message}` }

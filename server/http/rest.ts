@@ -7,7 +7,7 @@
 //   GET  /api/lab/at                   the lab as it was shown at (or just after) ?t=MS; 404 when nothing is kept
 //                                      near it
 //   GET  /api/lab/messages             the message browser: ?topic=input|output|changelog&partition=&from=&to=
-//                                      &key=&sinceMs=&untilMs=&limit=
+//                                      &key=&sinceMs=&untilMs=&limit=&lab=
 //   GET  /api/lab/transactions         ended transactions with statistics: ?outcome=&transactionalId=&sinceMs=
 //                                      &untilMs=&minDurationMs=&limit=&format=json|csv
 //   POST /api/lab/config               change settings; body: a setConfig command, e.g.
@@ -60,7 +60,7 @@ export const API_ROUTES = [
     path: '/api/lab/messages',
     does:
       'stored records of a lab topic, read_committed and read_uncommitted side by side ' +
-      '(?topic&partition&from&to&key&sinceMs&untilMs&limit)',
+      '(?topic&partition&from&to&key&sinceMs&untilMs&limit&lab; 410 when lab is not the running lab)',
   },
   {
     method: 'GET',
@@ -234,13 +234,16 @@ function readPast(lab: LabController, what: 'journal' | 'at', params: URLSearchP
   return frame
 }
 
-/** GET /api/lab/messages: a page of the message browser; a bad query, partition or range is 400 and reads nothing. */
+/**
+ * GET /api/lab/messages: a page of the message browser; a bad query, partition or range is 400 and reads nothing,
+ * and a query naming a lab that no longer runs (an old evidence card's link) is 410 Gone.
+ */
 async function readMessages(lab: LabController, params: URLSearchParams): Promise<unknown> {
   const q = parseMessageQuery(params)
   if (!q.ok) throw new HttpError(400, q.error)
   if (!lab.messages) throw new HttpError(404, 'this lab offers no message browser')
   const page = await lab.messages(q.value)
-  if (!page.ok) throw new HttpError(400, page.error)
+  if (!page.ok) throw new HttpError(page.gone ? 410 : 400, page.error)
   return page.value
 }
 

@@ -16,8 +16,11 @@ export interface LabController {
   journalPage?(q: { after: number; limit: number; categories: readonly JournalCategory[] | null }): JournalPage
   /** The frame shown at (or just after) t, else the nearest; null when none is near. */
   frameAt?(t: number): LabFrameResponse<LabSnapshot> | null
-  /** The message browser: a page of one lab topic's stored records, read now (absent: this lab offers none). */
-  messages?(q: MessageQuery): Promise<{ ok: true; value: MessagePage } | { ok: false; error: string }>
+  /**
+   * The message browser: a page of one lab topic's stored records, read now (absent: this lab offers none).
+   * `gone`: the query named a lab that no longer runs (its records cannot be read).
+   */
+  messages?(q: MessageQuery): Promise<{ ok: true; value: MessagePage } | { ok: false; error: string; gone?: boolean }>
   /**
    * Ended transactions a filter selects, with statistics and the window the rows
    * cover (absent: the lab keeps no history).

@@ -3,8 +3,10 @@
 // (passed, failed or error) the lab returns to the settings from before it, and the run stays as an
 // evidence card (its claims, figures and links into the lab's logs) until dismissed.
 
+import type { LabIdentity } from '../../lib/evidence.ts'
 import type { CommandResult, EvidenceCard, ScenarioView } from '../../lib/lab-protocol.ts'
 import type { Time } from '../log/time.ts'
+import { EVIDENCE_PINNED_MS, evidenceRecords, type RecordsView, sameRecords } from './evidence-records.ts'
 import type { LabRuntime, WorkerThreads } from './lab-runtime.ts'
 import { describeSettings, restoreSettings, settingsBefore } from './scenario-restore.ts'
 import { runScenario, scenarioByName, type ScenarioResult } from './scenarios/index.ts'
@@ -13,8 +15,8 @@ import type { WorkerBoard } from './worker-board.ts'
 
 /** Cards kept; the oldest goes first. */
 export const MAX_EVIDENCE_CARDS = 20
-/** How long retention keeps the records a card links to (then its links open from the log's start). */
-export const EVIDENCE_PINNED_MS = 30 * 60_000
+/** How long retention keeps the records a card links to, while its lab runs (evidence-records.ts). */
+export { EVIDENCE_PINNED_MS }
 
 /** Where a dashboard scenario runs: a ScenarioHost that also hands the lab back when the run ends. */
 export interface DashboardScenarioHost extends ScenarioHost {
@@ -23,6 +25,8 @@ export interface DashboardScenarioHost extends ScenarioHost {
    * that lab (its logs hold the evidence), or null.
    */
   end(): Promise<LabRuntime | null>
+  /** The last lab the run put on screen (its links point into it), whether or not it still runs. */
+  shownLab?(): LabRuntime | null
   /** Journals a phase of the run. */
   mark(phase: ScenarioPhase, label: string, verdict?: EvidenceCard['status']): void
 }
@@ -97,17 +101,23 @@ export function dashboardScenarioHost(name: string, lab: ScenarioLabPort): Dashb
       lab.handBack(before.ratePerSec)
       return last.runtime
     },
+    shownLab: () => last?.runtime ?? null,
     mark: (phase, label, verdict) => lab.mark(phase, label, verdict),
   }
 }
 
-/** The evidence cards of a lab: one per finished run, kept until dismissed, at most MAX_EVIDENCE_CARDS. */
+/**
+ * The evidence cards of a lab: one per finished run, kept until dismissed, at most MAX_EVIDENCE_CARDS.
+ * `identify`: the identity of the lab a runtime ran as; each card and its links name it.
+ */
 export class EvidenceShelf {
   private cards: EvidenceCard[] = []
   private readonly runs = new Map<string, number>()
-  /** The lab each card's links point into. */
+  /** The lab each card's links point into, while it runs on screen (retention keeps their records). */
   private readonly labs = new Map<string, LabRuntime>()
   private running = 0
+
+  constructor(private readonly identify?: (runtime: LabRuntime | null) => LabIdentity | null) {}
 
   /** The next run's card id: the scenario's name and its run number in this lab. */
   nextId(name: string): string {
@@ -121,9 +131,17 @@ export class EvidenceShelf {
     this.running++
   }
 
-  /** A run ended with this card, its links into `lab` (null: no lab to link into). */
-  add(card: EvidenceCard, lab: LabRuntime | null): void {
+  /**
+   * A run ended with this card, its links into `lab`, the lab it runs on (null: its lab no longer runs);
+   * `shown`: the lab the run last put on screen, which its links name either way.
+   */
+  add(card: EvidenceCard, lab: LabRuntime | null, shown: LabRuntime | null = lab): void {
     this.running = Math.max(0, this.running - 1)
+    if (this.identify) {
+      const named = this.identify(lab ?? shown)
+      card.lab = named === null ? null : { ...named }
+      if (named !== null) card.links = card.links.map((l) => ({ ...l, lab: named.id }))
+    }
     this.cards = [...this.cards, card].slice(-MAX_EVIDENCE_CARDS)
     if (lab !== null) this.labs.set(card.id, lab)
     for (const id of this.labs.keys()) if (!this.cards.some((c) => c.id === id)) this.labs.delete(id)
@@ -159,7 +177,21 @@ export class EvidenceShelf {
     this.labs.delete(id)
   }
 
-  list(): EvidenceCard[] {
+  /**
+   * The cards, each saying whether its records can still be read as `view` has it (without a view, as
+   * last said). A card whose records changed state is a new object; the others stay as they were.
+   */
+  list(view?: RecordsView): EvidenceCard[] {
+    if (view === undefined) return this.cards
+    let changed = false
+    const next = this.cards.map((c) => {
+      const records = evidenceRecords(c, view, c.records)
+      if (sameRecords(records, c.records)) return c
+      changed = true
+      const { records: _, ...rest } = c
+      return records === undefined ? rest : { ...rest, records }
+    })
+    if (changed) this.cards = next
     return this.cards
   }
 }
@@ -233,7 +265,7 @@ export function startScenario(
         conclusion: outcome.result.conclusion,
       })
     else Object.assign(view, { status: 'error', error: outcome.error })
-    shelf.add(card, lab)
+    shelf.add(card, lab, host.shownLab?.() ?? lab)
     host.mark('ended', `scenario ${scenario.name} ${card.status}${card.error ? `: ${card.error}` : ''}`, card.status)
   }
   host.mark('started', `scenario ${scenario.name} started`)

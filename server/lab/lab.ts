@@ -34,6 +34,8 @@ import { PartitionLogBook } from './partition-log-view.ts'
 import { PartitionsBook } from './partitions-table.ts'
 import { groupPart } from './group-book.ts'
 import { browseMessages } from './message-browser-read.ts'
+import { LabIdentities, recordsNamed } from './lab-identity.ts'
+import type { LabTopicRole } from '../../lib/log-range.ts'
 import { validationTarget } from './runtime-common.ts'
 import { inProcessRuntimes, type RuntimeFactory } from './runtime-factory.ts'
 import { SCENARIOS } from './scenarios/index.ts'
@@ -103,7 +105,9 @@ export class Lab implements LabController {
   private board: TransactionBoard
   private deadLetters = 0
   private closed = false
-  private readonly evidence = new EvidenceShelf()
+  /** Which lab runs now, and how the earlier ones ended: links name a lab, answered only from the running one. */
+  private readonly labs: LabIdentities
+  private readonly evidence = new EvidenceShelf((rt) => this.labs.of(rt))
   readonly transactionHistory = (filter: import('./transaction-history.ts').TxnHistoryFilter) =>
     this.record.history.query(filter)
 
@@ -112,6 +116,7 @@ export class Lab implements LabController {
     private readonly options: LabLoopOptions = {},
   ) {
     this.time = runtimes.time
+    this.labs = new LabIdentities(this.time.now())
     this.record = new LabRecord(
       this.time,
       () => this.runtime,
@@ -136,6 +141,7 @@ export class Lab implements LabController {
   private async startRuntime(rt: LabRuntime): Promise<void> {
     this.unsubscribe()
     this.runtime = rt
+    this.labs.begin(rt)
     this.rate = rt.generator.rate
     const ledger = new DuplicateLedger()
     this.ledger = ledger
@@ -203,7 +209,8 @@ export class Lab implements LabController {
    * Stops the current runtime at once and forgets what was shown of it (what it
    * leaves open is the teardown's, not a fault).
    */
-  private async teardown(): Promise<void> {
+  private async teardown(how: string): Promise<void> {
+    this.labs.end(how, this.time.now())
     this.timers.stop = true
     this.board.teardown(this.time.now())
     await this.runtime.close()
@@ -229,7 +236,7 @@ export class Lab implements LabController {
       workerThreads: this.runtimes.workerThreads,
       replace: async (r) => {
         const old = this.runtime
-        await this.teardown()
+        await this.teardown(`the ${name} scenario replaced it with a lab of its own`)
         await this.startRuntime(r)
         // On a cluster a replaced application's topics go, unless an evidence card links into them.
         if (!this.evidence.linksInto(old)) void old.retire('replaced')
@@ -339,6 +346,7 @@ export class Lab implements LabController {
       notes: labNotes(this.runtime, this.health),
       ...(Object.keys(unavailable).length > 0 ? { unavailable } : {}),
       ...(rt.clusterAddress !== null ? { health: this.health.view(), applicationId: rt.groupId } : {}),
+      ...(this.labs.current ? { lab: this.labs.current } : {}),
       config: labConfig(rt, this.rate),
       kafkaStreamsDefaults: { commitIntervalMs: { ...KAFKA_STREAMS_DEFAULTS.commitIntervalMs } },
       workers,
@@ -356,9 +364,14 @@ export class Lab implements LabController {
         ? { ...this.scenario, narrative: [...this.scenario.narrative], expectations: [...this.scenario.expectations] }
         : null,
       scenarios: scenarios ? SCENARIOS.map((x) => ({ name: x.name, title: x.title, summary: x.summary })) : [],
-      evidence: this.evidence.list(),
+      evidence: this.evidence.list({
+        nowMs: now,
+        running: this.labs.current?.id ?? null,
+        ended: (id) => this.labs.endedLab(id),
+        logStart: (topic, partition) => this.logStart(topic, partition),
+      }),
       traces: this.traces.list(),
-      partitionLog: this.logBook.view,
+      partitionLog: this.logBook.shown(),
       producers: [
         ...idempotentProducers(workers),
         ...this.workers.withGenerationFencings(this.board.producerTimelines(), rt.config['processing.guarantee']),
@@ -398,7 +411,17 @@ export class Lab implements LabController {
   frameAt(t: number): LabFrameResponse<LabSnapshot> | null {
     return this.record.frameAt(t)
   }
-  messages = (q: Parameters<typeof browseMessages>[1]) => browseMessages(this.runtime, q)
+  /** The message browser's page; a query that names another lab than the running one is refused as gone. */
+  messages = async (q: Parameters<typeof browseMessages>[1]) => {
+    const refused = q.lab === undefined ? null : this.labs.refusal(q.lab, recordsNamed(q))
+    if (refused !== null) return { ok: false as const, error: refused, gone: true }
+    return browseMessages(this.runtime, q)
+  }
+
+  /** The running lab's log start offset of one of its partitions, as the partitions table last read it. */
+  private logStart(topic: LabTopicRole, partition: number): number | undefined {
+    return this.partitionsBook.rows?.find((r) => r.role === topic && r.partition === partition)?.logStartOffset
+  }
 
   snapshot(): LabSnapshot {
     return this.latest
@@ -482,9 +505,18 @@ export class Lab implements LabController {
 
   private select(sel: CommandPayload<'selectPartition'>): CommandResult | undefined {
     const rt = this.runtime
+    const refused =
+      sel.lab === undefined
+        ? null
+        : this.labs.refusal(sel.lab, recordsNamed({ ...sel, from: sel.window === 'at' ? sel.fromOffset : undefined }))
+    if (refused !== null) {
+      // The partition log shows why instead of the running lab's records at the same offsets.
+      this.logBook.refuse(refused)
+      return { ok: false, error: refused }
+    }
     if (sel.partition >= rt.partitions)
       return { ok: false, error: `partition ${sel.partition} does not exist: the lab has ${rt.partitions}` }
-    this.logBook.selected = sel
+    this.logBook.select(sel)
     void this.refreshLogView().catch(() => {})
   }
 
@@ -494,7 +526,7 @@ export class Lab implements LabController {
    */
   private async reset(): Promise<void> {
     const old = this.runtime
-    await this.teardown()
+    await this.teardown('a reset replaced it')
     this.scenario = null
     try {
       await this.startRuntime(

@@ -31,6 +31,36 @@ async function lastAbortOffset(
 export class PartitionLogBook {
   selected: LogSelection = { topic: 'output', partition: 0, window: 'latest' }
   view: PartitionLogView | null = null
+  /** Why the last selection was refused (it named another lab's records): shown instead of records. */
+  private refused: string | null = null
+
+  /** A new selection: the view follows it (a refusal shown before goes). */
+  select(sel: LogSelection): void {
+    this.selected = sel
+    this.refused = null
+  }
+
+  /** A selection refused: until the next one, the view shows why instead of any lab's records. */
+  refuse(why: string): void {
+    this.refused = why
+  }
+
+  /** What the partition log shows: the view, or the refusal in place of its records. */
+  shown(): PartitionLogView | null {
+    if (this.refused === null) return this.view
+    const sel = this.selected
+    const base: PartitionLogView = this.view ?? {
+      topic: sel.topic,
+      partition: sel.partition,
+      logStartOffset: 0,
+      lastStableOffset: 0,
+      highWatermark: 0,
+      cells: [],
+      readCommittedPosition: 0,
+      readUncommittedPosition: 0,
+    }
+    return { ...base, cells: [], refusal: this.refused }
+  }
 
   /**
    * Reads the selection of this runtime; only the latest selection of the current runtime is kept
@@ -81,5 +111,6 @@ export class PartitionLogBook {
 
   clear(): void {
     this.view = null
+    this.refused = null
   }
 }
