@@ -58,7 +58,7 @@ const RecoveryRow = memo(function RecoveryRow({
         <span>
           <span className="strong mono">{r.workerId}</span> killed at{' '}
           <span className="num">{fmtSince(r.t0, startedAtMs)}</span> · {r.guarantee} · partitions{' '}
-          <span className="mono">{r.partitions.join(', ') || '—'}</span>
+          <span className="mono">{[...r.partitions].sort((a, b) => a - b).join(', ') || '—'}</span>
         </span>
         <span className="recovery-total">
           {r.t1 !== null ? (

@@ -12,6 +12,9 @@ export interface WorkersPanelProps {
 
 const STEPS: Step[] = [1, 2, 3, 4, 5]
 
+/** Task ids in order: 0_2 before 0_10. */
+const byTaskId = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true })
+
 /** The kill menu: now, or when the worker next reaches one of the five steps. */
 function KillMenu({
   worker,
@@ -121,7 +124,7 @@ const WorkerCard = memo(function WorkerCard({
       </header>
       <dl className="worker-facts">
         <dt>tasks</dt>
-        <dd className="mono">{worker.taskIds.length ? worker.taskIds.join(' ') : '—'}</dd>
+        <dd className="mono">{worker.taskIds.length ? [...worker.taskIds].sort(byTaskId).join(' ') : '—'}</dd>
         <dt>member</dt>
         <dd className="mono ellipsis" title={worker.memberId ?? undefined}>
           {worker.memberId ?? '—'}
