@@ -225,7 +225,7 @@ function round3(x: number): number {
 function targets(): { target: string; value: number | null; met: boolean | null }[] {
   const row = (g: ProcessingGuarantee, ms: number) =>
     rows.find((r) => r.guarantee === g && r.commitIntervalMs === ms && r.latencyModel === 'off')
-  // The exactly_once targets on MEASURES.md's transaction overhead: the two
+  // The exactly_once targets on docs/measures.md's transaction overhead: the two
   // guarantees' median throughputs side by side.
   const at = (g: ProcessingGuarantee, ms: number) => row(g, ms)?.throughputPerSec?.median ?? null
   const ratio = (a: number | null, b: number | null) => (a === null || b === null ? null : round3(a / b))
@@ -343,7 +343,7 @@ writeResult('bench/results/engine.json', {
   rows,
   overheadDefinition:
     'transactionOverhead: 1 - (exactly_once median throughput / at_least_once median throughput) at the same ' +
-    'interval and latency model (MEASURES.md); the exactly_once targets are checked on it. ' +
+    'interval and latency model (docs/measures.md); the exactly_once targets are checked on it. ' +
     "transactionOverheadAgainstBareLoop, for comparison: the same with each guarantee's ratioToBareLoop in " +
     'place of its throughput, each run taken against the bare loop measured just before it. Each is distorted ' +
     "in its own way on this shared machine: the first when a slow spell (the machine's speed moves by up to " +

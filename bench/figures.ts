@@ -1,4 +1,4 @@
-// What every benchmark does alike: read its --flags, summarize repeated samples as MEASURES.md asks
+// What every benchmark does alike: read its --flags, summarize repeated samples as docs/measures.md asks
 // (the median with min and max), and write its result file.
 
 import { mkdirSync, writeFileSync } from 'node:fs'

@@ -2,7 +2,7 @@
 // judged as issue-level acceptance reads it (every run completes, with faults injected, and every
 // exactly-once figure at 0). Pure, so a stalled or violating run can be fed to it in a test.
 
-/** The figures an exactly-once run must hold at 0 (MEASURES.md); null (a stalled run) is not 0. */
+/** The figures an exactly-once run must hold at 0 (docs/measures.md); null (a stalled run) is not 0. */
 export const JUDGED_FIGURES = ['duplicates', 'lost', 'abortedReads', 'stateMismatches', 'openTransactions'] as const
 export type JudgedFigure = (typeof JUDGED_FIGURES)[number]
 

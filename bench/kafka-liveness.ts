@@ -134,9 +134,9 @@ writeResult(out, {
     completed:
       'all input committed by the group and the validator run, exit 0 (a run that stalls, committing nothing ' +
       'for max(60 s, 12 x session.timeout.ms), exits 3 with the reason)',
-    judged: `${JUDGED_FIGURES.join(', ')}: each must be 0 (MEASURES.md); null (unavailable after a stall) fails`,
+    judged: `${JUDGED_FIGURES.join(', ')}: each must be 0 (docs/measures.md); null (unavailable after a stall) fails`,
     throughputPerSec:
-      'committed input records per second over the run (MEASURES.md processed throughput), kills and ' +
+      'committed input records per second over the run (docs/measures.md processed throughput), kills and ' +
       'recoveries included',
     loadAverage1m: "the machine's 1-minute load average (os.loadavg) just before and just after the run",
     hogCores:

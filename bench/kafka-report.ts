@@ -111,7 +111,7 @@ const medianOf = (
 
 const ratio = (a: number | null, b: number | null): number | null =>
   a === null || b === null || b === 0 ? null : Number((a / b).toFixed(3))
-/** MEASURES.md's transaction overhead: 1 - exactly-once median / at_least_once median. */
+/** docs/measures.md's transaction overhead: 1 - exactly-once median / at_least_once median. */
 const overheadOf = (eos: number | null, alos: number | null): number | null =>
   eos === null || alos === null || alos === 0 ? null : Number((1 - eos / alos).toFixed(3))
 

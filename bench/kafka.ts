@@ -6,7 +6,7 @@
 // "skipped: no java/mvn"). The five alternate within each repetition, each on a fresh application
 // id and freshly written input of the same size, so they are measured side by side under the same
 // machine load. Median of N runs with min and max, eoscope/Kafka Streams, and each engine's
-// transaction overhead as MEASURES.md defines it, and the CPU time each record cost the engine's
+// transaction overhead as docs/measures.md defines it, and the CPU time each record cost the engine's
 // processes and the local broker over the same window (bench/process-cpu.ts). Writes
 // bench/results/kafka.json; exits 1 when a run failed (recorded in its row with the reason).
 // Flags: --brokers HOST:PORT (default KAFKA_BROKERS or 127.0.0.1:19092), --intervals 10,100,1000,

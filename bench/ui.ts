@@ -1,4 +1,4 @@
-// UI responsiveness bench (MEASURES.md, "UI responsiveness"): drives the dashboard in Chromium for
+// UI responsiveness bench (docs/measures.md, "UI responsiveness"): drives the dashboard in Chromium for
 // 30 s with the engine at full speed and writes bench/results/ui.json.
 //
 //   npm run bench:ui            (BENCH_UI_SECONDS=30; BENCH_UI_RATE=10000 by default: about the most
