@@ -30,7 +30,7 @@ type ChartKey = Exclude<keyof ChartPoint, 't'>
 export function throughputChart(window: string): ChartConfig<ChartKey> {
   return {
     id: 'throughput',
-    title: `Throughput (processed over the last ${window})`,
+    title: 'Throughput',
     hint:
       `processed: records/s by which committed input offsets advance, between commits at least ${window} apart ` +
       `up to each point (0 when nothing was committed in the ${window} before it) · ` +

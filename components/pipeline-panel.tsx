@@ -54,17 +54,22 @@ const TaskRow = memo(function TaskRow({ task, traces }: { task: TaskView; traces
   const placed = placeTraces(traces)
   const chipRows = Math.max(1, ...placed.map((p) => p.row + 1))
   return (
+    /* biome-ignore lint/a11y/useSemanticElements lint/a11y/useFocusableInteractive: a row of the pipeline's CSS-grid
+       table (.task-row) whose record chips move across its cells; the role gives it table semantics, not a widget's */
     <div
       className={`task-row task-${task.state}`}
       role="row"
       data-testid={`task-${task.taskId}`}
       style={{ ['--chip-rows' as string]: chipRows }}
     >
+      {/* biome-ignore lint/a11y/useSemanticElements lint/a11y/useFocusableInteractive: the row header of the
+          pipeline's CSS-grid table */}
       <div className="task-id" role="rowheader">
         <span className="mono">{task.taskId}</span>
         <span className="muted small">{task.workerId}</span>
         {task.state !== 'running' ? <span className={`badge badge-${task.state}`}>{task.state}</span> : null}
       </div>
+      {/* biome-ignore lint/a11y/useSemanticElements: the CSS-grid cell the record chips move across (.trace-track) */}
       <div className="task-steps" role="cell">
         {STEPS.map((s) => (
           <div key={s} className="step-cell">
@@ -106,9 +111,11 @@ function TaskFigures({
 }) {
   return (
     <>
+      {/* biome-ignore lint/a11y/useSemanticElements: a cell of the pipeline's CSS-grid table */}
       <div className="num task-figure" role="cell" title={lagTitle}>
         {fmtInt(lag)}
       </div>
+      {/* biome-ignore lint/a11y/useSemanticElements: a cell of the pipeline's CSS-grid table */}
       <div className="num task-figure" role="cell">
         {fmtInt(committedOffset)}
       </div>
@@ -118,12 +125,17 @@ function TaskFigures({
 
 const StoppedRow = memo(function StoppedRow({ task }: { task: StoppedTaskView }) {
   return (
+    /* biome-ignore lint/a11y/useSemanticElements lint/a11y/useFocusableInteractive: a row of the pipeline's CSS-grid
+       table (.task-row); the role gives it table semantics, not a widget's */
     <div className="task-row task-stopped" role="row" data-testid={`stopped-task-${task.taskId}`}>
+      {/* biome-ignore lint/a11y/useSemanticElements lint/a11y/useFocusableInteractive: the row header of the
+          pipeline's CSS-grid table */}
       <div className="task-id" role="rowheader">
         <span className="mono">{task.taskId}</span>
         <span className="muted small">{task.workerId}</span>
         <span className="badge badge-killed">stopped</span>
       </div>
+      {/* biome-ignore lint/a11y/useSemanticElements: a cell of the pipeline's CSS-grid table */}
       <div className="task-steps stopped-reason" role="cell">
         {task.stop ? (
           <span>
@@ -162,7 +174,8 @@ export function placeTraces(traces: RecordTrace[]): { trace: RecordTrace; step: 
 }
 
 function traceTitle(t: RecordTrace): string {
-  return `${t.key} @ p${t.partition}:${t.offset} (${t.workerId}) — ${t.outcome}${t.crashedAtStep ? `, worker died at step ${t.crashedAtStep}` : ''}`
+  const died = t.crashedAtStep ? `, worker died at step ${t.crashedAtStep}` : ''
+  return `${t.key} @ p${t.partition}:${t.offset} (${t.workerId}) — ${t.outcome}${died}`
 }
 
 export const PipelinePanel = memo(function PipelinePanel({
@@ -180,14 +193,19 @@ export const PipelinePanel = memo(function PipelinePanel({
   }
   const sorted = [...tasks].sort((a, b) => a.partition - b.partition)
   return (
-    <Panel
-      title="Pipeline"
-      hint="Per task: records through each step; sampled records move along the steps (set the input rate to 1/s to follow them)"
-      testId="pipeline"
-    >
+    <Panel title="Pipeline" hint={PIPELINE_HINT} testId="pipeline">
+      {/* biome-ignore lint/a11y/useSemanticElements lint/a11y/noNoninteractiveTabindex: a table laid out by CSS grid
+          (.task-row) whose record chips move across cells, the roles give it table semantics; it scrolls sideways in a
+          narrow window, so it is focusable for a keyboard to scroll it (axe: scrollable-region-focusable) */}
       <div className="pipeline" role="table" aria-label="steps per task" tabIndex={0}>
+        {/* biome-ignore lint/a11y/useSemanticElements lint/a11y/useFocusableInteractive: the head row of the
+            pipeline's CSS-grid table */}
         <div className="task-row task-head" role="row">
+          {/* biome-ignore lint/a11y/useSemanticElements lint/a11y/useFocusableInteractive: a column header of the
+              pipeline's CSS-grid table */}
           <div role="columnheader">task</div>
+          {/* biome-ignore lint/a11y/useSemanticElements lint/a11y/useFocusableInteractive: a column header of the
+              pipeline's CSS-grid table */}
           <div className="task-steps" role="columnheader">
             {STEPS.map((s) => (
               <div key={s} className="step-cell step-name">
@@ -195,11 +213,22 @@ export const PipelinePanel = memo(function PipelinePanel({
               </div>
             ))}
           </div>
+          {/* biome-ignore lint/a11y/useSemanticElements lint/a11y/useFocusableInteractive: a column header of the
+              pipeline's CSS-grid table */}
           <div role="columnheader" className="task-figure" title="input high watermark minus committed offset">
             lag
           </div>
-          <div role="columnheader" className="task-figure">
-            committed
+          {/* biome-ignore lint/a11y/useSemanticElements lint/a11y/useFocusableInteractive: a column header of the
+              pipeline's CSS-grid table */}
+          <div
+            role="columnheader"
+            className="task-figure"
+            title={
+              "the group's committed offset of the input partition: the next record a new owner reads. Step 5 " +
+              'counts the records below it, each once; a stopped task shows it alone'
+            }
+          >
+            committed offset
           </div>
         </div>
         {sorted.map((task) => (
@@ -217,12 +246,16 @@ export const PipelinePanel = memo(function PipelinePanel({
       <div className="legend small muted">
         <span className="trace-dot trace-in-flight">k</span> in flight{' '}
         <span className="trace-dot trace-committed">k</span> committed{' '}
-        <span className="trace-dot trace-aborted">k</span> aborted <span className="trace-dot trace-redone">k</span>{' '}
-        redone
+        <span className="trace-dot trace-aborted">k</span>
+        {' aborted '}
+        <span className="trace-dot trace-redone">k</span> redone
       </div>
     </Panel>
   )
 })
 
+const PIPELINE_HINT =
+  'Per task: records through each step; sampled records move along the steps ' +
+  '(set the input rate to 1/s to follow them)'
 const NO_TRACES: RecordTrace[] = []
 const NO_STOPPED: StoppedTaskView[] = []

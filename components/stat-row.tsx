@@ -27,7 +27,10 @@ export const StatRow = memo(function StatRow({ snapshot }: StatRowProps) {
       id: 'processed',
       label: `processed · ${windowLabel(windowMs)}`,
       value: fmtRate(headlineProcessed(snapshot.series, windowMs)),
-      hint: `records/s by which committed input offsets advance, over the last ${windowLabel(windowMs)} (at least 2 s and two commit intervals: offsets only move at a commit)`,
+      hint:
+        'records/s by which committed input offsets advance, between commits at least ' +
+        `${windowLabel(windowMs)} apart (0 when nothing was committed in the last ${windowLabel(windowMs)}; offsets only ` +
+        'move at a commit)',
     },
     {
       id: 'visible',

@@ -160,7 +160,7 @@ const WorkerCard = memo(function WorkerCard({
                   className="producer"
                   title={p.transactionalId ?? 'idempotent producer (no transactional.id)'}
                 >
-                  id {p.producerId} · epoch {p.epoch}
+                  id {p.producerId} · current epoch {p.epoch}
                 </span>
               ))}
         </dd>
