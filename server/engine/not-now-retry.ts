@@ -4,8 +4,8 @@
 // changelog's offsets answer NOT_LEADER for a few seconds, and failing the worker on it cost a
 // process restart.
 
-import { LogError } from '../log/errors.ts'
 import type { Time } from '../log/time.ts'
+import { isRetriable, retryRetriableUntilDeadline } from './retry-until-deadline.ts'
 
 /** How long task creation retries before the worker fails (well inside max.poll.interval.ms). */
 export const TASK_CREATION_RETRY_MS = 120_000
@@ -19,20 +19,15 @@ export interface NotNowRetry<T> {
 }
 
 /**
- * Runs `call` again after a retriable LogError, backing off from 50 ms to 1 s, until
- * `boundMs` has passed or a stop is asked for.
+ * Runs `call` again after a retriable failure, backing off from 50 ms to 1 s, until `boundMs` has passed
+ * (retry-until-deadline.ts); a stop asked for while it retries ends it with `whenStopped()`.
  */
 export async function retryingNotNow<T>(time: Time, o: NotNowRetry<T>, call: () => Promise<T>): Promise<T> {
-  const started = time.now()
-  for (let backoffMs = 50; ; backoffMs = Math.min(1_000, backoffMs * 2)) {
-    try {
-      return await call()
-    } catch (e) {
-      if (!(e instanceof LogError) || !e.retriable) throw e
-      // A worker told to stop while its broker answers "not now" stops cleanly: it did not fail.
-      if (o.stopped()) return o.whenStopped()
-      if (time.now() - started >= o.boundMs) throw e
-      await time.sleep(backoffMs)
-    }
+  try {
+    return await retryRetriableUntilDeadline(time, { deadlineMs: o.boundMs, stopped: o.stopped }, call)
+  } catch (e) {
+    // A worker told to stop while its broker answers "not now" stops cleanly: it did not fail.
+    if (isRetriable(e) && o.stopped()) return o.whenStopped()
+    throw e
   }
 }

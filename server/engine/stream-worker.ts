@@ -9,6 +9,7 @@ import { isExactlyOnce, type StreamsConfig } from '../../lib/streams-config.ts'
 import { taskIdOf, type TaskId } from '../../lib/task-id.ts'
 import { ProcessKilledError } from '../log/errors.ts'
 import { retryingNotNow, TASK_CREATION_RETRY_MS } from './not-now-retry.ts'
+import { isRetriable, KAFKA_CLIENT_DEADLINES_MS, retryRetriableUntilDeadline } from './retry-until-deadline.ts'
 import { type Batch as PollBatch, batchOfPoll } from './poll-batch.ts'
 import { refuseRedeliveries } from './redelivery.ts'
 import type {
@@ -46,6 +47,10 @@ export interface WorkerOptions {
   traceIntervalMs: number
 }
 
+/** The first wait after a retriable error out of the loop, doubling up to the max (handleRetriable). */
+const RETRIABLE_LOOP_BACKOFF_MS = 100
+const RETRIABLE_LOOP_MAX_BACKOFF_MS = 5_000
+
 /** The records of one poll, per task, on their way through steps 1-4. */
 type Batch = PollBatch<StreamTask>
 
@@ -68,6 +73,9 @@ export class StreamWorker {
   private lastCommitMs: number
   private stopRequested = false
   private readonly guarantee
+  /** When the current run of retriable failures out of the loop began (null: the last iteration worked). */
+  private retriableSince: number | null = null
+  private retriableBackoffMs = RETRIABLE_LOOP_BACKOFF_MS
   done: Promise<void> = Promise.resolve()
 
   constructor(
@@ -136,10 +144,10 @@ export class StreamWorker {
       while (!this.stopRequested) {
         try {
           await this.runOnce()
+          this.retriableSince = null
+          this.retriableBackoffMs = RETRIABLE_LOOP_BACKOFF_MS
         } catch (e) {
-          if (e instanceof TaskMigratedError) await this.handleTaskMigrated(e)
-          else if (e instanceof TaskCorruptedError) await this.handleTaskCorrupted(e)
-          else throw e
+          await this.recover(e)
         }
       }
       this.state = 'stopping'
@@ -155,6 +163,53 @@ export class StreamWorker {
       if (e instanceof PoisonRecordError) this.stop = e.stop
       this.telemetry.emit({ type: 'worker-failed', workerId: this.id, error: this.error, atMs: this.time.now() })
       await this.shutdownAfterFailure()
+    }
+  }
+
+  /**
+   * What the loop does with an error out of an iteration: migrated and corrupted tasks are handled
+   * as Kafka Streams does; a retriable error (its own retries spent) corrupts every task and the
+   * loop goes on after a backoff, for up to max.poll.interval.ms of such failures in a row. A
+   * handler's own retriable failure is handled the same way. Anything else is fatal: it is thrown.
+   */
+  private async recover(e: unknown): Promise<void> {
+    try {
+      if (e instanceof TaskMigratedError) await this.handleTaskMigrated(e)
+      else if (e instanceof TaskCorruptedError) await this.handleTaskCorrupted(e)
+      else if (isRetriable(e)) await this.handleRetriable(e)
+      else throw e
+    } catch (next) {
+      if (next === e || !isRetriable(next)) throw next
+      await this.handleRetriable(next)
+    }
+  }
+
+  /**
+   * A retriable error its call's own retries did not outlast (a coordinator away longer than
+   * default.api.timeout.ms, say): every task is closed dirty, as corrupted, and recreated from its
+   * committed offsets and changelog once the loop goes on. Fatal only when such failures have
+   * followed one another for max.poll.interval.ms.
+   */
+  private async handleRetriable(e: unknown): Promise<void> {
+    const now = this.time.now()
+    this.retriableSince ??= now
+    if (now - this.retriableSince >= KAFKA_CLIENT_DEADLINES_MS['max.poll.interval.ms']) throw e
+    const taskIds = this.taskManager.all().map((t) => t.id)
+    if (taskIds.length > 0)
+      this.telemetry.emit({
+        type: 'task-migrated',
+        workerId: this.id,
+        taskIds,
+        reason: `task corrupted: ${e instanceof Error ? e.message : String(e)} (retriable: the worker goes on)`,
+        atMs: now,
+      })
+    await this.time.sleep(this.retriableBackoffMs)
+    this.retriableBackoffMs = Math.min(RETRIABLE_LOOP_MAX_BACKOFF_MS, this.retriableBackoffMs * 2)
+    try {
+      await this.taskManager.closeAllDirty()
+    } catch (again) {
+      // Tasks left open are closed by the next failure's round, within the same bound.
+      if (!isRetriable(again) && !isMigrationError(again)) throw again
     }
   }
 
@@ -180,8 +235,14 @@ export class StreamWorker {
     if (this.guarantee === 'at_least_once') {
       this.threadProducer = this.newProducer(null)
     } else if (this.guarantee === 'exactly_once_v2') {
-      this.threadProducer = this.newProducer(`${c['application.id']}-${this.options.slotId}`)
-      await this.threadProducer.initTransaction()
+      const producer = this.newProducer(`${c['application.id']}-${this.options.slotId}`)
+      this.threadProducer = producer
+      // A transaction coordinator that is away (its broker restarting) is waited for, as Java's initTransactions does.
+      await retryRetriableUntilDeadline(
+        this.time,
+        { deadlineMs: KAFKA_CLIENT_DEADLINES_MS['max.block.ms'], stopped: () => this.stopRequested },
+        () => producer.initTransaction(),
+      )
     }
     await this.consumer.subscribe([this.options.topics.input], {
       onPartitionsRevoked: (tps) => this.handleRevoked(tps),
@@ -370,7 +431,12 @@ export class StreamWorker {
     if (this.guarantee === 'at_least_once') {
       if (dirty.length === 0) return { committed: [], failed: null }
       try {
-        await this.consumer.commitOffsets(dirty.map(offsetOf))
+        // commitSync retries what is retriable (the group's coordinator away or moved) for default.api.timeout.ms.
+        await retryRetriableUntilDeadline(
+          this.time,
+          { deadlineMs: KAFKA_CLIENT_DEADLINES_MS['default.api.timeout.ms'] },
+          () => this.consumer.commitOffsets(dirty.map(offsetOf)),
+        )
       } catch (e) {
         // A commit refused by the group (this member was dropped, or its generation is over): migrated.
         if (isMigrationError(e))

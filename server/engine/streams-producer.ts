@@ -13,6 +13,7 @@ import {
   isMigrationError,
   isSendOutcomeUnknown,
 } from './errors.ts'
+import { isRetriable, KAFKA_CLIENT_DEADLINES_MS, retryRetriableUntilDeadline } from './retry-until-deadline.ts'
 
 export interface StreamsProducerOptions {
   workerId: string
@@ -27,9 +28,6 @@ export interface StreamsProducerOptions {
 
 /** What the producer's transaction requests took (txn-send-offsets-time / txn-commit-time, txn-abort-time). */
 type TxnLatency = { endTxnMs?: number; sendOffsetsMs?: number }
-
-const ABORT_ATTEMPTS = 5
-const ABORT_RETRY_MS = 200
 
 export class StreamsProducer {
   private producer: LogProducer
@@ -80,14 +78,18 @@ export class StreamsProducer {
     // A send whose connection went (or timed out) after the client's own retries: the broker may or
     // may not hold the records. As Kafka Streams does with a send timeout, the task is corrupted:
     // its transaction is aborted (under exactly_once) and it is reprocessed from its committed
-    // offsets and restored from its changelog, instead of the worker failing.
-    if (what === 'send' && isSendOutcomeUnknown(e)) {
+    // offsets and restored from its changelog, instead of the worker failing. So is any other
+    // retriable failure of a send, and of a commit whose retries ran out (the coordinator away):
+    // the commit's outcome is unknown, and the restore reads whichever it was.
+    if ((what === 'send' || what === 'commitTransaction') && (isSendOutcomeUnknown(e) || isRetriable(e))) {
       throw new TaskCorruptedError(
         this.options.taskIds(),
         `${what} failed for ${this.options.transactionalId ?? this.options.clientId}: ${(e as Error).message}`,
         { cause: e },
       )
     }
+    // initTransactions that ran out of retries while the coordinator was away: the caller may try again.
+    if (what === 'initTransactions' && isRetriable(e)) throw e
     throw new StreamsError(
       `${what} failed for ${this.options.transactionalId ?? this.options.clientId}: ${(e as Error).message}`,
       { cause: e },
@@ -190,16 +192,13 @@ export class StreamsProducer {
     const endAt = this.time.now()
     const latency: TxnLatency = {}
     try {
-      // A connection just lost (the send's) is re-established by the client's next request: a few tries.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await this.producer.abortTransaction()
-          break
-        } catch (e) {
-          if (attempt >= ABORT_ATTEMPTS || !isSendOutcomeUnknown(e)) throw e
-          await this.time.sleep(ABORT_RETRY_MS)
-        }
-      }
+      // A connection just lost (the send's) is re-established by the client's next request, a
+      // coordinator away is found again: retried as Java's abortTransaction does, for max.block.ms.
+      await retryRetriableUntilDeadline(
+        this.time,
+        { deadlineMs: KAFKA_CLIENT_DEADLINES_MS['max.block.ms'], initialBackoffMs: 200 },
+        () => this.producer.abortTransaction(),
+      )
       latency.endTxnMs = this.time.now() - endAt
     } catch (e) {
       if (e instanceof ProcessKilledError) throw e

@@ -14,12 +14,14 @@ export type LogErrorCode =
   | 'REQUEST_TIMED_OUT'
   | 'INVALID_REQUEST'
   | 'BROKER_NOT_AVAILABLE'
+  | 'NOT_ENOUGH_REPLICAS' // fewer in-sync replicas than min.insync.replicas (before or after the append)
 
 const RETRIABLE: ReadonlySet<LogErrorCode> = new Set<LogErrorCode>([
   'CONCURRENT_TRANSACTIONS',
   'UNSTABLE_OFFSET_COMMIT',
   'REQUEST_TIMED_OUT',
   'BROKER_NOT_AVAILABLE',
+  'NOT_ENOUGH_REPLICAS',
 ])
 
 export class LogError extends Error {

@@ -10,6 +10,7 @@ import { hostname } from 'node:os'
 import type { Step } from '../../../lib/lab-protocol.ts'
 import type { StreamsConfig } from '../../../lib/streams-config.ts'
 import { StreamWorker } from '../../engine/stream-worker.ts'
+import { KAFKA_CLIENT_DEADLINES_MS, retryRetriableUntilDeadline } from '../../engine/retry-until-deadline.ts'
 import type { EngineEvent } from '../../engine/telemetry.ts'
 import { KafkaConnection, type KafkaClientConfig } from '../../log/kafka/kafka-connection.ts'
 import { SystemTime } from '../../log/time.ts'
@@ -78,12 +79,16 @@ export class KafkaWorkerProcess {
   }
 
   async run(): Promise<number> {
+    // A replacement may start while a broker is down: what the client marks retriable is waited out.
+    const apiDeadline = { deadlineMs: KAFKA_CLIENT_DEADLINES_MS['default.api.timeout.ms'] }
     if (this.o.createTopics !== false)
-      await this.conn.admin().createTopics(kafkaAppTopicSpecs(this.topics, this.o.partitions))
+      await retryRetriableUntilDeadline(this.time, apiDeadline, () =>
+        this.conn.admin().createTopics(kafkaAppTopicSpecs(this.topics, this.o.partitions)),
+      )
     this.telemetryProducer = this.conn.producer({ clientId: `${this.o.workerId}-telemetry`, idempotent: false })
     const commandsFrom = await retrying(
       () => this.conn.reader().offsets({ topic: this.topics.commands, partition: 0 }),
-      10_000,
+      apiDeadline.deadlineMs,
     ).then((o) => o.highWatermark)
     const worker = new StreamWorker(
       this.o.workerId,

@@ -1,6 +1,7 @@
 // Fault-injection points of the embedded log that act on its clients: produce responses lost
 // after the broker appended (the producer retries the same request), produce connections cut
-// after the append, ListOffsets answered NOT_LEADER, and a consumer whose position goes back.
+// after the append, ListOffsets answered NOT_LEADER, a consumer whose position goes back, and
+// offset commits refused (the coordinator away, or for good).
 
 /** How many more times one fault point fires: armed by a test or the lab, spent one at a time by the log. */
 export class FaultBudget {
@@ -47,6 +48,13 @@ export class ClientFaults {
    * checks for it (redelivery.ts).
    */
   readonly positionRewinds = new FaultBudget()
+  /**
+   * OffsetCommit requests answered as when the group's coordinator is on a broker that is down
+   * (BROKER_NOT_AVAILABLE, retriable: Kafka's consumer retries it until default.api.timeout.ms).
+   */
+  readonly commitFailures = new FaultBudget()
+  /** OffsetCommit requests refused with an error no retry cures (INVALID_REQUEST): a worker's fatal error. */
+  readonly fatalCommitFailures = new FaultBudget()
   private readonly listeners: ((e: AckDropped) => void)[] = []
 
   onAckDropped(l: (e: AckDropped) => void): void {

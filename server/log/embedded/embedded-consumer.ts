@@ -197,9 +197,16 @@ export class EmbeddedConsumer implements LogConsumer {
   async commitOffsets(offsets: OffsetToCommit[]): Promise<void> {
     if (offsets.length === 0) return
     const c = this.conn.cluster
-    await this.conn.request(c.latency.requestMs, () =>
-      this.group.commitOffsets(this.memberId!, this.generationId, offsets),
-    )
+    await this.conn.request(c.latency.requestMs, () => {
+      if (this.conn.faults.commitFailures.take())
+        throw new LogError(
+          'BROKER_NOT_AVAILABLE',
+          `commit offsets of group ${this.options.groupId}: the coordinator's broker is down`,
+        )
+      if (this.conn.faults.fatalCommitFailures.take())
+        throw new LogError('INVALID_REQUEST', `commit offsets of group ${this.options.groupId}: refused for good`)
+      return this.group.commitOffsets(this.memberId!, this.generationId, offsets)
+    })
   }
 
   enforceRebalance(): void {

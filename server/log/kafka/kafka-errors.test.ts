@@ -1,5 +1,6 @@
 // kafkajs errors to LogError codes, through kafkajs's own wrappers (no broker needed).
 
+import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
 import kafkajs from 'kafkajs'
 import { LogError } from '../errors.ts'
@@ -53,6 +54,28 @@ describe('kafkajs error mapping', () => {
     expect(toLogError(bug, 'send')).toBe(bug)
     const already = new LogError('INVALID_TXN_STATE', 'x')
     expect(toLogError(already, 'send')).toBe(already)
+  })
+
+  it('maps every answer Kafka marks retriable while a broker is away to a retriable LogError', () => {
+    const { errorCodes } = createRequire(import.meta.url)('kafkajs/src/protocol/error.js') as {
+      errorCodes: { type: string; code: number; retriable: boolean }[]
+    }
+    // A deleted topic is news to a worker, not a wait; a corrupt message is not a broker's absence.
+    const apart = new Set([
+      'UNKNOWN_TOPIC_OR_PARTITION',
+      'CORRUPT_MESSAGE',
+      'ELIGIBLE_LEADERS_NOT_AVAILABLE',
+      'ELECTION_NOT_NEEDED',
+    ])
+    const unmapped = errorCodes
+      .filter((e) => e.retriable && !apart.has(e.type))
+      .filter((e) => {
+        const mapped = toLogError(protocol(e.type, e.code), 'request')
+        return !(mapped instanceof LogError) || !mapped.retriable
+      })
+      .map((e) => e.type)
+    expect(unmapped).toEqual([])
+    expect(logErrorCode(protocol('NOT_ENOUGH_REPLICAS_AFTER_APPEND', 20))).toBe('NOT_ENOUGH_REPLICAS')
   })
 
   it('tells a cluster that does not answer from one that answers with an error', () => {
