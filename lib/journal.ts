@@ -22,7 +22,15 @@ export type JournalFact =
   | { kind: 'pause'; workerId: string }
   | { kind: 'resume'; workerId: string }
   | { kind: 'worker-added'; workerId: string }
-  | { kind: 'worker-stopped'; workerId: string; reason: 'scenario' | 'config' | 'error' | 'removed'; error?: string }
+  /** reason crash: it ended without the lab ending it (its process exited, or its engine failed), error its cause. */
+  | {
+      kind: 'worker-stopped'
+      workerId: string
+      reason: 'scenario' | 'config' | 'error' | 'removed' | 'crash'
+      error?: string
+      exitCode?: number | null
+      signal?: string | null
+    }
   | { kind: 'generation'; generation: number; members: string[]; assignment: Record<string, string[]> }
   | { kind: 'member-expired'; memberId: string }
   | { kind: 'fenced'; workerId: string; by: 'epoch' | 'generation'; transactionalId?: string; detail: string }

@@ -200,7 +200,7 @@ export async function runCommand(f: RunFlags, out: (s: string) => void): Promise
 }
 
 /**
- * The recoveries a run measured (recovery time, MEASURES.md): how many, their median and
+ * The recoveries a run measured (recovery time, docs/measures.md): how many, their median and
  * maximum in whole ms; null when none completed.
  */
 export function recoveriesLine(recoveries: readonly { ms: number | null }[]): string | null {
@@ -221,8 +221,16 @@ function formatSummary(r: RunResult): string {
       `${(r.durationMs / 1000).toFixed(2)} s`,
     `  output records        ${r.outputRecords}`,
     `  faults                ${r.kills} kills, ${r.droppedAcks} dropped acks, ${r.fenced} fenced/migrated`,
-    `  transactions          ${r.transactions.committed} committed, ${r.transactions.aborted} aborted (markers ` +
-      `in the log; workers reported ${r.transactionsReported.committed} / ${r.transactionsReported.aborted})`,
+    `  workers               ${r.workers.started} started, ${r.workers.liveAtEnd} live at the end, ` +
+      `${r.crashes.length} crashed (${r.crashHandler})`,
+    ...r.crashes.map(
+      (c) => `  crash                 ${c.workerId} at ${(c.t / 1000).toFixed(1)} s: ${c.cause.slice(0, 160)}`,
+    ),
+    ...(r.warnings ?? []).map((w) => `  WARNING               ${w}`),
+    `  transactions          ${r.transactions.committed} committed, ${r.transactions.aborted} aborted (by producer ` +
+      `id and epoch; workers reported ${r.transactionsReported.committed} / ${r.transactionsReported.aborted})`,
+    `  txn markers           ${r.transactionMarkers.commit} COMMIT, ${r.transactionMarkers.abort} ABORT ` +
+      '(one per partition a transaction touched)',
     `  duplicates            ${r.duplicates ?? 'unavailable'}`,
     `  lost                  ${r.lost ?? 'unavailable'}`,
     `  aborted reads         ${r.abortedReads ?? 'unavailable'} (read_uncommitted would see ` +

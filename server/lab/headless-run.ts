@@ -6,6 +6,7 @@ import type { Step } from '../../lib/lab-protocol.ts'
 import { streamsConfigFor, type ProcessingGuarantee, type StreamsConfig } from '../../lib/streams-config.ts'
 import { SystemTime, type Time } from '../log/time.ts'
 import { validateRun } from '../validator/validator.ts'
+import { KAFKA_CLIENT_DEADLINES_MS, retryRetriableUntilDeadline } from '../engine/retry-until-deadline.ts'
 import { correctnessFigures } from './snapshot-parts.ts'
 import type { ValidationReport } from '../validator/report.ts'
 import { InProcessRuntime } from './in-process-runtime.ts'
@@ -16,7 +17,7 @@ import type { RuntimeSettings } from './lab-runtime.ts'
 import type { KafkaClientConfig } from '../log/kafka/kafka-client.ts'
 import { ProgressWatchdog, stallLimitMs, type Stall } from './progress-watchdog.ts'
 import { RUN_DEFINITIONS } from './run-definitions.ts'
-import { transactionsInLog } from './log-transactions.ts'
+import { transactionsAndMarkersInLog, type MarkerCounts } from './log-transactions.ts'
 
 export interface RunOptions {
   guarantee: ProcessingGuarantee
@@ -57,7 +58,7 @@ export interface RunOptions {
   beforeClose?: (runtime: LabRuntime) => Promise<void>
 }
 
-/** The correctness figures of MEASURES.md, as the validator reports them; all null after a stall. */
+/** The correctness figures of docs/measures.md, as the validator reports them; all null after a stall. */
 type CorrectnessFigures = {
   [K in keyof ReturnType<typeof correctnessFigures>]: ReturnType<typeof correctnessFigures>[K] | null
 }
@@ -73,10 +74,27 @@ export interface RunResult extends CorrectnessFigures {
   throughputPerSec: number
   durationMs: number
   kills: number
+  /** Workers that ended without the run ending them (RUN_DEFINITIONS.crashes); each replaced like a killed one. */
+  crashes: {
+    workerId: string
+    slotId: string
+    t: number
+    cause: string
+    exitCode: number | null
+    signal: string | null
+  }[]
+  /** What the run does with a crashed worker (RUN_DEFINITIONS.crashHandler). */
+  crashHandler: 'REPLACE_THREAD'
+  /** Workers the run started with and live at its end (RUN_DEFINITIONS.workers). */
+  workers: { started: number; liveAtEnd: number }
+  /** Said aloud when something went wrong that the figures do not show (fewer live workers at the end, say). */
+  warnings?: string[]
   droppedAcks: number
   fenced: number
-  /** From the log's markers (RUN_DEFINITIONS.transactions). */
-  transactions: { committed: number; aborted: number }
+  /** Transactions, each once across its partitions: by producer id and epoch from the log's markers. */
+  transactions: { committed: number; aborted: number; countedBy: 'producer id and epoch' }
+  /** COMMIT and ABORT markers, one per partition a transaction touched (RUN_DEFINITIONS.transactionMarkers). */
+  transactionMarkers: MarkerCounts & { countedBy: 'marker per partition' }
   /** As the workers reported them (RUN_DEFINITIONS.transactionsReported). */
   transactionsReported: { committed: number; aborted: number }
   recoveries: {
@@ -138,6 +156,8 @@ export async function runHeadless(
     keys: o.keys ?? 100,
     seed: o.seed,
     restartAfterMs: o.restartAfterMs,
+    // A crashed worker is replaced like a killed one (crashHandler), on either backend.
+    restartFailed: true,
     prefill: o.prefill,
   }
   const lab: LabRuntime =
@@ -200,16 +220,23 @@ async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time
   const finished = time.now()
   faults.stop()
   await faults.done
+  const liveAtEnd = await liveWorkersAtEnd(lab, o)
   await lab.stop()
   await lab.settle()
 
   const target = validationTarget(lab)
-  const report = await validateRun(lab.connection.inspector(), target)
-  const transactions = await transactionsInLog(lab.connection.inspector(), [
-    target.outputTopic,
-    target.changelogTopic,
-    target.dlqTopic,
-  ])
+  // A broker away when the run ends (its partitions' leaders moving) answers later: the reads are retried.
+  const afterRun = { deadlineMs: KAFKA_CLIENT_DEADLINES_MS['default.api.timeout.ms'] }
+  const report = await retryRetriableUntilDeadline(time, afterRun, () =>
+    validateRun(lab.connection.inspector(), target),
+  )
+  const { transactions, markers } = await retryRetriableUntilDeadline(time, afterRun, () =>
+    transactionsAndMarkersInLog(lab.connection.inspector(), [
+      target.outputTopic,
+      target.changelogTopic,
+      target.dlqTopic,
+    ]),
+  )
   await o.beforeClose?.(lab)
   const durationMs = finished - started
   return {
@@ -223,9 +250,23 @@ async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time
     durationMs,
     ...(stalled === null ? correctnessFigures(report) : STALLED_FIGURES),
     kills: lab.kills,
+    crashes: lab.crashes.map((c) => ({
+      workerId: c.workerId,
+      slotId: c.slotId,
+      t: c.atMs - started,
+      cause: c.cause,
+      exitCode: c.exitCode,
+      signal: c.signal,
+    })),
+    crashHandler: 'REPLACE_THREAD',
+    workers: { started: o.workers, liveAtEnd },
+    ...(liveAtEnd < o.workers
+      ? { warnings: [`the run ended with ${liveAtEnd} live workers of the ${o.workers} it started`] }
+      : {}),
     droppedAcks: lab.droppedAcks,
     fenced: lab.fenced,
-    transactions,
+    transactions: { ...transactions, countedBy: 'producer id and epoch' },
+    transactionMarkers: { ...markers, countedBy: 'marker per partition' },
     transactionsReported: lab.transactionCounts(),
     recoveries: lab.tracker.recoveries.map((r) => ({
       workerId: r.workerId,
@@ -245,6 +286,18 @@ async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time
     definitions: RUN_DEFINITIONS,
     validation: report,
   }
+}
+
+/**
+ * Live workers once the input is all committed: a slot whose worker was killed or crashed shortly
+ * before counts once its replacement, due after restartAfterMs, has started (waited for that long
+ * and 2 s more).
+ */
+async function liveWorkersAtEnd(lab: LabRuntime, o: RunOptions): Promise<number> {
+  const live = () => lab.liveSlots().length
+  const until = lab.time.now() + o.restartAfterMs + 2_000
+  while (live() < o.workers && lab.time.now() < until) await lab.time.sleep(50)
+  return live()
 }
 
 const FIGURES = [

@@ -26,6 +26,8 @@ import {
   type RevivalSettings,
   type RuntimeSettings,
   type RuntimeWording,
+  type TaskStatus,
+  type WorkerCrash,
 } from './lab-runtime.ts'
 import { LoadGenerator } from './load-generator.ts'
 import { RecoveryTracker, type KilledPartition } from './recovery-tracker.ts'
@@ -86,9 +88,13 @@ export class InProcessRuntime implements LabRuntime {
   config: StreamsConfig
   deserializationPolicy: DeserializationPolicy
   kills = 0
+  /** Workers whose engine failed (WorkerCrash); replaced after restartAfterMs when restartFailed is set. */
+  readonly crashes: WorkerCrash[] = []
   droppedAcks = 0
   fenced = 0
   readonly startedAtMs: number
+  /** Each worker's tasks as it last reported holding some: what a crash leaves to recover. */
+  private readonly lastHeld = new Map<string, TaskStatus[]>()
 
   constructor(
     readonly time: Time,
@@ -156,6 +162,7 @@ export class InProcessRuntime implements LabRuntime {
     return this.hub.on(l)
   }
   private emit(e: LabEvent): void {
+    if (e.type === 'worker-status' && e.status.tasks.length > 0) this.lastHeld.set(e.workerId, e.status.tasks)
     trackRecovery(this.tracker, e)
     this.hub.emit(e)
   }
@@ -248,11 +255,45 @@ export class InProcessRuntime implements LabRuntime {
       deserializationPolicy,
       traceIntervalMs: this.options.traceIntervalMs,
     }
-    slot.worker = new StreamWorker(id, conn, options, this.time, this.telemetry, {
+    const worker = new StreamWorker(id, conn, options, this.time, this.telemetry, {
       atStep: (workerId, step) => this.atStep(slot, workerId, step),
     })
-    slot.worker.start()
+    slot.worker = worker
+    void worker.start().then(() => this.onWorkerEnded(slot, worker))
     this.publishStatus(slot)
+  }
+
+  /** A worker whose engine failed (not killed, not stopped): a crash, reported, and replaced when restartFailed. */
+  private onWorkerEnded(slot: WorkerSlot, worker: StreamWorker): void {
+    if (worker.state !== 'failed' || this.stopped) return
+    const atMs = this.time.now()
+    const crash: WorkerCrash = {
+      workerId: worker.id,
+      slotId: slot.slotId,
+      atMs,
+      cause: worker.error ?? 'failed',
+      exitCode: null,
+      signal: null,
+    }
+    this.crashes.push(crash)
+    const held = this.lastHeld.get(worker.id) ?? []
+    trackKill(this.tracker, this.config, {
+      workerId: worker.id,
+      slotId: slot.slotId,
+      memberId: worker.memberId,
+      t0: atMs,
+      partitions: held.map((t) => ({
+        partition: t.partition,
+        positionAtKill: t.consumedOffset,
+        committedAtKill: t.committedOffset,
+      })),
+      hadOpenTxn: held.some((t) => t.inTransaction),
+    })
+    this.emit({ type: 'worker-crashed', ...crash })
+    if (!this.options.restartFailed || this.options.restartAfterMs === null) return
+    void this.time.sleep(this.options.restartAfterMs).then(() => {
+      if (!this.stopped && slot.worker === worker && this.slots.includes(slot)) this.startInSlot(slot)
+    })
   }
 
   private async atStep(slot: WorkerSlot, workerId: string, step: Step): Promise<void> {

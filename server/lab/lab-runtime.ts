@@ -55,6 +55,22 @@ export interface WorkerStatus {
   stop?: TaskStop | null
 }
 
+/**
+ * A worker that ended without the runtime ending it: its process exited by itself (a fatal error,
+ * or a signal the runtime did not send), or its engine failed in process. Reported, and replaced
+ * after the restart delay like a killed worker where the runtime replaces crashed workers.
+ */
+export interface WorkerCrash {
+  workerId: string
+  slotId: string
+  atMs: number
+  /** Why: the worker's own last word (its error, its last stderr line), else how its process ended. */
+  cause: string
+  /** The process's exit code and signal; null for a worker in this process. */
+  exitCode: number | null
+  signal: string | null
+}
+
 /** What a runtime publishes besides the engine's own telemetry. */
 export type RuntimeEvent =
   | {
@@ -72,6 +88,8 @@ export type RuntimeEvent =
   | { type: 'partitions-assigned'; memberId: string | null; partitions: number[]; atMs: number }
   | { type: 'member-gone'; memberId: string; atMs: number }
   | { type: 'worker-killed'; workerId: string; step: Step | null; atMs: number }
+  /** A worker that ended without the runtime ending it (WorkerCrash). */
+  | ({ type: 'worker-crashed' } & WorkerCrash)
   | { type: 'worker-paused'; workerId: string; step: Step | null; atMs: number }
   | ({ type: 'ack-dropped' } & AckDropped)
   | { type: 'cluster-unreachable'; error: string; atMs: number }
@@ -147,6 +165,8 @@ export interface LabRuntime {
   /** The cluster's address when the log is a remote cluster (its reachability is then watched), else null. */
   readonly clusterAddress: string | null
   readonly kills: number
+  /** Workers that ended without the runtime ending them, in order. */
+  readonly crashes: readonly WorkerCrash[]
   readonly droppedAcks: number
   readonly fenced: number
   /** What this runtime measures differently from the embedded one, or cannot measure. */
@@ -225,6 +245,11 @@ export interface RuntimeSettings {
   seed: number
   /** A killed worker is replaced (new member id, same slot) after this long; null: never. */
   restartAfterMs: number | null
+  /**
+   * A crashed worker (WorkerCrash) is replaced after restartAfterMs too, as Kafka Streams' uncaught-exception handler
+   * answering REPLACE_THREAD does (default: on worker processes, off in process).
+   */
+  restartFailed?: boolean
   /**
    * Write all maxRecords input records before any worker starts: the workers then run on a backlog and the load
    * generator does not compete with them for the CPU (a benchmark).

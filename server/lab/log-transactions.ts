@@ -8,6 +8,10 @@
 // starts a new transaction when its producer epoch or outcome differs from the group's, when its
 // partition is already in the group (a transaction marks a partition once), or when it was written
 // more than MARKER_ROUND_MS after the group's first marker.
+//
+// The markers themselves are counted too (markersInLog): one per partition a transaction touched,
+// per topic and partition, as a reader of one topic's partitions (Kafka's tools, eoscope observe)
+// counts them. So one transaction over six partitions is 1 transaction and 6 COMMIT markers.
 
 import type { LogInspector, StoredRecordView, TopicPartition } from '../log/types.ts'
 
@@ -19,6 +23,13 @@ const PAGE = 20_000
 export interface LogTransactionCounts {
   committed: number
   aborted: number
+}
+
+/** The COMMIT and ABORT markers on each topic, per partition (index = partition), and their totals. */
+export interface MarkerCounts {
+  commit: number
+  abort: number
+  byTopic: Record<string, { commit: number[]; abort: number[] }>
 }
 
 type Marker = { producerId: number; epoch: number; control: 'COMMIT' | 'ABORT'; partition: string; timestamp: number }
@@ -48,13 +59,34 @@ export async function transactionsInLog(
   inspector: LogInspector,
   topics: readonly string[],
 ): Promise<LogTransactionCounts> {
+  return (await transactionsAndMarkersInLog(inspector, topics)).transactions
+}
+
+/** Both counts from one read of the log: transactions (by producer id and epoch) and markers (per partition). */
+export async function transactionsAndMarkersInLog(
+  inspector: LogInspector,
+  topics: readonly string[],
+): Promise<{ transactions: LogTransactionCounts; markers: MarkerCounts }> {
   const partitions = new Map((await inspector.topics()).map((t) => [t.topic, t.partitions]))
-  const markers: Marker[] = []
+  const all: Marker[] = []
+  const markers: MarkerCounts = { commit: 0, abort: 0, byTopic: {} }
   for (const topic of topics) {
-    for (let partition = 0; partition < (partitions.get(topic) ?? 0); partition++)
-      await markersOf(inspector, { topic, partition }, markers)
+    const n = partitions.get(topic) ?? 0
+    if (n === 0) continue
+    const perTopic = { commit: new Array<number>(n).fill(0), abort: new Array<number>(n).fill(0) }
+    markers.byTopic[topic] = perTopic
+    for (let partition = 0; partition < n; partition++) {
+      const from = all.length
+      await markersOf(inspector, { topic, partition }, all)
+      for (let i = from; i < all.length; i++) {
+        if (all[i]!.control === 'COMMIT') perTopic.commit[partition]!++
+        else perTopic.abort[partition]!++
+      }
+    }
+    markers.commit += perTopic.commit.reduce((a, b) => a + b, 0)
+    markers.abort += perTopic.abort.reduce((a, b) => a + b, 0)
   }
-  return countTransactions(markers)
+  return { transactions: countTransactions(all), markers }
 }
 
 /** Groups each producer's markers into transactions (see the head of this file). */

@@ -89,7 +89,12 @@ describe('the progress watchdog of a headless run', () => {
     expect(result.stalled).toBeUndefined()
     expect(result.lost).toBe(0)
     expect(result.transactions.committed).toBeGreaterThan(0)
-    expect(result.transactions).toEqual(result.transactionsReported)
+    const { countedBy, ...transactions } = result.transactions
+    expect(countedBy).toBe('producer id and epoch')
+    expect(transactions).toEqual(result.transactionsReported)
+    // One marker per partition a transaction touched: at least as many markers as transactions.
+    expect(result.transactionMarkers.commit).toBeGreaterThanOrEqual(result.transactions.committed)
+    expect(result.transactionMarkers.countedBy).toBe('marker per partition')
     expect(result.definitions.transactions).toContain('ABORT markers')
   })
 })

@@ -77,11 +77,12 @@ function count(seen: Seen, e: LabEvent): void {
   else if (e.type === 'txn-end') seen.transactionsEnded++
   else if (e.type === 'worker-killed') seen.kills++
   else if (e.type === 'worker-failed') failed(seen, e.workerId, e.error)
+  else if (e.type === 'worker-crashed') failed(seen, e.workerId, e.cause)
   // A worker process that exited on an error reports it in its last status (its engine may have said it first).
   else if (
     e.type === 'worker-status' &&
     e.status.error !== null &&
-    (e.status.state === 'stopped' || e.status.state === 'failed')
+    (e.status.state === 'stopped' || e.status.state === 'failed' || e.status.state === 'crashed')
   )
     failed(seen, e.workerId, e.status.error)
 }

@@ -1,5 +1,5 @@
 // What each figure of a headless run counts, carried beside the figures in `eoscope run --json`
-// (MEASURES.md has the long form).
+// (docs/measures.md has the long form).
 
 import { MARKER_ROUND_MS } from './log-transactions.ts'
 
@@ -22,9 +22,23 @@ export const RUN_DEFINITIONS = {
     `markers, aborted = ended by ABORT markers (those the coordinator wrote for a killed worker's open ` +
     `transaction included), each counted once across its partitions: per producer id and epoch, the markers ` +
     `written within ${MARKER_ROUND_MS} ms of one another on distinct partitions are one transaction`,
+  transactionMarkers:
+    'COMMIT and ABORT markers on the output, changelog and dead-letter topics, per partition (byTopic, index = ' +
+    'partition) and in total: one per partition a transaction touched, as a reader of the partitions counts ' +
+    'them (one transaction over six partitions is 1 in transactions and 6 here)',
   transactionsReported:
     'transactions the workers reported ending themselves (committed or aborted through their producer); a ' +
     "killed worker's open transaction is not among them",
+  crashes:
+    'workers that ended without the run ending them (their process exited, or their engine failed), each with ' +
+    'its cause (the error it reported, else its last log line, else its exit code or signal) and its time from ' +
+    'the start in ms (t); a crashed worker is replaced after restartAfterMs like a killed one',
+  crashHandler:
+    "what the run does with a crashed worker, in Kafka Streams' words (StreamsUncaughtExceptionHandler): " +
+    'REPLACE_THREAD, a new worker in its slot after restartAfterMs',
+  workers:
+    'workers the run started with, and live at its end (a slot killed or crashed just before counts once its ' +
+    'replacement has started); fewer at the end is said in warnings',
   stalled:
     'set when the group committed no input for max(60 s, 12 × session.timeout.ms) while input remained: the ' +
     'run stopped there, and its correctness figures are null',

@@ -88,6 +88,23 @@ export class JournalRecorder {
           { atMs: e.atMs },
         )
         break
+      case 'worker-crashed': {
+        const how =
+          e.signal !== null ? `ended by ${e.signal}` : e.exitCode !== null ? `exit code ${e.exitCode}` : 'failed'
+        j.append(
+          {
+            kind: 'worker-stopped',
+            workerId: e.workerId,
+            reason: 'crash',
+            error: e.cause,
+            exitCode: e.exitCode,
+            signal: e.signal,
+          },
+          `${e.workerId} crashed (${how}): ${e.cause.slice(0, 120)}`,
+          { atMs: e.atMs },
+        )
+        break
+      }
       case 'task-migrated':
         j.append(fencedBy(e.workerId, e.reason), `${e.workerId}: ${e.reason.slice(0, 80)}`, { atMs: e.atMs })
         break

@@ -2,6 +2,7 @@
 // plainly in results and on the dashboard; and how a finished run waits for its last markers.
 
 import type { LogInspector } from '../../log/types.ts'
+import { isRetriable } from '../../engine/retry-until-deadline.ts'
 import type { RuntimeWording } from '../lab-runtime.ts'
 import { KAFKA_GROUP_TIMEOUTS } from '../../log/kafka/capabilities.ts'
 import { GROUP_POLL_MS } from './group-watch.ts'
@@ -15,9 +16,10 @@ export const KAFKA_RUN_NOTES: readonly string[] = [
     'retried.',
   'fenced counts the task migrations that workers reported (a fenced producer or lost partitions); the broker ' +
     'tells no client about the fencings it does.',
-  "transactions are counted from the COMMIT and ABORT markers the log holds (the broker's aborts of a killed " +
-    "worker's open transaction included); transactionsReported from the workers' txn-end telemetry, which a " +
-    "killed worker's open transaction is not among.",
+  'transactions are counted from the COMMIT and ABORT markers the log holds, each once by producer id and epoch ' +
+    "(the broker's aborts of a killed worker's open transaction included); transactionMarkers counts the markers, " +
+    "one per partition a transaction touched; transactionsReported comes from the workers' txn-end telemetry, " +
+    "which a killed worker's open transaction is not among.",
   `detection is observed by polling describeGroups every ${GROUP_POLL_MS} ms; a parent's SIGKILL takes the ` +
     `position at kill from the worker's last status (at most ~100 ms old, a lower bound); a kill at a step is ` +
     `reported exactly by the worker before it dies.`,
@@ -60,14 +62,22 @@ export async function untilStable(
   withinMs = MARKERS_GRACE_MS,
 ): Promise<void> {
   const deadline = Date.now() + withinMs
-  const existing = new Map((await inspector.topics()).map((t) => [t.topic, t.partitions]))
+  let existing: Map<string, number> | null = null
   for (;;) {
     let open = false
-    for (const topic of topics) {
-      for (let partition = 0; partition < (existing.get(topic) ?? 0); partition++) {
-        const o = await inspector.offsets({ topic, partition })
-        if (o.lastStableOffset < o.highWatermark) open = true
+    try {
+      existing ??= new Map((await inspector.topics()).map((t) => [t.topic, t.partitions]))
+      for (const topic of topics) {
+        for (let partition = 0; partition < (existing.get(topic) ?? 0); partition++) {
+          const o = await inspector.offsets({ topic, partition })
+          if (o.lastStableOffset < o.highWatermark) open = true
+        }
       }
+    } catch (e) {
+      // A broker away (its partitions' leaders moving) answers later: a retriable failure is waited out, within the
+      // grace; the validator that follows reads the markers and retries on its own.
+      if (!isRetriable(e)) throw e
+      open = true
     }
     if (!open || Date.now() > deadline) return
     await new Promise((r) => setTimeout(r, 50))

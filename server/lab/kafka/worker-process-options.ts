@@ -5,6 +5,7 @@ import type { Logger } from '../../logging.ts'
 import type { KafkaClientConfig } from '../../log/kafka/kafka-connection.ts'
 import type { LogProducer } from '../../log/types.ts'
 import type { RuntimeSettings } from '../lab-runtime.ts'
+import type { SpawnWorker } from './worker-spawn.ts'
 
 /** A killed worker is replaced by a new process (restartAfterMs). */
 export interface WorkerProcessRuntimeOptions extends RuntimeSettings {
@@ -16,8 +17,6 @@ export interface WorkerProcessRuntimeOptions extends RuntimeSettings {
   holdLoad?: boolean
   /** Worker processes' stderr to this process's log (default: kept, shown only when a worker fails). */
   workerLogs?: boolean
-  /** A worker process that exits with an error (a broker outage, say) is replaced like a killed one. */
-  restartFailed?: boolean
   /**
    * Wraps the load generator's producer (given a way to make a fresh one): a
    * soak retries sends across a broker restart.
@@ -38,4 +37,6 @@ export interface WorkerProcessRuntimeOptions extends RuntimeSettings {
    * from the lab (capability broker-faults).
    */
   localBrokersDir?: string | null
+  /** Starts a slot's worker process (default: `eoscope worker`, worker-spawn.ts); a test's fake processes. */
+  spawnWorker?: SpawnWorker
 }

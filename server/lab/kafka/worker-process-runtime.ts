@@ -26,6 +26,7 @@ import {
   type RevivalSettings,
   type Retirement,
   type TaskStatus,
+  type WorkerCrash,
 } from '../lab-runtime.ts'
 import { LoadGenerator } from '../load-generator.ts'
 import { RecoveryTracker } from '../recovery-tracker.ts'
@@ -56,6 +57,7 @@ import {
 } from './worker-spawn.ts'
 import type { WorkerProcessRuntimeOptions } from './worker-process-options.ts'
 import { WorkerTelemetry, type KafkaWorkerView } from './worker-telemetry.ts'
+import { crashCause, exitVerdict } from './worker-exit.ts'
 
 export type { KafkaSlot, KafkaProcessState } from './worker-spawn.ts'
 export type { WorkerProcessRuntimeOptions } from './worker-process-options.ts'
@@ -78,8 +80,11 @@ export class WorkerProcessRuntime implements LabRuntime {
   readonly statusByMessages = true
   readonly clusterAddress: string
   kills = 0
-  /** Worker processes that exited with an error (restarted when restartFailed is set). */
-  failedExits = 0
+  /** Worker processes that exited without the runtime ending them (replaced unless restartFailed is false). */
+  readonly crashes: WorkerCrash[] = []
+  get failedExits(): number {
+    return this.crashes.length
+  }
   fenced = 0
   readonly startedAtMs: number
   private readonly admin: Admin
@@ -102,6 +107,12 @@ export class WorkerProcessRuntime implements LabRuntime {
   private txns = { committed: 0, aborted: 0 }
   /** Between the worker processes and the brokers when the route is the ack-drop proxy. */
   private ackProxy: AckDropProxy | null = null
+  /** Own workers told to kill themselves at a step: their SIGKILL is a kill, not a crash. */
+  private readonly killAsked = new Set<string>()
+  /** The error each worker reported when its engine failed (worker-failed), the cause of its crash. */
+  private readonly reportedErrors = new Map<string, string>()
+  /** Each worker's tasks as it last reported holding some: what a crash leaves to recover. */
+  private readonly lastHeld = new Map<string, TaskStatus[]>()
 
   constructor(
     readonly time: Time,
@@ -202,6 +213,7 @@ export class WorkerProcessRuntime implements LabRuntime {
     return this.hub.on(l)
   }
   private emit(e: LabEvent): void {
+    if (e.type === 'worker-status' && e.status.tasks.length > 0) this.lastHeld.set(e.workerId, e.status.tasks)
     trackRecovery(this.tracker, e)
     this.hub.emit(e)
   }
@@ -287,7 +299,8 @@ export class WorkerProcessRuntime implements LabRuntime {
       slot.slotId,
       id,
     )
-    const child = spawnWorker(slot, args, logs, this.log.child({ workerId: id }), (code, signal) =>
+    const spawn = this.options.spawnWorker ?? spawnWorker
+    const child = spawn(slot, args, logs, this.log.child({ workerId: id }), (code, signal) =>
       this.onExit(slot, child, id, process$, code, signal),
     )
     slot.worker = {
@@ -329,25 +342,46 @@ export class WorkerProcessRuntime implements LabRuntime {
     code: number | null,
     signal: NodeJS.Signals | null,
   ): void {
-    const failed = process$.state !== 'killed' && signal === null && code !== 0
-    if (process$.state !== 'killed') process$.state = signal === 'SIGKILL' ? 'killed' : 'exited'
-    if (failed && !this.stopped && !this.options.workerLogs)
-      this.log.warn({ workerId: id, code, stderr: slot.stderr }, `worker ${id} exited with code ${code}`)
-    if (slot.worker?.id === id && process$.state === 'killed') slot.worker.state = 'dead'
-    if (process$.state === 'exited' && slot.stderr.length > 0)
+    const verdict = exitVerdict({
+      state: process$.state,
+      stopAsked: this.stopped || process$.stopAsked === true,
+      killAsked: this.killAsked.has(id),
+      code,
+      signal,
+    })
+    process$.state = verdict === 'killed' ? 'killed' : 'exited'
+    if (slot.worker?.id === id && verdict === 'killed') slot.worker.state = 'dead'
+    if (verdict === 'crashed') this.recordCrash(slot, id, code, signal)
+    else if (verdict === 'stopped' && slot.stderr.length > 0)
       this.processStatus(slot, id, 'stopped', slot.stderr.at(-1)!.slice(0, 200))
-    if (failed) this.failedExits++
-    if (
-      (process$.state === 'killed' || (failed && this.options.restartFailed)) &&
-      this.options.restartAfterMs !== null &&
-      !this.stopped
-    ) {
+    const replace = verdict === 'killed' || (verdict === 'crashed' && this.options.restartFailed !== false)
+    if (replace && this.options.restartAfterMs !== null && !this.stopped) {
       setTimeout(() => {
         // Not while the workers restart with new settings, nor for a slot removed meanwhile.
         if (!this.stopped && !this.reconfiguring && slot.child === child && this.slots.includes(slot))
           this.startInSlot(slot)
       }, this.options.restartAfterMs)
     }
+  }
+
+  /** A worker that ended without this runtime ending it: its cause journaled, shown and counted (WorkerCrash). */
+  private recordCrash(slot: KafkaSlot, workerId: string, code: number | null, signal: NodeJS.Signals | null): void {
+    const atMs = this.time.now()
+    const cause = crashCause({
+      reportedError: this.reportedErrors.get(workerId) ?? null,
+      stderr: slot.stderr,
+      code,
+      signal,
+    })
+    const crash: WorkerCrash = { workerId, slotId: slot.slotId, atMs, cause, exitCode: code, signal }
+    this.crashes.push(crash)
+    this.log.warn({ workerId, code, signal, stderr: slot.stderr }, `worker ${workerId} crashed: ${cause}`)
+    if (slot.worker?.id === workerId) slot.worker.state = 'crashed'
+    // What it held is recovered by the others, as after a kill.
+    const held = this.lastHeld.get(workerId) ?? []
+    if (slot.worker && held.length > 0) this.recordLoss(slot.worker, atMs, held)
+    this.processStatus(slot, workerId, 'crashed', cause.slice(0, 200))
+    this.emit({ type: 'worker-crashed', ...crash })
   }
 
   liveSlots(): KafkaSlot[] {
@@ -362,6 +396,7 @@ export class WorkerProcessRuntime implements LabRuntime {
 
   /** SIGKILL now, or (step given) the worker kills itself with SIGKILL when it next reaches that step. */
   kill(workerId: string, step: Step | null = null): boolean {
+    if (step !== null) this.killAsked.add(workerId)
     const sent = killWorker(this.faultTarget, workerId, step)
     if (sent === false) return false
     if (sent !== true)
@@ -376,6 +411,7 @@ export class WorkerProcessRuntime implements LabRuntime {
    * cluster took it (and throws if it did not).
    */
   async killConfirmed(workerId: string, step: Step | null = null): Promise<boolean> {
+    if (step !== null) this.killAsked.add(workerId)
     const sent = killWorker(this.faultTarget, workerId, step)
     if (typeof sent === 'boolean') return sent
     await sent
@@ -455,7 +491,13 @@ export class WorkerProcessRuntime implements LabRuntime {
     status?: TaskStatus[],
     memberId?: string | null,
   ): void {
-    const tasks = status ?? [...worker.tasks.values()]
+    this.recordLoss(worker, t0, status ?? [...worker.tasks.values()], memberId)
+    this.kills++
+    this.emit({ type: 'worker-killed', workerId: worker.id, step, atMs: t0 })
+  }
+
+  /** A worker gone with these tasks (killed, or crashed): its member is dead, its partitions' recovery tracked. */
+  private recordLoss(worker: KafkaWorkerView, t0: number, tasks: TaskStatus[], memberId?: string | null): void {
     const member = memberId ?? worker.memberId
     if (member) this.group.memberDied(member)
     const partitions = tasks.map((t) => ({
@@ -471,8 +513,6 @@ export class WorkerProcessRuntime implements LabRuntime {
       partitions,
       hadOpenTxn: tasks.some((t) => t.inTransaction),
     })
-    this.kills++
-    this.emit({ type: 'worker-killed', workerId: worker.id, step, atMs: t0 })
   }
 
   private onEngineEvent(e: EngineEvent, memberId: string | null): void {
@@ -480,6 +520,7 @@ export class WorkerProcessRuntime implements LabRuntime {
     if (e.type === 'offsets-committed') for (const o of e.offsets) this.group.noteCommitted(o.partition, o.offset)
     if (e.type === 'txn-end') this.txns[e.outcome]++
     if (e.type === 'task-migrated') this.fenced++
+    if (e.type === 'worker-failed') this.reportedErrors.set(e.workerId, e.error)
     this.emit(e)
   }
 

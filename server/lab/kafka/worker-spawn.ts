@@ -19,7 +19,8 @@ export type KafkaProcessState = 'starting' | 'running' | 'paused' | 'killed' | '
 export interface KafkaSlot {
   slotId: string
   incarnation: number
-  process: { state: KafkaProcessState }
+  /** stopAsked: the runtime asked this process to stop (SIGTERM): its exit is no crash (worker-exit.ts). */
+  process: { state: KafkaProcessState; stopAsked?: boolean }
   worker: KafkaWorkerView | null
   child: ChildProcess | null
   startedAtMs: number
@@ -65,6 +66,8 @@ export function workerArgs(
 /** Where a worker's stderr goes besides the slot's last lines: this process's log, or nowhere. */
 export type WorkerLogs = 'forward' | 'keep'
 
+export type SpawnWorker = typeof spawnWorker
+
 /** Starts the process of a slot's new incarnation; `onExit` runs once it has exited. */
 export function spawnWorker(
   slot: KafkaSlot,
@@ -98,6 +101,7 @@ export function spawnWorker(
 export async function stopProcesses(slots: readonly KafkaSlot[]): Promise<void> {
   const live = slots.filter((s) => s.child && (s.process.state === 'running' || s.process.state === 'paused'))
   for (const s of live) {
+    s.process.stopAsked = true
     if (s.process.state === 'paused') s.child!.kill('SIGCONT')
     s.child!.kill('SIGTERM')
   }
