@@ -21,13 +21,24 @@ describe('FailureStreak', () => {
     expect(s.succeeded()).toBe(50)
     expect(lines.slice(1)).toEqual(['info commands not read: working again after 7 failed tries'])
   })
-  it('a new streak after a recovery is logged again', () => {
+  it('streaks that come and go warn once per 10 s, with a count of the streaks between', () => {
     const { lines, log } = recorder()
-    const s = new FailureStreak('telemetry not published', log, 100)
-    s.failed('timeout')
-    s.succeeded()
-    s.failed('timeout')
-    expect(lines.filter((l) => l.startsWith('warn'))).toHaveLength(2)
+    let due: (() => void) | null = null
+    const s = new FailureStreak('telemetry not published', log, 100, 2_000, (_ms, run) => {
+      due = run
+      return () => {}
+    })
+    for (let i = 0; i < 5; i++) {
+      s.failed('timeout')
+      s.succeeded()
+    }
+    expect(lines.filter((l) => l.startsWith('warn'))).toEqual([
+      'warn telemetry not published: timeout (retrying, backing off to 2000 ms)',
+    ])
     expect(lines[1]).toBe('info telemetry not published: working again after 1 failed try')
+    ;(due as unknown as () => void)()
+    expect(lines.filter((l) => l.startsWith('warn')).at(-1)).toBe(
+      'warn telemetry not published: timeout (retrying, backing off to 2000 ms) (4 more times in the last 10 s)',
+    )
   })
 })

@@ -1,7 +1,10 @@
 // A loop that reads or writes the cluster every few milliseconds (a worker's command reader, its
 // telemetry publisher) must not log each failed try while a broker is down, nor hammer it: a
 // FailureStreak logs the first failure of a streak, backs the loop off (doubling up to a cap),
-// and logs once when the loop works again, with how many tries failed in between.
+// and logs once when the loop works again, with how many tries failed in between. Streaks that
+// come and go log at most one warning per condition per 10 s, with a count (counted-warnings.ts).
+
+import { conditionOf, CountedWarnings, type Schedule, WARNING_WINDOW_MS } from '../../log/counted-warnings.ts'
 
 export interface StreakLog {
   warn(obj: object, msg: string): void
@@ -10,6 +13,7 @@ export interface StreakLog {
 
 export class FailureStreak {
   private failures = 0
+  private readonly warnings: CountedWarnings
 
   constructor(
     /** What the loop does, for the log lines ("commands not read"). */
@@ -18,13 +22,16 @@ export class FailureStreak {
     /** The loop's pause when all is well; failures double it up to maxBackoffMs. */
     private readonly everyMs: number,
     private readonly maxBackoffMs = 2_000,
-  ) {}
+    schedule?: Schedule,
+  ) {
+    this.warnings = new CountedWarnings((line) => this.log.warn({}, line), WARNING_WINDOW_MS, schedule)
+  }
 
   /** Records a failed try and returns how long the loop waits before the next one. */
   failed(e: unknown): number {
     if (this.failures === 0)
-      this.log.warn(
-        { err: e },
+      this.warnings.warn(
+        conditionOf(this.what, e),
         `${this.what}: ${e instanceof Error ? e.message : String(e)} (retrying, backing off to ` +
           `${this.maxBackoffMs} ms)`,
       )

@@ -12,6 +12,7 @@ import type { RecoveryTracker } from '../recovery-tracker.ts'
 import { type TaskPosition, waitingRecords } from '../waiting-records.ts'
 import { retrying } from './kafka-worker.ts'
 import { noBrokerAnswered } from '../../log/kafka/kafka-errors.ts'
+import { conditionOf, CountedWarnings, warningOf } from '../../log/counted-warnings.ts'
 
 export const GROUP_POLL_MS = 100
 const HEALTH_POLL_MS = 1_000
@@ -39,8 +40,11 @@ export class GroupWatch {
   private readonly owner = new Map<number, string>()
   private readonly deadMembers = new Set<string>()
   private reachable = true
+  /** describeGroups fails every poll while the group's coordinator is away: one line per 10 s with the count. */
+  private readonly warnings: CountedWarnings
 
   constructor(private readonly t: GroupWatchTarget) {
+    this.warnings = new CountedWarnings((line) => t.log.warn(line))
     this.committed = Array.from({ length: t.partitions }, () => null)
     this.inputEnds = Array.from({ length: t.partitions }, () => 0)
   }
@@ -80,10 +84,11 @@ export class GroupWatch {
       try {
         await this.pollGroup()
       } catch (e) {
-        if (!stopped()) this.t.log.warn({ err: e }, `group not described: ${(e as Error).message}`)
+        if (!stopped()) this.warnings.warn(conditionOf('group not described', e), warningOf('group not described', e))
       }
       await this.t.time.sleep(GROUP_POLL_MS)
     }
+    this.warnings.flush()
   }
 
   async healthLoop(stopped: () => boolean): Promise<void> {

@@ -9,6 +9,7 @@ import type { Time } from '../../log/time.ts'
 import type { LogReader, ProducerIdentity } from '../../log/types.ts'
 import type { LabEvent, TaskStatus } from '../lab-runtime.ts'
 import type { TelemetryEnvelope } from './kafka-app.ts'
+import { conditionOf, CountedWarnings, warningOf } from '../../log/counted-warnings.ts'
 
 const TELEMETRY_POLL_MS = 50
 
@@ -47,6 +48,8 @@ export class WorkerTelemetry {
   readonly ownWorkers = new Map<string, KafkaWorkerView>()
   /** Self-kills already turned into recoveries (by worker id). */
   private readonly killReported = new Set<string>()
+  /** A read that fails every poll while a broker is down: one line per 10 s with the count. */
+  private readonly warnings = new CountedWarnings((line) => this.t.log.warn(line))
 
   constructor(private readonly t: TelemetryTarget) {}
 
@@ -66,10 +69,11 @@ export class WorkerTelemetry {
       } catch (e) {
         // A just-created topic answers "not the leader" for a moment: only later failures are news.
         if (!stopped() && this.t.time.now() - startedAtMs > 10_000)
-          this.t.log.warn({ err: e }, `telemetry not read: ${(e as Error).message}`)
+          this.warnings.warn(conditionOf('telemetry not read', e), warningOf('telemetry not read', e))
       }
       await this.t.time.sleep(TELEMETRY_POLL_MS)
     }
+    this.warnings.flush()
   }
 
   private onRecord(value: string | null): void {

@@ -10,6 +10,7 @@
 import { Kafka, logLevel, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs'
 import type { ConnectionOptions } from 'node:tls'
 import { warnOnceIfKafkajsUnpatched } from './kafkajs-patches.ts'
+import { CountedWarnings } from '../counted-warnings.ts'
 
 /** What a deployment sets: the kafkajs client config subset eoscope passes through unchanged. */
 export interface KafkaClientConfig {
@@ -40,6 +41,26 @@ const LEVEL_LABEL: Record<number, string> = {
   [logLevel.DEBUG]: 'DEBUG',
 }
 
+/**
+ * kafkajs logs each retry of a request ("Failed to send messages", "Crash: ...", "Restarting the
+ * consumer") while a broker is down: one line per message per 10 s with a count, for the whole
+ * process. A message's numbers (broker ids, ports, retry counts) do not make it another condition.
+ */
+const consoleLines = new CountedWarnings((line) => console.error(line))
+
+/** The condition a kafkajs log line is an occurrence of: its level, namespace and message without its numbers. */
+export function kafkajsCondition(level: number, namespace: string, message: string): string {
+  return `${level} ${namespace} ${message.replace(/\d+/g, '#')}`
+}
+
+function detailsOf(extra: object): string {
+  try {
+    return JSON.stringify(extra)
+  } catch {
+    return ''
+  }
+}
+
 /** Retries for back-to-back transactions: kafkajs's 300 ms initial retry time is far too slow. */
 export const CLIENT_RETRY = { initialRetryTime: 20, maxRetryTime: 1_000, retries: 10 }
 
@@ -62,9 +83,11 @@ export function createKafka(config: KafkaClientConfig, clientId: string, tap?: L
         const { message, ...extra } = entry.log
         delete (extra as Record<string, unknown>).timestamp
         delete (extra as Record<string, unknown>).logger
-        console.error(
-          `[kafkajs ${LEVEL_LABEL[entry.level] ?? entry.level}] ${entry.namespace} ${clientId}: ${message}`,
-          extra,
+        delete (extra as Record<string, unknown>).stack
+        const details = Object.keys(extra).length > 0 ? ` ${detailsOf(extra)}` : ''
+        consoleLines.warn(
+          kafkajsCondition(entry.level, entry.namespace, message),
+          `[kafkajs ${LEVEL_LABEL[entry.level] ?? entry.level}] ${entry.namespace} ${clientId}: ${message}${details}`,
         )
       }
     },

@@ -6,7 +6,11 @@
 // for every record's offset and timestamp and for the batch's offset filter. On the transactional
 // path: a FindCoordinator round trip before every transactional request, and one
 // AddPartitionsToTxn per partition, each waiting for the one before. And a negative timer delay
-// per request queue, which Node 24 warns about (kafkajs issue #1751). patches/kafkajs+2.2.4.patch
+// per request queue, which Node 24 warns about (kafkajs issue #1751). And two for a broker that
+// goes away: a consumer committed its offsets to the broker its group's coordinator had been on
+// ("Broker N not found in the cached metadata") instead of looking the coordinator up again, and a
+// connection to a dead broker, disconnected at each retry, added a listener to its socket each
+// time (MaxListenersExceededWarning). patches/kafkajs+2.2.4.patch
 // mends them (applied by patch-package at npm install), wire format and decoded messages
 // unchanged. Each patched file carries a marker line; this module tells whether the installed
 // kafkajs has them all, so that an install without them (npm install --ignore-scripts) is said
@@ -29,6 +33,8 @@ export const PATCHED_KAFKAJS_FILES = [
   'kafkajs/src/network/requestQueue/index.js',
   'kafkajs/src/producer/eosManager/index.js',
   'kafkajs/src/producer/index.js',
+  'kafkajs/src/consumer/offsetManager/index.js',
+  'kafkajs/src/network/connection.js',
 ] as const
 
 /** The patch, from the project's root. */
