@@ -73,7 +73,8 @@ export class CountedWarnings {
   }
 
   private summary(w: Window): string {
-    return `${w.last} (${w.count} more time${w.count === 1 ? '' : 's'} in the last ${Math.round(this.windowMs / 1000)} s)`
+    const times = `${w.count} more time${w.count === 1 ? '' : 's'}`
+    return `${w.last} (${times} in the last ${Math.round(this.windowMs / 1000)} s)`
   }
 }
 
