@@ -110,7 +110,11 @@ const Card = memo(function Card({ card, send }: { card: EvidenceCard; send: Send
           ×
         </button>
       </div>
-      <span className={`badge badge-scenario-${card.status}`}>{STATUS_WORD[card.status]}</span>
+      <span className={`badge badge-scenario-${card.status}`}>
+        {card.status === 'passed' && card.expectations.some((e) => e.undecided !== undefined)
+          ? 'no claim fails; one is not distinguishable here'
+          : STATUS_WORD[card.status]}
+      </span>
       {card.lab !== undefined ? <LabLine lab={card.lab} records={card.records} linked={card.links.length > 0} /> : null}
       {card.expectations.length > 0 ? (
         <ExpectationList expectations={card.expectations} testId="evidence-claim" />

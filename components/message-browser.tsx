@@ -5,6 +5,7 @@
 // the producer's fields and the input record an output came from on expand. Its query lives in the
 // URL (message-browser-query.ts), so links from other panels open it at exact offsets.
 
+import { orNone } from '../lib/kafka-none.ts'
 import { Fragment, useCallback, useEffect, useState, type FormEvent } from 'react'
 import type { MessagePage, MessageRow } from '../lib/message-browser.ts'
 import type { LabTopicRole } from '../lib/log-range.ts'
@@ -224,7 +225,7 @@ function RowDetail({ r, partition }: { r: MessageRow; partition: number }) {
         <dl>
           <dt>producer</dt>
           <dd className="mono">
-            id {r.producerId} · epoch {r.producerEpoch} · sequence {r.sequence} ·{' '}
+            id {orNone(r.producerId)} · epoch {orNone(r.producerEpoch)} · sequence {orNone(r.sequence)} ·{' '}
             {r.transactional ? 'transactional' : 'not transactional'}
           </dd>
           <dt>headers</dt>
@@ -305,7 +306,7 @@ function MessageRowView({
         </td>
         <td className="mono msg-value">{r.control ? '' : r.value}</td>
         <td className="num" title="producer id · epoch · sequence">
-          {r.producerId}·{r.producerEpoch}·{r.sequence}
+          {orNone(r.producerId)}·{orNone(r.producerEpoch)}·{orNone(r.sequence)}
         </td>
         <td>
           <span className={`chip msg-state-${r.state}`}>{STATE_LABEL[r.state]}</span>

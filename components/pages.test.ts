@@ -27,7 +27,9 @@ describe('the pages of the lab', () => {
     }
   })
 
-  it('put on the overview what the story needs: the guarantee, commit.interval.ms, Kill, the five steps, the chart', () => {
+  const overviewStory =
+    'put on the overview what the story needs: the guarantee, commit.interval.ms, Kill, the five steps, the chart'
+  it(overviewStory, () => {
     const html = renderLab(fixtureSnapshot)
     for (const id of ['guarantee-exactly_once', 'commit-interval', 'kill-worker-1', 'panel-throughput', 'txn-strip'])
       expect(html).toContain(`data-testid="${id}"`)
@@ -91,5 +93,26 @@ describe('the strip of latest transactions', () => {
     expect(txnMarkLabel(shown[0]!)).toBe(
       'app-0_1, producer id 1001, epoch 3: aborted (fenced); 10 output and 10 changelog records, 1 offsets',
     )
+  })
+})
+
+describe('a claim the machine cannot decide', () => {
+  it('reads "not distinguishable" with why, neither holds nor fails', async () => {
+    const { createElement } = await import('react')
+    const { renderToString } = await import('react-dom/server')
+    const { ExpectationList } = await import('./expectation-list.tsx')
+    const html = renderToString(
+      createElement(ExpectationList, {
+        testId: 'x',
+        expectations: [
+          { claim: 'more records redone at 5000', holds: true },
+          { claim: 'higher throughput at 5000', holds: false, undecided: 'their 93.75% intervals overlap' },
+        ],
+      }),
+    )
+    expect(html).toContain('data-holds="undecided"')
+    expect(html).toContain('not distinguishable')
+    expect(html).toContain('their 93.75% intervals overlap')
+    expect(html).not.toContain('>fails<')
   })
 })

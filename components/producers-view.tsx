@@ -1,3 +1,4 @@
+import { orNone } from '../lib/kafka-none.ts'
 import { memo } from 'react'
 import type { ProducerTimeline } from '../lib/lab-protocol.ts'
 import { fmtInt, fmtSince } from './format.ts'
@@ -43,6 +44,16 @@ export function shortPartition(name: string): string {
   return name.replace(/^.*-changelog-(\d+)$/, 'changelog-$1')
 }
 
+const PRODUCERS_HINT =
+  "Each task writes its transactions through a producer with a transactional.id; a new owner's initTransactions " +
+  'bumps the epoch and fences the old one, whose writes and offset commits (step 5) are then refused; under ' +
+  "exactly_once_v2 a worker's one producer keeps its epoch and a zombie is fenced by its group generation instead " +
+  '(its offset commit is refused, its tasks migrate). The broker keeps the last sequence per partition and drops a ' +
+  'retried batch (step 3 again after a lost step 4 ack) whose sequence it already has.'
+const FENCED_TITLE =
+  'fencings by producer epoch (a newer initTransactions on the same transactional.id) and by group generation ' +
+  '(exactly_once_v2: the offset commit of a member the group moved on from is refused)'
+
 const LEVEL_BASE_PX = 3
 const LEVEL_SPAN_PX = 16
 
@@ -59,15 +70,14 @@ function EpochTimeline({
 }) {
   const steps = epochSteps(p.epochs, fromMs, nowMs)
   const span = Math.max(1, nowMs - fromMs)
+  const epochs = p.epochs.map((e) => `${e.epoch} from ${fmtSince(e.atMs, startedAtMs)}`).join(', ')
+  const since = (epoch: number) => fmtSince(p.epochs.find((e) => e.epoch === epoch)?.atMs ?? fromMs, startedAtMs)
   return (
-    <div
-      className="epoch-track"
-      aria-label={`epochs of ${p.transactionalId}: ${p.epochs.map((e) => `${e.epoch} from ${fmtSince(e.atMs, startedAtMs)}`).join(', ')}`}
-      role="img"
-    >
+    <div className="epoch-track" aria-label={`epochs of ${p.transactionalId}: ${epochs}`} role="img">
       {steps.map((s, i) => {
         const prev = steps[i - 1]
         return (
+          // biome-ignore lint/suspicious/noArrayIndexKey: stateless steps in time order; unique if an epoch repeats
           <span key={`${s.epoch}-${i}`}>
             {prev ? (
               <span
@@ -87,7 +97,7 @@ function EpochTimeline({
                 width: `${s.width}%`,
                 bottom: `${LEVEL_BASE_PX + s.level * LEVEL_SPAN_PX}px`,
               }}
-              title={`epoch ${s.epoch} from ${fmtSince(p.epochs.find((e) => e.epoch === s.epoch)?.atMs ?? fromMs, startedAtMs)}`}
+              title={`epoch ${s.epoch} from ${since(s.epoch)}`}
             >
               {i === 0 ? <span className="epoch-label num">e{s.epoch}</span> : null}
               {i > 0 && i === steps.length - 1 ? (
@@ -99,6 +109,7 @@ function EpochTimeline({
       })}
       {p.fencings.map((f, i) => (
         <span
+          // biome-ignore lint/suspicious/noArrayIndexKey: stateless marks; a fencing has no id and may share its ms
           key={`${f.atMs}-${i}`}
           className="fence-mark"
           style={{ left: `${Math.max(0, Math.min(100, ((f.atMs - fromMs) / span) * 100))}%` }}
@@ -131,7 +142,10 @@ function FencedCell({ fencings, startedAtMs }: { fencings: ProducerTimeline['fen
   )
 }
 
-/** One row per transactional.id: producer id, epochs over time, fencings and the broker's last sequence per partition. */
+/**
+ * One row per transactional.id: producer id, epochs over time, fencings and the broker's last sequence per
+ * partition.
+ */
 export const ProducersView = memo(function ProducersView({ producers, startedAtMs, nowMs }: ProducersViewProps) {
   const sorted = [...producers].sort((a, b) =>
     a.transactionalId.localeCompare(b.transactionalId, 'en', { numeric: true }),
@@ -140,11 +154,7 @@ export const ProducersView = memo(function ProducersView({ producers, startedAtM
   for (const p of producers) for (const e of p.epochs) fromMs = Math.min(fromMs, e.atMs)
   fromMs = Math.max(startedAtMs, Math.min(fromMs, nowMs - 1000))
   return (
-    <Panel
-      title="Producers"
-      hint="Each task writes its transactions through a producer with a transactional.id; a new owner's initTransactions bumps the epoch and fences the old one, whose writes and offset commits (step 5) are then refused; under exactly_once_v2 a worker's one producer keeps its epoch and a zombie is fenced by its group generation instead (its offset commit is refused, its tasks migrate). The broker keeps the last sequence per partition and drops a retried batch (step 3 again after a lost step 4 ack) whose sequence it already has."
-      testId="producers"
-    >
+    <Panel title="Producers" hint={PRODUCERS_HINT} testId="producers">
       <HistoryTable
         className="producers-table"
         head={
@@ -154,10 +164,7 @@ export const ProducersView = memo(function ProducersView({ producers, startedAtM
             <th className="epoch-col">
               epoch over time <span className="muted">({fmtSince(fromMs, startedAtMs)} → now)</span>
             </th>
-            <th
-              className="r"
-              title="fencings by producer epoch (a newer initTransactions on the same transactional.id) and by group generation (exactly_once_v2: the offset commit of a member the group moved on from is refused)"
-            >
+            <th className="r" title={FENCED_TITLE}>
               fenced <span className="muted">epoch · gen.</span>
             </th>
             <th>last sequence per partition</th>
@@ -190,7 +197,7 @@ export const ProducersView = memo(function ProducersView({ producers, startedAtM
                   className="chip mono"
                   title={`the broker's last sequence for producer ${p.producerId} on ${s.partition}`}
                 >
-                  {shortPartition(s.partition)} <b className="num">{s.sequence}</b>
+                  {shortPartition(s.partition)} <b className="num">{orNone(s.sequence)}</b>
                 </span>
               ))}
               {p.lastSequence.length === 0 ? <span className="muted">—</span> : null}

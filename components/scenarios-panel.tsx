@@ -20,6 +20,13 @@ export interface ScenariosPanelProps {
   unavailable?: string
 }
 
+/** The badge's words: a pass with a claim left undecided says so. */
+export function statusWord(status: ScenarioView['status'], expectations: readonly { undecided?: string }[]): string {
+  if (status === 'passed' && expectations.some((e) => e.undecided !== undefined))
+    return 'no claim fails; one is not distinguishable here'
+  return STATUS_WORD[status]
+}
+
 const STATUS_WORD: Record<ScenarioView['status'], string> = {
   running: 'running',
   passed: 'all expectations hold',
@@ -44,7 +51,7 @@ const ScenarioRun = memo(function ScenarioRun({ scenario, nowMs }: { scenario: S
       <div className="scenario-run-head">
         <h3>{scenario.title}</h3>
         <span className={`badge badge-scenario-${scenario.status}`} data-testid="scenario-status">
-          {STATUS_WORD[scenario.status]}
+          {statusWord(scenario.status, scenario.expectations)}
         </span>
       </div>
       {running ? (
@@ -65,6 +72,7 @@ const ScenarioRun = memo(function ScenarioRun({ scenario, nowMs }: { scenario: S
         data-testid="scenario-narrative"
       >
         {scenario.narrative.map((line, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: lines are only appended, so a line's index is its identity
           <li key={i}>
             <span className="num muted narrative-at">{fmtOffset(line.atMs)}</span>
             <span>{line.text}</span>
@@ -92,6 +100,10 @@ const ScenarioRun = memo(function ScenarioRun({ scenario, nowMs }: { scenario: S
   )
 })
 
+const SCENARIOS_HINT =
+  'One click runs a seeded script on this lab: it sets the lab up, injects a fault at a chosen step of the five, and ' +
+  'states what the evidence shows.'
+
 /** The guided scenarios: one click runs one on the lab on screen; its narrative and verdict appear here. */
 export const ScenariosPanel = memo(function ScenariosPanel({
   scenarios,
@@ -103,11 +115,7 @@ export const ScenariosPanel = memo(function ScenariosPanel({
   const [run, state] = useCommand(send)
   const busy = state.pending || scenario?.status === 'running'
   return (
-    <Panel
-      title="Scenarios"
-      hint="One click runs a seeded script on this lab: it sets the lab up, injects a fault at a chosen step of the five, and states what the evidence shows."
-      testId="scenarios"
-    >
+    <Panel title="Scenarios" hint={SCENARIOS_HINT} testId="scenarios">
       {scenario ? <ScenarioRun scenario={scenario} nowMs={nowMs} /> : null}
       <p className="control-error" role="status" aria-live="polite">
         {state.error ? `⚠ ${state.error}` : ''}

@@ -5,6 +5,7 @@
 // transaction); find-hanging's verdict with its reason; and the abort of a hanging transaction,
 // confirmed first.
 
+import { orNone } from '../lib/kafka-none.ts'
 import { memo, useState } from 'react'
 import type { CoordinatorRow, ProducerStateRow, TransactionsViewData } from '../lib/transactions-view.ts'
 import { fmtInt, fmtMs } from './format.ts'
@@ -69,7 +70,9 @@ function CoordinatorLine({ c, nowMs }: { c: CoordinatorRow; nowMs: number }) {
       </td>
       <td className="tv-last" data-testid="txn-id-last-abort">
         {abort ? (
-          <span className="tv-aborted-text">{`${abort.cause ?? 'aborted'}, epoch ${abort.epoch}, ${ago(abort.atMs, nowMs)}`}</span>
+          <span className="tv-aborted-text">
+            {`${abort.cause ?? 'aborted'}, epoch ${abort.epoch}, ${ago(abort.atMs, nowMs)}`}
+          </span>
         ) : (
           '—'
         )}
@@ -91,7 +94,9 @@ function ProducerLine({ p }: { p: ProducerStateRow }) {
       <td className="mono tv-name" title={`${p.topic}-${p.partition}`}>{`${p.role}-${p.partition}`}</td>
       <td className="r mono">{p.producerId}</td>
       <td className="r mono">{p.epoch}</td>
-      <td className="r mono">{p.lastSequence}</td>
+      <td className="r mono" title="the last sequence number the broker accepted from this producer here">
+        {orNone(p.lastSequence)}
+      </td>
       <td className="r mono" data-testid="producer-first-offset">
         {p.firstOffset === null ? '—' : fmtInt(p.firstOffset)}
       </td>
@@ -109,6 +114,8 @@ function ProducerLine({ p }: { p: ProducerStateRow }) {
   )
 }
 
+const HANGING_BADGE = <span className="tv-badge tv-badge-hanging">hanging</span>
+
 function HangingItem({ p, send }: { p: ProducerStateRow; send: SendCommand }) {
   const [confirming, setConfirming] = useState(false)
   const [run, state] = useCommand(send)
@@ -122,13 +129,13 @@ function HangingItem({ p, send }: { p: ProducerStateRow; send: SendCommand }) {
       data-producer-id={p.producerId}
     >
       <div className="tv-hanging-text">
-        <span className="tv-badge tv-badge-hanging">hanging</span> <span className="mono strong">{id}</span> from offset{' '}
+        {HANGING_BADGE} <span className="mono strong">{id}</span> from offset{' '}
         <span className="mono strong">{p.firstOffset}</span>: producer <span className="mono">{p.producerId}</span>{' '}
         epoch <span className="mono">{p.epoch}</span>
         <p className="small muted">{p.reason}</p>
       </div>
       {confirming ? (
-        <div className="tv-confirm" role="group" aria-label={`confirm the abort on ${id}`}>
+        <fieldset className="tv-confirm" aria-label={`confirm the abort on ${id}`}>
           <p className="small">
             Write an ABORT marker for producer {p.producerId} on {id}? Its records from offset {p.firstOffset} become
             aborted and the last stable offset moves past them.
@@ -156,7 +163,7 @@ function HangingItem({ p, send }: { p: ProducerStateRow; send: SendCommand }) {
           >
             Cancel
           </button>
-        </div>
+        </fieldset>
       ) : (
         <button
           type="button"
@@ -189,7 +196,10 @@ function FindHanging({ view, send }: { view: TransactionsViewData; send: SendCom
   }
   return (
     <div className="tv-find tv-find-hanging" role="alert" data-testid="find-hanging-result" data-hanging={view.hanging}>
-      <p className="strong">{`find-hanging: ${view.hanging} hanging transaction${view.hanging === 1 ? '' : 's'}: the last stable offset stays behind ${view.hanging === 1 ? 'it' : 'them'} until aborted`}</p>
+      <p className="strong">
+        {`find-hanging: ${view.hanging} hanging transaction${view.hanging === 1 ? '' : 's'}: ` +
+          `the last stable offset stays behind ${view.hanging === 1 ? 'it' : 'them'} until aborted`}
+      </p>
       <ul className="tv-hanging-list">
         {hanging.map((p) => (
           <HangingItem key={`${p.topic}-${p.partition}-${p.producerId}`} p={p} send={send} />
@@ -219,6 +229,11 @@ const COORDINATOR_NUMERIC = new Set(['producer / epoch', 'transaction.timeout.ms
 const PRODUCER_HEAD = ['partition', 'producer id', 'epoch', 'last seq', 'first offset', 'transactional.id', 'verdict']
 const PRODUCER_NUMERIC = new Set(['producer id', 'epoch', 'last seq', 'first offset'])
 
+const TRANSACTIONS_VIEW_HINT =
+  "What kafka-transactions.sh describe, describe-producers and find-hanging show, for the lab's transactional ids " +
+  'and its input, output and changelog partitions. A transaction hangs when a producer holds it open on a partition ' +
+  'but no coordinator knows it as ongoing there: nothing will ever write its marker.'
+
 /** The coordinators' and partition leaders' view of the lab's transactions. */
 export const TransactionsView = memo(function TransactionsView({ view, send }: TransactionsViewProps) {
   const [inject, injectState] = useCommand(send)
@@ -228,7 +243,7 @@ export const TransactionsView = memo(function TransactionsView({ view, send }: T
       title="Transactions: coordinators and partitions"
       testId="transactions-view"
       className="transactions-view"
-      hint="What kafka-transactions.sh describe, describe-producers and find-hanging show, for the lab's transactional ids and its input, output and changelog partitions. A transaction hangs when a producer holds it open on a partition but no coordinator knows it as ongoing there: nothing will ever write its marker."
+      hint={TRANSACTIONS_VIEW_HINT}
       actions={
         view ? (
           <>
@@ -292,7 +307,10 @@ export const TransactionsView = memo(function TransactionsView({ view, send }: T
                 ))}
                 after={
                   view.producerCount > view.producers.length ? (
-                    <p className="muted small">{`${fmtInt(view.producerCount - view.producers.length)} more producers without an open transaction not shown`}</p>
+                    <p className="muted small">
+                      {`${fmtInt(view.producerCount - view.producers.length)} more producers without an open ` +
+                        'transaction not shown'}
+                    </p>
                   ) : null
                 }
               >

@@ -54,7 +54,7 @@ export interface EvidenceCard {
   status: 'passed' | 'failed' | 'error'
   startedAtMs: number
   endedAtMs: number
-  expectations: { claim: string; holds: boolean }[]
+  expectations: { claim: string; holds: boolean; undecided?: string }[]
   /** The figures the narrative quotes, by name, read from the journal and the validator at the end. */
   figures: Record<string, number>
   conclusion: string | null

@@ -233,7 +233,7 @@ export interface ScenarioView {
   summary: string
   status: 'running' | 'passed' | 'failed' | 'error'
   narrative: { atMs: number; text: string }[]
-  expectations: { claim: string; holds: boolean }[]
+  expectations: { claim: string; holds: boolean; undecided?: string }[]
   conclusion: string | null
   error: string | null
   startedAtMs: number

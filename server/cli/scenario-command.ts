@@ -89,7 +89,11 @@ export function scenarioText(result: ScenarioResult, summary: string): string[] 
     `${result.title} · ${CLOCK_LABEL[result.clock]}\n${summary}\n`,
     ...result.narrative.map((n) => `  +${String(n.atMs).padStart(6)} ms  ${n.text}`),
     '',
-    ...result.expectations.map((e) => `  ${e.holds ? 'holds ' : 'FAILS '} ${e.claim}`),
+    ...result.expectations.map((e) =>
+      e.undecided !== undefined
+        ? `  not distinguishable ${e.claim}: ${e.undecided}`
+        : `  ${e.holds ? 'holds ' : 'FAILS '} ${e.claim}`,
+    ),
     `\n${result.conclusion}`,
   ]
 }

@@ -3,6 +3,7 @@
 // their assignments, restores with their offsets, dropped acks, notices), each transaction's end
 // (through the TransactionBoard's sink) and the lab's own commands (config, poison, reset).
 
+import { orNone } from '../../../lib/kafka-none.ts'
 import type { JournalFact, JournalLink } from '../../../lib/journal.ts'
 import type { MarkerKind, TxnView } from '../../../lib/lab-protocol.ts'
 import { partitionOfTask } from '../../../lib/task-id.ts'
@@ -67,8 +68,8 @@ export class JournalRecorder {
           .map((b) => this.link(b.topic, b.partition, b.baseOffset, b.baseOffset + b.count))
           .filter((l): l is JournalLink => l !== null)
         const label =
-          `ack lost: producer ${e.producerId} epoch ${e.epoch}, sequences ` +
-          `${e.batches.map((b) => b.baseSequence).join(',')}`
+          `ack lost: producer ${orNone(e.producerId)} epoch ${orNone(e.epoch)}, sequences ` +
+          `${e.batches.map((b) => orNone(b.baseSequence)).join(',')}`
         j.append(
           {
             kind: 'ack-dropped',

@@ -2,6 +2,7 @@
 // write is doubled; with it the broker recognises the retry by its producer id, epoch and sequence.
 // The run with idempotence goes first, so the lab the scenario ends on holds the doubled write.
 
+import { orNone } from '../../../lib/kafka-none.ts'
 import { duplicateRuns, linkOf } from './evidence-links.ts'
 import {
   aWorkerProcessing,
@@ -90,7 +91,7 @@ export const lostAckScenario: Scenario = {
     const d = off.dropped
     ctx.say(
       d
-        ? `idempotence off: producer id ${d.producerId} (none: -1), retried batches ` +
+        ? `idempotence off: producer id ${orNone(d.producerId)} (no idempotence, no id), retried batches ` +
             `${d.batches.map((b) => `${b.topic}-${b.partition}@${b.baseOffset}×${b.count}`).join(', ')}`
         : 'no ack was dropped',
     )

@@ -49,6 +49,11 @@ export interface ScenarioHost {
 export interface Expectation {
   claim: string
   holds: boolean
+  /**
+   * Why the claim could not be decided on this machine (a measured difference inside its spread): then
+   * it neither holds nor fails, and does not fail the scenario. Absent for a decided claim.
+   */
+  undecided?: string
 }
 
 /**
@@ -98,6 +103,8 @@ export interface ScenarioContext {
   time: Time
   say(text: string): void
   expect(claim: string, holds: boolean): void
+  /** A claim the figures cannot decide on this machine, with why (e.g. overlapping intervals). */
+  undecided(claim: string, why: string): void
   evidence: Record<string, unknown>
   /** Records a figure the narrative quotes and returns it, so the text and the figure are one number. */
   figure(name: string, value: number | null): number
@@ -372,6 +379,7 @@ export async function runScenario(
       onSay?.(line)
     },
     expect: (claim, holds) => expectations.push({ claim, holds }),
+    undecided: (claim, why) => expectations.push({ claim, holds: false, undecided: why }),
     evidence: {},
     figure: (name, value) => (figures[name] = value ?? 0),
     link: (l) => links.push({ ...l, atMs: Math.round(l.atMs) }),
@@ -388,7 +396,7 @@ export async function runScenario(
     narrative,
     evidence: ctx.evidence,
     expectations,
-    passed: expectations.length > 0 && expectations.every((e) => e.holds),
+    passed: expectations.length > 0 && expectations.every((e) => e.holds || e.undecided !== undefined),
     // Its figures with what they come from, wherever the conclusion is shown (CLI, scenario view, evidence card).
     conclusion: `${conclusion} [${CLOCK_LABEL[clock]}]`,
     figures,
