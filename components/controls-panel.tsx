@@ -175,7 +175,7 @@ function InputRateControl({ value, send }: { value: number | null; send: SendCom
       <label htmlFor={id} className="control-label">
         input rate <span className="muted">records/s</span>
       </label>
-      <div className="segmented wrap" role="group" aria-label="input rate presets">
+      <fieldset className="segmented wrap" aria-label="input rate presets">
         {RATE_PRESETS.map((p) => (
           <button
             key={p.value}
@@ -189,7 +189,7 @@ function InputRateControl({ value, send }: { value: number | null; send: SendCom
             {p.value === 1 ? '1/s slow' : p.label}
           </button>
         ))}
-      </div>
+      </fieldset>
       <div className="control-row">
         <input
           id={id}
@@ -261,7 +261,7 @@ function WorkerCountControl({ value, send }: { value: number; send: SendCommand 
       <span className="control-label" id="workers-count-label">
         workers
       </span>
-      <div className="stepper" role="group" aria-labelledby="workers-count-label">
+      <fieldset className="stepper" aria-labelledby="workers-count-label">
         <button
           type="button"
           aria-label="fewer workers"
@@ -281,11 +281,15 @@ function WorkerCountControl({ value, send }: { value: number; send: SendCommand 
         >
           +
         </button>
-      </div>
+      </fieldset>
       <CommandError state={state} />
     </div>
   )
 }
+
+const RESET_TITLE =
+  'a fresh lab with the defaults (exactly_once, its default commit.interval.ms, the default rate and worker count), ' +
+  'not the current settings'
 
 function FaultControls({ send, unavailable }: { send: SendCommand; unavailable: Unavailable }) {
   const [runDrop, dropState] = useCommand(send)
@@ -308,7 +312,7 @@ function FaultControls({ send, unavailable }: { send: SendCommand; unavailable: 
           type="button"
           data-testid="reset"
           disabled={resetState.pending}
-          title="a fresh lab with the defaults (exactly_once, its default commit.interval.ms, the default rate and worker count), not the current settings"
+          title={RESET_TITLE}
           onClick={() => runReset('reset', {})}
         >
           Reset lab

@@ -110,7 +110,7 @@ export const EventLogPanel = memo(function EventLogPanel({
       testId="event-log"
       className="event-log-panel"
     >
-      <div className="event-filters" role="group" aria-label="categories shown">
+      <fieldset className="event-filters" aria-label="categories shown">
         {JOURNAL_CATEGORIES.map((c) => (
           <button
             key={c}
@@ -123,7 +123,7 @@ export const EventLogPanel = memo(function EventLogPanel({
             {CATEGORY_NAMES[c]}
           </button>
         ))}
-      </div>
+      </fieldset>
       {horizon ? (
         <p className="small muted event-held">
           As of {fmtClock(horizon.atMs)}: later entries appear when you return to Live.

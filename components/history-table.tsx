@@ -17,7 +17,8 @@ export interface HistoryTableProps {
 /** A panel's table of rows in its scrolling box, with its header row. */
 export function HistoryTable({ className, scrollClassName, testId, head, children, after }: HistoryTableProps) {
   return (
-    // Focusable, so a keyboard can scroll it.
+    /* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling box, focusable so a keyboard can scroll it
+       (axe: scrollable-region-focusable) */
     <div className={scrollClassName ? `table-scroll ${scrollClassName}` : 'table-scroll'} tabIndex={0}>
       <table className={className ? `history ${className}` : 'history'} data-testid={testId}>
         <thead>

@@ -58,16 +58,18 @@ function StepCell({ trace, step, startedAtMs }: { trace: RecordTrace; step: Step
   )
 }
 
+const TRACES_HINT =
+  'Every record goes through five steps: consume, process + update state, produce, broker ack, commit offset. Each ' +
+  'cell shows when a sampled record reached the step (its consume since the lab started, then milliseconds after ' +
+  'it); ✕ marks the step at which its worker died, which decides whether the record is redone, and under ' +
+  'exactly_once whether its transaction is aborted.'
+
 /** The five steps of a few sampled records, each with its time, and the step a crash hit. */
 export const RecordTraceView = memo(function RecordTraceView({ traces, startedAtMs, rows = 6 }: RecordTraceViewProps) {
   const crashed = useRememberedCrashes(traces, startedAtMs)
   const shown = traceRows(traces, crashed, rows)
   return (
-    <Panel
-      title="Traced records"
-      hint="Every record goes through five steps: consume, process + update state, produce, broker ack, commit offset. Each cell shows when a sampled record reached the step (its consume since the lab started, then milliseconds after it); ✕ marks the step at which its worker died, which decides whether the record is redone, and under exactly_once whether its transaction is aborted."
-      testId="record-traces"
-    >
+    <Panel title="Traced records" hint={TRACES_HINT} testId="record-traces">
       <HistoryTable
         className="trace-table"
         head={
@@ -86,6 +88,8 @@ export const RecordTraceView = memo(function RecordTraceView({ traces, startedAt
           const t = shown[i]
           if (!t)
             return (
+              /* biome-ignore lint/suspicious/noArrayIndexKey lint/a11y/noAriaHiddenOnFocusable: a blank row filling
+                 slot i of the table, which is its identity; a tr is not focusable */
               <tr key={`empty-${i}`} className="trace-empty" aria-hidden="true">
                 <td colSpan={7}>&nbsp;</td>
               </tr>
@@ -94,7 +98,10 @@ export const RecordTraceView = memo(function RecordTraceView({ traces, startedAt
             <tr key={t.id} data-testid="trace-row" data-crashed={t.crashedAtStep !== null} data-outcome={t.outcome}>
               <td
                 className="mono trace-record"
-                title={`key ${t.key}, input-${t.partition} offset ${t.offset}, ${t.workerId}, consumed at ${fmtSince(t.steps[0]?.atMs ?? startedAtMs, startedAtMs)}`}
+                title={
+                  `key ${t.key}, input-${t.partition} offset ${t.offset}, ${t.workerId}, ` +
+                  `consumed at ${fmtSince(t.steps[0]?.atMs ?? startedAtMs, startedAtMs)}`
+                }
               >
                 {t.key}{' '}
                 <MessagesLink

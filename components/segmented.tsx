@@ -35,6 +35,8 @@ export function Segmented<T extends string>({
   return (
     <div className="segmented" role="radiogroup" aria-label={label} style={style}>
       {options.map((o) => (
+        /* biome-ignore lint/a11y/useSemanticElements: a segmented bar of buttons acting as radios (ARIA radios in a
+           radiogroup); native radio inputs would change its look and how the keyboard moves through it */
         <button
           key={o.value}
           type="button"

@@ -58,9 +58,10 @@ function Scrubber({
   // second: the lab keeps one frame a second, and the arrow keys move one frame.
   const [drag, setDrag] = useState<number | null>(null)
   // Only a change of the held moment ends a drag: the one it asked for, or Live.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: drag: only a change of the held moment ends a drag
   useEffect(() => {
     if (held === null || held === drag) setDrag(null)
-  }, [held]) // eslint-disable-line react-hooks/exhaustive-deps
+  }, [held])
   // Placed again when entries arrive or the span grows by a second, not on every snapshot.
   const fromMs = span.fromMs
   const toS = Math.ceil(span.toMs / 1000)
@@ -127,11 +128,10 @@ export const TimeControl = memo(function TimeControl({
   const status = timeStatus(state, liveAtMs)
   const held = state.mode === 'held'
   return (
-    <div
+    <section
       className={`time-control ${held ? `held held-${state.source}` : 'live'}`}
       data-testid="time-control"
       data-mode={held ? state.source : 'live'}
-      role="region"
       aria-label="time control"
     >
       <div className="time-buttons">
@@ -179,6 +179,6 @@ export const TimeControl = memo(function TimeControl({
             : 'This lab serves no journal: Pause works, rewinding does not.'}
         </span>
       )}
-    </div>
+    </section>
   )
 })

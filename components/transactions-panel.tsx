@@ -96,8 +96,11 @@ const TxnLanes = memo(function TxnLanes({
   const lanes = toLanes(transactions)
   const pct = (ms: number) => `${Math.max(0, Math.min(100, ((ms - from) / windowMs) * 100))}%`
   return (
+    /* biome-ignore lint/a11y/useSemanticElements: besides its lanes the list holds its empty message and the time
+       axis, which a <ul> may not hold (axe: list) */
     <div className="lanes" role="list" aria-label="transactions per producer">
       {lanes.map((lane) => (
+        // biome-ignore lint/a11y/useSemanticElements: a lane of the div list above (a <li> belongs in a <ul>)
         <div className="lane" role="listitem" key={lane.transactionalId}>
           <div
             className="lane-label mono"
@@ -215,6 +218,10 @@ const OPEN_DEFINITION =
   'open transactions: begun by a producer and not yet committed or aborted, each counted once however many ' +
   'partitions it wrote to'
 
+const LANES_HINT =
+  'A lane per transactional producer; each bar runs from begin to commit (green) or abort (red); hover for record ' +
+  'counts'
+
 export const TransactionsPanel = memo(function TransactionsPanel({
   transactions,
   totals,
@@ -231,7 +238,7 @@ export const TransactionsPanel = memo(function TransactionsPanel({
   return (
     <Panel
       title="Transactions"
-      hint="A lane per transactional producer; each bar runs from begin to commit (green) or abort (red); hover for record counts"
+      hint={LANES_HINT}
       testId="transactions"
       actions={
         <span className="txn-totals num" data-testid="txn-totals">

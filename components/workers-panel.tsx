@@ -51,7 +51,10 @@ function KillMenu({
   )
 }
 
-/** Under the actions: why a kill at a step is unavailable, the step an armed kill waits for, the last command's error. */
+/**
+ * Under the actions: why a kill at a step is unavailable, the step an armed kill waits for, the last command's
+ * error.
+ */
 function CardNotes({
   workerId,
   killAtStep,
@@ -93,6 +96,7 @@ const WorkerCard = memo(function WorkerCard({
 }) {
   const [run, state] = useCommand(send)
   const [armed, setArmed] = useState<Step | null>(null)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: worker.id: a card showing another worker starts disarmed
   useEffect(() => setArmed(null), [worker.id])
   const killAt = (step: Step | null) => {
     void run('killWorker', step === null ? { workerId: worker.id } : { workerId: worker.id, step }).then((r) =>

@@ -70,7 +70,10 @@ export const errorBar = (s: Stat): [number, number] | null => {
   return b === null ? null : [s.median! - b[0], b[1] - s.median!]
 }
 
-/** Rows over commit.interval.ms of one figure (median and its 95% interval) per guarantee, for the current run and the overlays. */
+/**
+ * Rows over commit.interval.ms of one figure (median and its 95% interval) per guarantee, for the current run and
+ * the overlays.
+ */
 export function statRows(current: readonly CellResult[], overlays: Overlays, pick: (c: CellResult) => Stat): Row[] {
   return intervalsAcross([current, ...overlays]).map((x) => {
     const row: Row = { x }
@@ -84,7 +87,7 @@ export function statRows(current: readonly CellResult[], overlays: Overlays, pic
       }
     }
     add(current, '')
-    overlays.forEach((o, i) => add(o, overlayPrefix(i)))
+    for (const [i, o] of overlays.entries()) add(o, overlayPrefix(i))
     return row
   })
 }
@@ -102,7 +105,7 @@ export function latencyRows(current: readonly CellResult[], overlays: Overlays):
       }
     }
     add(current, '')
-    overlays.forEach((o, i) => add(o, overlayPrefix(i)))
+    for (const [i, o] of overlays.entries()) add(o, overlayPrefix(i))
     return row
   })
 }
@@ -136,7 +139,10 @@ export interface TradeOffPoint {
   throughputErr: [number, number] | null
 }
 
-/** The trade-off: one point per interval, recovery time (x) against processed throughput (y), each with its intervals. */
+/**
+ * The trade-off: one point per interval, recovery time (x) against processed throughput (y), each with its
+ * intervals.
+ */
 export function tradeOffPoints(cells: readonly CellResult[], guarantee: ProcessingGuarantee): TradeOffPoint[] {
   return cells
     .filter((c) => c.guarantee === guarantee && c.recoveryMs.median !== null && c.throughputPerSec.median !== null)

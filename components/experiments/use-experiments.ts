@@ -60,6 +60,9 @@ function usePolledCurrent(
   take: (experiment: ExperimentRecord | null) => void,
   fail: (message: string) => void,
 ): void {
+  /* biome-ignore lint/correctness/useExhaustiveDependencies: re-armed by running alone: take and fail are new
+     functions each render, and firstLoad counts at the first run only; with them the polling would restart on
+     every render */
   useEffect(() => {
     let stop = false
     let timer: ReturnType<typeof setTimeout> | null = null
@@ -81,7 +84,6 @@ function usePolledCurrent(
       stop = true
       if (timer) clearTimeout(timer)
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [running])
 }
 
@@ -100,6 +102,7 @@ function useFirstShown(
   )
   const loading = useRef(false)
   const [linkFailed, setLinkFailed] = useState(false)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: linkFailed: again after a failed link, for the newest
   useEffect(() => {
     if (shown || running || loading.current) return
     const id = linked.current ?? list.experiments[0]?.id
@@ -122,7 +125,10 @@ function useFirstShown(
   }, [list, shown, running, linkFailed, setShown, setError])
 }
 
-/** The experiments the page shows: the current one (polled while it runs), the stored list, the shown one and the overlays, with the page's actions. */
+/**
+ * The experiments the page shows: the current one (polled while it runs), the stored list, the shown one and
+ * the overlays, with the page's actions.
+ */
 export function useExperiments() {
   const [current, setCurrent] = useState<ExperimentRecord | null>(null)
   const [list, setList] = useState<ListResponse>({ experiments: [], running: false, backends: ['embedded'] })
@@ -154,6 +160,7 @@ export function useExperiments() {
   )
 
   // Again when the token changes: reads may be locked.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: token: again when the token changes
   useEffect(() => {
     setError(null)
     void refreshList()

@@ -16,10 +16,16 @@ import { useCannotObserve, useObserve } from './use-observe.ts'
 
 const time = (ms: number) => new Date(ms).toISOString().slice(11, 19)
 const tp = (p: { topic: string; partition: number }) => `${p.topic}-${p.partition}`
-/** A name of the application's own (its topics, its transactional ids) without its application.id in front; the full name is the title. */
+/**
+ * A name of the application's own (its topics, its transactional ids) without its application.id in front; the
+ * full name is the title.
+ */
 const own = (applicationId: string, name: string) =>
   name.startsWith(`${applicationId}-`) ? `…${name.slice(applicationId.length)}` : name
-/** The validator's rows, each with the one definition of docs/measures.md (state mismatches without the double-applied contrast the lab shows beside it). */
+/**
+ * The validator's rows, each with the one definition of docs/measures.md (state mismatches without the
+ * double-applied contrast the lab shows beside it).
+ */
 const definitionOf = (f: (typeof FIGURES)[number]) =>
   f.key === 'stateMismatches' ? STATE_MISMATCH_DEFINITION.replace(/^State mismatches: /, '') : f.definition
 
@@ -102,7 +108,14 @@ function TargetForm({ initial, onChoose }: { initial: ObserveWords; onChoose: (w
         <button type="submit" data-testid="observe-submit">
           Observe
         </button>
-        <button type="button" className="link-button small" onClick={() => (setW(EMPTY_WORDS), onChoose(EMPTY_WORDS))}>
+        <button
+          type="button"
+          className="link-button small"
+          onClick={() => {
+            setW(EMPTY_WORDS)
+            onChoose(EMPTY_WORDS)
+          }}
+        >
           clear
         </button>
       </div>
@@ -157,10 +170,11 @@ function ValidationPanel({ v }: { v: ObservedValidationView }) {
   const violated = new Set(v.violations.map((x) => x.row))
   const unavailable = new Map(v.unavailable.map((u) => [u.row, u.reason]))
   const rows = FIGURES.filter((f) => f.key !== 'openTransactions')
+  const changelog = v.changelog ? ` + ${v.changelog}` : ''
   return (
     <Panel
       title="Validator"
-      hint={`${v.format} format: ${v.input} → ${v.output}${v.changelog ? ` + ${v.changelog}` : ''}; judged ${v.judgedAs}: ${v.because}`}
+      hint={`${v.format} format: ${v.input} → ${v.output}${changelog}; judged ${v.judgedAs}: ${v.because}`}
       testId="observe-validation"
     >
       <div className="observe-checks">
@@ -205,7 +219,10 @@ function GroupPanel({ sample: s }: { sample: ObserveSampleView }) {
   return (
     <Panel
       title="Consumer group"
-      hint={`group id ${s.applicationId} (DescribeGroups); generations as its coordinator wrote them to __consumer_offsets`}
+      hint={
+        `group id ${s.applicationId} (DescribeGroups); ` +
+        'generations as its coordinator wrote them to __consumer_offsets'
+      }
       testId="observe-group"
     >
       <table className="history observe-table">
@@ -252,10 +269,14 @@ function GroupPanel({ sample: s }: { sample: ObserveSampleView }) {
 }
 
 function TransactionsPanel({ sample: s }: { sample: ObserveSampleView }) {
+  const ownName = (name: string) => own(s.applicationId, name)
   return (
     <Panel
       title="Transactions"
-      hint={`transactional ids named ${s.applicationId}-… (KIP-664); ${fmtInt(s.totals.commitMarkers)} COMMIT and ${fmtInt(s.totals.abortMarkers)} ABORT markers since observing began`}
+      hint={
+        `transactional ids named ${s.applicationId}-… (KIP-664); ${fmtInt(s.totals.commitMarkers)} COMMIT and ` +
+        `${fmtInt(s.totals.abortMarkers)} ABORT markers since observing began`
+      }
       testId="observe-transactions"
     >
       <table className="history observe-table">
@@ -298,8 +319,7 @@ function TransactionsPanel({ sample: s }: { sample: ObserveSampleView }) {
           >
             <strong>{o.verdict}</strong>{' '}
             <span className="small mono">
-              {own(s.applicationId, tp(o))} from offset {fmtInt(o.currentTxnStartOffset)}, producer {o.producerId} epoch{' '}
-              {o.epoch}
+              {ownName(tp(o))} from offset {fmtInt(o.currentTxnStartOffset)}, producer {o.producerId} epoch {o.epoch}
               {o.transactionalId ? ` (${own(s.applicationId, o.transactionalId)})` : ', no transactional id'}
             </span>
             {o.verdict === 'ongoing' ? null : <span className="small"> {o.reason}</span>}

@@ -37,6 +37,7 @@ export function useCannotObserve(): string | null {
 export function useObserve(search: string): ObserveState {
   const { token } = useLabToken()
   const [state, setState] = useState<ObserveState>({ sample: null, error: null, answered: 0 })
+  // biome-ignore lint/correctness/useExhaustiveDependencies: token: a token entered restarts the polling with it
   useEffect(() => {
     setState({ sample: null, error: null, answered: 0 })
     if (search === '') return
