@@ -12,11 +12,18 @@ export interface CorrectnessPanelProps {
 
 type Figure = keyof CorrectnessView['allowed']
 
-/** The dashboard's wording of the two figures defined in server/validator/state-drift.ts (and docs/measures.md). */
+/**
+ * The dashboard's wording of the two figures defined in server/validator/state-drift.ts (and
+ * docs/measures.md).
+ */
 export const STATE_MISMATCH_DEFINITION =
-  'State mismatches: keys whose state differs from the replay of the committed input (an output, the latest changelog value or the store holds another count, sum, min or max), each key counted once: the later outputs of an inflated key add none.'
+  'State mismatches: keys whose state differs from the replay of the committed input (an output, the latest ' +
+  'changelog value or the store holds another count, sum, min or max), each key counted once: the later outputs of ' +
+  'an inflated key add none.'
 export const DOUBLE_APPLIED_DEFINITION =
-  'Double-applied updates: input records whose update reached a key’s state twice (redone after a crash on a state that already held them); each adds 1 to the key’s running count, so they are summed from how far the counts run ahead of the replay. The mismatched keys hold them.'
+  'Double-applied updates: input records whose update reached a key’s state twice (redone after a crash on a state ' +
+  'that already held them); each adds 1 to the key’s running count, so they are summed from how far the counts run ' +
+  'ahead of the replay. The mismatched keys hold them.'
 
 export const FIGURES: { key: Figure; label: string; definition: string }[] = [
   {
@@ -82,7 +89,8 @@ export const CorrectnessPanel = memo(function CorrectnessPanel({
       title="Correctness"
       hint={
         correctness
-          ? `validator: read the logs up to ${fmtInt(correctness.inputChecked)} input records, at ${fmtSince(correctness.checkedAtMs, startedAtMs)}`
+          ? `validator: read the logs up to ${fmtInt(correctness.inputChecked)} input records, ` +
+            `at ${fmtSince(correctness.checkedAtMs, startedAtMs)}`
           : 'validator: reads the logs only, never the engine’s counters'
       }
       testId="correctness"
@@ -95,13 +103,10 @@ export const CorrectnessPanel = memo(function CorrectnessPanel({
             const value = correctness[f.key]
             const bad = isViolation(f.key, value, guarantee)
             const expected = value !== null && value > 0 && !bad && f.key !== 'openTransactions'
+            const neutral = (f.key === 'openTransactions' && value !== null && value > 0) || value === null
+            const tone = bad ? 'check-bad' : expected ? 'check-expected' : neutral ? 'check-neutral' : 'check-ok'
             return (
-              <li
-                key={f.key}
-                className={`check ${bad ? 'check-bad' : expected ? 'check-expected' : (f.key === 'openTransactions' && value !== null && value > 0) || value === null ? 'check-neutral' : 'check-ok'}`}
-                data-testid={`correctness-${f.key}`}
-                data-violation={bad}
-              >
+              <li key={f.key} className={`check ${tone}`} data-testid={`correctness-${f.key}`} data-violation={bad}>
                 <div className="check-main">
                   <span className="check-label" title={f.definition}>
                     {f.label}

@@ -37,7 +37,10 @@ describe('the scenarios panel', () => {
     const html = render()
     expect(html).toContain('data-testid="scenario-crash-before-commit"')
     expect(html).toMatch(
-      /<button type="button" data-testid="run-scenario-crash-before-commit-eos" aria-label="Run scenario: Crash before commit, exactly_once"/,
+      new RegExp(
+        /<button type="button" data-testid="run-scenario-crash-before-commit-eos" /.source +
+          /aria-label="Run scenario: Crash before commit, exactly_once"/.source,
+      ),
     )
   })
 

@@ -45,6 +45,13 @@ function CopiesLink({ e }: { e: DuplicateLedgerEntry }) {
   )
 }
 
+const LEDGER_HINT =
+  'A duplicate is a second committed output record for the same input record, and a double-applied update an input ' +
+  "record whose update reached the key's state twice (its running count runs one ahead of the replay's): a worker " +
+  'got past step 3 (produce) or step 4 (broker ack) but not step 5 (commit offset), or retried a produce whose ack ' +
+  'was lost. Under exactly_once the three writes (sink records, changelog records, offset commits) commit or abort ' +
+  'together, so this ledger stays empty.'
+
 /** Which keys got duplicates or double-applied updates, by how much, and which kill or retry caused them. */
 export const DuplicateLedger = memo(function DuplicateLedger({
   entries,
@@ -57,11 +64,7 @@ export const DuplicateLedger = memo(function DuplicateLedger({
   const dupes = entries.reduce((n, e) => n + e.duplicates, 0)
   const doubled = entries.reduce((n, e) => n + e.doubleApplied, 0)
   return (
-    <Panel
-      title="Duplicate ledger"
-      hint="A duplicate is a second committed output record for the same input record, and a double-applied update an input record whose update reached the key's state twice (its running count runs one ahead of the replay's): a worker got past step 3 (produce) or step 4 (broker ack) but not step 5 (commit offset), or retried a produce whose ack was lost. Under exactly_once the three writes (sink records, changelog records, offset commits) commit or abort together, so this ledger stays empty."
-      testId="duplicate-ledger"
-    >
+    <Panel title="Duplicate ledger" hint={LEDGER_HINT} testId="duplicate-ledger">
       <p className="num ledger-totals" data-testid="ledger-totals">
         <span className={dupes ? 'bad' : 'ok'}>{fmtInt(dupes)} duplicates</span> ·{' '}
         <span className={doubled ? 'bad' : 'ok'} title={DOUBLE_APPLIED_DEFINITION}>

@@ -19,7 +19,10 @@ interface Stop {
   workerId: string
 }
 
-/** One line per record that stopped a task (a record met by several workers in turn is named once, with its last one). */
+/**
+ * One line per record that stopped a task (a record met by several workers in turn is named once, with its last
+ * one).
+ */
 export function stopsOf(workers: readonly WorkerView[]): Stop[] {
   const byRecord = new Map<string, Stop>()
   for (const w of workers) {
@@ -28,6 +31,10 @@ export function stopsOf(workers: readonly WorkerView[]): Stop[] {
   }
   return [...byRecord.values()].sort((a, b) => a.stop.partition - b.stop.partition || a.stop.offset - b.stop.offset)
 }
+
+const SKIP_TITLE =
+  'switch to log-and-continue: the record goes to the dead-letter topic and the stopped workers restart from the ' +
+  'committed offsets; nothing is lost'
 
 export const FailBanner = memo(function FailBanner({ workers, stoppedTasks, send }: FailBannerProps) {
   const [runSkip, skipState] = useCommand(send)
@@ -70,7 +77,7 @@ export const FailBanner = memo(function FailBanner({ workers, stoppedTasks, send
           data-testid="fail-skip"
           disabled={pending}
           onClick={() => runSkip('skipPoison', {})}
-          title="switch to log-and-continue: the record goes to the dead-letter topic and the stopped workers restart from the committed offsets; nothing is lost"
+          title={SKIP_TITLE}
         >
           Skip it and go on
         </button>

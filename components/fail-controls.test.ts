@@ -81,7 +81,10 @@ describe('poison and kill-at-step controls', () => {
       },
     })
     expect(html).toMatch(
-      /disabled=""[^>]*title="the fail policy is shown on the embedded backend"[^>]*data-testid="handler-fail"|data-testid="handler-fail"[^>]*disabled=""/,
+      new RegExp(
+        /disabled=""[^>]*title="the fail policy is shown on the embedded backend"[^>]*/.source +
+          /data-testid="handler-fail"|data-testid="handler-fail"[^>]*disabled=""/.source,
+      ),
     )
     expect(html).toContain('data-testid="unavailable-fail-handler"')
     expect(html).toMatch(/<select[^>]*disabled=""[^>]*title="no kill at a step here"/)

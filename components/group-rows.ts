@@ -9,7 +9,9 @@ import type { ChartRow } from './time-series-chart.tsx'
 const COLORS = ['var(--chart-1)', 'var(--chart-2)', 'var(--chart-3)', 'var(--chart-4)']
 
 export const LAG_HINT =
-  'LAG = high watermark − the group’s committed offset, per input partition, as kafka-consumer-groups.sh shows it. The consumer metrics records-lag and records-lag-max count from the consumer’s position instead, which runs ahead of the committed offset by the records not yet committed.'
+  'LAG = high watermark − the group’s committed offset, per input partition, as kafka-consumer-groups.sh shows it. ' +
+  'The consumer metrics records-lag and records-lag-max count from the consumer’s position instead, which runs ahead ' +
+  'of the committed offset by the records not yet committed.'
 
 export function lagChart(series: readonly PartitionLagSeries[], topic: string): ChartConfig<string> {
   return {

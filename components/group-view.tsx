@@ -62,6 +62,7 @@ function Members({ group }: { group: GroupViewData }) {
 function Generations({ group, startedAtMs }: { group: GroupViewData; startedAtMs: number }) {
   const workerOf = useMemo(() => workerIndex(group), [group])
   const shown: GroupGeneration[] = group.generations.slice(-SHOWN_GENERATIONS).reverse()
+  const earlier = group.earlierGenerations + Math.max(0, group.generations.length - SHOWN_GENERATIONS)
   return (
     <ol className="group-generations" data-testid="group-generations">
       {shown.map((g) => (
@@ -86,9 +87,7 @@ function Generations({ group, startedAtMs }: { group: GroupViewData; startedAtMs
         </li>
       ))}
       {group.generations.length === 0 ? <li className="muted">no Stable generation seen yet</li> : null}
-      {group.earlierGenerations + Math.max(0, group.generations.length - SHOWN_GENERATIONS) > 0 ? (
-        <li className="muted">{`${fmtInt(group.earlierGenerations + Math.max(0, group.generations.length - SHOWN_GENERATIONS))} earlier generations`}</li>
-      ) : null}
+      {earlier > 0 ? <li className="muted">{`${fmtInt(earlier)} earlier generations`}</li> : null}
     </ol>
   )
 }
@@ -120,7 +119,10 @@ function Offsets({ group }: { group: GroupViewData }) {
   )
 }
 
-/** The lab's consumer group as its coordinator holds it, its generations, and lag per input partition; live or held like every panel. */
+/**
+ * The lab's consumer group as its coordinator holds it, its generations, and lag per input partition; live or held
+ * like every panel.
+ */
 export const GroupView = memo(function GroupView({ group, startedAtMs }: GroupViewProps) {
   const config = useMemo(() => lagChart(group?.lag ?? [], group?.topic ?? ''), [group?.lag, group?.topic])
   const rows = useMemo(() => lagRows(group?.lag ?? [], startedAtMs), [group?.lag, startedAtMs])
@@ -134,7 +136,11 @@ export const GroupView = memo(function GroupView({ group, startedAtMs }: GroupVi
       title="Consumer group"
       testId="group-view"
       className="group-panel"
-      hint={`The consumer group “${group.groupId}” as its coordinator describes it (DescribeGroups): state, generation, members and their assignment; each generation seen Stable and what ended it; committed vs end offset and LAG per input partition.`}
+      hint={
+        `The consumer group “${group.groupId}” as its coordinator describes it (DescribeGroups): state, generation, ` +
+        'members and their assignment; each generation seen Stable and what ended it; committed vs end offset and ' +
+        'LAG per input partition.'
+      }
       actions={
         <span className="group-summary">
           <span className={`badge group-state state-${group.state}`} data-testid="group-state">

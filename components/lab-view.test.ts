@@ -183,7 +183,9 @@ describe('chart marker labels', () => {
     expect(right.at(-1)).toMatchObject({ row: 0, text: 'processin…' })
   })
 
-  it('on Kafka: shows the application.id, the outage with its age, and each unavailable control disabled with its reason', () => {
+  const kafkaUnavailable =
+    'on Kafka: shows the application.id, the outage with its age, and each unavailable control disabled with its reason'
+  it(kafkaUnavailable, () => {
     const html = render(fixtureKafkaOutage)
     expect(html).toContain('backend: <!-- -->kafka')
     expect(html).toContain('eoscope-lab-mx1abc')
@@ -192,7 +194,10 @@ describe('chart marker labels', () => {
     )
     // The notes open on the outage.
     expect(html).toMatch(
-      /<details class="notes" data-testid="notes" open="">\s*<summary>The cluster \(127\.0\.0\.1:19092\) does not answer/,
+      new RegExp(
+        /<details class="notes" data-testid="notes" open="">\s*/.source +
+          /<summary>The cluster \(127\.0\.0\.1:19092\) does not answer/.source,
+      ),
     )
     expect(html).toMatch(/disabled=""[^>]*title="exactly_once_v2 is unavailable[^"]*"[^>]*>exactly_once_v2</)
     expect(html).toMatch(/data-testid="drop-ack" disabled=""/)

@@ -27,7 +27,8 @@ export const PARTITION_COLUMNS: readonly ColumnSpec[] = [
     column: 'role',
     label: 'Role',
     title:
-      "what the partition is to the lab: its input, output or changelog, or the internal partition holding its group's offsets or its transactional ids' state",
+      'what the partition is to the lab: its input, output or changelog, or the internal partition holding its ' +
+      "group's offsets or its transactional ids' state",
     numeric: false,
   },
   {
@@ -42,7 +43,8 @@ export const PARTITION_COLUMNS: readonly ColumnSpec[] = [
     label: 'Last stable',
     kafka: 'LSO',
     title:
-      'last stable offset: below it every transaction has ended; a read_committed consumer reads up to it (Kafka: LSO, ListOffsets LATEST under read_committed)',
+      'last stable offset: below it every transaction has ended; a read_committed consumer reads up to it (Kafka: ' +
+      'LSO, ListOffsets LATEST under read_committed)',
     numeric: true,
   },
   {
@@ -50,7 +52,8 @@ export const PARTITION_COLUMNS: readonly ColumnSpec[] = [
     label: 'High watermark',
     kafka: 'HW',
     title:
-      'high watermark: the offset after the last replicated record; a read_uncommitted consumer reads up to it (Kafka: HW, ListOffsets LATEST)',
+      'high watermark: the offset after the last replicated record; a read_uncommitted consumer reads up to it ' +
+      '(Kafka: HW, ListOffsets LATEST)',
     numeric: true,
   },
   {
@@ -58,7 +61,9 @@ export const PARTITION_COLUMNS: readonly ColumnSpec[] = [
     label: 'Open txns',
     kafka: 'describe-producers',
     title:
-      'open transactions on the partition: the producers whose transactional records after the LSO have no marker yet, with the first offset of each (kafka-transactions.sh describe-producers: CurrentTransactionStartOffset); ≥ when only the LSO below the HW tells',
+      'open transactions on the partition: the producers whose transactional records after the LSO have no marker ' +
+      'yet, with the first offset of each (kafka-transactions.sh describe-producers: CurrentTransactionStartOffset); ' +
+      '≥ when only the LSO below the HW tells',
     numeric: true,
   },
   {
@@ -66,7 +71,8 @@ export const PARTITION_COLUMNS: readonly ColumnSpec[] = [
     label: 'Committed',
     kafka: 'CURRENT-OFFSET',
     title:
-      "input partitions: the group's committed offset, the next record to process (kafka-consumer-groups.sh --describe: CURRENT-OFFSET)",
+      "input partitions: the group's committed offset, the next record to process (kafka-consumer-groups.sh " +
+      '--describe: CURRENT-OFFSET)',
     numeric: true,
   },
   {
@@ -74,7 +80,8 @@ export const PARTITION_COLUMNS: readonly ColumnSpec[] = [
     label: 'Lag',
     kafka: 'LAG · records-lag',
     title:
-      "input partitions: high watermark − the group's committed offset (kafka-consumer-groups.sh --describe: LAG; the consumer's own records-lag measures from its fetch position instead)",
+      "input partitions: high watermark − the group's committed offset (kafka-consumer-groups.sh --describe: LAG; " +
+      "the consumer's own records-lag measures from its fetch position instead)",
     numeric: true,
   },
 ]

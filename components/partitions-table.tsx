@@ -131,6 +131,11 @@ function OpenTotal({ transactions, partitions, atLeast }: ReturnType<typeof open
   )
 }
 
+const PARTITIONS_HINT =
+  "Every partition of the lab's topics, read at one moment with the partition log: log start, last stable offset " +
+  "(LSO), high watermark (HW), the transactions holding the LSO below the HW, and an input partition's lag (HW − the " +
+  "group's committed offset). Click a header to sort."
+
 /** Every partition of the lab's topics at one moment, sortable by any column; live, or as the held snapshot had it. */
 export const PartitionsTable = memo(function PartitionsTable({ rows }: PartitionsTableProps) {
   const [sort, setSort] = useState<PartitionSort>(FIRST_SORT)
@@ -141,7 +146,7 @@ export const PartitionsTable = memo(function PartitionsTable({ rows }: Partition
       title="Partitions"
       testId="partitions-table"
       className="partitions-panel"
-      hint="Every partition of the lab's topics, read at one moment with the partition log: log start, last stable offset (LSO), high watermark (HW), the transactions holding the LSO below the HW, and an input partition's lag (HW − the group's committed offset). Click a header to sort."
+      hint={PARTITIONS_HINT}
       actions={open ? <OpenTotal {...open} /> : null}
     >
       <HistoryTable

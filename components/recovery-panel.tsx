@@ -52,6 +52,7 @@ const RecoveryRow = memo(function RecoveryRow({
 }) {
   const { span, segments, pendingFrom } = recoverySegments(r, nowMs)
   const pct = (ms: number) => `${(ms / span) * 100}%`
+  const phases = PHASES.map((p) => `${p.label} ${fmtMs(r.phases[p.key])}`).join(', ')
   return (
     <li className="recovery" data-testid="recovery" data-complete={r.t1 !== null}>
       <div className="recovery-head">
@@ -70,11 +71,7 @@ const RecoveryRow = memo(function RecoveryRow({
           )}
         </span>
       </div>
-      <div
-        className="recovery-bar"
-        role="img"
-        aria-label={`recovery of ${r.workerId}: ${PHASES.map((p) => `${p.label} ${fmtMs(r.phases[p.key])}`).join(', ')}`}
-      >
+      <div className="recovery-bar" role="img" aria-label={`recovery of ${r.workerId}: ${phases}`}>
         <span className="t0-marker" title="t0: the kill">
           t0
         </span>
@@ -116,6 +113,9 @@ const RecoveryRow = memo(function RecoveryRow({
   )
 })
 
+const RECOVERY_HINT =
+  'After a kill: t0 → detection → rebalance → fence / abort → restore → catch-up (phases add up to the recovery time)'
+
 export const RecoveryPanel = memo(function RecoveryPanel({
   recoveries,
   startedAtMs,
@@ -124,11 +124,7 @@ export const RecoveryPanel = memo(function RecoveryPanel({
 }: RecoveryPanelProps) {
   const latest = [...recoveries].sort((a, b) => b.t0 - a.t0).slice(0, shown)
   return (
-    <Panel
-      title="Recovery"
-      hint="After a kill: t0 → detection → rebalance → fence / abort → restore → catch-up (phases add up to the recovery time)"
-      testId="recovery-timeline"
-    >
+    <Panel title="Recovery" hint={RECOVERY_HINT} testId="recovery-timeline">
       {latest.length === 0 ? (
         <p className="muted empty">No kills yet. Kill a worker to see its recovery here.</p>
       ) : (

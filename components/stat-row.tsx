@@ -29,8 +29,8 @@ export const StatRow = memo(function StatRow({ snapshot }: StatRowProps) {
       value: fmtRate(headlineProcessed(snapshot.series, windowMs)),
       hint:
         'records/s by which committed input offsets advance, between commits at least ' +
-        `${windowLabel(windowMs)} apart (0 when nothing was committed in the last ${windowLabel(windowMs)}; offsets only ` +
-        'move at a commit)',
+        `${windowLabel(windowMs)} apart (0 when nothing was committed in the last ${windowLabel(windowMs)}; ` +
+        'offsets only move at a commit)',
     },
     {
       id: 'visible',

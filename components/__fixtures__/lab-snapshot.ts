@@ -168,7 +168,11 @@ function partitionLog(): PartitionLogView {
   }
 }
 
-/** Every partition of a 6-partition lab: input with lag (one not committed yet), output-0 as the partition log shows it (an open transaction), a changelog partition held by a producer the lab does not know, the group's offsets partition. */
+/**
+ * Every partition of a 6-partition lab: input with lag (one not committed yet), output-0 as the partition log
+ * shows it (an open transaction), a changelog partition held by a producer the lab does not know, the group's
+ * offsets partition.
+ */
 function partitions(): PartitionRow[] {
   const log = partitionLog()
   const rows: PartitionRow[] = []
@@ -290,7 +294,8 @@ const scenarioRun: ScenarioView = {
   name: 'crash-before-commit-eos',
   title: 'Crash before commit, exactly_once',
   summary:
-    'Output, changelog and offsets are one transaction. The crash leaves it open; the new owner fences it (ABORT markers), restores state from the committed changelog and redoes the records: nothing is visible twice.',
+    'Output, changelog and offsets are one transaction. The crash leaves it open; the new owner fences it (ABORT ' +
+    'markers), restores state from the committed changelog and redoes the records: nothing is visible twice.',
   status: 'passed',
   narrative: [
     { atMs: 0, text: 'Three workers under exactly_once, commit.interval.ms=1000.' },
@@ -303,7 +308,8 @@ const scenarioRun: ScenarioView = {
     { claim: '0 state mismatches', holds: true },
   ],
   conclusion:
-    'The crash aborted its open transaction; nothing it wrote became visible, and the redone records were written once.',
+    'The crash aborted its open transaction; nothing it wrote became visible, and the redone records were written ' +
+    'once.',
   error: null,
   startedAtMs: T0 + 30_000,
 }
@@ -418,7 +424,8 @@ export const fixtureSnapshot: LabSnapshot = {
       name: 'crash-before-commit',
       title: 'Crash before commit, at_least_once',
       summary:
-        'A worker dies between step 4 (broker ack) and step 5 (commit offsets). The next owner starts from the last committed offset and redoes the records: duplicates and inflated counts.',
+        'A worker dies between step 4 (broker ack) and step 5 (commit offsets). The next owner starts from the last ' +
+        'committed offset and redoes the records: duplicates and inflated counts.',
     },
     { name: scenarioRun.name, title: scenarioRun.title, summary: scenarioRun.summary },
   ],
@@ -443,14 +450,17 @@ export const fixtureKafkaOutage: LabSnapshot = {
   backend: 'kafka',
   applicationId: 'eoscope-lab-mx1abc',
   notes: [
-    'The cluster (127.0.0.1:19092) does not answer since 2026-01-01T00:00:48.000Z: Connection error: connect ECONNREFUSED 127.0.0.1:19092. Workers retry; figures resume when it is back.',
+    'The cluster (127.0.0.1:19092) does not answer since 2026-01-01T00:00:48.000Z: Connection error: connect ' +
+      'ECONNREFUSED 127.0.0.1:19092. Workers retry; figures resume when it is back.',
     'Workers are operating-system processes (eoscope worker): kill is SIGKILL, pause is SIGSTOP and resume SIGCONT.',
   ],
   unavailable: {
     exactlyOnceV2:
-      'exactly_once_v2 is unavailable on the Kafka backend: it needs the consumer group generation and member id on the transactional offset commit (KIP-447, TxnOffsetCommit v3)',
+      'exactly_once_v2 is unavailable on the Kafka backend: it needs the consumer group generation and member id on ' +
+      'the transactional offset commit (KIP-447, TxnOffsetCommit v3)',
     dropAcks:
-      'dropping an ack is unavailable on the Kafka backend: a real broker cannot be made to drop a produce acknowledgement',
+      'dropping an ack is unavailable on the Kafka backend: a real broker cannot be made to drop a produce ' +
+      'acknowledgement',
     scenarios: 'guided scenarios run on the embedded log',
   },
   health: {

@@ -85,7 +85,8 @@ function SweepProgress({ current }: { current: ExperimentRecord }) {
       <span className="small num">
         {current.status === 'running' ? `${progress!.done}/${progress!.total} runs` : current.status}
         {progress?.current
-          ? ` · ${progress.current.guarantee} @ ${progress.current.commitIntervalMs} ms, run ${progress.current.repetition}: ${progress.current.stage}`
+          ? ` · ${progress.current.guarantee} @ ${progress.current.commitIntervalMs} ms, ` +
+            `run ${progress.current.repetition}: ${progress.current.stage}`
           : ''}
         {current.error ? ` · ${current.error}` : ''}
       </span>

@@ -15,27 +15,32 @@ export const CHART_DEFINITIONS: Record<GuideId, { title: string; definition: str
   throughput: {
     title: 'Processed throughput',
     definition:
-      'records/s by which committed input offsets advance, saturated input; the median of the runs; bars: its 95% interval (measured sweeps, from 6 runs)',
+      'records/s by which committed input offsets advance, saturated input; the median of the runs; bars: its 95% ' +
+      'interval (measured sweeps, from 6 runs)',
   },
   recovery: {
     title: 'Recovery time by phase',
     definition:
-      't1 − t0 after one kill under steady load, medians of the phases: detection, rebalance, fence/abort, restore, catch-up',
+      't1 − t0 after one kill under steady load, medians of the phases: detection, rebalance, fence/abort, restore, ' +
+      'catch-up',
   },
   latency: {
     title: 'End-to-end latency',
     definition:
-      'input append → output visible to a read_committed consumer, steady load; p50 solid (bars: its 95% interval, measured sweeps), p99 dotted',
+      'input append → output visible to a read_committed consumer, steady load; p50 solid (bars: its 95% interval, ' +
+      'measured sweeps), p99 dotted',
   },
   tradeoff: {
     title: 'Trade-off',
     definition:
-      'median throughput (y) against median recovery time (x), bars: their 95% intervals (measured sweeps); each point is one commit.interval.ms',
+      'median throughput (y) against median recovery time (x), bars: their 95% intervals (measured sweeps); each ' +
+      'point is one commit.interval.ms',
   },
   duplicates: {
     title: 'Duplicates per kill',
     definition:
-      'at_least_once: committed output records whose input appears more than once, after one kill (validator); dotted: the expected redone records, input rate × interval / 2',
+      'at_least_once: committed output records whose input appears more than once, after one kill (validator); ' +
+      'dotted: the expected redone records, input rate × interval / 2',
   },
 }
 
@@ -105,7 +110,8 @@ function acrossGuarantees(
         if (o.kind === 'unknown') out.push(`At ${ms} ms, ${what.noun}: ${both}; ${TOO_FEW}.`)
         else if (o.kind === 'not distinguishable')
           out.push(
-            `At ${ms} ms, ${what.noun} of ${gs[i]} and ${gs[j]} is not distinguishable: ${both} (the 95% intervals overlap).`,
+            `At ${ms} ms, ${what.noun} of ${gs[i]} and ${gs[j]} is not distinguishable: ${both} (the 95% intervals ` +
+              'overlap).',
           )
         else if (o.kind === 'same')
           out.push(`At ${ms} ms, ${what.noun} is the same under ${gs[i]} and ${gs[j]}: ${what.fmt(pick(a).median!)}.`)
@@ -113,7 +119,8 @@ function acrossGuarantees(
           const [hi, lo] = o.kind === 'higher' ? [a, b] : [b, a]
           const r = o.kind === 'higher' ? o.ratio : 1 / o.ratio
           out.push(
-            `At ${ms} ms, ${hi.guarantee} ${what.higher} ${lo.guarantee} (${what.noun}): ${withInterval(pick(hi), what.fmt)} against ${withInterval(pick(lo), what.fmt)}, ${times(r)}.`,
+            `At ${ms} ms, ${hi.guarantee} ${what.higher} ${lo.guarantee} (${what.noun}): ` +
+              `${withInterval(pick(hi), what.fmt)} against ${withInterval(pick(lo), what.fmt)}, ${times(r)}.`,
           )
         }
       }
@@ -122,7 +129,10 @@ function acrossGuarantees(
   return out
 }
 
-/** "exactly_once: throughput rises from … at 10 ms to … at 1000 ms" for each guarantee, shortest against longest interval. */
+/**
+ * "exactly_once: throughput rises from … at 10 ms to … at 1000 ms" for each guarantee, shortest against longest
+ * interval.
+ */
 function alongInterval(
   cells: readonly CellResult[],
   figures: Figures,
@@ -141,11 +151,13 @@ function alongInterval(
     if (o.kind === 'unknown') out.push(`${g}: ${what.noun} ${from}, ${to}; ${TOO_FEW}.`)
     else if (o.kind === 'not distinguishable')
       out.push(
-        `${g}: ${what.noun} at ${first.commitIntervalMs} ms and at ${last.commitIntervalMs} ms is not distinguishable: ${from}, ${to} (the 95% intervals overlap).`,
+        `${g}: ${what.noun} at ${first.commitIntervalMs} ms and at ${last.commitIntervalMs} ms is not ` +
+          `distinguishable: ${from}, ${to} (the 95% intervals overlap).`,
       )
     else if (o.kind === 'same')
       out.push(
-        `${g}: ${what.noun} is the same at ${first.commitIntervalMs} ms and at ${last.commitIntervalMs} ms: ${what.fmt(pick(first).median!)}.`,
+        `${g}: ${what.noun} is the same at ${first.commitIntervalMs} ms and at ${last.commitIntervalMs} ms: ` +
+          `${what.fmt(pick(first).median!)}.`,
       )
     else
       out.push(
@@ -172,7 +184,9 @@ function duplicatesSentences(
     if (c.duplicatesPerKill.median === null) continue
     const expected = ((s.steadyRatePerSec / s.workers) * c.commitIntervalMs) / 2 / 1000
     out.push(
-      `At ${c.commitIntervalMs} ms, at_least_once: ${fmtCompact(c.duplicatesPerKill.median)} duplicates per kill (median of ${c.duplicatesPerKill.n}); a kill at a uniformly random moment of the commit cycle redoes about ${fmtCompact(expected)} on average (the killed worker's input rate × interval / 2).`,
+      `At ${c.commitIntervalMs} ms, at_least_once: ${fmtCompact(c.duplicatesPerKill.median)} duplicates per kill ` +
+        `(median of ${c.duplicatesPerKill.n}); a kill at a uniformly random moment of the commit cycle redoes about ` +
+        `${fmtCompact(expected)} on average (the killed worker's input rate × interval / 2).`,
     )
   }
   for (const g of guaranteesIn(cells).filter((x) => x !== 'at_least_once')) {
@@ -193,6 +207,14 @@ const NO_GAIN: Record<Exclude<Order['kind'], 'higher'>, string> = {
   unknown: TOO_FEW,
 }
 
+/** What recovery time does while throughput grows. */
+function recoveryWhile(kind: Order['kind']): string {
+  if (kind === 'lower') return 'falls'
+  if (kind === 'not distinguishable') return 'is not distinguishable'
+  if (kind === 'same') return 'stays the same'
+  return 'is not known'
+}
+
 /** For each guarantee, what a longer interval buys and costs, from the throughput and recovery comparisons. */
 function tradeOffSentences(cells: readonly CellResult[], figures: Figures): string[] {
   const out: string[] = []
@@ -206,15 +228,15 @@ function tradeOffSentences(cells: readonly CellResult[], figures: Figures): stri
     const span = `from ${first.commitIntervalMs} to ${last.commitIntervalMs} ms`
     if (thr.kind === 'higher' && rec.kind === 'higher')
       out.push(
-        `${g}: ${span}, throughput ${times(thr.ratio)} for recovery time ${times(rec.ratio)}: the longer interval buys throughput with recovery time.`,
+        `${g}: ${span}, throughput ${times(thr.ratio)} for recovery time ${times(rec.ratio)}: the longer interval ` +
+          'buys throughput with recovery time.',
       )
     else if (thr.kind === 'higher')
-      out.push(
-        `${g}: ${span}, throughput ${times(thr.ratio)} while recovery time ${rec.kind === 'lower' ? 'falls' : rec.kind === 'not distinguishable' ? 'is not distinguishable' : rec.kind === 'same' ? 'stays the same' : 'is not known'}.`,
-      )
+      out.push(`${g}: ${span}, throughput ${times(thr.ratio)} while recovery time ${recoveryWhile(rec.kind)}.`)
     else
       out.push(
-        `${g}: ${span}, no gain in throughput is distinguishable (${NO_GAIN[thr.kind]}); nothing is bought with the longer interval here.`,
+        `${g}: ${span}, no gain in throughput is distinguishable (${NO_GAIN[thr.kind]}); nothing is bought with the ` +
+          'longer interval here.',
       )
   }
   return out

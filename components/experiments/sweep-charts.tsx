@@ -87,7 +87,10 @@ function ChartFrame({ id, children, height = HEIGHT }: { id: string; children: R
   )
 }
 
-/** Lines (median) with the 95% interval as error bars and a band, one per guarantee, plus the overlay's medians dashed (with their bars). */
+/**
+ * Lines (median) with the 95% interval as error bars and a band, one per guarantee, plus the overlay's medians
+ * dashed (with their bars).
+ */
 type StatChartProps = SweepChartProps & {
   id: string
   pick: (c: CellResult) => Stat
@@ -216,7 +219,10 @@ export function ThroughputChart(p: SweepChartProps) {
   )
 }
 
-/** Duplicates per kill under at_least_once, beside the redone records expected of a kill at a uniformly random moment of the commit cycle. */
+/**
+ * Duplicates per kill under at_least_once, beside the redone records expected of a kill at a uniformly random
+ * moment of the commit cycle.
+ */
 export function DuplicatesChart(
   p: SweepChartProps & { settings: Pick<SweepSettings, 'steadyRatePerSec' | 'workers'> },
 ) {
@@ -358,7 +364,10 @@ export function RecoveryChart({ cells }: SweepChartProps) {
   )
 }
 
-/** A trade-off point's label offset from the point's top (px): above for even series, below for odd, staggered by point. */
+/**
+ * A trade-off point's label offset from the point's top (px): above for even series, below for odd, staggered by
+ * point.
+ */
 function labelOffset(series: number, point: number, height: number): number {
   const stagger = (point % 2) * 11
   return series % 2 === 0 ? -6 - stagger : height + 12 + stagger

@@ -154,12 +154,16 @@ export function SweepForm({ running, backends, unavailable, onStart, onCancel }:
   )
 }
 
+const PRECISE_TITLE =
+  'cells are run in turn; each stops once the 95% intervals of its throughput and recovery time are within ±10% of ' +
+  'their medians'
+
 /** Repeat each cell beyond its runs until its 95% intervals are within ±10%, up to a cap. */
 function UntilPrecise({
   checked,
   running,
   cap,
-  onToggle,
+  onToggle: toggle,
 }: {
   checked: boolean
   running: boolean
@@ -167,9 +171,9 @@ function UntilPrecise({
   onToggle: () => void
 }) {
   return (
-    <label title="cells are run in turn; each stops once the 95% intervals of its throughput and recovery time are within ±10% of their medians">
-      <input type="checkbox" checked={checked} disabled={running} onChange={onToggle} data-testid="until-precise" />{' '}
-      more until ±10% (at most {cap})
+    <label title={PRECISE_TITLE}>
+      <input type="checkbox" checked={checked} disabled={running} onChange={toggle} data-testid="until-precise" /> more
+      until ±10% (at most {cap})
     </label>
   )
 }

@@ -90,7 +90,8 @@ function NoiseWarning({ cells }: { cells: CellResult[] }) {
     <div className="sweep-noise" role="note" data-testid="noise-warning">
       <strong>Noisy figures: the order of some points is not known.</strong>{' '}
       {warnings.length > 0
-        ? `${warnings.length} pair${warnings.length === 1 ? '' : 's'} of points have overlapping 95% intervals: which of the two is higher is not known.`
+        ? `${warnings.length} pair${warnings.length === 1 ? '' : 's'} of points have overlapping 95% intervals: ` +
+          'which of the two is higher is not known.'
         : null}
       <details open={warnings.length + bare.length <= 4}>
         <summary className="small">which points</summary>
@@ -197,7 +198,10 @@ function SweepTable({ record }: { record: ExperimentRecord }) {
   )
 }
 
-/** The lowest and highest 1-minute load average seen around the cell's runs; — without (virtual time, older records). */
+/**
+ * The lowest and highest 1-minute load average seen around the cell's runs; — without (virtual time, older
+ * records).
+ */
 function loadText(c: CellResult): string {
   const xs = c.repetitions.flatMap((r) => (r.load ? [r.load.before, r.load.after] : []))
   if (xs.length === 0) return '—'

@@ -26,7 +26,9 @@ const current = [cellOf('exactly_once', 100, [rep(10, 1000), rep(30, 1100)]), ce
 const earlier = [cellOf('exactly_once', 1000, [rep(50, 1500)])]
 
 describe('sweep chart rows', () => {
-  it('have one row per interval of either run, with the median and, from 6 runs, its 95% interval per guarantee', () => {
+  const oneRowPerInterval =
+    'have one row per interval of either run, with the median and, from 6 runs, its 95% interval per guarantee'
+  it(oneRowPerInterval, () => {
     expect(statRows(current, [earlier], (c) => c.throughputPerSec)).toEqual([
       { x: 10, exactly_once: 5, exactly_once_band: null, exactly_once_err: null },
       { x: 100, exactly_once: 20, exactly_once_band: null, exactly_once_err: null },
