@@ -181,6 +181,7 @@ export function attachEoscopeHttp(httpServer: HttpServer, options: EoscopeHttpOp
   const metrics = createLabMetrics({
     lab,
     socketClients: () => live?.io.of('/').sockets.size ?? 0,
+    socketSessions: () => ({ sessions: live?.sessions.sessions ?? 0, queuedBytes: live?.sessions.queuedBytes ?? 0 }),
     defaultMetrics: options.defaultMetrics,
   })
 

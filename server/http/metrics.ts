@@ -288,10 +288,13 @@ function observeRecoveries(registry: Registry, lab: LabController): () => void {
 export function createLabMetrics({
   lab,
   socketClients,
+  socketSessions,
   defaultMetrics = true,
 }: {
   lab: LabController
   socketClients: () => number
+  /** The live socket's sessions (engine.io, connected or not) and the bytes queued for them. */
+  socketSessions?: () => { sessions: number; queuedBytes: number }
   defaultMetrics?: boolean
 }): LabMetrics {
   const registry = new Registry()
@@ -303,6 +306,12 @@ export function createLabMetrics({
   for (const [name, help, read] of SNAPSHOT_COUNTERS)
     mirroredCounter(registry, name, withKafkaNames(name, help), () => read(snap()))
   scrapedGauge(registry, 'eoscope_socket_clients', 'Browsers connected to the live socket', socketClients)
+  if (socketSessions) {
+    const sessionsHelp = 'Live socket sessions (engine.io, polling or WebSocket), connected to the lab or not'
+    scrapedGauge(registry, 'eoscope_socket_sessions', sessionsHelp, () => socketSessions().sessions)
+    const queuedHelp = 'Bytes queued for the socket sessions and not yet taken by their clients'
+    scrapedGauge(registry, 'eoscope_socket_queued_bytes', queuedHelp, () => socketSessions().queuedBytes)
+  }
   const unsubscribe = observeRecoveries(registry, lab)
 
   const commands = new Counter({

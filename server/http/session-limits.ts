@@ -82,12 +82,18 @@ function dataBytes(data: unknown): number {
 export class SessionGuard {
   private readonly perClient = new Map<string, number>()
   private live = 0
+  private queuedTotal = 0
 
   constructor(readonly limits: SessionLimits) {}
 
   /** Live sessions now (every client). */
   get sessions(): number {
     return this.live
+  }
+
+  /** Bytes queued now for every session together and not yet taken (as the byte cap counts them). */
+  get queuedBytes(): number {
+    return this.queuedTotal
   }
 
   /** Live sessions now from this address's key. */
@@ -138,15 +144,20 @@ export class SessionGuard {
       session.close(true)
     }
     session.on('packetCreate', (packet) => {
-      queued += dataBytes(packet.data) + PACKET_OVERHEAD_BYTES
+      const bytes = dataBytes(packet.data) + PACKET_OVERHEAD_BYTES
+      queued += bytes
+      this.queuedTotal += bytes
       if (checking || closing) return
       checking = true
       setImmediate(check)
     })
     session.on('flush', () => {
+      this.queuedTotal -= queued
       queued = 0
     })
     session.once('close', () => {
+      this.queuedTotal -= queued
+      queued = 0
       this.live--
       const left = (this.perClient.get(key) ?? 1) - 1
       if (left > 0) this.perClient.set(key, left)

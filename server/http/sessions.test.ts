@@ -111,6 +111,12 @@ describe('latest wins', () => {
       expect(engineSession(h.sid)!.writeBuffer.length).toBeLessThanOrEqual(2)
       expect(queuedBytes(h.sid)).toBeLessThan(200)
     }
+    // /metrics says so: five sessions, a few hundred bytes queued for them all.
+    const metrics = await (await fetch(`${harness!.url}/metrics`)).text()
+    expect(metrics).toMatch(/^eoscope_socket_sessions 5$/m)
+    const queued = Number(/^eoscope_socket_queued_bytes (\d+)$/m.exec(metrics)?.[1])
+    expect(queued).toBeGreaterThan(0)
+    expect(queued).toBeLessThan(5 * 400)
     // When it does fetch: the connect answer, then the newest snapshot, never a backlog.
     const h = hoarders[0]!
     const first = await h.get()
