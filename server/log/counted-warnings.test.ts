@@ -73,5 +73,7 @@ describe('CountedWarnings', () => {
     const e = new Error('Connection error: connect ECONNREFUSED 127.0.0.1:29192')
     e.name = 'KafkaJSConnectionError'
     expect(conditionOf('x', e)).toBe('x: KafkaJSConnectionError')
+    // A client error named by its code: a reset and a refused connection are the same condition.
+    expect(conditionOf('x', e, () => 'BROKER_NOT_AVAILABLE')).toBe('x: BROKER_NOT_AVAILABLE')
   })
 })

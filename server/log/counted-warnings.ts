@@ -79,11 +79,14 @@ export class CountedWarnings {
 }
 
 /**
- * The condition an error is an occurrence of: what failed and the error's code (a LogError's) or name, not its
- * message, which names brokers and offsets that change from one try to the next.
+ * The condition an error is an occurrence of: what failed and the error's code (a LogError's, else what `codeOf`
+ * names it, such as a client error's LogError code) or name, not its message, which names brokers and offsets that
+ * change from one try to the next.
  */
-export function conditionOf(what: string, e: unknown): string {
+export function conditionOf(what: string, e: unknown, codeOf?: (e: unknown) => string | null): string {
   if (e instanceof LogError) return `${what}: ${e.code}`
+  const code = codeOf?.(e) ?? null
+  if (code !== null) return `${what}: ${code}`
   if (e instanceof Error) return `${what}: ${e.name}`
   return `${what}: ${String(e).slice(0, 60)}`
 }

@@ -5,6 +5,7 @@
 // come and go log at most one warning per condition per 10 s, with a count (counted-warnings.ts).
 
 import { conditionOf, CountedWarnings, type Schedule, WARNING_WINDOW_MS } from '../../log/counted-warnings.ts'
+import { logErrorCode } from '../../log/kafka/kafka-errors.ts'
 
 export interface StreakLog {
   warn(obj: object, msg: string): void
@@ -31,7 +32,7 @@ export class FailureStreak {
   failed(e: unknown): number {
     if (this.failures === 0)
       this.warnings.warn(
-        conditionOf(this.what, e),
+        conditionOf(this.what, e, logErrorCode),
         `${this.what}: ${e instanceof Error ? e.message : String(e)} (retrying, backing off to ` +
           `${this.maxBackoffMs} ms)`,
       )

@@ -11,7 +11,7 @@ import type { LabEvent } from '../lab-runtime.ts'
 import type { RecoveryTracker } from '../recovery-tracker.ts'
 import { type TaskPosition, waitingRecords } from '../waiting-records.ts'
 import { retrying } from './kafka-worker.ts'
-import { noBrokerAnswered } from '../../log/kafka/kafka-errors.ts'
+import { logErrorCode, noBrokerAnswered } from '../../log/kafka/kafka-errors.ts'
 import { conditionOf, CountedWarnings, warningOf } from '../../log/counted-warnings.ts'
 
 export const GROUP_POLL_MS = 100
@@ -84,7 +84,8 @@ export class GroupWatch {
       try {
         await this.pollGroup()
       } catch (e) {
-        if (!stopped()) this.warnings.warn(conditionOf('group not described', e), warningOf('group not described', e))
+        if (!stopped())
+          this.warnings.warn(conditionOf('group not described', e, logErrorCode), warningOf('group not described', e))
       }
       await this.t.time.sleep(GROUP_POLL_MS)
     }

@@ -10,6 +10,7 @@ import type { LogReader, ProducerIdentity } from '../../log/types.ts'
 import type { LabEvent, TaskStatus } from '../lab-runtime.ts'
 import type { TelemetryEnvelope } from './kafka-app.ts'
 import { conditionOf, CountedWarnings, warningOf } from '../../log/counted-warnings.ts'
+import { logErrorCode } from '../../log/kafka/kafka-errors.ts'
 
 const TELEMETRY_POLL_MS = 50
 
@@ -69,7 +70,7 @@ export class WorkerTelemetry {
       } catch (e) {
         // A just-created topic answers "not the leader" for a moment: only later failures are news.
         if (!stopped() && this.t.time.now() - startedAtMs > 10_000)
-          this.warnings.warn(conditionOf('telemetry not read', e), warningOf('telemetry not read', e))
+          this.warnings.warn(conditionOf('telemetry not read', e, logErrorCode), warningOf('telemetry not read', e))
       }
       await this.t.time.sleep(TELEMETRY_POLL_MS)
     }
