@@ -9,7 +9,8 @@
 //   GET  /api/lab/messages             the message browser: ?topic=input|output|changelog&partition=&from=&to=
 //                                      &key=&sinceMs=&untilMs=&limit=&lab=
 //   GET  /api/lab/transactions         ended transactions with statistics: ?outcome=&transactionalId=&sinceMs=
-//                                      &untilMs=&minDurationMs=&limit=&format=json|csv
+//                                      &untilMs=&minDurationMs=&limit=&format=json|csv (JSON: the newest 500 rows,
+//                                      limit at most 5000; CSV: streamed, every row kept)
 //   POST /api/lab/config               change settings; body: a setConfig command, e.g.
 //                                      {"processing.guarantee":"exactly_once","commit.interval.ms":100}
 //   POST /api/lab/reset                reset the lab (body: none or {})
@@ -43,7 +44,7 @@ import { parseCommand, type CommandName } from '../../lib/lab-protocol.ts'
 import type { LabController } from '../lab/lab-controller.ts'
 import { isSameOrigin } from './origin.ts'
 import { noteOutcome } from './outcome.ts'
-import { HttpError, MAX_BODY_BYTES, readJsonBody, sendFailure, sendJson } from './json-body.ts'
+import { HttpError, MAX_BODY_BYTES, nullPayloadError, readJsonBody, sendFailure, sendJson } from './json-body.ts'
 import { parseFrameQuery, parseJournalQuery } from '../lab/journal/journal-query.ts'
 import { parseMessageQuery } from '../../lib/message-browser.ts'
 import { sendTransactionHistory } from './transactions-route.ts'
@@ -74,7 +75,8 @@ export const API_ROUTES = [
     path: '/api/lab/transactions',
     does:
       'ended transactions with statistics ' +
-      '(?outcome=&transactionalId=&sinceMs=&untilMs=&minDurationMs=&limit=&format=json|csv)',
+      '(?outcome=&transactionalId=&sinceMs=&untilMs=&minDurationMs=&limit=&format=json|csv; ' +
+      'JSON: 500 rows by default, at most 5000; CSV: streamed, every row kept)',
   },
   { method: 'POST', path: '/api/lab/config', does: 'change settings (setConfig body)' },
   { method: 'POST', path: '/api/lab/reset', does: 'reset the lab' },
@@ -270,8 +272,7 @@ export function createRestHandler(lab: LabController, log: (msg: string) => void
       if (!isSameOrigin(req)) throw new HttpError(403, 'cross-origin requests are refused')
       noteOutcome(res, { command: r.command })
       const body = await readJsonBody(req)
-      if (body === null)
-        throw new HttpError(400, `invalid ${r.command}: the body must be a JSON object, not null (or send no body)`)
+      if (body === null) throw new HttpError(400, nullPayloadError(r.command))
       const parsed = parseCommand(r.command, r.payload(body) ?? {})
       if (!parsed.ok) throw new HttpError(400, parsed.error)
       const result = await lab.execute(parsed.name, parsed.payload)
