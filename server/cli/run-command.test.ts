@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseCommandLine, UsageError } from './flags.ts'
-import { recoveriesLine, RUN, runOptionsOf } from './run-command.ts'
+import { recoveriesLine, rolesInShort, RUN, runOptionsOf } from './run-command.ts'
 
 function optionsOf(argv: string[]) {
   const line = parseCommandLine(RUN, argv)
@@ -22,6 +22,51 @@ describe('eoscope run --prefill', () => {
   it('refuses a rate: a prefill writes as fast as it can', () => {
     expect(() => optionsOf(['--prefill', '--rate', '500'])).toThrow(UsageError)
     expect(() => optionsOf(['--prefill', '--rate', '500'])).toThrow(/--prefill .* takes no --rate/)
+  })
+})
+
+describe('eoscope run --kill-broker-every', () => {
+  const kafka = ['--backend', 'kafka', '--brokers', '127.0.0.1:29192']
+  it('asks the run for broker kills on the cluster named, aimed as asked, restarted after 9 s by default', () => {
+    const o = optionsOf([...kafka, '--kill-broker-every', '15000', '--cluster-dir', '/tmp/cluster'])
+    expect(o.brokerFaults).toEqual({ killEveryMs: 15_000, restartAfterMs: 9_000, target: 'cycle' })
+    expect(o.kafka?.localBrokersDir).toBe('/tmp/cluster')
+    const aimed = optionsOf([
+      ...kafka,
+      '--kill-broker-every',
+      '20000',
+      '--restart-broker-after',
+      '5000',
+      '--kill-broker-target',
+      'group-coordinator',
+      '--cluster-dir',
+      '/tmp/cluster',
+    ])
+    expect(aimed.brokerFaults).toEqual({ killEveryMs: 20_000, restartAfterMs: 5_000, target: 'group-coordinator' })
+    expect(optionsOf(kafka).brokerFaults).toBeUndefined()
+  })
+
+  it('refuses broker kills off Kafka, or without the cluster started by scripts/kafka-cluster.sh', () => {
+    expect(() => optionsOf(['--kill-broker-every', '15000'])).toThrow(/need --backend kafka/)
+    const saved = process.env.KAFKA_CLUSTER_DIR
+    delete process.env.KAFKA_CLUSTER_DIR
+    try {
+      expect(() => optionsOf([...kafka, '--kill-broker-every', '15000'])).toThrow(/--cluster-dir or KAFKA_CLUSTER_DIR/)
+    } finally {
+      if (saved !== undefined) process.env.KAFKA_CLUSTER_DIR = saved
+    }
+  })
+
+  it("the summary's broker line counts a broker's partitions and transactional ids", () => {
+    expect(
+      rolesInShort([
+        'active controller',
+        'leader of a-0, a-1, b-3',
+        'group coordinator',
+        'transaction coordinator of x',
+      ]),
+    ).toBe('active controller, leader of 3 partitions, group coordinator, transaction coordinator of 1 id')
+    expect(rolesInShort([])).toBe('no role for the run')
   })
 })
 

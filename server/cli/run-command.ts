@@ -10,6 +10,7 @@ import type { LabRuntime } from '../lab/lab-runtime.ts'
 import { BACKENDS, capabilitiesOf, kafkaSecurityForCommand, parseBrokers } from './backend.ts'
 import { requireCapability, requireGuarantee } from '../log/capabilities.ts'
 import { KAFKA_GROUP_TIMEOUTS } from '../log/kafka/capabilities.ts'
+import { BROKER_TARGETS } from '../lab/broker-faults.ts'
 
 /** The exit status of a run that stalled (no committed progress for a bounded time). */
 export const EXIT_STALLED = 3
@@ -86,6 +87,35 @@ export const RUN = {
       defaultText: 'a fresh one per run',
     },
     'worker-logs': { type: 'boolean', meaning: "show the Kafka worker processes' logs" },
+    'kill-broker-every': {
+      type: 'number',
+      meaning:
+        'SIGKILL a broker of a cluster started by scripts/kafka-cluster.sh every MS while input is fed, one down at ' +
+        'a time (--backend kafka; the cluster from --cluster-dir or KAFKA_CLUSTER_DIR)',
+      range: { min: 1_000, max: 3_600_000 },
+      integer: true,
+    },
+    'restart-broker-after': {
+      type: 'number',
+      meaning: 'start a killed broker again this many ms after its kill',
+      range: { min: 0, max: 600_000 },
+      integer: true,
+      default: 9_000,
+    },
+    'kill-broker-target': {
+      type: 'choice',
+      choices: BROKER_TARGETS,
+      default: 'cycle',
+      meaning:
+        "the broker each kill aims at: the group's coordinator, the transaction coordinator of the most of the " +
+        "run's transactional ids, a leader of an input partition, or each in turn (cycle)",
+    },
+    'cluster-dir': {
+      type: 'string',
+      value: 'DIR',
+      meaning: "scripts/kafka-cluster.sh's KAFKA_DIR: eoscope kills and restarts only the brokers it started there",
+      defaultText: 'KAFKA_CLUSTER_DIR',
+    },
     prefill: {
       type: 'boolean',
       meaning:
@@ -123,6 +153,13 @@ function checkBackend(f: RunFlags): void {
   const kafka = f.backend === 'kafka'
   if (!kafka && (f.brokers !== undefined || f['application-id'] !== undefined || f['worker-logs']))
     throw new UsageError('--brokers, --application-id and --worker-logs need --backend kafka')
+  if (!kafka && (f['kill-broker-every'] !== undefined || f['cluster-dir'] !== undefined))
+    throw new UsageError('--kill-broker-every and --cluster-dir need --backend kafka')
+  if (f['kill-broker-every'] !== undefined && clusterDirOf(f) === null)
+    throw new UsageError(
+      '--kill-broker-every needs the directory of a cluster scripts/kafka-cluster.sh started ' +
+        '(--cluster-dir or KAFKA_CLUSTER_DIR)',
+    )
   if (kafka && f['latency-model'] !== undefined)
     throw new UsageError("--latency-model applies to the embedded log only; on Kafka the latencies are the broker's")
   if (f.prefill && Number.isFinite(f.rate))
@@ -138,6 +175,11 @@ function checkBackend(f: RunFlags): void {
         `enable.idempotence=true under ${f.guarantee})`,
     )
   }
+}
+
+/** The local cluster's directory: --cluster-dir, else KAFKA_CLUSTER_DIR, else none. */
+function clusterDirOf(f: RunFlags): string | null {
+  return f['cluster-dir'] ?? ((process.env.KAFKA_CLUSTER_DIR ?? '').trim() || null)
 }
 
 export function runOptionsOf(f: RunFlags): RunOptions {
@@ -161,12 +203,21 @@ export function runOptionsOf(f: RunFlags): RunOptions {
     latency: f['latency-model'] ?? 'default',
     backend: f.backend,
     prefill: f.prefill,
+    brokerFaults:
+      f['kill-broker-every'] === undefined
+        ? undefined
+        : {
+            killEveryMs: f['kill-broker-every'],
+            restartAfterMs: f['restart-broker-after'],
+            target: f['kill-broker-target'],
+          },
     kafka:
       f.backend === 'kafka'
         ? {
             client: { brokers: parseBrokers(f.brokers), ...kafkaSecurityForCommand() },
             applicationId: f['application-id'],
             workerLogs: f['worker-logs'],
+            localBrokersDir: clusterDirOf(f),
           }
         : undefined,
     beforeClose:
@@ -212,6 +263,20 @@ export function recoveriesLine(recoveries: readonly { ms: number | null }[]): st
   )
 }
 
+/** A broker's roles with their lists counted: 'leader of 7 partitions', 'transaction coordinator of 2 ids'. */
+export function rolesInShort(roles: readonly string[]): string {
+  const counted = (role: string, prefix: string, noun: string) => {
+    const n = role.slice(prefix.length).split(', ').length
+    return `${prefix}${n} ${noun}${n === 1 ? '' : 's'}`
+  }
+  const short = roles.map((role) => {
+    if (role.startsWith('leader of ')) return counted(role, 'leader of ', 'partition')
+    if (role.startsWith('transaction coordinator of ')) return counted(role, 'transaction coordinator of ', 'id')
+    return role
+  })
+  return short.length > 0 ? short.join(', ') : 'no role for the run'
+}
+
 function formatSummary(r: RunResult): string {
   const lines = [
     `eoscope run: ${r.backend} backend, ${r.guarantee}, commit.interval.ms=${r.commitIntervalMs}, ${r.records} ` +
@@ -225,6 +290,12 @@ function formatSummary(r: RunResult): string {
       `${r.crashes.length} crashed (${r.crashHandler})`,
     ...r.crashes.map(
       (c) => `  crash                 ${c.workerId} at ${(c.t / 1000).toFixed(1)} s: ${c.cause.slice(0, 160)}`,
+    ),
+    ...(r.brokerKills ?? []).map(
+      (k) =>
+        `  broker kill           broker ${k.brokerId} at ${(k.t / 1000).toFixed(1)} s, aimed at the ${k.target} ` +
+        `(${rolesInShort(k.roles)}), ` +
+        (k.downMs === null ? `not back: ${k.restartError}` : `down ${(k.downMs / 1000).toFixed(1)} s`),
     ),
     ...(r.warnings ?? []).map((w) => `  WARNING               ${w}`),
     `  transactions          ${r.transactions.committed} committed, ${r.transactions.aborted} aborted (by producer ` +

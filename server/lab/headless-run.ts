@@ -18,6 +18,7 @@ import type { KafkaClientConfig } from '../log/kafka/kafka-client.ts'
 import { ProgressWatchdog, stallLimitMs, type Stall } from './progress-watchdog.ts'
 import { RUN_DEFINITIONS } from './run-definitions.ts'
 import { transactionsAndMarkersInLog, type MarkerCounts } from './log-transactions.ts'
+import { type BrokerFaultOptions, brokerFaultLoop, brokerFaultsRefusal, type RunBrokerKill } from './broker-faults.ts'
 
 export interface RunOptions {
   guarantee: ProcessingGuarantee
@@ -51,7 +52,11 @@ export interface RunOptions {
     client: Omit<KafkaClientConfig, 'clientId'> & { clientId?: string }
     applicationId?: string
     workerLogs?: boolean
+    /** scripts/kafka-cluster.sh's KAFKA_DIR: its brokers may be killed and restarted (brokerFaults). */
+    localBrokersDir?: string | null
   }
+  /** Kafka on a cluster of scripts/kafka-cluster.sh: SIGKILL a broker every killEveryMs (broker-faults.ts). */
+  brokerFaults?: BrokerFaultOptions
   /** Write the whole input before the workers start: they run on a backlog (RuntimeSettings.prefill). */
   prefill?: boolean
   /** Runs after validation, before the runtime is closed (a dump reads the logs here). */
@@ -85,6 +90,8 @@ export interface RunResult extends CorrectnessFigures {
   }[]
   /** What the run does with a crashed worker (RUN_DEFINITIONS.crashHandler). */
   crashHandler: 'REPLACE_THREAD'
+  /** The brokers SIGKILLed during the run, with their roles then (RUN_DEFINITIONS.brokerKills); with brokerFaults. */
+  brokerKills?: RunBrokerKill[]
   /** Workers the run started with and live at its end (RUN_DEFINITIONS.workers). */
   workers: { started: number; liveAtEnd: number }
   /** Said aloud when something went wrong that the figures do not show (fewer live workers at the end, say). */
@@ -192,6 +199,7 @@ async function kafkaRuntime(o: RunOptions, settings: RuntimeSettings, time: Time
     client: { ...o.kafka.client, clientId: o.kafka.client.clientId ?? 'eoscope' },
     workerLogs: o.kafka.workerLogs,
     ackRoute: o.dropAcks > 0 ? 'ack-drop-proxy' : 'direct',
+    localBrokersDir: o.kafka.localBrokersDir ?? null,
   })
 }
 
@@ -202,7 +210,8 @@ async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time
   const started = o.prefill ? time.now() : startedAt
 
   const feedMs = Number.isFinite(o.rate) && o.rate > 0 ? (o.records / o.rate) * 1000 : 2_000
-  const faults = scheduleFaults(lab, o, feedMs)
+  const brokerKills: RunBrokerKill[] = []
+  const faults = scheduleFaults(lab, o, feedMs, started, brokerKills)
   // The watchdog ends a run that makes no progress; one that does gets time for its kills' detections.
   const deadline = started + (o.timeoutMs ?? defaultRunTimeoutMs(lab.config))
   const watchdog = new ProgressWatchdog(lab, o.stallAfterMs ?? stallLimitMs(lab.config))
@@ -259,6 +268,7 @@ async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time
       signal: c.signal,
     })),
     crashHandler: 'REPLACE_THREAD',
+    ...(o.brokerFaults ? { brokerKills } : {}),
     workers: { started: o.workers, liveAtEnd },
     ...(liveAtEnd < o.workers
       ? { warnings: [`the run ended with ${liveAtEnd} live workers of the ${o.workers} it started`] }
@@ -318,7 +328,13 @@ const STALLED_FIGURES: CorrectnessFigures = {
 }
 
 /** Kills every killEveryMs while input is still fed, and spreads the dropped acks over the feed. */
-function scheduleFaults(lab: LabRuntime, o: RunOptions, feedMs: number): { stop: () => void; done: Promise<void> } {
+function scheduleFaults(
+  lab: LabRuntime,
+  o: RunOptions,
+  feedMs: number,
+  startedAtMs: number,
+  brokerKills: RunBrokerKill[],
+): { stop: () => void; done: Promise<void> } {
   let stopped = false
   const time = lab.time
   const rng = lab.random
@@ -355,6 +371,11 @@ function scheduleFaults(lab: LabRuntime, o: RunOptions, feedMs: number): { stop:
         }
       })(),
     )
+  }
+  if (o.brokerFaults) {
+    const why = brokerFaultsRefusal(lab)
+    if (why !== null) throw new Error(`--kill-broker-every: ${why}`)
+    loops.push(brokerFaultLoop(lab, o.brokerFaults, startedAtMs, brokerKills, () => stopped))
   }
   if (o.dropAcks > 0) {
     const spacing = (feedMs * 0.8) / (o.dropAcks + 1)

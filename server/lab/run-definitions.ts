@@ -36,6 +36,10 @@ export const RUN_DEFINITIONS = {
   crashHandler:
     "what the run does with a crashed worker, in Kafka Streams' words (StreamsUncaughtExceptionHandler): " +
     'REPLACE_THREAD, a new worker in its slot after restartAfterMs',
+  brokerKills:
+    'brokers SIGKILLed during the run (--kill-broker-every), one at a time: t from the start in ms, the role aimed ' +
+    'at (target), what the broker did for the run then (roles), and downMs until it answered again after its ' +
+    'restart; compare t with the recoveries beside it',
   workers:
     'workers the run started with, and live at its end (a slot killed or crashed just before counts once its ' +
     'replacement has started); fewer at the end is said in warnings',

@@ -10,7 +10,7 @@ import { refusal } from '../../log/capabilities.ts'
 import { brokerRoles } from '../broker-board.ts'
 import type { Fault } from './faults.ts'
 
-export type BrokerKillTarget = 'transaction-coordinator' | 'input-leader'
+export type BrokerKillTarget = 'group-coordinator' | 'transaction-coordinator' | 'input-leader'
 
 export interface BrokerKill {
   atMs: number
@@ -34,6 +34,7 @@ export function brokerKillVictim(
   pick: <T>(xs: readonly T[]) => T,
 ): BrokerView | null {
   if (brokers.length < 3 || brokers.some((b) => !b.up || b.pid === null)) return null
+  if (target === 'group-coordinator') return brokers.find((b) => b.groupCoordinator) ?? null
   if (target === 'transaction-coordinator') {
     const most = Math.max(...brokers.map((b) => b.transactionCoordinatorOf.length))
     return most > 0 ? pick(brokers.filter((b) => b.transactionCoordinatorOf.length === most)) : null
