@@ -19,7 +19,10 @@ export interface MessagesLinkProps {
   children: ReactNode
 }
 
-/** Opens the browser on `query` on its own page: the URL changes (history), the panel reads it and scrolls into view. */
+/**
+ * Opens the browser on `query` on its own page: the URL changes (history), the panel reads it and scrolls into
+ * view.
+ */
 export function openMessages(query: BrowserQuery): void {
   const href = messagesHref(query)
   window.history.pushState(null, '', href)

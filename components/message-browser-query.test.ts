@@ -25,7 +25,8 @@ describe('the message browser query in the URL', () => {
     }
     const search = writeBrowserQuery('?id=3&msg.from=1', q)
     expect(search).toBe(
-      '?id=3&msg.topic=output&msg.partition=2&msg.from=10&msg.to=12&msg.key=k+7&msg.sinceMs=5&msg.untilMs=9&msg.limit=50',
+      '?id=3&msg.topic=output&msg.partition=2&msg.from=10&msg.to=12' +
+        '&msg.key=k+7&msg.sinceMs=5&msg.untilMs=9&msg.limit=50',
     )
     expect(readBrowserQuery(search)).toEqual(q)
     expect(writeBrowserQuery(search, null)).toBe('?id=3')

@@ -98,7 +98,10 @@ export function linkQuery(link: PartitionLink & { lab?: string }, key?: string):
   return q
 }
 
-/** The two copies of a duplicated output: the range from the first to the extra one, only the records made from their input record. */
+/**
+ * The two copies of a duplicated output: the range from the first to the extra one, only the records made from
+ * their input record.
+ */
 export function copiesQuery(
   key: string,
   copies: { partition: number; first: number; copy: number; source: { partition: number; offset: number } },

@@ -125,7 +125,7 @@ function MessageForm({
           onChange={(e) => set({ partition: Number(e.target.value) })}
           data-testid="msg-partition"
         >
-          {Array.from({ length: Math.max(partitions, draft.partition + 1) }, (_, p) => (
+          {Array.from({ length: Math.max(partitions, draft.partition + 1) }, (_, p) => p).map((p) => (
             <option key={p}>{p}</option>
           ))}
         </select>
@@ -369,17 +369,23 @@ function PageTable({ page }: { page: MessagePage }) {
 function PageSummary({ page }: { page: MessagePage }) {
   const rc = page.records.filter((r) => r.readCommitted).length
   const ru = page.records.filter((r) => r.readUncommitted).length
+  const { logStartOffset, lastStableOffset, highWatermark } = page
   return (
     <p className="num msg-summary" data-testid="msg-summary">
       <span className="mono">
         {page.topic}-{page.partition}
       </span>{' '}
-      · log start {fmtInt(page.logStartOffset)} · LSO {fmtInt(page.lastStableOffset)} · HW {fmtInt(page.highWatermark)}{' '}
-      · read [{fmtInt(page.from)}, {fmtInt(page.scannedTo)}): {fmtInt(page.records.length)} records shown, {fmtInt(rc)}{' '}
-      given to read_committed, {fmtInt(ru)} to read_uncommitted
+      · log start {fmtInt(logStartOffset)} · LSO {fmtInt(lastStableOffset)} · HW {fmtInt(highWatermark)} · read [
+      {fmtInt(page.from)}, {fmtInt(page.scannedTo)}): {fmtInt(page.records.length)} records shown, {fmtInt(rc)} given to
+      read_committed, {fmtInt(ru)} to read_uncommitted
     </p>
   )
 }
+
+const BROWSER_HINT =
+  'Every stored record of a partition, control markers included, with what a read_committed and a read_uncommitted ' +
+  'consumer are each given: read_committed stops at the last stable offset (LSO) and skips aborted records. Click an ' +
+  'offset for its headers, producer and the input record it came from.'
 
 /** The message browser panel. */
 export function MessageBrowser({ partitions }: MessageBrowserProps) {
@@ -387,11 +393,7 @@ export function MessageBrowser({ partitions }: MessageBrowserProps) {
   const next = page?.nextOffset ?? null
   return (
     <div id={MESSAGE_BROWSER_ID} className="msg-anchor">
-      <Panel
-        title="Message browser"
-        hint="Every stored record of a partition, control markers included, with what a read_committed and a read_uncommitted consumer are each given: read_committed stops at the last stable offset (LSO) and skips aborted records. Click an offset for its headers, producer and the input record it came from."
-        testId="message-browser"
-      >
+      <Panel title="Message browser" hint={BROWSER_HINT} testId="message-browser">
         <MessageForm query={query} partitions={partitions} onAsk={ask} />
         {error ? (
           <p className="bad" role="alert" data-testid="msg-error" data-lab={query.lab}>

@@ -26,7 +26,9 @@ const LOG_WINDOWS: SegmentedOption<LogWindow>[] = [
   {
     value: 'last-abort',
     label: 'around last abort',
-    title: `the ${LOG_SLOTS} offsets ending a few records after the partition's latest ABORT marker (the newest ones while it has none)`,
+    title:
+      `the ${LOG_SLOTS} offsets ending a few records after the partition's latest ABORT marker ` +
+      '(the newest ones while it has none)',
   },
 ]
 
@@ -102,11 +104,13 @@ export function raiseHighWatermark(marks: Boundary[]): boolean {
 function Marks({ marks, edge, raised }: { marks: Boundary[]; edge: 'left' | 'right'; raised: boolean }) {
   const log = marks.filter((m) => m.kind === 'lso' || m.kind === 'hw')
   const readers = marks.filter((m) => m.kind === 'rc' || m.kind === 'ru')
+  const kinds = log.map((m) => m.kind).join('-')
+  const lifted = raised && log.length === 1 && log[0]!.kind === 'hw' ? ' log-mark-raised' : ''
   return (
     <>
       {log.length ? (
         <span
-          className={`log-mark log-mark-${edge} log-mark-${log.map((m) => m.kind).join('-')}${raised && log.length === 1 && log[0]!.kind === 'hw' ? ' log-mark-raised' : ''}`}
+          className={`log-mark log-mark-${edge} log-mark-${kinds}${lifted}`}
           data-testid="log-marker"
           data-kinds={log.map((m) => m.kind).join(' ')}
         >
@@ -194,7 +198,7 @@ function PartitionSelector({
               })
             }
           >
-            {Array.from({ length: Math.max(1, partitions) }, (_, p) => (
+            {Array.from({ length: Math.max(1, partitions) }, (_, p) => p).map((p) => (
               <option key={p} value={p}>
                 {p}
               </option>
@@ -259,14 +263,35 @@ interface LogGridProps {
   logWindow: LogWindow | 'at'
 }
 
+/** What the cells' colours and letters mean. */
+function LogLegend() {
+  return (
+    <div className="legend small muted">
+      <span className="log-cell log-committed" /> committed <span className="log-cell log-pending" /> pending (open
+      transaction) <span className="log-cell log-aborted" /> aborted <span className="log-cell log-plain" />{' '}
+      non-transactional <span className="log-cell log-control log-commit">C</span> COMMIT marker{' '}
+      <span className="log-cell log-control log-abort">A</span> ABORT marker · hover a cell for its key, producer and
+      source
+    </div>
+  )
+}
+
 /** One cell per offset slot, with the LSO/HW/consumer marks at their edges. */
 function LogGrid({ log, cells, bySlot, raised, logWindow }: LogGridProps) {
+  const shown =
+    logWindow === 'latest'
+      ? `the latest ${LOG_SLOTS} offsets`
+      : logWindow === 'at'
+        ? `${LOG_SLOTS} offsets from ${log.fromOffset ?? 0}`
+        : `${LOG_SLOTS} offsets around the latest ABORT marker`
   return (
     <div className="log-scroll">
+      {/* biome-ignore lint/a11y/useSemanticElements: 120 slots laid out by CSS grid; a <ul> without list
+          markers loses its list semantics in WebKit, the explicit role keeps them */}
       <div
         className="log-grid"
         role="list"
-        aria-label={`${logWindow === 'latest' ? `the latest ${LOG_SLOTS} offsets` : logWindow === 'at' ? `${LOG_SLOTS} offsets from ${log.fromOffset ?? 0}` : `${LOG_SLOTS} offsets around the latest ABORT marker`} of ${log.topic}-${log.partition}`}
+        aria-label={`${shown} of ${log.topic}-${log.partition}`}
         data-testid="log-grid"
         data-window={logWindow}
         data-from={log.fromOffset}
@@ -276,6 +301,8 @@ function LogGrid({ log, cells, bySlot, raised, logWindow }: LogGridProps) {
           const here = bySlot.get(i)
           const after = i === LOG_SLOTS - 1 ? bySlot.get(LOG_SLOTS) : undefined
           return (
+            /* biome-ignore lint/a11y/useSemanticElements lint/suspicious/noArrayIndexKey: a slot of the grid's
+               list above; its place in the grid is its identity */
             <div key={i} className="log-slot" role="listitem">
               {c ? (
                 <span
@@ -345,13 +372,7 @@ export const PartitionLogView = memo(function PartitionLogView({ log, partitions
         <>
           <LogFigures log={log} />
           <LogGrid log={log} cells={cells} bySlot={bySlot} raised={raised} logWindow={logWindow} />
-          <div className="legend small muted">
-            <span className="log-cell log-committed" /> committed <span className="log-cell log-pending" /> pending
-            (open transaction) <span className="log-cell log-aborted" /> aborted <span className="log-cell log-plain" />{' '}
-            non-transactional <span className="log-cell log-control log-commit">C</span> COMMIT marker{' '}
-            <span className="log-cell log-control log-abort">A</span> ABORT marker · hover a cell for its key, producer
-            and source
-          </div>
+          <LogLegend />
         </>
       ) : (
         <p className="muted empty">The lab has not sent a partition log yet.</p>

@@ -75,7 +75,8 @@ const fmtLatency = (n: number | null) => (n === null ? '—' : n < 10 ? `${n.toF
 
 function StatsTable({ view }: { view: TxnStatsView }) {
   return (
-    // Scrolls sideways in a narrow window, and takes the keyboard's focus to do so.
+    /* biome-ignore lint/a11y/noNoninteractiveTabindex: scrolls sideways in a narrow window, and takes the
+       keyboard's focus to do so (axe: scrollable-region-focusable) */
     <div className="table-scroll" tabIndex={0}>
       <table className="history txn-stats" data-testid="txn-stats">
         <thead>
@@ -177,7 +178,8 @@ function useHistoryRows(
     const load = async () => {
       if (typeof document !== 'undefined' && document.visibilityState === 'hidden') return
       inFlight?.abort()
-      const ac = (inFlight = new AbortController())
+      const ac = new AbortController()
+      inFlight = ac
       try {
         const r = await fetch(
           `/api/lab/transactions?${historyQuery(f, Date.now(), heldAtMs, { limit: String(ROWS_SHOWN) }, fromMs)}`,
@@ -222,7 +224,7 @@ const Filters = memo(function Filters({
 }) {
   const badDuration = filters.minDurationMs.trim() !== '' && !/^\d{1,9}(\.\d{1,3})?$/.test(filters.minDurationMs.trim())
   return (
-    <div className="txn-filters" role="group" aria-label="filter the rows">
+    <fieldset className="txn-filters" aria-label="filter the rows">
       <label>
         outcome
         <select
@@ -278,12 +280,13 @@ const Filters = memo(function Filters({
           ))}
         </select>
       </label>
-    </div>
+    </fieldset>
   )
 })
 
 const Rows = memo(function Rows({ page }: { page: TxnHistoryPage }) {
   return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling box, focusable so a keyboard can scroll it
     <div className="table-scroll txn-history-rows" tabIndex={0}>
       <table className="history" data-testid="txn-history-rows">
         <thead>
@@ -358,7 +361,10 @@ export const TransactionHistoryView = memo(function TransactionHistoryView({
   return (
     <Panel
       title="Transaction history"
-      hint={`Every ended transaction: exact counts, sums and extremes; p50/p99 within ${view ? view.relativeError * 100 : 1}% (a log-bucket sketch)`}
+      hint={
+        'Every ended transaction: exact counts, sums and extremes; ' +
+        `p50/p99 within ${view ? view.relativeError * 100 : 1}% (a log-bucket sketch)`
+      }
       testId="txn-history-view"
       actions={
         <Segmented
