@@ -47,7 +47,10 @@ export function compactLabel(label: string): string {
 export interface PlacedLabel<M> {
   marker: M
   row: number
-  /** The text drawn: the label (cut at MARKER_LABEL_CHARS), its first word, or nothing; the full label is the tooltip. */
+  /**
+   * The text drawn: the label (cut at MARKER_LABEL_CHARS), its first word, or nothing; the full label is the
+   * tooltip.
+   */
   text: string
 }
 
