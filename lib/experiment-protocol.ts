@@ -1,7 +1,7 @@
 // Commit-interval experiments: what a sweep asks for, what it measures and how it is reported.
 // Shared by the runner, the CLI, the REST API and the /experiments page. Isomorphic.
 //
-// Every figure is MEASURES.md's: processed throughput (committed input offsets advancing, records/s),
+// Every figure is docs/measures.md's: processed throughput (committed input offsets advancing, records/s),
 // end-to-end latency (input append → visible to read_committed), recovery time t1 − t0 and its five
 // phases, and the duplicates a kill caused (validator).
 

@@ -130,8 +130,8 @@ export interface MessagePage {
 }
 
 /**
- * A duplicate-ledger key's latest duplicate: its input record and the output
- * offsets of its first copy and of the extra one.
+ * A duplicate-ledger key's latest duplicate: its input record and the output offsets of its first copy and of the extra
+ * one.
  */
 export interface LedgerCopies {
   partition: number
@@ -141,8 +141,8 @@ export interface LedgerCopies {
 }
 
 /**
- * A duplicate-ledger row as the lab sends it: the entry, and where its latest duplicate's
- * copies are (the message browser opens them).
+ * A duplicate-ledger row as the lab sends it: the entry, and where its latest duplicate's copies are (the message
+ * browser opens them).
  */
 export type LedgerEntryWithCopies = DuplicateLedgerEntry & { copies?: LedgerCopies }
 

@@ -1,5 +1,5 @@
 // Processed throughput over a window, from the group's offset commits: the records per second by
-// which committed input offsets advance, summed over the input partitions (MEASURES.md).
+// which committed input offsets advance, summed over the input partitions (docs/measures.md).
 //
 // Committed offsets advance in steps, one per commit, so a window with arbitrary edges would be
 // off by up to one commit's worth of records. The window's edges therefore snap, per partition,

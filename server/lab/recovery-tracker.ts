@@ -1,4 +1,4 @@
-// Recovery after a kill, as MEASURES.md defines it: t0 (kill), position at kill per owned
+// Recovery after a kill, as docs/measures.md defines it: t0 (kill), position at kill per owned
 // partition, t1 (committed offsets reached those positions), and five phases that add up to t1 - t0:
 // detection, rebalance, fence/abort, restore, catch-up. Fed with events; pure of I/O.
 

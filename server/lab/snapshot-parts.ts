@@ -50,7 +50,7 @@ export const ALLOWED: Record<ProcessingGuarantee, CorrectnessView['allowed']> = 
 }
 
 /**
- * The five correctness figures of MEASURES.md (and aborted records a read_uncommitted
+ * The five correctness figures of docs/measures.md (and aborted records a read_uncommitted
  * reader would see), from a validator report.
  */
 export function correctnessFigures(

@@ -65,7 +65,7 @@ export function observeReport(s: ApplicationSample): string[] {
     )
     out.push(
       `    duplicates ${row(v.duplicates)}, lost ${row(v.lost)}, aborted reads ${v.abortedReads}, state ` +
-        `mismatches ${row(v.stateMismatches)} (MEASURES.md)`,
+        `mismatches ${row(v.stateMismatches)} (docs/measures.md)`,
     )
     const verdict =
       v.violations.length === 0

@@ -2,7 +2,7 @@
 // format: eoscope's incremental validator (server/validator/incremental-validator.ts) reads the
 // input up to the group's committed offsets and the output and changelog as a read_committed
 // consumer would, recomputes every key's aggregate in input offset order, and counts duplicates,
-// lost records, aborted reads and state mismatches as MEASURES.md defines them. Each sample reads
+// lost records, aborted reads and state mismatches as docs/measures.md defines them. Each sample reads
 // only what is new since the previous one. Read-only, like the rest of observe.
 //
 // Which guarantee the figures are judged against is read from the application itself: Kafka

@@ -1,4 +1,4 @@
-// The validator for long live runs: the same rows as validateRun (MEASURES.md, "Correctness"),
+// The validator for long live runs: the same rows as validateRun (docs/measures.md, "Correctness"),
 // computed from what is new in the logs since the previous check, in pages, with bounded state.
 //
 // A check, in this order:

@@ -1,4 +1,4 @@
-// Open transactions (MEASURES.md): partitions whose last stable offset is below the high
+// Open transactions (docs/measures.md): partitions whose last stable offset is below the high
 // watermark. On a cluster of the run's own (the embedded log) every topic counts, internal ones
 // included; on a shared cluster only the application's own topics do, since __consumer_offsets
 // partitions hold other groups' transactions too.

@@ -12,7 +12,7 @@ import type { ControlType, PartitionOffsets, StoredRecordView } from '../log/typ
 
 type RecordFlags = Pick<StoredRecordView, 'control' | 'txnOutcome'>
 
-/** Committed (MEASURES.md): a data record written outside any transaction, or whose transaction committed. */
+/** Committed (docs/measures.md): a data record written outside any transaction, or whose transaction committed. */
 export function isCommittedRecord(r: RecordFlags): boolean {
   return r.control === null && (r.txnOutcome === null || r.txnOutcome === 'committed')
 }

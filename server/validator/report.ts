@@ -1,4 +1,4 @@
-// The validator's report and the guarantee check over it. The five rows are MEASURES.md's:
+// The validator's report and the guarantee check over it. The five rows are docs/measures.md's:
 // duplicates, lost, abortedReads, stateMismatches, openTransactions. A row that cannot be computed
 // exactly (the log no longer holds the records it needs) is null and says why in `unavailable`.
 

@@ -2,7 +2,7 @@
 // counters, as Kafka's own exactly-once system test does: the input topic up to the group's
 // committed offsets, the output, changelog and dead-letter topics as a read_committed consumer
 // sees them, and it recomputes the expected results in input offset order. Definitions: the
-// "Correctness (the validator)" section of MEASURES.md.
+// "Correctness (the validator)" section of docs/measures.md.
 //
 // Memory: records are read in pages and never retained. Per input record it keeps ~42 bytes in
 // typed arrays (kind, key id, expected aggregate, copies seen), per key one aggregate, per

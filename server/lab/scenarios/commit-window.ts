@@ -1,4 +1,4 @@
-// Processed throughput over whole commit intervals (MEASURES.md: how fast the group's committed
+// Processed throughput over whole commit intervals (docs/measures.md: how fast the group's committed
 // input offsets advance). A commit covers the work since the previous commit of its partition, so
 // the window of each partition runs from one of its commits to a later one: measured from a fixed
 // instant instead, a window at commit.interval.ms 5000 would count, or miss, up to five seconds of
