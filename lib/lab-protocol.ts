@@ -122,7 +122,7 @@ export interface BackendHealth {
 
 export interface ChartPoint {
   t: number
-  /** MEASURES: records/s by which the group's committed input offsets advance. */
+  /** Processed throughput (docs/measures.md): records/s by which the group's committed input offsets advance. */
   processedPerSec: number
   /** Committed output records/s seen by a read_committed consumer of the output topic. */
   visibleOutputPerSec: number
