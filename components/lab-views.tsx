@@ -113,11 +113,13 @@ export function ScenariosPageView({ snapshot: s, send }: LabPageProps) {
 export function TransactionsPageView({ snapshot: s, send, held }: LabPageProps) {
   return (
     <div className="page-stack" data-testid="page-transactions">
+      {/* The lanes with the few latest rows; the history below holds every row, filtered and exported. */}
       <TransactionsPanel
         transactions={s.transactions}
         totals={s.txnTotals}
         startedAtMs={s.startedAtMs}
         nowMs={s.atMs}
+        historyRows={6}
       />
       <TransactionHistoryView stats={s.txnStats} heldAtMs={held ? s.atMs : null} />
       <TransactionsView view={s.transactionsView} send={send} />

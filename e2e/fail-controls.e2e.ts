@@ -100,11 +100,15 @@ describeInChromium(
       await expect.poll(() => metric(server.url, 'eoscope_stopped_tasks'), { timeout: STATE_MS }).toBeGreaterThan(0)
       // The lag is the input's end minus the committed offset while the tasks are stopped: it grows, never 0.
       await waitForNumber(page, 'fail-lag', (n) => n > 0, STATE_MS)
+      // The stopped tasks are rows of the five steps, on the overview.
+      await goTo(page, 'overview')
+      await page.locator('[data-testid^="stopped-task-"]').first().waitFor({ timeout: STATE_MS })
       expect(await page.locator('[data-testid^="stopped-task-"]').count()).toBeGreaterThan(0)
       await shoot(page, 'fail-banner')
 
       await page.getByTestId('fail-skip').click()
       await banner.waitFor({ state: 'detached', timeout: STATE_MS })
+      await goTo(page, 'partitions')
       await expect
         .poll(() => page.getByTestId('handler-log-and-continue').getAttribute('aria-checked'), { timeout: STATE_MS })
         .toBe('true')
