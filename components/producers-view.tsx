@@ -157,6 +157,7 @@ export const ProducersView = memo(function ProducersView({ producers, startedAtM
     <Panel title="Producers" hint={PRODUCERS_HINT} testId="producers">
       <HistoryTable
         className="producers-table"
+        scrollClassName="producers-scroll"
         head={
           <>
             <th>transactional.id</th>
