@@ -90,7 +90,7 @@ export const hangingTransactionScenario: Scenario = {
     const ended = await abortOf(inspector, partitions.map(output), stuck)
     const openForMs =
       ended !== null && coordinator !== null && coordinator.startTimeMs >= 0
-        ? ended.markerTimestamp - coordinator.startTimeMs
+        ? Math.round(ended.markerTimestamp - coordinator.startTimeMs)
         : null
     // InitProducerId for its transactional.id by any worker but the dead one (which
     // re-initialises its own after an abort).
