@@ -27,14 +27,22 @@ async function getJson<T>(url: string, signal?: AbortSignal): Promise<T> {
   return (await r.json()) as T
 }
 
+/** Whether a read carries committed transactions ('none': aborted ones only; most of a busy journal is commits). */
+export type CommitsRead = 'all' | 'none'
+
 /** GET /api/lab/journal: entries with ids above `after`, oldest first (all categories when none are named). */
 export function fetchJournalPage(
   after: number,
   categories: readonly JournalCategory[] | null,
-  signal?: AbortSignal,
+  {
+    signal,
+    commits = 'all',
+    limit = JOURNAL_PAGE_LIMIT,
+  }: { signal?: AbortSignal; commits?: CommitsRead; limit?: number } = {},
 ): Promise<JournalPage> {
-  const q = new URLSearchParams({ after: String(after), limit: String(JOURNAL_PAGE_LIMIT) })
+  const q = new URLSearchParams({ after: String(after), limit: String(limit) })
   if (categories) q.set('category', categories.join(','))
+  if (commits === 'none') q.set('commits', 'none')
   return getJson<JournalPage>(`/api/lab/journal?${q}`, signal)
 }
 
@@ -54,6 +62,11 @@ export function nextCursor(after: number, page: JournalPage): number {
   const last = page.entries.length ? page.entries[page.entries.length - 1]!.id : after
   if (page.more) return Math.max(after, last)
   return Math.max(after, last, page.span.lastId)
+}
+
+/** The entries without their committed transactions (before a fresh window of them is merged in). */
+export function withoutCommits(entries: readonly JournalEntry[]): JournalEntry[] {
+  return entries.filter((e) => !(e.fact.kind === 'txn' && e.fact.outcome === 'committed'))
 }
 
 function keptKind(e: JournalEntry): keyof typeof KEEP {

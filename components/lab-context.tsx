@@ -3,9 +3,11 @@
 // (Pause, Live, the scrubber) and the journal. It lives in the lab's layout, so moving between the
 // pages keeps the connection, the held moment and the journal already read.
 
+import { usePathname } from 'next/navigation'
 import { createContext, type ReactNode, useContext, useEffect, useMemo, useRef } from 'react'
 import type { LabSnapshot } from '../lib/lab-protocol.ts'
 import type { LogHorizon } from './event-log-panel.tsx'
+import type { CommitsRead } from './journal-client.ts'
 import { FIRST_DATA_MARK } from './perf-marks.ts'
 import type { SendCommand } from './use-command.ts'
 import { type UseJournal, useJournal } from './use-journal.ts'
@@ -29,6 +31,9 @@ export interface LabContextValue {
   view: LabViewMode
 }
 
+/** The pages that list committed transactions from the journal; the others read it without them. */
+const PAGES_LISTING_COMMITS: ReadonlySet<string> = new Set(['/journal'])
+
 const LabContext = createContext<LabContextValue | null>(null)
 
 export function LabProvider({ children }: { children: ReactNode }) {
@@ -38,7 +43,8 @@ export function LabProvider({ children }: { children: ReactNode }) {
     if (hasData && performance.getEntriesByName(FIRST_DATA_MARK).length === 0) performance.mark(FIRST_DATA_MARK)
   }, [hasData])
   const time = useTimeTravel(snapshot)
-  const journal = useJournal(snapshot?.journal)
+  const commits: CommitsRead = PAGES_LISTING_COMMITS.has(usePathname() ?? '') ? 'all' : 'none'
+  const journal = useJournal(snapshot?.journal, commits)
   // A held view shows the log as it was read when the view was held: later reads do not change it.
   const cursor = useRef(journal.cursor)
   cursor.current = journal.cursor

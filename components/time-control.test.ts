@@ -5,7 +5,7 @@ import type { JournalEntry, JournalFact, JournalPage } from '../lib/journal.ts'
 import { JOURNAL_CATEGORY_OF } from '../lib/journal.ts'
 import { fixtureSnapshot } from './__fixtures__/lab-snapshot.ts'
 import { DEFAULT_FILTER, eventLogRows, EventLogPanel } from './event-log-panel.tsx'
-import { KEEP, mergeEntries, nextCursor } from './journal-client.ts'
+import { KEEP, mergeEntries, nextCursor, withoutCommits } from './journal-client.ts'
 import { adjacentMarker, markerKind, placeMarkers, spanPct } from './journal-markers.ts'
 import { renderLab } from './__fixtures__/render-lab.ts'
 import { nextRead } from './use-journal.ts'
@@ -156,11 +156,26 @@ describe('the journal as the dashboard keeps it', () => {
 
   it('reads from the start only for another journal, not when a live snapshot lags the last page', () => {
     const span = (sinceMs: number, lastId: number) => ({ ...page([], false, lastId).span, sinceMs })
-    expect(nextRead(null, 0, span(5, 10))).toBe('first')
-    expect(nextRead(5, 12, span(5, 10))).toBe('none')
-    expect(nextRead(5, 12, span(5, 13))).toBe('after-cursor')
-    expect(nextRead(5, 12, span(9, 3))).toBe('first')
-    expect(nextRead(5, 12, span(9, 40))).toBe('first')
+    const read = (sinceMs: number | null) => ({ sinceMs, commits: 'none' as const })
+    expect(nextRead(read(null), 0, span(5, 10), 'none')).toBe('first')
+    expect(nextRead(read(5), 12, span(5, 10), 'none')).toBe('none')
+    expect(nextRead(read(5), 12, span(5, 13), 'none')).toBe('after-cursor')
+    expect(nextRead(read(5), 12, span(9, 3), 'none')).toBe('first')
+    expect(nextRead(read(5), 12, span(9, 40), 'none')).toBe('first')
+  })
+
+  it('reads a window of commits once a page lists them, and after the cursor from then on', () => {
+    const span = { ...page([], false, 20).span, sinceMs: 5 }
+    expect(nextRead({ sinceMs: 5, commits: 'none' }, 12, span, 'all')).toBe('commits-window')
+    expect(nextRead({ sinceMs: 5, commits: 'all' }, 12, span, 'all')).toBe('after-cursor')
+    expect(nextRead({ sinceMs: 5, commits: 'all' }, 20, span, 'all')).toBe('none')
+    // Another journal: from the start, whatever was read of the last one.
+    expect(nextRead({ sinceMs: 4, commits: 'all' }, 12, span, 'all')).toBe('first')
+  })
+
+  it('drops committed transactions only, before a fresh window of them is merged in', () => {
+    const held = [kill(1, 10), txn(2, 20, 'committed'), txn(3, 30, 'aborted'), config(4, 40)]
+    expect(withoutCommits(held).map((e) => e.id)).toEqual([1, 3, 4])
   })
 
   it('merges by id, oldest first, drops what was compacted away and keeps each kind within bounds', () => {

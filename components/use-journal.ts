@@ -1,20 +1,20 @@
 // The journal's entries in the dashboard, fetched incrementally over REST at most once a second and
-// only when the live snapshot's span says there is something new. The first load reads the whole
-// journal except transactions (few entries), then the newest transactions; after that, every
-// category after the last id seen.
+// only when the live snapshot's span says there is something new. Committed transactions, most of a
+// busy journal, are read only while a page lists them (the Journal page): elsewhere the reads leave
+// them out (aborted ones stay, for the markers). The first load reads the journal without commits;
+// a page that lists them adds the newest window of them; after that, everything after the last id
+// seen.
 
 import { useEffect, useRef, useState } from 'react'
-import { JOURNAL_CATEGORIES, type JournalEntry, type JournalSpan } from '../lib/journal.ts'
-import { fetchJournalPage, JOURNAL_PAGE_LIMIT, mergeEntries, nextCursor } from './journal-client.ts'
+import type { JournalEntry, JournalSpan } from '../lib/journal.ts'
+import { type CommitsRead, fetchJournalPage, KEEP, mergeEntries, nextCursor, withoutCommits } from './journal-client.ts'
 
 /** At most one request per this many ms. */
 export const JOURNAL_POLL_MS = 1000
 /** Pages read on the first load, at most. */
 const FIRST_LOAD_PAGES = 10
-/** Transactions read on the first load: those among the newest this many entries (one page at most). */
-const FIRST_LOAD_TXN_WINDOW = JOURNAL_PAGE_LIMIT
-
-const NOT_TRANSACTIONS = JOURNAL_CATEGORIES.filter((c) => c !== 'transactions')
+/** Committed transactions read when a page starts listing them: as many as the dashboard keeps. */
+const COMMITS_WINDOW = KEEP.committed
 
 export interface UseJournal {
   /** Oldest first. */
@@ -28,66 +28,86 @@ export interface UseJournal {
 interface Loaded {
   entries: JournalEntry[]
   cursor: number
-  /** The journal read (JournalSpan.sinceMs). */
-  sinceMs: number
 }
 
-async function firstLoad(span: JournalSpan, signal: AbortSignal): Promise<Loaded> {
+async function firstLoad(signal: AbortSignal): Promise<Loaded> {
   let entries: JournalEntry[] = []
   let after = 0
   for (let i = 0; i < FIRST_LOAD_PAGES; i++) {
-    const page = await fetchJournalPage(after, NOT_TRANSACTIONS, signal)
+    const page = await fetchJournalPage(after, null, { signal, commits: 'none' })
     entries = mergeEntries(entries, page.entries, page.span.fromMs)
     after = nextCursor(after, page)
     if (!page.more) break
   }
-  const txns = await fetchJournalPage(Math.max(0, span.lastId - FIRST_LOAD_TXN_WINDOW), ['transactions'], signal)
-  entries = mergeEntries(
-    entries,
-    txns.entries.filter((e) => e.id <= after),
-    txns.span.fromMs,
-  )
-  return { entries, cursor: after, sinceMs: span.sinceMs }
+  return { entries, cursor: after }
 }
 
+/** The newest committed transactions up to `cursor`, in place of those held. */
+async function commitsWindow(held: Loaded, signal: AbortSignal): Promise<Loaded> {
+  const page = await fetchJournalPage(Math.max(0, held.cursor - COMMITS_WINDOW), ['transactions'], {
+    signal,
+    limit: COMMITS_WINDOW,
+  })
+  const upToCursor = page.entries.filter((e) => e.id <= held.cursor)
+  return { entries: mergeEntries(withoutCommits(held.entries), upToCursor, page.span.fromMs), cursor: held.cursor }
+}
+
+/** What has been read: the journal (its sinceMs, null before the first load), and whether with its commits. */
+export interface ReadSoFar {
+  sinceMs: number | null
+  commits: CommitsRead
+}
+
+export type JournalRead = 'first' | 'commits-window' | 'after-cursor' | 'none'
+
 /**
- * What to read next, given the journal read so far (its sinceMs, null before the first load), the
- * newest id read and the live snapshot's span. A restarted server serves another journal, numbered
- * from 1 again: start over. A live snapshot's lastId may lag the last page read (the page was served
- * after the snapshot); that alone is no restart.
+ * What to read next, given what has been read, the newest id read, the live snapshot's span and
+ * whether the page lists commits. A restarted server serves another journal, numbered from 1 again:
+ * start over. A live snapshot's lastId may lag the last page read (the page was served after the
+ * snapshot); that alone is no restart.
  */
-export function nextRead(loaded: number | null, cursor: number, span: JournalSpan): 'first' | 'after-cursor' | 'none' {
-  if (loaded === null || span.sinceMs !== loaded) return 'first'
+export function nextRead(read: ReadSoFar, cursor: number, span: JournalSpan, commits: CommitsRead): JournalRead {
+  if (read.sinceMs === null || span.sinceMs !== read.sinceMs) return 'first'
+  if (commits === 'all' && read.commits === 'none') return 'commits-window'
   return span.lastId > cursor ? 'after-cursor' : 'none'
 }
 
-export function useJournal(span: JournalSpan | undefined): UseJournal {
+/** The journal read so far; `commits`: whether the page shown lists committed transactions. */
+export function useJournal(span: JournalSpan | undefined, commits: CommitsRead): UseJournal {
   const [state, setState] = useState<UseJournal>({ entries: [], cursor: 0, error: null })
   const spanRef = useRef(span)
   spanRef.current = span
   const stateRef = useRef(state)
   stateRef.current = state
+  const readRef = useRef<ReadSoFar>({ sinceMs: null, commits: 'none' })
   const available = span !== undefined
 
   useEffect(() => {
     if (!available) return
+    // A page that stops listing commits stops reading them; the next one to list them reads a fresh window.
+    if (commits === 'none') readRef.current = { ...readRef.current, commits: 'none' }
     const controller = new AbortController()
+    const { signal } = controller
     let busy = false
-    let loaded: number | null = null
     const tick = async () => {
       const s = spanRef.current
       if (busy || !s) return
       const { cursor, entries } = stateRef.current
-      const read = nextRead(loaded, cursor, s)
+      const read = nextRead(readRef.current, cursor, s, commits)
       if (read === 'none') return
       busy = true
       try {
         if (read === 'first') {
-          const first = await firstLoad(s, controller.signal)
-          loaded = first.sinceMs
-          setState({ entries: first.entries, cursor: first.cursor, error: null })
+          let loaded = await firstLoad(signal)
+          if (commits === 'all') loaded = await commitsWindow(loaded, signal)
+          readRef.current = { sinceMs: s.sinceMs, commits }
+          setState({ ...loaded, error: null })
+        } else if (read === 'commits-window') {
+          const loaded = await commitsWindow({ entries, cursor }, signal)
+          readRef.current = { ...readRef.current, commits: 'all' }
+          setState({ ...loaded, error: null })
         } else {
-          const page = await fetchJournalPage(cursor, null, controller.signal)
+          const page = await fetchJournalPage(cursor, null, { signal, commits })
           setState({
             entries: mergeEntries(entries, page.entries, page.span.fromMs),
             cursor: nextCursor(cursor, page),
@@ -95,8 +115,7 @@ export function useJournal(span: JournalSpan | undefined): UseJournal {
           })
         }
       } catch (err) {
-        if (!controller.signal.aborted)
-          setState((st) => ({ ...st, error: err instanceof Error ? err.message : String(err) }))
+        if (!signal.aborted) setState((st) => ({ ...st, error: err instanceof Error ? err.message : String(err) }))
       } finally {
         busy = false
       }
@@ -107,7 +126,7 @@ export function useJournal(span: JournalSpan | undefined): UseJournal {
       clearInterval(id)
       controller.abort()
     }
-  }, [available])
+  }, [available, commits])
 
   return state
 }

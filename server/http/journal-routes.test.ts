@@ -79,11 +79,30 @@ describe('GET /api/lab/journal', () => {
     expect(next.body.entries.some((e) => e.fact.kind === 'txn')).toBe(true)
   })
 
+  it('leaves committed transactions out with commits=none, and nothing else', async () => {
+    const all = await get<JournalPage>('/api/lab/journal?limit=2000')
+    const lean = await get<JournalPage>('/api/lab/journal?limit=2000&commits=none')
+    expect(lean.status).toBe(200)
+    const committed = (e: JournalEntry) => e.fact.kind === 'txn' && e.fact.outcome === 'committed'
+    expect(all.body.entries.some(committed)).toBe(true)
+    expect(all.body.entries.some((e) => e.fact.kind === 'txn' && e.fact.outcome === 'aborted')).toBe(true)
+    expect(lean.body.entries.map((e) => e.id)).toEqual(all.body.entries.filter((e) => !committed(e)).map((e) => e.id))
+  })
+
   it('refuses bad parameters with 400 and says what it expects', async () => {
-    for (const q of ['limit=0', 'limit=2001', 'limit=ten', 'after=-1', 'category=kils', 'category=', 'since=3']) {
+    for (const q of [
+      'limit=0',
+      'limit=2001',
+      'limit=ten',
+      'after=-1',
+      'category=kils',
+      'category=',
+      'since=3',
+      'commits=some',
+    ]) {
       const { status, body } = await get<{ error: string }>(`/api/lab/journal?${q}`)
       expect(status, q).toBe(400)
-      expect(body.error, q).toMatch(/limit|after|category|parameter/)
+      expect(body.error, q).toMatch(/limit|after|category|parameter|commits/)
     }
     const r = await fetch(`${url}/api/lab/journal`, { method: 'POST' })
     expect(r.status).toBe(405)

@@ -8,7 +8,7 @@ export const DEFAULT_PAGE = 500
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; error: string }
 
-const KNOWN = new Set(['after', 'limit', 'category'])
+const KNOWN = new Set(['after', 'limit', 'category', 'commits'])
 
 function integer(raw: string | null, name: string, min: number, max: number): Parsed<number | null> {
   if (raw === null) return { ok: true, value: null }
@@ -22,11 +22,17 @@ function integer(raw: string | null, name: string, min: number, max: number): Pa
   return { ok: true, value: n }
 }
 
-/** ?after=ID&limit=N&category=a,b (limit 500 by default, at most 2000; categories of JOURNAL_CATEGORIES). */
+/**
+ * ?after=ID&limit=N&category=a,b&commits=all|none (limit 500 by default, at most 2000; categories of
+ * JOURNAL_CATEGORIES; commits=none leaves committed transactions out).
+ */
 export function parseJournalQuery(params: URLSearchParams): Parsed<JournalQuery> {
   for (const k of params.keys())
     if (!KNOWN.has(k))
-      return { ok: false, error: `unknown parameter ${JSON.stringify(k.slice(0, 40))}: use after, limit and category` }
+      return {
+        ok: false,
+        error: `unknown parameter ${JSON.stringify(k.slice(0, 40))}: use after, limit, category and commits`,
+      }
   const after = integer(params.get('after'), 'after', 0, Number.MAX_SAFE_INTEGER)
   if (!after.ok) return after
   const limit = integer(params.get('limit'), 'limit', 1, MAX_PAGE)
@@ -43,7 +49,10 @@ export function parseJournalQuery(params: URLSearchParams): Parsed<JournalQuery>
       }
     categories = names as JournalCategory[]
   }
-  return { ok: true, value: { after: after.value ?? 0, limit: limit.value ?? DEFAULT_PAGE, categories } }
+  const commits = params.get('commits') ?? 'all'
+  if (commits !== 'all' && commits !== 'none')
+    return { ok: false, error: `commits must be all or none, not ${JSON.stringify(commits.slice(0, 40))}` }
+  return { ok: true, value: { after: after.value ?? 0, limit: limit.value ?? DEFAULT_PAGE, categories, commits } }
 }
 
 /** ?t=MS: an instant in milliseconds since the epoch. */

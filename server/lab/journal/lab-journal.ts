@@ -71,6 +71,11 @@ export interface JournalQuery {
   after: number
   limit: number
   categories: readonly JournalCategory[] | null
+  /**
+   * 'none' leaves committed transactions out (aborted ones stay): what a page that lists no commits
+   * reads, commits being most of a busy journal. Default 'all'.
+   */
+  commits?: 'all' | 'none'
 }
 
 /** A transaction's line in the event log. */
@@ -164,6 +169,7 @@ export class LabJournal {
     for (let i = this.firstAfter(q.after); i < this.entries.length; i++) {
       const e = this.entries[i]!
       if (wanted !== null && !wanted.has(categoryOf(e.fact))) continue
+      if (q.commits === 'none' && e.fact.kind === 'txn' && e.fact.outcome === 'committed') continue
       if (out.length === limit) {
         more = true
         break
