@@ -16,6 +16,7 @@ export const PARTITIONS = 6
 export const KEYS = 100
 
 const SHORT: Record<ProcessingGuarantee, string> = {
+  at_most_once: 'amos',
   at_least_once: 'alos',
   exactly_once: 'eos',
   exactly_once_v2: 'eosv2',
