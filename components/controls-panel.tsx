@@ -1,6 +1,12 @@
 import { memo, useEffect, useId, useRef, useState } from 'react'
 import { LIMITS, type LabConfig, type Unavailable } from '../lib/lab-protocol.ts'
-import { PROCESSING_GUARANTEES, type ProcessingGuarantee } from '../lib/streams-config.ts'
+import {
+  AT_MOST_ONCE_NOTE,
+  isExactlyOnce,
+  isTeachingMode,
+  PROCESSING_GUARANTEES,
+  type ProcessingGuarantee,
+} from '../lib/streams-config.ts'
 import { fmtMs } from './format.ts'
 import { COMMIT_INTERVAL_SCALE, fromPosition, toPercent, toPosition } from './log-scale.ts'
 import { Panel } from './panel.tsx'
@@ -45,17 +51,25 @@ function GuaranteeControl({
 }) {
   const [run, state] = useCommand(send)
   const why = (g: ProcessingGuarantee) => (g === 'exactly_once_v2' ? unavailable.exactlyOnceV2 : undefined)
+  const titleOf = (g: ProcessingGuarantee) =>
+    why(g) ?? (isTeachingMode(g) ? `at_most_once: ${AT_MOST_ONCE_NOTE}` : undefined)
   return (
     <fieldset className="control">
       <legend>processing.guarantee</legend>
       <Segmented
         label="processing.guarantee"
-        options={PROCESSING_GUARANTEES.map((g) => ({ value: g, title: why(g), disabled: why(g) !== undefined }))}
+        options={PROCESSING_GUARANTEES.map((g) => ({ value: g, title: titleOf(g), disabled: why(g) !== undefined }))}
         value={value}
+        style={{ flexWrap: 'wrap' }}
         testId={(g) => `guarantee-${g}`}
         disabled={state.pending}
         onSelect={(g) => run('setConfig', { 'processing.guarantee': g })}
       />
+      {isTeachingMode(value) ? (
+        <p className="muted small" data-testid="teaching-mode">
+          at_most_once is {AT_MOST_ONCE_NOTE}. A crash after the commit loses the polled records; none is redone.
+        </p>
+      ) : null}
       {unavailable.exactlyOnceV2 ? (
         <p className="muted small unavailable" data-testid="unavailable-eos-v2">
           exactly_once_v2 is unavailable here:{' '}
@@ -228,7 +242,7 @@ function IdempotenceControl({
 }) {
   const id = useId()
   const [run, state] = useCommand(send)
-  const locked = guarantee !== 'at_least_once'
+  const locked = isExactlyOnce(guarantee)
   return (
     <div className="control">
       <div className="control-row">

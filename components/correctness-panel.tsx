@@ -61,17 +61,20 @@ export const FIGURES: { key: Figure; label: string; definition: string }[] = [
 /**
  * Whether a figure breaks what the guarantee allows (docs/measures.md): exactly-once allows no
  * duplicates, losses, aborted reads or state mismatches; at_least_once allows duplicates and state
- * mismatches after faults, but no losses and no aborted reads. Open transactions are normal while
- * the lab runs.
+ * mismatches after faults, but no losses and no aborted reads; at_most_once (eoscope's teaching mode)
+ * allows losses and state mismatches after faults, but no duplicates and no aborted reads. Open
+ * transactions are normal while the lab runs.
  */
 export function isViolation(figure: Figure, value: number | null, guarantee: ProcessingGuarantee): boolean {
   // null: unavailable, shown as such, neither ok nor a violation
   if (value === null || value <= 0) return false
   switch (figure) {
     case 'lost':
+      return guarantee !== 'at_most_once'
     case 'abortedReads':
       return true
     case 'duplicates':
+      return guarantee !== 'at_least_once'
     case 'stateMismatches':
       return isExactlyOnce(guarantee)
     case 'openTransactions':

@@ -104,7 +104,9 @@ export const DuplicateLedger = memo(function DuplicateLedger({
                 No duplicates and no double-applied updates
                 {guarantee === 'at_least_once'
                   ? ' yet: under at_least_once a kill between step 4 and step 5 makes some.'
-                  : ` (${guarantee}).`}
+                  : guarantee === 'at_most_once'
+                    ? ': at_most_once never redoes a record (it loses the records a crash cuts instead).'
+                    : ` (${guarantee}).`}
               </p>
             ) : null}
           </>

@@ -173,7 +173,9 @@ export const ProducersView = memo(function ProducersView({ producers, startedAtM
         }
         after={
           sorted.length === 0 ? (
-            <p className="muted empty">No transactional producers: at_least_once writes without transactions.</p>
+            <p className="muted empty">
+              No transactional producers: at_least_once and at_most_once write without transactions.
+            </p>
           ) : null
         }
       >

@@ -17,7 +17,7 @@ export const PHASES: { key: keyof RecoveryPhases; label: string; hint: string }[
   {
     key: 'fence',
     label: 'fence / abort',
-    hint: "until the dead worker's open transaction is aborted and its producer fenced (0 under at_least_once)",
+    hint: "until the dead worker's open transaction is aborted and its producer fenced (0 without transactions)",
   },
   { key: 'restore', label: 'restore', hint: "until the new owner's state store is rebuilt from the changelog" },
   { key: 'catchUp', label: 'catch-up', hint: 'until the committed offsets reach the position at kill' },

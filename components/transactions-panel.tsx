@@ -131,7 +131,9 @@ const TxnLanes = memo(function TxnLanes({
           </div>
         </div>
       ))}
-      {lanes.length === 0 ? <p className="muted empty">No transactions: at_least_once writes without them.</p> : null}
+      {lanes.length === 0 ? (
+        <p className="muted empty">No transactions: at_least_once and at_most_once write without them.</p>
+      ) : null}
       <div className="lane lane-axis" aria-hidden="true" hidden={lanes.length === 0}>
         <div />
         <div className="lane-track axis">

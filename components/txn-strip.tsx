@@ -45,7 +45,7 @@ export const TxnStrip = memo(function TxnStrip({ transactions, totals, marks = 4
       className="txn-strip-panel"
     >
       {shown.length === 0 ? (
-        <p className="muted small empty">No transactions: at_least_once commits offsets without one.</p>
+        <p className="muted small empty">No transactions: at_least_once and at_most_once commit offsets without one.</p>
       ) : (
         <ol className="txn-strip" aria-label="the latest transactions, oldest first">
           {shown.map((t) => (

@@ -112,7 +112,7 @@ describe('the settings table', () => {
     expect(settingProblem('workers', 'lab', 'many')).toBe('must be an integer from 1 to 12; got "many"')
     expect(settingProblem('workers', 'lab', 'x'.repeat(100))).toMatch(/got "x{36}\.\.\.$/)
     expect(defaultText('commit.interval.ms')).toBe(
-      '1000 under at_least_once, 100 under exactly_once and exactly_once_v2',
+      '1000 under at_most_once and at_least_once, 100 under exactly_once and exactly_once_v2',
     )
     expect(defaultText('killEveryMs')).toBe('no kills')
   })

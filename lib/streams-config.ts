@@ -1,8 +1,36 @@
 // Kafka Streams configuration, under Kafka Streams' own names.
 // Isomorphic: used by the engine, the lab, the CLI and the dashboard alike.
 
-export const PROCESSING_GUARANTEES = ['at_least_once', 'exactly_once', 'exactly_once_v2'] as const
+/**
+ * The guarantees, weakest first. `at_most_once` is eoscope's teaching mode, not a Kafka Streams
+ * setting: Streams offers only the other three; a plain consumer gets at-most-once by committing
+ * its offsets before it processes (docs/configuration.md).
+ */
+export const PROCESSING_GUARANTEES = ['at_most_once', 'at_least_once', 'exactly_once', 'exactly_once_v2'] as const
 export type ProcessingGuarantee = (typeof PROCESSING_GUARANTEES)[number]
+
+/** The guarantees Kafka Streams itself offers as processing.guarantee values. */
+export const KAFKA_STREAMS_GUARANTEES = ['at_least_once', 'exactly_once', 'exactly_once_v2'] as const
+
+/** eoscope's teaching mode: not a value Kafka Streams accepts. */
+export function isTeachingMode(guarantee: ProcessingGuarantee): boolean {
+  return guarantee === 'at_most_once'
+}
+
+/** The one wording of what at_most_once is, for help text, controls and docs alike. */
+export const AT_MOST_ONCE_NOTE =
+  "eoscope's teaching mode, not a Kafka Streams setting: offsets are committed when polled, before processing"
+
+/**
+ * When a task commits its input offsets: after the broker acknowledged its output (at_least_once,
+ * and with the output in one transaction under exactly-once), or as soon as it polled them, before
+ * it processes and produces (at_most_once: a crash after the commit loses the polled records).
+ */
+export type OffsetCommitPoint = 'after-ack' | 'on-poll'
+
+export function offsetCommitPointOf(guarantee: ProcessingGuarantee): OffsetCommitPoint {
+  return guarantee === 'at_most_once' ? 'on-poll' : 'after-ack'
+}
 
 export const ISOLATION_LEVELS = ['read_committed', 'read_uncommitted'] as const
 export type IsolationLevel = (typeof ISOLATION_LEVELS)[number]
@@ -21,7 +49,8 @@ export interface StreamsConfig {
 
 /** Kafka Streams' own defaults, shown beside eoscope's demo defaults. */
 export const KAFKA_STREAMS_DEFAULTS = {
-  commitIntervalMs: { at_least_once: 30_000, exactly_once: 100, exactly_once_v2: 100 } as Record<
+  // at_most_once is not a Streams setting: the figure is Streams' non-exactly-once default, for comparison.
+  commitIntervalMs: { at_most_once: 30_000, at_least_once: 30_000, exactly_once: 100, exactly_once_v2: 100 } as Record<
     ProcessingGuarantee,
     number
   >,
@@ -36,7 +65,8 @@ export const KAFKA_STREAMS_DEFAULTS = {
  * a 30 s commit interval and a 45 s session timeout would make a live lab look frozen.
  */
 export const EOSCOPE_DEFAULTS = {
-  commitIntervalMs: { at_least_once: 1_000, exactly_once: 100, exactly_once_v2: 100 } as Record<
+  // Under at_most_once offsets are committed at each poll; the interval only paces the empty checks.
+  commitIntervalMs: { at_most_once: 1_000, at_least_once: 1_000, exactly_once: 100, exactly_once_v2: 100 } as Record<
     ProcessingGuarantee,
     number
   >,
@@ -283,7 +313,7 @@ export function defaultStreamsConfig(
     'session.timeout.ms': EOSCOPE_DEFAULTS.sessionTimeoutMs,
     'heartbeat.interval.ms': EOSCOPE_DEFAULTS.heartbeatIntervalMs,
     'enable.idempotence': true,
-    'isolation.level': guarantee === 'at_least_once' ? 'read_uncommitted' : 'read_committed',
+    'isolation.level': isExactlyOnce(guarantee) ? 'read_committed' : 'read_uncommitted',
     'max.poll.records': EOSCOPE_DEFAULTS.maxPollRecords,
   }
 }
@@ -294,7 +324,7 @@ export interface StreamsOverrides {
   commitIntervalMs?: number
   transactionTimeoutMs?: number
   sessionTimeoutMs?: number
-  /** Only under at_least_once: exactly-once forces it on. */
+  /** Only under at_least_once and at_most_once: exactly-once forces it on. */
   idempotence?: boolean
   maxPollRecords?: number
 }
@@ -312,12 +342,13 @@ export function streamsConfigFor(guarantee: ProcessingGuarantee, o: StreamsOverr
     c['heartbeat.interval.ms'] = Math.max(1, Math.min(c['heartbeat.interval.ms'], Math.floor(o.sessionTimeoutMs / 3)))
   }
   if (o.maxPollRecords !== undefined) c['max.poll.records'] = o.maxPollRecords
-  if (o.idempotence !== undefined && guarantee === 'at_least_once') c['enable.idempotence'] = o.idempotence
+  if (o.idempotence !== undefined && !isExactlyOnce(guarantee)) c['enable.idempotence'] = o.idempotence
   return c
 }
 
+/** Whether output, changelog and offsets commit in one transaction (exactly_once, exactly_once_v2). */
 export function isExactlyOnce(guarantee: ProcessingGuarantee): boolean {
-  return guarantee !== 'at_least_once'
+  return guarantee === 'exactly_once' || guarantee === 'exactly_once_v2'
 }
 
 export class ConfigException extends Error {

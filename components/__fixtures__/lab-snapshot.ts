@@ -332,7 +332,9 @@ export const fixtureSnapshot: LabSnapshot = {
     latencyModel: 'default',
     'default.deserialization.exception.handler': 'log-and-continue',
   },
-  kafkaStreamsDefaults: { commitIntervalMs: { at_least_once: 30_000, exactly_once: 100, exactly_once_v2: 100 } },
+  kafkaStreamsDefaults: {
+    commitIntervalMs: { at_most_once: 30_000, at_least_once: 30_000, exactly_once: 100, exactly_once_v2: 100 },
+  },
   workers: [
     {
       id: 'worker-1',

@@ -5,9 +5,10 @@
 // figure without an interval (fewer than 6 runs) has null band and error bar: nothing is drawn.
 
 import type { CellResult, Phase, Stat } from '../../lib/experiment-protocol.ts'
-import type { ProcessingGuarantee } from '../../lib/streams-config.ts'
+import { PROCESSING_GUARANTEES, type ProcessingGuarantee } from '../../lib/streams-config.ts'
 
 export const GUARANTEE_COLORS: Record<ProcessingGuarantee, string> = {
+  at_most_once: 'var(--chart-4)',
   at_least_once: 'var(--chart-3)',
   exactly_once: 'var(--chart-1)',
   exactly_once_v2: 'var(--chart-2)',
@@ -44,7 +45,7 @@ export const overlayDash = (i: number) => OVERLAY_DASHES[i % OVERLAY_DASHES.leng
 export type Overlays = readonly (readonly CellResult[])[]
 
 export function guaranteesOf(cells: readonly CellResult[]): ProcessingGuarantee[] {
-  const order: ProcessingGuarantee[] = ['at_least_once', 'exactly_once', 'exactly_once_v2']
+  const order: readonly ProcessingGuarantee[] = PROCESSING_GUARANTEES
   const present = new Set(cells.map((c) => c.guarantee))
   return order.filter((g) => present.has(g))
 }

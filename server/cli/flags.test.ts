@@ -87,7 +87,7 @@ describe('the flag parser', () => {
     [['--kill-every', '0'], '--kill-every: must be an integer of at least 1; got 0'],
     [
       ['--guarantee', 'exactly-once'],
-      '--guarantee: must be one of at_least_once, exactly_once, exactly_once_v2; got "exactly-once"',
+      '--guarantee: must be one of at_most_once, at_least_once, exactly_once, exactly_once_v2; got "exactly-once"',
     ],
   ])('refuses %j: %s', (argv, message) => {
     expect(refusal(RUN, argv)).toBe(message)
@@ -138,12 +138,15 @@ describe('--help text', () => {
     )
     expect(text).toMatch(
       new RegExp(
-        '--commit-interval-ms MS\\n.*default: 1000 under at_least_once, 100 under exactly_once and exactly_once_v2; ' +
-          'an integer from 1 to 600000',
+        '--commit-interval-ms MS\\n.*default: 1000 under at_most_once and at_least_once, ' +
+          '100 under exactly_once and exactly_once_v2; an integer from 1 to 600000',
       ),
     )
     expect(text).toMatch(
-      /--guarantee at_least_once\|exactly_once\|exactly_once_v2\n {6}processing.guarantee \(default: exactly_once\)/,
+      new RegExp(
+        '--guarantee at_most_once\\|at_least_once\\|exactly_once\\|exactly_once_v2\\n {6}processing.guarantee ' +
+          "\\(at_most_once: eoscope's teaching mode, not a Kafka Streams setting[^\\n]*\\(default: exactly_once\\)",
+      ),
     )
     expect(text).toMatch(/--rate N\n.*\(default: as fast as possible; a number of at least 0.001\)/)
   })

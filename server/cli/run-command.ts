@@ -1,10 +1,10 @@
 // `eoscope run`: one headless run, a readable summary or one JSON object.
 
 import { median } from '../../lib/statistics.ts'
-import { PROCESSING_GUARANTEES, SETTINGS } from '../../lib/streams-config.ts'
+import { AT_MOST_ONCE_NOTE, isExactlyOnce, PROCESSING_GUARANTEES, SETTINGS } from '../../lib/streams-config.ts'
 import { runHeadless, type RunOptions, type RunResult } from '../lab/headless-run.ts'
 import { dumpRun } from '../validator/dump.ts'
-import { violations } from '../validator/report.ts'
+import { EXPECTATIONS, violations } from '../validator/report.ts'
 import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
 import type { LabRuntime } from '../lab/lab-runtime.ts'
 import { BACKENDS, capabilitiesOf, kafkaSecurityForCommand, parseBrokers } from './backend.ts'
@@ -25,7 +25,7 @@ export const RUN = {
       type: 'choice',
       choices: PROCESSING_GUARANTEES,
       default: 'exactly_once',
-      meaning: 'processing.guarantee',
+      meaning: `processing.guarantee (at_most_once: ${AT_MOST_ONCE_NOTE})`,
     },
     'commit-interval-ms': { type: 'setting', setting: 'commit.interval.ms' },
     workers: { type: 'setting', setting: 'workers', default: SETTINGS.workers.default },
@@ -47,7 +47,7 @@ export const RUN = {
       type: 'choice',
       choices: ['on', 'off'],
       default: 'on',
-      meaning: 'enable.idempotence; off only under at_least_once (exactly-once forces it on)',
+      meaning: 'enable.idempotence; off only under at_least_once and at_most_once (exactly-once forces it on)',
     },
     'session-timeout-ms': {
       type: 'setting',
@@ -70,8 +70,10 @@ export const RUN = {
     },
     expect: {
       type: 'choice',
-      choices: ['exactly-once', 'at-least-once'],
-      meaning: 'exit 1 when the validator finds what this guarantee forbids',
+      choices: EXPECTATIONS,
+      meaning:
+        'exit 1 when the validator finds what this guarantee forbids (exactly-once: any row; at-least-once: ' +
+        'lost; at-most-once: duplicates)',
     },
     backend: {
       type: 'choice',
@@ -169,9 +171,9 @@ function checkBackend(f: RunFlags): void {
       '--prefill measures a run without faults: kills and lost acks fall while input is fed, and with ' +
         '--prefill it is all written before the workers start (leave out --prefill to inject faults)',
     )
-  if (f.idempotence === 'off' && f.guarantee !== 'at_least_once') {
+  if (f.idempotence === 'off' && isExactlyOnce(f.guarantee)) {
     throw new UsageError(
-      `--idempotence off is only allowed with --guarantee at_least_once (Kafka Streams forces ` +
+      `--idempotence off is only allowed with --guarantee at_least_once or at_most_once (Kafka Streams forces ` +
         `enable.idempotence=true under ${f.guarantee})`,
     )
   }

@@ -48,7 +48,7 @@ describe('the same bad value gets the same words from the CLI and from REST', ()
       'an unknown guarantee',
       ['--guarantee', 'exactly-once'],
       parseCommand('setConfig', { 'processing.guarantee': 'exactly-once' }),
-      'must be one of at_least_once, exactly_once, exactly_once_v2; got "exactly-once"',
+      'must be one of at_most_once, at_least_once, exactly_once, exactly_once_v2; got "exactly-once"',
     ],
   ])('eoscope run and the lab commands: %s', async (_, argv, rest, words) => {
     expect(await cliWords(RUN, argv)).toBe(words)
@@ -78,7 +78,7 @@ describe('the same bad value gets the same words from the CLI and from REST', ()
       'an unknown guarantee',
       ['--guarantees', 'exactly_once,exactly_twice'],
       { ...sweepBody, guarantees: ['exactly_once', 'exactly_twice'] },
-      'must be one of at_least_once, exactly_once, exactly_once_v2; got "exactly_twice"',
+      'must be one of at_most_once, at_least_once, exactly_once, exactly_once_v2; got "exactly_twice"',
     ],
   ])('eoscope sweep and POST /api/experiments: %s', async (_, argv, body, words) => {
     expect(await cliWords(SWEEP, argv, (f) => sweepCommand(f, () => {}))).toBe(words)

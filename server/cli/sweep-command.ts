@@ -18,7 +18,7 @@ import {
 import { cellPrecise, cellsWithoutInterval, noiseWarnings } from '../../lib/experiment-uncertainty.ts'
 import { fewestSamplesForInterval } from '../../lib/statistics.ts'
 import { choiceSchema, settingSchema } from '../../lib/setting-schema.ts'
-import { describeRange, PROCESSING_GUARANTEES, rangeOf, SETTINGS } from '../../lib/streams-config.ts'
+import { AT_MOST_ONCE_NOTE, describeRange, PROCESSING_GUARANTEES, rangeOf, SETTINGS } from '../../lib/streams-config.ts'
 import { ExperimentStore } from '../experiments/experiment-store.ts'
 import { expectedRedone, modelDescription, runModelSweep } from '../experiments/model-sweep.ts'
 import {
@@ -52,7 +52,9 @@ export const SWEEP = {
     guarantees: {
       type: 'string',
       value: 'G[,G...]',
-      meaning: `processing.guarantee values to measure, of ${PROCESSING_GUARANTEES.join(', ')}`,
+      meaning:
+        `processing.guarantee values to measure, of ${PROCESSING_GUARANTEES.join(', ')} (at_most_once: ` +
+        `${AT_MOST_ONCE_NOTE})`,
       defaultText: DEFAULT_SWEEP_GUARANTEES.join(','),
     },
     repeat: {

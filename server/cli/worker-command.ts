@@ -2,7 +2,14 @@
 // The lab spawns these locally; started by hand on other machines against the same cluster and
 // application.id, they join the same group and show up in the same telemetry.
 
-import { PROCESSING_GUARANTEES, SETTINGS, streamsConfigFor, validateStreamsConfig } from '../../lib/streams-config.ts'
+import {
+  AT_MOST_ONCE_NOTE,
+  isExactlyOnce,
+  PROCESSING_GUARANTEES,
+  SETTINGS,
+  streamsConfigFor,
+  validateStreamsConfig,
+} from '../../lib/streams-config.ts'
 import { KAFKA_CAPABILITIES, KAFKA_GROUP_TIMEOUTS, withKafkaGroupTimeouts } from '../log/kafka/capabilities.ts'
 import { hostname } from 'node:os'
 import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
@@ -39,7 +46,7 @@ export const WORKER = {
       type: 'choice',
       choices: PROCESSING_GUARANTEES,
       defaultText: 'exactly_once',
-      meaning: 'processing.guarantee',
+      meaning: `processing.guarantee (at_most_once: ${AT_MOST_ONCE_NOTE})`,
     },
     'commit-interval-ms': { type: 'setting', setting: 'commit.interval.ms' },
     'session-timeout-ms': {
@@ -54,7 +61,7 @@ export const WORKER = {
       type: 'choice',
       choices: ['on', 'off'],
       defaultText: 'on',
-      meaning: 'enable.idempotence; off only under at_least_once',
+      meaning: 'enable.idempotence; off only under at_least_once and at_most_once',
     },
     partitions: { type: 'setting', setting: 'partitions' },
     'max-poll-records': { type: 'setting', setting: 'max.poll.records' },
@@ -106,8 +113,8 @@ export async function workerCommand(f: WorkerFlags, out: (s: string) => void): P
   if (!appId) throw new UsageError('--application-id is required (or --follow-lab)')
   const guarantee = f.guarantee ?? 'exactly_once'
   requireGuarantee(KAFKA_CAPABILITIES, guarantee)
-  if (f.idempotence === 'off' && guarantee !== 'at_least_once')
-    throw new UsageError(`--idempotence off is only allowed with --guarantee at_least_once`)
+  if (f.idempotence === 'off' && isExactlyOnce(guarantee))
+    throw new UsageError(`--idempotence off is only allowed with --guarantee at_least_once or at_most_once`)
   const config = withKafkaGroupTimeouts(
     streamsConfigFor(guarantee, {
       applicationId: appId,

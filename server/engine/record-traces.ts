@@ -57,14 +57,15 @@ export class RecordTraces {
       })
   }
 
-  /** Step 5 for every open trace below the committed offsets of these tasks. */
+  /** Step 5 for every open trace below the committed offsets of these tasks (at_most_once: before steps 2-4). */
   committed(tasks: readonly StreamTask[]): void {
     const done: Trace[] = []
     for (const t of tasks) {
       const tr = this.byPartition.get(t.partition)
       if (!tr) continue
+      const committed = t.committedOffset ?? 0
       tr.open = tr.open.filter((x) => {
-        if (x.offset < t.ackedOffset) {
+        if (x.offset < committed) {
           done.push(x)
           return false
         }

@@ -147,6 +147,14 @@ export class StreamTask {
     this.committedOffset = this.ackedOffset
     this.uncommitted = false
   }
+  /**
+   * at_most_once: the offsets of a polled batch were committed before it is processed, so the
+   * commit runs ahead of the acknowledged output until the batch's ack (a crash meanwhile loses it).
+   */
+  markCommittedOnPoll(offset: number): void {
+    this.committedOffset = offset
+    this.steps.committed = this.steps.consumed
+  }
   /** Resumes at an offset: nothing processed or acknowledged beyond it. */
   resumeAt(offset: number, committed: number | null): void {
     this.consumedOffset = offset

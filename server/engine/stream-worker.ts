@@ -2,10 +2,17 @@
 // running its tasks through the five steps:
 //   1 consume  2 process + update state  3 produce  4 broker ack  5 commit offsets
 // Under exactly_once the sink records, changelog records and offsets of a commit interval are one
-// transaction. A killed worker stops where it is: no flush, no commit, no abort, no leave-group.
+// transaction. Under at_most_once (eoscope's teaching mode, not a Kafka Streams setting) step 5 comes
+// first: the polled offsets are committed before steps 2-4. A killed worker stops where it is: no
+// flush, no commit, no abort, no leave-group.
 
 import type { Step } from '../../lib/five-steps.ts'
-import { isExactlyOnce, type StreamsConfig } from '../../lib/streams-config.ts'
+import {
+  isExactlyOnce,
+  type OffsetCommitPoint,
+  offsetCommitPointOf,
+  type StreamsConfig,
+} from '../../lib/streams-config.ts'
 import { taskIdOf, type TaskId } from '../../lib/task-id.ts'
 import { ProcessKilledError } from '../log/errors.ts'
 import { retryingNotNow, TASK_CREATION_RETRY_MS } from './not-now-retry.ts'
@@ -73,6 +80,7 @@ export class StreamWorker {
   private lastCommitMs: number
   private stopRequested = false
   private readonly guarantee
+  private readonly commitPoint: OffsetCommitPoint
   /** When the current run of retriable failures out of the loop began (null: the last iteration worked). */
   private retriableSince: number | null = null
   private retriableBackoffMs = RETRIABLE_LOOP_BACKOFF_MS
@@ -89,6 +97,7 @@ export class StreamWorker {
     this.id = id
     this.lastCommitMs = time.now()
     this.guarantee = options.config['processing.guarantee']
+    this.commitPoint = offsetCommitPointOf(this.guarantee)
     this.traces = new RecordTraces(id, options.traceIntervalMs, time, telemetry)
     this.taskManager = new TaskManager({
       workerId: id,
@@ -232,7 +241,7 @@ export class StreamWorker {
       sessionTimeoutMs: c['session.timeout.ms'],
       heartbeatIntervalMs: c['heartbeat.interval.ms'],
     })
-    if (this.guarantee === 'at_least_once') {
+    if (!isExactlyOnce(this.guarantee)) {
       this.threadProducer = this.newProducer(null)
     } else if (this.guarantee === 'exactly_once_v2') {
       const producer = this.newProducer(`${c['application.id']}-${this.options.slotId}`)
@@ -308,6 +317,7 @@ export class StreamWorker {
       if (t) traced.push(t)
     }
     this.traces.emit(traced, 1)
+    if (this.commitPoint === 'on-poll') await this.commitPolled(batch)
 
     await this.hook.atStep(this.id, 2)
     this.process(batch)
@@ -373,7 +383,34 @@ export class StreamWorker {
 
   // ---- commit --------------------------------------------------------------------------------
 
+  /**
+   * at_most_once: step 5 before steps 2-4. The polled records' offsets are committed before they
+   * are processed and produced, so a crash from here until their ack loses them: the next owner
+   * starts past them. Nothing is ever redone, hence never duplicated by a crash.
+   */
+  private async commitPolled(batch: Batch): Promise<void> {
+    await this.hook.atStep(this.id, 5)
+    const input = this.options.topics.input
+    const tasks = [...batch.keys()]
+    const offsets = [...batch].map(([task, recs]) => ({
+      topic: input,
+      partition: task.partition,
+      offset: recs[recs.length - 1]!.offset + 1,
+    }))
+    await this.commitConsumerOffsets(tasks, offsets)
+    for (let i = 0; i < tasks.length; i++) tasks[i]!.markCommittedOnPoll(offsets[i]!.offset)
+    this.telemetry.emit({
+      type: 'offsets-committed',
+      workerId: this.id,
+      offsets: offsets.map((o) => ({ partition: o.partition, offset: o.offset })),
+      atMs: this.time.now(),
+    })
+    this.traces.committed(tasks)
+  }
+
   private async maybeCommit(): Promise<void> {
+    // at_most_once committed each batch's offsets when it polled them: nothing waits for a commit.
+    if (this.commitPoint === 'on-poll') return
     if (this.time.now() - this.lastCommitMs < this.options.config['commit.interval.ms']) return
     if (!this.taskManager.all().some((t) => t.needsCommit())) {
       this.lastCommitMs = this.time.now()
@@ -385,6 +422,7 @@ export class StreamWorker {
 
   /** One commit point: the offsets of every task with progress, with their records under exactly_once. */
   private async commitAll(): Promise<void> {
+    if (this.commitPoint === 'on-poll') return
     const now = this.time.now()
     // A task whose processed records never reached the broker must not commit past them: its state
     // and position are ahead of the log. It is corrupted: close it dirty and restore it.
@@ -428,25 +466,9 @@ export class StreamWorker {
       partition: t.partition,
       offset: t.ackedOffset,
     })
-    if (this.guarantee === 'at_least_once') {
+    if (!isExactlyOnce(this.guarantee)) {
       if (dirty.length === 0) return { committed: [], failed: null }
-      try {
-        // commitSync retries what is retriable (the group's coordinator away or moved) for default.api.timeout.ms.
-        await retryRetriableUntilDeadline(
-          this.time,
-          { deadlineMs: KAFKA_CLIENT_DEADLINES_MS['default.api.timeout.ms'] },
-          () => this.consumer.commitOffsets(dirty.map(offsetOf)),
-        )
-      } catch (e) {
-        // A commit refused by the group (this member was dropped, or its generation is over): migrated.
-        if (isMigrationError(e))
-          throw new TaskMigratedError(
-            dirty.map((t) => t.id),
-            `offset commit refused: ${(e as Error).message}`,
-            { cause: e },
-          )
-        throw e
-      }
+      await this.commitConsumerOffsets(dirty, dirty.map(offsetOf))
     } else if (this.guarantee === 'exactly_once_v2') {
       await this.threadProducer!.commitTransaction(dirty.map(offsetOf), this.consumer.groupMetadata())
     } else {
@@ -462,6 +484,27 @@ export class StreamWorker {
       }
     }
     return { committed: dirty, failed: null }
+  }
+
+  /** A plain consumer offset commit (no transaction), as commitSync does it. */
+  private async commitConsumerOffsets(tasks: readonly StreamTask[], offsets: OffsetToCommit[]): Promise<void> {
+    try {
+      // commitSync retries what is retriable (the group's coordinator away or moved) for default.api.timeout.ms.
+      await retryRetriableUntilDeadline(
+        this.time,
+        { deadlineMs: KAFKA_CLIENT_DEADLINES_MS['default.api.timeout.ms'] },
+        () => this.consumer.commitOffsets(offsets),
+      )
+    } catch (e) {
+      // A commit refused by the group (this member was dropped, or its generation is over): migrated.
+      if (isMigrationError(e))
+        throw new TaskMigratedError(
+          tasks.map((t) => t.id),
+          `offset commit refused: ${(e as Error).message}`,
+          { cause: e },
+        )
+      throw e
+    }
   }
 
   // ---- revocation, loss, migration, corruption ------------------------------------------------

@@ -22,7 +22,7 @@ export interface TaskManagerContext {
   time: Time
   telemetry: TelemetrySink
   traces: RecordTraces
-  /** The worker's producer (at_least_once, exactly_once_v2); null under exactly_once. */
+  /** The worker's producer (at_most_once, at_least_once, exactly_once_v2); null under exactly_once. */
   threadProducer(): StreamsProducer | null
   /** A transactional producer of this task's own (exactly_once). */
   taskProducer(transactionalId: string, taskId: TaskId): StreamsProducer

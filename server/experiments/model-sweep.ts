@@ -70,7 +70,8 @@ export function modelDescription(
         `figure is chosen, not measured: it sets the scale of throughput, not its shape.`,
       'Under exactly_once one transaction per task and commit interval: its sends, offsets and EndTxn are paid ' +
         'once per interval, so throughput rises with the interval as those costs amortise; under at_least_once ' +
-        'one offset commit per worker and interval.',
+        "one offset commit per worker and interval; under at_most_once (eoscope's teaching mode) one per poll, " +
+        'before processing, whatever the interval.',
       `${s.workers} workers, ${s.partitions} partitions, max.poll.records ${s.maxPollRecords}, ` +
         `session.timeout.ms ${s.sessionTimeoutMs}; throughput under saturated input over max(${s.minWindowMs} ` +
         `ms, ${s.windowCommits} × commit.interval.ms); latency and the kill at a steady ${s.steadyRatePerSec} ` +

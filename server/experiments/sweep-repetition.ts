@@ -359,7 +359,8 @@ async function measureLatencyAndRecovery(
     cleanlyStopped = true
     const report = await validateRuntime(rt)
     const wrong = [
-      report.lost ? `${report.lost} lost` : '',
+      // at_most_once (eoscope's teaching mode) loses what a kill cuts between its commit and its ack.
+      report.lost && ctx.guarantee !== 'at_most_once' ? `${report.lost} lost` : '',
       ctx.guarantee !== 'at_least_once' && report.duplicates
         ? `${report.duplicates} duplicates under ${ctx.guarantee}`
         : '',

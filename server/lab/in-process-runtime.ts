@@ -286,6 +286,7 @@ export class InProcessRuntime implements LabRuntime {
         partition: t.partition,
         positionAtKill: t.consumedOffset,
         committedAtKill: t.committedOffset,
+        ackedAtKill: t.ackedOffset ?? null,
       })),
       hadOpenTxn: held.some((t) => t.inTransaction),
     })
@@ -350,6 +351,7 @@ export class InProcessRuntime implements LabRuntime {
       partition: t.partition,
       positionAtKill: t.consumedOffset,
       committedAtKill: committed[t.partition] ?? null,
+      ackedAtKill: t.ackedOffset,
     }))
     const hadOpenTxn = owned.some((t) => t.producer?.transactionInFlight === true)
     trackKill(this.tracker, this.config, {

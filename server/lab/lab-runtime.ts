@@ -34,6 +34,11 @@ export interface TaskStatus {
   /** Next input offset to process (task.consumedOffset): the position. */
   consumedOffset: number
   committedOffset: number | null
+  /**
+   * Input offset up to which the broker acknowledged the task's output (task.ackedOffset); absent
+   * from worker processes of older versions.
+   */
+  ackedOffset?: number
   inTransaction: boolean
   /** Records through each of the five steps (absent from worker processes of older versions). */
   steps?: StepCounters

@@ -2,7 +2,7 @@
 // partition, t1 (committed offsets reached those positions), and five phases that add up to t1 - t0:
 // detection, rebalance, fence/abort, restore, catch-up. Fed with events; pure of I/O.
 
-import type { ProcessingGuarantee } from '../../lib/streams-config.ts'
+import { isExactlyOnce, type ProcessingGuarantee } from '../../lib/streams-config.ts'
 import type { RecoveryPhases } from '../../lib/lab-protocol.ts'
 
 export interface KilledPartition {
@@ -11,6 +11,18 @@ export interface KilledPartition {
   positionAtKill: number
   /** The group's committed input offset at t0 (null: none yet, read from 0). */
   committedAtKill: number | null
+  /**
+   * The input offset up to which the broker had acknowledged the worker's output at t0 (null: not
+   * reported). Under at_most_once the commit runs ahead of it: [ackedAtKill, committedAtKill) is
+   * the window a kill cuts, records committed and never produced (lostWindow).
+   */
+  ackedAtKill?: number | null
+}
+
+/** The records a kill cut under at_most_once: committed at t0 and never acknowledged; null when none. */
+export function lostWindow(p: KilledPartition): { partition: number; from: number; to: number } | null {
+  if (p.ackedAtKill == null || p.committedAtKill === null || p.committedAtKill <= p.ackedAtKill) return null
+  return { partition: p.partition, from: p.ackedAtKill, to: p.committedAtKill }
 }
 
 export interface Recovery {
@@ -57,7 +69,7 @@ export function phaseEnds(r: Recovery): RecoveryPhases {
   const rebalance = detection === null ? null : maxOf(r.assignedAt, r.partitions)
   let fence: number | null = null
   if (rebalance !== null) {
-    if (r.guarantee === 'at_least_once') fence = rebalance
+    if (!isExactlyOnce(r.guarantee)) fence = rebalance
     else {
       const f = maxOf(r.fencedAt, r.partitions)
       const waitTxn = r.hadOpenTxn && r.guarantee === 'exactly_once_v2' ? r.openTxnAbortedAt : rebalance

@@ -21,6 +21,7 @@ export function workerStatusOf(w: StreamWorker): WorkerStatus {
       state: t.state,
       consumedOffset: t.consumedOffset,
       committedOffset: t.committedOffset,
+      ackedOffset: t.ackedOffset,
       inTransaction: t.producer?.transactionInFlight === true,
       steps: { ...t.steps },
     })),

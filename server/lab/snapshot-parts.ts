@@ -26,6 +26,15 @@ const SHOWN_RECOVERIES = 8
 
 /** What each guarantee allows of each correctness figure, as the dashboard states it. */
 export const ALLOWED: Record<ProcessingGuarantee, CorrectnessView['allowed']> = {
+  at_most_once: {
+    duplicates:
+      'must be 0 after crashes: at_most_once never redoes a record (a lost ack retried without idempotence ' +
+      'still writes twice)',
+    lost: 'allowed after faults: offsets are committed when polled, so a crash before the produce loses the records',
+    abortedReads: 'must be 0: no transactions are used',
+    stateMismatches: "allowed after faults: a lost record's update is missing from the state",
+    openTransactions: 'must be 0: no transactions are used',
+  },
   at_least_once: {
     duplicates: 'allowed after faults: at_least_once redoes work a crash left uncommitted',
     lost: 'must be 0: offsets are committed only after the output is acknowledged',

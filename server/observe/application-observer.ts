@@ -26,7 +26,6 @@ import {
 } from './generation-history.ts'
 import { offsetsPartitionOf } from './group-metadata-record.ts'
 import { type ObservedValidation, ObserveValidation, type ValidationTarget } from './observe-validation.ts'
-import type { Guarantee } from '../validator/report.ts'
 
 export const OFFSETS_TOPIC = '__consumer_offsets'
 /** Control records read per partition per sample at most; the rest waits for the next sample. */
@@ -226,7 +225,10 @@ export class ApplicationObserver {
   }
 
   /** The validator's figures, judged as the application's producers tell (transactional ids: exactly-once). */
-  private async validate(judgedAs: Guarantee, notes: string[]): Promise<ObservedValidation | null> {
+  private async validate(
+    judgedAs: ObservedValidation['judgedAs'],
+    notes: string[],
+  ): Promise<ObservedValidation | null> {
     if (!this.validation) return null
     try {
       return await this.validation.check(judgedAs)

@@ -11,7 +11,7 @@
 // at-least-once (nothing lost; duplicates and mismatches counted, not violations). Open
 // transactions are not judged: a running application always has some.
 
-import { type Guarantee, type ValidationReport, type ValidationRow, violations } from '../validator/report.ts'
+import { type ValidationReport, type ValidationRow, violations } from '../validator/report.ts'
 import { IncrementalValidator } from '../validator/incremental-validator.ts'
 import type { LogInspector } from '../log/types.ts'
 import type { ObservedValidationView } from '../../lib/observe-protocol.ts'
@@ -43,7 +43,7 @@ const NO_CHANGELOG = 'no changelog'
 
 /** The wire view (lib/observe-protocol.ts), with the validator's own types for its rows. */
 export interface ObservedValidation extends Omit<ObservedValidationView, 'format'>, ValidationTarget {
-  judgedAs: Guarantee
+  judgedAs: ObservedValidationView['judgedAs']
   /** Rows over 0 that the guarantee forbids. */
   violations: { row: ValidationRow; value: number }[]
   /** Rows that could not be computed, with why. */
@@ -82,7 +82,7 @@ export class ObserveValidation {
    * Reads what is new and judges it: exactly-once when the application's
    * producers have transactional ids named after it.
    */
-  async check(judgedAs: Guarantee): Promise<ObservedValidation> {
+  async check(judgedAs: ObservedValidationView['judgedAs']): Promise<ObservedValidation> {
     const r = await this.validator.check()
     const because =
       judgedAs === 'exactly-once'

@@ -93,7 +93,17 @@ export interface ValidationReport {
   }
 }
 
-export type Guarantee = 'exactly-once' | 'at-least-once'
+export type Guarantee = 'exactly-once' | 'at-least-once' | 'at-most-once'
+
+/** The --expect names, strongest first. */
+export const EXPECTATIONS = ['exactly-once', 'at-least-once', 'at-most-once'] as const satisfies readonly Guarantee[]
+
+/** The expectation a processing.guarantee promises. */
+export function expectationOf(guarantee: Guarantee | ProcessingGuarantee): Guarantee {
+  if (guarantee === 'exactly-once' || guarantee === 'at-least-once' || guarantee === 'at-most-once') return guarantee
+  if (isExactlyOnce(guarantee)) return 'exactly-once'
+  return guarantee === 'at_most_once' ? 'at-most-once' : 'at-least-once'
+}
 
 export interface Violation {
   row: ValidationRow
@@ -101,17 +111,21 @@ export interface Violation {
   value: number | null
 }
 
-function requiredRows(guarantee: Guarantee | ProcessingGuarantee): readonly ValidationRow[] {
-  const exactlyOnce = guarantee === 'exactly-once' || (guarantee !== 'at-least-once' && isExactlyOnce(guarantee))
-  return exactlyOnce ? VALIDATION_ROWS : ['lost']
+/** The rows each expectation requires to be 0. */
+const REQUIRED_ROWS: Record<Guarantee, readonly ValidationRow[]> = {
+  'exactly-once': VALIDATION_ROWS,
+  'at-least-once': ['lost'],
+  'at-most-once': ['duplicates'],
 }
 
 /**
  * The rows that break the guarantee: under exactly-once all five must be 0, under at-least-once
- * nothing may be lost (duplicates and state mismatches are expected after faults, and counted).
+ * nothing may be lost (duplicates and state mismatches are expected after faults, and counted),
+ * under at-most-once nothing may be written twice (lost records and state mismatches are expected
+ * after faults, and counted; a lost ack retried with idempotence off does write twice, and fails it).
  */
 export function violations(report: ValidationReport, guarantee: Guarantee | ProcessingGuarantee): Violation[] {
-  return requiredRows(guarantee)
+  return REQUIRED_ROWS[expectationOf(guarantee)]
     .map((row) => ({ row, value: report[row] }))
     .filter((v) => v.value !== 0)
 }

@@ -504,6 +504,7 @@ export class WorkerProcessRuntime implements LabRuntime {
       partition: t.partition,
       positionAtKill: t.consumedOffset,
       committedAtKill: t.committedOffset,
+      ackedAtKill: t.ackedOffset ?? null,
     }))
     trackKill(this.tracker, this.config, {
       workerId: worker.id,
