@@ -1,7 +1,7 @@
 // Every page of the lab in Chromium on a fresh embedded lab, at 1440×900 and 420 px wide: a
 // screenshot of each (test-results/page-*.png), no page taller than three windows, the overview's
 // story on its first screen, axe-core finding nothing critical or serious, and no program text
-// where a person reads. (The same audit runs after the seven scenarios in scenarios.e2e.ts.)
+// where a person reads. (The same audit runs after the eight scenarios in scenarios.e2e.ts.)
 
 import path from 'node:path'
 import { expect, it } from 'vitest'

@@ -1,6 +1,6 @@
 // Guided scenarios run from the dashboard in Chromium: crash-before-commit-eos, started from the
 // keyboard, narrates while it runs and ends with its verdict, every expectation holding. Every one
-// of the seven leaves a live lab: within 5 s of its end the lab processes again with the settings
+// of the eight leaves a live lab: within 5 s of its end the lab processes again with the settings
 // from before it (shown in the controls and in /api/lab), and its evidence card's link opens the
 // partition log on the partition and offsets the card names.
 
@@ -75,7 +75,7 @@ describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (
   it('lists every scenario with a Run button', async () => {
     const { page } = lab
     await goTo(page, 'scenarios')
-    await expect.poll(() => page.locator('[data-testid^="run-scenario-"]').count(), { timeout: 10_000 }).toBe(7)
+    await expect.poll(() => page.locator('[data-testid^="run-scenario-"]').count(), { timeout: 10_000 }).toBe(8)
     await goTo(page, 'overview')
     await page.getByTestId('controls').waitFor()
     defaults = await settingsShown(page)
@@ -136,9 +136,9 @@ describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (
     await page.getByTestId('scenarios').screenshot({ path: path.join(SHOTS, 'scenario-verdict-at-least-once.png') })
   })
 
-  const otherFiveLeaveLiveLab =
-    'the other five leave a live lab with the user’s own settings, and their cards link to their records'
-  it(otherFiveLeaveLiveLab, async () => {
+  const otherSixLeaveLiveLab =
+    'the other six leave a live lab with the user’s own settings, and their cards link to their records'
+  it(otherSixLeaveLiveLab, async () => {
     const { page } = lab
     // Settings of the user's own, none a default, so that a scenario's return to them shows.
     const asked = {
@@ -166,21 +166,28 @@ describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (
     )
     const mine = await settingsShown(page)
     expect(mine.api).toMatchObject(asked)
-    for (const name of ['lost-ack', 'zombie', 'hanging-transaction', 'isolation', 'commit-interval']) {
+    for (const name of [
+      'crash-after-commit',
+      'lost-ack',
+      'zombie',
+      'hanging-transaction',
+      'isolation',
+      'commit-interval',
+    ]) {
       await runScenarioToEnd(page, name, { everyMs: 250, stallMs: STALL_MS })
       await leavesALiveLab(page, name, mine)
     }
     await goTo(page, 'scenarios')
     const cards = page.getByTestId('evidence-card')
-    expect(await cards.count()).toBe(7)
+    expect(await cards.count()).toBe(8)
     await page.getByTestId('evidence').screenshot({ path: path.join(SHOTS, 'scenario-evidence-cards.png') })
     // A card stays until dismissed.
     await page.locator('[data-testid="evidence-card"][data-id="lost-ack-1"]').getByTestId('dismiss-evidence').click()
-    await waitFor(async () => (await cards.count()) === 6, 'the dismissed card to go', { boundMs: 10_000 })
+    await waitFor(async () => (await cards.count()) === 7, 'the dismissed card to go', { boundMs: 10_000 })
   })
 
   const pagesPassAxeAfterScenarios =
-    'after the seven scenarios, every page passes axe-core and shows no program text, held on one moment'
+    'after the eight scenarios, every page passes axe-core and shows no program text, held on one moment'
   it(pagesPassAxeAfterScenarios, async () => {
     const { page } = lab
     const pages: LabPageName[] = ['overview', 'scenarios', 'transactions', 'recovery', 'partitions', 'journal']

@@ -1,7 +1,7 @@
 // The guided scenarios on a real broker (npm run test:kafka starts one), run as a user would:
 // `eoscope scenario NAME --backend kafka --brokers …`. Each lab is a fresh application of worker
-// processes behind the ack-drop proxy; the worker kills itself at step 5 on a command from the
-// commands topic (or stops itself at step 4: the zombie), the proxy loses a produce ack after the
+// processes behind the ack-drop proxy; the worker kills itself at step 5 (at step 3 under
+// at_most_once) on a command from the commands topic (or stops itself at step 4: the zombie), the proxy loses a produce ack after the
 // broker appended the batch, and every claim is read from the cluster's own log and coordinators
 // (ABORT markers, copies of records, both isolation levels, the leaders' open transactions, the
 // commits and recovery phases the workers report).
@@ -58,6 +58,7 @@ describe('eoscope scenario --backend kafka', () => {
   it.each([
     ['crash-before-commit'],
     ['crash-before-commit-eos'],
+    ['crash-after-commit'],
     ['lost-ack'],
     ['zombie'],
     ['hanging-transaction'],
@@ -97,6 +98,27 @@ describe('eoscope scenario --backend kafka', () => {
     // Every duplicate is a record of the window; the window may hold records the dead worker had not yet produced.
     expect(e.duplicates).toBeLessThanOrEqual(e.redone)
     expect(result.figures.duplicates).toBe(e.duplicates)
+  })
+
+  it('crash-after-commit: every lost record lies in the window the kill cut, and none is written twice', {
+    timeout: SCENARIO_BOUND_MS + 60_000,
+  }, async () => {
+    const { result } = await scenario('crash-after-commit')
+    const e = result.evidence as {
+      lost: number
+      lostFound: number
+      lostInWindow: number
+      cut: number
+      duplicates: number
+    }
+    expect(e.lost).toBeGreaterThan(0)
+    expect(e.lostFound).toBe(e.lost)
+    expect(e.lostInWindow).toBe(e.lost)
+    // The window may hold records the broker had appended when the kill landed: at most it, never more.
+    expect(e.lost).toBeLessThanOrEqual(e.cut)
+    expect(e.duplicates).toBe(0)
+    expect(result.figures.lost).toBe(e.lost)
+    expect(result.links.some((l) => l.topic === 'input')).toBe(true)
   })
 
   it('commit-interval: the 5000 ms run redid more records, caught up longer and ran faster than the 100 ms run', {

@@ -1,5 +1,6 @@
 import type { Scenario } from './scenario.ts'
 import { crashBeforeCommitEosScenario, crashBeforeCommitScenario } from './crash-before-commit.ts'
+import { crashAfterCommitScenario } from './crash-after-commit.ts'
 import { lostAckScenario } from './lost-ack.ts'
 import { zombieScenario } from './zombie.ts'
 import { hangingTransactionScenario } from './hanging-transaction.ts'
@@ -9,6 +10,7 @@ import { commitIntervalScenario } from './commit-interval.ts'
 export const SCENARIOS: readonly Scenario[] = [
   crashBeforeCommitScenario,
   crashBeforeCommitEosScenario,
+  crashAfterCommitScenario,
   lostAckScenario,
   zombieScenario,
   hangingTransactionScenario,
