@@ -1,8 +1,8 @@
 // The guided scenarios on a real broker (npm run test:kafka starts one), run as a user would:
 // `eoscope scenario NAME --backend kafka --brokers …`. Each lab is a fresh application of worker
 // processes behind the ack-drop proxy; the worker kills itself at step 5 (at step 3 under
-// at_most_once) on a command from the commands topic (or stops itself at step 4: the zombie), the proxy loses a produce ack after the
-// broker appended the batch, and every claim is read from the cluster's own log and coordinators
+// at_most_once) on a command from the commands topic (or stops itself at step 4: the zombie), the
+// proxy loses a produce ack after the broker appended the batch, and every claim is read from the cluster's own log and coordinators
 // (ABORT markers, copies of records, both isolation levels, the leaders' open transactions, the
 // commits and recovery phases the workers report).
 

@@ -50,9 +50,11 @@ async function crashAfterCommit(ctx: ScenarioContext): Promise<string> {
   )
   const recovery = lab.tracker.recoveries[0]!
   const windows = cutWindows([recovery])
-  ctx.say(
-    `killed ${victim}: ${windows.length === 0 ? 'no window cut (it had produced all it committed)' : `committed and never produced ${windows.map(windowText).join(', ')}`}`,
-  )
+  const cutText =
+    windows.length === 0
+      ? 'no window cut (it had produced all it committed)'
+      : `committed and never produced ${windows.map(windowText).join(', ')}`
+  ctx.say(`killed ${victim}: ${cutText}`)
   for (const w of windows)
     ctx.link(
       linkOf(`lost window: input-${w.partition} [${w.from}, ${w.to}) committed, never produced`, 'input', w, w.t0),
