@@ -2,9 +2,9 @@
 // `eoscope scenario NAME --backend kafka --brokers …`. Each lab is a fresh application of worker
 // processes behind the ack-drop proxy; the worker kills itself at step 5 (at step 3 under
 // at_most_once) on a command from the commands topic (or stops itself at step 4: the zombie), the
-// proxy loses a produce ack after the broker appended the batch, and every claim is read from the cluster's own log and coordinators
-// (ABORT markers, copies of records, both isolation levels, the leaders' open transactions, the
-// commits and recovery phases the workers report).
+// proxy loses a produce ack after the broker appended the batch, and every claim is read from the
+// cluster's own log and coordinators (ABORT markers, copies of records, both isolation levels, the
+// leaders' open transactions, the commits and recovery phases the workers report).
 
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
