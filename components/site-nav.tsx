@@ -1,6 +1,7 @@
 'use client'
-// The pages of eoscope, the same on every page: the live lab's views first, then the pages that
-// run beside it. The current page is marked for assistive technology (aria-current) and by style.
+// The pages of eoscope, the same on every page: the Learn path first (for a newcomer), the live
+// lab's views, then the pages that run beside it. The current page is marked for assistive
+// technology (aria-current) and by style.
 
 import Link from 'next/link'
 import { usePathname } from 'next/navigation'
@@ -13,8 +14,13 @@ export interface NavItem {
 }
 
 export const NAV_ITEMS: readonly NavItem[] = [
+  {
+    href: '/learn',
+    label: 'Learn',
+    title: 'the argument in seven chapters, each checked on the live lab: start here if eoscope is new to you',
+  },
   { href: '/', label: 'Overview', title: 'the live lab on one screen: controls, the five steps, workers, correctness' },
-  { href: '/scenarios', label: 'Scenarios', title: 'seven scripted faults, each checked against what it claims' },
+  { href: '/scenarios', label: 'Scenarios', title: 'eight scripted faults, each checked against what it claims' },
   {
     href: '/transactions',
     label: 'Transactions',

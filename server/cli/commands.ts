@@ -10,6 +10,7 @@ import {
   UsageError,
 } from './flags.ts'
 import { UnsupportedOnBackendError } from '../log/capabilities.ts'
+import { LEARN, learnCommand } from './learn-command.ts'
 import { OBSERVE, observeCommand } from './observe-command.ts'
 import { RUN, runCommand } from './run-command.ts'
 import { SCENARIO, scenarioCommand } from './scenario-command.ts'
@@ -43,6 +44,7 @@ function command<F extends FlagSpecs>(
 }
 
 export const COMMANDS: Readonly<Record<string, Command>> = {
+  learn: command(LEARN, learnCommand),
   observe: command(OBSERVE, (f, out) => observeCommand(f, out)),
   run: command(RUN, runCommand),
   scenario: command(SCENARIO, (f, out, name) => scenarioCommand(name, f, out)),

@@ -22,7 +22,7 @@ import { BACKENDS, capabilitiesOf, kafkaSecurityForCommand, parseBrokers } from 
 import type { KafkaClientConfig } from '../log/kafka/kafka-connection.ts'
 import { requireCapability } from '../log/capabilities.ts'
 
-const CLOCKS = ['virtual', 'system'] as const
+export const CLOCKS = ['virtual', 'system'] as const
 
 const NAMES = SCENARIOS.map((s) => s.name).join(', ')
 
@@ -98,7 +98,7 @@ export function scenarioText(result: ScenarioResult, summary: string): string[] 
   ]
 }
 
-async function runOnKafka(client: KafkaClientConfig, scenario: Scenario, seed: number): Promise<ScenarioResult> {
+export async function runOnKafka(client: KafkaClientConfig, scenario: Scenario, seed: number): Promise<ScenarioResult> {
   const { KafkaScenarioHost } = await import('../lab/kafka/kafka-scenario-host.ts')
   const host = new KafkaScenarioHost(seed, { client, applicationIdPrefix: `eoscope-scenario-${scenario.name}` })
   try {
@@ -108,7 +108,7 @@ async function runOnKafka(client: KafkaClientConfig, scenario: Scenario, seed: n
   }
 }
 
-async function runOn(clock: (typeof CLOCKS)[number], scenario: Scenario, seed: number): Promise<ScenarioResult> {
+export async function runOn(clock: (typeof CLOCKS)[number], scenario: Scenario, seed: number): Promise<ScenarioResult> {
   if (clock === 'virtual') return runScenarioInVirtualTime(scenario, seed)
   const host = new HeadlessHost(new SystemTime(), seed)
   try {
