@@ -55,10 +55,6 @@ async function crashAfterCommit(ctx: ScenarioContext): Promise<string> {
       ? 'no window cut (it had produced all it committed)'
       : `committed and never produced ${windows.map(windowText).join(', ')}`
   ctx.say(`killed ${victim}: ${cutText}`)
-  for (const w of windows)
-    ctx.link(
-      linkOf(`lost window: input-${w.partition} [${w.from}, ${w.to}) committed, never produced`, 'input', w, w.t0),
-    )
   const report = await finishAndValidate(lab)
   const { inputs, committed } = await committedInputs(lab)
   const lost = lostInputs(inputs, committed, await outputProvenance(lab))
@@ -86,15 +82,20 @@ async function crashAfterCommit(ctx: ScenarioContext): Promise<string> {
   ctx.expect("the validator's lost figure counts each of them", report.lost === lost.length)
   ctx.expect('nothing was redone: 0 duplicates', report.duplicates === 0)
   ctx.expect('0 aborted reads', report.abortedReads === 0)
-  for (const run of spans(inWindow))
+  // One link per partition: the lost records' offsets, with the window that holds them.
+  for (const run of spans(lost)) {
+    const w = windows.find((x) => x.partition === run.partition && run.from >= x.from && run.to <= x.to)
+    const where = w ? `, inside the window the kill cut ${windowText(w)}` : ', outside every window the kill cut'
     ctx.link(
       linkOf(
-        `lost: input-${run.partition} [${run.from}, ${run.to}) holds ${run.records} committed records with no output`,
+        `lost: input-${run.partition} [${run.from}, ${run.to}) holds ${run.records} committed records with no ` +
+          `output${where}`,
         'input',
         run,
         recovery.t0,
       ),
     )
+  }
   const [lostN, inside, cutN, dups] = [
     ctx.figure('lost', report.lost),
     ctx.figure('lostInWindow', inWindow.length),
