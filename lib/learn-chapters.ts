@@ -93,7 +93,7 @@ export const LEARN_CHAPTERS: readonly LearnChapter[] = [
     ],
     view: 'transactions',
     scenarios: ['crash-before-commit-eos', 'isolation'],
-    action: 'Crash under exactly_once, then compare the isolation levels',
+    action: 'Crash under exactly_once; compare isolation levels',
     claim: 'the open transaction was aborted and nothing became visible twice; read_committed skipped the aborted',
   },
   {

@@ -1,0 +1,121 @@
+// The Learn page in Chromium on a fresh embedded lab: every chapter in order, as a newcomer goes,
+// its number in the URL, its button pressed and its claim checked on the page (the verdict the
+// scenarios' evidence gives); a screenshot of each (test-results/learn-chapter-N.png). Then the
+// dashboard's bars: at most three windows tall at 1440×900, no sideways scroll at 420 px, axe-core
+// finding nothing critical or serious, and no program text where a person reads.
+
+import path from 'node:path'
+import type { Page } from 'playwright-core'
+import { expect, it } from 'vitest'
+import { LEARN_CHAPTERS } from '../lib/learn-chapters.ts'
+import { SHOTS, describeInChromium } from './chromium-page.ts'
+import { auditPage } from './page-audit.ts'
+import { STALL_MS, STATE_MS, whilePaused } from './page-helpers.ts'
+import { untilProgress } from './progress.ts'
+import { labNow } from './scenario-steps.ts'
+
+async function openChapter(page: Page, n: number): Promise<void> {
+  await page.getByTestId(`learn-nav-${n}`).click()
+  await page.locator(`[data-testid="learn-chapter"][data-chapter="${n}"]`).waitFor({ timeout: STATE_MS })
+  expect(new URL(page.url()).searchParams.get('chapter')).toBe(String(n))
+}
+
+/** Waits while the lab makes progress until the chapter's verdict is given; returns its state and words. */
+async function verdictOf(page: Page): Promise<{ state: string | null; text: string }> {
+  const verdict = page.getByTestId('learn-verdict')
+  return untilProgress({
+    what: 'the chapter’s claim to be checked',
+    read: async () => ({
+      state: await verdict.getAttribute('data-state'),
+      text: (await verdict.textContent()) ?? '',
+      committed: (await labNow(page)).totals.committedInput,
+      narrative:
+        (await page
+          .getByTestId('learn-narrative')
+          .textContent()
+          .catch(() => null)) ?? '',
+    }),
+    done: (v) => v.state === 'holds' || v.state === 'failed',
+    stallMs: STALL_MS,
+    everyMs: 500,
+  })
+}
+
+function shownCards(page: Page): Promise<string[]> {
+  return page.getByTestId('evidence-card').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-id') ?? ''))
+}
+
+describeInChromium('the Learn page', { waitForDashboard: true }, (lab) => {
+  it('comes first in the navigation and opens on chapter 1', async () => {
+    const { page } = lab
+    await page.setViewportSize({ width: 1440, height: 900 })
+    const first = page.locator('.site-nav a').first()
+    expect(await first.getAttribute('href')).toBe('/learn')
+    await first.click()
+    await page.getByTestId('page-learn').waitFor({ timeout: STATE_MS })
+    expect(await page.locator('[data-testid="learn-chapter"]').getAttribute('data-chapter')).toBe('1')
+  })
+
+  // One case per chapter, in order (a file's cases run one after the other): each runs scenarios on
+  // the system clock, which take minutes together on a busy machine.
+  for (const chapter of LEARN_CHAPTERS)
+    it(`chapter ${chapter.n}, ${chapter.title}: its button runs it and its claim holds on the lab`, async () => {
+      const { page } = lab
+      await openChapter(page, chapter.n)
+      const before = chapter.n === 1 ? (await labNow(page)).config.inputRatePerSec : null
+      const cardsBefore = await shownCards(page)
+      await page.getByTestId('learn-run').click()
+      // Its scenarios run first: a verdict read before then would be an earlier run's.
+      if (chapter.scenarios.length > 0)
+        await expect.poll(() => page.getByTestId('learn-verdict').getAttribute('data-state')).toBe('running')
+      const v = await verdictOf(page)
+      expect(v.state, `chapter ${chapter.n}: ${v.text}`).toBe('holds')
+      expect(v.text).toContain(chapter.claim)
+      expect(await page.getByTestId(`learn-nav-${chapter.n}`).getAttribute('data-state')).toBe('holds')
+      if (chapter.scenarios.length > 0) {
+        // One card per scenario of the chapter, each from this run.
+        const cards = await shownCards(page)
+        expect(cards).toHaveLength(chapter.scenarios.length)
+        for (const id of cards) expect(cardsBefore).not.toContain(id)
+      }
+      await page.screenshot({ path: path.join(SHOTS, `learn-chapter-${chapter.n}.png`), fullPage: true })
+      if (chapter.n === 1) {
+        // The rate comes back to what it was before the chapter slowed it.
+        await page.getByTestId('learn-restore').click()
+        await expect.poll(async () => (await labNow(page)).config.inputRatePerSec).toBe(before)
+      }
+    })
+
+  it('every chapter: at most three windows tall at 1440×900, no sideways scroll at 420 px', async () => {
+    const { page } = lab
+    for (const size of [
+      { width: 1440, height: 900 },
+      { width: 420, height: 900 },
+    ]) {
+      await page.setViewportSize(size)
+      for (const chapter of LEARN_CHAPTERS) {
+        await openChapter(page, chapter.n)
+        const dims = await page.evaluate(() => ({
+          height: document.documentElement.scrollHeight,
+          width: document.documentElement.scrollWidth,
+        }))
+        expect(dims.width, `chapter ${chapter.n} at ${size.width} px`).toBeLessThanOrEqual(size.width)
+        if (size.width === 1440) expect(dims.height, `chapter ${chapter.n} at 1440×900`).toBeLessThanOrEqual(3 * 900)
+      }
+      await page.screenshot({ path: path.join(SHOTS, `learn-${size.width}.png`), fullPage: true })
+    }
+    await page.setViewportSize({ width: 1440, height: 900 })
+  })
+
+  it('axe-core finds nothing critical or serious and no chapter shows program text, held on one moment', async () => {
+    const { page } = lab
+    await whilePaused(page, async () => {
+      for (const chapter of LEARN_CHAPTERS) {
+        await openChapter(page, chapter.n)
+        const audit = await auditPage(page)
+        expect(audit.violations, `chapter ${chapter.n}: axe-core`).toEqual([])
+        expect(audit.programText, `chapter ${chapter.n}: program text`).toEqual([])
+      }
+    })
+  })
+})
