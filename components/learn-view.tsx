@@ -10,7 +10,7 @@ import { DuplicateLedger } from './duplicate-ledger.tsx'
 import { PipelinePanel } from './pipeline-panel.tsx'
 import { RecordTraceView } from './record-trace-view.tsx'
 import { RecoveryPanel } from './recovery-panel.tsx'
-import { TransactionsPanel } from './transactions-panel.tsx'
+import { TxnStrip } from './txn-strip.tsx'
 
 const NO_LEDGER: NonNullable<LabSnapshot['duplicateLedger']> = []
 
@@ -32,15 +32,15 @@ function Recovery({ s }: { s: LabSnapshot }) {
   return <RecoveryPanel recoveries={s.recoveries} startedAtMs={s.startedAtMs} nowMs={s.atMs} latest={1} />
 }
 
+/** The latest transactions, committed and aborted; the Transactions page holds their lanes and history. */
 function Transactions({ s }: { s: LabSnapshot }) {
   return (
-    <TransactionsPanel
-      transactions={s.transactions}
-      totals={s.txnTotals}
-      startedAtMs={s.startedAtMs}
-      nowMs={s.atMs}
-      historyRows={4}
-    />
+    <>
+      <TxnStrip transactions={s.transactions} totals={s.txnTotals} />
+      <p className="small muted">
+        Each transaction&apos;s lane and its writes: <Link href="/transactions">Transactions</Link>.
+      </p>
+    </>
   )
 }
 

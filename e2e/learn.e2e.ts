@@ -16,8 +16,9 @@ import { labNow } from './scenario-steps.ts'
 
 async function openChapter(page: Page, n: number): Promise<void> {
   await page.getByTestId(`learn-nav-${n}`).click()
+  // The chapter is in the URL: /learn alone shows chapter 1 too, so the URL is waited for first.
+  await page.waitForURL((url) => url.searchParams.get('chapter') === String(n), { timeout: STATE_MS })
   await page.locator(`[data-testid="learn-chapter"][data-chapter="${n}"]`).waitFor({ timeout: STATE_MS })
-  expect(new URL(page.url()).searchParams.get('chapter')).toBe(String(n))
 }
 
 /** Waits while the lab makes progress until the chapter's verdict is given; returns its state and words. */
@@ -69,6 +70,8 @@ describeInChromium('the Learn page', { waitForDashboard: true }, (lab) => {
       if (chapter.scenarios.length > 0)
         await expect.poll(() => page.getByTestId('learn-verdict').getAttribute('data-state')).toBe('running')
       const v = await verdictOf(page)
+      // Before the checks, so that a chapter whose claim did not hold is seen as the page said it.
+      await page.screenshot({ path: path.join(SHOTS, `learn-chapter-${chapter.n}.png`), fullPage: true })
       expect(v.state, `chapter ${chapter.n}: ${v.text}`).toBe('holds')
       expect(v.text).toContain(chapter.claim)
       expect(await page.getByTestId(`learn-nav-${chapter.n}`).getAttribute('data-state')).toBe('holds')
@@ -78,7 +81,6 @@ describeInChromium('the Learn page', { waitForDashboard: true }, (lab) => {
         expect(cards).toHaveLength(chapter.scenarios.length)
         for (const id of cards) expect(cardsBefore).not.toContain(id)
       }
-      await page.screenshot({ path: path.join(SHOTS, `learn-chapter-${chapter.n}.png`), fullPage: true })
       if (chapter.n === 1) {
         // The rate comes back to what it was before the chapter slowed it.
         await page.getByTestId('learn-restore').click()
