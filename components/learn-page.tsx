@@ -30,8 +30,8 @@ const SLOW_RATE = 1
 export function verdictOf(chapter: LearnChapter, s: LabSnapshot, running: string | null): ChapterVerdict {
   if (chapter.scenarios.length === 0)
     return followedThroughFiveSteps(s.traces)
-      ? { state: 'holds', failing: [], missing: [] }
-      : { state: 'not-run', failing: [], missing: [] }
+      ? { state: 'holds', failing: [], undecided: [], missing: [] }
+      : { state: 'not-run', failing: [], undecided: [], missing: [] }
   return scenarioVerdict(chapter.scenarios, s.evidence ?? NO_CARDS, running)
 }
 
@@ -44,6 +44,8 @@ export function verdictText(chapter: LearnChapter, v: ChapterVerdict, step: { at
       return `Checked on this lab: ${chapter.claim}. The claim holds.`
     case 'failed':
       return `The claim did not hold on this lab: ${chapter.claim} was not shown.`
+    case 'undecided':
+      return `Not shown on this lab: ${chapter.claim}. No claim failed, but this machine could not tell one apart.`
     case 'not-run':
       return chapter.scenarios.length === 0
         ? 'Not seen yet: no traced record has reached step 5 on this lab.'
@@ -148,6 +150,13 @@ function Verdict({
         <ul className="small">
           {v.failing.map((f) => (
             <li key={f}>did not hold: {f}</li>
+          ))}
+        </ul>
+      ) : null}
+      {v.undecided.length > 0 ? (
+        <ul className="small">
+          {v.undecided.map((f) => (
+            <li key={f}>not distinguishable here: {f}</li>
           ))}
         </ul>
       ) : null}

@@ -36,7 +36,7 @@ async function verdictOf(page: Page): Promise<{ state: string | null; text: stri
           .textContent()
           .catch(() => null)) ?? '',
     }),
-    done: (v) => v.state === 'holds' || v.state === 'failed',
+    done: (v) => v.state === 'holds' || v.state === 'undecided' || v.state === 'failed',
     stallMs: STALL_MS,
     everyMs: 500,
   })
@@ -72,9 +72,12 @@ describeInChromium('the Learn page', { waitForDashboard: true }, (lab) => {
       const v = await verdictOf(page)
       // Before the checks, so that a chapter whose claim did not hold is seen as the page said it.
       await page.screenshot({ path: path.join(SHOTS, `learn-chapter-${chapter.n}.png`), fullPage: true })
-      expect(v.state, `chapter ${chapter.n}: ${v.text}`).toBe('holds')
+      // As scenarios.e2e.ts judges a scenario: no claim may fail; a measured claim that this machine
+      // cannot tell apart (overlapping intervals, chapter 7's throughput) is passed when the page names it.
+      expect(v.state, `chapter ${chapter.n}: ${v.text}`).toMatch(/^(holds|undecided)$/)
       expect(v.text).toContain(chapter.claim)
-      expect(await page.getByTestId(`learn-nav-${chapter.n}`).getAttribute('data-state')).toBe('holds')
+      if (v.state === 'undecided') expect(v.text).toContain('not distinguishable here')
+      expect(await page.getByTestId(`learn-nav-${chapter.n}`).getAttribute('data-state')).toBe(v.state)
       if (chapter.scenarios.length > 0) {
         // One card per scenario of the chapter, each from this run.
         const cards = await shownCards(page)

@@ -44,11 +44,26 @@ describe('the Learn chapters', () => {
 
   it('hold a claim only when every scenario ran and every expectation of its latest card held', () => {
     const names = ['a', 'b']
-    expect(scenarioVerdict(names, [], null)).toEqual({ state: 'not-run', failing: [], missing: ['a', 'b'] })
+    expect(scenarioVerdict(names, [], null)).toEqual({
+      state: 'not-run',
+      failing: [],
+      undecided: [],
+      missing: ['a', 'b'],
+    })
     expect(scenarioVerdict(names, [card('a', 5, [true])], null).state).toBe('not-run')
     expect(scenarioVerdict(names, [card('a', 5, [true]), card('b', 6, [true, true])], null).state).toBe('holds')
     const failed = scenarioVerdict(names, [card('a', 5, [true]), card('b', 6, [true, false])], null)
-    expect(failed).toEqual({ state: 'failed', failing: ['b: claim 1'], missing: [] })
+    expect(failed).toEqual({ state: 'failed', failing: ['b: claim 1'], undecided: [], missing: [] })
+    // A claim the machine could not tell apart fails nothing, and does not make the chapter hold.
+    const close = card('b', 7, [true, false])
+    close.status = 'passed'
+    close.expectations[1]!.undecided = 'their intervals overlap'
+    expect(scenarioVerdict(names, [card('a', 5, [true]), close], null)).toEqual({
+      state: 'undecided',
+      failing: [],
+      undecided: ['b: claim 1: their intervals overlap'],
+      missing: [],
+    })
     // The latest card decides: a later pass replaces an earlier failure.
     const later = [card('a', 5, [true]), card('b', 6, [false]), card('b', 9, [true])]
     expect(latestCard(later, 'b')!.endedAtMs).toBe(9)

@@ -132,12 +132,18 @@ export function chapterNumber(param: string | null | undefined): number {
   return Number.isInteger(n) && n >= 1 && n <= LEARN_CHAPTERS.length ? n : 1
 }
 
-export type ChapterState = 'not-run' | 'running' | 'holds' | 'failed'
+/**
+ * undecided: no claim failed, but one could not be told apart on this machine (a measured claim
+ * whose intervals overlap, as the scenario says): the chapter's claim is not shown to hold.
+ */
+export type ChapterState = 'not-run' | 'running' | 'holds' | 'undecided' | 'failed'
 
 export interface ChapterVerdict {
   state: ChapterState
   /** The claims of its scenarios that did not hold, in the scenarios' words. */
   failing: string[]
+  /** The claims that could not be told apart here, each with why. */
+  undecided: string[]
   /** The scenarios not run yet. */
   missing: string[]
 }
@@ -159,6 +165,7 @@ export function scenarioVerdict(
   running: string | null,
 ): ChapterVerdict {
   const failing: string[] = []
+  const undecided: string[] = []
   const missing: string[] = []
   for (const name of scenarios) {
     const card = latestCard(cards, name)
@@ -166,7 +173,10 @@ export function scenarioVerdict(
       missing.push(name)
       continue
     }
-    for (const e of card.expectations) if (!e.holds) failing.push(`${name}: ${e.claim}`)
+    for (const e of card.expectations) {
+      if (e.undecided !== undefined) undecided.push(`${name}: ${e.claim}: ${e.undecided}`)
+      else if (!e.holds) failing.push(`${name}: ${e.claim}`)
+    }
     if (card.status === 'error') failing.push(`${name}: stopped by an error${card.error ? ` (${card.error})` : ''}`)
   }
   const state: ChapterState =
@@ -176,8 +186,10 @@ export function scenarioVerdict(
         ? 'failed'
         : missing.length > 0
           ? 'not-run'
-          : 'holds'
-  return { state, failing, missing }
+          : undecided.length > 0
+            ? 'undecided'
+            : 'holds'
+  return { state, failing, undecided, missing }
 }
 
 /** Chapter 1's claim on the live lab: a traced record reached step 5 after steps 1 to 4. */
