@@ -54,7 +54,11 @@ export { MAX_BODY_BYTES }
 export const API_ROUTES = [
   { method: 'GET', path: '/api/access', does: 'whether the controls (and the reads) need the token' },
   { method: 'GET', path: '/api/lab', does: 'the latest lab snapshot' },
-  { method: 'GET', path: '/api/lab/journal', does: 'the event journal (?after=ID&limit=N&category=a,b&commits=all|none)' },
+  {
+    method: 'GET',
+    path: '/api/lab/journal',
+    does: 'the event journal (?after=ID&limit=N&category=a,b&commits=all|none)',
+  },
   { method: 'GET', path: '/api/lab/at', does: 'the lab as shown at an instant (?t=MS)' },
   {
     method: 'GET',
