@@ -128,7 +128,17 @@ function badSetting(g: Gen, key: (typeof SETTINGS)[number]): unknown {
   const wrongType = () => g.pick<unknown>([g.str(), [1], { v: 1 }, null, true, '100', g.any()])
   switch (key) {
     case 'processing.guarantee':
-      return g.pick<unknown>(['exactly-once', 'EXACTLY_ONCE', 'at_most_once', '', 1, null, ['exactly_once'], g.long()])
+      return g.pick<unknown>([
+        'exactly-once',
+        'EXACTLY_ONCE',
+        'at-most-once',
+        'none',
+        '',
+        1,
+        null,
+        ['exactly_once'],
+        g.long(),
+      ])
     case 'commit.interval.ms':
       return g.pick<unknown>([9, 0, -1, 30_001, 1e12, 10.5, -1e308, wrongType()])
     case 'transaction.timeout.ms':
