@@ -49,7 +49,7 @@ export function verdictText(chapter: LearnChapter, v: ChapterVerdict, step: { at
     case 'not-run':
       return chapter.scenarios.length === 0
         ? 'Not seen yet: no traced record has reached step 5 on this lab.'
-        : 'Not checked yet on this lab: press the button above.'
+        : `Not checked yet on this lab: ${chapter.claim}. The button above checks it.`
   }
 }
 
