@@ -1,4 +1,4 @@
-import { memo } from 'react'
+import { memo, type ReactNode, useEffect, useRef } from 'react'
 import type { ScenarioView } from '../lib/lab-protocol.ts'
 import { fmtMs } from './format.ts'
 import { ExpectationList } from './expectation-list.tsx'
@@ -34,6 +34,25 @@ const STATUS_WORD: Record<ScenarioView['status'], string> = {
   error: 'stopped by an error',
 }
 
+/**
+ * The narrative in a box of bounded height (commit-interval's runs to some thirty lines), kept
+ * scrolled to its newest line as lines arrive, so a running scenario shows its progress.
+ */
+function NarrativeScroll({ lines, children }: { lines: number; children: ReactNode }) {
+  const box = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    const el = box.current
+    if (el && lines > 0) el.scrollTop = el.scrollHeight
+  }, [lines])
+  return (
+    /* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling box, focusable so a keyboard can scroll it
+       (axe: scrollable-region-focusable) */
+    <div className="narrative-scroll" ref={box} tabIndex={0}>
+      {children}
+    </div>
+  )
+}
+
 /** "+1.8 s": when a narrative line was said, from the scenario's start. */
 export function fmtOffset(ms: number): string {
   return `+${(ms / 1000).toFixed(1)} s`
@@ -65,21 +84,23 @@ const ScenarioRun = memo(function ScenarioRun({ scenario, nowMs }: { scenario: S
           until dismissed.
         </p>
       )}
-      <ol
-        className="stack-list narrative"
-        aria-live="polite"
-        aria-label="what the scenario did"
-        data-testid="scenario-narrative"
-      >
-        {scenario.narrative.map((line, i) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: lines are only appended, so a line's index is its identity
-          <li key={i}>
-            <span className="num muted narrative-at">{fmtOffset(line.atMs)}</span>
-            <span>{line.text}</span>
-          </li>
-        ))}
-        {running ? <li className="muted narrative-wait">…</li> : null}
-      </ol>
+      <NarrativeScroll lines={scenario.narrative.length}>
+        <ol
+          className="stack-list narrative"
+          aria-live="polite"
+          aria-label="what the scenario did"
+          data-testid="scenario-narrative"
+        >
+          {scenario.narrative.map((line, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: lines are only appended, so a line's index is its identity
+            <li key={i}>
+              <span className="num muted narrative-at">{fmtOffset(line.atMs)}</span>
+              <span>{line.text}</span>
+            </li>
+          ))}
+          {running ? <li className="muted narrative-wait">…</li> : null}
+        </ol>
+      </NarrativeScroll>
       {!running && scenario.expectations.length > 0 ? (
         <div className="verdict" data-testid="scenario-verdict">
           <h4 className="sub-head">Verdict</h4>

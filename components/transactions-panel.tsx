@@ -96,50 +96,54 @@ const TxnLanes = memo(function TxnLanes({
   const lanes = toLanes(transactions)
   const pct = (ms: number) => `${Math.max(0, Math.min(100, ((ms - from) / windowMs) * 100))}%`
   return (
-    /* biome-ignore lint/a11y/useSemanticElements: besides its lanes the list holds its empty message and the time
-       axis, which a <ul> may not hold (axe: list) */
-    <div className="lanes" role="list" aria-label="transactions per producer">
-      {lanes.map((lane) => (
-        // biome-ignore lint/a11y/useSemanticElements: a lane of the div list above (a <li> belongs in a <ul>)
-        <div className="lane" role="listitem" key={lane.transactionalId}>
-          <div
-            className="lane-label mono"
-            title={`transactional.id ${lane.transactionalId}, producer id ${lane.producerId}; ${LANE_EPOCH}`}
-          >
-            <span className="ellipsis">{lane.transactionalId}</span>
-            <span className="muted small">
-              pid {lane.producerId} · last txn e{lane.epoch}
-            </span>
+    /* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling box, focusable so a keyboard can scroll it
+       (axe: scrollable-region-focusable) */
+    <div className="lanes-scroll" tabIndex={0}>
+      {/* biome-ignore lint/a11y/useSemanticElements: besides its lanes the list holds its empty message and the
+          time axis, which a <ul> may not hold (axe: list) */}
+      <div className="lanes" role="list" aria-label="transactions per producer">
+        {lanes.map((lane) => (
+          // biome-ignore lint/a11y/useSemanticElements: a lane of the div list above (a <li> belongs in a <ul>)
+          <div className="lane" role="listitem" key={lane.transactionalId}>
+            <div
+              className="lane-label mono"
+              title={`transactional.id ${lane.transactionalId}, producer id ${lane.producerId}; ${LANE_EPOCH}`}
+            >
+              <span className="ellipsis">{lane.transactionalId}</span>
+              <span className="muted small">
+                pid {lane.producerId} · last txn e{lane.epoch}
+              </span>
+            </div>
+            <div className="lane-track">
+              {lane.txns
+                .filter((t) => (t.endMs ?? nowMs) >= from)
+                .map((t) => {
+                  const begin = Math.max(t.beginMs, from)
+                  const end = t.endMs ?? nowMs
+                  return (
+                    <span
+                      key={t.id}
+                      className={`txn-bar txn-${t.outcome}`}
+                      data-testid="txn-bar"
+                      data-outcome={t.outcome}
+                      style={{ left: pct(begin), width: `max(3px, calc(${pct(end)} - ${pct(begin)}))` }}
+                      title={txnTitle(t)}
+                    />
+                  )
+                })}
+            </div>
           </div>
-          <div className="lane-track">
-            {lane.txns
-              .filter((t) => (t.endMs ?? nowMs) >= from)
-              .map((t) => {
-                const begin = Math.max(t.beginMs, from)
-                const end = t.endMs ?? nowMs
-                return (
-                  <span
-                    key={t.id}
-                    className={`txn-bar txn-${t.outcome}`}
-                    data-testid="txn-bar"
-                    data-outcome={t.outcome}
-                    style={{ left: pct(begin), width: `max(3px, calc(${pct(end)} - ${pct(begin)}))` }}
-                    title={txnTitle(t)}
-                  />
-                )
-              })}
+        ))}
+        {lanes.length === 0 ? (
+          <p className="muted empty">No transactions: at_least_once and at_most_once write without them.</p>
+        ) : null}
+        <div className="lane lane-axis" aria-hidden="true" hidden={lanes.length === 0}>
+          <div />
+          <div className="lane-track axis">
+            <span style={{ left: '0%' }}>−{(windowMs / 1000).toFixed(1)} s</span>
+            <span style={{ left: '50%' }}>−{(windowMs / 2000).toFixed(1)} s</span>
+            <span style={{ right: '0%' }}>now</span>
           </div>
-        </div>
-      ))}
-      {lanes.length === 0 ? (
-        <p className="muted empty">No transactions: at_least_once and at_most_once write without them.</p>
-      ) : null}
-      <div className="lane lane-axis" aria-hidden="true" hidden={lanes.length === 0}>
-        <div />
-        <div className="lane-track axis">
-          <span style={{ left: '0%' }}>−{(windowMs / 1000).toFixed(1)} s</span>
-          <span style={{ left: '50%' }}>−{(windowMs / 2000).toFixed(1)} s</span>
-          <span style={{ right: '0%' }}>now</span>
         </div>
       </div>
     </div>
