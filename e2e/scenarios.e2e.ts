@@ -12,6 +12,7 @@ import { auditPage } from './page-audit.ts'
 import { goTo, type LabPageName, STALL_MS, whilePaused } from './page-helpers.ts'
 import { waitFor } from './progress.ts'
 import { labNow, labRunsOn, openEvidence, runScenarioToEnd } from './scenario-steps.ts'
+import { SCENARIOS } from '../server/lab/scenarios/index.ts'
 
 /**
  * What a scenario's lab must return to: the user's settings (partitions are the
@@ -75,7 +76,9 @@ describeInChromium('guided scenarios in chromium', { waitForDashboard: true }, (
   it('lists every scenario with a Run button', async () => {
     const { page } = lab
     await goTo(page, 'scenarios')
-    await expect.poll(() => page.locator('[data-testid^="run-scenario-"]').count(), { timeout: 10_000 }).toBe(8)
+    await expect
+      .poll(() => page.locator('[data-testid^="run-scenario-"]').count(), { timeout: 10_000 })
+      .toBe(SCENARIOS.length)
     await goTo(page, 'overview')
     await page.getByTestId('controls').waitFor()
     defaults = await settingsShown(page)

@@ -18,6 +18,7 @@ import { openFromLedger, shownRows } from '../message-browser-steps.ts'
 import { labSnapshot, offsetIn, rowsOfTasks, txnIdRows } from '../transactions-shown.ts'
 import { KAFKA_GROUP_TIMEOUTS } from '../../server/log/kafka/capabilities.ts'
 import { kafkaAppTopics } from '../../server/lab/kafka/kafka-app.ts'
+import { SCENARIOS } from '../../server/lab/scenarios/index.ts'
 import { writeHangingTransaction } from '../../server/log/kafka/kip664/__fixtures__/hanging-transaction.ts'
 
 const SHOTS = path.join(ROOT, 'test-results')
@@ -573,7 +574,9 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     TEST_BOUND,
     async () => {
       await goTo(page, 'scenarios')
-      await expect.poll(() => page.locator('[data-testid^="run-scenario-"]').count(), { timeout: 10_000 }).toBe(7)
+      await expect
+        .poll(() => page.locator('[data-testid^="run-scenario-"]').count(), { timeout: 10_000 })
+        .toBe(SCENARIOS.length)
       expect(await page.getByTestId('unavailable-scenarios').count()).toBe(0)
       const before = await labNow(page)
       const appBefore = await page.getByTestId('application-id').textContent()
