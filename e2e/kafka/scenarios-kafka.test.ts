@@ -48,8 +48,9 @@ async function runScenario(name: string): Promise<Outcome> {
   return { code: r.code, result: JSON.parse(last) as ScenarioResult, stderr: r.stderr }
 }
 
+/** The claims that failed; a claim the machine could not decide (its intervals overlap) is no failure. */
 function failing(result: ScenarioResult): string[] {
-  return result.expectations.filter((e) => !e.holds).map((e) => e.claim)
+  return result.expectations.filter((e) => !e.holds && e.undecided === undefined).map((e) => e.claim)
 }
 
 // One after the other: run side by side (nine worker processes on two cores) their claims about
@@ -133,6 +134,10 @@ describe('eoscope scenario --backend kafka', () => {
     // Throughput: the median of three runs per interval, each over whole commit intervals of every partition.
     const runs = (result.evidence as { throughputRuns: Record<'100' | '5000', number[]> }).throughputRuns
     for (const ms of ['100', '5000'] as const) expect(runs[ms]).toHaveLength(3)
-    expect(f['5000.throughputPerSec']).toBeGreaterThan(f['100.throughputPerSec']!)
+    // Faster when the runs' ranges are apart; otherwise the scenario says so and does not claim it.
+    const claim = result.expectations.find((e) => e.claim.startsWith('higher throughput at 5000'))!
+    if (Math.min(...runs['5000']) > Math.max(...runs['100'])) expect(claim.holds).toBe(true)
+    else if (Math.max(...runs['5000']) < Math.min(...runs['100'])) expect(claim.holds).toBe(false)
+    else expect(claim.undecided, JSON.stringify(runs)).toMatch(/^not distinguishable on this machine/)
   })
 })
