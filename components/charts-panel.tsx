@@ -1,4 +1,4 @@
-import { memo, useEffect, useMemo, useRef, useState } from 'react'
+import { memo, startTransition, useEffect, useMemo, useRef, useState } from 'react'
 import type { ChartPoint, TimelineMarker } from '../lib/lab-protocol.ts'
 import { processedWindowMs, windowLabel, withWindowedProcessed } from '../lib/processed-rate.ts'
 import { CHART_MARKERS, LATENCY_CHART, throughputChart } from './chart-config.ts'
@@ -24,7 +24,7 @@ function useThrottled<T>(value: T, ms: number): T {
   useEffect(() => {
     const show = () => {
       last.current = performance.now()
-      setShown(value)
+      startTransition(() => setShown(value))
     }
     const wait = last.current + ms - performance.now()
     if (wait <= 0) {
@@ -32,6 +32,16 @@ function useThrottled<T>(value: T, ms: number): T {
       return
     }
     const id = setTimeout(show, wait)
+    return () => clearTimeout(id)
+  }, [value, ms])
+  return shown
+}
+
+/** The value `ms` after it last changed: a second view of it drawn in a task of its own. */
+function useLagged<T>(value: T, ms: number): T {
+  const [shown, setShown] = useState(value)
+  useEffect(() => {
+    const id = setTimeout(() => startTransition(() => setShown(value)), ms)
     return () => clearTimeout(id)
   }, [value, ms])
   return shown
@@ -71,11 +81,18 @@ export const ChartsPanel = memo(function ChartsPanel({
       shownMarkers.filter((m) => CHART_MARKERS.includes(m.kind)).map((m) => ({ ...m, x: (m.t - startedAtMs) / 1000 })),
     [shownMarkers, startedAtMs],
   )
+  // The second chart redraws half a redraw later, in a task of its own: both at once held the main
+  // thread for several frames (recharts draws a chart's store changes at once, not in slices).
+  const laterRows = useLagged(rows, redrawMs / 2)
+  const laterMarks = useLagged(marks, redrawMs / 2)
   return (
     <div className="charts">
-      {[throughput, LATENCY_CHART].map((config) => (
-        <Panel key={config.id} title={config.title} hint={config.hint} testId={`panel-${config.id}`}>
-          <TimeSeriesChart config={config} rows={rows} markers={marks} height={chartHeight} />
+      {[
+        { config: throughput, rows, marks },
+        { config: LATENCY_CHART, rows: laterRows, marks: laterMarks },
+      ].map((c) => (
+        <Panel key={c.config.id} title={c.config.title} hint={c.config.hint} testId={`panel-${c.config.id}`}>
+          <TimeSeriesChart config={c.config} rows={c.rows} markers={c.marks} height={chartHeight} />
         </Panel>
       ))}
     </div>

@@ -6,6 +6,7 @@
 import { usePathname } from 'next/navigation'
 import { createContext, type ReactNode, useContext, useEffect, useMemo, useRef } from 'react'
 import type { LabSnapshot } from '../lib/lab-protocol.ts'
+import { liveViewOf } from '../lib/live-views.ts'
 import type { LogHorizon } from './event-log-panel.tsx'
 import type { CommitsRead } from './journal-client.ts'
 import { FIRST_DATA_MARK } from './perf-marks.ts'
@@ -37,13 +38,15 @@ const PAGES_LISTING_COMMITS: ReadonlySet<string> = new Set(['/journal'])
 const LabContext = createContext<LabContextValue | null>(null)
 
 export function LabProvider({ children }: { children: ReactNode }) {
-  const { snapshot, connection, send } = useLab()
+  const pathname = usePathname()
+  const liveView = liveViewOf(pathname)
+  const { snapshot, connection, send } = useLab(liveView)
   const hasData = snapshot !== null
   useEffect(() => {
     if (hasData && performance.getEntriesByName(FIRST_DATA_MARK).length === 0) performance.mark(FIRST_DATA_MARK)
   }, [hasData])
   const time = useTimeTravel(snapshot)
-  const commits: CommitsRead = PAGES_LISTING_COMMITS.has(usePathname() ?? '') ? 'all' : 'none'
+  const commits: CommitsRead = PAGES_LISTING_COMMITS.has(pathname ?? '') ? 'all' : 'none'
   const journal = useJournal(snapshot?.journal, commits)
   // A held view shows the log as it was read when the view was held: later reads do not change it.
   const cursor = useRef(journal.cursor)
@@ -51,6 +54,16 @@ export function LabProvider({ children }: { children: ReactNode }) {
   const held = time.state.mode === 'held' ? time.state.shown : null
   const horizon = useMemo<LogHorizon | null>(() => (held ? { atMs: held.atMs, lastId: cursor.current } : null), [held])
   const view: LabViewMode = time.state.mode === 'held' ? time.state.source : 'live'
+  // Paused on a page that was sent less than the next draws (lib/live-views.ts): the next page
+  // shows the held moment's whole frame, read from the journal.
+  const pausedAtMs = time.state.mode === 'held' && time.state.source === 'pause' ? time.state.atMs : null
+  const { seek } = time
+  const viewShown = useRef(liveView)
+  useEffect(() => {
+    if (viewShown.current === liveView) return
+    viewShown.current = liveView
+    if (pausedAtMs !== null) seek(pausedAtMs)
+  }, [liveView, pausedAtMs, seek])
   const value = useMemo<LabContextValue>(
     () => ({ snapshot: time.viewed, live: snapshot, connection, send, time, journal, horizon, view }),
     [time, snapshot, connection, send, journal, horizon, view],

@@ -1,8 +1,10 @@
 // The browser's one socket to the lab, created on first use (never during server rendering).
-// It connects with the stored token (auth: { token }) and reconnects when the token changes.
+// It connects with the stored token and the page's view (auth: { token, view }) and reconnects
+// when the token changes.
 
 import { io, type Socket } from 'socket.io-client'
 import type { LiveClientToServerEvents, LiveServerToClientEvents } from '../lib/live-delta.ts'
+import type { LiveView } from '../lib/live-views.ts'
 import { readToken, subscribeToken } from './lab-token.ts'
 
 export type LabSocket = Socket<LiveServerToClientEvents, LiveClientToServerEvents>
@@ -11,6 +13,20 @@ let socket: LabSocket | null = null
 /** A view wants the socket open (openLabSocket until closeLabSocket). */
 let wanted = false
 let lastToken: string | null = null
+/** The view the page shows (lib/live-views.ts), sent at every (re)connection. */
+let view: LiveView = 'all'
+/** The view the last handshake named. */
+let named: LiveView | null = null
+
+/** The view a (re)connection names; a connected socket is told with the `view` event (use-lab.ts). */
+export function setLabView(v: LiveView): void {
+  view = v
+}
+
+/** The view the socket's last handshake named (null before the first). */
+export function handshakeView(): LiveView | null {
+  return named
+}
 
 export function getLabSocket(): LabSocket {
   if (!socket) {
@@ -23,7 +39,8 @@ export function getLabSocket(): LabSocket {
       reconnectionDelayMax: 2000,
       auth: (cb) => {
         const token = readToken()
-        cb(token ? { token } : {})
+        named = view
+        cb(token ? { token, view } : { view })
       },
     })
     lastToken = readToken()

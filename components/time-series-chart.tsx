@@ -1,4 +1,4 @@
-import { memo, useCallback, useState } from 'react'
+import { memo, useCallback, useMemo, useState } from 'react'
 import {
   CartesianGrid,
   Legend,
@@ -101,6 +101,22 @@ const PLOT_INSET_PX = 64 + 16
 const CHAR_WIDTH_PX = 6.2
 
 const axisTick = { fill: 'var(--muted)', fontSize: 11 }
+// Props that never change, made once: recharts keeps its charts in a store, and a new object or
+// function in a prop is a change it records and redraws for.
+const MARGIN = { top: 18, right: 12, bottom: 0, left: 4 }
+const TOOLTIP_STYLE = {
+  background: 'var(--panel)',
+  border: '1px solid var(--border)',
+  color: 'var(--fg)',
+  fontSize: 12,
+}
+const LEGEND_STYLE = { fontSize: 12 }
+const tooltipLabel = (v: unknown) => `${Number(v).toFixed(1)} s`
+/**
+ * Every tick the scale gives is drawn (it gives about five): recharts otherwise measures each tick's
+ * text in the page to pick which fit, on every redraw, and that was most of a live chart's cost.
+ */
+const EVERY_TICK = 0
 
 /**
  * A marker's label, and a hover band along its line whose tooltip is the full label: a cut or
@@ -152,33 +168,40 @@ function TimeSeriesChartImpl<K extends string>({ config, rows, markers, height =
   const xMax = rows.length ? rows[rows.length - 1]!.x : 1
   const [plotWidth, setPlotWidth] = useState(PLOT_WIDTH_PX)
   const onResize = useCallback((width: number) => setPlotWidth(Math.max(100, width - PLOT_INSET_PX)), [])
+  const domain = useMemo(() => [xMin, xMax], [xMin, xMax])
+  const shortWindow = xMax - xMin < 20
+  const xTick = useMemo(() => secondsTick(shortWindow ? 0 : 20), [shortWindow])
+  const { formatY } = config
+  const tooltipValue = useCallback((v: unknown) => (typeof v === 'number' ? formatY(v) : '—'), [formatY])
   return (
     <div className="chart" style={{ height }} data-testid={`chart-${config.id}`}>
       <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 520, height }} onResize={onResize}>
-        <LineChart data={rows} margin={{ top: 18, right: 12, bottom: 0, left: 4 }}>
+        <LineChart data={rows} margin={MARGIN}>
           <CartesianGrid stroke="var(--grid)" strokeDasharray="2 4" vertical={false} />
           <XAxis
             dataKey="x"
             type="number"
-            domain={[xMin, xMax]}
+            domain={domain}
             tick={axisTick}
-            tickFormatter={secondsTick(xMax - xMin)}
+            tickFormatter={xTick}
+            interval={EVERY_TICK}
             stroke="var(--border)"
             allowDataOverflow
           />
-          <YAxis tick={axisTick} tickFormatter={config.formatY} width={64} stroke="var(--border)" />
+          <YAxis
+            tick={axisTick}
+            tickFormatter={config.formatY}
+            interval={EVERY_TICK}
+            width={64}
+            stroke="var(--border)"
+          />
           <Tooltip
             isAnimationActive={false}
-            contentStyle={{
-              background: 'var(--panel)',
-              border: '1px solid var(--border)',
-              color: 'var(--fg)',
-              fontSize: 12,
-            }}
-            labelFormatter={(v) => `${Number(v).toFixed(1)} s`}
-            formatter={(v) => (typeof v === 'number' ? config.formatY(v) : '—')}
+            contentStyle={TOOLTIP_STYLE}
+            labelFormatter={tooltipLabel}
+            formatter={tooltipValue}
           />
-          <Legend wrapperStyle={{ fontSize: 12 }} iconType="plainline" />
+          <Legend wrapperStyle={LEGEND_STYLE} iconType="plainline" />
           {labelRows(
             markers.filter((m) => m.x >= xMin && m.x <= xMax),
             ((xMax - xMin) / plotWidth) * CHAR_WIDTH_PX,

@@ -5,7 +5,7 @@
 // a page that lists them adds the newest window of them; after that, everything after the last id
 // seen.
 
-import { useEffect, useRef, useState } from 'react'
+import { startTransition, useEffect, useRef, useState } from 'react'
 import type { JournalEntry, JournalSpan } from '../lib/journal.ts'
 import { type CommitsRead, fetchJournalPage, KEEP, mergeEntries, nextCursor, withoutCommits } from './journal-client.ts'
 
@@ -101,18 +101,21 @@ export function useJournal(span: JournalSpan | undefined, commits: CommitsRead):
           let loaded = await firstLoad(signal)
           if (commits === 'all') loaded = await commitsWindow(loaded, signal)
           readRef.current = { sinceMs: s.sinceMs, commits }
-          setState({ ...loaded, error: null })
+          startTransition(() => setState({ ...loaded, error: null }))
         } else if (read === 'commits-window') {
           const loaded = await commitsWindow({ entries, cursor }, signal)
           readRef.current = { ...readRef.current, commits: 'all' }
-          setState({ ...loaded, error: null })
+          startTransition(() => setState({ ...loaded, error: null }))
         } else {
           const page = await fetchJournalPage(cursor, null, { signal, commits })
-          setState({
-            entries: mergeEntries(entries, page.entries, page.span.fromMs),
-            cursor: nextCursor(cursor, page),
-            error: null,
-          })
+          // A transition: the new lines render in slices, never in one long task (read every second).
+          startTransition(() =>
+            setState({
+              entries: mergeEntries(entries, page.entries, page.span.fromMs),
+              cursor: nextCursor(cursor, page),
+              error: null,
+            }),
+          )
         }
       } catch (err) {
         if (!signal.aborted) setState((st) => ({ ...st, error: err instanceof Error ? err.message : String(err) }))

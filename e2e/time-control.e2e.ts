@@ -94,6 +94,29 @@ describeInChromium('the time control in chromium', { waitForDashboard: true }, (
     expect(Number(await page.getByTestId('dashboard').getAttribute('data-seq'))).toBeGreaterThan(Number(heldSeq))
   })
 
+  const pausedThenDeeper =
+    'paused on the overview (whose socket is sent no partition log), the Partitions page shows the held ' +
+    "moment's log, read from the journal"
+  it(pausedThenDeeper, async () => {
+    const { page } = lab
+    await goTo(page, 'overview')
+    await page.getByTestId('time-pause').click()
+    await expect.poll(() => page.getByTestId('dashboard').getAttribute('data-view')).toBe('pause')
+    await goTo(page, 'partitions')
+    await expect
+      .poll(() => page.getByTestId('dashboard').getAttribute('data-view'), { timeout: STATE_MS })
+      .toBe('frame')
+    const hw = async () =>
+      (await page
+        .getByTestId('log-figure-hw')
+        .textContent()
+        .catch(() => '')) ?? ''
+    await expect.poll(async () => Number((await hw()).replace(/,/g, '')), { timeout: STATE_MS }).toBeGreaterThan(0)
+    await page.getByTestId('time-live').click()
+    await expect.poll(() => page.getByTestId('time-status').textContent()).toBe('Live')
+    await goTo(page, 'overview')
+  })
+
   it("a kill's marker on the scrubber rewinds every panel to that kill", async () => {
     const { page } = lab
     const card = page.locator('article.worker-card[data-state="running"]').first()

@@ -41,6 +41,8 @@ export interface LiveServerToClientEvents extends ServerToClientEvents {
 }
 export interface LiveClientToServerEvents extends ClientToServerEvents {
   resync: (ack: (s: LabSnapshot | null) => void) => void
+  /** The page changed (lib/live-views.ts): the answer names the socket's view now, and its snapshot if sent at once. */
+  view: (view: string, ack: (r: { view: string; snapshot: LabSnapshot | null }) => void) => void
 }
 
 type Obj = Record<string, unknown>

@@ -191,6 +191,43 @@ describe('the live socket', () => {
     expect(state).toEqual(JSON.parse(JSON.stringify(lab.snapshot())))
   })
 
+  it(
+    'an overview socket is sent what the overview draws (no partition log, producers or ledger); a view change ' +
+      "answers with the new view's snapshot, and the deltas that follow rebuild it",
+    async () => {
+      const c: Client = connect(url, {
+        transports: ['websocket'],
+        reconnection: false,
+        forceNew: true,
+        auth: { view: 'overview' },
+      })
+      clients.push(c)
+      let state: LabSnapshot | null = null
+      c.on('snapshot', (s) => (state = s))
+      c.on('delta', (d: SnapshotDelta) => {
+        expect(state?.seq).toBe(d.base)
+        state = applyPatch(state!, d.patch)
+      })
+      await until(() => state !== null)
+      for (const k of ['partitionLog', 'producers', 'duplicateLedger'] as const) expect(state).not.toHaveProperty(k)
+      lab.tick()
+      await until(() => (state as LabSnapshot | null)?.seq === lab.snapshot().seq)
+      expect(state).not.toHaveProperty('partitionLog')
+      expect(state!.tasks).toEqual(JSON.parse(JSON.stringify(lab.snapshot().tasks)))
+
+      const answer = await c.emitWithAck('view', 'all')
+      expect(answer.view).toBe('all')
+      state = answer.snapshot
+      expect(state?.partitionLog).toEqual(JSON.parse(JSON.stringify(lab.snapshot().partitionLog)))
+      const last = lab.tick()
+      await until(() => (state as LabSnapshot | null)?.seq === last.seq)
+      expect(state).toEqual(JSON.parse(JSON.stringify(lab.snapshot())))
+
+      // An unknown view changes nothing.
+      expect(await c.emitWithAck('view', 'everything')).toEqual({ view: 'all', snapshot: null })
+    },
+  )
+
   it('coalesces a burst of snapshots into one push, however fast the lab publishes', async () => {
     const c = open()
     let received = 0

@@ -13,6 +13,7 @@ import { Server, type Socket } from 'socket.io'
 import { COMMANDS, type CommandResult, type LabSnapshot } from '../../lib/lab-protocol.ts'
 import type { LabController } from '../lab/lab-controller.ts'
 import { diff, wireCopy, type LiveClientToServerEvents, type LiveServerToClientEvents } from '../../lib/live-delta.ts'
+import { isLiveView, LIVE_VIEWS, type LiveView, patchFor, snapshotFor } from '../../lib/live-views.ts'
 import { isSameOrigin } from './origin.ts'
 import { RateLimiter, type AccessGate, type RateLimit, type Rejection } from './access.ts'
 import { nullPayloadError } from './json-body.ts'
@@ -115,7 +116,7 @@ export interface LiveSocketHooks {
 }
 
 /** The events a client may send; anything else gets { ok: false, error } when it asks for an acknowledgement. */
-const KNOWN_EVENTS = new Set(['command', 'resync'])
+const KNOWN_EVENTS = new Set(['command', 'resync', 'view'])
 
 export interface LiveSocket {
   io: Server<LiveClientToServerEvents, LiveServerToClientEvents>
@@ -231,6 +232,9 @@ function createIo(httpServer: HttpServer, gate: AccessGate | undefined, hooks: L
       return
     }
     ;(socket.data as { token?: HandshakeToken }).token = state
+    // The page's view (lib/live-views.ts); anything else, or none (another client), is sent everything.
+    const view = (socket.handshake.auth as { view?: unknown } | undefined)?.view
+    ;(socket.data as { view?: LiveView }).view = isLiveView(view) ? view : 'all'
     next()
   })
   return io
@@ -238,6 +242,20 @@ function createIo(httpServer: HttpServer, gate: AccessGate | undefined, hooks: L
 
 /** The room of the sockets that missed a push: the newest full snapshot goes to each once its queue has drained. */
 export const BEHIND = 'eoscope:behind'
+
+/** The room of a view's sockets (lib/live-views.ts): each socket is in exactly one. */
+const roomOf = (view: LiveView) => `eoscope:view:${view}`
+const viewOfSocket = (socket: LiveSocketConn): LiveView => (socket.data as { view?: LiveView }).view ?? 'all'
+function viewsInUse(io: LiveIo): LiveView[] {
+  return LIVE_VIEWS.filter((v) => (io.of('/').adapter.rooms.get(roomOf(v))?.size ?? 0) > 0)
+}
+/** Puts a socket in a view's room (and out of its previous one). */
+function enterView(socket: LiveSocketConn, view: LiveView): void {
+  const data = socket.data as { view?: LiveView }
+  if (data.view) socket.leave(roomOf(data.view))
+  data.view = view
+  socket.join(roomOf(view))
+}
 
 /** Packets queued for a socket's session and not yet handed to its transport. */
 export function queuedPackets(socket: LiveSocketConn): number {
@@ -282,15 +300,23 @@ function startBroadcast(
     const sockets = io.of('/').sockets
     for (const socket of sockets.values()) if (!caughtUp(socket)) socket.join(BEHIND)
     // Not volatile: every socket outside BEHIND takes this delta (queued behind at most the flush it is writing).
-    if (patch) io.except(BEHIND).emit('delta', { base, seq: next.seq, patch })
-    const ready: string[] = []
+    // Each view's sockets get the patch without the parts their page does not draw, encoded once per view.
+    for (const view of viewsInUse(io))
+      if (patch)
+        io.to(roomOf(view))
+          .except(BEHIND)
+          .emit('delta', { base, seq: next.seq, patch: patchFor(patch, view) })
+    const ready = new Map<LiveView, string[]>()
     for (const id of io.of('/').adapter.rooms.get(BEHIND) ?? []) {
       const socket = sockets.get(id)
-      if (socket && caughtUp(socket)) ready.push(id)
+      if (!socket || !caughtUp(socket)) continue
+      const view = viewOfSocket(socket)
+      ready.set(view, [...(ready.get(view) ?? []), id])
     }
-    if (ready.length === 0) return
-    for (const id of ready) sockets.get(id)!.leave(BEHIND)
-    io.to(ready).emit('snapshot', next)
+    for (const [view, ids] of ready) {
+      for (const id of ids) sockets.get(id)!.leave(BEHIND)
+      io.to(ids).emit('snapshot', snapshotFor(next, view))
+    }
   }
 
   const unsubscribe = lab.onSnapshot((s) => {
@@ -375,13 +401,15 @@ function serve(
   const client = socket.handshake.address
   // A new or reconnecting browser catches up from the snapshot the next delta builds on; a session
   // that has not taken its connect packet yet (polling, no request pending) gets it once it has.
-  if (caughtUp(socket)) socket.emit('snapshot', current())
+  enterView(socket, viewOfSocket(socket))
+  const mine = () => snapshotFor(current(), viewOfSocket(socket))
+  if (caughtUp(socket)) socket.emit('snapshot', mine())
   else socket.join(BEHIND)
   // Behind, its queue just handed to the transport: the newest snapshot, next in line.
   socket.conn.on('drain', () => {
     if (!socket.connected || !socket.rooms.has(BEHIND)) return
     socket.leave(BEHIND)
-    socket.emit('snapshot', current())
+    socket.emit('snapshot', mine())
   })
 
   socket.on('resync', (ack) => {
@@ -393,10 +421,33 @@ function serve(
     }
     if (resyncs.take(socket.id)) {
       socket.leave(BEHIND)
-      return ack(current())
+      return ack(mine())
     }
     hooks.rejected?.({ reason: 'rate_limited', error: 'resync rate limited', client })
     ack(null)
+  })
+
+  // view(name, ack): the page changed; the socket is sent what the new page draws, from this snapshot
+  // on. The answer names the socket's view after the call and, when it could be sent at once, the
+  // snapshot. Counted with resyncs (each answer is a full snapshot); refused, the socket keeps its view.
+  socket.on('view', (view, ack) => {
+    if (typeof ack !== 'function') return
+    if (!isLiveView(view)) {
+      hooks.rejected?.({ reason: 'bad_input', error: 'unknown view', client })
+      return ack({ view: viewOfSocket(socket), snapshot: null })
+    }
+    if (!resyncs.take(socket.id)) {
+      hooks.rejected?.({ reason: 'rate_limited', error: 'view rate limited', client })
+      return ack({ view: viewOfSocket(socket), snapshot: null })
+    }
+    enterView(socket, view)
+    // Latest wins, as for resync: behind undelivered packets, the snapshot follows once they are taken.
+    if (!caughtUp(socket)) {
+      socket.join(BEHIND)
+      return ack({ view, snapshot: null })
+    }
+    socket.leave(BEHIND)
+    ack({ view, snapshot: mine() })
   })
 
   // command(name, payload[, { token }], ack): every argument is untrusted.
