@@ -96,14 +96,15 @@ function secondsTick(span: number) {
 /** Plot width in px before the chart has measured itself (the charts are 380-700 px wide). */
 const PLOT_WIDTH_PX = 480
 /** The y axis and the side margins: the chart's width minus these is the plot's. */
-const PLOT_INSET_PX = 64 + 16
+const PLOT_INSET_PX = 64 + 26
 /** A 10 px label character, a little generously. */
 const CHAR_WIDTH_PX = 6.2
 
 const axisTick = { fill: 'var(--muted)', fontSize: 11 }
 // Props that never change, made once: recharts keeps its charts in a store, and a new object or
 // function in a prop is a change it records and redraws for.
-const MARGIN = { top: 18, right: 12, bottom: 0, left: 4 }
+// The right margin holds half of the last tick's label, which is centred on the plot's edge.
+const MARGIN = { top: 18, right: 22, bottom: 0, left: 4 }
 const TOOLTIP_STYLE = {
   background: 'var(--panel)',
   border: '1px solid var(--border)',
