@@ -15,7 +15,7 @@ let wanted = false
 let lastToken: string | null = null
 /** The view the page shows (lib/live-views.ts), sent at every (re)connection. */
 let view: LiveView = 'all'
-/** The view the last handshake named. */
+/** The view the server holds for this socket: named by the last handshake or the last `view` answer. */
 let named: LiveView | null = null
 
 /** The view a (re)connection names; a connected socket is told with the `view` event (use-lab.ts). */
@@ -23,9 +23,14 @@ export function setLabView(v: LiveView): void {
   view = v
 }
 
-/** The view the socket's last handshake named (null before the first). */
-export function handshakeView(): LiveView | null {
+/** The view the server holds for the socket (null before the first handshake). */
+export function serverView(): LiveView | null {
   return named
+}
+
+/** The server's answer to a `view` event named the view it now holds. */
+export function noteServerView(v: LiveView): void {
+  named = v
 }
 
 export function getLabSocket(): LabSocket {

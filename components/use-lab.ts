@@ -5,8 +5,8 @@ import { startTransition, useCallback, useEffect, useRef, useState } from 'react
 import type { CommandName, CommandInput, CommandResult, LabSnapshot } from '../lib/lab-protocol.ts'
 import { applyPatch, type SnapshotDelta } from '../lib/live-delta.ts'
 import { isUnauthorized, refusalMessage, requestToken } from './lab-token.ts'
-import type { LiveView } from '../lib/live-views.ts'
-import { closeLabSocket, getLabSocket, handshakeView, openLabSocket, setLabView } from './socket-client.ts'
+import { isLiveView, type LiveView } from '../lib/live-views.ts'
+import { closeLabSocket, getLabSocket, noteServerView, openLabSocket, serverView, setLabView } from './socket-client.ts'
 
 /** locked: the server refused the handshake for want of a valid token (EOSCOPE_LOCK_READS). */
 export type ConnectionState = 'connecting' | 'live' | 'offline' | 'locked'
@@ -155,15 +155,16 @@ function useLiveView(view: LiveView, show: (s: LabSnapshot) => void): void {
       if (done || !socket.connected) return
       socket.timeout(COMMAND_TIMEOUT_MS).emit('view', view, (err, r) => {
         if (done) return
+        if (!err && isLiveView(r.view)) noteServerView(r.view)
         if (!err && r.snapshot) show(r.snapshot)
         if (err || r.view !== view) retry = setTimeout(ask, VIEW_RETRY_MS)
       })
     }
-    // A handshake made before this view was set named another: tell the connected socket.
+    // The server holds another view for the socket (its handshake or last answer named it): tell it.
     const onConnect = () => {
-      if (handshakeView() !== view) ask()
+      if (serverView() !== view) ask()
     }
-    if (handshakeView() !== view) ask()
+    if (serverView() !== view) ask()
     socket.on('connect', onConnect)
     return () => {
       done = true

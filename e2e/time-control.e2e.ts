@@ -117,6 +117,32 @@ describeInChromium('the time control in chromium', { waitForDashboard: true }, (
     await goTo(page, 'overview')
   })
 
+  it('loaded on Partitions, then the overview, then Partitions again: the live partition log is back', async () => {
+    const { page } = lab
+    const hw = async () =>
+      Number(
+        (
+          (await page
+            .getByTestId('log-figure-hw')
+            .textContent()
+            .catch(() => '')) ?? ''
+        ).replace(/,/g, ''),
+      )
+    // Loaded on Partitions, its socket's handshake names the view of every part.
+    await page.goto(new URL('/partitions', page.url()).href)
+    await page.getByTestId('page-partitions').waitFor({ timeout: STATE_MS })
+    for (const name of ['partitions', 'overview', 'partitions'] as const) {
+      await goTo(page, name)
+      const seq = Number(await page.getByTestId('dashboard').getAttribute('data-seq'))
+      // A few snapshots of this page's view on screen.
+      await expect
+        .poll(async () => Number(await page.getByTestId('dashboard').getAttribute('data-seq')), { timeout: STATE_MS })
+        .toBeGreaterThan(seq + 5)
+      if (name === 'partitions') await expect.poll(hw, { timeout: STATE_MS }).toBeGreaterThan(0)
+    }
+    await goTo(page, 'overview')
+  })
+
   it("a kill's marker on the scrubber rewinds every panel to that kill", async () => {
     const { page } = lab
     const card = page.locator('article.worker-card[data-state="running"]').first()
