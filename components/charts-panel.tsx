@@ -88,11 +88,17 @@ export const ChartsPanel = memo(function ChartsPanel({
   return (
     <div className="charts">
       {[
-        { config: throughput, rows, marks },
-        { config: LATENCY_CHART, rows: laterRows, marks: laterMarks },
+        { config: throughput, rows, marks, drawAfterMs: 0 },
+        { config: LATENCY_CHART, rows: laterRows, marks: laterMarks, drawAfterMs: redrawMs / 4 },
       ].map((c) => (
         <Panel key={c.config.id} title={c.config.title} hint={c.config.hint} testId={`panel-${c.config.id}`}>
-          <TimeSeriesChart config={c.config} rows={c.rows} markers={c.marks} height={chartHeight} />
+          <TimeSeriesChart
+            config={c.config}
+            rows={c.rows}
+            markers={c.marks}
+            height={chartHeight}
+            drawAfterMs={c.drawAfterMs}
+          />
         </Panel>
       ))}
     </div>

@@ -5,7 +5,7 @@ import { visibleTraces } from './pipeline-panel.tsx'
 import { renderLab } from './__fixtures__/render-lab.ts'
 import { COMMIT_INTERVAL_SCALE, fromPosition, toPosition } from './log-scale.ts'
 import { recoverySegments } from './recovery-panel.tsx'
-import { compactLabel, labelRows, MAX_LABEL_ROWS } from './time-series-chart.tsx'
+import { compactLabel, labelRows, MAX_LABEL_ROWS, timeTicks } from './time-series-chart.tsx'
 import { numberText, typedRate } from './controls-panel.tsx'
 import { toLanes } from './transactions-panel.tsx'
 
@@ -211,6 +211,29 @@ describe('chart marker labels', () => {
     expect(html).not.toContain('data-testid="health"')
     expect(html).not.toMatch(/data-testid="drop-ack" disabled=""/)
     expect(html).not.toContain('unavailable-')
+  })
+})
+
+describe('the time axis', () => {
+  it('ticks round seconds and the end of the window, never two labels side by side', () => {
+    // The scale's own ticks were 0.7, 2.7, 4.7, 6.7 and 7.3 s: the last two labels ran into each other.
+    expect(timeTicks(0.7, 7.3)).toEqual([2, 4, 6, 7.3])
+    expect(timeTicks(1, 40)).toEqual([10, 20, 30, 40])
+    expect(timeTicks(1, 43.2)).toEqual([10, 20, 30, 43.2])
+    expect(timeTicks(300, 600)).toEqual([360, 480, 600])
+    expect(timeTicks(5, 5)).toEqual([5])
+    for (const [a, b] of [
+      [0, 3.3],
+      [2.1, 151.7],
+      [90, 389.4],
+    ] as const) {
+      const ticks = timeTicks(a, b)
+      expect(ticks.length).toBeLessThanOrEqual(5)
+      expect(ticks.at(-1)).toBe(b)
+      const step = ticks.length > 2 ? ticks[1]! - ticks[0]! : b - a
+      for (let i = 1; i < ticks.length; i++) expect(ticks[i]! - ticks[i - 1]!).toBeGreaterThanOrEqual(step / 2)
+      for (const t of ticks) expect(t).toBeGreaterThanOrEqual(a)
+    }
   })
 })
 

@@ -1,3 +1,5 @@
+import { createElement } from 'react'
+import { renderToString } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
 import type { JournalEntry } from '../lib/journal.ts'
 import type { TxnView } from '../lib/lab-protocol.ts'
@@ -6,7 +8,7 @@ import { renderLab } from './__fixtures__/render-lab.ts'
 import { idempotenceHint } from './controls-panel.tsx'
 import { DEFAULT_FILTER, eventLogRows } from './event-log-panel.tsx'
 import { isCurrent, NAV_ITEMS } from './site-nav.tsx'
-import { stripTransactions, txnMarkLabel } from './txn-strip.tsx'
+import { stripSummary, stripTransactions, TxnStrip, txnMarkLabel } from './txn-strip.tsx'
 
 describe('the pages of the lab', () => {
   it('mark the current page only: the overview at / alone, a page at its path and below', () => {
@@ -94,6 +96,31 @@ describe('the strip of latest transactions', () => {
       'app-0_1, producer id 1001, epoch 3: aborted (fenced); 10 output and 10 changelog records, 1 offsets',
     )
   })
+
+  it('says what it holds in one label, and a mark carries its outcome only', () => {
+    const shown = [txn('a', 100, 'committed'), txn('b', 200, 'aborted'), txn('c', 300, 'open')]
+    expect(stripSummary(shown)).toBe('the latest 3 transactions, oldest first: 1 committed, 1 aborted, 1 open')
+    const totals = { committed: 1, aborted: 1, open: 1 }
+    const html = renderToString(createElement(TxnStrip, { transactions: shown, totals }))
+    const marks = html.match(/<li [^>]*>(.*?)<\/li>|<li [^>]*\/>/g) ?? []
+    expect(marks).toHaveLength(3)
+    for (const [i, mark] of marks.entries()) {
+      expect(mark).toBe(
+        `<li class="txn-mark txn-mark-${shown[i]!.outcome}" data-outcome="${shown[i]!.outcome}" data-slot="${i}"></li>`,
+      )
+    }
+  })
+
+  it('moves on by slots: a newer transaction of the same outcome in a slot changes nothing on the page', () => {
+    const totals = { committed: 2, aborted: 0, open: 0 }
+    const before = renderToString(
+      createElement(TxnStrip, { transactions: [txn('a', 100, 'committed'), txn('b', 200, 'committed')], totals }),
+    )
+    const after = renderToString(
+      createElement(TxnStrip, { transactions: [txn('b', 200, 'committed'), txn('c', 300, 'committed')], totals }),
+    )
+    expect(after).toBe(before)
+  })
 })
 
 describe('a claim the machine cannot decide', () => {
@@ -114,5 +141,16 @@ describe('a claim the machine cannot decide', () => {
     expect(html).toContain('not distinguishable')
     expect(html).toContain('their 93.75% intervals overlap')
     expect(html).not.toContain('>fails<')
+  })
+})
+
+describe('the narrative box', () => {
+  it('follows new lines only while its reader is at its end', async () => {
+    const { isAtEnd } = await import('./scenarios-panel.tsx')
+    expect(isAtEnd({ scrollTop: 200, clientHeight: 100, scrollHeight: 300 })).toBe(true)
+    expect(isAtEnd({ scrollTop: 190, clientHeight: 100, scrollHeight: 300 })).toBe(true)
+    expect(isAtEnd({ scrollTop: 150, clientHeight: 100, scrollHeight: 300 })).toBe(false)
+    expect(isAtEnd({ scrollTop: 0, clientHeight: 100, scrollHeight: 300 })).toBe(false)
+    expect(isAtEnd({ scrollTop: 0, clientHeight: 100, scrollHeight: 100 })).toBe(true)
   })
 })

@@ -34,20 +34,33 @@ const STATUS_WORD: Record<ScenarioView['status'], string> = {
   error: 'stopped by an error',
 }
 
+/** How close to its end (px) a scrolled box counts as at its end: a line's height, about. */
+const AT_END_PX = 24
+
+/** Whether a scrolled box shows its last line. */
+export function isAtEnd(box: { scrollTop: number; clientHeight: number; scrollHeight: number }): boolean {
+  return box.scrollHeight - box.scrollTop - box.clientHeight < AT_END_PX
+}
+
 /**
  * The narrative in a box of bounded height (commit-interval's runs to some thirty lines), kept
- * scrolled to its newest line as lines arrive, so a running scenario shows its progress.
+ * scrolled to its newest line as lines arrive, so a running scenario shows its progress; a reader
+ * who scrolls up to an earlier line stays there until they scroll back to the end.
  */
 function NarrativeScroll({ lines, children }: { lines: number; children: ReactNode }) {
   const box = useRef<HTMLDivElement>(null)
+  const following = useRef(true)
   useEffect(() => {
     const el = box.current
-    if (el && lines > 0) el.scrollTop = el.scrollHeight
+    if (el && lines > 0 && following.current) el.scrollTop = el.scrollHeight
   }, [lines])
+  const onScroll = () => {
+    if (box.current) following.current = isAtEnd(box.current)
+  }
   return (
     /* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling box, focusable so a keyboard can scroll it
        (axe: scrollable-region-focusable) */
-    <div className="narrative-scroll" ref={box} tabIndex={0}>
+    <div className="narrative-scroll" ref={box} tabIndex={0} onScroll={onScroll}>
       {children}
     </div>
   )

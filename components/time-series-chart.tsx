@@ -1,7 +1,7 @@
-import { memo, useCallback, useMemo, useState } from 'react'
+import { memo, useCallback, useEffect, useMemo, useState } from 'react'
 import {
+  type BaseTickContentProps,
   CartesianGrid,
-  Legend,
   Line,
   LineChart,
   ReferenceLine,
@@ -22,6 +22,21 @@ export interface TimeSeriesChartProps<K extends string> {
   /** Markers with x in the rows' unit (seconds since the lab started). */
   markers: (TimelineMarker & { x: number })[]
   height?: number
+  /**
+   * The plot is drawn this long after the chart first mounts, in a task of its own; until then its
+   * place is held at its height. A page's first render with data then does not also draw every chart.
+   */
+  drawAfterMs?: number
+}
+
+/** False at first, true `ms` after the first mount (in a later task, even at 0). */
+export function useDrawnLater(ms: number): boolean {
+  const [drawn, setDrawn] = useState(false)
+  useEffect(() => {
+    const id = setTimeout(() => setDrawn(true), ms)
+    return () => clearTimeout(id)
+  }, [ms])
+  return drawn
 }
 
 export const MARKER_LABEL_CHARS = 26
@@ -89,6 +104,24 @@ export function labelRows<M extends { x: number; label: string }>(
 }
 
 /** Axis ticks in seconds, with a decimal when the window is short. */
+/** Tick steps in seconds: a time axis reads best on round seconds. */
+const TIME_STEPS = [0.5, 1, 2, 5, 10, 15, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600]
+
+/**
+ * The time axis's ticks: round multiples of a step that gives at most `most` of them, and the
+ * window's end; a round tick closer to the end than half a step is left out, so that no two labels
+ * run into each other (the scale's own ticks put 6.7 s and 7.3 s side by side).
+ */
+export function timeTicks(xMin: number, xMax: number, most = 5): number[] {
+  const span = xMax - xMin
+  if (!(span > 0)) return [xMax]
+  const step = TIME_STEPS.find((s) => Math.floor(span / s) < most) ?? Math.ceil(span / most / 3600) * 3600
+  const ticks: number[] = []
+  for (let k = Math.ceil(xMin / step); k * step < xMax - step / 2; k++) ticks.push(Math.round(k * step * 10) / 10)
+  ticks.push(xMax)
+  return ticks
+}
+
 function secondsTick(span: number) {
   return (v: number) => (span < 20 ? `${v.toFixed(1)} s` : `${Math.round(v)} s`)
 }
@@ -100,7 +133,23 @@ const PLOT_INSET_PX = 64 + 26
 /** A 10 px label character, a little generously. */
 const CHAR_WIDTH_PX = 6.2
 
-const axisTick = { fill: 'var(--muted)', fontSize: 11 }
+/** Where a tick's text sits on its anchor, as recharts' own text places one line. */
+const TICK_DY: Record<BaseTickContentProps['verticalAnchor'], string> = { start: '0.71em', middle: '0.355em', end: '0' }
+
+/**
+ * An axis tick as one plain text element. Recharts' own tick text measures every word in the page
+ * (to wrap it) and nests a tspan; a tick label never wraps, and on a live chart each second's new
+ * ticks were that many more measurements and nodes.
+ */
+function AxisTick({ x, y, textAnchor, verticalAnchor, payload, index, tickFormatter }: BaseTickContentProps) {
+  const value = payload.value
+  return (
+    <text x={x} y={y} dy={TICK_DY[verticalAnchor]} textAnchor={textAnchor} className="chart-tick">
+      {tickFormatter ? tickFormatter(value, index) : String(value)}
+    </text>
+  )
+}
+const axisTick = (props: BaseTickContentProps) => <AxisTick {...props} />
 // Props that never change, made once: recharts keeps its charts in a store, and a new object or
 // function in a prop is a change it records and redraws for.
 // The right margin holds half of the last tick's label, which is centred on the plot's edge.
@@ -111,7 +160,6 @@ const TOOLTIP_STYLE = {
   color: 'var(--fg)',
   fontSize: 12,
 }
-const LEGEND_STYLE = { fontSize: 12 }
 const tooltipLabel = (v: unknown) => `${Number(v).toFixed(1)} s`
 /**
  * Every tick the scale gives is drawn (it gives about five): recharts otherwise measures each tick's
@@ -161,86 +209,117 @@ function MarkerLabel({
   )
 }
 
+/**
+ * The lines' names under the chart, drawn once: recharts' own legend measures itself in the page
+ * whenever the chart redraws.
+ */
+const ChartLegend = memo(function ChartLegend<K extends string>({ config }: { config: ChartConfig<K> }) {
+  return (
+    <ul className="chart-legend" aria-label={`lines of ${config.title}`}>
+      {config.series.map((s) => (
+        <li key={s.key}>
+          <svg width="16" height="8" aria-hidden="true">
+            <line
+              x1="0"
+              y1="4"
+              x2="16"
+              y2="4"
+              stroke={s.color}
+              strokeWidth={2}
+              strokeDasharray={s.dashed ? '5 3' : undefined}
+            />
+          </svg>
+          {s.label}
+        </li>
+      ))}
+    </ul>
+  )
+})
+
 /** The one chart wrapper: a time axis in seconds, lines from the config, markers as reference lines. */
 export const TimeSeriesChart = memo(TimeSeriesChartImpl) as typeof TimeSeriesChartImpl
 
-function TimeSeriesChartImpl<K extends string>({ config, rows, markers, height = 210 }: TimeSeriesChartProps<K>) {
+function TimeSeriesChartImpl<K extends string>(props: TimeSeriesChartProps<K>) {
+  const drawn = useDrawnLater(props.drawAfterMs ?? 0)
+  const { config, height = 210 } = props
+  return (
+    <div className="chart" style={{ height }} data-testid={`chart-${config.id}`}>
+      <div className="chart-plot">{drawn ? <Plot {...props} /> : null}</div>
+      <ChartLegend config={config} />
+    </div>
+  )
+}
+
+function Plot<K extends string>({ config, rows, markers, height = 210 }: TimeSeriesChartProps<K>) {
   const xMin = rows.length ? rows[0]!.x : 0
   const xMax = rows.length ? rows[rows.length - 1]!.x : 1
   const [plotWidth, setPlotWidth] = useState(PLOT_WIDTH_PX)
   const onResize = useCallback((width: number) => setPlotWidth(Math.max(100, width - PLOT_INSET_PX)), [])
   const domain = useMemo(() => [xMin, xMax], [xMin, xMax])
+  const xTicks = useMemo(() => timeTicks(xMin, xMax), [xMin, xMax])
   const shortWindow = xMax - xMin < 20
   const xTick = useMemo(() => secondsTick(shortWindow ? 0 : 20), [shortWindow])
   const { formatY } = config
   const tooltipValue = useCallback((v: unknown) => (typeof v === 'number' ? formatY(v) : '—'), [formatY])
   return (
-    <div className="chart" style={{ height }} data-testid={`chart-${config.id}`}>
-      <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 520, height }} onResize={onResize}>
-        <LineChart data={rows} margin={MARGIN}>
-          <CartesianGrid stroke="var(--grid)" strokeDasharray="2 4" vertical={false} />
-          <XAxis
-            dataKey="x"
-            type="number"
-            domain={domain}
-            tick={axisTick}
-            tickFormatter={xTick}
-            interval={EVERY_TICK}
-            stroke="var(--border)"
-            allowDataOverflow
+    <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 520, height }} onResize={onResize}>
+      <LineChart data={rows} margin={MARGIN}>
+        <CartesianGrid stroke="var(--grid)" strokeDasharray="2 4" vertical={false} />
+        <XAxis
+          dataKey="x"
+          type="number"
+          domain={domain}
+          ticks={xTicks}
+          tick={axisTick}
+          tickFormatter={xTick}
+          interval={EVERY_TICK}
+          stroke="var(--border)"
+          allowDataOverflow
+        />
+        <YAxis tick={axisTick} tickFormatter={config.formatY} interval={EVERY_TICK} width={64} stroke="var(--border)" />
+        <Tooltip
+          isAnimationActive={false}
+          contentStyle={TOOLTIP_STYLE}
+          labelFormatter={tooltipLabel}
+          formatter={tooltipValue}
+        />
+        {labelRows(
+          markers.filter((m) => m.x >= xMin && m.x <= xMax),
+          ((xMax - xMin) / plotWidth) * CHAR_WIDTH_PX,
+          xMin,
+          xMax,
+        ).map(({ marker: m, row, text }) => (
+          <ReferenceLine
+            key={`${m.t}-${m.kind}-${m.label}`}
+            x={m.x}
+            stroke={MARKER_COLORS[m.kind]}
+            strokeDasharray="3 3"
+            label={(props: { viewBox?: { x?: number; y?: number; height?: number } }) => (
+              <MarkerLabel
+                viewBox={props.viewBox}
+                marker={m}
+                row={row}
+                text={text}
+                leftwards={runsLeftwards(m.x, xMin, xMax)}
+              />
+            )}
           />
-          <YAxis
-            tick={axisTick}
-            tickFormatter={config.formatY}
-            interval={EVERY_TICK}
-            width={64}
-            stroke="var(--border)"
-          />
-          <Tooltip
+        ))}
+        {config.series.map((s) => (
+          <Line
+            key={s.key}
+            dataKey={s.key}
+            name={s.label}
+            stroke={s.color}
+            strokeWidth={s.dashed ? 1.5 : 2}
+            strokeDasharray={s.dashed ? '5 3' : undefined}
+            dot={false}
             isAnimationActive={false}
-            contentStyle={TOOLTIP_STYLE}
-            labelFormatter={tooltipLabel}
-            formatter={tooltipValue}
+            connectNulls={false}
+            type="linear"
           />
-          <Legend wrapperStyle={LEGEND_STYLE} iconType="plainline" />
-          {labelRows(
-            markers.filter((m) => m.x >= xMin && m.x <= xMax),
-            ((xMax - xMin) / plotWidth) * CHAR_WIDTH_PX,
-            xMin,
-            xMax,
-          ).map(({ marker: m, row, text }) => (
-            <ReferenceLine
-              key={`${m.t}-${m.kind}-${m.label}`}
-              x={m.x}
-              stroke={MARKER_COLORS[m.kind]}
-              strokeDasharray="3 3"
-              label={(props: { viewBox?: { x?: number; y?: number; height?: number } }) => (
-                <MarkerLabel
-                  viewBox={props.viewBox}
-                  marker={m}
-                  row={row}
-                  text={text}
-                  leftwards={runsLeftwards(m.x, xMin, xMax)}
-                />
-              )}
-            />
-          ))}
-          {config.series.map((s) => (
-            <Line
-              key={s.key}
-              dataKey={s.key}
-              name={s.label}
-              stroke={s.color}
-              strokeWidth={s.dashed ? 1.5 : 2}
-              strokeDasharray={s.dashed ? '5 3' : undefined}
-              dot={false}
-              isAnimationActive={false}
-              connectNulls={false}
-              type="linear"
-            />
-          ))}
-        </LineChart>
-      </ResponsiveContainer>
-    </div>
+        ))}
+      </LineChart>
+    </ResponsiveContainer>
   )
 }

@@ -3,7 +3,7 @@
 // beside it are the Transactions page's, which holds every detail.
 
 import Link from 'next/link'
-import { memo } from 'react'
+import { memo, type PointerEvent, useState } from 'react'
 import type { TxnView } from '../lib/lab-protocol.ts'
 import { fmtInt } from './format.ts'
 import { Panel } from './panel.tsx'
@@ -30,8 +30,26 @@ export function txnMarkLabel(t: TxnView): string {
   )
 }
 
+/** What the strip says of itself: how many marks, and how many of each outcome. */
+export function stripSummary(shown: readonly TxnView[]): string {
+  const count = (o: TxnView['outcome']) => shown.filter((t) => t.outcome === o).length
+  return (
+    `the latest ${shown.length} transactions, oldest first: ${count('committed')} committed, ` +
+    `${count('aborted')} aborted, ${count('open')} open`
+  )
+}
+
+const POINT_AT = 'Point at a mark: its transactional.id, producer id, epoch and what it wrote.'
+
 export const TxnStrip = memo(function TxnStrip({ transactions, totals, marks = 40 }: TxnStripProps) {
   const shown = stripTransactions(transactions, marks)
+  // The mark under the pointer, held as the transaction it showed: the strip moves on every second.
+  const [pointed, setPointed] = useState<TxnView | null>(null)
+  const point = (e: PointerEvent<HTMLOListElement>) => {
+    const slot = (e.target as HTMLElement).dataset.slot
+    const t = slot === undefined ? undefined : shown[Number(slot)]
+    if (t !== undefined && t.id !== pointed?.id) setPointed(t)
+  }
   return (
     <Panel
       title="Latest transactions"
@@ -47,18 +65,31 @@ export const TxnStrip = memo(function TxnStrip({ transactions, totals, marks = 4
       {shown.length === 0 ? (
         <p className="muted small empty">No transactions: at_least_once and at_most_once commit offsets without one.</p>
       ) : (
-        <ol className="txn-strip" aria-label="the latest transactions, oldest first">
-          {shown.map((t) => (
-            <li
-              key={t.id}
-              className={`txn-mark txn-mark-${t.outcome}`}
-              data-outcome={t.outcome}
-              title={txnMarkLabel(t)}
-            >
-              <span className="visually-hidden">{txnMarkLabel(t)}</span>
-            </li>
-          ))}
-        </ol>
+        <>
+          {/* Keyed by slot, not by transaction, and with nothing in a mark but its outcome: at tens of
+              transactions a second the strip turns over every second, and a slot then takes its next
+              transaction by changing nothing or one class, where a keyed mark, or one carrying its own
+              label, was nodes removed and inserted or texts rewritten, forty at a time. */}
+          <ol
+            className="txn-strip"
+            aria-label={stripSummary(shown)}
+            onPointerOver={point}
+            onPointerLeave={() => setPointed(null)}
+          >
+            {shown.map((t, slot) => (
+              <li
+                // biome-ignore lint/suspicious/noArrayIndexKey: the slots are the strip's places, oldest to newest
+                key={slot}
+                className={`txn-mark txn-mark-${t.outcome}`}
+                data-outcome={t.outcome}
+                data-slot={slot}
+              />
+            ))}
+          </ol>
+          <p className="txn-strip-detail small muted" data-testid="txn-strip-detail">
+            {pointed ? txnMarkLabel(pointed) : POINT_AT}
+          </p>
+        </>
       )}
     </Panel>
   )
