@@ -109,15 +109,15 @@ const TIME_STEPS = [0.5, 1, 2, 5, 10, 15, 20, 30, 60, 120, 300, 600, 1200, 1800,
 
 /**
  * The time axis's ticks: round multiples of a step that gives at most `most` of them, and the
- * window's end; a round tick closer to the end than half a step is left out, so that no two labels
+ * window's end; a round tick closer to the end than 0.8 of a step is left out, so that no two labels
  * run into each other (the scale's own ticks put 6.7 s and 7.3 s side by side).
  */
-export function timeTicks(xMin: number, xMax: number, most = 5): number[] {
+export function timeTicks(xMin: number, xMax: number, most = 6): number[] {
   const span = xMax - xMin
   if (!(span > 0)) return [xMax]
   const step = TIME_STEPS.find((s) => Math.floor(span / s) < most) ?? Math.ceil(span / most / 3600) * 3600
   const ticks: number[] = []
-  for (let k = Math.ceil(xMin / step); k * step < xMax - step / 2; k++) ticks.push(Math.round(k * step * 10) / 10)
+  for (let k = Math.ceil(xMin / step); k * step < xMax - 0.8 * step; k++) ticks.push(Math.round(k * step * 10) / 10)
   ticks.push(xMax)
   return ticks
 }
