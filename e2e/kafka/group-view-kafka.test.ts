@@ -32,7 +32,9 @@ function membersAreWorkers(s: LabSnapshot): boolean {
 
 describe('the group view on Kafka', () => {
   let lab: Lab | null = null
+  let sampler: ReturnType<typeof setInterval> | undefined
   afterAll(async () => {
+    clearInterval(sampler)
     await lab?.close()
   })
 
@@ -49,6 +51,18 @@ describe('the group view on Kafka', () => {
       validateIntervalMs: 2_000,
     })
     const l = lab
+    // Every snapshot's newest lag point, five times a second through the test: the committed offset
+    // is never above the end offset it is shown with (they are read at one moment).
+    const seen = { points: 0, above: [] as string[] }
+    sampler = setInterval(() => {
+      for (const s of l.snapshot().group?.lag ?? []) {
+        const p = s.points.at(-1)
+        if (!p || p.committed === null) continue
+        seen.points++
+        if (p.committed > p.end)
+          seen.above.push(`p${s.partition} at ${p.atMs}: committed ${p.committed} > end ${p.end}`)
+      }
+    }, 200)
     await waitFor(() => membersAreWorkers(l.snapshot()), 'the group Stable with one member per running worker', {
       boundMs: STATE_MS,
     })
@@ -94,8 +108,15 @@ describe('the group view on Kafka', () => {
       ),
     ).toBeDefined()
     expect(ended!.endedBy!.gone).toContainEqual({ memberId: victim.memberId, workerId: victim.workerId, how: 'killed' })
-    // The committed offsets move, and lag is HW − committed at every sample.
+    // The committed offsets move, and lag is HW − committed at every sample, never below 0.
+    clearInterval(sampler)
+    expect(seen.above).toEqual([])
+    expect(seen.points).toBeGreaterThan(20)
     for (const s of l.snapshot().group!.lag)
-      for (const p of s.points) if (p.committed !== null) expect(p.lag).toBe(Math.max(0, p.end - p.committed))
+      for (const p of s.points) {
+        if (p.committed === null) continue
+        expect(p.committed).toBeLessThanOrEqual(p.end)
+        expect(p.lag).toBe(p.end - p.committed)
+      }
   })
 })

@@ -443,6 +443,10 @@ export class InProcessRuntime implements LabRuntime {
   committedOffsets(): (number | null)[] {
     return groupOffsets(this.cluster, this.groupId, this.topics.input, this.options.partitions)
   }
+  /** In one process the log and the group are read in one turn: one moment. */
+  groupOffsets(): { committed: (number | null)[]; ends: number[] } {
+    return { committed: this.committedOffsets(), ends: this.inputEndOffsets() }
+  }
   /** Input records not yet consumed: the input end offsets minus the consumer positions (or committed offsets). */
   backlog(): number {
     const live = this.slots.filter((s) => s.process.alive && s.worker).flatMap((s) => [...s.worker!.tasks.values()])

@@ -222,6 +222,13 @@ export interface LabRuntime {
 
   inputEndOffsets(): number[]
   committedOffsets(): (number | null)[]
+  /**
+   * The group's committed offsets and the input's end offsets as read at one moment, the committed
+   * ones first, so that every committed offset is at most its partition's end offset (what a
+   * consumer-group tool shows as LAG is then never negative). The two above are each the newest
+   * known and may be read at different moments.
+   */
+  groupOffsets(): { committed: (number | null)[]; ends: number[] }
   committedTotal(): number
   /** All input produced and committed by the group. */
   caughtUp(): boolean

@@ -384,7 +384,7 @@ export class Lab implements LabController {
       duplicateLedger: this.ledger.entries(),
       ...(this.partitionsBook.rows ? { partitions: this.partitionsBook.rows } : {}),
       ...this.transactionsBook.part(),
-      ...groupPart(rt, { now, workers, committed, ends }),
+      ...groupPart(rt, { now, workers, ...rt.groupOffsets() }),
       ...brokerCards.part(this, rt, now),
       totals: {
         inputRecords: ends.reduce((a, b) => a + b, 0),

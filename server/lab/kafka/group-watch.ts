@@ -35,6 +35,11 @@ export class GroupWatch {
   readonly committed: (number | null)[]
   /** The input's end offsets as last fetched. */
   inputEnds: number[]
+  /**
+   * The committed offsets as they stood when the last end offsets were asked for: commits reported
+   * while that request was under way may be past the ends it returns.
+   */
+  private committedAtEnds: (number | null)[]
   /** The end offsets once the load has finished (what caught up means). */
   finalEnds: number[] | null = null
   private readonly owner = new Map<number, string>()
@@ -47,6 +52,12 @@ export class GroupWatch {
     this.warnings = new CountedWarnings((line) => t.log.warn(line))
     this.committed = Array.from({ length: t.partitions }, () => null)
     this.inputEnds = Array.from({ length: t.partitions }, () => 0)
+    this.committedAtEnds = [...this.committed]
+  }
+
+  /** The committed offsets and the end offsets read after them: every committed offset ≤ its end. */
+  offsetsAtOneMoment(): { committed: (number | null)[]; ends: number[] } {
+    return { committed: [...this.committedAtEnds], ends: [...this.inputEnds] }
   }
 
   committedTotal(): number {
@@ -103,7 +114,9 @@ export class GroupWatch {
   /** One cheap request a second: the input's end offsets. Failing means the cluster is unreachable. */
   private async checkHealth(stopped: () => boolean): Promise<void> {
     try {
+      const committed = [...this.committed]
       this.inputEnds = await this.fetchInputEnds()
+      this.committedAtEnds = committed
       this.markReachable()
     } catch (e) {
       if (stopped()) return // the connection was closed under it: not an outage

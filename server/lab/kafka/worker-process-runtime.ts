@@ -531,6 +531,9 @@ export class WorkerProcessRuntime implements LabRuntime {
   committedOffsets(): (number | null)[] {
     return [...this.group.committed]
   }
+  groupOffsets(): { committed: (number | null)[]; ends: number[] } {
+    return this.group.offsetsAtOneMoment()
+  }
   committedTotal(): number {
     return this.group.committedTotal()
   }
