@@ -216,6 +216,34 @@ describe('the partitions table', () => {
     expect(rows.find((r) => r.topic === 'cl')!.open).toEqual({ count: 0, holders: [] })
   })
 
+  it('reads the committed offsets before the high watermarks: a commit is never shown above its HW', async () => {
+    // A log that grows and is committed while the table reads: each read finds 10 more records,
+    // each committed offset read is the HW of that moment.
+    let hw = 100
+    const inspector: LogInspector = {
+      topics: async () => [],
+      offsets: async () => {
+        hw += 10
+        return { logStartOffset: 0, lastStableOffset: hw, highWatermark: hw }
+      },
+      readRaw: async () => [],
+      committedOffsets: async () => {
+        hw += 10
+        return [{ topic: 'in', partition: 0, offset: hw }]
+      },
+    }
+    const { rows } = await readPartitions(inspector, {
+      topics: { input: 'in', output: 'out', changelog: 'cl' },
+      partitions: 1,
+      groupId: 'app',
+      producers: [],
+      internal: [],
+    })
+    const in0 = rows.find((r) => r.topic === 'in')!
+    expect(in0.committed).toBeLessThanOrEqual(in0.highWatermark)
+    expect(in0.lag).toBe(in0.highWatermark - in0.committed!)
+  })
+
   const showsOffsetsTopicOnceCreated =
     "on a new cluster, shows the group's __consumer_offsets partition once the cluster creates that topic (asked " +
     'again until both internal topics are there)'

@@ -76,16 +76,19 @@ async function openTransactions(
   return { count: list.length, holders: list }
 }
 
-/** One read of every partition: its offsets asked for together, then the open transactions of those with LSO < HW. */
+/**
+ * One read of every partition: the group's committed offsets, then every partition's offsets asked
+ * for together, then the open transactions of those with LSO < HW.
+ */
 export async function readPartitions(
   inspector: LogInspector,
   t: PartitionsTarget,
 ): Promise<{ rows: PartitionRow[]; offsets: Map<string, PartitionOffsets> }> {
   const all = slots(t)
-  const [read, committed] = await Promise.all([
-    Promise.allSettled(all.map((s) => inspector.offsets(s))),
-    inspector.committedOffsets(t.groupId).catch(() => null),
-  ])
+  // The group's committed offsets first, then the logs' offsets: a commit can only follow the
+  // records it covers, so every committed offset read so is at most the high watermark read after it.
+  const committed = await inspector.committedOffsets(t.groupId).catch(() => null)
+  const read = await Promise.allSettled(all.map((s) => inspector.offsets(s)))
   const names = new Map(t.producers.map((p) => [p.producerId, p.transactionalId]))
   const nameOf = (id: number) => names.get(id) ?? null
   const offsets = new Map<string, PartitionOffsets>()
