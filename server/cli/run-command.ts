@@ -285,7 +285,11 @@ function formatSummary(r: RunResult): string {
       `records${r.stalled ? ' (STALLED)' : r.completed ? '' : ' (DID NOT COMPLETE)'}`,
     ...(r.stalled ? [`  stalled               ${r.stalled.reason}`] : []),
     `  processed throughput  ${r.throughputPerSec.toLocaleString('en-US')} records/s over ` +
-      `${(r.durationMs / 1000).toFixed(2)} s`,
+      `${(r.durationMs / 1000).toFixed(2)} s (the whole run)`,
+    r.steadyThroughput.perSec === null
+      ? `  steady throughput     not measured: ${r.steadyThroughput.unmeasured}`
+      : `  steady throughput     ${r.steadyThroughput.perSec.toLocaleString('en-US')} records/s between 10% and 90% ` +
+        `committed (${(r.steadyThroughput.windowMs / 1000).toFixed(2)} s; the engine's rate, as bench:engine takes it)`,
     `  output records        ${r.outputRecords}`,
     `  faults                ${r.kills} kills, ${r.droppedAcks} dropped acks, ${r.fenced} fenced/migrated`,
     `  workers               ${r.workers.started} started, ${r.workers.liveAtEnd} live at the end, ` +

@@ -17,6 +17,7 @@ import type { RuntimeSettings } from './lab-runtime.ts'
 import type { KafkaClientConfig } from '../log/kafka/kafka-client.ts'
 import { ProgressWatchdog, stallLimitMs, type Stall } from './progress-watchdog.ts'
 import { RUN_DEFINITIONS } from './run-definitions.ts'
+import { type CommittedSample, MIN_SAMPLES, MIN_STEPS, steadyRate } from './steady-rate.ts'
 import { transactionsAndMarkersInLog, type MarkerCounts } from './log-transactions.ts'
 import { type BrokerFaultOptions, brokerFaultLoop, brokerFaultsRefusal, type RunBrokerKill } from './broker-faults.ts'
 
@@ -77,6 +78,8 @@ export interface RunResult extends CorrectnessFigures {
   records: number
   outputRecords: number
   throughputPerSec: number
+  /** RUN_DEFINITIONS.steadyThroughput: the engine's rate between 10% and 90% committed, as bench:engine takes it. */
+  steadyThroughput: { perSec: number; windowMs: number } | { perSec: null; unmeasured: string }
   durationMs: number
   kills: number
   /** Workers that ended without the run ending them (RUN_DEFINITIONS.crashes); each replaced like a killed one. */
@@ -140,6 +143,23 @@ export function runConfig(o: RunOptions): StreamsConfig {
     sessionTimeoutMs: o.sessionTimeoutMs,
     idempotence: o.idempotence,
   })
+}
+
+/** The steady rate of a run's committed samples (RUN_DEFINITIONS.steadyThroughput). */
+export function steadyThroughputOf(
+  samples: readonly CommittedSample[],
+  records: number,
+): RunResult['steadyThroughput'] {
+  const steady = steadyRate(samples, records)
+  if (steady !== null) return { perSec: Math.round(steady.perSec), windowMs: Math.round(steady.windowMs) }
+  const inWindow = samples.filter((x) => x.committed >= records * 0.1 && x.committed <= records * 0.9)
+  return {
+    perSec: null,
+    unmeasured:
+      `${inWindow.length} samples and ${new Set(inWindow.map((x) => x.committed)).size} distinct commits between ` +
+      `10% and 90% of ${records} records committed, fewer than ${MIN_SAMPLES} and ${MIN_STEPS}: a run too short ` +
+      'for a steady figure (give it more --records)',
+  }
 }
 
 export async function runHeadless(
@@ -217,7 +237,10 @@ async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time
   const watchdog = new ProgressWatchdog(lab, o.stallAfterMs ?? stallLimitMs(lab.config))
   let completed = true
   let stalled: Stall | null = null
+  // The committed total at every turn of the wait: the steady rate is read from these after the run.
+  const samples: CommittedSample[] = []
   while (!lab.caughtUp()) {
+    samples.push({ at: time.now(), committed: lab.committedTotal() })
     stalled = watchdog.check()
     if (time.now() > deadline || stalled !== null) {
       completed = false
@@ -256,6 +279,7 @@ async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time
     records: o.records,
     outputRecords: report.outputRecords,
     throughputPerSec: durationMs > 0 ? Math.round((lab.committedTotal() / durationMs) * 1000) : 0,
+    steadyThroughput: steadyThroughputOf(samples, o.records),
     durationMs,
     ...(stalled === null ? correctnessFigures(report) : STALLED_FIGURES),
     kills: lab.kills,

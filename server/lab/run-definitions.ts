@@ -4,6 +4,13 @@
 import { MARKER_ROUND_MS } from './log-transactions.ts'
 
 export const RUN_DEFINITIONS = {
+  throughputPerSec:
+    "the whole run: committed input records ÷ the run's duration (durationMs), its start, kills, recoveries and " +
+    'the wait for the last commit included',
+  steadyThroughput:
+    'the engine in its steady state, the figure npm run bench:engine reports: the slope of a least-squares line ' +
+    "through the group's committed input offsets, sampled while the run goes, between 10% and 90% of the input " +
+    'committed (perSec, over windowMs); null with a reason when that window held too few samples or commits',
   duplicates: 'extra committed output records for one input record (every copy past the first counted)',
   lost: "committed input records (below the group's committed offset) with no committed output record",
   abortedReads:

@@ -84,3 +84,19 @@ describe('steadyRate', () => {
     expect(steadyRate(plateaus, 1_000_000)).toBeNull()
   })
 })
+
+describe("a run's steady throughput", () => {
+  it('is the slope between 10% and 90% committed, or says why there is none', async () => {
+    const { steadyThroughputOf } = await import('./headless-run.ts')
+    // 1,000 records a ms for 100 ms after a 50 ms start: the whole run reads less, the steady window 1,000,000/s.
+    const samples = [
+      { at: 0, committed: 0 },
+      { at: 50, committed: 0 },
+      ...Array.from({ length: 101 }, (_, i) => ({ at: 50 + i, committed: i * 1_000 })),
+    ]
+    expect(steadyThroughputOf(samples, 100_000)).toEqual({ perSec: 1_000_000, windowMs: 80 })
+    const short = steadyThroughputOf(samples.slice(0, 8), 100_000)
+    expect(short.perSec).toBeNull()
+    expect('unmeasured' in short && short.unmeasured).toMatch(/^0 samples and 0 distinct commits between 10% and 90%/)
+  })
+})
