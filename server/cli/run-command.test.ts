@@ -92,3 +92,18 @@ describe("the summary's recoveries line", () => {
     expect(recoveriesLine([])).toBeNull()
   })
 })
+
+describe("a run's warnings", () => {
+  it('say when a kill schedule killed nothing (with a rate that would) and when workers were missing', async () => {
+    const { runWarnings } = await import('../lab/headless-run.ts')
+    const o = { workers: 3, killEveryMs: 500, records: 100_000 }
+    expect(runWarnings(o, { liveAtEnd: 3, kills: 0, durationMs: 272.4 })).toEqual([
+      'no kill fell: the run ended after 272 ms, before its first kill was due (--kill-every 500); feed the input ' +
+        'for longer, --rate 50000 for about four kills',
+    ])
+    expect(runWarnings(o, { liveAtEnd: 3, kills: 4, durationMs: 2_100 })).toEqual([])
+    expect(runWarnings({ ...o, killEveryMs: null }, { liveAtEnd: 2, kills: 0, durationMs: 300 })).toEqual([
+      'the run ended with 2 live workers of the 3 it started',
+    ])
+  })
+})

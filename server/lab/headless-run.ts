@@ -145,6 +145,29 @@ export function runConfig(o: RunOptions): StreamsConfig {
   })
 }
 
+/**
+ * What went wrong that the figures do not show: fewer live workers at the end than at the start, or a
+ * kill schedule under which no kill fell (a run faster than its first kill's time has nothing to show).
+ */
+export function runWarnings(
+  o: Pick<RunOptions, 'workers' | 'killEveryMs' | 'records'>,
+  r: { liveAtEnd: number; kills: number; durationMs: number },
+): string[] {
+  const warnings: string[] = []
+  if (r.liveAtEnd < o.workers)
+    warnings.push(`the run ended with ${r.liveAtEnd} live workers of the ${o.workers} it started`)
+  if (o.killEveryMs !== null && r.kills === 0) {
+    const feedFor = `--rate ${Math.ceil((o.records * 1000) / (4 * o.killEveryMs))}`
+    warnings.push(
+      `no kill fell: the run ended after ${Math.round(r.durationMs)} ms, before its first kill was due ` +
+        `(--kill-every ${o.killEveryMs}); feed the input for longer, ${feedFor} for about four kills`,
+    )
+  }
+  return warnings
+}
+
+const withWarnings = (warnings: string[]) => (warnings.length > 0 ? { warnings } : {})
+
 /** The steady rate of a run's committed samples (RUN_DEFINITIONS.steadyThroughput). */
 export function steadyThroughputOf(
   samples: readonly CommittedSample[],
@@ -294,9 +317,7 @@ async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time
     crashHandler: 'REPLACE_THREAD',
     ...(o.brokerFaults ? { brokerKills } : {}),
     workers: { started: o.workers, liveAtEnd },
-    ...(liveAtEnd < o.workers
-      ? { warnings: [`the run ended with ${liveAtEnd} live workers of the ${o.workers} it started`] }
-      : {}),
+    ...withWarnings(runWarnings(o, { liveAtEnd, kills: lab.kills, durationMs })),
     droppedAcks: lab.droppedAcks,
     fenced: lab.fenced,
     transactions: { ...transactions, countedBy: 'producer id and epoch' },
