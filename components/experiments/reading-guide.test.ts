@@ -83,4 +83,28 @@ describe('the reading guide, computed from the figures', () => {
     expect(compare(s(10, 5, 11), s(6, 4, 7), 'measured')).toEqual({ kind: 'not distinguishable' })
     expect(compare(s(10, null, null), s(6, 4, 7), 'measured')).toEqual({ kind: 'unknown' })
   })
+
+  it('reads model figures less than 2% apart as the same, and 2% or more as an order', () => {
+    const m = (median: number) => ({ median, min: median, max: median, low: null, high: null, n: 1 })
+    // 288 against 287 records/s (×1.003) once read "faster".
+    expect(compare(m(288), m(287), 'model').kind).toBe('same')
+    expect(compare(m(1003), m(1000), 'model').kind).toBe('same')
+    expect(compare(m(1020), m(1000), 'model')).toEqual({ kind: 'higher', ratio: 1.02 })
+    expect(compare(m(980), m(1000), 'model').kind).toBe('lower')
+  })
+})
+
+describe('a model sweep read aloud', () => {
+  it('says "the same" with both figures when they are within 2%, never "faster"', () => {
+    // A model at 288 and 287 records/s (×1.003) once read "faster".
+    const close: CellSpec[] = [
+      { guarantee: 'at_least_once', ms: 10, throughput: 288, recovery: 1_000, spread: 0 },
+      { guarantee: 'exactly_once', ms: 10, throughput: 287, recovery: 1_000, spread: 0 },
+    ]
+    const [line] = sentences(close, 'throughput', 'model')
+    expect(line).toMatch(
+      /^At 10 ms, .* is the same under at_least_once and exactly_once: 288.* and 287.* \(within 2%\)\.$/,
+    )
+    expect(line).not.toMatch(/faster|slower/)
+  })
 })

@@ -67,9 +67,20 @@ export function compare(a: Stat, b: Stat, figures: Figures): Order {
     if (o === null) return { kind: 'unknown' }
     if (o) return { kind: 'not distinguishable' }
   }
-  if (a.median === b.median) return { kind: 'same', ratio: 1 }
+  // A model's figures are exact, but a model is not the machine: two of them within MODEL_SAME of
+  // each other say nothing about which is faster.
+  if (a.median === b.median || (figures === 'model' && Math.abs(ratio - 1) < MODEL_SAME)) return { kind: 'same', ratio }
   return { kind: a.median > b.median ? 'higher' : 'lower', ratio }
 }
+
+/** "287/s": one figure when both are one; "287/s and 288/s (within 2%)" when they are close, not equal. */
+function sameFigures(a: Stat, b: Stat, fmt: (v: number) => string): string {
+  const [x, y] = [fmt(a.median!), fmt(b.median!)]
+  return x === y ? x : `${x} and ${y} (within ${MODEL_SAME * 100}%)`
+}
+
+/** Model figures closer than this (2%) read as the same. */
+export const MODEL_SAME = 0.02
 
 /** ×1.30, ×12; ×1.003 where two decimals would read ×1.00. */
 const times = (r: number) =>
@@ -114,7 +125,10 @@ function acrossGuarantees(
               'overlap).',
           )
         else if (o.kind === 'same')
-          out.push(`At ${ms} ms, ${what.noun} is the same under ${gs[i]} and ${gs[j]}: ${what.fmt(pick(a).median!)}.`)
+          out.push(
+            `At ${ms} ms, ${what.noun} is the same under ${gs[i]} and ${gs[j]}: ` +
+              `${sameFigures(pick(a), pick(b), what.fmt)}.`,
+          )
         else {
           const [hi, lo] = o.kind === 'higher' ? [a, b] : [b, a]
           const r = o.kind === 'higher' ? o.ratio : 1 / o.ratio
@@ -157,7 +171,7 @@ function alongInterval(
     else if (o.kind === 'same')
       out.push(
         `${g}: ${what.noun} is the same at ${first.commitIntervalMs} ms and at ${last.commitIntervalMs} ms: ` +
-          `${what.fmt(pick(first).median!)}.`,
+          `${sameFigures(pick(first), pick(last), what.fmt)}.`,
       )
     else
       out.push(
