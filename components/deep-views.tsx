@@ -1,6 +1,6 @@
 import type { LabSnapshot } from '../lib/lab-protocol.ts'
-import { DuplicateLedger } from './duplicate-ledger.tsx'
-import { PartitionLogView } from './partition-log-view.tsx'
+import { DuplicateLedger } from './duplicate-ledger-panel.tsx'
+import { PartitionLogView } from './partition-log-panel.tsx'
 import { ProducersView } from './producers-view.tsx'
 import { RecordTraceView } from './record-trace-view.tsx'
 import type { SendCommand } from './use-command.ts'

@@ -8,7 +8,7 @@ import { renderToString } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
 import type { EvidenceCard, PartitionLogView as PartitionLog } from '../lib/lab-protocol.ts'
 import { EvidencePanel, recordsText } from './evidence-card.tsx'
-import { PartitionLogView } from './partition-log-view.tsx'
+import { PartitionLogView } from './partition-log-panel.tsx'
 import { fmtClock } from './time-travel.ts'
 
 const LAB = { id: 'mj4b2c1k-2', generation: 2, applicationId: 'eoscope', startedAtMs: Date.UTC(2026, 11, 6, 4, 10) }

@@ -2,7 +2,7 @@ import { createElement } from 'react'
 import { renderToString } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
 import { TxnStatistics } from '../lib/txn-statistics.ts'
-import { historyQuery, TransactionHistoryView } from './transaction-history.tsx'
+import { historyQuery, TransactionHistoryView } from './transaction-history-panel.tsx'
 
 const NONE = { outcome: 'all', transactionalId: '', minDurationMs: '', withinMs: 0 } as const
 

@@ -12,7 +12,7 @@ import {
   PARTITION_COLUMNS,
   sortPartitions,
 } from './partitions-sort.ts'
-import { PartitionsTable } from './partitions-table.tsx'
+import { PartitionsTable } from './partitions-table-panel.tsx'
 import { openTransactionTotals } from '../lib/partition-table.ts'
 
 const rows = fixtureSnapshot.partitions!
