@@ -20,8 +20,11 @@ import { KEYS, PARTITIONS, type RunPlan, WORKERS } from './kafka-eoscope.ts'
 import { checkedRun, measureWindow, type Progress, type RunResult, SAMPLE_MS } from './kafka-window.ts'
 import { localBrokerCpu, processCpuSeconds } from './process-cpu.ts'
 
-/** Heap of the Kafka Streams process (its store holds one aggregate per key: 100 keys). */
-export const JAVA_OPTS = ['-Xms256m', '-Xmx512m']
+/**
+ * Heap of the Kafka Streams process: 1 GB, what a Kafka Streams deployment of this size is given (its
+ * store holds one aggregate per key, 100 keys, so the heap is for the clients' buffers and the JIT).
+ */
+export const JAVA_OPTS = ['-Xms1g', '-Xmx1g']
 const MAIN_CLASS = 'dev.eoscope.yardstick.YardstickApp'
 const STOP_TIMEOUT_MS = 30_000
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))

@@ -30,3 +30,39 @@ describe('CPU time from /proc/<pid>/stat', () => {
     expect(processCpuSeconds([])).toBeNull()
   })
 })
+
+describe('the process listening on a port', () => {
+  it('reads LISTEN sockets of a port from /proc/net/tcp tables, v4 and v6', async () => {
+    const { listeningInodes } = await import('./process-cpu.ts')
+    const header = '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode'
+    const v4 = [
+      header,
+      '   0: 0100007F:4A9C 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 111 1 0',
+      '   1: 0100007F:4A9C 0100007F:C350 01 00000000:00000000 00:00000000 00000000     0        0 222 1 0',
+      '   2: 0100007F:71A4 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 333 1 0',
+    ].join('\n')
+    const v6 = [
+      header,
+      '   0: 00000000000000000000000000000000:4A9C 00000000000000000000000000000000:0000 0A 00000000:00000000 ' +
+        '00:00000000 00000000     0        0 444 1 0',
+    ].join('\n')
+    // 0x4A9C = 19100: the listening sockets of v4 and v6, not the connection (state 01) nor 0x71A4 = 29092.
+    expect([...listeningInodes([v4, v6], 19100)]).toEqual(['111', '444'])
+    expect([...listeningInodes([v4], 29092)]).toEqual(['333'])
+    expect([...listeningInodes([v4], 9092)]).toEqual([])
+  })
+
+  it('finds this process listening on a port of its own, whatever the port', async () => {
+    const { pidListeningOn } = await import('./process-cpu.ts')
+    const { createServer } = await import('node:net')
+    const server = createServer()
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
+    const port = (server.address() as { port: number }).port
+    try {
+      expect(pidListeningOn(port)).toBe(process.pid)
+    } finally {
+      await new Promise((r) => server.close(r))
+    }
+    expect(pidListeningOn(port)).toBeNull()
+  })
+})

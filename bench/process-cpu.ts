@@ -4,8 +4,7 @@
 // that a busy machine moves far less than throughput, since it counts work, not waiting.
 
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import path from 'node:path'
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 
 /** Clock ticks per second of /proc's times (`getconf CLK_TCK`; 100 on Linux unless told otherwise). */
 function ticksPerSecond(): number {
@@ -51,22 +50,65 @@ export function processCpuSeconds(pids: readonly number[]): number | null {
 }
 
 /**
- * The pid of the broker scripts/kafka-broker.sh runs on this machine, when `brokers` is that one
- * broker on a loopback address and its pid file names a live Kafka process; else null (a remote or
- * other broker: its CPU is not this machine's to count).
+ * The inodes of the sockets listening on TCP `port`, from /proc/net/tcp and tcp6 (state 0A is
+ * LISTEN; the local address is hex ADDR:PORT).
  */
-export function localBrokerPid(
-  brokers: readonly string[],
-  root = path.resolve(import.meta.dirname, '..'),
-): number | null {
+export function listeningInodes(tables: readonly string[], port: number): Set<string> {
+  const inodes = new Set<string>()
+  for (const table of tables)
+    for (const line of table.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/)
+      if (f.length < 10 || f[3] !== '0A') continue
+      const local = f[1]!.split(':')
+      if (Number.parseInt(local[local.length - 1]!, 16) === port) inodes.add(f[9]!)
+    }
+  return inodes
+}
+
+/** The pid of the process holding one of these socket inodes open (/proc/<pid>/fd), else null. */
+function pidHolding(inodes: ReadonlySet<string>): number | null {
+  if (inodes.size === 0) return null
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    let fds: string[]
+    try {
+      fds = readdirSync(`/proc/${entry}/fd`)
+    } catch {
+      continue // another user's process, or gone
+    }
+    for (const fd of fds) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${entry}/fd/${fd}`))
+        if (m && inodes.has(m[1]!)) return Number(entry)
+      } catch {}
+    }
+  }
+  return null
+}
+
+/** The pid of the process listening on TCP `port` on this machine, else null (found through /proc). */
+export function pidListeningOn(port: number): number | null {
+  const tables: string[] = []
+  for (const t of ['/proc/net/tcp', '/proc/net/tcp6'])
+    try {
+      tables.push(readFileSync(t, 'utf8'))
+    } catch {}
+  return pidHolding(listeningInodes(tables, port))
+}
+
+/**
+ * The pid of the Kafka broker `brokers` names when it is one broker on a loopback address of this
+ * machine: the process listening on its port, whatever the port, the directory or the way it was
+ * started, when that process is a Kafka broker; else null (a remote broker, or a proxy in front of
+ * one: its CPU is not this machine's broker's to count).
+ */
+export function localBrokerPid(brokers: readonly string[]): number | null {
   if (brokers.length !== 1) return null
   const [host, port] = brokers[0]!.split(':')
   if (!['127.0.0.1', 'localhost', '::1'].includes(host ?? '')) return null
-  const dir = process.env.KAFKA_DIR ?? path.join(root, '.kafka')
+  const pid = pidListeningOn(Number(port))
+  if (pid === null) return null
   try {
-    if (readFileSync(path.join(dir, 'broker.port'), 'utf8').trim() !== port) return null
-    const pid = Number(readFileSync(path.join(dir, 'broker.pid'), 'utf8').trim())
-    if (!Number.isInteger(pid) || pid <= 0) return null
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('kafka.Kafka') ? pid : null
   } catch {
     return null
