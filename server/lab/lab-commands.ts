@@ -5,6 +5,7 @@ import {
   type CommandName,
   type CommandPayload,
   type CommandResult,
+  type LabCommand,
   type MarkerKind,
   parseCommand,
   type Step,
@@ -44,7 +45,7 @@ export interface CommandTarget {
   /** Why no command runs now (a lab shutting down), or null. */
   refusal(): string | null
   /** Runs one validated command; returns a result only to refuse it. */
-  run(name: CommandName, payload: unknown): Promise<CommandResult | undefined>
+  run(command: LabCommand): Promise<CommandResult | undefined>
   /** After a command ran: a fresh snapshot. */
   published(): void
 }
@@ -71,7 +72,7 @@ export class CommandQueue {
     const refused = this.target.refusal()
     if (refused !== null) return { ok: false, error: refused }
     try {
-      const result = await this.target.run(parsed.name, parsed.payload)
+      const result = await this.target.run(parsed)
       if (result) return result
       this.target.published()
       return { ok: true }
@@ -147,6 +148,13 @@ export async function injectPoison(rt: LabRuntime, count: number, mark: (label: 
 }
 
 export type WorkerCommandName = 'killWorker' | 'pauseWorker' | 'resumeWorker'
+/** A validated worker command: its payload narrows with its name. */
+export type WorkerCommand = Extract<LabCommand, { name: WorkerCommandName }>
+
+/** Whether a validated command is a worker's. */
+export function isWorkerCommand(c: LabCommand): c is WorkerCommand {
+  return (WORKER_COMMANDS as readonly string[]).includes(c.name)
+}
 export const WORKER_COMMANDS: readonly CommandName[] = [
   'killWorker',
   'pauseWorker',
@@ -156,19 +164,18 @@ export const WORKER_COMMANDS: readonly CommandName[] = [
 /** Kill (now or when it next reaches a step), pause or resume one worker; `resumed` journals a wake-up. */
 export async function workerCommand(
   rt: LabRuntime,
-  name: WorkerCommandName,
-  payload: unknown,
+  command: WorkerCommand,
   resumed: (workerId: string) => void,
 ): Promise<CommandResult | undefined> {
-  switch (name) {
+  switch (command.name) {
     case 'killWorker': {
-      const { workerId, step } = payload as CommandPayload<'killWorker'>
+      const { workerId, step } = command.payload
       if (!(await rt.killConfirmed(workerId, (step ?? null) as Step | null)))
         return { ok: false, error: `no live worker ${workerId}` }
       return
     }
     case 'pauseWorker': {
-      const { workerId } = payload as CommandPayload<'pauseWorker'>
+      const { workerId } = command.payload
       if (rt.isRemote(workerId))
         return {
           ok: false,
@@ -178,7 +185,7 @@ export async function workerCommand(
       return
     }
     case 'resumeWorker': {
-      const { workerId } = payload as CommandPayload<'resumeWorker'>
+      const { workerId } = command.payload
       if (!rt.resume(workerId)) return { ok: false, error: `no paused worker ${workerId}` }
       resumed(workerId)
       return

@@ -8,6 +8,7 @@ import type {
   CommandPayload,
   CommandResult,
   CorrectnessView,
+  LabCommand,
   LabSnapshot,
   ScenarioView,
 } from '../../lib/lab-protocol.ts'
@@ -20,10 +21,9 @@ import {
   applySetConfig,
   CommandQueue,
   injectPoison,
+  isWorkerCommand,
   skipPoison,
-  WORKER_COMMANDS,
   workerCommand,
-  type WorkerCommandName,
 } from './lab-commands.ts'
 import type { LabController } from './lab-controller.ts'
 import type { LabEvent, LabRuntime } from './lab-runtime.ts'
@@ -80,7 +80,7 @@ export class Lab implements LabController {
   private readonly traces = new TraceBook()
   private readonly commands = new CommandQueue({
     refusal: () => (this.closed ? 'the lab is shutting down' : null),
-    run: (n, p) => this.runCommand(n, p),
+    run: (command) => this.runCommand(command),
     published: () => this.publish(),
   })
   private readonly health: LabHealth
@@ -437,30 +437,29 @@ export class Lab implements LabController {
     return this.commands.execute(name, payload)
   }
 
-  private async runCommand(name: CommandName, payload: unknown): Promise<CommandResult | undefined> {
+  private async runCommand(command: LabCommand): Promise<CommandResult | undefined> {
     const rt = this.runtime
     const needs =
-      name === 'killWorker' && (payload as CommandPayload<'killWorker'>).step != null
-        ? 'kill-at-step'
-        : CAPABILITY_OF[name]
+      command.name === 'killWorker' && command.payload.step != null ? 'kill-at-step' : CAPABILITY_OF[command.name]
     const refused = needs === undefined ? null : refusal(rt.connection.capabilities, needs)
     if (refused !== null) return { ok: false, error: refused }
-    if (TransactionsBook.owns(name)) return this.transactionsBook.run(rt, name, payload)
-    if (WORKER_COMMANDS.includes(name))
-      return workerCommand(rt, name as WorkerCommandName, payload, (workerId) =>
+    if (TransactionsBook.owns(command)) return this.transactionsBook.run(rt, command)
+    if (isWorkerCommand(command))
+      return workerCommand(rt, command, (workerId) =>
         this.record.mark('resume', `${workerId} woke up${rt.wording.resumed}`, undefined, { kind: 'resume', workerId }),
       )
-    if (name === 'killBroker' || name === 'restartBroker')
-      return brokerCards.command(this, rt, name, (payload as CommandPayload<'killBroker'>).brokerId, (label, fact) =>
-        this.record.mark('outage', label, undefined, fact),
-      )
-    switch (name) {
+    switch (command.name) {
+      case 'killBroker':
+      case 'restartBroker':
+        return brokerCards.command(this, rt, command.name, command.payload.brokerId, (label, fact) =>
+          this.record.mark('outage', label, undefined, fact),
+        )
       case 'setConfig':
-        return applySetConfig(rt, payload as CommandPayload<'setConfig'>, {
+        return applySetConfig(rt, command.payload, {
           mark: (kind, label) =>
             this.record.mark(kind, label, undefined, {
               kind: 'config',
-              changes: payload as Record<string, string | number>,
+              changes: command.payload as Record<string, string | number>,
             }),
           rate: (r) => (this.rate = r),
         })
@@ -476,30 +475,28 @@ export class Lab implements LabController {
         this.record.added(rt.addWorker().slotId, rt.wording)
         return
       case 'dropAcks':
-        rt.dropAcks((payload as CommandPayload<'dropAcks'>).count)
+        rt.dropAcks(command.payload.count)
         return
       case 'reset':
         await this.reset()
         return
-      case 'injectPoison':
-        await injectPoison(rt, (payload as CommandPayload<'injectPoison'>).count, (label) =>
-          this.record.mark('config', label, undefined, {
-            kind: 'poison',
-            count: (payload as CommandPayload<'injectPoison'>).count,
-            handler: rt.deserializationPolicy,
-          }),
+      case 'injectPoison': {
+        const { count } = command.payload
+        await injectPoison(rt, count, (label) =>
+          this.record.mark('config', label, undefined, { kind: 'poison', count, handler: rt.deserializationPolicy }),
         )
         return
+      }
       case 'selectPartition':
-        return this.select(payload as CommandPayload<'selectPartition'>)
+        return this.select(command.payload)
       case 'runScenario': {
-        const { name: scenario } = payload as CommandPayload<'runScenario'>
+        const scenario = command.payload.name
         const started = startScenario(scenario, this.scenario, this.scenarioHost(scenario), this.evidence)
         if (started.view) this.scenario = started.view
         return started.result.ok ? undefined : started.result
       }
       case 'dismissEvidence':
-        return this.evidence.dismiss((payload as CommandPayload<'dismissEvidence'>).id)
+        return this.evidence.dismiss(command.payload.id)
     }
   }
 

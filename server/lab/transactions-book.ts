@@ -4,7 +4,7 @@
 // backend; and the two actions on it: the abort of a hanging transaction (refused for any other)
 // and the fault that makes one, where the backend offers it.
 
-import type { CommandName, CommandPayload, CommandResult } from '../../lib/lab-protocol.ts'
+import type { CommandPayload, CommandResult, LabCommand } from '../../lib/lab-protocol.ts'
 import type { LabTopicRole } from '../../lib/log-range.ts'
 import {
   MAX_COORDINATOR_ROWS,
@@ -153,8 +153,8 @@ export class TransactionsBook {
   }
 
   /** The commands this book runs. */
-  static owns(name: CommandName): name is Owned {
-    return (OWNED as readonly string[]).includes(name)
+  static owns(command: LabCommand): command is Extract<LabCommand, { name: Owned }> {
+    return (OWNED as readonly string[]).includes(command.name)
   }
 
   /** The snapshot's part: the latest view of the runtime on screen (none before its first read). */
@@ -198,11 +198,11 @@ export class TransactionsBook {
     }
   }
 
-  async run(rt: Target, name: Owned, payload: unknown): Promise<CommandResult> {
+  async run(rt: Target, command: Extract<LabCommand, { name: Owned }>): Promise<CommandResult> {
     const r =
-      name === 'abortHangingTransaction'
-        ? await this.abortHanging(rt, payload as CommandPayload<'abortHangingTransaction'>)
-        : await this.injectHanging(rt, payload as CommandPayload<'injectHangingTransaction'>)
+      command.name === 'abortHangingTransaction'
+        ? await this.abortHanging(rt, command.payload)
+        : await this.injectHanging(rt, command.payload)
     if (r.ok) {
       await this.read(rt).catch(() => {})
       this.deps.changed()
