@@ -142,10 +142,8 @@ export class KafkaLogConsumer implements LogConsumer {
       this.wake()
     })
     this.consumer.on(this.consumer.events.CRASH, (e) => {
-      if (!e.payload.restart) {
-        this.crash = e.payload.error
-        this.wake()
-      }
+      if (!e.payload.restart) this.crash = e.payload.error
+      this.wake()
     })
   }
 
@@ -197,7 +195,7 @@ export class KafkaLogConsumer implements LogConsumer {
       const position = this.owned.has(key) ? this.positions.get(key) : undefined
       if (position !== undefined) {
         this.guard.startAt(key, position)
-        this.consumer.seek({ topic: tp.topic, partition: tp.partition, offset: String(position) })
+        seekUnlessRejoining(this.consumer, tp, position)
       }
       this.owned.set(key, tp)
     }
@@ -219,8 +217,7 @@ export class KafkaLogConsumer implements LogConsumer {
     const key = tpKey(tp.topic, tp.partition)
     if (isStale() || !isRunning() || !this.owned.has(key)) return
     const admission = await this.guard.admit(tp, fetchedBatch(tp, batch))
-    if (admission.kind === 'refetch')
-      this.consumer.seek({ topic: tp.topic, partition: tp.partition, offset: String(admission.from) })
+    if (admission.kind === 'refetch') seekUnlessRejoining(this.consumer, tp, admission.from)
     // A seek while the batch was admitted (kafkajs holds it as pending until its next fetch) makes it stale.
     if (admission.kind !== 'take' || admission.records.length === 0 || isStale() || !this.owned.has(key)) return
     const records = admission.records
@@ -334,7 +331,7 @@ export class KafkaLogConsumer implements LogConsumer {
       this.buffers.delete(key)
       this.wake()
     }
-    this.consumer.seek({ topic: tp.topic, partition: tp.partition, offset: String(offset) })
+    seekUnlessRejoining(this.consumer, tp, offset)
   }
 
   position(tp: TopicPartition): number | undefined {
@@ -388,12 +385,20 @@ export class KafkaLogConsumer implements LogConsumer {
     }
   }
 
-  private commitNow(offsets: OffsetToCommit[]): Promise<void> {
-    return mapErrors(`commit offsets of group ${this.options.groupId}`, () =>
-      this.consumer.commitOffsets(
-        offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) })),
-      ),
-    )
+  private async commitNow(offsets: OffsetToCommit[]): Promise<void> {
+    const what = `commit offsets of group ${this.options.groupId}`
+    try {
+      await mapErrors(what, () =>
+        this.consumer.commitOffsets(
+          offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) })),
+        ),
+      )
+    } catch (e) {
+      if (!isRejoining(e)) throw e
+      // Its membership ended with the restart: the partitions are the group's to give again, as after
+      // a session lost (Kafka's consumer answers UNKNOWN_MEMBER_ID then): the tasks migrate, uncommitted.
+      throw new LogError('UNKNOWN_MEMBER_ID', `${what}: ${REJOINING}`)
+    }
   }
 
   /**
@@ -441,5 +446,32 @@ function fetchedBatch(tp: TopicPartition, batch: EachBatchPayload['batch']): Fet
     fetchedOffset: Number.isFinite(fetched) ? fetched : first,
     nextFetchOffset: Number(batch.lastOffset()) + 1,
     records,
+  }
+}
+
+/**
+ * What kafkajs answers a consumer's calls between a retriable failure of its own loop (a broker gone
+ * past its retries, say) and the restart it then makes by itself: its group is not there.
+ */
+const KAFKAJS_NO_GROUP = 'Consumer group was not initialized'
+const REJOINING =
+  'the consumer is rejoining its group after a retriable failure of its fetch loop (kafkajs restarts it), ' +
+  'and will join as a new member'
+
+/** Whether a kafkajs consumer call failed because the consumer is restarting (KAFKAJS_NO_GROUP). */
+export function isRejoining(e: unknown): boolean {
+  return e instanceof Error && e.message.includes(KAFKAJS_NO_GROUP)
+}
+
+/**
+ * Moves kafkajs's fetch position; while the consumer restarts there is none to move, and the
+ * rejoin assigns its partitions afresh (a new member keeps nothing), so the position kept here is
+ * all there is to set.
+ */
+function seekUnlessRejoining(consumer: Consumer, tp: TopicPartition, offset: number): void {
+  try {
+    consumer.seek({ topic: tp.topic, partition: tp.partition, offset: String(offset) })
+  } catch (e) {
+    if (!isRejoining(e)) throw e
   }
 }
