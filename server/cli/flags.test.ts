@@ -29,7 +29,6 @@ describe('the flag parser', () => {
       workers: 3,
       partitions: 6,
       records: 100_000,
-      rate: Number.POSITIVE_INFINITY,
       seed: 1,
       'restart-after': 0,
       'drop-acks': 0,
@@ -148,7 +147,10 @@ describe('--help text', () => {
           "\\(at_most_once: eoscope's teaching mode, not a Kafka Streams setting[^\\n]*\\(default: exactly_once\\)",
       ),
     )
-    expect(text).toMatch(/--rate N\n.*\(default: as fast as possible; a number of at least 0.001\)/)
+    expect(text).toMatch(
+      /--rate N\n.*\(default: as fast as possible; with --kill-every, paced so that about four kills/,
+    )
+    expect(text).toMatch(/--rate N\n.*; with --drop-acks alone, paced to last 2 s; a number of at least 0.001\)/)
   })
 
   it('wraps the usage lines of an error under the command', () => {

@@ -25,6 +25,33 @@ describe('eoscope run --prefill', () => {
   })
 })
 
+describe("a run's input rate", () => {
+  it('is --rate when given, with or without kills', () => {
+    expect(optionsOf(['--rate', '500'])).toMatchObject({ rate: 500 })
+    expect(optionsOf(['--rate', '500', '--kill-every', '200']).rateChosen).toBeUndefined()
+    expect(optionsOf(['--rate', '500', '--kill-every', '200']).rate).toBe(500)
+  })
+
+  it('is as fast as possible without --rate and without kills', () => {
+    expect(optionsOf([]).rate).toBe(Number.POSITIVE_INFINITY)
+  })
+
+  it('is paced for about four kills under --kill-every without --rate: the input lasts five kill intervals', () => {
+    const o = optionsOf(['--kill-every', '500', '--records', '100000'])
+    expect(o.rate).toBe(40_000)
+    expect(o.rateChosen).toBe('paced for about 4 kills: --kill-every 500 without --rate')
+    expect((o.records / o.rate) * 1000).toBe(5 * 500)
+    expect(optionsOf(['--kill-every', '3000', '--records', '7']).rate).toBe(1)
+  })
+
+  it('is paced to last 2 s under --drop-acks alone, so that the drops fall while the input is fed', () => {
+    const o = optionsOf(['--drop-acks', '5', '--records', '100000'])
+    expect(o.rate).toBe(50_000)
+    expect(o.rateChosen).toBe('paced to last 2 s, the lost acks spread over it: --drop-acks, no --rate')
+    expect(optionsOf(['--drop-acks', '5', '--kill-every', '500']).rateChosen).toMatch(/^paced for about 4 kills/)
+  })
+})
+
 describe('eoscope run --kill-broker-every', () => {
   const kafka = ['--backend', 'kafka', '--brokers', '127.0.0.1:29192']
   it('asks the run for broker kills on the cluster named, aimed as asked, restarted after 9 s by default', () => {
@@ -99,7 +126,7 @@ describe("a run's warnings", () => {
     const o = { workers: 3, killEveryMs: 500, records: 100_000 }
     expect(runWarnings(o, { liveAtEnd: 3, kills: 0, durationMs: 272.4 })).toEqual([
       'no kill fell: the run ended after 272 ms, before its first kill was due (--kill-every 500); feed the input ' +
-        'for longer, --rate 50000 for about four kills',
+        'for longer, --rate 40000 for about 4 kills',
     ])
     expect(runWarnings(o, { liveAtEnd: 3, kills: 4, durationMs: 2_100 })).toEqual([])
     expect(runWarnings({ ...o, killEveryMs: null }, { liveAtEnd: 2, kills: 0, durationMs: 300 })).toEqual([

@@ -2,7 +2,14 @@
 
 import { median } from '../../lib/statistics.ts'
 import { AT_MOST_ONCE_NOTE, isExactlyOnce, PROCESSING_GUARANTEES, SETTINGS } from '../../lib/streams-config.ts'
-import { runHeadless, type RunOptions, type RunResult } from '../lab/headless-run.ts'
+import {
+  ACK_DROPS_FEED_MS,
+  KILLS_WHEN_PACED,
+  pacedForKills,
+  runHeadless,
+  type RunOptions,
+  type RunResult,
+} from '../lab/headless-run.ts'
 import { dumpRun } from '../validator/dump.ts'
 import { EXPECTATIONS, violations } from '../validator/report.ts'
 import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
@@ -35,8 +42,9 @@ export const RUN = {
       type: 'setting',
       setting: 'inputRatePerSec',
       meaning: 'input records per second',
-      default: Number.POSITIVE_INFINITY,
-      defaultText: 'as fast as possible',
+      defaultText:
+        'as fast as possible; with --kill-every, paced so that about four kills fall while it is fed; with ' +
+        '--drop-acks alone, paced to last 2 s',
     },
     seed: { type: 'setting', setting: 'seed', default: SETTINGS.seed.default },
     'kill-every': { type: 'setting', setting: 'killEveryMs' },
@@ -164,7 +172,7 @@ function checkBackend(f: RunFlags): void {
     )
   if (kafka && f['latency-model'] !== undefined)
     throw new UsageError("--latency-model applies to the embedded log only; on Kafka the latencies are the broker's")
-  if (f.prefill && Number.isFinite(f.rate))
+  if (f.prefill && f.rate !== undefined)
     throw new UsageError('--prefill writes the input as fast as it can before the workers start; it takes no --rate')
   if (f.prefill && (f['kill-every'] !== undefined || f['drop-acks'] > 0))
     throw new UsageError(
@@ -184,6 +192,29 @@ function clusterDirOf(f: RunFlags): string | null {
   return f['cluster-dir'] ?? ((process.env.KAFKA_CLUSTER_DIR ?? '').trim() || null)
 }
 
+/**
+ * The input's rate: --rate; else, with --kill-every, paced for about four kills (pacedForKills: a run as fast as
+ * the engine can go would end before its first kill); else, with --drop-acks, paced to last ACK_DROPS_FEED_MS, over
+ * which the drops are spread; else as fast as possible.
+ */
+export function inputRateFor(
+  f: Pick<RunFlags, 'rate' | 'records' | 'kill-every' | 'drop-acks'>,
+): Pick<RunOptions, 'rate' | 'rateChosen'> {
+  if (f.rate !== undefined) return { rate: f.rate }
+  const killEveryMs = f['kill-every']
+  if (killEveryMs !== undefined)
+    return {
+      rate: pacedForKills(f.records, killEveryMs),
+      rateChosen: `paced for about ${KILLS_WHEN_PACED} kills: --kill-every ${killEveryMs} without --rate`,
+    }
+  if (f['drop-acks'] > 0)
+    return {
+      rate: Math.ceil((f.records * 1000) / ACK_DROPS_FEED_MS),
+      rateChosen: `paced to last ${ACK_DROPS_FEED_MS / 1000} s, the lost acks spread over it: --drop-acks, no --rate`,
+    }
+  return { rate: Number.POSITIVE_INFINITY }
+}
+
 export function runOptionsOf(f: RunFlags): RunOptions {
   checkBackend(f)
   const dumpDir = f.dump
@@ -195,7 +226,7 @@ export function runOptionsOf(f: RunFlags): RunOptions {
     workers: f.workers,
     partitions: f.partitions,
     records: f.records,
-    rate: f.rate,
+    ...inputRateFor(f),
     seed: f.seed,
     killEveryMs: f['kill-every'] ?? null,
     killAtStep: STEPS.find((s) => s === f['kill-at-step']) ?? null,
@@ -279,6 +310,12 @@ export function rolesInShort(roles: readonly string[]): string {
   return short.length > 0 ? short.join(', ') : 'no role for the run'
 }
 
+/** '40,000 records/s (paced for about 4 kills: ...)', or 'as fast as possible'. */
+function inputRateText(rate: RunResult['inputRate']): string {
+  if (rate.perSec === null) return 'as fast as possible'
+  return `${rate.perSec.toLocaleString('en-US')} records/s${rate.chosen === 'given' ? '' : ` (${rate.chosen})`}`
+}
+
 function formatSummary(r: RunResult): string {
   const lines = [
     `eoscope run: ${r.backend} backend, ${r.guarantee}, commit.interval.ms=${r.commitIntervalMs}, ${r.records} ` +
@@ -290,6 +327,7 @@ function formatSummary(r: RunResult): string {
       ? `  steady throughput     not measured: ${r.steadyThroughput.unmeasured}`
       : `  steady throughput     ${r.steadyThroughput.perSec.toLocaleString('en-US')} records/s between 10% and 90% ` +
         `committed (${(r.steadyThroughput.windowMs / 1000).toFixed(2)} s; the engine's rate, as bench:engine takes it)`,
+    `  input rate            ${inputRateText(r.inputRate)}`,
     `  output records        ${r.outputRecords}`,
     `  faults                ${r.kills} kills, ${r.droppedAcks} dropped acks, ${r.fenced} fenced/migrated`,
     `  workers               ${r.workers.started} started, ${r.workers.liveAtEnd} live at the end, ` +

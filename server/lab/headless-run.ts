@@ -3,6 +3,7 @@
 // the logs. What `eoscope run` prints.
 
 import type { Step } from '../../lib/lab-protocol.ts'
+import { STEPS } from '../../lib/five-steps.ts'
 import { streamsConfigFor, type ProcessingGuarantee, type StreamsConfig } from '../../lib/streams-config.ts'
 import { SystemTime, type Time } from '../log/time.ts'
 import { validateRun } from '../validator/validator.ts'
@@ -31,6 +32,8 @@ export interface RunOptions {
   records: number
   /** Records per second; Infinity: as fast as possible. */
   rate: number
+  /** How the rate was chosen, said beside it in the result (default: given, or as fast as possible). */
+  rateChosen?: string
   seed: number
   killEveryMs: number | null
   killAtStep: Step | null
@@ -76,6 +79,8 @@ export interface RunResult extends CorrectnessFigures {
   guarantee: ProcessingGuarantee
   commitIntervalMs: number
   records: number
+  /** The rate the input was fed at (RUN_DEFINITIONS.inputRate); perSec null: as fast as possible. */
+  inputRate: { perSec: number | null; chosen: string }
   outputRecords: number
   throughputPerSec: number
   /** RUN_DEFINITIONS.steadyThroughput: the engine's rate between 10% and 90% committed, as bench:engine takes it. */
@@ -145,6 +150,17 @@ export function runConfig(o: RunOptions): StreamsConfig {
   })
 }
 
+/** How long the input of a run with lost acks and no rate is fed; the drops are spread over it. */
+export const ACK_DROPS_FEED_MS = 2_000
+
+/** The kills a run whose input is paced for them sees (pacedForKills). */
+export const KILLS_WHEN_PACED = 4
+
+/** A rate at which the input lasts KILLS_WHEN_PACED + 1 kill intervals, so that about KILLS_WHEN_PACED kills fall. */
+export function pacedForKills(records: number, killEveryMs: number): number {
+  return Math.ceil((records * 1000) / ((KILLS_WHEN_PACED + 1) * killEveryMs))
+}
+
 /**
  * What went wrong that the figures do not show: fewer live workers at the end than at the start, or a
  * kill schedule under which no kill fell (a run faster than its first kill's time has nothing to show).
@@ -157,13 +173,19 @@ export function runWarnings(
   if (r.liveAtEnd < o.workers)
     warnings.push(`the run ended with ${r.liveAtEnd} live workers of the ${o.workers} it started`)
   if (o.killEveryMs !== null && r.kills === 0) {
-    const feedFor = `--rate ${Math.ceil((o.records * 1000) / (4 * o.killEveryMs))}`
+    const feedFor = `--rate ${pacedForKills(o.records, o.killEveryMs)}`
     warnings.push(
       `no kill fell: the run ended after ${Math.round(r.durationMs)} ms, before its first kill was due ` +
-        `(--kill-every ${o.killEveryMs}); feed the input for longer, ${feedFor} for about four kills`,
+        `(--kill-every ${o.killEveryMs}); feed the input for longer, ${feedFor} for about ${KILLS_WHEN_PACED} kills`,
     )
   }
   return warnings
+}
+
+/** The rate a run fed its input at, and how it was chosen (RUN_DEFINITIONS.inputRate). */
+export function inputRateOf(o: Pick<RunOptions, 'rate' | 'rateChosen'>): RunResult['inputRate'] {
+  const paced = Number.isFinite(o.rate)
+  return { perSec: paced ? o.rate : null, chosen: o.rateChosen ?? (paced ? 'given' : 'as fast as possible') }
 }
 
 const withWarnings = (warnings: string[]) => (warnings.length > 0 ? { warnings } : {})
@@ -252,7 +274,7 @@ async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time
   // With a prefilled backlog the run's time starts when the workers do, after the input is written.
   const started = o.prefill ? time.now() : startedAt
 
-  const feedMs = Number.isFinite(o.rate) && o.rate > 0 ? (o.records / o.rate) * 1000 : 2_000
+  const feedMs = Number.isFinite(o.rate) && o.rate > 0 ? (o.records / o.rate) * 1000 : ACK_DROPS_FEED_MS
   const brokerKills: RunBrokerKill[] = []
   const faults = scheduleFaults(lab, o, feedMs, started, brokerKills)
   // The watchdog ends a run that makes no progress; one that does gets time for its kills' detections.
@@ -300,6 +322,7 @@ async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time
     guarantee: o.guarantee,
     commitIntervalMs: config['commit.interval.ms'],
     records: o.records,
+    inputRate: inputRateOf(o),
     outputRecords: report.outputRecords,
     throughputPerSec: durationMs > 0 ? Math.round((lab.committedTotal() / durationMs) * 1000) : 0,
     steadyThroughput: steadyThroughputOf(samples, o.records),
@@ -372,6 +395,17 @@ const STALLED_FIGURES: CorrectnessFigures = {
   openTransactions: null,
 }
 
+/**
+ * Where a kill without --kill-at-step falls. A worker process on Kafka dies at whatever instruction SIGKILL finds it
+ * at. On the embedded log the workers share one thread, and a worker's code between two awaits runs to its end: a
+ * timer's kill finds it only while a request of its is on the wire, never in the windows between, such as
+ * at_most_once's between its commit and its produce. So each kill falls when the worker next reaches a step drawn
+ * by the run's seed: every window of the loop is a step's (a kill on the wire is one at the step after the request).
+ */
+function killPointOf(lab: LabRuntime, drawn: Step): Step | null {
+  return lab.backend === 'kafka' ? null : drawn
+}
+
 /** Kills every killEveryMs while input is still fed, and spreads the dropped acks over the feed. */
 function scheduleFaults(
   lab: LabRuntime,
@@ -412,7 +446,7 @@ function scheduleFaults(
           if (live.length === 0) continue
           const slot = rng.pick(live)
           committedAtKill = lab.committedTotal()
-          lab.kill(slot.worker!.id, o.killAtStep)
+          lab.kill(slot.worker!.id, o.killAtStep ?? killPointOf(lab, rng.pick(STEPS)))
         }
       })(),
     )

@@ -11,6 +11,10 @@ export const RUN_DEFINITIONS = {
     'the engine in its steady state, the figure npm run bench:engine reports: the slope of a least-squares line ' +
     "through the group's committed input offsets, sampled while the run goes, between 10% and 90% of the input " +
     'committed (perSec, over windowMs); null with a reason when that window held too few samples or commits',
+  inputRate:
+    'the rate the input was fed at, in records per second (perSec; null: as fast as possible), and how it was ' +
+    'chosen: given (--rate), as fast as possible, or paced so that about four kills fall within the run ' +
+    '(--kill-every without --rate)',
   duplicates: 'extra committed output records for one input record (every copy past the first counted)',
   lost: "committed input records (below the group's committed offset) with no committed output record",
   abortedReads:
