@@ -13,6 +13,14 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import type { ProcessingGuarantee } from '../lib/streams-config.ts'
 import { runHeadless } from '../server/lab/headless-run.ts'
+import {
+  clusterBrokers,
+  FAILOVER_BROKER_KILL_EVERY_MS,
+  FAILOVER_BROKER_RESTART_AFTER_MS,
+  FAILOVER_LOAD,
+  FAILOVER_WORKER_KILL_EVERY_MS,
+  failoverRunOptions,
+} from '../server/lab/failover-run.ts'
 import { phaseSummary, recoveriesBesideBrokers } from './failover-report.ts'
 import { checkFlags, flag, writeResult } from './figures.ts'
 
@@ -26,14 +34,11 @@ checkFlags(USAGE, ['guarantees', 'records', 'rate', 'out'])
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const PORT = Number(process.env.KAFKA_CLUSTER_PORT ?? 26292)
 const DIR = process.env.KAFKA_CLUSTER_DIR ?? path.join(ROOT, '.kafka-cluster-bench')
-const BROKERS = [0, 1, 2].map((i) => `127.0.0.1:${PORT + i}`)
+const BROKERS = clusterBrokers(PORT)
 const GUARANTEES = flag('guarantees', 'at_least_once,exactly_once_v2,exactly_once').split(',') as ProcessingGuarantee[]
-const RECORDS = Number(flag('records', '60000'))
-const RATE = Number(flag('rate', '500'))
+const RECORDS = Number(flag('records', String(FAILOVER_LOAD.records)))
+const RATE = Number(flag('rate', String(FAILOVER_LOAD.rate)))
 const OUT = path.resolve(ROOT, flag('out', 'bench/results/failover.json'))
-const WORKER_KILL_EVERY_MS = 8_000
-const BROKER_KILL_EVERY_MS = 15_000
-const BROKER_RESTART_AFTER_MS = 9_000
 
 async function cluster(command: string): Promise<void> {
   await promisify(execFile)('bash', [path.join(ROOT, 'scripts/kafka-cluster.sh'), command], {
@@ -45,27 +50,9 @@ async function cluster(command: string): Promise<void> {
 async function measure(guarantee: ProcessingGuarantee) {
   const loadBefore = os.loadavg()[0]!
   const t0 = Date.now()
-  const r = await runHeadless({
-    guarantee,
-    workers: 3,
-    partitions: 6,
-    records: RECORDS,
-    rate: RATE,
-    seed: 40,
-    killEveryMs: WORKER_KILL_EVERY_MS,
-    killAtStep: null,
-    restartAfterMs: 1_000,
-    dropAcks: 0,
-    idempotence: true,
-    latency: 'default',
-    backend: 'kafka',
-    kafka: { client: { brokers: BROKERS }, localBrokersDir: DIR },
-    brokerFaults: {
-      killEveryMs: BROKER_KILL_EVERY_MS,
-      restartAfterMs: BROKER_RESTART_AFTER_MS,
-      target: 'cycle',
-    },
-  })
+  const r = await runHeadless(
+    failoverRunOptions(guarantee, { brokers: BROKERS, dir: DIR }, { records: RECORDS, rate: RATE }),
+  )
   const recoveries = recoveriesBesideBrokers(r.recoveries, r.brokerKills ?? [], r.durationMs)
   const row = {
     guarantee,
@@ -111,9 +98,9 @@ writeResult(OUT, {
     ratePerSec: RATE,
     workers: 3,
     partitions: 6,
-    workerKillEveryMs: WORKER_KILL_EVERY_MS,
-    brokerKillEveryMs: BROKER_KILL_EVERY_MS,
-    brokerRestartAfterMs: BROKER_RESTART_AFTER_MS,
+    workerKillEveryMs: FAILOVER_WORKER_KILL_EVERY_MS,
+    brokerKillEveryMs: FAILOVER_BROKER_KILL_EVERY_MS,
+    brokerRestartAfterMs: FAILOVER_BROKER_RESTART_AFTER_MS,
     brokerTarget: 'cycle: the group coordinator, then a transaction coordinator (an input leader under at_least_once)',
   },
   runs,

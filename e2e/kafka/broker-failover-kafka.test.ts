@@ -18,12 +18,13 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ProcessingGuarantee } from '../../lib/streams-config.ts'
 import { runHeadless, type RunResult } from '../../server/lab/headless-run.ts'
+import { clusterBrokers, failoverRunOptions } from '../../server/lab/failover-run.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const SCRIPT = path.join(ROOT, 'scripts/kafka-cluster.sh')
 const PORT = Number(process.env.KAFKA_CLUSTER_PORT ?? 26192)
 const DIR = process.env.KAFKA_CLUSTER_DIR ?? path.join(ROOT, '.kafka-cluster-test')
-const BROKERS = [0, 1, 2].map((i) => `127.0.0.1:${PORT + i}`)
+const BROKERS = clusterBrokers(PORT)
 /**
  * A run: 60,000 records at 500/s feed for 120 s, long enough for two broker kills when a restart takes up to a
  * minute (2 cores); the run's own deadline and stall watchdog bound it.
@@ -54,23 +55,7 @@ afterAll(async () => {
 }, 120_000)
 
 function run(guarantee: ProcessingGuarantee): Promise<RunResult> {
-  return runHeadless({
-    guarantee,
-    workers: 3,
-    partitions: 6,
-    records: 60_000,
-    rate: 500,
-    seed: 40,
-    killEveryMs: 8_000,
-    killAtStep: null,
-    restartAfterMs: 1_000,
-    dropAcks: 0,
-    idempotence: true,
-    latency: 'default',
-    backend: 'kafka',
-    kafka: { client: { brokers: BROKERS }, localBrokersDir: DIR },
-    brokerFaults: { killEveryMs: 15_000, restartAfterMs: 9_000, target: 'cycle' },
-  })
+  return runHeadless(failoverRunOptions(guarantee, { brokers: BROKERS, dir: DIR }))
 }
 
 describe('broker failover: coordinators SIGKILLed during a run', () => {
