@@ -48,7 +48,7 @@ export function verdictText(chapter: LearnChapter, v: ChapterVerdict, step: { at
       return `Not shown on this lab: ${chapter.claim}. No claim failed, but this machine could not tell one apart.`
     case 'not-run':
       return chapter.scenarios.length === 0
-        ? 'Not seen yet: no traced record has reached step 5 on this lab.'
+        ? `Not seen yet on this lab: ${chapter.claim}. No traced record has reached step 5 so far.`
         : `Not checked yet on this lab: ${chapter.claim}. The button above checks it.`
   }
 }

@@ -11,49 +11,16 @@
 // finding nothing critical or serious, and no program text where a person reads.
 
 import path from 'node:path'
-import type { Page } from 'playwright-core'
 import { expect, it } from 'vitest'
 import { LEARN_CHAPTERS } from '../lib/learn-chapters.ts'
 import { SHOTS, describeInChromium } from './chromium-page.ts'
 import { auditPage } from './page-audit.ts'
 import { STALL_MS, STATE_MS, whilePaused } from './page-helpers.ts'
-import { untilProgress } from './progress.ts'
+import { chapterReady, openChapter, walkChapter } from './learn-steps.ts'
 import { labNow } from './scenario-steps.ts'
 
 /** The chapters whose button the browser presses (every one with EOSCOPE_LEARN_WALK=all). */
 const WALKED: readonly number[] = process.env.EOSCOPE_LEARN_WALK === 'all' ? LEARN_CHAPTERS.map((c) => c.n) : [3]
-
-async function openChapter(page: Page, n: number): Promise<void> {
-  await page.getByTestId(`learn-nav-${n}`).click()
-  // The chapter is in the URL: /learn alone shows chapter 1 too, so the URL is waited for first.
-  await page.waitForURL((url) => url.searchParams.get('chapter') === String(n), { timeout: STATE_MS })
-  await page.locator(`[data-testid="learn-chapter"][data-chapter="${n}"]`).waitFor({ timeout: STATE_MS })
-}
-
-/** Waits while the lab makes progress until the chapter's verdict is given; returns its state and words. */
-async function verdictOf(page: Page): Promise<{ state: string | null; text: string }> {
-  const verdict = page.getByTestId('learn-verdict')
-  return untilProgress({
-    what: 'the chapter’s claim to be checked',
-    read: async () => ({
-      state: await verdict.getAttribute('data-state'),
-      text: (await verdict.textContent()) ?? '',
-      committed: (await labNow(page)).totals.committedInput,
-      narrative:
-        (await page
-          .getByTestId('learn-narrative')
-          .textContent()
-          .catch(() => null)) ?? '',
-    }),
-    done: (v) => v.state === 'holds' || v.state === 'undecided' || v.state === 'failed',
-    stallMs: STALL_MS,
-    everyMs: 500,
-  })
-}
-
-function shownCards(page: Page): Promise<string[]> {
-  return page.getByTestId('evidence-card').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-id') ?? ''))
-}
 
 describeInChromium('the Learn page', { waitForDashboard: true }, (lab) => {
   it('comes first in the navigation and opens on chapter 1', async () => {
@@ -71,17 +38,12 @@ describeInChromium('the Learn page', { waitForDashboard: true }, (lab) => {
     if (!WALKED.includes(chapter.n)) {
       it(`chapter ${chapter.n}, ${chapter.title}: opens with its text, its claim and its button`, async () => {
         const { page } = lab
-        await openChapter(page, chapter.n)
-        const shown = page.locator(`[data-testid="learn-chapter"][data-chapter="${chapter.n}"]`)
-        expect(await shown.locator('#learn-title').textContent()).toContain(chapter.title)
-        expect(await page.getByTestId('learn-verdict').textContent()).toContain(chapter.claim)
-        const run = page.getByTestId('learn-run')
-        expect(await run.textContent()).toBe(chapter.action)
-        expect(await run.isEnabled()).toBe(true)
+        await openChapter(page, chapter.n, STATE_MS)
+        await chapterReady(page, chapter)
         if (chapter.n === 1) {
           // Its button slows the lab to 1 record/s, and the restore link brings the rate back.
           const before = (await labNow(page)).config.inputRatePerSec
-          await run.click()
+          await page.getByTestId('learn-run').click()
           await expect.poll(async () => (await labNow(page)).config.inputRatePerSec).toBe(1)
           await page.getByTestId('learn-restore').click()
           await expect.poll(async () => (await labNow(page)).config.inputRatePerSec).toBe(before)
@@ -91,33 +53,8 @@ describeInChromium('the Learn page', { waitForDashboard: true }, (lab) => {
     }
     it(`chapter ${chapter.n}, ${chapter.title}: its button runs it and its claim holds on the lab`, async () => {
       const { page } = lab
-      await openChapter(page, chapter.n)
-      const before = chapter.n === 1 ? (await labNow(page)).config.inputRatePerSec : null
-      const cardsBefore = await shownCards(page)
-      await page.getByTestId('learn-run').click()
-      // Its scenarios run first: a verdict read before then would be an earlier run's.
-      if (chapter.scenarios.length > 0)
-        await expect.poll(() => page.getByTestId('learn-verdict').getAttribute('data-state')).toBe('running')
-      const v = await verdictOf(page)
-      // Before the checks, so that a chapter whose claim did not hold is seen as the page said it.
-      await page.screenshot({ path: path.join(SHOTS, `learn-chapter-${chapter.n}.png`), fullPage: true })
-      // As scenarios.e2e.ts judges a scenario: no claim may fail; a measured claim that this machine
-      // cannot tell apart (overlapping intervals, chapter 7's throughput) is passed when the page names it.
-      expect(v.state, `chapter ${chapter.n}: ${v.text}`).toMatch(/^(holds|undecided)$/)
-      expect(v.text).toContain(chapter.claim)
-      if (v.state === 'undecided') expect(v.text).toContain('not distinguishable here')
-      expect(await page.getByTestId(`learn-nav-${chapter.n}`).getAttribute('data-state')).toBe(v.state)
-      if (chapter.scenarios.length > 0) {
-        // One card per scenario of the chapter, each from this run.
-        const cards = await shownCards(page)
-        expect(cards).toHaveLength(chapter.scenarios.length)
-        for (const id of cards) expect(cardsBefore).not.toContain(id)
-      }
-      if (chapter.n === 1) {
-        // The rate comes back to what it was before the chapter slowed it.
-        await page.getByTestId('learn-restore').click()
-        await expect.poll(async () => (await labNow(page)).config.inputRatePerSec).toBe(before)
-      }
+      await openChapter(page, chapter.n, STATE_MS)
+      await walkChapter(page, chapter, { stallMs: STALL_MS, shots: SHOTS, shot: `learn-chapter-${chapter.n}.png` })
     })
   }
 
@@ -129,7 +66,7 @@ describeInChromium('the Learn page', { waitForDashboard: true }, (lab) => {
     ]) {
       await page.setViewportSize(size)
       for (const chapter of LEARN_CHAPTERS) {
-        await openChapter(page, chapter.n)
+        await openChapter(page, chapter.n, STATE_MS)
         const dims = await page.evaluate(() => ({
           height: document.documentElement.scrollHeight,
           width: document.documentElement.scrollWidth,
@@ -146,7 +83,7 @@ describeInChromium('the Learn page', { waitForDashboard: true }, (lab) => {
     const { page } = lab
     await whilePaused(page, async () => {
       for (const chapter of LEARN_CHAPTERS) {
-        await openChapter(page, chapter.n)
+        await openChapter(page, chapter.n, STATE_MS)
         const audit = await auditPage(page)
         expect(audit.violations, `chapter ${chapter.n}: axe-core`).toEqual([])
         expect(audit.programText, `chapter ${chapter.n}: program text`).toEqual([])
