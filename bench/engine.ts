@@ -10,14 +10,14 @@
 // per-record work with no log, tasks or transactions) in the same process, and reports every
 // engine figure also as a ratio to it (the median of the runs' ratios), with the CPU model and the
 // load before and after; the bare loop before and after all the runs is kept for reference. Each
-// run's figure is taken over its steady window (server/lab/steady-rate.ts), the whole-run one beside it.
+// run's figure is taken over its steady window (server/runs/steady-rate.ts), the whole-run one beside it.
 
 import { cpus, loadavg } from 'node:os'
-import { runHeadless } from '../server/lab/headless-run.ts'
+import { runHeadless } from '../server/runs/headless-run.ts'
 import { type BareLoopResult, measureBareLoop } from './bare-loop.ts'
 import type { ProcessingGuarantee } from '../lib/streams-config.ts'
 import { type Spread, checkFlags, flag, median, spread, writeResult } from './figures.ts'
-import { type CommittedSample, MIN_SAMPLES, MIN_STEPS, steadyRate } from '../server/lab/steady-rate.ts'
+import { type CommittedSample, MIN_SAMPLES, MIN_STEPS, steadyRate } from '../server/runs/steady-rate.ts'
 
 checkFlags(
   [
@@ -47,7 +47,7 @@ interface Row {
   latencyModel: 'off' | 'default'
   records: number
   runs: number
-  /** Over the steady window (server/lab/steady-rate.ts), of the runs that had one; null when none did. */
+  /** Over the steady window (server/runs/steady-rate.ts), of the runs that had one; null when none did. */
   throughputPerSec: Spread | null
   windowMs: Spread | null
   /** Why runs have no steady figure (too few commits in their window). */
@@ -304,7 +304,7 @@ writeResult('bench/results/engine.json', {
   definition:
     'processed throughput: records/s by which the group committed input offsets advance, over the steady ' +
     'window from 10% to 90% of the input committed (the slope of a least-squares line through the committed ' +
-    'offsets sampled every 5 ms; server/lab/steady-rate.ts), windowMs its length; wholeRunPerSec over the whole ' +
+    'offsets sampled every 5 ms; server/runs/steady-rate.ts), windowMs its length; wholeRunPerSec over the whole ' +
     'run, for comparison; ' +
     (feed === 'prefill'
       ? 'on a backlog written before the workers start (feed prefill)'

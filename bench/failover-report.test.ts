@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { RunBrokerKill } from '../server/lab/broker-faults.ts'
+import type { RunBrokerKill } from '../server/runs/broker-faults.ts'
 import { phaseSummary, recoveriesBesideBrokers } from './failover-report.ts'
 
 const phases = (detection: number, rebalance: number) => ({

@@ -2,8 +2,8 @@
 // worker's recovery (detection, rebalance, fence, restore, catch-up) while a coordinator was down or
 // moving takes longer than one on a whole cluster, and bench:failover says by how much.
 
-import type { RunBrokerKill } from '../server/lab/broker-faults.ts'
-import type { RunResult } from '../server/lab/headless-run.ts'
+import type { RunBrokerKill } from '../server/runs/broker-faults.ts'
+import type { RunResult } from '../server/runs/headless-run.ts'
 import { median } from './figures.ts'
 
 type Recovery = RunResult['recoveries'][number]

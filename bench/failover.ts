@@ -12,7 +12,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import type { ProcessingGuarantee } from '../lib/streams-config.ts'
-import { runHeadless } from '../server/lab/headless-run.ts'
+import { runHeadless } from '../server/runs/headless-run.ts'
 import {
   clusterBrokers,
   FAILOVER_BROKER_KILL_EVERY_MS,
@@ -20,7 +20,7 @@ import {
   FAILOVER_LOAD,
   FAILOVER_WORKER_KILL_EVERY_MS,
   failoverRunOptions,
-} from '../server/lab/failover-run.ts'
+} from '../server/runs/failover-run.ts'
 import { phaseSummary, recoveriesBesideBrokers } from './failover-report.ts'
 import { checkFlags, flag, writeResult } from './figures.ts'
 

@@ -4,7 +4,7 @@
 // offsets-committed events.
 
 import { defaultStreamsConfig, type ProcessingGuarantee } from '../lib/streams-config.ts'
-import { WorkerProcessRuntime as KafkaLabRuntime } from '../server/lab/kafka/worker-process-runtime.ts'
+import { WorkerProcessRuntime as KafkaLabRuntime } from '../server/runtime/kafka/worker-process-runtime.ts'
 import { KafkaConnection } from '../server/log/kafka/kafka-connection.ts'
 import { SystemTime } from '../server/log/time.ts'
 import { validateRun } from '../server/validator/validator.ts'

@@ -17,9 +17,9 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { helpText, parseCommandLine, UsageError } from '../server/cli/flags.ts'
 import { SystemTime } from '../server/log/time.ts'
-import { embeddedSoak } from '../server/lab/soak/embedded.ts'
-import { runSoak, type SoakBackend, type SoakProgress } from '../server/lab/soak/soak.ts'
-import type { SoakResult } from '../server/lab/soak/report.ts'
+import { embeddedSoak } from '../server/runs/soak/embedded.ts'
+import { runSoak, type SoakBackend, type SoakProgress } from '../server/runs/soak/soak.ts'
+import type { SoakResult } from '../server/runs/soak/report.ts'
 
 type Backend = 'embedded' | 'kafka'
 
@@ -128,7 +128,7 @@ async function pickBackend(): Promise<{
 }> {
   if (f.backend === 'embedded')
     return { soak: embeddedSoak(new SystemTime()), rate: 3_000, where: '', header: {}, traceFaults: false }
-  const { kafkaSoak, KAFKA_SOAK_NOTES, KAFKA_CLUSTER_SOAK_NOTES } = await import('../server/lab/soak/kafka.ts')
+  const { kafkaSoak, KAFKA_SOAK_NOTES, KAFKA_CLUSTER_SOAK_NOTES } = await import('../server/runs/soak/kafka.ts')
   if (f.brokers === 3) {
     const port = Number(process.env.KAFKA_CLUSTER_PORT ?? 19192)
     const dir = process.env.KAFKA_CLUSTER_DIR ?? '.kafka-cluster'

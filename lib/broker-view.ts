@@ -45,3 +45,16 @@ export interface BrokersView {
 export function isPartitionOf(topicPartition: string, topic: string): boolean {
   return topicPartition.startsWith(`${topic}-`) && /^\d+$/.test(topicPartition.slice(topic.length + 1))
 }
+
+/** What a broker does for the lab, in a journal line: "leader of input-0, group coordinator". */
+export function brokerRoles(b: BrokerView | undefined): string[] {
+  if (!b) return []
+  return [
+    ...(b.controllerLeader ? ['active controller'] : []),
+    ...(b.leaderOf.length ? [`leader of ${b.leaderOf.join(', ')}`] : []),
+    ...(b.groupCoordinator ? ['group coordinator'] : []),
+    ...(b.transactionCoordinatorOf.length
+      ? [`transaction coordinator of ${b.transactionCoordinatorOf.join(', ')}`]
+      : []),
+  ]
+}

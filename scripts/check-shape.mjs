@@ -38,13 +38,37 @@ export const FORBIDDEN_IMPORTS = [
   { from: 'app/', never: ['server/'] },
   {
     from: 'server/log/',
-    never: ['server/engine/', 'server/lab/', 'server/http/', 'server/cli/', 'server/experiments/'],
+    never: [
+      'server/engine/',
+      'server/runtime/',
+      'server/runs/',
+      'server/lab/',
+      'server/http/',
+      'server/cli/',
+      'server/experiments/',
+    ],
   },
   {
     from: 'server/engine/',
-    never: ['server/lab/', 'server/http/', 'server/cli/', 'server/experiments/', 'lib/lab-protocol'],
+    never: [
+      'server/runtime/',
+      'server/runs/',
+      'server/lab/',
+      'server/http/',
+      'server/cli/',
+      'server/experiments/',
+      'lib/lab-protocol',
+    ],
   },
-  { from: 'server/validator/', never: ['server/engine/', 'server/lab/', 'server/http/', 'server/cli/'] },
+  {
+    from: 'server/validator/',
+    never: ['server/engine/', 'server/runtime/', 'server/runs/', 'server/lab/', 'server/http/', 'server/cli/'],
+  },
+  {
+    from: 'server/runtime/',
+    never: ['server/lab/', 'server/runs/', 'server/http/', 'server/cli/', 'server/experiments/'],
+  },
+  { from: 'server/runs/', never: ['server/lab/', 'server/http/'] },
 ]
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression'])
 

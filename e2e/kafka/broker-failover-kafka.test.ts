@@ -17,8 +17,8 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ProcessingGuarantee } from '../../lib/streams-config.ts'
-import { runHeadless, type RunResult } from '../../server/lab/headless-run.ts'
-import { clusterBrokers, failoverRunOptions } from '../../server/lab/failover-run.ts'
+import { runHeadless, type RunResult } from '../../server/runs/headless-run.ts'
+import { clusterBrokers, failoverRunOptions } from '../../server/runs/failover-run.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const SCRIPT = path.join(ROOT, 'scripts/kafka-cluster.sh')

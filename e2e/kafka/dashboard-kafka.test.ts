@@ -17,7 +17,7 @@ import { labNow, labRunsOn, openEvidence, runScenarioToEnd } from '../scenario-s
 import { openFromLedger, shownRows } from '../message-browser-steps.ts'
 import { labSnapshot, offsetIn, rowsOfTasks, txnIdRows } from '../transactions-shown.ts'
 import { KAFKA_GROUP_TIMEOUTS } from '../../server/log/kafka/capabilities.ts'
-import { kafkaAppTopics } from '../../server/lab/kafka/kafka-app.ts'
+import { kafkaAppTopics } from '../../server/runtime/kafka/kafka-app.ts'
 import { SCENARIOS } from '../../server/lab/scenarios/index.ts'
 import { writeHangingTransaction } from '../../server/log/kafka/kip664/__fixtures__/hanging-transaction.ts'
 

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import type { LabSnapshot } from '../../lib/lab-protocol.ts'
-import { createKafkaLab } from '../../server/lab/kafka/kafka-runtimes.ts'
+import { createKafkaLab } from '../../server/lab/kafka-lab.ts'
 import type { Lab } from '../../server/lab/lab.ts'
 import { KAFKA_GROUP_TIMEOUTS } from '../../server/log/kafka/capabilities.ts'
 

@@ -5,7 +5,7 @@
 
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import type { LabSnapshot } from '../../lib/lab-protocol.ts'
-import { createKafkaLab } from '../../server/lab/kafka/kafka-runtimes.ts'
+import { createKafkaLab } from '../../server/lab/kafka-lab.ts'
 import type { Lab } from '../../server/lab/lab.ts'
 import { KAFKA_GROUP_TIMEOUTS } from '../../server/log/kafka/capabilities.ts'
 import { waitFor } from '../progress.ts'

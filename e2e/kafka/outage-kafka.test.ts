@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, inject, it } from 'vitest'
 import type { LabSnapshot } from '../../lib/lab-protocol.ts'
-import { createKafkaLab } from '../../server/lab/kafka/kafka-runtimes.ts'
+import { createKafkaLab } from '../../server/lab/kafka-lab.ts'
 import { KAFKA_GROUP_TIMEOUTS } from '../../server/log/kafka/capabilities.ts'
 import { untilProgress } from '../progress.ts'
 

@@ -8,13 +8,13 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { defaultStreamsConfig } from '../../lib/streams-config.ts'
-import { WorkerProcessRuntime } from '../../server/lab/kafka/worker-process-runtime.ts'
+import { WorkerProcessRuntime } from '../../server/runtime/kafka/worker-process-runtime.ts'
 import { SystemTime } from '../../server/log/time.ts'
 import { KAFKA_GROUP_TIMEOUTS } from '../../server/log/kafka/capabilities.ts'
 import { validateRun } from '../../server/validator/validator.ts'
-import { defaultRunTimeoutMs } from '../../server/lab/headless-run.ts'
+import { defaultRunTimeoutMs } from '../../server/runs/headless-run.ts'
 import { untilProgress, waitFor } from '../progress.ts'
-import { validationTarget } from '../../server/lab/runtime-common.ts'
+import { validationTarget } from '../../server/runtime/runtime-common.ts'
 
 const brokers = inject('kafkaBrokers')
 const BIN = fileURLToPath(new URL('../../bin/eoscope.mjs', import.meta.url))

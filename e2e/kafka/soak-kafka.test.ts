@@ -4,9 +4,9 @@
 // reads the real topics.
 
 import { describe, expect, inject, it } from 'vitest'
-import { expectCleanSoak } from '../../server/lab/soak/__fixtures__/expect-clean-soak.ts'
-import { kafkaSoak } from '../../server/lab/soak/kafka.ts'
-import { runSoak } from '../../server/lab/soak/soak.ts'
+import { expectCleanSoak } from '../../server/runs/soak/__fixtures__/expect-clean-soak.ts'
+import { kafkaSoak } from '../../server/runs/soak/kafka.ts'
+import { runSoak } from '../../server/runs/soak/soak.ts'
 import { KAFKA_GROUP_TIMEOUTS } from '../../server/log/kafka/capabilities.ts'
 import { watchProgress } from '../progress.ts'
 

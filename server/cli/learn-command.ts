@@ -7,7 +7,7 @@
 
 import { LEARN_CHAPTERS, type LearnChapter } from '../../lib/learn-chapters.ts'
 import { SETTINGS } from '../../lib/streams-config.ts'
-import { runHeadless } from '../lab/headless-run.ts'
+import { runHeadless } from '../runs/headless-run.ts'
 import { scenarioByName, type ScenarioResult } from '../lab/scenarios/index.ts'
 import { BACKENDS, kafkaSecurityForCommand, parseBrokers } from './backend.ts'
 import { type CommandSpec, type FlagValues, parseCommandLine, UsageError } from './flags.ts'

@@ -122,7 +122,7 @@ describe("the summary's recoveries line", () => {
 
 describe("a run's warnings", () => {
   it('say when a kill schedule killed nothing (with a rate that would) and when workers were missing', async () => {
-    const { runWarnings } = await import('../lab/headless-run.ts')
+    const { runWarnings } = await import('../runs/headless-run.ts')
     const o = { workers: 3, killEveryMs: 500, records: 100_000 }
     expect(runWarnings(o, { liveAtEnd: 3, kills: 0, durationMs: 272.4 })).toEqual([
       'no kill fell: the run ended after 272 ms, before its first kill was due (--kill-every 500); feed the input ' +

@@ -9,15 +9,15 @@ import {
   runHeadless,
   type RunOptions,
   type RunResult,
-} from '../lab/headless-run.ts'
+} from '../runs/headless-run.ts'
 import { dumpRun } from '../validator/dump.ts'
 import { EXPECTATIONS, violations } from '../validator/report.ts'
 import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
-import type { LabRuntime } from '../lab/lab-runtime.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
 import { BACKENDS, capabilitiesOf, kafkaSecurityForCommand, parseBrokers } from './backend.ts'
 import { requireCapability, requireGuarantee } from '../log/capabilities.ts'
 import { KAFKA_GROUP_TIMEOUTS } from '../log/kafka/capabilities.ts'
-import { BROKER_TARGETS } from '../lab/broker-faults.ts'
+import { BROKER_TARGETS } from '../runs/broker-faults.ts'
 
 /** The exit status of a run that stalled (no committed progress for a bounded time). */
 export const EXIT_STALLED = 3

@@ -8,14 +8,14 @@
 import { SystemTime } from '../log/time.ts'
 import {
   CLOCK_LABEL,
-  HeadlessHost,
   runScenario,
   runScenarioInVirtualTime,
   SCENARIOS,
   scenarioByName,
   type ScenarioResult,
 } from '../lab/scenarios/index.ts'
-import type { Scenario, ScenarioHost } from '../lab/scenarios/scenario.ts'
+import type { Scenario } from '../lab/scenarios/scenario.ts'
+import { HeadlessHost, type ScenarioHost } from '../runtime/scenario-setup.ts'
 import { SETTINGS } from '../../lib/streams-config.ts'
 import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
 import { BACKENDS, capabilitiesOf, kafkaSecurityForCommand, parseBrokers } from './backend.ts'
@@ -99,7 +99,7 @@ export function scenarioText(result: ScenarioResult, summary: string): string[] 
 }
 
 export async function runOnKafka(client: KafkaClientConfig, scenario: Scenario, seed: number): Promise<ScenarioResult> {
-  const { KafkaScenarioHost } = await import('../lab/kafka/kafka-scenario-host.ts')
+  const { KafkaScenarioHost } = await import('../runtime/kafka/kafka-scenario-host.ts')
   const host = new KafkaScenarioHost(seed, { client, applicationIdPrefix: `eoscope-scenario-${scenario.name}` })
   try {
     return await runKeepingNarrative(scenario, host)

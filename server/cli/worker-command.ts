@@ -1,4 +1,4 @@
-// `eoscope worker`: one worker process on a Kafka cluster (see server/lab/kafka/kafka-worker.ts).
+// `eoscope worker`: one worker process on a Kafka cluster (see server/runtime/kafka/kafka-worker.ts).
 // The lab spawns these locally; started by hand on other machines against the same cluster and
 // application.id, they join the same group and show up in the same telemetry.
 
@@ -132,7 +132,7 @@ export async function workerCommand(f: WorkerFlags, out: (s: string) => void): P
   }
   const slotId = f['slot-id'] ?? `worker-${process.pid}`
   const workerId = f['worker-id'] ?? `${slotId}-${process.pid}`
-  const { KafkaWorkerProcess } = await import('../lab/kafka/kafka-worker.ts')
+  const { KafkaWorkerProcess } = await import('../runtime/kafka/kafka-worker.ts')
   const proc = new KafkaWorkerProcess({
     client: { brokers, clientId: `eoscope-${workerId}`, ...security },
     config,
@@ -160,8 +160,8 @@ async function followLab(
   out: (s: string) => void,
 ): Promise<number> {
   const { KafkaConnection } = await import('../log/kafka/kafka-connection.ts')
-  const { KafkaWorkerProcess } = await import('../lab/kafka/kafka-worker.ts')
-  const { configOf, latestLab, nextLab } = await import('../lab/kafka/lab-directory.ts')
+  const { KafkaWorkerProcess } = await import('../runtime/kafka/kafka-worker.ts')
+  const { configOf, latestLab, nextLab } = await import('../runtime/kafka/lab-directory.ts')
   const directory = new KafkaConnection({
     brokers: o.brokers,
     clientId: `eoscope-${o.workerId}-directory`,

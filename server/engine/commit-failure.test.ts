@@ -8,10 +8,10 @@
 
 import { describe, expect, it } from 'vitest'
 import { validateRun } from '../validator/validator.ts'
-import type { InProcessRuntime } from '../lab/in-process-runtime.ts'
-import type { LabEvent } from '../lab/lab-runtime.ts'
+import type { InProcessRuntime } from '../runtime/in-process-runtime.ts'
+import type { LabEvent } from '../runtime/lab-runtime.ts'
 import { smallLab } from './__fixtures__/small-lab.ts'
-import { runHeadless } from '../lab/headless-run.ts'
+import { runHeadless } from '../runs/headless-run.ts'
 import { MockTime } from '../log/time.ts'
 
 function watch(lab: InProcessRuntime) {

@@ -16,10 +16,10 @@ import type { ProcessingGuarantee, StreamsConfig } from '../../lib/streams-confi
 import type { Logger } from '../logging.ts'
 import type { KafkaClientConfig } from '../log/kafka/kafka-client.ts'
 import { SystemTime, type Time } from '../log/time.ts'
-import { InProcessRuntime } from '../lab/in-process-runtime.ts'
+import { InProcessRuntime } from '../runtime/in-process-runtime.ts'
 import type { LatencyModel } from '../log/embedded/latency-model.ts'
 import type { SweepKafkaTarget } from './sweep-settings.ts'
-import type { LabRuntime } from '../lab/lab-runtime.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
 
 export interface SweepLabSpec {
   time: Time
@@ -207,7 +207,7 @@ export function kafkaSweepBackend(target: SweepKafkaTarget, log: Logger): SweepB
           purpose,
         ),
       }
-      const { WorkerProcessRuntime } = await import('../lab/kafka/worker-process-runtime.ts')
+      const { WorkerProcessRuntime } = await import('../runtime/kafka/worker-process-runtime.ts')
       const { createKafka } = await import('../log/kafka/kafka-client.ts')
       const client: KafkaClientConfig = { brokers: target.brokers, clientId: 'eoscope-sweep', ...target.security }
       const runtime = new WorkerProcessRuntime(spec.time, {

@@ -6,13 +6,13 @@
 import type { PhaseDurations, RepetitionResult, SweepSettings } from '../../lib/experiment-protocol.ts'
 import type { ProcessingGuarantee } from '../../lib/streams-config.ts'
 import { SeededRandom, type Time } from '../log/time.ts'
-import { phaseDurations, redone } from '../lab/recovery-tracker.ts'
-import { busyWorkers, groupSettled, validateRuntime } from '../lab/soak/driven-runtime.ts'
+import { phaseDurations, redone } from '../runtime/recovery-tracker.ts'
+import { busyWorkers, groupSettled, validateRuntime } from '../runtime/driven-runtime.ts'
 import { commitRate, type CommitSample } from './commit-rate.ts'
 import { LatencyWindow } from './latency-window.ts'
 import type { LabPurpose, LeasedLab, SweepBackend } from './sweep-lab.ts'
 import { sweepConfig, windowMs } from './sweep-settings.ts'
-import type { LabRuntime } from '../lab/lab-runtime.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
 
 export class SweepCancelledError extends Error {
   readonly name = 'SweepCancelledError'

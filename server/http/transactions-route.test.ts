@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MockTime } from '../log/time.ts'
 import { Lab } from '../lab/lab.ts'
-import { inProcessRuntimes } from '../lab/runtime-factory.ts'
+import { inProcessRuntimes } from '../runtime/runtime-factory.ts'
 import type { TxnHistoryPage } from '../lab/transaction-history.ts'
 import type { EoscopeHttp } from './app.ts'
 import { listenOnLoopback } from './__fixtures__/loopback.ts'

@@ -10,7 +10,7 @@ import type { LabSnapshot } from '../../lib/lab-protocol.ts'
 import type { TransactionsViewData } from '../../lib/transactions-view.ts'
 import { MockTime } from '../log/time.ts'
 import { Lab } from '../lab/lab.ts'
-import { inProcessRuntimes } from '../lab/runtime-factory.ts'
+import { inProcessRuntimes } from '../runtime/runtime-factory.ts'
 import type { EoscopeHttp } from './app.ts'
 import { listenOnLoopback } from './__fixtures__/loopback.ts'
 

@@ -3,27 +3,14 @@
 // couple of seconds, and the Kill (SIGKILL) and Restart commands with their journal entries.
 // Whether a broker may be killed is the connection's capability broker-faults, not decided here.
 
-import type { BrokersView, BrokerView } from '../../lib/broker-view.ts'
+import { brokerRoles, type BrokersView } from '../../lib/broker-view.ts'
 import type { CommandResult } from '../../lib/lab-protocol.ts'
 import type { JournalFact } from '../../lib/journal.ts'
 import { BrokerControlRefused } from '../log/broker-control.ts'
 import { refusal } from '../log/capabilities.ts'
-import type { LabRuntime } from './lab-runtime.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
 
 export const BROKERS_REFRESH_MS = 2_000
-
-/** What a broker does for the lab, in a journal line: "leader of input-0, group coordinator". */
-export function brokerRoles(b: BrokerView | undefined): string[] {
-  if (!b) return []
-  return [
-    ...(b.controllerLeader ? ['active controller'] : []),
-    ...(b.leaderOf.length ? [`leader of ${b.leaderOf.join(', ')}`] : []),
-    ...(b.groupCoordinator ? ['group coordinator'] : []),
-    ...(b.transactionCoordinatorOf.length
-      ? [`transaction coordinator of ${b.transactionCoordinatorOf.join(', ')}`]
-      : []),
-  ]
-}
 
 type Mark = (label: string, fact: JournalFact) => void
 

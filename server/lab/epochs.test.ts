@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { toLanes } from '../../components/transactions-panel.tsx'
 import { MockTime } from '../log/time.ts'
 import { Lab } from './lab.ts'
-import { inProcessRuntimes } from './runtime-factory.ts'
+import { inProcessRuntimes } from '../runtime/runtime-factory.ts'
 
 describe("a producer's epoch", () => {
   const workerCardNeverBehind =

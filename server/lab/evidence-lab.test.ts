@@ -13,7 +13,7 @@ import { MockTime } from '../log/time.ts'
 import type { EoscopeHttp } from '../http/app.ts'
 import { listenOnLoopback } from '../http/__fixtures__/loopback.ts'
 import { Lab } from './lab.ts'
-import { inProcessRuntimes } from './runtime-factory.ts'
+import { inProcessRuntimes } from '../runtime/runtime-factory.ts'
 
 const SCENARIO = 'crash-before-commit-eos'
 let http: EoscopeHttp

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import type { EvidenceCard } from '../../lib/evidence.ts'
 import { EVIDENCE_PINNED_MS, evidenceRecords, type RecordsView } from './evidence-records.ts'
 import { LabIdentities, recordsNamed } from './lab-identity.ts'
-import type { LabRuntime } from './lab-runtime.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
 import { EvidenceShelf } from './lab-scenario.ts'
 
 const rt = (groupId = 'eoscope', startedAtMs = 0) => ({ groupId, startedAtMs })

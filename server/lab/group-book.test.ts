@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import type { LabSnapshot } from '../../lib/lab-protocol.ts'
 import { MockTime } from '../log/time.ts'
 import { Lab } from './lab.ts'
-import { inProcessRuntimes } from './runtime-factory.ts'
+import { inProcessRuntimes } from '../runtime/runtime-factory.ts'
 
 const stableWithAll = (s: LabSnapshot) => {
   const g = s.group

@@ -7,7 +7,7 @@ import { foldGeneration, foldLag, type GenerationHistory } from '../../lib/group
 import type { GenerationMember, GoneHow, GroupView, PartitionLagSeries } from '../../lib/group-view.ts'
 import type { WorkerView } from '../../lib/lab-protocol.ts'
 import type { GroupDescription } from '../log/group-description.ts'
-import type { LabRuntime } from './lab-runtime.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
 
 /** A lag point a second, whatever the snapshot rate. */
 export const LAG_SAMPLE_MS = 1_000

@@ -1,5 +1,5 @@
 export { createLab, Lab, type LabOptions } from './lab.ts'
 export type { LabController } from './lab-controller.ts'
-export type { LabEvent, LabRuntime, RuntimeEvent, RuntimeSettings } from './lab-runtime.ts'
-export { InProcessRuntime, type InProcessRuntimeOptions } from './in-process-runtime.ts'
-export { inProcessRuntimes, type RuntimeFactory } from './runtime-factory.ts'
+export type { LabEvent, LabRuntime, RuntimeEvent, RuntimeSettings } from '../runtime/lab-runtime.ts'
+export { InProcessRuntime, type InProcessRuntimeOptions } from '../runtime/in-process-runtime.ts'
+export { inProcessRuntimes, type RuntimeFactory } from '../runtime/runtime-factory.ts'

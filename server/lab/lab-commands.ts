@@ -17,7 +17,7 @@ import {
   withConfigChange,
 } from '../../lib/streams-config.ts'
 import { guaranteeRefusal, UnsupportedOnBackendError } from '../log/capabilities.ts'
-import type { LabRuntime } from './lab-runtime.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
 
 /**
  * The streams settings a setConfig asks for, checked by Kafka's rules (throws ConfigException,

@@ -79,7 +79,7 @@ export async function startLab(choice: LabChoice & { ok: true }): Promise<LabCon
     const { createLab } = await import('./lab.ts')
     return createLab()
   }
-  const { createKafkaLab } = await import('./kafka/kafka-runtimes.ts')
+  const { createKafkaLab } = await import('./kafka-lab.ts')
   return createKafkaLab({
     client: { brokers: choice.brokers, clientId: 'eoscope', ...choice.security },
     localBrokersDir: choice.localBrokersDir ?? null,

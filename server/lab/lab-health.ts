@@ -2,7 +2,7 @@
 // timeline when it begins and ends), and counted after. A runtime on an in-process log never
 // reports one.
 
-import type { LabRuntime } from './lab-runtime.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
 import type { BackendHealth } from '../../lib/lab-protocol.ts'
 import type { Time } from '../log/time.ts'
 import type { LabTimeline } from './lab-timeline.ts'

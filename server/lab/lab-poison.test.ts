@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { MockTime } from '../log/time.ts'
 import { Lab } from './lab.ts'
-import { inProcessRuntimes } from './runtime-factory.ts'
+import { inProcessRuntimes } from '../runtime/runtime-factory.ts'
 
 describe('a lab stopped by a poison record under fail', () => {
   it('shows the stopped task with its record, keeps its lag, and skip resumes with nothing lost', async () => {

@@ -9,8 +9,8 @@ import type { LabConfig, LabSnapshot } from '../../lib/lab-protocol.ts'
 import { MockTime } from '../log/time.ts'
 import { Lab } from './lab.ts'
 import { dashboardScenarioHost, EVIDENCE_PINNED_MS, MAX_EVIDENCE_CARDS, EvidenceShelf } from './lab-scenario.ts'
-import type { LabRuntime } from './lab-runtime.ts'
-import { inProcessRuntimes } from './runtime-factory.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
+import { inProcessRuntimes } from '../runtime/runtime-factory.ts'
 import { WorkerBoard } from './worker-board.ts'
 
 /** The settings a user sets (partitions are the scenario's lab's own: its logs hold the evidence). */

@@ -7,10 +7,10 @@ import type { LabIdentity } from '../../lib/evidence.ts'
 import type { CommandResult, EvidenceCard, ScenarioView } from '../../lib/lab-protocol.ts'
 import type { Time } from '../log/time.ts'
 import { EVIDENCE_PINNED_MS, evidenceRecords, type RecordsView, sameRecords } from './evidence-records.ts'
-import type { LabRuntime, WorkerThreads } from './lab-runtime.ts'
+import type { LabRuntime, WorkerThreads } from '../runtime/lab-runtime.ts'
 import { describeSettings, restoreSettings, settingsBefore } from './scenario-restore.ts'
 import { runScenario, scenarioByName, type ScenarioResult } from './scenarios/index.ts'
-import type { ScenarioHost, ScenarioSetup } from './scenarios/scenario.ts'
+import type { ScenarioHost, ScenarioSetup } from '../runtime/scenario-setup.ts'
 import type { WorkerBoard } from './worker-board.ts'
 
 /** Cards kept; the oldest goes first. */

@@ -1,4 +1,4 @@
-// The dashboard's lab, whatever the backend: a runtime (the port in lab-runtime.ts, made by a
+// The dashboard's lab, whatever the backend: a runtime (the port in server/runtime/lab-runtime.ts, made by a
 // RuntimeFactory), its events folded into coalesced snapshots, the figures read through the log's
 // inspector, and the commands a browser or the REST API may send. What a backend cannot do is
 // refused with the reason its log connection's capabilities give.
@@ -26,7 +26,7 @@ import {
   workerCommand,
 } from './lab-commands.ts'
 import type { LabController } from './lab-controller.ts'
-import type { LabEvent, LabRuntime } from './lab-runtime.ts'
+import type { LabEvent, LabRuntime } from '../runtime/lab-runtime.ts'
 import { LabHealth, labNotes } from './lab-health.ts'
 import { LabTimeline, repeat } from './lab-timeline.ts'
 import { LabRecord, type JournalPage, type JournalQuery, type LabFrameResponse } from './journal/lab-record.ts'
@@ -36,8 +36,8 @@ import { groupPart } from './group-book.ts'
 import { browseMessages } from './message-browser-read.ts'
 import { LabIdentities, recordsNamed } from './lab-identity.ts'
 import type { LabTopicRole } from '../../lib/log-range.ts'
-import { validationTarget } from './runtime-common.ts'
-import { inProcessRuntimes, type RuntimeFactory } from './runtime-factory.ts'
+import { validationTarget } from '../runtime/runtime-common.ts'
+import { inProcessRuntimes, type RuntimeFactory } from '../runtime/runtime-factory.ts'
 import { SCENARIOS } from './scenarios/index.ts'
 import { dashboardScenarioHost, EvidenceShelf, startScenario, type DashboardScenarioHost } from './lab-scenario.ts'
 import {

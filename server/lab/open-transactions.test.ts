@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { openTransactionTotals } from '../../lib/partition-table.ts'
 import { MockTime } from '../log/time.ts'
 import { Lab } from './lab.ts'
-import { inProcessRuntimes } from './runtime-factory.ts'
+import { inProcessRuntimes } from '../runtime/runtime-factory.ts'
 
 describe('open transactions on one screen', () => {
   it('Transactions and Partitions count the same transactions; correctness counts their partitions', async () => {

@@ -5,7 +5,7 @@
 
 import type { CommandPayload, PartitionLogView } from '../../lib/lab-protocol.ts'
 import type { LogInspector, PartitionOffsets, TopicPartition } from '../log/types.ts'
-import type { LabRuntime } from './lab-runtime.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
 import { logCell } from './snapshot-parts.ts'
 
 /** How far back the view looks for the latest ABORT marker. */

@@ -6,12 +6,12 @@
 import { describe, expect, it } from 'vitest'
 import { MockTime } from '../log/time.ts'
 import type { LogInspector, PartitionOffsets, StoredRecordView, TopicPartition } from '../log/types.ts'
-import type { InProcessRuntime } from './in-process-runtime.ts'
+import type { InProcessRuntime } from '../runtime/in-process-runtime.ts'
 import { Lab } from './lab.ts'
-import type { LabRuntime } from './lab-runtime.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
 import { OPEN_SCAN_RECORDS, PartitionsBook, readPartitions, REASK_INTERNAL_MS } from './partitions-table.ts'
 import { internalPartitionFor } from '../log/internal-partition.ts'
-import { inProcessRuntimes } from './runtime-factory.ts'
+import { inProcessRuntimes } from '../runtime/runtime-factory.ts'
 
 async function startLab() {
   const time = new MockTime()

@@ -7,7 +7,7 @@
 
 import type { OpenTxnHolder, PartitionRole, PartitionRow } from '../../lib/partition-table.ts'
 import { tpKey, type LogInspector, type PartitionOffsets, type TopicPartition } from '../log/types.ts'
-import type { LabRuntime } from './lab-runtime.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
 import { internalPartitionFor } from '../log/internal-partition.ts'
 
 /** Kafka's internal topics: the group's committed offsets, the transaction coordinators' state. */

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { MockTime } from '../log/time.ts'
 import { Lab } from './lab.ts'
-import { inProcessRuntimes } from './runtime-factory.ts'
+import { inProcessRuntimes } from '../runtime/runtime-factory.ts'
 
 describe("the pipeline's commit step", () => {
   it('counts the records below the group’s committed offset, through a kill and its recovery', async () => {

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest'
 import { scenarioText } from '../cli/scenario-command.ts'
 import { MockTime, SystemTime, type Time } from '../log/time.ts'
-import { runScenario, type Scenario, type ScenarioHost } from './scenarios/scenario.ts'
+import { runScenario, type Scenario } from './scenarios/scenario.ts'
+import type { ScenarioHost } from '../runtime/scenario-setup.ts'
 
 const doubled: Scenario = {
   name: 'lost-ack',

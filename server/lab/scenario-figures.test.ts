@@ -9,7 +9,7 @@ import type { EvidenceCard, EvidenceLink, LabSnapshot } from '../../lib/lab-prot
 import { wholeJournal as entries } from './journal/__fixtures__/whole-journal.ts'
 import { MockTime } from '../log/time.ts'
 import { Lab } from './lab.ts'
-import { inProcessRuntimes } from './runtime-factory.ts'
+import { inProcessRuntimes } from '../runtime/runtime-factory.ts'
 
 type Txn = Extract<JournalFact, { kind: 'txn' }>
 

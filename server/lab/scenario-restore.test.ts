@@ -5,9 +5,9 @@
 import { describe, expect, it } from 'vitest'
 import { defaultStreamsConfig } from '../../lib/streams-config.ts'
 import { MockTime } from '../log/time.ts'
-import { InProcessRuntime } from './in-process-runtime.ts'
+import { InProcessRuntime } from '../runtime/in-process-runtime.ts'
 import { restoreSettings, type LabSettingsBefore } from './scenario-restore.ts'
-import { runtimeOptions } from './scenarios/scenario.ts'
+import { runtimeOptions } from '../runtime/scenario-setup.ts'
 
 const BEFORE: LabSettingsBefore = {
   config: { ...defaultStreamsConfig('exactly_once_v2', 'dashboard'), 'commit.interval.ms': 200 },

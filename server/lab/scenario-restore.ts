@@ -6,8 +6,8 @@
 
 import type { StreamsConfig } from '../../lib/streams-config.ts'
 import type { DeserializationPolicy } from '../engine/stream-task.ts'
-import { InProcessRuntime } from './in-process-runtime.ts'
-import type { LabRuntime } from './lab-runtime.ts'
+import { InProcessRuntime } from '../runtime/in-process-runtime.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
 
 /** What the dashboard's lab restarts a killed worker after (runtime-factory's labRuntimeSettings). */
 const DASHBOARD_RESTART_MS = 3_000

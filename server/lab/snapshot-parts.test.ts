@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { defaultStreamsConfig } from '../../lib/streams-config.ts'
 import { MockTime } from '../log/time.ts'
-import { InProcessRuntime } from './in-process-runtime.ts'
+import { InProcessRuntime } from '../runtime/in-process-runtime.ts'
 import { TraceBook } from './snapshot-parts.ts'
 
 describe('the trace book numbers the step a kill hit as the kill does', () => {

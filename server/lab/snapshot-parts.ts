@@ -14,10 +14,10 @@ import { decodeOutputValue } from '../../lib/records.ts'
 import type { StoredRecordView } from '../log/types.ts'
 import type { ProcessingGuarantee } from '../../lib/streams-config.ts'
 import { guaranteeRefusal, refusal, type LogCapabilities } from '../log/capabilities.ts'
-import type { LabRuntime } from './lab-runtime.ts'
-import type { ValidationReport } from '../validator/report.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
+import { correctnessFigures, type ValidationReport } from '../validator/report.ts'
 import type { DuplicateLedger } from './duplicate-ledger.ts'
-import { phaseDurations, phaseEnds, redone, type Recovery } from './recovery-tracker.ts'
+import { phaseDurations, phaseEnds, redone, type Recovery } from '../runtime/recovery-tracker.ts'
 
 const MAX_TRACES = 16
 /** The guarantee some backends cannot offer; its control shows the reason. */
@@ -56,20 +56,6 @@ export const ALLOWED: Record<ProcessingGuarantee, CorrectnessView['allowed']> = 
     stateMismatches: 'must be 0: a crashed task restores its state from the committed changelog',
     openTransactions: 'open while running; must be 0 once the run has finished',
   },
-}
-
-/**
- * The five correctness figures of docs/measures.md (and aborted records a read_uncommitted
- * reader would see), from a validator report.
- */
-export function correctnessFigures(
-  report: ValidationReport,
-): Pick<
-  ValidationReport,
-  'duplicates' | 'lost' | 'abortedReads' | 'abortedReadsUncommitted' | 'stateMismatches' | 'openTransactions'
-> {
-  const { duplicates, lost, abortedReads, abortedReadsUncommitted, stateMismatches, openTransactions } = report
-  return { duplicates, lost, abortedReads, abortedReadsUncommitted, stateMismatches, openTransactions }
 }
 
 export function correctnessView(

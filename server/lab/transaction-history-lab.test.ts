@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { MockTime } from '../log/time.ts'
 import { Lab } from './lab.ts'
-import { inProcessRuntimes } from './runtime-factory.ts'
+import { inProcessRuntimes } from '../runtime/runtime-factory.ts'
 import { NO_FILTER } from './transaction-history.ts'
 
 describe('the transaction history on a lab', () => {

@@ -22,7 +22,7 @@ import {
   type TransactionsReport,
 } from '../log/find-hanging.ts'
 import type { TopicPartition, TransactionsFilter } from '../log/types.ts'
-import type { LabRuntime } from './lab-runtime.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
 import type { TxnSink } from './transaction-board.ts'
 
 const ROLES: readonly LabTopicRole[] = ['input', 'output', 'changelog']

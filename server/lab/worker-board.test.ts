@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest'
 import { defaultStreamsConfig } from '../../lib/streams-config.ts'
 import type { TaskStop } from '../../lib/task-stop.ts'
 import { MockTime } from '../log/time.ts'
-import { InProcessRuntime } from './in-process-runtime.ts'
-import type { LabRuntime, WorkerStatus } from './lab-runtime.ts'
+import { InProcessRuntime } from '../runtime/in-process-runtime.ts'
+import type { LabRuntime, WorkerStatus } from '../runtime/lab-runtime.ts'
 import { stoppedTaskViews, TaskStepTotals, WorkerBoard } from './worker-board.ts'
 
 const STOP: TaskStop = {

@@ -7,7 +7,7 @@ import type { ProducerTimeline, StoppedTaskView, TaskStopView, TaskView, WorkerV
 import type { StepCounters } from '../../lib/five-steps.ts'
 import type { ProcessingGuarantee } from '../../lib/streams-config.ts'
 import { taskIdOf } from '../../lib/task-id.ts'
-import type { LabEvent, LabRuntime, RuntimeSlot, TaskStatus, WorkerStatus } from './lab-runtime.ts'
+import type { LabEvent, LabRuntime, RuntimeSlot, TaskStatus, WorkerStatus } from '../runtime/lab-runtime.ts'
 
 /** A worker started elsewhere that has not published for this long is shown as stopped. */
 const REMOTE_SILENT_MS = 5_000

@@ -93,6 +93,20 @@ export interface ValidationReport {
   }
 }
 
+/**
+ * The five correctness figures of docs/measures.md (and aborted records a read_uncommitted
+ * reader would see), from a validator report.
+ */
+export function correctnessFigures(
+  report: ValidationReport,
+): Pick<
+  ValidationReport,
+  'duplicates' | 'lost' | 'abortedReads' | 'abortedReadsUncommitted' | 'stateMismatches' | 'openTransactions'
+> {
+  const { duplicates, lost, abortedReads, abortedReadsUncommitted, stateMismatches, openTransactions } = report
+  return { duplicates, lost, abortedReads, abortedReadsUncommitted, stateMismatches, openTransactions }
+}
+
 export type Guarantee = 'exactly-once' | 'at-least-once' | 'at-most-once'
 
 /** The --expect names, strongest first. */

@@ -3,7 +3,7 @@
 
 import { defaultStreamsConfig, type ProcessingGuarantee } from '../../../lib/streams-config.ts'
 import { MockTime } from '../../log/time.ts'
-import { InProcessRuntime, type InProcessRuntimeOptions } from '../../lab/in-process-runtime.ts'
+import { InProcessRuntime, type InProcessRuntimeOptions } from '../../runtime/in-process-runtime.ts'
 
 export function smallLab(
   guarantee: ProcessingGuarantee,

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { wireCopy } from '../../../lib/live-delta.ts'
 import { MockTime } from '../../log/time.ts'
 import { Lab } from '../lab.ts'
-import { inProcessRuntimes } from '../runtime-factory.ts'
+import { inProcessRuntimes } from '../../runtime/runtime-factory.ts'
 import { FRAME_BOUNDS, FrameStore } from './frame-store.ts'
 
 describe('FrameStore', () => {

@@ -8,7 +8,7 @@ import type { JournalFact } from '../../../lib/journal.ts'
 import { wholeJournal as entries } from './__fixtures__/whole-journal.ts'
 import { MockTime } from '../../log/time.ts'
 import { Lab } from '../lab.ts'
-import { inProcessRuntimes } from '../runtime-factory.ts'
+import { inProcessRuntimes } from '../../runtime/runtime-factory.ts'
 
 type Txn = Extract<JournalFact, { kind: 'txn' }>
 

@@ -5,7 +5,7 @@
 import type { JournalCategory, JournalFact, JournalPage, JournalSpan, LabFrameResponse } from '../../../lib/journal.ts'
 import type { LabSnapshot, MarkerKind, TimelineMarker } from '../../../lib/lab-protocol.ts'
 import type { Time } from '../../log/time.ts'
-import type { LabEvent, LabRuntime, RuntimeWording } from '../lab-runtime.ts'
+import type { LabEvent, LabRuntime, RuntimeWording } from '../../runtime/lab-runtime.ts'
 import { FrameStore } from './frame-store.ts'
 import { LabJournal, type JournalQuery } from './lab-journal.ts'
 import { JournalRecorder } from './journal-recorder.ts'

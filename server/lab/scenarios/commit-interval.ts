@@ -4,11 +4,11 @@
 // figures come from the commits the workers report and the recovery tracker's phases.
 
 import { median } from '../../../lib/statistics.ts'
-import type { LabRuntime } from '../lab-runtime.ts'
+import type { LabRuntime } from '../../runtime/lab-runtime.ts'
 import { commitWindowRate, type CommitWindowRate, type PartitionCommit } from './commit-window.ts'
 import { linkOf } from './evidence-links.ts'
 import { higherThroughput } from './throughput-verdict.ts'
-import { phaseDurations } from '../recovery-tracker.ts'
+import { phaseDurations } from '../../runtime/recovery-tracker.ts'
 import {
   groupFormed,
   pickWorkerWithTasks,

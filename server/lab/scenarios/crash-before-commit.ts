@@ -4,7 +4,7 @@
 
 import type { ProcessingGuarantee } from '../../../lib/streams-config.ts'
 import { taskIdOf } from '../../../lib/task-id.ts'
-import { transactionsInLog } from '../log-transactions.ts'
+import { transactionsInLog } from '../../runtime/log-transactions.ts'
 import type { ValidationReport } from '../../validator/report.ts'
 import { abortedRuns, duplicateRuns, largest, linkOf, type OffsetRun, spans } from './evidence-links.ts'
 import {

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest'
 import type { EvidenceLink } from '../../../lib/lab-protocol.ts'
-import type { InProcessRuntime } from '../in-process-runtime.ts'
+import type { InProcessRuntime } from '../../runtime/in-process-runtime.ts'
 import { runScenarioInVirtualTime, SCENARIOS } from './index.ts'
 
 /** What the records of a link must show, per scenario. */

@@ -3,7 +3,7 @@
 // link names offsets that exist and hold what the claim is about.
 
 import type { EvidenceLink } from '../../../lib/lab-protocol.ts'
-import type { LabRuntime } from '../lab-runtime.ts'
+import type { LabRuntime } from '../../runtime/lab-runtime.ts'
 import type { Provenance } from './scenario.ts'
 
 /** A stretch of one partition: [from, to). */

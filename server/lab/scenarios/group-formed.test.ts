@@ -3,7 +3,7 @@
 // tasks another worker already runs.
 
 import { describe, expect, it } from 'vitest'
-import type { LabRuntime, SlotProcessState } from '../lab-runtime.ts'
+import type { LabRuntime, SlotProcessState } from '../../runtime/lab-runtime.ts'
 import { groupFormed, pickWorkerWithTasks } from './scenario.ts'
 
 type Reported = { state?: SlotProcessState; tasks: number[] }

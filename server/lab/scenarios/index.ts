@@ -22,5 +22,5 @@ export function scenarioByName(name: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.name === name)
 }
 
-export { CLOCK_LABEL, HeadlessHost, runScenario, type ScenarioResult, type ScenarioHost } from './scenario.ts'
+export { CLOCK_LABEL, runScenario, type ScenarioResult } from './scenario.ts'
 export { runScenarioInVirtualTime } from './virtual-time.ts'

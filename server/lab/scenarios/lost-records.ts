@@ -4,9 +4,9 @@
 // worker owned; a lost record outside every such window would be a loss no kill explains.
 
 import { parseInputValue } from '../../../lib/records.ts'
-import type { LabRuntime } from '../lab-runtime.ts'
-import type { KilledPartition } from '../recovery-tracker.ts'
-import { lostWindow } from '../recovery-tracker.ts'
+import type { LabRuntime } from '../../runtime/lab-runtime.ts'
+import type { KilledPartition } from '../../runtime/recovery-tracker.ts'
+import { lostWindow } from '../../runtime/recovery-tracker.ts'
 import type { Provenance } from './scenario.ts'
 
 export interface InputPoint {

@@ -5,7 +5,8 @@
 
 import { MODEL_COSTS } from '../../log/embedded/latency-model.ts'
 import { MockTime } from '../../log/time.ts'
-import { HeadlessHost, runScenario, type Scenario, type ScenarioResult } from './scenario.ts'
+import { runScenario, type Scenario, type ScenarioResult } from './scenario.ts'
+import { HeadlessHost } from '../../runtime/scenario-setup.ts'
 
 /** Virtual time a scenario may take before it is given up (far beyond any script's own waits). */
 const MAX_VIRTUAL_MS = 3_600_000

@@ -12,7 +12,7 @@ import type { ProcessingGuarantee } from '../../../lib/streams-config.ts'
 import { taskIdOf } from '../../../lib/task-id.ts'
 import type { GroupDescription } from '../../log/group-description.ts'
 import type { LogInspector, PartitionProducer, TopicPartition } from '../../log/types.ts'
-import type { LabEvent, LabRuntime } from '../lab-runtime.ts'
+import type { LabEvent, LabRuntime } from '../../runtime/lab-runtime.ts'
 import type { OffsetRun } from './evidence-links.ts'
 import {
   aWorkerWithTasks,

@@ -3,7 +3,7 @@
 
 import { defaultStreamsConfig } from '../../../lib/streams-config.ts'
 import type { Time } from '../../log/time.ts'
-import { InProcessRuntime } from '../in-process-runtime.ts'
+import { InProcessRuntime } from '../../runtime/in-process-runtime.ts'
 import type { SoakBackend, SoakSession, SoakSpec } from './soak.ts'
 
 export function embeddedSoak(time: Time): SoakBackend<object> {

@@ -7,10 +7,9 @@
 // kill falls only while every broker is up (min.insync.replicas 2 of 3 stops every write with two
 // down). Each kill is listed with the roles its broker had, beside the run's recoveries.
 
-import type { BrokerView } from '../../lib/broker-view.ts'
+import { brokerRoles, type BrokerView } from '../../lib/broker-view.ts'
 import { refusal } from '../log/capabilities.ts'
-import { brokerRoles } from './broker-board.ts'
-import type { LabRuntime } from './lab-runtime.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
 import { brokerKillVictim, type BrokerKillTarget } from './soak/broker-kill.ts'
 
 export const BROKER_TARGETS = ['cycle', 'group-coordinator', 'transaction-coordinator', 'input-leader'] as const
@@ -30,7 +29,7 @@ export interface RunBrokerKill {
   t: number
   brokerId: number
   target: BrokerKillTarget
-  /** What it did for the run when it was killed (broker-board.ts's words). */
+  /** What it did for the run when it was killed (lib/broker-view.ts's words). */
   roles: string[]
   /** From the kill until the restarted broker answered; null while it is not back (restartError says why). */
   downMs: number | null

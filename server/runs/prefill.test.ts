@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { MockTime } from '../log/time.ts'
 import { runHeadless, type RunOptions } from './headless-run.ts'
-import { InProcessRuntime } from './in-process-runtime.ts'
-import type { LabRuntime } from './lab-runtime.ts'
+import { InProcessRuntime } from '../runtime/in-process-runtime.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
 
 const RUN: RunOptions = {
   guarantee: 'exactly_once',

@@ -5,7 +5,7 @@ import { defaultStreamsConfig, type ProcessingGuarantee, type StreamsConfig } fr
 import type { Time } from '../log/time.ts'
 import { InProcessRuntime } from './in-process-runtime.ts'
 import type { LabRuntime, RuntimeSettings, WorkerThreads } from './lab-runtime.ts'
-import { runtimeOptions, type ScenarioSetup } from './scenarios/scenario.ts'
+import { runtimeOptions, type ScenarioSetup } from './scenario-setup.ts'
 
 export interface LabSettings {
   guarantee: ProcessingGuarantee

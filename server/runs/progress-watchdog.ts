@@ -4,7 +4,7 @@
 // last progress, instead of waiting for its deadline and reporting figures that say nothing.
 
 import type { StreamsConfig } from '../../lib/streams-config.ts'
-import type { LabEvent, LabRuntime } from './lab-runtime.ts'
+import type { LabEvent, LabRuntime } from '../runtime/lab-runtime.ts'
 
 /** What the runtime reported between the last committed progress and the stall. */
 export interface StallEvidence {

@@ -10,7 +10,7 @@
 import type { ProcessingGuarantee, StreamsConfig } from '../../../lib/streams-config.ts'
 import { guaranteeRefusal, refusal, type Capability, type LogCapabilities } from '../../log/capabilities.ts'
 import type { Time } from '../../log/time.ts'
-import { committedUpTo, groupSettled, untilAnswered, validateRuntime, waitUntil } from './driven-runtime.ts'
+import { committedUpTo, groupSettled, untilAnswered, validateRuntime, waitUntil } from '../../runtime/driven-runtime.ts'
 import { applyNextFault, FAULT_KINDS, offeredFaults, type Fault, type FaultContext, type FaultKind } from './faults.ts'
 import {
   correctnessRow,
@@ -20,7 +20,7 @@ import {
   type SoakMode,
   type SoakResult,
 } from './report.ts'
-import type { LabRuntime } from '../lab-runtime.ts'
+import type { LabRuntime } from '../../runtime/lab-runtime.ts'
 
 export interface SoakOptions {
   mode: SoakMode

@@ -7,7 +7,7 @@ import { connect } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import type { SeededRandom } from '../../log/time.ts'
-import { groupSettled, waitUntil } from './driven-runtime.ts'
+import { groupSettled, waitUntil } from '../../runtime/driven-runtime.ts'
 import type { Fault } from './faults.ts'
 
 const SCRIPT = fileURLToPath(new URL('../../../scripts/kafka-broker.sh', import.meta.url))

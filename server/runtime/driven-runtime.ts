@@ -2,10 +2,10 @@
 // implements it: busy workers, a settled group, committed offsets, validation. Nothing here asks
 // which backend it is: what a backend can do is read from `connection.capabilities`.
 
-import type { Time } from '../../log/time.ts'
-import { validateRun, type ValidateOptions } from '../../validator/validator.ts'
-import type { ValidationReport } from '../../validator/report.ts'
-import type { LabRuntime, RuntimeSlot } from '../lab-runtime.ts'
+import type { Time } from '../log/time.ts'
+import { validateRun, type ValidateOptions } from '../validator/validator.ts'
+import type { ValidationReport } from '../validator/report.ts'
+import type { LabRuntime, RuntimeSlot } from './lab-runtime.ts'
 
 /** Live workers with at least one task, running (not paused). */
 export function busyWorkers(lab: LabRuntime): RuntimeSlot[] {

@@ -7,8 +7,8 @@ import type { Step } from '../../../lib/lab-protocol.ts'
 import type { ProcessingGuarantee, StreamsConfig } from '../../../lib/streams-config.ts'
 import { refusal, type Capability, type LogCapabilities } from '../../log/capabilities.ts'
 import type { SeededRandom, Time } from '../../log/time.ts'
-import { busyWorkers } from './driven-runtime.ts'
-import type { LabRuntime } from '../lab-runtime.ts'
+import { busyWorkers } from '../../runtime/driven-runtime.ts'
+import type { LabRuntime } from '../../runtime/lab-runtime.ts'
 
 export const FAULT_KINDS = [
   'kill',

@@ -5,9 +5,8 @@
 // transactional ids, or a broker leading a partition of the input topic. One broker is down at a
 // time: with min.insync.replicas 2 of 3, a second one down would stop every write.
 
-import { isPartitionOf, type BrokerView } from '../../../lib/broker-view.ts'
+import { brokerRoles, isPartitionOf, type BrokerView } from '../../../lib/broker-view.ts'
 import { refusal } from '../../log/capabilities.ts'
-import { brokerRoles } from '../broker-board.ts'
 import type { Fault } from './faults.ts'
 
 export type BrokerKillTarget = 'group-coordinator' | 'transaction-coordinator' | 'input-leader'

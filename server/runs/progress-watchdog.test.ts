@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { MockTime } from '../log/time.ts'
 import { defaultRunTimeoutMs, runHeadless, type RunOptions } from './headless-run.ts'
-import type { LabEvent, LabRuntime } from './lab-runtime.ts'
-import { countTransactions } from './log-transactions.ts'
+import type { LabEvent, LabRuntime } from '../runtime/lab-runtime.ts'
+import { countTransactions } from '../runtime/log-transactions.ts'
 import { ProgressWatchdog, stallLimitMs, WORKER_ERRORS_KEPT } from './progress-watchdog.ts'
 
 const RUN: RunOptions = {

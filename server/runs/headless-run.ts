@@ -8,18 +8,17 @@ import { streamsConfigFor, type ProcessingGuarantee, type StreamsConfig } from '
 import { SystemTime, type Time } from '../log/time.ts'
 import { validateRun } from '../validator/validator.ts'
 import { KAFKA_CLIENT_DEADLINES_MS, retryRetriableUntilDeadline } from '../engine/retry-until-deadline.ts'
-import { correctnessFigures } from './snapshot-parts.ts'
-import type { ValidationReport } from '../validator/report.ts'
-import { InProcessRuntime } from './in-process-runtime.ts'
-import { phaseDurations, redone } from './recovery-tracker.ts'
-import { validationTarget } from './runtime-common.ts'
-import type { LabRuntime } from './lab-runtime.ts'
-import type { RuntimeSettings } from './lab-runtime.ts'
+import { correctnessFigures, type ValidationReport } from '../validator/report.ts'
+import { InProcessRuntime } from '../runtime/in-process-runtime.ts'
+import { phaseDurations, redone } from '../runtime/recovery-tracker.ts'
+import { validationTarget } from '../runtime/runtime-common.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
+import type { RuntimeSettings } from '../runtime/lab-runtime.ts'
 import type { KafkaClientConfig } from '../log/kafka/kafka-client.ts'
 import { ProgressWatchdog, stallLimitMs, type Stall } from './progress-watchdog.ts'
 import { RUN_DEFINITIONS } from './run-definitions.ts'
 import { type CommittedSample, MIN_SAMPLES, MIN_STEPS, steadyRate } from './steady-rate.ts'
-import { transactionsAndMarkersInLog, type MarkerCounts } from './log-transactions.ts'
+import { transactionsAndMarkersInLog, type MarkerCounts } from '../runtime/log-transactions.ts'
 import { type BrokerFaultOptions, brokerFaultLoop, brokerFaultsRefusal, type RunBrokerKill } from './broker-faults.ts'
 
 export interface RunOptions {
@@ -252,7 +251,7 @@ export async function runHeadless(
 async function kafkaRuntime(o: RunOptions, settings: RuntimeSettings, time: Time): Promise<LabRuntime> {
   if (!o.kafka) throw new Error('the kafka backend needs brokers')
   if (!(time instanceof SystemTime)) throw new Error('the kafka backend runs on the system clock only')
-  const { WorkerProcessRuntime } = await import('./kafka/worker-process-runtime.ts')
+  const { WorkerProcessRuntime } = await import('../runtime/kafka/worker-process-runtime.ts')
   settings.config['application.id'] =
     o.kafka.applicationId ??
     `eoscope-run-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`

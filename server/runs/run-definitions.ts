@@ -1,7 +1,7 @@
 // What each figure of a headless run counts, carried beside the figures in `eoscope run --json`
 // (docs/measures.md has the long form).
 
-import { MARKER_ROUND_MS } from './log-transactions.ts'
+import { MARKER_ROUND_MS } from '../runtime/log-transactions.ts'
 
 export const RUN_DEFINITIONS = {
   throughputPerSec:

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import type { BrokerView } from '../../lib/broker-view.ts'
 import { MockTime, SeededRandom } from '../log/time.ts'
 import { brokerFaultLoop, type RunBrokerKill } from './broker-faults.ts'
-import type { LabRuntime } from './lab-runtime.ts'
+import type { LabRuntime } from '../runtime/lab-runtime.ts'
 
 function fakeCluster(time: MockTime) {
   const up = new Map([

@@ -1,12 +1,12 @@
-// The dashboard's lab on a Kafka cluster: the one Lab over worker-process runtimes. Each start
-// and each reset gets a fresh application.id (`<prefix>-<time>`), published to the lab directory
-// for workers started elsewhere with --follow-lab; the load retries its sends through an outage.
+// The dashboard's lab on a Kafka cluster: the worker-process runtimes the one Lab runs over
+// (server/lab/kafka-lab.ts). Each start and each reset gets a fresh application.id
+// (`<prefix>-<time>`), published to the lab directory for workers started elsewhere with
+// --follow-lab; the load retries its sends through an outage.
 
 import { type ProcessingGuarantee, streamsConfigFor } from '../../../lib/streams-config.ts'
 import { KAFKA_GROUP_TIMEOUTS, withKafkaGroupTimeouts } from '../../log/kafka/capabilities.ts'
 import type { KafkaClientConfig } from '../../log/kafka/kafka-client.ts'
 import { SystemTime } from '../../log/time.ts'
-import { Lab } from '../lab.ts'
 import { labRuntimeSettings, type RuntimeFactory } from '../runtime-factory.ts'
 import { scenarioRuntimeOptions } from './kafka-scenario-host.ts'
 import { RetryingLoadProducer } from './retrying-load-producer.ts'
@@ -81,10 +81,4 @@ export function workerProcessRuntimes(o: KafkaLabOptions): RuntimeFactory {
         localBrokersDir: o.localBrokersDir ?? null,
       }),
   }
-}
-
-export async function createKafkaLab(options: KafkaLabOptions): Promise<Lab> {
-  const lab = new Lab(workerProcessRuntimes(options), options)
-  await lab.start()
-  return lab
 }

@@ -10,7 +10,7 @@ import { streamsConfigFor } from '../../../lib/streams-config.ts'
 import { KAFKA_GROUP_TIMEOUTS, withKafkaGroupTimeouts } from '../../log/kafka/capabilities.ts'
 import type { KafkaClientConfig } from '../../log/kafka/kafka-connection.ts'
 import { SystemTime } from '../../log/time.ts'
-import type { ScenarioHost, ScenarioSetup } from '../scenarios/scenario.ts'
+import type { ScenarioHost, ScenarioSetup } from '../scenario-setup.ts'
 import { WorkerProcessRuntime, type WorkerProcessRuntimeOptions } from './worker-process-runtime.ts'
 
 export interface KafkaScenarioHostOptions {
