@@ -130,7 +130,7 @@ describe('eoscope run --backend kafka', () => {
 
   const dropAcksThroughProxy =
     '--drop-acks through the ack-drop proxy: without enable.idempotence the retried batches are duplicates; with ' +
-    'exactly_once none'
+    'exactly_once none, the workers 2 ms away from the broker (--network-latency-ms) and their acks lost there too'
   it(dropAcksThroughProxy, {
     timeout: 2 * RUN_BOUND_MS + 30_000,
   }, async () => {
@@ -169,10 +169,15 @@ describe('eoscope run --backend kafka', () => {
       '2000',
       '--drop-acks',
       '3',
+      '--network-latency-ms',
+      '2',
+      '--network-jitter-ms',
+      '1',
       '--application-id',
       `eoscope-e2e-acks-eos-${run}`,
     ])
     expect(eos.completed).toBe(true)
+    expect(eos.network).toEqual({ oneWayLatencyMs: 2, jitterMs: 1 })
     expect(eos.droppedAcks).toBe(3)
     expect({
       duplicates: eos.duplicates,

@@ -52,6 +52,24 @@ describe("a run's input rate", () => {
   })
 })
 
+describe('eoscope run --network-latency-ms', () => {
+  const kafka = ['--backend', 'kafka', '--brokers', '127.0.0.1:29192']
+  it('puts the same one-way delay each way between the workers and the brokers, its jitter seeded by --seed', () => {
+    const o = optionsOf([...kafka, '--network-latency-ms', '1.5', '--network-jitter-ms', '0.5', '--seed', '9'])
+    const delay = { latencyMs: 1.5, jitterMs: 0.5 }
+    expect(o.kafka?.network).toEqual({ request: delay, response: delay, seed: 9 })
+  })
+
+  it('asks for no delay by default', () => {
+    expect(optionsOf(kafka).kafka?.network).toBeUndefined()
+  })
+
+  it('is refused on the embedded log, which has its latency model', () => {
+    expect(() => optionsOf(['--network-latency-ms', '1'])).toThrow(UsageError)
+    expect(() => optionsOf(['--network-jitter-ms', '1'])).toThrow(/need --backend kafka .*--latency-model/)
+  })
+})
+
 describe('eoscope run --kill-broker-every', () => {
   const kafka = ['--backend', 'kafka', '--brokers', '127.0.0.1:29192']
   it('asks the run for broker kills on the cluster named, aimed as asked, restarted after 9 s by default', () => {

@@ -10,6 +10,7 @@ import {
   type RunOptions,
   type RunResult,
 } from '../runs/headless-run.ts'
+import type { NetworkDelay } from '../log/kafka/proxy/ack-drop-proxy.ts'
 import { dumpRun } from '../validator/dump.ts'
 import { EXPECTATIONS, violations } from '../validator/report.ts'
 import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
@@ -120,6 +121,22 @@ export const RUN = {
         "the broker each kill aims at: the group's coordinator, the transaction coordinator of the most of the " +
         "run's transactional ids, a leader of an input partition, or each in turn (cycle)",
     },
+    'network-latency-ms': {
+      type: 'number',
+      meaning:
+        'one-way latency between the worker processes and the brokers, each way, as if they were a network apart ' +
+        '(--backend kafka; through the proxy the workers then connect to)',
+      range: { min: 0, max: 10_000 },
+      integer: false,
+      default: 0,
+    },
+    'network-jitter-ms': {
+      type: 'number',
+      meaning: 'jitter added to each frame on top of --network-latency-ms, drawn from [0, MS) by --seed, order kept',
+      range: { min: 0, max: 10_000 },
+      integer: false,
+      default: 0,
+    },
     'cluster-dir': {
       type: 'string',
       value: 'DIR',
@@ -165,6 +182,10 @@ function checkBackend(f: RunFlags): void {
     throw new UsageError('--brokers, --application-id and --worker-logs need --backend kafka')
   if (!kafka && (f['kill-broker-every'] !== undefined || f['cluster-dir'] !== undefined))
     throw new UsageError('--kill-broker-every and --cluster-dir need --backend kafka')
+  if (!kafka && (f['network-latency-ms'] > 0 || f['network-jitter-ms'] > 0))
+    throw new UsageError(
+      '--network-latency-ms and --network-jitter-ms need --backend kafka (the embedded log has --latency-model)',
+    )
   if (f['kill-broker-every'] !== undefined && clusterDirOf(f) === null)
     throw new UsageError(
       '--kill-broker-every needs the directory of a cluster scripts/kafka-cluster.sh started ' +
@@ -185,6 +206,13 @@ function checkBackend(f: RunFlags): void {
         `enable.idempotence=true under ${f.guarantee})`,
     )
   }
+}
+
+/** The network delay between the workers and the brokers the flags ask for, if any (both directions alike). */
+function networkOf(f: RunFlags): { network?: NetworkDelay } {
+  const delay = { latencyMs: f['network-latency-ms'], jitterMs: f['network-jitter-ms'] }
+  if (delay.latencyMs === 0 && delay.jitterMs === 0) return {}
+  return { network: { request: delay, response: delay, seed: f.seed } }
 }
 
 /** The local cluster's directory: --cluster-dir, else KAFKA_CLUSTER_DIR, else none. */
@@ -251,6 +279,7 @@ export function runOptionsOf(f: RunFlags): RunOptions {
             applicationId: f['application-id'],
             workerLogs: f['worker-logs'],
             localBrokersDir: clusterDirOf(f),
+            ...networkOf(f),
           }
         : undefined,
     beforeClose:
@@ -328,6 +357,12 @@ function formatSummary(r: RunResult): string {
       : `  steady throughput     ${r.steadyThroughput.perSec.toLocaleString('en-US')} records/s between 10% and 90% ` +
         `committed (${(r.steadyThroughput.windowMs / 1000).toFixed(2)} s; the engine's rate, as bench:engine takes it)`,
     `  input rate            ${inputRateText(r.inputRate)}`,
+    ...(r.network
+      ? [
+          `  network               ${r.network.oneWayLatencyMs} ms one way, each way (jitter up to ` +
+            `${r.network.jitterMs} ms) between the worker processes and the brokers`,
+        ]
+      : []),
     `  output records        ${r.outputRecords}`,
     `  faults                ${r.kills} kills, ${r.droppedAcks} dropped acks, ${r.fenced} fenced/migrated`,
     `  workers               ${r.workers.started} started, ${r.workers.liveAtEnd} live at the end, ` +

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseCommandLine } from './flags.ts'
-import { runsOf, SWEEP } from './sweep-command.ts'
+import { networkLabel, runsOf, SWEEP, sweepCommand } from './sweep-command.ts'
 
 const runs = (...argv: string[]) => {
   const line = parseCommandLine(SWEEP, argv)
@@ -22,5 +22,22 @@ describe('eoscope sweep: how often each cell runs', () => {
     expect(runs('--model')).toEqual({ repeat: 3 })
     expect(runs('--model', '--repeat', '1')).toEqual({ repeat: 1 })
     expect(() => runs('--model', '--max-runs', '9')).toThrow(/--max-runs does not apply to --model/)
+  })
+})
+
+describe('eoscope sweep --network-latency-ms', () => {
+  it('names the delay in the label of the sweep it makes', () => {
+    const delay = { latencyMs: 1, jitterMs: 0 }
+    expect(networkLabel({ request: delay, response: delay, seed: 1 })).toBe('kafka, workers 1 ms from the brokers')
+    const jittered = { latencyMs: 5, jitterMs: 0.5 }
+    expect(networkLabel({ request: jittered, response: jittered, seed: 1 })).toBe(
+      'kafka, workers 5 ms from the brokers (+ up to 0.5 ms)',
+    )
+  })
+
+  it('is refused on the embedded log', async () => {
+    const line = parseCommandLine(SWEEP, ['--network-latency-ms', '1', '--model'])
+    if (line.help) throw new Error('help')
+    await expect(sweepCommand(line.flags, () => {})).rejects.toThrow(/need --backend kafka/)
   })
 })

@@ -18,6 +18,8 @@ async function modelSweepJson(intervals: string, guarantees: string): Promise<st
       backend: 'embedded',
       brokers: undefined,
       'worker-logs': false,
+      'network-latency-ms': 0,
+      'network-jitter-ms': 0,
       seed: 1,
       json: true,
       csv: false,

@@ -221,6 +221,7 @@ export function kafkaSweepBackend(target: SweepKafkaTarget, log: Logger): SweepB
         seed: spec.seed,
         restartAfterMs: null,
         workerLogs: target.workerLogs,
+        network: target.network,
       })
       // The end offsets are asked for on a client of their own, so that the
       // runtime's group polls never wait behind them.

@@ -11,6 +11,7 @@ import {
 import { guaranteeRefusal } from '../log/capabilities.ts'
 import { KAFKA_CAPABILITIES, KAFKA_GROUP_TIMEOUTS } from '../log/kafka/capabilities.ts'
 import type { KafkaSecurity } from '../log/kafka/client-security.ts'
+import type { NetworkDelay } from '../log/kafka/proxy/ack-drop-proxy.ts'
 
 /**
  * Short windows: a measured cell runs at least 6 times (the fewest with a 95% interval of the
@@ -69,6 +70,8 @@ export interface SweepKafkaTarget {
   applicationIdPrefix?: string
   /** Worker processes' stderr to this process's stderr. */
   workerLogs?: boolean
+  /** The network between the worker processes and the brokers (WorkerProcessRuntimeOptions.network). */
+  network?: NetworkDelay
 }
 
 /** Why a sweep request cannot run on its backend, or null when it can. */

@@ -15,6 +15,7 @@ import { validationTarget } from '../runtime/runtime-common.ts'
 import type { LabRuntime } from '../runtime/lab-runtime.ts'
 import type { RuntimeSettings } from '../runtime/lab-runtime.ts'
 import type { KafkaClientConfig } from '../log/kafka/kafka-client.ts'
+import type { NetworkDelay } from '../log/kafka/proxy/ack-drop-proxy.ts'
 import { ProgressWatchdog, stallLimitMs, type Stall } from './progress-watchdog.ts'
 import { RUN_DEFINITIONS } from './run-definitions.ts'
 import { type CommittedSample, MIN_SAMPLES, MIN_STEPS, steadyRate } from './steady-rate.ts'
@@ -57,6 +58,8 @@ export interface RunOptions {
     workerLogs?: boolean
     /** scripts/kafka-cluster.sh's KAFKA_DIR: its brokers may be killed and restarted (brokerFaults). */
     localBrokersDir?: string | null
+    /** The network between the worker processes and the brokers (WorkerProcessRuntimeOptions.network). */
+    network?: NetworkDelay
   }
   /** Kafka on a cluster of scripts/kafka-cluster.sh: SIGKILL a broker every killEveryMs (broker-faults.ts). */
   brokerFaults?: BrokerFaultOptions
@@ -78,6 +81,8 @@ export interface RunResult extends CorrectnessFigures {
   guarantee: ProcessingGuarantee
   commitIntervalMs: number
   records: number
+  /** The network delay between the worker processes and the brokers (RUN_DEFINITIONS.network); Kafka only. */
+  network?: { oneWayLatencyMs: number; jitterMs: number }
   /** The rate the input was fed at (RUN_DEFINITIONS.inputRate); perSec null: as fast as possible. */
   inputRate: { perSec: number | null; chosen: string }
   outputRecords: number
@@ -264,6 +269,7 @@ async function kafkaRuntime(o: RunOptions, settings: RuntimeSettings, time: Time
     workerLogs: o.kafka.workerLogs,
     ackRoute: o.dropAcks > 0 ? 'ack-drop-proxy' : 'direct',
     localBrokersDir: o.kafka.localBrokersDir ?? null,
+    network: o.kafka.network,
   })
 }
 
@@ -321,6 +327,14 @@ async function runOn(lab: LabRuntime, o: RunOptions, config: StreamsConfig, time
     guarantee: o.guarantee,
     commitIntervalMs: config['commit.interval.ms'],
     records: o.records,
+    ...(o.kafka?.network
+      ? {
+          network: {
+            oneWayLatencyMs: o.kafka.network.request.latencyMs,
+            jitterMs: o.kafka.network.request.jitterMs,
+          },
+        }
+      : {}),
     inputRate: inputRateOf(o),
     outputRecords: report.outputRecords,
     throughputPerSec: durationMs > 0 ? Math.round((lab.committedTotal() / durationMs) * 1000) : 0,

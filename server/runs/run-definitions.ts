@@ -11,6 +11,10 @@ export const RUN_DEFINITIONS = {
     'the engine in its steady state, the figure npm run bench:engine reports: the slope of a least-squares line ' +
     "through the group's committed input offsets, sampled while the run goes, between 10% and 90% of the input " +
     'committed (perSec, over windowMs); null with a reason when that window held too few samples or commits',
+  network:
+    'the delay the proxy between the worker processes and the brokers held each frame for, each way: ' +
+    'oneWayLatencyMs plus a jitter drawn from [0, jitterMs), frames kept in order (--network-latency-ms, ' +
+    '--network-jitter-ms); absent: the workers reached the brokers directly, or through the proxy with no delay',
   inputRate:
     'the rate the input was fed at, in records per second (perSec; null: as fast as possible), and how it was ' +
     'chosen: given (--rate), as fast as possible, or paced so that about four kills fall within the run ' +

@@ -1,6 +1,7 @@
 // What a worker-process runtime is started with.
 
 import type { AckRoute } from '../../log/kafka/capabilities.ts'
+import type { NetworkDelay } from '../../log/kafka/proxy/ack-drop-proxy.ts'
 import type { Logger } from '../../logging.ts'
 import type { KafkaClientConfig } from '../../log/kafka/kafka-connection.ts'
 import type { LogProducer } from '../../log/types.ts'
@@ -32,6 +33,11 @@ export interface WorkerProcessRuntimeOptions extends RuntimeSettings {
    * broker (dropAcks). Ignored on a TLS connection (the connection's capabilities say why).
    */
   ackRoute?: AckRoute
+  /**
+   * The network between the worker processes and the brokers: the proxy holds each frame for a one-way delay in each
+   * direction (as if the brokers were a network away). Puts the workers behind the proxy; refused on TLS.
+   */
+  network?: NetworkDelay
   /**
    * scripts/kafka-cluster.sh's KAFKA_DIR: its brokers may be killed and restarted
    * from the lab (capability broker-faults).

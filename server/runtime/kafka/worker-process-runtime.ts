@@ -11,9 +11,9 @@ import { partitionOfTask } from '../../../lib/task-id.ts'
 import type { DeserializationPolicy } from '../../engine/stream-task.ts'
 import type { EngineEvent } from '../../engine/telemetry.ts'
 import type { Logger } from '../../logging.ts'
-import { refusal, requireGuarantee } from '../../log/capabilities.ts'
-import { ackRouteFor, withKafkaGroupTimeouts } from '../../log/kafka/capabilities.ts'
-import type { AckDropProxy } from '../../log/kafka/proxy/ack-drop-proxy.ts'
+import { refusal, requireGuarantee, UnsupportedOnBackendError } from '../../log/capabilities.ts'
+import { ackDropProxyRefusal, ackRouteFor, withKafkaGroupTimeouts } from '../../log/kafka/capabilities.ts'
+import { type AckDropProxy, hasNetworkDelay } from '../../log/kafka/proxy/ack-drop-proxy.ts'
 import { startAckDropProxy } from './ack-drop-route.ts'
 import { createKafka } from '../../log/kafka/kafka-client.ts'
 import { KafkaConnection } from '../../log/kafka/kafka-connection.ts'
@@ -125,10 +125,18 @@ export class WorkerProcessRuntime implements LabRuntime {
     this.clusterAddress = options.client.brokers.join(',')
     this.log = componentLogger('worker-process-runtime', options.logger).child({ applicationId: this.groupId })
     this.commands = new WorkerCommands(this.topics.commands, this.log)
+    const delayed = options.network !== undefined && hasNetworkDelay(options.network)
+    const proxyRefused = ackDropProxyRefusal(options.client)
+    if (delayed && proxyRefused !== null)
+      throw new UnsupportedOnBackendError(
+        'drop-acks',
+        'kafka',
+        `a network delay is put between the workers and the brokers by the same proxy: ${proxyRefused}`,
+      )
     this.connection = new KafkaConnection(
       { ...options.client, clientId: `${options.client.clientId}-lab` },
       {},
-      ackRouteFor(options.client, options.ackRoute ?? 'direct'),
+      ackRouteFor(options.client, delayed ? 'ack-drop-proxy' : (options.ackRoute ?? 'direct')),
       options.localBrokersDir ?? null,
     )
     requireGuarantee(this.connection.capabilities, this.config['processing.guarantee'])
@@ -223,8 +231,12 @@ export class WorkerProcessRuntime implements LabRuntime {
     await this.admin.connect()
     this.adminConnected = true
     if (refusal(this.connection.capabilities, 'drop-acks') === null)
-      this.ackProxy = await startAckDropProxy(this.options.client.brokers, this.topics.output, this.time, (e) =>
-        this.emit(e),
+      this.ackProxy = await startAckDropProxy(
+        this.options.client.brokers,
+        this.topics.output,
+        this.time,
+        (e) => this.emit(e),
+        this.options.network,
       )
     this.commands.open(this.connection, `${this.groupId}-commands`)
     if (this.options.prefill) {

@@ -6,6 +6,8 @@
 // of delivering it: the write happened, the ack is lost. The client retries on a new connection;
 // with enable.idempotence the broker recognises the batch by its producer id and sequence number
 // and does not append it again, without it the records are written twice.
+// Given a network delay, it also holds every frame for a one-way latency (and a seeded jitter) in
+// each direction, in order, so that clients run as if the brokers were a network away.
 
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import {
@@ -23,6 +25,8 @@ import {
   rewriteFindCoordinatorResponse,
   rewriteMetadataResponse,
 } from './kafka-frames.ts'
+import { SeededRandom } from '../../time.ts'
+import { checkOneWayDelay, DelayLine, NO_DELAY, type OneWayDelay } from './delay-line.ts'
 
 /** A produce acknowledgement the proxy swallowed: the broker appended these batches. */
 export interface DroppedAck {
@@ -42,7 +46,25 @@ export interface AckDropProxyOptions {
   /** Which topics' produce requests may lose their ack (default: any). */
   topics?: (topic: string) => boolean
   now?: () => number
+  /** The network between clients and brokers: a one-way delay each way, its jitter from `seed` (default none). */
+  network?: NetworkDelay
 }
+
+/** What the proxy adds to each direction of every connection it carries. */
+export interface NetworkDelay {
+  /** Client to broker. */
+  request: OneWayDelay
+  /** Broker to client. */
+  response: OneWayDelay
+  seed: number
+}
+
+/** Whether a network delay delays anything. */
+export function hasNetworkDelay(n: NetworkDelay): boolean {
+  return [n.request, n.response].some((d) => d.latencyMs > 0 || d.jitterMs > 0)
+}
+
+export const NO_NETWORK_DELAY: NetworkDelay = Object.freeze({ request: NO_DELAY, response: NO_DELAY, seed: 1 })
 
 interface Pending {
   apiKey: number
@@ -70,9 +92,17 @@ export class AckDropProxy {
   private bootstrapAddresses: BrokerAddress[] = []
   readonly stats = { produceRequests: 0, droppedAcks: 0, connections: 0 }
 
+  private readonly network: NetworkDelay
+
   private constructor(private readonly options: AckDropProxyOptions) {
     this.listenHost = options.listenHost ?? '127.0.0.1'
     this.now = options.now ?? Date.now
+    const n = options.network ?? NO_NETWORK_DELAY
+    this.network = {
+      request: checkOneWayDelay(n.request, 'the network delay to the brokers'),
+      response: checkOneWayDelay(n.response, 'the network delay from the brokers'),
+      seed: n.seed,
+    }
   }
 
   /** Starts one listener per bootstrap broker; more open as Metadata names other brokers. */
@@ -148,7 +178,25 @@ export class AckDropProxy {
     this.track(client)
     this.track(broker)
     const pending = new Map<number, Pending>()
+    const random = new SeededRandom(this.network.seed + this.stats.connections)
     let ended = false
+    // Each direction a network away: a frame reaches the other side a one-way delay after it was sent.
+    const toBroker = new DelayLine<Buffer>(
+      this.network.request,
+      () => random.next(),
+      (frame) => {
+        if (!broker.write(frame)) client.pause()
+      },
+    )
+    // null: the ack is lost; the client sees its connection go when the response would have reached it.
+    const toClient = new DelayLine<Buffer | null>(
+      this.network.response,
+      () => random.next(),
+      (frame) => {
+        if (frame === null) end()
+        else if (!client.write(frame)) broker.pause()
+      },
+    )
     const end = () => {
       if (!ended) {
         ended = true
@@ -157,6 +205,8 @@ export class AckDropProxy {
         for (const p of pending.values()) if (p.drop !== null) this.budget++
         pending.clear()
       }
+      toBroker.close()
+      toClient.close()
       client.destroy()
       broker.destroy()
     }
@@ -169,7 +219,7 @@ export class AckDropProxy {
       try {
         for (const frame of requests.push(chunk)) {
           this.onRequest(frame, pending)
-          if (!broker.write(frame)) client.pause()
+          toBroker.send(frame)
         }
       } catch {
         end()
@@ -189,8 +239,8 @@ export class AckDropProxy {
           for (const frame of frames) {
             if (client.destroyed) return
             const out = await this.onResponse(frame, pending, key(upstream))
-            if (out === null) return end()
-            if (!client.write(out)) broker.pause()
+            toClient.send(out)
+            if (out === null) return
           }
         })
         .catch(end)
