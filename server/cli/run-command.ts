@@ -11,6 +11,7 @@ import {
   type RunResult,
 } from '../runs/headless-run.ts'
 import type { NetworkDelay } from '../log/kafka/proxy/ack-drop-proxy.ts'
+import { NETWORK_FLAGS, networkDelayOf, requireKafkaForNetwork } from './network-flags.ts'
 import { dumpRun } from '../validator/dump.ts'
 import { EXPECTATIONS, violations } from '../validator/report.ts'
 import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
@@ -121,22 +122,7 @@ export const RUN = {
         "the broker each kill aims at: the group's coordinator, the transaction coordinator of the most of the " +
         "run's transactional ids, a leader of an input partition, or each in turn (cycle)",
     },
-    'network-latency-ms': {
-      type: 'number',
-      meaning:
-        'one-way latency between the worker processes and the brokers, each way, as if they were a network apart ' +
-        '(--backend kafka; through the proxy the workers then connect to)',
-      range: { min: 0, max: 10_000 },
-      integer: false,
-      default: 0,
-    },
-    'network-jitter-ms': {
-      type: 'number',
-      meaning: 'jitter added to each frame on top of --network-latency-ms, drawn from [0, MS) by --seed, order kept',
-      range: { min: 0, max: 10_000 },
-      integer: false,
-      default: 0,
-    },
+    ...NETWORK_FLAGS,
     'cluster-dir': {
       type: 'string',
       value: 'DIR',
@@ -182,10 +168,7 @@ function checkBackend(f: RunFlags): void {
     throw new UsageError('--brokers, --application-id and --worker-logs need --backend kafka')
   if (!kafka && (f['kill-broker-every'] !== undefined || f['cluster-dir'] !== undefined))
     throw new UsageError('--kill-broker-every and --cluster-dir need --backend kafka')
-  if (!kafka && (f['network-latency-ms'] > 0 || f['network-jitter-ms'] > 0))
-    throw new UsageError(
-      '--network-latency-ms and --network-jitter-ms need --backend kafka (the embedded log has --latency-model)',
-    )
+  requireKafkaForNetwork(f, f.backend)
   if (f['kill-broker-every'] !== undefined && clusterDirOf(f) === null)
     throw new UsageError(
       '--kill-broker-every needs the directory of a cluster scripts/kafka-cluster.sh started ' +
@@ -208,11 +191,10 @@ function checkBackend(f: RunFlags): void {
   }
 }
 
-/** The network delay between the workers and the brokers the flags ask for, if any (both directions alike). */
+/** The network delay between the workers and the brokers the flags ask for, if any. */
 function networkOf(f: RunFlags): { network?: NetworkDelay } {
-  const delay = { latencyMs: f['network-latency-ms'], jitterMs: f['network-jitter-ms'] }
-  if (delay.latencyMs === 0 && delay.jitterMs === 0) return {}
-  return { network: { request: delay, response: delay, seed: f.seed } }
+  const network = networkDelayOf(f, f.seed)
+  return network === null ? {} : { network }
 }
 
 /** The local cluster's directory: --cluster-dir, else KAFKA_CLUSTER_DIR, else none. */

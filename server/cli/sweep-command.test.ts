@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { parseCommandLine } from './flags.ts'
-import { networkLabel, runsOf, SWEEP, sweepCommand } from './sweep-command.ts'
+import { networkLabel } from './network-flags.ts'
+import { runsOf, SWEEP, sweepCommand } from './sweep-command.ts'
 
 const runs = (...argv: string[]) => {
   const line = parseCommandLine(SWEEP, argv)

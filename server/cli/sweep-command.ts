@@ -31,7 +31,7 @@ import { type CommandSpec, type FlagValues, UsageError } from './flags.ts'
 import { BACKENDS, capabilitiesOf, kafkaSecurityForCommand, parseBrokers } from './backend.ts'
 import { requireGuarantee } from '../log/capabilities.ts'
 import type { z } from 'zod'
-import type { NetworkDelay } from '../log/kafka/proxy/ack-drop-proxy.ts'
+import { NETWORK_FLAGS, networkDelayOf, networkLabel, requireKafkaForNetwork } from './network-flags.ts'
 
 const intervalRange = rangeOf('commit.interval.ms', 'sweep')
 
@@ -84,22 +84,7 @@ export const SWEEP = {
       defaultText: 'KAFKA_BROKERS from the environment',
     },
     'worker-logs': { type: 'boolean', meaning: "show the Kafka worker processes' logs" },
-    'network-latency-ms': {
-      type: 'number',
-      meaning:
-        'one-way latency between the worker processes and the brokers, each way, as if they were a network apart ' +
-        '(--backend kafka; the label names it)',
-      range: { min: 0, max: 10_000 },
-      integer: false,
-      default: 0,
-    },
-    'network-jitter-ms': {
-      type: 'number',
-      meaning: 'jitter added to each frame on top of --network-latency-ms, drawn from [0, MS), order kept',
-      range: { min: 0, max: 10_000 },
-      integer: false,
-      default: 0,
-    },
+    ...NETWORK_FLAGS,
     seed: { type: 'setting', setting: 'seed' },
     json: { type: 'boolean', meaning: 'print the rows and the full record as JSON' },
     csv: { type: 'boolean', meaning: 'print the rows as CSV' },
@@ -160,23 +145,14 @@ function listOf<T>(flag: string, value: string, schema: z.ZodType<T>, parse: (s:
 
 const wholeNumber = (s: string) => (/^\d+$/.test(s) ? Number(s) : s)
 
-/** The network delay the flags ask for, both directions alike; null: none. */
-function networkOf(f: SweepFlags): NetworkDelay | null {
-  const delay = { latencyMs: f['network-latency-ms'], jitterMs: f['network-jitter-ms'] }
-  return delay.latencyMs === 0 && delay.jitterMs === 0 ? null : { request: delay, response: delay, seed: f.seed ?? 1 }
-}
-
-/** What a sweep with a network delay is called unless it has a label: the delay, in words. */
-export function networkLabel(n: NetworkDelay): string {
-  const d = n.request
-  return `kafka, workers ${d.latencyMs} ms from the brokers${d.jitterMs > 0 ? ` (+ up to ${d.jitterMs} ms)` : ''}`
-}
+const networkOf = (f: SweepFlags) => networkDelayOf(f, f.seed ?? 1)
 
 function kafkaTarget(f: SweepFlags): SweepKafkaTarget | null {
   const network = networkOf(f)
+  requireKafkaForNetwork(f, f.backend)
   if (f.backend !== 'kafka') {
-    if (f.brokers !== undefined || f['worker-logs'] || network !== null)
-      throw new UsageError('--brokers, --worker-logs and --network-latency-ms/--network-jitter-ms need --backend kafka')
+    if (f.brokers !== undefined || f['worker-logs'])
+      throw new UsageError('--brokers and --worker-logs need --backend kafka')
     return null
   }
   const brokers = f.brokers ?? process.env.KAFKA_BROKERS
@@ -198,6 +174,7 @@ export async function sweepCommand(f: SweepFlags, out: (s: string) => void): Pro
       : listOf('guarantees', f.guarantees, choiceSchema(PROCESSING_GUARANTEES))
   const caps = capabilitiesOf(f.backend)
   for (const g of guarantees) requireGuarantee(caps, g)
+  const network = networkOf(f)
   const parsed = parseSweepRequest({
     intervals:
       f.intervals === undefined
@@ -207,7 +184,7 @@ export async function sweepCommand(f: SweepFlags, out: (s: string) => void): Pro
     ...runsOf(f),
     backend: f.backend,
     ...(f.seed !== undefined ? { seed: f.seed } : {}),
-    ...(networkOf(f) !== null && f.backend === 'kafka' ? { label: networkLabel(networkOf(f)!) } : {}),
+    ...(network !== null && f.backend === 'kafka' ? { label: networkLabel(network) } : {}),
   })
   if (!parsed.ok) throw new UsageError(parsed.error)
   const request = parsed.request
