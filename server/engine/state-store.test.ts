@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { applyToAggregate, encodeOutputValue, type Aggregate } from '../../lib/records.ts'
 import type { ConsumedRecord, LogReader } from '../log/types.ts'
-import { KeyValueStore, restoreFromChangelog } from './state-store.ts'
+import { KeyValueStore, RestoreIncompleteError, restoreFromChangelog } from './state-store.ts'
 
 const TP = { topic: 'app-store-changelog', partition: 0 }
 
@@ -104,5 +104,28 @@ describe('restoring a store from its changelog', () => {
     expect(store.get('a')).toEqual(last.get('a'))
     expect(store.get('b')).toEqual(last.get('b'))
     expect(r.records).toBe(6)
+  })
+
+  const shortReadFails =
+    'fails retriably, never returns a short store, when a read comes back empty below the end offset (a new ' +
+    "leader's high watermark behind the old one's)"
+  it(shortReadFails, async () => {
+    const { log } = updates(30, ['a', 'b'])
+    const reader = changelog(log)
+    // The leader that answered the offsets knew 30 records; the one that answers reads has 12 so far.
+    const lagging: LogReader = {
+      offsets: reader.offsets,
+      read: async (tp, from, max, isolation) => {
+        const r = await reader.read(tp, from, Math.min(max, Math.max(0, 12 - from)), isolation)
+        return from >= 12 ? { records: [], nextOffset: from } : r
+      },
+    }
+    const store = new KeyValueStore()
+    const failed = await restoreFromChangelog(store, lagging, TP, 'read_committed').catch((e: unknown) => e)
+    expect(failed).toBeInstanceOf(RestoreIncompleteError)
+    expect((failed as RestoreIncompleteError).retriable).toBe(true)
+    expect((failed as Error).message).toMatch(/read nothing at offset 12, below its end offset 30/)
+    // Nothing put: the task's creation starts again from its fence with an empty store.
+    expect([...store.entries()]).toEqual([])
   })
 })

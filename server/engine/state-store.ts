@@ -47,6 +47,21 @@ export class KeyValueStore {
 const RESTORE_BATCH = 10_000
 
 /**
+ * A restore whose read of the changelog came back empty before the end offset it was given: retriable
+ * (the task's creation starts again from its fence), as a store restored short would be silently behind.
+ */
+export class RestoreIncompleteError extends Error {
+  readonly name = 'RestoreIncompleteError'
+  readonly retriable = true
+  constructor(changelog: TopicPartition, position: number, end: number) {
+    super(
+      `restore of ${changelog.topic}-${changelog.partition} read nothing at offset ${position}, below its end ` +
+        `offset ${end}: the store is not restored yet`,
+    )
+  }
+}
+
+/**
  * Rebuilds the store from its changelog partition: from the log start to the end offset as seen
  * by the isolation level (the last stable offset under read_committed, so pending and aborted
  * writes of a dead owner are never restored). `between` runs after each batch: the worker lets
@@ -119,7 +134,9 @@ async function readChangelog(r: ChangelogRange, visit: (key: string, value: stri
       if (rec.offset >= r.end) break
       if (rec.key !== null && rec.value !== null) visit(rec.key, rec.value)
     }
-    if (batch.nextOffset <= position) break
+    // A read that moves nothing below the end (a new leader whose high watermark still lags the old
+    // one's, say): the store would be short of what the changelog holds. Task creation tries again.
+    if (batch.nextOffset <= position) throw new RestoreIncompleteError(r.changelog, position, r.end)
     position = batch.nextOffset
     if (position < r.end) await r.between()
   }
