@@ -25,6 +25,8 @@ import type { Lab } from '../../server/lab/lab.ts'
 import { createKafkaLab } from '../../server/lab/kafka-lab.ts'
 import { wholeJournal } from '../../server/lab/journal/__fixtures__/whole-journal.ts'
 import { KAFKA_GROUP_TIMEOUTS } from '../../server/log/kafka/capabilities.ts'
+import { KafkaConnection } from '../../server/log/kafka/kafka-connection.ts'
+import { dumpRun } from '../../server/validator/dump.ts'
 import { untilProgress, waitFor } from '../progress.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -73,9 +75,13 @@ async function validated(when: string): Promise<void> {
     stateMismatches: c.stateMismatches,
   }
   const copies = found.duplicates === 0 ? [] : await duplicateCopies()
-  const journal = found.duplicates === 0 && found.lost === 0 && found.stateMismatches === 0 ? [] : journalTail()
+  const failed = found.duplicates !== 0 || found.lost !== 0 || found.stateMismatches !== 0 || found.abortedReads !== 0
+  const journal = failed ? journalTail() : []
+  const dump = failed ? await dumpLogs(when) : null
   const context = `${when}: ${JSON.stringify({
     ...found,
+    doubleAppliedUpdates: c.doubleAppliedUpdates,
+    dump,
     duplicateKeys: c.duplicateKeys.slice(0, 5),
     ledger: (snap().duplicateLedger ?? []).slice(0, 3),
     copies,
@@ -93,12 +99,32 @@ async function validated(when: string): Promise<void> {
  * found something (rebalances, migrated or corrupted tasks, aborts).
  */
 function journalTail(): string[] {
-  const line = (e: { atMs: number; label: string }) => `${new Date(e.atMs).toISOString().slice(11, 23)} ${e.label}`
+  // A fenced or corrupted task's whole reason (its label is cut for the page): the offsets it names.
+  const line = (e: { atMs: number; label: string; fact: { kind: string; detail?: string } }) =>
+    `${new Date(e.atMs).toISOString().slice(11, 23)} ${e.fact.kind === 'fenced' ? e.fact.detail : e.label}`
   // Every page: one page holds at most MAX_PAGE entries, and a lab commits ten transactions a second.
   const entries = wholeJournal(lab!)
   const events = entries.filter((e) => ['group', 'kills', 'faults', 'config'].includes(e.category)).slice(-40)
   const txns = entries.filter((e) => e.fact.kind === 'txn' && e.fact.outcome !== 'committed').slice(-20)
   return [...events, ...txns].sort((a, b) => a.atMs - b.atMs).map(line)
+}
+
+/**
+ * Every record of the lab's topics, markers included, and the group's committed offsets, written
+ * to the cluster's directory (server/validator/dump.ts): what `scripts/audit-dump.mjs` and the
+ * validator read again after the run. Returns the directory, or why there is none.
+ */
+async function dumpLogs(when: string): Promise<string> {
+  const dir = path.join(DIR, `dump-${Date.now()}-${when.replace(/[^a-z0-9]+/gi, '-').slice(0, 40)}`)
+  const connection = new KafkaConnection({ brokers: BROKERS, clientId: 'eoscope-cluster-test-dump' })
+  try {
+    await dumpRun(connection.inspector(), dir, snap().applicationId ?? '')
+    return dir
+  } catch (e) {
+    return `no dump: ${e instanceof Error ? e.message : String(e)}`
+  } finally {
+    await connection.close().catch(() => {})
+  }
 }
 
 /**
