@@ -11,6 +11,8 @@ export interface HeaderBarProps {
   connection: ConnectionState
   health: BackendHealth | null
   applicationId: string | null
+  /** How far the workers are from the brokers, when a delay is put between them. */
+  network?: string | null
   nowMs: number
 }
 
@@ -65,12 +67,17 @@ const CONNECTION_TEXT: Record<ConnectionState, string> = {
   locked: 'locked — token needed',
 }
 
+const NETWORK_TITLE =
+  "a one-way delay, each way, for which eoscope's proxy holds every frame between the worker processes and the " +
+  'brokers (EOSCOPE_NETWORK_LATENCY_MS)'
+
 export const HeaderBar = memo(function HeaderBar({
   backend,
   notes,
   connection,
   health,
   applicationId,
+  network = null,
   nowMs,
 }: HeaderBarProps) {
   return (
@@ -81,6 +88,11 @@ export const HeaderBar = memo(function HeaderBar({
         <span className="badge badge-backend" data-testid="backend" title="where the topics live">
           backend: {backend ?? '…'}
         </span>
+        {network ? (
+          <span className="badge" data-testid="network" title={NETWORK_TITLE}>
+            {network}
+          </span>
+        ) : null}
         {applicationId ? (
           <span
             className="badge mono"

@@ -36,6 +36,7 @@ export function LabFrame({ snapshot, connection, send, timeControl, view = 'live
         connection={connection}
         health={snapshot?.health ?? null}
         applicationId={snapshot?.applicationId ?? null}
+        network={snapshot?.network ?? null}
         nowMs={snapshot?.atMs ?? 0}
       />
       {snapshot === null ? null : timeControl}

@@ -29,6 +29,12 @@ describe('the pages of the lab', () => {
     }
   })
 
+  it('show how far the workers are from the brokers in the header, only when the lab puts a delay there', () => {
+    const far = renderLab({ ...fixtureSnapshot, backend: 'kafka', network: 'workers 1 ms from the brokers' })
+    expect(far).toMatch(/data-testid="network"[^>]*>workers 1 ms from the brokers</)
+    expect(renderLab({ ...fixtureSnapshot, backend: 'kafka' })).not.toContain('data-testid="network"')
+  })
+
   const overviewStory =
     'put on the overview what the story needs: the guarantee, commit.interval.ms, Kill, the five steps, the chart'
   it(overviewStory, () => {

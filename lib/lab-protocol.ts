@@ -311,6 +311,11 @@ export interface LabSnapshot {
   health?: BackendHealth
   /** Kafka backend: the application.id naming the group and every topic. */
   applicationId?: string
+  /**
+   * Kafka backend with a network delay (EOSCOPE_NETWORK_LATENCY_MS): how far the worker processes are from the
+   * brokers, in words ("workers 1 ms from the brokers").
+   */
+  network?: string
   /** The lab running now: a new one at every reset and every lab a scenario starts (lib/evidence.ts). */
   lab?: LabIdentity
   config: LabConfig

@@ -1,6 +1,7 @@
 // The dashboard in Chromium against the server on the Kafka backend (EOSCOPE_BACKEND=kafka and the
-// broker npm run test:kafka starts): worker cards are real processes, Kill is SIGKILL, Pause is
-// SIGSTOP; recovery, transactions and the validator's figures come from the real topics.
+// broker npm run test:kafka starts), its workers 1 ms from the broker (EOSCOPE_NETWORK_LATENCY_MS):
+// worker cards are real processes, Kill is SIGKILL, Pause is SIGSTOP; recovery, transactions and the
+// validator's figures come from the real topics.
 // Chromium and the broker are prerequisites: either missing fails the run.
 
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
@@ -73,7 +74,11 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
       )
     if (!brokers) throw new Error('no Kafka broker: run these tests with npm run test:kafka')
     mkdirSync(SHOTS, { recursive: true })
-    server = await startServer({ env: { EOSCOPE_BACKEND: 'kafka', KAFKA_BROKERS: brokers }, timeoutMs: 90_000 })
+    // The workers a network away (1 ms each way, eoscope's proxy), as a deployment's are from their brokers.
+    server = await startServer({
+      env: { EOSCOPE_BACKEND: 'kafka', KAFKA_BROKERS: brokers, EOSCOPE_NETWORK_LATENCY_MS: '1' },
+      timeoutMs: 90_000,
+    })
     browser = await launchBrowser()
     page = await firstPage(browser, consoleErrors)
     await page.goto(server.url)
@@ -89,6 +94,7 @@ describe('the dashboard on the Kafka backend, in chromium', () => {
     await page.getByTestId('dashboard').waitFor({ timeout: STATE_MS })
     expect(await page.getByTestId('backend').textContent()).toContain('kafka')
     expect(await page.getByTestId('application-id').textContent()).toMatch(/^eoscope-lab-/)
+    expect(await page.getByTestId('network').textContent()).toBe('workers 1 ms from the brokers')
     await page.locator('[data-testid="health"][data-reachable="true"]').waitFor({ timeout: STATE_MS })
     // exactly_once_v2 through KIP-447 (TxnOffsetCommit v3, OffsetFetch require_stable).
     expect(await page.getByTestId('guarantee-exactly_once_v2').isDisabled()).toBe(false)

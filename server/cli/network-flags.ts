@@ -1,7 +1,7 @@
 // The network between the worker processes and the brokers, as `eoscope run` and `eoscope sweep`
 // take it: two flags, one meaning, one delay (both directions alike), one refusal off Kafka.
 
-import type { NetworkDelay } from '../log/kafka/proxy/ack-drop-proxy.ts'
+import { type NetworkDelay, networkInWords } from '../log/kafka/proxy/ack-drop-proxy.ts'
 import { UsageError } from './flags.ts'
 
 export const NETWORK_FLAGS = {
@@ -44,6 +44,5 @@ export function requireKafkaForNetwork(f: NetworkFlags, backend: string): void {
 
 /** What a run or sweep with a network delay is called: the delay, in words. */
 export function networkLabel(n: NetworkDelay): string {
-  const d = n.request
-  return `kafka, workers ${d.latencyMs} ms from the brokers${d.jitterMs > 0 ? ` (+ up to ${d.jitterMs} ms)` : ''}`
+  return `kafka, ${networkInWords(n)}`
 }

@@ -43,6 +43,29 @@ describe('the lab the server runs, from its environment', () => {
     ).toMatchObject({ ok: false, error: expect.stringContaining('KAFKA_SASL_MECHANISM') })
   })
 
+  it('puts the workers a network away from the brokers on Kafka, and refuses it where it cannot be', async () => {
+    const kafka = { EOSCOPE_BACKEND: 'kafka', KAFKA_BROKERS: 'b:9092' }
+    expect(await labChoiceFromEnv(kafka)).not.toHaveProperty('network')
+    expect(await labChoiceFromEnv({ ...kafka, EOSCOPE_NETWORK_LATENCY_MS: '0' })).not.toHaveProperty('network')
+    const delay = { latencyMs: 1, jitterMs: 0.5 }
+    expect(
+      await labChoiceFromEnv({ ...kafka, EOSCOPE_NETWORK_LATENCY_MS: '1', EOSCOPE_NETWORK_JITTER_MS: '0.5' }),
+    ).toMatchObject({ ok: true, network: { request: delay, response: delay, seed: 1 } })
+    for (const bad of ['-1', 'one', '1e3', '10001'])
+      expect(await labChoiceFromEnv({ ...kafka, EOSCOPE_NETWORK_LATENCY_MS: bad })).toEqual({
+        ok: false,
+        error: `EOSCOPE_NETWORK_LATENCY_MS must be a number of ms from 0 to 10000, got ${JSON.stringify(bad)}`,
+      })
+    expect(await labChoiceFromEnv({ EOSCOPE_NETWORK_JITTER_MS: '2' })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('need EOSCOPE_BACKEND=kafka (the embedded log has its latency model)'),
+    })
+    expect(await labChoiceFromEnv({ ...kafka, KAFKA_SSL: '1', EOSCOPE_NETWORK_LATENCY_MS: '1' })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^EOSCOPE_NETWORK_LATENCY_MS puts the workers behind eoscope's proxy.*TLS/),
+    })
+  })
+
   it('finds the first broker that accepts connections, and none when none listens', async () => {
     const server = createServer()
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))

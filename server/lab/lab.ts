@@ -346,6 +346,7 @@ export class Lab implements LabController {
       notes: labNotes(this.runtime, this.health),
       ...(Object.keys(unavailable).length > 0 ? { unavailable } : {}),
       ...(rt.clusterAddress !== null ? { health: this.health.view(), applicationId: rt.groupId } : {}),
+      ...(rt.wording.network === undefined ? {} : { network: rt.wording.network }),
       ...(this.labs.current ? { lab: this.labs.current } : {}),
       config: labConfig(rt, this.rate),
       kafkaStreamsDefaults: { commitIntervalMs: { ...KAFKA_STREAMS_DEFAULTS.commitIntervalMs } },

@@ -140,6 +140,8 @@ export interface RuntimeWording {
   latencyModel: string | null
   /** Why default.deserialization.exception.handler=fail cannot be chosen, or null (absent: it can). */
   failHandler?: string | null
+  /** How far the workers are from the brokers, in words, when a delay is put between them (absent: none). */
+  network?: string
 }
 
 /** What a runtime runs on with after a guided scenario: the user's restart delay and latency model. */

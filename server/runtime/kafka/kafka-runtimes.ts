@@ -6,6 +6,7 @@
 import { type ProcessingGuarantee, streamsConfigFor } from '../../../lib/streams-config.ts'
 import { KAFKA_GROUP_TIMEOUTS, withKafkaGroupTimeouts } from '../../log/kafka/capabilities.ts'
 import type { KafkaClientConfig } from '../../log/kafka/kafka-client.ts'
+import type { NetworkDelay } from '../../log/kafka/proxy/ack-drop-proxy.ts'
 import { SystemTime } from '../../log/time.ts'
 import { labRuntimeSettings, type RuntimeFactory } from '../runtime-factory.ts'
 import { scenarioRuntimeOptions } from './kafka-scenario-host.ts'
@@ -29,6 +30,8 @@ export interface KafkaLabOptions {
   deleteTopics?: boolean
   /** scripts/kafka-cluster.sh's KAFKA_DIR (KAFKA_CLUSTER_DIR): the broker cards may kill and restart its brokers. */
   localBrokersDir?: string | null
+  /** The network between the lab's (and its scenarios') worker processes and the brokers: a delaying proxy. */
+  network?: NetworkDelay
 }
 
 /** How long the load generator retries one send through an outage before it gives up (and says so). */
@@ -64,6 +67,7 @@ export function workerProcessRuntimes(o: KafkaLabOptions): RuntimeFactory {
         // The lab's Drop-ack button works on Kafka through the ack-drop proxy (not on TLS: its capabilities say why).
         ackRoute: 'ack-drop-proxy',
         localBrokersDir: o.localBrokersDir ?? null,
+        ...(o.network === undefined ? {} : { network: o.network }),
       }),
     // A scenario's lab is not published to the lab directory: a worker following the lab sits the script out.
     forScenario: (setup) =>
@@ -79,6 +83,7 @@ export function workerProcessRuntimes(o: KafkaLabOptions): RuntimeFactory {
         wrapLoadProducer: (make) => new RetryingLoadProducer(make, LOAD_SEND_DEADLINE_MS),
         keepTopics: o.deleteTopics === false,
         localBrokersDir: o.localBrokersDir ?? null,
+        ...(o.network === undefined ? {} : { network: o.network }),
       }),
   }
 }

@@ -5,6 +5,7 @@ import type { LogInspector } from '../../log/types.ts'
 import { isRetriable } from '../../engine/retry-until-deadline.ts'
 import type { RuntimeWording } from '../lab-runtime.ts'
 import { KAFKA_GROUP_TIMEOUTS } from '../../log/kafka/capabilities.ts'
+import { hasNetworkDelay, type NetworkDelay, networkInWords } from '../../log/kafka/proxy/ack-drop-proxy.ts'
 import { GROUP_POLL_MS } from './group-watch.ts'
 
 /** How often the dashboard reads visible output on a cluster (a read_committed fetch per partition per poll). */
@@ -39,6 +40,20 @@ export const KAFKA_LAB_NOTES: readonly string[] = [
   'Per-partition sequence numbers are shown on the embedded backend only; here the partition log view shows ' +
     "each record's producer id, epoch and sequence as the broker stores them.",
 ]
+
+/**
+ * The Kafka wording, with the network the worker processes sit behind when there is one: the
+ * latency control then names the delay, and the page's header shows it.
+ */
+export function kafkaWording(network: NetworkDelay | undefined): RuntimeWording {
+  if (network === undefined || !hasNetworkDelay(network)) return KAFKA_WORDING
+  const words = networkInWords(network)
+  return {
+    ...KAFKA_WORDING,
+    latencyModel: `${words}, each way (eoscope's proxy holds every frame), and the broker's real latency: no model`,
+    network: words,
+  }
+}
 
 export const KAFKA_WORDING: RuntimeWording = {
   killed: ' (SIGKILL)',

@@ -25,6 +25,7 @@ import {
   type LabRuntime,
   type RevivalSettings,
   type Retirement,
+  type RuntimeWording,
   type TaskStatus,
   type WorkerCrash,
 } from '../lab-runtime.ts'
@@ -42,7 +43,7 @@ import {
   KAFKA_LAB_NOTES,
   KAFKA_RUN_NOTES,
   KAFKA_VISIBILITY_POLL_MS,
-  KAFKA_WORDING,
+  kafkaWording,
   untilStable,
 } from './worker-process-notes.ts'
 import { killWorker, pauseWorker, type FaultTarget } from './worker-faults.ts'
@@ -75,7 +76,7 @@ export class WorkerProcessRuntime implements LabRuntime {
   readonly latencyModel = 'off' as const
   readonly notes = KAFKA_RUN_NOTES
   readonly labNotes = KAFKA_LAB_NOTES
-  readonly wording = KAFKA_WORDING
+  readonly wording: RuntimeWording
   readonly pollMs = { visibility: KAFKA_VISIBILITY_POLL_MS, logView: 1_000 }
   readonly statusByMessages = true
   readonly clusterAddress: string
@@ -125,6 +126,7 @@ export class WorkerProcessRuntime implements LabRuntime {
     this.clusterAddress = options.client.brokers.join(',')
     this.log = componentLogger('worker-process-runtime', options.logger).child({ applicationId: this.groupId })
     this.commands = new WorkerCommands(this.topics.commands, this.log)
+    this.wording = kafkaWording(options.network)
     const delayed = options.network !== undefined && hasNetworkDelay(options.network)
     const proxyRefused = ackDropProxyRefusal(options.client)
     if (delayed && proxyRefused !== null)

@@ -64,6 +64,12 @@ export function hasNetworkDelay(n: NetworkDelay): boolean {
   return [n.request, n.response].some((d) => d.latencyMs > 0 || d.jitterMs > 0)
 }
 
+/** The delay in words, from the clients' side: "workers 1 ms from the brokers (+ up to 0.5 ms)" (the request's way). */
+export function networkInWords(n: NetworkDelay): string {
+  const d = n.request
+  return `workers ${d.latencyMs} ms from the brokers${d.jitterMs > 0 ? ` (+ up to ${d.jitterMs} ms)` : ''}`
+}
+
 export const NO_NETWORK_DELAY: NetworkDelay = Object.freeze({ request: NO_DELAY, response: NO_DELAY, seed: 1 })
 
 interface Pending {
