@@ -1,15 +1,11 @@
 // The kafkajs client settings a connection passes through (brokers, TLS, SASL), and one kafkajs
-// client per producer, consumer, admin or fetcher, each with a log tap.
-//
-// The tap exists because kafkajs keeps some protocol facts out of its public API and only logs
-// them at debug level: the producer id and epoch from InitProducerId, and the consumer group
-// generation from SyncGroup. A client that needs them is created at debug level; its tap reads
-// those messages and forwards warnings and errors to the console at the configured level.
-// (KAFKAJS_LOG_LEVEL in the environment overrides every level and can hide those facts.)
+// client per producer, consumer, admin or fetcher, whose warnings and errors reach the console at
+// the configured level, counted per condition. The protocol facts kafkajs kept out of its API (a
+// producer's id and epoch, a join's generation) come from the patch's API (kafkajs-patches.ts).
 
-import { Kafka, logLevel, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs'
+import { type Broker, Kafka, logLevel, type KafkaConfig, type SASLOptions } from 'kafkajs'
 import type { ConnectionOptions } from 'node:tls'
-import { warnOnceIfKafkajsUnpatched } from './kafkajs-patches.ts'
+import { requireKafkajsPatched } from './kafkajs-patches.ts'
 import { CountedWarnings } from '../counted-warnings.ts'
 
 /** What a deployment sets: the kafkajs client config subset eoscope passes through unchanged. */
@@ -23,8 +19,6 @@ export interface KafkaClientConfig {
   /** kafkajs messages at or above this level go to the console; default ERROR. */
   logLevel?: logLevel
 }
-
-export type LogTap = (entry: LogEntry) => void
 
 /** kafkajs warnings that eoscope's settings trigger on purpose. */
 const SILENCED = ['Limiting retries for the idempotent producer', 'KafkaJS v2.0.0 switched default partitioner']
@@ -64,8 +58,8 @@ function detailsOf(extra: object): string {
 /** Retries for back-to-back transactions: kafkajs's 300 ms initial retry time is far too slow. */
 export const CLIENT_RETRY = { initialRetryTime: 20, maxRetryTime: 1_000, retries: 10 }
 
-export function createKafka(config: KafkaClientConfig, clientId: string, tap?: LogTap): Kafka {
-  warnOnceIfKafkajsUnpatched()
+export function createKafka(config: KafkaClientConfig, clientId: string): Kafka {
+  requireKafkajsPatched()
   const consoleLevel = config.logLevel ?? logLevel.ERROR
   const kafkaConfig: KafkaConfig = {
     brokers: config.brokers,
@@ -75,9 +69,8 @@ export function createKafka(config: KafkaClientConfig, clientId: string, tap?: L
     connectionTimeout: config.connectionTimeout ?? 3_000,
     requestTimeout: config.requestTimeout ?? 30_000,
     retry: CLIENT_RETRY,
-    logLevel: tap ? logLevel.DEBUG : consoleLevel,
+    logLevel: consoleLevel,
     logCreator: () => (entry) => {
-      tap?.(entry)
       const quiet = QUIET_NAMESPACES.has(entry.namespace) || SILENCED.some((s) => entry.log.message.startsWith(s))
       if (entry.level <= consoleLevel && entry.level !== logLevel.NOTHING && !quiet) {
         const { message, ...extra } = entry.log
@@ -96,22 +89,25 @@ export function createKafka(config: KafkaClientConfig, clientId: string, tap?: L
 }
 
 /**
- * The low-level cluster of a kafkajs client (metadata, leaders, brokers' raw requests), reached
- * through the client's private factory. eoscope uses it only for group-less fetches: kafkajs has
- * no public API that reads a partition without joining a consumer group.
+ * The low-level cluster of a kafkajs client (metadata, leaders, brokers' raw requests), from the
+ * patch's public createCluster. eoscope uses it for group-less fetches (kafkajs has no public API
+ * that reads a partition without joining a consumer group) and requests kafkajs does not know.
  */
 export interface KafkajsCluster {
   connect(): Promise<void>
   disconnect(): Promise<void>
   addTargetTopic(topic: string): Promise<void>
   refreshMetadata(): Promise<void>
+  getNodeIds(): number[]
+  findTopicPartitionMetadata(topic: string): unknown[]
   findLeaderForPartitions(topic: string, partitions: number[]): Record<string, number[]>
   findBroker(args: { nodeId: string | number }): Promise<KafkajsBroker>
-  /** The group's coordinator, connected (kafkajs retries NOT_COORDINATOR and loading coordinators). */
-  findGroupCoordinator(args: { groupId: string }): Promise<object>
+  /** The group's (or, coordinatorType 1, the transactional id's) coordinator, connected. */
+  findGroupCoordinator(args: { groupId: string; coordinatorType?: number }): Promise<KafkajsBroker>
 }
 
-export interface KafkajsBroker {
+/** A broker of the cluster: kafkajs's own, its fetch typed as eoscope reads it. */
+export interface KafkajsBroker extends Omit<Broker, 'fetch'> {
   fetch(args: {
     replicaId?: number
     isolationLevel: number
@@ -150,8 +146,5 @@ export interface RawFetchedRecord {
 }
 
 export function createCluster(kafka: Kafka): KafkajsCluster {
-  const factory = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster')
-  if (!factory) throw new Error('this kafkajs version has no private cluster factory; eoscope pins kafkajs 2.2.4')
-  const create = (kafka as unknown as Record<symbol, (o: object) => KafkajsCluster>)[factory]!
-  return create({ metadataMaxAge: 60_000, allowAutoTopicCreation: false, maxInFlightRequests: null })
+  return kafka.createCluster({ metadataMaxAge: 60_000, allowAutoTopicCreation: false })
 }

@@ -60,13 +60,11 @@ type RebalanceStep =
   | { kind: 'lost' | 'revoked' | 'assigned'; partitions: TopicPartition[] }
   | { kind: 'generation'; identity: GroupIdentity }
 
-const SYNC_MESSAGE = 'Received assignment'
-
 export class KafkaLogConsumer implements LogConsumer {
   private readonly consumer: Consumer
   private readonly offsets: StableOffsetFetcher
   private listener: RebalanceListener | null = null
-  /** The latest join's member id and SyncGroup's generation (kafkajs's view). */
+  /** The latest join's member id and generation (kafkajs's GROUP_JOIN, the patch adds the generation). */
   private memberId = ''
   private joinedGeneration = -1
   /** What a commit carries: behind the latest join while a revocation waits for poll() (commit-generation.ts). */
@@ -109,13 +107,7 @@ export class KafkaLogConsumer implements LogConsumer {
     this.maxBuffered = tuning.maxBufferedRecords ?? 2_000
     this.pollWaitMs = tuning.pollWaitMs ?? Math.min(50, options.heartbeatIntervalMs)
     this.maxPollIntervalMs = tuning.maxPollIntervalMs ?? 300_000
-    const kafka = createKafka(config, options.clientId, (entry) => {
-      // SyncGroup's generation: kafkajs logs it, its API does not expose it.
-      if (entry.log.message === SYNC_MESSAGE) {
-        const generation = Number((entry.log as unknown as { generationId?: number }).generationId)
-        if (Number.isInteger(generation)) this.joinedGeneration = generation
-      }
-    })
+    const kafka = createKafka(config, options.clientId)
     this.consumer = kafka.consumer({
       groupId: options.groupId,
       sessionTimeout: options.sessionTimeoutMs,
@@ -135,7 +127,7 @@ export class KafkaLogConsumer implements LogConsumer {
     this.heartbeatTimer = setInterval(() => this.heartbeatBesideProcessing(), Math.max(1, options.heartbeatIntervalMs))
     this.heartbeatTimer.unref?.()
     this.consumer.on(this.consumer.events.GROUP_JOIN, (e) =>
-      this.onGroupJoin(e.payload.memberId, e.payload.memberAssignment),
+      this.onGroupJoin(e.payload.generationId, e.payload.memberId, e.payload.memberAssignment),
     )
     this.consumer.on(this.consumer.events.HEARTBEAT, () => {
       this.groupAnswer.heartbeatAccepted()
@@ -169,13 +161,14 @@ export class KafkaLogConsumer implements LogConsumer {
    * (what kafkajs owns, the buffer, the restart positions) changes at once; what assignment()
    * shows and what the listener hears change in the next poll().
    */
-  private onGroupJoin(memberId: string, memberAssignment: Record<string, number[]>): void {
+  private onGroupJoin(generationId: number, memberId: string, memberAssignment: Record<string, number[]>): void {
     const next = fromAssignment(memberAssignment)
     const previous = [...this.owned.values()]
     const nextKeys = new Set(next.map((tp) => tpKey(tp.topic, tp.partition)))
     const kicked = this.memberId !== '' && memberId !== this.memberId
     this.joins++
     this.memberId = memberId
+    this.joinedGeneration = generationId
     const released = kicked ? previous : previous.filter((tp) => !nextKeys.has(tpKey(tp.topic, tp.partition)))
     if (released.length > 0) this.steps.push({ kind: kicked ? 'lost' : 'revoked', partitions: released })
     const identity = { generationId: this.joinedGeneration, memberId }
@@ -440,7 +433,7 @@ export class KafkaLogConsumer implements LogConsumer {
 /** What the guard needs of a kafkajs batch; kafkajs keeps the fetch offset on it but does not type it. */
 function fetchedBatch(tp: TopicPartition, batch: EachBatchPayload['batch']): FetchedBatch {
   const records = batch.messages.map((m) => toConsumedRecord(tp, m))
-  const fetched = Number((batch as unknown as { fetchedOffset?: string }).fetchedOffset)
+  const fetched = Number(batch.fetchedOffset)
   const first = records[0]?.offset ?? Number(batch.lastOffset()) + 1
   return {
     fetchedOffset: Number.isFinite(fetched) ? fetched : first,

@@ -24,10 +24,8 @@ import { toKafkajsMessage } from './kafka-records.ts'
 import { byTopic, topicPartitionsOf } from './topic-partitions.ts'
 import { acksOf } from '../partition-groups.ts'
 import { sendPerPartition } from './partition-sends.ts'
-import { installTxnOffsetCommitV3, registerTransactionalMember } from './kip447/kip447-install.ts'
 
 // exactly_once_v2 fences a zombie's offsets by the group generation (KIP-447): TxnOffsetCommit v3.
-installTxnOffsetCommitV3()
 
 /**
  * AddOffsetsToTxn inside kafkajs's sendOffsets is not retried on CONCURRENT_TRANSACTIONS, its
@@ -46,19 +44,12 @@ const RETRY_BACKOFF_MS = 2
 const INIT_DEADLINE_MS = 30_000
 const INIT_BACKOFF_MS = 10
 const PRODUCE_RETRIES = 20
-const INIT_MESSAGE = 'Initialized producer id & epoch'
-
-/** kafkajs's transaction with the patch's addPartitions (patches/kafkajs+2.2.4.patch). */
-type TransactionWithAddPartitions = Transaction & {
-  addPartitions(topics: { topic: string; partitions: { partition: number }[] }[]): Promise<void>
-}
 
 export class KafkaLogProducer implements LogProducer {
   private readonly machine: ProducerStateMachine
   private producer: Producer
   private connected: Promise<void> | null = null
   private txn: Promise<Transaction> | null = null
-  private pid: { producerId: number; epoch: number } | null = null
   private readonly transactionalId: string | null
 
   constructor(
@@ -71,15 +62,7 @@ export class KafkaLogProducer implements LogProducer {
   }
 
   private createProducer(): Producer {
-    const kafka = createKafka(this.config, this.options.clientId, (entry) => {
-      if (entry.log.message === INIT_MESSAGE) {
-        const { producerId, producerEpoch } = entry.log as unknown as {
-          producerId: string | number
-          producerEpoch: number
-        }
-        this.pid = { producerId: Number(producerId), epoch: Number(producerEpoch) }
-      }
-    })
+    const kafka = createKafka(this.config, this.options.clientId)
     return kafka.producer({
       idempotent: this.options.idempotent,
       transactionalId: this.transactionalId ?? undefined,
@@ -92,8 +75,15 @@ export class KafkaLogProducer implements LogProducer {
     })
   }
 
+  /** The producer id and epoch of the client's last InitProducerId (the patch's identity()); null before any. */
+  private get pid(): { producerId: number; epoch: number } | null {
+    const id = this.producer.identity()
+    return id && { producerId: Number(id.producerId), epoch: Number(id.producerEpoch) }
+  }
+
   identity(): ProducerIdentity | null {
-    return this.pid && { transactionalId: this.transactionalId, producerId: this.pid.producerId, epoch: this.pid.epoch }
+    const pid = this.pid
+    return pid && { transactionalId: this.transactionalId, producerId: pid.producerId, epoch: pid.epoch }
   }
 
   private name(): string {
@@ -122,7 +112,6 @@ export class KafkaLogProducer implements LogProducer {
       await this.producer.disconnect().catch(() => {})
       this.producer = this.createProducer()
       this.connected = null
-      this.pid = null
     }
     // InitProducerId answers CONCURRENT_TRANSACTIONS while the coordinator still completes the
     // previous owner's transaction (its abort markers): retriable, so retry it, on a fresh client.
@@ -139,7 +128,6 @@ export class KafkaLogProducer implements LogProducer {
           await this.producer.disconnect().catch(() => {})
           this.producer = this.createProducer()
           this.connected = null
-          this.pid = null
           await new Promise((r) => setTimeout(r, Math.min(500, INIT_BACKOFF_MS * 2 ** (attempt - 1))))
           continue
         }
@@ -175,12 +163,7 @@ export class KafkaLogProducer implements LogProducer {
       if (txn === null) await this.connect()
       // Every partition of this send joins the transaction in one AddPartitionsToTxn first: each
       // per-partition call below would otherwise send its own, one after the other.
-      // (Without the patch, warned about at start, kafkajs has no addPartitions and adds them per call.)
-      else if (typeof (txn as Partial<TransactionWithAddPartitions>).addPartitions === 'function') {
-        await this.untilNotRetriable('send', () =>
-          (txn as TransactionWithAddPartitions).addPartitions(topicPartitionsOf(records)),
-        )
-      }
+      else await this.untilNotRetriable('send', () => txn.addPartitions(topicPartitionsOf(records)))
       // One call per partition (see partition-sends.ts: kafkajs re-sends a multi-broker call's
       // in-flight requests with new sequence numbers).
       sent = await sendPerPartition(records, async (p) => {
@@ -206,13 +189,11 @@ export class KafkaLogProducer implements LogProducer {
     try {
       await this.untilNotRetriable('sendOffsetsToTransaction', async () => {
         const txn = await this.txn!
-        // The member whose offsets these are (exactly_once_v2); generation -1 registers none (exactly_once).
-        registerTransactionalMember(this.transactionalId!, {
-          generationId: group.generationId,
-          memberId: group.memberId,
-          groupInstanceId: null,
-        })
-        await txn.sendOffsets({ consumerGroupId: group.groupId, topics })
+        // The member whose offsets these are (exactly_once_v2: TxnOffsetCommit v3 fences a zombie by
+        // its generation); none under exactly_once (generation -1: fenced by the task's own epoch).
+        const consumerGroupMetadata =
+          group.generationId < 0 ? undefined : { generationId: group.generationId, memberId: group.memberId }
+        await txn.sendOffsets({ consumerGroupId: group.groupId, topics, consumerGroupMetadata })
       })
     } catch (e) {
       this.fail(e, 'sendOffsets', 'sendOffsetsToTransaction')
@@ -263,7 +244,6 @@ export class KafkaLogProducer implements LogProducer {
   async close(): Promise<void> {
     if (this.machine.state === 'CLOSED') return
     this.machine.close()
-    if (this.transactionalId !== null) registerTransactionalMember(this.transactionalId, null)
     await this.producer.disconnect().catch(() => {})
   }
 }

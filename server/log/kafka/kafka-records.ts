@@ -57,7 +57,7 @@ export function toKafkajsMessage(r: ProduceRecord) {
     key: r.key,
     value: r.value,
     headers: r.headers,
-    timestamp: r.timestamp as unknown as string | undefined,
+    timestamp: r.timestamp,
   }
 }
 

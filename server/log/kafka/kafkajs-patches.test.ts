@@ -9,7 +9,7 @@ import { createRequire } from 'node:module'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { Encoder, encodeBatch, encodeRecord, type KafkajsEncoder, Long } from './kafkajs-internals.ts'
-import { kafkajsPatchesMissing } from './kafkajs-patches.ts'
+import { KafkajsNotPatchedError, kafkajsPatchesMissing, requireKafkajsPatched } from './kafkajs-patches.ts'
 
 const require = createRequire(import.meta.url)
 
@@ -83,6 +83,15 @@ const originalGrouping: Grouping = ({ partitionMetadata, messages, partitioner }
 describe('the kafkajs patch', () => {
   it('is applied to this install (npm install runs patch-package)', () => {
     expect(kafkajsPatchesMissing()).toEqual([])
+  })
+
+  it('is required: a client without it is refused with what to run', () => {
+    const missing = ['kafkajs/src/consumer/consumerGroup.js']
+    expect(() => requireKafkajsPatched(() => missing)).toThrow(KafkajsNotPatchedError)
+    expect(() => requireKafkajsPatched(() => missing)).toThrow(
+      /^kafkajs is not patched \(kafkajs\/src\/consumer\/consumerGroup\.js\).*Run `npm install`/,
+    )
+    expect(() => requireKafkajsPatched(() => [])).not.toThrow()
   })
 
   it("groups a call's messages by partition as the original did, in the caller's order", () => {

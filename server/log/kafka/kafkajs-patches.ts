@@ -1,20 +1,30 @@
-// kafkajs 2.2.4 (the last release) spends most of a client's CPU in a few hot spots. On the
-// produce path: grouping a call's messages by partition (quadratic in the messages), a temporary
-// array and Buffer per varint, a Long per record timestamp delta, a zero-filled 512-byte buffer
-// per record, each string key and value measured twice, and a string sort of the batch's
-// timestamps. On the fetch path: a slice and a Decoder per record, and Longs parsed from strings
-// for every record's offset and timestamp and for the batch's offset filter. On the transactional
-// path: a FindCoordinator round trip before every transactional request, and one
-// AddPartitionsToTxn per partition, each waiting for the one before. And a negative timer delay
-// per request queue, which Node 24 warns about (kafkajs issue #1751). And two for a broker that
-// goes away: a consumer committed its offsets to the broker its group's coordinator had been on
-// ("Broker N not found in the cached metadata") instead of looking the coordinator up again, and a
-// connection to a dead broker, disconnected at each retry, added a listener to its socket each
-// time (MaxListenersExceededWarning). patches/kafkajs+2.2.4.patch
-// mends them (applied by patch-package at npm install), wire format and decoded messages
-// unchanged. Each patched file carries a marker line; this module tells whether the installed
-// kafkajs has them all, so that an install without them (npm install --ignore-scripts) is said
-// aloud rather than silently slower.
+// kafkajs 2.2.4 (the last release) is the client eoscope is built on, and
+// patches/kafkajs+2.2.4.patch (applied by patch-package at npm install) gives it two things.
+//
+// An API eoscope needs and kafkajs lacks, typed in the patched types/index.d.ts: TxnOffsetCommit v3
+// (KIP-447: a transaction's offsets carry the consumer group member's generation, so a zombie's
+// are refused) through Transaction.sendOffsets's consumerGroupMetadata; the generation a join made
+// in GROUP_JOIN's payload; a producer's identity() (its producer id and epoch); a public
+// Kafka.createCluster and Broker.sendRequest, and the protocol's encoder, decoder and errors
+// (`protocol`), for group-less reads and the requests kafkajs does not know (OffsetFetch v7,
+// KIP-664, DescribeQuorum).
+//
+// And mends, wire format and decoded messages unchanged. On the produce path: grouping a call's
+// messages by partition (quadratic in the messages), a temporary array and Buffer per varint, a
+// Long per record timestamp delta, a zero-filled 512-byte buffer per record, each string key and
+// value measured twice, and a string sort of the batch's timestamps. On the fetch path: a slice and
+// a Decoder per record, and Longs parsed from strings for every record's offset and timestamp and
+// for the batch's offset filter. On the transactional path: a FindCoordinator round trip before
+// every transactional request, and one AddPartitionsToTxn per partition, each waiting for the one
+// before. A negative timer delay per request queue, which Node 24 warns about (kafkajs issue
+// #1751). And two for a broker that goes away: a consumer committed its offsets to the broker its
+// group's coordinator had been on ("Broker N not found in the cached metadata") instead of looking
+// the coordinator up again, and a connection to a dead broker, disconnected at each retry, added a
+// listener to its socket each time (MaxListenersExceededWarning).
+//
+// Each patched file carries a marker line. This module is the one place outside the patch's own
+// tests that reads kafkajs's files by path: it tells whether the installed kafkajs has them all,
+// and a client refuses to start without them (npm install --ignore-scripts skips the patch).
 
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -35,6 +45,14 @@ export const PATCHED_KAFKAJS_FILES = [
   'kafkajs/src/producer/index.js',
   'kafkajs/src/consumer/offsetManager/index.js',
   'kafkajs/src/network/connection.js',
+  'kafkajs/index.js',
+  'kafkajs/src/index.js',
+  'kafkajs/src/broker/index.js',
+  'kafkajs/src/consumer/consumerGroup.js',
+  'kafkajs/src/protocol/requests/txnOffsetCommit/index.js',
+  'kafkajs/src/protocol/requests/txnOffsetCommit/v3/request.js',
+  'kafkajs/src/protocol/requests/txnOffsetCommit/v3/response.js',
+  'kafkajs/types/index.d.ts',
 ] as const
 
 /** The patch, from the project's root. */
@@ -55,17 +73,24 @@ export function kafkajsPatchesMissing(): string[] {
   })
 }
 
-let warned = false
+/** What a client started without the patch is told (by requireKafkajsPatched). */
+export class KafkajsNotPatchedError extends Error {
+  readonly name = 'KafkajsNotPatchedError'
+  constructor(readonly missing: readonly string[]) {
+    super(
+      `kafkajs is not patched (${missing.join(', ')}): eoscope needs the patch's API (TxnOffsetCommit v3 with ` +
+        `the group member, the join's generation, the producer's id and epoch). Run \`npm install\` (its ` +
+        `postinstall step applies ${KAFKAJS_PATCH}).`,
+    )
+  }
+}
 
-/** Says once per process, on the console, when the installed kafkajs is not patched. */
-export function warnOnceIfKafkajsUnpatched(warn: (message: string) => void = console.error): void {
-  if (warned) return
-  warned = true
-  const missing = kafkajsPatchesMissing()
-  if (missing.length === 0) return
-  warn(
-    `[eoscope] kafkajs is not patched (${missing.join(', ')}): its producers then spend several times the CPU ` +
-      `per record (bench:kafka's job ran at about a third of the patched throughput). Run \`npm install\` (its ` +
-      `postinstall step applies ${KAFKAJS_PATCH}).`,
-  )
+let checked = false
+
+/** Throws KafkajsNotPatchedError when the installed kafkajs lacks the patch (checked once per process). */
+export function requireKafkajsPatched(missing: () => string[] = kafkajsPatchesMissing): void {
+  if (checked) return
+  const absent = missing()
+  if (absent.length > 0) throw new KafkajsNotPatchedError(absent)
+  checked = true
 }

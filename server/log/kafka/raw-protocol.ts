@@ -1,48 +1,20 @@
-// Kafka requests kafkajs 2.2.4 does not send (KIP-447's, KIP-664's), written with kafkajs's own
-// encoder and decoder and sent over its broker connections. Flexible versions (KIP-482) use a
+// Kafka requests kafkajs 2.2.4 does not send (KIP-447's OffsetFetch, KIP-664's), written with
+// kafkajs's own encoder and decoder and sent over its broker connections (the patch exports both
+// as `protocol` and gives Broker a public sendRequest). Flexible versions (KIP-482) use a
 // request header v2, which is kafkajs's header v1 followed by an empty tagged-field section: a
 // request body here starts with that byte (`flexibleBody`). A flexible response's header v1 ends
 // with tagged fields too: `flexibleResponse` reads them before the body.
 
-import { createRequire } from 'node:module'
+import kafkajs, { type Broker, type ProtocolDecoder, type ProtocolEncoder, type ProtocolRequest } from 'kafkajs'
 
-const require = createRequire(import.meta.url)
-
-/** The parts of kafkajs's Encoder these requests use. */
-export interface KafkajsEncoder {
-  writeInt16(n: number): KafkajsEncoder
-  writeInt32(n: number): KafkajsEncoder
-  writeInt64(n: number | string): KafkajsEncoder
-  writeBoolean(b: boolean): KafkajsEncoder
-  writeUVarInt(n: number): KafkajsEncoder
-  writeUVarIntString(s: string | null): KafkajsEncoder
-  writeUVarIntArray(a: KafkajsEncoder[] | null, type?: 'object'): KafkajsEncoder
-  buffer: Buffer
-}
+export type { ProtocolRequest } from 'kafkajs'
+/** The parts of kafkajs's Encoder these requests use (the patch exports and types it). */
+export type KafkajsEncoder = ProtocolEncoder
 /** The parts of kafkajs's Decoder these responses use. */
-export interface KafkajsDecoder {
-  readInt16(): number
-  readInt32(): number
-  readInt64(): { toString(): string }
-  readBoolean(): boolean
-  readUVarInt(): number
-  readUVarIntString(): string | null
-  readUVarIntArray<T>(reader: (d: KafkajsDecoder) => T): T[] | null
-  readTaggedFields(): unknown
-}
+export type KafkajsDecoder = ProtocolDecoder
 
-export const Encoder = require('kafkajs/src/protocol/encoder') as new () => KafkajsEncoder
-export const Decoder = require('kafkajs/src/protocol/decoder') as new (b: Buffer) => KafkajsDecoder
-export const { createErrorFromCode, failure } = require('kafkajs/src/protocol/error') as {
-  createErrorFromCode(code: number): Error
-  failure(code: number): boolean
-}
-
-/** A request as kafkajs's Broker sends it: the request to encode and the response to decode. */
-export interface ProtocolRequest<R> {
-  request: { apiKey: number; apiVersion: number; apiName: string; encode(): Promise<KafkajsEncoder> }
-  response: { decode(payload: Buffer): Promise<R>; parse(data: R): Promise<R> }
-}
+// kafkajs is CommonJS and its exports are not all found by name from ESM: read them off the module.
+export const { Encoder, Decoder, createErrorFromCode, failure } = kafkajs.protocol
 
 /** A flexible request's body, after the header's empty tagged-field section. */
 export function flexibleBody(): KafkajsEncoder {
@@ -82,16 +54,7 @@ export function firstError(codes: number[]): Error | null {
 
 type SendRequest = <R>(request: ProtocolRequest<R>) => Promise<R>
 
-/** kafkajs's Broker sends a request through its private sendRequest method; found by its symbol's description. */
-export function sender(broker: object): SendRequest {
-  for (let proto: object | null = broker; proto !== null; proto = Object.getPrototypeOf(proto)) {
-    const symbol = Object.getOwnPropertySymbols(proto).find((s) => s.description === 'private:Broker:sendRequest')
-    if (symbol)
-      return ((request: ProtocolRequest<unknown>) =>
-        (broker as Record<symbol, (r: ProtocolRequest<unknown>) => Promise<unknown>>)[symbol]!.call(
-          broker,
-          request,
-        )) as SendRequest
-  }
-  throw new Error('this kafkajs version has no private Broker sendRequest; eoscope pins kafkajs 2.2.4')
+/** Sends requests kafkajs has no method for over one of its broker connections (the patch's sendRequest). */
+export function sender(broker: Broker): SendRequest {
+  return (request) => broker.sendRequest(request)
 }

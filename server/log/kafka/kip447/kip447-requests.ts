@@ -1,13 +1,11 @@
-// The two requests exactly_once_v2 needs (KIP-447) that kafkajs 2.2.4 does not send, written with
-// kafkajs's own encoder and decoder so its connections carry them:
-// - TxnOffsetCommit v3: the transactional offset commit with the consumer group's generation and
-//   member id, so the group coordinator fences a zombie's offsets by generation (ILLEGAL_GENERATION
-//   or UNKNOWN_MEMBER_ID) although its producer's transactional.id is its own;
-// - OffsetFetch v7 with require_stable: a new owner waits (UNSTABLE_OFFSET_COMMIT) while another
-//   member's open transaction holds offsets for its partitions, instead of starting from older
-//   ones and redoing what that transaction is about to commit.
-// Both are flexible versions (KIP-482): compact strings and arrays and tagged fields, framed by
-// raw-protocol.ts's flexibleBody and flexibleResponse.
+// OffsetFetch v7 with require_stable, one of the two requests exactly_once_v2 needs (KIP-447), which
+// kafkajs 2.2.4 does not send, written with kafkajs's own encoder and decoder so its connections
+// carry it: a new owner waits (UNSTABLE_OFFSET_COMMIT) while another member's open transaction
+// holds offsets for its partitions, instead of starting from older ones and redoing what that
+// transaction is about to commit. A flexible version (KIP-482): compact strings and arrays and
+// tagged fields, framed by raw-protocol.ts's flexibleBody and flexibleResponse. (The other,
+// TxnOffsetCommit v3 with the member's generation, is in the kafkajs patch: its producers'
+// sendOffsets takes the consumer group metadata.)
 
 import {
   Encoder,
@@ -23,83 +21,6 @@ import {
 export type { ProtocolRequest } from '../raw-protocol.ts'
 
 export const API_OFFSET_FETCH = 9
-export const API_TXN_OFFSET_COMMIT = 28
-
-/** What TxnOffsetCommit v3 carries beyond v0/v1: the consumer group member sending the offsets. */
-export interface GroupMember {
-  generationId: number
-  memberId: string
-  groupInstanceId: string | null
-}
-
-export interface TxnOffsetCommitArgs {
-  transactionalId: string
-  groupId: string
-  producerId: number | string
-  producerEpoch: number
-  topics: { topic: string; partitions: { partition: number; offset: string; metadata?: string | null }[] }[]
-}
-
-export interface TxnOffsetCommitResponse {
-  throttleTime: number
-  topics: { topic: string; partitions: { partition: number; errorCode: number }[] }[]
-}
-
-export function txnOffsetCommitV3(
-  args: TxnOffsetCommitArgs,
-  member: GroupMember,
-): ProtocolRequest<TxnOffsetCommitResponse> {
-  return {
-    request: {
-      apiKey: API_TXN_OFFSET_COMMIT,
-      apiVersion: 3,
-      apiName: 'TxnOffsetCommit',
-      encode: async () =>
-        flexibleBody()
-          .writeUVarIntString(args.transactionalId)
-          .writeUVarIntString(args.groupId)
-          .writeInt64(String(args.producerId))
-          .writeInt16(args.producerEpoch)
-          .writeInt32(member.generationId)
-          .writeUVarIntString(member.memberId)
-          .writeUVarIntString(member.groupInstanceId)
-          .writeUVarIntArray(
-            args.topics.map((t) =>
-              new Encoder()
-                .writeUVarIntString(t.topic)
-                .writeUVarIntArray(
-                  t.partitions.map((p) =>
-                    new Encoder()
-                      .writeInt32(p.partition)
-                      .writeInt64(p.offset)
-                      .writeInt32(-1)
-                      .writeUVarIntString(p.metadata ?? null)
-                      .writeUVarInt(0),
-                  ),
-                  'object',
-                )
-                .writeUVarInt(0),
-            ),
-            'object',
-          )
-          .writeUVarInt(0),
-    },
-    response: {
-      decode: async (payload) => {
-        const d = flexibleResponse(payload)
-        const throttleTime = d.readInt32()
-        const topics = readTopics(d, (p) => ({ partition: p.readInt32(), errorCode: p.readInt16() }))
-        d.readTaggedFields()
-        return { throttleTime, topics }
-      },
-      parse: async (data) => {
-        const error = firstError(data.topics.flatMap((t) => t.partitions.map((p) => p.errorCode)))
-        if (error) throw error
-        return data
-      },
-    },
-  }
-}
 
 export interface OffsetFetchResponse {
   throttleTime: number

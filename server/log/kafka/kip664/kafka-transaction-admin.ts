@@ -48,7 +48,7 @@ export class KafkaTransactionAdmin {
   async listTransactions(): Promise<TransactionListing[]> {
     const c = await this.connected()
     await c.refreshMetadata()
-    const ids = (c as unknown as { getNodeIds(): number[] }).getNodeIds()
+    const ids = c.getNodeIds()
     const pages = await Promise.all(
       ids.map(async (nodeId) => (await sender(await c.findBroker({ nodeId }))(listTransactions())).transactions),
     )
@@ -60,9 +60,7 @@ export class KafkaTransactionAdmin {
     const c = await this.connected()
     const out: TransactionDescription[] = []
     for (const id of transactionalIds) {
-      const coordinator = await (
-        c as unknown as { findGroupCoordinator(a: { groupId: string; coordinatorType: number }): Promise<object> }
-      ).findGroupCoordinator({ groupId: id, coordinatorType: TRANSACTION_COORDINATOR })
+      const coordinator = await c.findGroupCoordinator({ groupId: id, coordinatorType: TRANSACTION_COORDINATOR })
       out.push(...(await sender(coordinator)(describeTransactions([id]))))
     }
     return out
@@ -74,9 +72,7 @@ export class KafkaTransactionAdmin {
     const out = new Map<string, number>()
     for (const topic of topics) {
       await c.addTargetTopic(topic).catch(() => {})
-      const meta = (c as unknown as { findTopicPartitionMetadata(t: string): unknown[] }).findTopicPartitionMetadata(
-        topic,
-      )
+      const meta = c.findTopicPartitionMetadata(topic)
       out.set(topic, Array.isArray(meta) ? meta.length : 0)
     }
     return out

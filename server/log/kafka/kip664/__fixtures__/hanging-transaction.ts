@@ -3,11 +3,7 @@
 // transaction.partition.verification.enable) is switched off for a moment. Nothing will ever write
 // its marker: the partition's last stable offset stays behind it until someone aborts it.
 
-import { createRequire } from 'node:module'
 import { createCluster, createKafka } from '../../kafka-client.ts'
-import { sender } from '../../raw-protocol.ts'
-
-const require = createRequire(import.meta.url)
 
 /** The partition verification of KIP-890 on every broker (a dynamic broker setting). */
 async function setVerification(brokers: string[], clientId: string, enabled: boolean): Promise<void> {
@@ -42,10 +38,7 @@ export async function writeHangingTransaction(
   await cluster.connect()
   await cluster.addTargetTopic(tp.topic)
   const [leader] = Object.keys(cluster.findLeaderForPartitions(tp.topic, [tp.partition]))
-  const { requests } = require('kafkajs/src/protocol/requests') as {
-    requests: { Produce: { protocol(o: { version: number }): (a: object) => unknown } }
-  }
-  const produce = requests.Produce.protocol({ version: 3 })({
+  const produce = {
     acks: -1,
     timeout: 10_000,
     transactionalId: 'nobody',
@@ -57,13 +50,13 @@ export async function writeHangingTransaction(
         partitions: [{ partition: tp.partition, firstSequence: 0, messages: [{ key: 'h', value: 'hanging' }] }],
       },
     ],
-  })
+  }
   await setVerification(brokers, clientId, false)
   try {
     // The setting reaches the broker through the metadata log: the produce is refused until it has.
     const broker = await cluster.findBroker({ nodeId: leader! })
     for (let attempt = 0; ; attempt++) {
-      const refused = await sender(broker)(produce as never).then(
+      const refused = await broker.produce(produce).then(
         () => null,
         (e: { type?: string }) => e,
       )
